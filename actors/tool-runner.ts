@@ -1,0 +1,85 @@
+import { fromPromise } from 'xstate';
+import type { ToolCall } from '../context/messages.js';
+import type { ToolsInput } from '../machines/actor-contracts.js';
+import type { ToolCallResult, ToolsOutput } from '../machines/types.js';
+import { findTool, parseToolArguments } from '../tools/index.js';
+import type { AnyTool, ToolContext, ToolOutcome } from '../tools/types.js';
+
+/** Results of calls already executed, by `step:index`, so a resumed run never runs a call twice. */
+export interface CallJournal {
+  get(key: string): ToolCallResult | undefined;
+  put(key: string, result: ToolCallResult): void;
+}
+
+export interface ToolRunnerDeps {
+  tools: readonly AnyTool[];
+  /** Everything a tool needs but the abort signal, which comes from the invoking state. */
+  toolContext: Omit<ToolContext, 'signal'>;
+  journal?: CallJournal;
+  /** Called after each executed call (for the trace and the status line). */
+  onResult?: (result: ToolCallResult, step: number) => void;
+  now?: () => number;
+}
+
+const failure = (content: string): ToolOutcome => ({ content, ok: false, effect: { kind: 'none' } });
+
+/**
+ * The tool actor: runs one turn's tool calls in order and stops before a
+ * `finish` call, which the machine's gate decides. Nothing a model sends
+ * can make it throw: unknown tools, bad arguments, tools refused in this
+ * phase and errors thrown by a tool all become `Tool error: …` results.
+ *
+ * @example const tools = createToolRunner({ tools: defaultTools, toolContext });
+ */
+export function createToolRunner(deps: ToolRunnerDeps) {
+  const now = deps.now ?? Date.now;
+  return fromPromise<ToolsOutput, ToolsInput>(async ({ input, signal }) => {
+    const results: ToolCallResult[] = [];
+    for (const [index, call] of input.calls.entries()) {
+      if (call.function.name === 'finish') {
+        const finish = parseFinish(deps.tools, call);
+        if (finish.ok) return { results, finish: { summary: finish.summary } };
+      }
+      const key = `${input.step}:${input.offset + index}`;
+      let result = deps.journal?.get(key);
+      if (!result) {
+        const started = now();
+        const { outcome, args } = await runCall(deps, call, input, signal);
+        result = { id: call.id, name: call.function.name, args, outcome, ms: now() - started };
+        deps.journal?.put(key, result);
+        deps.onResult?.(result, input.step);
+      }
+      results.push({ ...result, id: call.id });
+      if (signal.aborted) break;
+    }
+    return { results, finish: null };
+  });
+}
+
+function parseFinish(tools: readonly AnyTool[], call: ToolCall): { ok: true; summary: string } | { ok: false } {
+  const tool = findTool(tools, 'finish');
+  if (!tool) return { ok: false };
+  const parsed = parseToolArguments(tool, call.function.arguments);
+  return parsed.ok ? { ok: true, summary: String((parsed.args as { summary?: unknown }).summary ?? '') } : { ok: false };
+}
+
+async function runCall(deps: ToolRunnerDeps, call: ToolCall, input: ToolsInput, signal: AbortSignal): Promise<{ outcome: ToolOutcome; args: unknown }> {
+  const name = call.function.name;
+  const tool = findTool(deps.tools, name);
+  if (!tool) {
+    const names = deps.tools.map((candidate) => candidate.name).join(', ');
+    return { outcome: failure(`Tool error: unknown tool "${name.slice(0, 80)}". Available tools: ${names}.`), args: call.function.arguments };
+  }
+  if (input.allowed !== 'all' && !input.allowed.includes(name)) {
+    const allowed = input.allowed.join(', ') || 'none';
+    return { outcome: failure(`Tool error: ${name} is not allowed in the ${input.phase} phase. Allowed here: ${allowed}.`), args: call.function.arguments };
+  }
+  const parsed = parseToolArguments(tool, call.function.arguments);
+  if (!parsed.ok) return { outcome: failure(`Tool error: ${parsed.message}`), args: call.function.arguments };
+  try {
+    return { outcome: await tool.execute(parsed.args, { ...deps.toolContext, signal }), args: parsed.args };
+  } catch (error) {
+    const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    return { outcome: failure(`Tool error: ${text}`), args: parsed.args };
+  }
+}

@@ -1,0 +1,12 @@
+#!/usr/bin/env node
+// Thin launcher: the CLI is TypeScript compiled to dist/ by `npm ci` (prepare) or `npm run build`.
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+const entry = new URL('../dist/cli/main.js', import.meta.url);
+if (!existsSync(fileURLToPath(entry))) {
+  console.error('rein: not built yet. Run `npm ci` (or `npm run build`) in the rein checkout first.');
+  process.exit(2);
+}
+const { main } = await import(entry.href);
+process.exitCode = await main(process.argv.slice(2));

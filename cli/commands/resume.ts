@@ -1,0 +1,34 @@
+import { resolve } from 'node:path';
+import { demoScript } from '../../demo/demo-model.js';
+import { UsageError } from '../../lib/errors.js';
+import { rulesSchema } from '../../rules/schema.js';
+import { readRunMeta } from '../../run/session.js';
+import { parseCommand, stringFlag, type FlagSpec } from '../args.js';
+import { executeRun, type Io } from '../execute-run.js';
+import { openAIModelSource, resolveEndpoint, scriptedModelSource } from '../model-source.js';
+import { EXIT } from '../exit-codes.js';
+
+export const RESUME_USAGE = `rein resume <run-dir> [--model NAME] [--base-url URL] [--json]
+
+Continues a run that was killed or interrupted, from its last saved step:
+the record, the todo list and the machine state are reloaded, tool calls
+already executed are not run again, and the trace continues.`;
+
+const RESUME_FLAGS: FlagSpec = { model: { type: 'string' }, 'base-url': { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } };
+
+export async function resumeCommand(argv: string[], io: Io, env: NodeJS.ProcessEnv): Promise<number> {
+  const parsed = parseCommand('rein resume', argv, RESUME_FLAGS);
+  if (parsed.values.help) { io.stdout.write(RESUME_USAGE + '\n'); return EXIT.done; }
+  const [dir] = parsed.positionals;
+  if (!dir) throw new UsageError(`rein resume: expected <run-dir>\n\n${RESUME_USAGE}`);
+  const runDir = resolve(dir);
+  const meta = readRunMeta(runDir);
+  const rules = rulesSchema.parse(meta.rules);
+  const model = meta.model === 'demo-scripted'
+    ? scriptedModelSource('demo-scripted', demoScript)
+    : openAIModelSource(resolveEndpoint({ model: stringFlag(parsed, 'model') ?? meta.model, baseURL: stringFlag(parsed, 'base-url'), env }), rules);
+  return executeRun({
+    io, json: Boolean(parsed.values.json), resume: true,
+    run: { workspace: meta.workspace, task: meta.task, testCmd: meta.testCmd, rules, model, runDir, secrets: [env.OPENAI_API_KEY].filter((value): value is string => Boolean(value)) },
+  });
+}

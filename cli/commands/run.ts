@@ -1,0 +1,77 @@
+import { existsSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { UsageError } from '../../lib/errors.js';
+import type { Plain } from '../../rules/merge.js';
+import { loadRules } from '../../rules/load.js';
+import { numberFlag, parseCommand, stringFlag, type FlagSpec, type ParsedCommand } from '../args.js';
+import { executeRun, type Io } from '../execute-run.js';
+import { openAIModelSource, resolveEndpoint } from '../model-source.js';
+import { checkReachable } from '../preflight.js';
+import { chooseRunDir } from '../run-dir.js';
+import { EXIT } from '../exit-codes.js';
+
+export const RUN_USAGE = `rein run <repo> "<task>" --test-cmd "<cmd>" [options]
+
+  --test-cmd CMD         the verification command the gate requires (or verification.command in the rules)
+  --model NAME           model name (or REIN_MODEL)
+  --base-url URL         OpenAI-compatible endpoint (or OPENAI_BASE_URL); the key comes from OPENAI_API_KEY
+  --config FILE          rules file (default: rein.config.json|ts|mjs|js in the repo)
+  --preset NAME          default, bash-only, no-context-management, no-stall-detector, no-verification-gate, no-plan, strict
+  --max-steps N          step budget            --max-seconds N     time budget
+  --max-tokens N         token cap              --max-cost USD      cost cap (needs a price for the model)
+  --context-window N     the model's context window, in tokens
+  --trace PATH           trace file (default: <run-dir>/trace.jsonl)
+  --run-dir DIR          where the trace, record and saved state go (default: <repo>/.rein/runs/<id>)
+  --viz                  serve the live visualizer     --viz-port N   its port
+  --json                 print one JSON summary line at the end`;
+
+/** Flags shared by commands that run the harness. */
+export const RUN_FLAGS: FlagSpec = {
+  'test-cmd': { type: 'string' }, model: { type: 'string' }, 'base-url': { type: 'string' },
+  config: { type: 'string' }, preset: { type: 'string' },
+  'max-steps': { type: 'string' }, 'max-seconds': { type: 'string' }, 'max-tokens': { type: 'string' }, 'max-cost': { type: 'string' },
+  'context-window': { type: 'string' }, trace: { type: 'string' }, 'run-dir': { type: 'string' },
+  viz: { type: 'boolean' }, 'viz-port': { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
+};
+
+/** Rule overrides from the command-line flags (the last rules layer). */
+export function ruleOverrides(command: string, parsed: ParsedCommand): Plain {
+  return {
+    budgets: {
+      maxSteps: numberFlag(command, parsed, 'max-steps', { integer: true }),
+      maxSeconds: numberFlag(command, parsed, 'max-seconds'),
+      maxTokens: numberFlag(command, parsed, 'max-tokens', { integer: true }),
+      maxCostUsd: numberFlag(command, parsed, 'max-cost'),
+    },
+    context: { windowTokens: numberFlag(command, parsed, 'context-window', { integer: true }) },
+    verification: { command: stringFlag(parsed, 'test-cmd') },
+  };
+}
+
+export async function runCommand(argv: string[], io: Io, env: NodeJS.ProcessEnv): Promise<number> {
+  const parsed = parseCommand('rein run', argv, RUN_FLAGS);
+  if (parsed.values.help) { io.stdout.write(RUN_USAGE + '\n'); return EXIT.done; }
+  const [repo, task, ...extra] = parsed.positionals;
+  if (!repo || !task) throw new UsageError(`rein run: expected <repo> and "<task>"\n\n${RUN_USAGE}`);
+  if (extra.length > 0) throw new UsageError(`rein run: unexpected argument "${extra[0]}" (quote the task)`);
+  const workspace = resolve(repo);
+  if (!existsSync(workspace) || !statSync(workspace).isDirectory()) throw new UsageError(`rein run: repo not found or not a directory: ${repo}`);
+  const { rules } = await loadRules({ preset: stringFlag(parsed, 'preset'), configPath: stringFlag(parsed, 'config'), workspace, overrides: ruleOverrides('rein run', parsed) });
+  const testCmd = rules.verification.command;
+  if (!testCmd && rules.verification.gate) throw new UsageError('rein run: no verification command: pass --test-cmd "<cmd>" (or set verification.command in the rules)');
+  const endpoint = resolveEndpoint({ model: stringFlag(parsed, 'model'), baseURL: stringFlag(parsed, 'base-url'), env });
+  if (endpoint.baseURL) {
+    const problem = await checkReachable(endpoint.baseURL);
+    if (problem) { io.stderr.write(`rein: ${problem}\n`); return EXIT.endpoint; }
+  }
+  const model = openAIModelSource(endpoint, rules);
+  return executeRun({
+    io, json: Boolean(parsed.values.json),
+    run: {
+      workspace, task, testCmd: testCmd ?? '', rules, model,
+      runDir: chooseRunDir(workspace, stringFlag(parsed, 'run-dir')),
+      ...(stringFlag(parsed, 'trace') ? { tracePath: resolve(stringFlag(parsed, 'trace')!) } : {}),
+      secrets: [env.OPENAI_API_KEY].filter((value): value is string => Boolean(value)),
+    },
+  });
+}

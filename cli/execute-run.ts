@@ -1,0 +1,71 @@
+import { relative } from 'node:path';
+import type { HarnessOutput } from '../machines/types.js';
+import type { Rules } from '../rules/schema.js';
+import { resumeRun, startRun, type RunHandle, type RunOptions } from '../run/session.js';
+import { exitCodeFor } from './exit-codes.js';
+import { createStatusLine } from './status-line.js';
+
+export interface Io {
+  stdout: { write(text: string): boolean; isTTY?: boolean };
+  stderr: { write(text: string): boolean; isTTY?: boolean; columns?: number };
+}
+
+export interface ExecuteOptions {
+  run: Omit<RunOptions, 'onTrace'>;
+  json: boolean;
+  resume?: boolean;
+  io: Io;
+  /** Called once the run has started (the visualizer attaches here). */
+  onStart?: (handle: RunHandle) => void | Promise<void>;
+}
+
+/**
+ * Runs the harness with a status line, prints the outcome and returns the
+ * exit code. `--json` prints one JSON line on stdout at the end.
+ */
+export async function executeRun(options: ExecuteOptions): Promise<number> {
+  const { io, run } = options;
+  const status = createStatusLine(io.stderr, run.rules);
+  const handle = (options.resume ? resumeRun : startRun)({ ...run, onTrace: status.onTrace });
+  io.stderr.write(startMessage(run, handle, Boolean(options.resume)));
+  await options.onStart?.(handle);
+  let output: HarnessOutput;
+  try {
+    output = await handle.done;
+  } finally {
+    status.finish();
+  }
+  io.stderr.write(endMessage(output, handle, run.rules));
+  if (options.json) {
+    io.stdout.write(JSON.stringify({ status: output.status, steps: output.steps, summary: output.summary, usage: output.usage, reason: output.reason, trace: handle.tracePath, runDir: handle.runDir }) + '\n');
+  }
+  return exitCodeFor(output.status);
+}
+
+function startMessage(run: ExecuteOptions['run'], handle: RunHandle, resumed: boolean): string {
+  return [
+    `rein: ${resumed ? 'resuming' : 'running'} ${run.model.name} (${run.model.description}) on ${run.workspace}`,
+    `rein: verification command: ${run.testCmd}`,
+    `rein: ${handle.sandbox}`,
+    `rein: trace: ${shortPath(handle.tracePath)}`,
+    '',
+  ].join('\n');
+}
+
+function endMessage(output: HarnessOutput, handle: RunHandle, rules: Rules): string {
+  const usage = output.usage;
+  const cost = usage.costUsd > 0 ? `, est. $${usage.costUsd.toFixed(4)}` : '';
+  const lines = [
+    `rein: ${output.status} after ${output.steps}/${rules.budgets.maxSteps} steps; ${usage.promptTokens} prompt tokens (${usage.cachedTokens} cached), ${usage.completionTokens} completion tokens${cost}`,
+  ];
+  if (output.summary) lines.push(`rein: summary: ${output.summary}`);
+  if (output.status !== 'done' && output.reason) lines.push(`rein: reason: ${output.reason}`);
+  lines.push(`rein: trace: ${shortPath(handle.tracePath)}   (view it: rein viz ${shortPath(handle.tracePath)})`);
+  if (output.status !== 'done') lines.push(`rein: run directory: ${shortPath(handle.runDir)}`);
+  return lines.join('\n') + '\n';
+}
+
+function shortPath(path: string): string {
+  const relativePath = relative(process.cwd(), path);
+  return relativePath.startsWith('..') || relativePath === '' ? path : relativePath;
+}

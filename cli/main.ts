@@ -1,0 +1,45 @@
+import { readFileSync } from 'node:fs';
+import { ReinError, UsageError } from '../lib/errors.js';
+import { demoCommand } from './commands/demo.js';
+import { resumeCommand } from './commands/resume.js';
+import { runCommand } from './commands/run.js';
+import { EXIT } from './exit-codes.js';
+import type { Io } from './execute-run.js';
+
+const USAGE = `rein: an agent harness built as an explicit statechart
+
+  rein demo                         offline demo: every phase on a small buggy repo, no API key
+  rein run <repo> "<task>" --test-cmd "<cmd>" [--model M]   run against an OpenAI-compatible endpoint
+  rein resume <run-dir>             continue a killed run from its last saved step
+
+Run \`rein <command> --help\` for a command's options.
+Exit codes: 0 done, 1 ended without finishing, 2 bad usage or rules, 3 model endpoint failed.`;
+
+type Command = (argv: string[], io: Io, env: NodeJS.ProcessEnv) => Promise<number>;
+
+const COMMANDS: Record<string, Command> = {
+  run: runCommand,
+  demo: (argv, io) => demoCommand(argv, io),
+  resume: resumeCommand,
+};
+
+/** The CLI entry: dispatches a command and maps errors to exit codes. Returns the exit code. */
+export async function main(argv: string[], io: Io = { stdout: process.stdout, stderr: process.stderr }, env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  const [name, ...rest] = argv;
+  if (!name || name === '--help' || name === '-h' || name === 'help') { io.stdout.write(USAGE + '\n'); return name ? EXIT.done : EXIT.usage; }
+  if (name === '--version' || name === '-v') { io.stdout.write(version() + '\n'); return EXIT.done; }
+  const command = COMMANDS[name];
+  if (!command) { io.stderr.write(`rein: unknown command "${name}"\n\n${USAGE}\n`); return EXIT.usage; }
+  try {
+    return await command(rest, io, env);
+  } catch (error) {
+    if (error instanceof UsageError) { io.stderr.write(`rein: ${error.message}\n`); return EXIT.usage; }
+    if (error instanceof ReinError) { io.stderr.write(`rein: ${error.message}\n`); return EXIT.endpoint; }
+    throw error;
+  }
+}
+
+function version(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return pkg.version;
+}

@@ -1,0 +1,28 @@
+import { NO_CAPS, type CapSteps } from './elision.js';
+
+/** A summary that stands in for the record up to and including `through`. */
+export interface SummaryNote {
+  text: string;
+  through: number;
+}
+
+/**
+ * What the context manager has decided so far: small, plain data, kept in the
+ * machine context so it is persisted with the snapshot and a resumed run
+ * rebuilds the same view from the record.
+ */
+export interface ContextState {
+  /** Bumped on every change; the view builder rebuilds only when it moves. */
+  version: number;
+  caps: CapSteps;
+  summary: SummaryNote | null;
+  /** Calibrated from the provider's reported prompt_tokens. */
+  charsPerToken: number;
+  compactions: number;
+  summaries: number;
+  summaryFailures: number;
+}
+
+export function initialContextState(charsPerToken: number): ContextState {
+  return { version: 0, caps: NO_CAPS, summary: null, charsPerToken, compactions: 0, summaries: 0, summaryFailures: 0 };
+}

@@ -1,0 +1,22 @@
+/**
+ * Exceptions are for harness bugs and bad usage; model and tool failures are
+ * observations the chart routes. Each subclass names one kind of failure.
+ */
+export class ReinError extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
+
+/** Bad command-line usage or a bad rules file: exit code 2, nothing runs. */
+export class UsageError extends ReinError {}
+
+/** The model endpoint could not be used after retries: exit code 3. */
+export class ModelEndpointError extends ReinError {}
+
+/** A path that resolves outside the workspace (by `..`, an absolute path or a symlink). */
+export class PathEscapeError extends ReinError {}
+
+/** A file tool was pointed at something that does not exist or is not a regular file. */
+export class MissingFileError extends ReinError {}

@@ -1,0 +1,66 @@
+import { fromPromise } from 'xstate';
+import type { ChatMessage, ToolCall } from '../context/messages.js';
+import type { ContextState, SummaryNote } from '../context/context-state.js';
+import type { ModelReply, ToolsOutput } from './types.js';
+import type { Phase } from '../rules/schema.js';
+import { ReinError } from '../lib/errors.js';
+
+/** What the model actor is invoked with. */
+export interface ModelInput {
+  messages: ChatMessage[];
+  maxCompletionTokens: number;
+  step: number;
+}
+
+/** What the tool actor is invoked with: the calls still to run this turn. */
+export interface ToolsInput {
+  calls: ToolCall[];
+  /** Tools allowed in the current phase; `all` or a list of names. */
+  allowed: 'all' | string[];
+  phase: Phase;
+  step: number;
+  /** Index of `calls[0]` within the turn (for journaling). */
+  offset: number;
+}
+
+/** What the context-manager actor is invoked with. */
+export interface ContextInput {
+  contextState: ContextState;
+  force: boolean;
+  overheadTokens: number;
+}
+
+/** The context manager's decision, as the machine receives it. */
+export interface ContextOutput {
+  contextState: ContextState;
+  messages: ChatMessage[];
+  tokens: number;
+  action: 'none' | 'elided' | 'summarize' | 'overflow';
+  before: { chars: number; tokens: number };
+  chars: number;
+}
+
+export interface SummaryInput {
+  contextState: ContextState;
+  todo: { task: string; done: boolean }[];
+}
+
+export interface SummaryOutput {
+  summary: SummaryNote;
+  /** Characters of the view messages the summary replaces, and of the summary itself. */
+  foldedChars: number;
+  summaryChars: number;
+}
+
+/** A model endpoint rejected the prompt as longer than its context window. */
+export class ContextLengthError extends ReinError {}
+
+const missing = (name: string) => () => Promise.reject(new ReinError(`The harness was started without a "${name}" actor; provide it with machine.provide({ actors: { ${name} } }).`));
+
+/** Placeholders declared in `setup()`; a run provides the real actors, tests provide scripted ones. */
+export const actorPlaceholders = {
+  model: fromPromise<ModelReply, ModelInput>(missing('model')),
+  tools: fromPromise<ToolsOutput, ToolsInput>(missing('tools')),
+  contextManager: fromPromise<ContextOutput, ContextInput>(missing('contextManager')),
+  summarizer: fromPromise<SummaryOutput, SummaryInput>(missing('summarizer')),
+};

@@ -1,0 +1,57 @@
+import type { Price } from '../rules/schema.js';
+import type { HarnessContext, Usage } from './types.js';
+
+/** Budget rules the guards compare against. */
+export interface BudgetRules {
+  maxTokens?: number;
+  maxCostUsd?: number;
+  maxCompletionTokens: number;
+}
+
+/** Fewest completion tokens worth making a call for; below it the budget is spent. */
+export const MIN_COMPLETION_TOKENS = 256;
+
+const ZERO_PRICE: Price = { input: 0, cachedInput: 0, output: 0 };
+
+/** The price of `model` in the table, or zero for unknown models (stated in the trace). */
+export function priceOf(prices: Record<string, Price>, model: string): Price {
+  return prices[model] ?? ZERO_PRICE;
+}
+
+/** Cost of one call's usage; cached prompt tokens are billed at the cached price. */
+export function costOf(usage: { promptTokens: number; completionTokens: number; cachedTokens: number }, price: Price): number {
+  const cached = Math.min(usage.cachedTokens, usage.promptTokens);
+  return ((usage.promptTokens - cached) * price.input + cached * price.cachedInput + usage.completionTokens * price.output) / 1e6;
+}
+
+/**
+ * Completion tokens the next call may use so that, even if none of its
+ * prompt is cached, neither the token cap nor the cost cap can be exceeded.
+ * The cap holds because the call is made with `max_tokens` set to this.
+ */
+export function completionAllowance(context: Pick<HarnessContext, 'usage' | 'viewTokens'>, rules: BudgetRules, price: Price): number {
+  let allowance = rules.maxCompletionTokens;
+  const used: Usage = context.usage;
+  if (rules.maxTokens !== undefined) {
+    allowance = Math.min(allowance, rules.maxTokens - used.promptTokens - used.completionTokens - context.viewTokens);
+  }
+  if (rules.maxCostUsd !== undefined && price.output > 0) {
+    const promptCost = (context.viewTokens * price.input) / 1e6;
+    allowance = Math.min(allowance, Math.floor(((rules.maxCostUsd - used.costUsd - promptCost) * 1e6) / price.output));
+  } else if (rules.maxCostUsd !== undefined && used.costUsd + (context.viewTokens * price.input) / 1e6 > rules.maxCostUsd) {
+    allowance = 0;
+  }
+  return Math.max(0, Math.floor(allowance));
+}
+
+export function addUsage(total: Usage, call: { promptTokens: number; completionTokens: number; cachedTokens: number }, price: Price): Usage {
+  return {
+    calls: total.calls + 1,
+    promptTokens: total.promptTokens + call.promptTokens,
+    completionTokens: total.completionTokens + call.completionTokens,
+    cachedTokens: total.cachedTokens + call.cachedTokens,
+    costUsd: total.costUsd + costOf(call, price),
+  };
+}
+
+export const NO_USAGE: Usage = { calls: 0, promptTokens: 0, completionTokens: 0, cachedTokens: 0, costUsd: 0 };

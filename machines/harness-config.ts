@@ -1,0 +1,185 @@
+import { PHASES, type Phase, type PhaseRule, type Rules } from '../rules/schema.js';
+import { firstPhase } from './initial-context.js';
+import type { ContextInput, ModelInput, SummaryInput, ToolsInput } from './actor-contracts.js';
+import { completionAllowance, priceOf } from './budget.js';
+import type { EndStatus, HarnessContext, HarnessInput, HarnessOutput } from './types.js';
+
+const ROOT = 'harness';
+const at = (state: string) => `#${ROOT}.${state}`;
+
+type Args = { context: HarnessContext };
+
+/**
+ * The statechart as data, generated from the rules: one state per enabled
+ * phase, each running the same turn cycle, and one final state per way a
+ * run ends. Reading a phase's `route` state gives its exit rules in order.
+ */
+export function buildHarnessConfig(rules: Rules, contextFor: (input: HarnessInput) => HarnessContext) {
+  const phases: Record<string, unknown> = {};
+  for (const phase of PHASES) {
+    if (rules.phases[phase].enabled) phases[phase] = phaseState(phase, rules.phases[phase], rules);
+  }
+  return {
+    id: ROOT,
+    description: 'A coding agent harness: phases plan → build → verify → fix, each a turn cycle of context manager, model, tools and review.',
+    context: ({ input }: { input: HarnessInput }) => contextFor(input),
+    initial: firstPhase(rules),
+    entry: ['openRecord', 'startClock'],
+    on: {
+      // Timers are raised events, not `after`, so a resumed run can re-arm them with the time left.
+      'clock.restart': { actions: 'startClock' },
+      'clock.warning': { guard: 'timeWarningDue', actions: 'warnTime' },
+      'clock.expired': { target: '.timeout' },
+    },
+    states: {
+      ...phases,
+      done: finalState('done', 'The verification gate accepted finish.'),
+      step_limit: finalState('step_limit', 'The step budget ran out.'),
+      timeout: finalState('timeout', 'The time budget ran out; the call in flight was aborted.'),
+      budget: finalState('budget', 'The token or cost budget (or the context window) would be exceeded by the next call.'),
+      stalled: finalState('stalled', 'A stall persisted after the allowed nudges.'),
+      failed: finalState('failed', 'The model endpoint (or the harness) failed after retries.'),
+    },
+    output: ({ context }: Args): HarnessOutput => ({
+      status: context.status ?? 'failed', steps: context.step, summary: context.summary, usage: context.usage, reason: context.reason,
+    }),
+  } as const;
+}
+
+function finalState(status: EndStatus, description: string) {
+  return { type: 'final', description, entry: { type: 'endRun', params: { status, reason: description } } } as const;
+}
+
+function phaseState(phase: Phase, rule: PhaseRule, rules: Rules) {
+  return {
+    description: rule.description,
+    entry: { type: 'enterPhase', params: { phase } },
+    initial: 'observe',
+    states: {
+      observe: {
+        description: 'Start of a turn: check the step budget.',
+        always: [
+          { guard: 'stepLimitReached', target: at('step_limit') },
+          { guard: 'stepWarningDue', target: 'compact', actions: 'warnSteps' },
+          { target: 'compact' },
+        ],
+      },
+      compact: {
+        description: 'Deliver queued notices, then build the working view (stage 1 elision when over the soft limit).',
+        entry: 'deliverNotices',
+        invoke: {
+          id: 'contextManager',
+          src: 'contextManager',
+          input: ({ context }: Args): ContextInput => ({ contextState: context.contextState, force: context.forceCompaction, overheadTokens: context.overheadTokens }),
+          onDone: [
+            { guard: 'contextOverflow', target: at('budget'), actions: 'storeView' },
+            { guard: 'needsSummary', target: 'summarize', actions: 'storeView' },
+            { target: 'checkBudget', actions: 'storeView' },
+          ],
+          onError: { target: at('failed'), actions: 'recordFailure' },
+        },
+      },
+      summarize: {
+        description: 'Stage 2: fold the middle of the view into a summary.',
+        invoke: {
+          id: 'summarizer',
+          src: 'summarizer',
+          input: ({ context }: Args): SummaryInput => ({ contextState: context.contextState, todo: context.facts.todo }),
+          onDone: [
+            { guard: 'summaryShrank', target: 'compact', actions: 'applySummary' },
+            { target: 'compact', actions: 'countSummaryFailure' },
+          ],
+          onError: { target: 'compact', actions: 'countSummaryFailure' },
+        },
+      },
+      checkBudget: {
+        description: 'Stop before the call that would exceed the token or cost budget.',
+        always: [{ guard: 'budgetExhausted', target: at('budget') }, { target: 'think' }],
+      },
+      think: {
+        description: 'Call the model on the working view.',
+        invoke: {
+          id: 'model',
+          src: 'model',
+          input: ({ context }: Args): ModelInput => ({
+            messages: context.view ?? [],
+            maxCompletionTokens: completionAllowance(context, { ...rules.budgets, maxCompletionTokens: rules.model.maxCompletionTokens }, priceOf(rules.model.prices, context.model)),
+            step: context.step,
+          }),
+          onDone: [
+            { guard: 'hasToolCalls', target: 'act', actions: 'recordReply' },
+            { target: 'review', actions: ['recordReply', 'remindToUseTools'] },
+          ],
+          onError: [
+            { guard: 'promptTooLong', target: 'compact', actions: 'forceCompaction' },
+            { target: at('failed'), actions: 'recordFailure' },
+          ],
+        },
+      },
+      act: {
+        description: 'Run the tool calls in order, up to a finish call.',
+        invoke: {
+          id: 'tools',
+          src: 'tools',
+          input: ({ context }: Args): ToolsInput => ({
+            calls: context.calls.slice(context.cursor), allowed: rule.tools, phase, step: context.step, offset: context.cursor,
+          }),
+          onDone: { target: 'afterTools', actions: 'recordResults' },
+          onError: { target: at('failed'), actions: 'recordFailure' },
+        },
+      },
+      afterTools: {
+        description: 'A finish call goes to the gate; other calls keep running.',
+        always: [
+          { guard: 'finishPending', target: 'gate' },
+          { guard: 'callsRemaining', target: 'act' },
+          { target: 'review' },
+        ],
+      },
+      gate: gateState(rules),
+      review: reviewState(rules),
+      route: {
+        description: 'Phase exits, in rule order; otherwise another turn in this phase.',
+        always: [
+          ...rule.exits.filter((exit) => rules.phases[exit.to].enabled).map(({ guard, to, ...params }) => ({
+            guard: { type: guard, params }, target: at(to), reenter: true,
+          })),
+          { target: 'observe' },
+        ],
+      },
+    },
+  };
+}
+
+function gateState(rules: Rules) {
+  if (!rules.verification.gate) {
+    return { description: 'Verification gate off: finish is accepted at once.', always: { target: at('done'), actions: 'acceptFinish' } };
+  }
+  return {
+    description: 'The verification gate: finish only after a passing test run that follows the last edit.',
+    always: [
+      { guard: 'testsPassedSinceLastEdit', target: at('done'), actions: 'acceptFinish' },
+      { target: 'afterTools', actions: 'refuseFinish' },
+    ],
+  };
+}
+
+function reviewState(rules: Rules) {
+  const stall = rules.stall;
+  if (!stall.enabled || stall.rules.length === 0) {
+    return { description: 'Stall detector off.', always: { target: 'route' } };
+  }
+  const checks = stall.rules.map(({ guard, message: _message, ...params }) => ({ guard, params }));
+  return {
+    description: 'The stall detector: nudge after all tool results; end the run if a stall persists.',
+    always: [
+      { guard: { type: 'stallPersists', params: { checks, maxNudges: stall.maxNudges } }, target: at('stalled') },
+      ...stall.rules.map(({ guard, message, ...params }) => ({
+        guard: { type: guard, params },
+        target: 'route',
+        actions: { type: 'nudge', params: { rule: guard, limit: params.limit, message: message ?? rules.messages.stall[guard] ?? `Stall detected (${guard}). Do something different.` } },
+      })),
+      { target: 'route' },
+    ],
+  };
+}

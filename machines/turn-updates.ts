@@ -1,0 +1,97 @@
+import type { AssistantMessage, ChatMessage, ToolCall, ToolMessage } from '../context/messages.js';
+import { foldReply, foldResults, initialTurn, noteFiring, type VerificationRules } from './facts.js';
+import { addUsage } from './budget.js';
+import type { Price } from '../rules/schema.js';
+import type { HarnessContext, ModelReply, ToolsOutput } from './types.js';
+
+/** A context change plus the messages it appends to the record, computed purely. */
+export interface Update {
+  context: Partial<HarnessContext>;
+  append: ChatMessage[];
+}
+
+/** Gives every tool call a unique, non-empty id so each result can be paired with its call. */
+export function normalizeCalls(message: AssistantMessage, step: number): ToolCall[] {
+  const seen = new Set<string>();
+  return (message.tool_calls ?? []).map((call, index) => {
+    let id = typeof call.id === 'string' ? call.id.trim() : '';
+    if (!id || seen.has(id)) id = `call_${step}_${index}`;
+    seen.add(id);
+    const name = typeof call.function?.name === 'string' ? call.function.name : '';
+    const args = typeof call.function?.arguments === 'string' ? call.function.arguments : JSON.stringify(call.function?.arguments ?? {});
+    return { id, type: 'function', function: { name, arguments: args } };
+  });
+}
+
+/** A model reply arrived: count the step and the usage, start a new turn. */
+export function replyUpdate(context: HarnessContext, reply: ModelReply, price: Price): Update {
+  const step = context.step + 1;
+  const calls = normalizeCalls(reply.message, step);
+  const message: AssistantMessage = { role: 'assistant', content: reply.message.content ?? null };
+  if (calls.length > 0) message.tool_calls = calls;
+  const charsPerToken = calibrate(context, reply);
+  return {
+    context: {
+      step, calls, cursor: 0, turn: initialTurn(),
+      usage: addUsage(context.usage, reply.usage, price),
+      stall: foldReply(context.stall, calls.length > 0),
+      contextState: charsPerToken === context.contextState.charsPerToken ? context.contextState : { ...context.contextState, charsPerToken },
+      forceCompaction: false,
+    },
+    append: [message],
+  };
+}
+
+/** Moves the chars-per-token estimate toward what the provider reported, smoothed. */
+function calibrate(context: HarnessContext, reply: ModelReply): number {
+  const current = context.contextState.charsPerToken;
+  const chars = reply.requestChars ?? 0;
+  const reported = reply.usage.promptTokens - context.overheadTokens;
+  if (chars < 2000 || reported <= 0) return current;
+  const observed = Math.min(8, Math.max(1.5, chars / reported));
+  return Math.round((current * 0.5 + observed * 0.5) * 1000) / 1000;
+}
+
+/** Tool results arrived: fold them into the facts and append them in call order. */
+export function resultsUpdate(context: HarnessContext, output: ToolsOutput, rules: VerificationRules): Update {
+  const folded = foldResults(context, output.results, rules);
+  const append: ToolMessage[] = output.results.map((result) => ({ role: 'tool', tool_call_id: result.id, content: result.outcome.content }));
+  return { context: { ...folded, cursor: context.cursor + output.results.length, summary: output.finish?.summary ?? context.summary }, append };
+}
+
+/** The gate refused a finish call: the refusal is that call's result. */
+export function refusalUpdate(context: HarnessContext, refusal: string): Update {
+  const call = context.calls[context.cursor]!;
+  return {
+    context: {
+      cursor: context.cursor + 1,
+      facts: { ...context.facts, gateRefusals: context.facts.gateRefusals + 1 },
+      turn: { ...context.turn, finishRefused: true },
+    },
+    append: [{ role: 'tool', tool_call_id: call.id, content: refusal }],
+  };
+}
+
+/** The gate accepted finish: close the call, and any calls after it, so the record stays well-formed. */
+export function acceptanceUpdate(context: HarnessContext): Update {
+  const append: ToolMessage[] = context.calls.slice(context.cursor).map((call, index) => ({
+    role: 'tool', tool_call_id: call.id, content: index === 0 ? 'Finished.' : 'Not run: the run finished.',
+  }));
+  return { context: { cursor: context.calls.length }, append };
+}
+
+/** A stall rule fired: queue its nudge for after this turn's tool results. */
+export function nudgeUpdate(context: HarnessContext, rule: string, text: string): Update {
+  return { context: { stall: noteFiring(context.stall, rule), notices: [...context.notices, text] }, append: [] };
+}
+
+/** Deliver the queued notices as user messages, after all tool results of the turn. */
+export function deliveryUpdate(context: HarnessContext): Update {
+  const append: ChatMessage[] = context.notices.map((text) => ({ role: 'user', content: `[harness] ${text}` }));
+  return { context: { notices: [] }, append };
+}
+
+/** Fills `{name}` placeholders of a rule's message. */
+export function fillTemplate(template: string, values: Record<string, string | number>): string {
+  return template.replace(/\{(\w+)\}/g, (whole, key: string) => (key in values ? String(values[key]) : whole));
+}

@@ -1,0 +1,165 @@
+import { z } from 'zod';
+import {
+  GATE_REFUSAL, NO_TOOL_CALL_REMINDER, STALL_MESSAGES, STEP_WARNING, SUMMARY_PROMPT, SYSTEM_PROMPT, TIME_WARNING,
+} from './texts.js';
+
+export const PHASES = ['plan', 'build', 'verify', 'fix'] as const;
+export type Phase = (typeof PHASES)[number];
+
+export const TOOL_NAMES = ['read_file', 'grep', 'edit_file', 'run', 'update_todo', 'finish'] as const;
+
+/** A named guard from the registry, optionally with parameters: `{ "guard": "repeatedAction", "limit": 4 }`. */
+const guardCall = z.looseObject({
+  guard: z.string().min(1).describe('Name of a registered guard'),
+});
+
+const phaseExit = z.looseObject({
+  guard: z.string().min(1).describe('Name of a registered guard that lets the phase exit'),
+  to: z.enum(PHASES).describe('Phase entered when the guard holds'),
+});
+export type PhaseExitRule = z.infer<typeof phaseExit>;
+
+const phaseRule = z.object({
+  enabled: z.boolean().default(true).describe('A disabled phase is left out of the statechart'),
+  description: z.string().default('').describe('What the phase is for; shown in the statechart'),
+  tools: z.union([z.literal('all'), z.array(z.string())]).default('all')
+    .describe('Tools the model may call in this phase; others are refused with a message (schemas stay fixed)'),
+  exits: z.array(phaseExit).default([]).describe('Ordered: the first exit whose guard holds after a turn is taken'),
+});
+export type PhaseRule = z.infer<typeof phaseRule>;
+
+const defaultPhases: Record<Phase, z.input<typeof phaseRule>> = {
+  plan: {
+    description: 'Read the task and the code; write a todo list.',
+    exits: [
+      { guard: 'todoWritten', to: 'build' },
+      { guard: 'editMade', to: 'build' },
+      { guard: 'finishRefused', to: 'verify' },
+    ],
+  },
+  build: {
+    description: 'Make the smallest change that solves the task.',
+    exits: [
+      { guard: 'testRun', to: 'verify' },
+      { guard: 'finishRefused', to: 'verify' },
+    ],
+  },
+  verify: {
+    description: 'Run the tests and check the result against the task; the gate lives here.',
+    exits: [
+      { guard: 'testFailed', to: 'fix' },
+      { guard: 'editedSinceTest', to: 'build' },
+    ],
+  },
+  fix: {
+    description: 'A verification run failed: find the cause, change the approach, re-test.',
+    exits: [{ guard: 'testedAfterEdit', to: 'verify' }],
+  },
+};
+
+const stallRule = z.looseObject({
+  guard: z.string().min(1).describe('A registered stall guard, e.g. repeatedAction'),
+  limit: z.number().int().positive().describe('Threshold the guard compares against'),
+  message: z.string().optional().describe('Nudge text; {limit} and {path} are filled in'),
+});
+export type StallRule = z.infer<typeof stallRule>;
+
+const defaultStallRules: StallRule[] = [
+  { guard: 'repeatedAction', limit: 3 },
+  { guard: 'repeatedFailure', limit: 3 },
+  { guard: 'alternation', limit: 6 },
+  { guard: 'editThrash', limit: 5 },
+  { guard: 'readLoop', limit: 8 },
+  { guard: 'noToolCalls', limit: 3 },
+];
+
+const price = z.object({
+  input: z.number().nonnegative().describe('USD per million uncached prompt tokens'),
+  cachedInput: z.number().nonnegative().describe('USD per million cached prompt tokens'),
+  output: z.number().nonnegative().describe('USD per million completion tokens'),
+});
+export type Price = z.infer<typeof price>;
+
+/** The whole harness configuration. Every field has a default: `{}` is the seed's harness. */
+export const rulesSchema = z.object({
+  systemPrompt: z.string().min(1).default(SYSTEM_PROMPT).describe('Static system prompt (no per-request values)'),
+  phases: z.object({
+    plan: phaseRule.prefault(defaultPhases.plan),
+    build: phaseRule.prefault(defaultPhases.build),
+    verify: phaseRule.prefault(defaultPhases.verify),
+    fix: phaseRule.prefault(defaultPhases.fix),
+  }).prefault({}),
+  verification: z.object({
+    command: z.string().min(1).optional().describe('The test command the agent is told to run (CLI --test-cmd wins)'),
+    gate: z.boolean().default(true).describe('Refuse finish until a passing test run follows the last edit'),
+    passExitCode: z.number().int().default(0).describe('Exit code that counts as a pass'),
+    passPattern: z.string().optional().describe('Optional regex the output must also match to count as a pass'),
+    refusal: z.string().default(GATE_REFUSAL).describe('Refusal text; {cmd} is the test command'),
+    commandsCountAsEdits: z.boolean().default(false)
+      .describe('Treat every non-test command as a possible edit (for a shell-only tool surface, where edits are commands)'),
+  }).prefault({}),
+  stall: z.object({
+    enabled: z.boolean().default(true),
+    maxNudges: z.number().int().nonnegative().default(3)
+      .describe('Nudges a persisting stall gets before the run ends as stalled'),
+    rules: z.array(stallRule).default(defaultStallRules).describe('Ordered; at most one nudge per turn'),
+  }).prefault({}),
+  budgets: z.object({
+    maxSteps: z.number().int().positive().default(40).describe('Model calls before step_limit'),
+    maxSeconds: z.number().positive().default(900).describe('Wall-clock seconds before timeout'),
+    maxTokens: z.number().int().positive().optional().describe('Prompt+completion tokens cap'),
+    maxCostUsd: z.number().positive().optional().describe('Cost cap in USD, from the price table'),
+    warnAt: z.number().gt(0).lt(1).default(0.75).describe('Share of the time budget that triggers the warning'),
+    stepWarnAt: z.number().gt(0).lt(1).default(0.75).describe('Share of the step budget that triggers the warning'),
+  }).prefault({}),
+  context: z.object({
+    enabled: z.boolean().default(true).describe('Off: the full record is sent; the run stops when the window is full'),
+    windowTokens: z.number().int().positive().default(32_768).describe('Model context window in tokens'),
+    soft: z.number().gt(0).lt(1).default(0.6).describe('Share of the window where elision starts'),
+    hard: z.number().gt(0).lt(1).default(0.85).describe('Share of the window where the middle is summarized'),
+    keepRecent: z.number().int().nonnegative().default(4).describe('Newest tool results always shown whole'),
+    baseCap: z.number().int().positive().default(2000).describe('Cap of the results just outside the recent set'),
+    floor: z.number().int().positive().default(120).describe('Smallest cap an old result is elided to'),
+    summarize: z.boolean().default(true).describe('Stage 2: summarize the middle with the model'),
+    charsPerToken: z.number().positive().default(4).describe('Initial estimate; calibrated by reported prompt_tokens'),
+  }).prefault({}),
+  permissions: z.object({
+    deny: z.array(z.string()).default([]).describe('Extra regex patterns refused before execution'),
+    sandbox: z.enum(['auto', 'bwrap', 'none']).default('auto'),
+    network: z.boolean().default(false).describe('Network inside the sandbox'),
+    envAllow: z.array(z.string()).optional().describe('Variables passed to commands (globs like LC_*)'),
+  }).prefault({}),
+  tools: z.object({
+    enabled: z.array(z.string()).default([...TOOL_NAMES]).describe('Tool surface for the whole run'),
+    outputChars: z.number().int().positive().default(6000),
+    viewLines: z.number().int().positive().default(100),
+    maxHits: z.number().int().positive().default(50),
+    commandTimeoutSeconds: z.number().positive().default(120),
+  }).prefault({}),
+  model: z.object({
+    maxCompletionTokens: z.number().int().positive().default(4096),
+    temperature: z.number().min(0).max(2).optional(),
+    retries: z.number().int().nonnegative().default(4),
+    requestTimeoutSeconds: z.number().positive().default(300),
+    prices: z.record(z.string(), price).default({}).describe('Per-model prices; unknown models cost 0'),
+  }).prefault({}),
+  messages: z.object({
+    noToolCall: z.string().default(NO_TOOL_CALL_REMINDER),
+    timeWarning: z.string().default(TIME_WARNING),
+    stepWarning: z.string().default(STEP_WARNING),
+    summaryPrompt: z.string().default(SUMMARY_PROMPT),
+    stall: z.record(z.string(), z.string()).default({ ...STALL_MESSAGES }),
+  }).prefault({}),
+});
+
+/** Rules as written by a user: every field optional. */
+export type RulesInput = z.input<typeof rulesSchema>;
+/** Rules after parsing: every default filled in. */
+export type Rules = z.output<typeof rulesSchema>;
+
+/** The effective rules for `{}`: the seed's harness with rein's additions. */
+export function defaultRules(): Rules {
+  return rulesSchema.parse({});
+}
+
+export { guardCall };

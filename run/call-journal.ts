@@ -1,0 +1,24 @@
+import type { CallJournal } from '../actors/tool-runner.js';
+import type { ToolCallResult } from '../machines/types.js';
+import { openLineWriter, readJsonLines, type LineWriter } from './jsonl.js';
+
+/**
+ * A `CallJournal` kept in `calls.jsonl`: every executed tool call's result,
+ * by `step:index`. A run resumed after a kill reuses these instead of running
+ * the calls again, so no edit or command happens twice.
+ *
+ * @example const journal = openCallJournal(join(runDir, 'calls.jsonl'));
+ */
+export function openCallJournal(path: string | null): CallJournal & { close(): void } {
+  const entries = new Map<string, ToolCallResult>();
+  if (path) for (const entry of readJsonLines<{ key: string; result: ToolCallResult }>(path).values) entries.set(entry.key, entry.result);
+  const writer: LineWriter | null = path ? openLineWriter(path) : null;
+  return {
+    get: (key) => entries.get(key),
+    put(key, result) {
+      entries.set(key, result);
+      writer?.write(JSON.stringify({ key, result }));
+    },
+    close() { writer?.close(); },
+  };
+}

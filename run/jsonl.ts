@@ -1,0 +1,51 @@
+import { closeSync, existsSync, fsyncSync, openSync, readFileSync, writeSync } from 'node:fs';
+
+/** An append-only file of JSON lines, written synchronously so a killed process loses nothing already logged. */
+export interface LineWriter {
+  write(line: string): void;
+  /** Forces written lines to disk. */
+  sync(): void;
+  close(): void;
+}
+
+export function openLineWriter(path: string): LineWriter {
+  const fd = openSync(path, 'a');
+  let open = true;
+  return {
+    write(line) { if (open) writeSync(fd, line + '\n'); },
+    sync() { if (open) fsyncSync(fd); },
+    close() { if (open) { open = false; closeSync(fd); } },
+  };
+}
+
+/** Lines of a JSONL file that parse, plus what did not: a cut last line or corrupt lines. */
+export interface ParsedLines<T> {
+  values: T[];
+  /** 1-based line numbers that did not parse. */
+  bad: Array<{ line: number; text: string; error: string }>;
+  /** True when the file does not end with a newline (a line was being written when the run died). */
+  truncatedTail: boolean;
+}
+
+/**
+ * Reads a JSONL file without ever throwing on its content: a cut last line
+ * (a killed run) and corrupt lines are reported, the rest is returned.
+ */
+export function readJsonLines<T = unknown>(path: string): ParsedLines<T> {
+  if (!existsSync(path)) return { values: [], bad: [], truncatedTail: false };
+  const text = readFileSync(path, 'utf8');
+  const lines = text.split('\n');
+  const truncatedTail = text.length > 0 && !text.endsWith('\n');
+  if (lines[lines.length - 1] === '') lines.pop();
+  const values: T[] = [];
+  const bad: ParsedLines<T>['bad'] = [];
+  lines.forEach((line, index) => {
+    if (line.trim() === '') return;
+    try {
+      values.push(JSON.parse(line) as T);
+    } catch (error) {
+      bad.push({ line: index + 1, text: line.slice(0, 200), error: (error as Error).message });
+    }
+  });
+  return { values, bad, truncatedTail };
+}

@@ -1,0 +1,231 @@
+import { mkdirSync, realpathSync, writeFileSync, existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createActor, toPromise, type AnyActorLogic, type InspectionEvent, type Snapshot } from 'xstate';
+import { createContextManagerActor } from '../actors/context-manager-actor.js';
+import { createSummarizer, type SummarizeText } from '../actors/summarizer.js';
+import { createToolRunner } from '../actors/tool-runner.js';
+import { ViewBuilder } from '../context/view-builder.js';
+import { createHarnessMachine, type HarnessMachine } from '../machines/harness-machine.js';
+import type { GuardRegistry } from '../machines/guards.js';
+import { isCheckpoint, stateLabel } from '../machines/state-label.js';
+import type { HarnessContext, HarnessInput, HarnessOutput, ToolCallResult } from '../machines/types.js';
+import type { Rules } from '../rules/schema.js';
+import { UsageError } from '../lib/errors.js';
+import { headTail } from '../tools/shape.js';
+import { toolSchemas, toolSchemasJson } from '../tools/index.js';
+import { selectTools } from './tool-selection.js';
+import { DEFAULT_ENV_ALLOW } from '../tools/environment.js';
+import type { AnyTool, ToolContext } from '../tools/types.js';
+import { readProgress } from '../tools/update-todo.js';
+import { describeSandbox, resolveSandbox } from '../tools/sandbox.js';
+import { openCallJournal } from './call-journal.js';
+import { loadState, saveState, type SavedState } from './state-file.js';
+import { openTracer, type Tracer } from './trace.js';
+import { Transcript } from './transcript.js';
+
+/** Where the model comes from: built once the run's tool schemas are known. */
+export interface ModelSource {
+  name: string;
+  /** One line for the start message and the trace, e.g. `openai-compatible at http://…`. */
+  description: string;
+  createActor(toolSchemas: unknown[]): AnyActorLogic;
+  summarize: SummarizeText;
+}
+
+export interface RunOptions {
+  workspace: string;
+  task: string;
+  testCmd: string;
+  rules: Rules;
+  model: ModelSource;
+  runDir: string;
+  tracePath?: string;
+  guards?: GuardRegistry;
+  /** The tool registry to pick `rules.tools.enabled` from; defaults to rein's six tools. */
+  tools?: readonly AnyTool[];
+  /** Values that must never appear in the trace (API keys). */
+  secrets?: string[];
+  /** XState clock (a `SimulatedClock` in tests). */
+  clock?: { setTimeout(fn: (...args: unknown[]) => void, ms: number): unknown; clearTimeout(id: unknown): void };
+  /** Every trace line, as it is written (status line, visualizer). */
+  onTrace?: (kind: string, data: Record<string, unknown>) => void;
+  /** Every XState inspection event (visualizer). */
+  inspect?: (event: InspectionEvent) => void;
+}
+
+export interface RunHandle {
+  runDir: string;
+  tracePath: string;
+  sandbox: string;
+  machine: HarnessMachine;
+  actor: ReturnType<typeof createActor<HarnessMachine>>;
+  done: Promise<HarnessOutput>;
+}
+
+interface Resume {
+  saved: SavedState;
+}
+
+/**
+ * Starts a harness run: wires the record, the trace, the tools and the
+ * model into the machine's actors, saves the state after every step, and
+ * returns the running actor. The machine decides everything else.
+ *
+ * @example const run = startRun({ workspace, task, testCmd: 'npm test', rules, model, runDir }); const output = await run.done;
+ */
+export function startRun(options: RunOptions): RunHandle {
+  return launch(options, null);
+}
+
+/** Continues a run killed at any point, from its run directory. */
+export function resumeRun(options: RunOptions): RunHandle {
+  const saved = loadState(join(options.runDir, 'state.json'));
+  return launch(options, { saved });
+}
+
+function launch(options: RunOptions, resume: Resume | null): RunHandle {
+  const workspace = realWorkspace(options.workspace);
+  const { rules } = options;
+  mkdirSync(options.runDir, { recursive: true });
+  const tracePath = options.tracePath ?? join(options.runDir, 'trace.jsonl');
+  const listeners = options.onTrace;
+  const baseTracer = openTracer(tracePath, options.secrets ?? [], { firstIndex: resume?.saved.traceIndex ?? 0 });
+  let traceIndex = resume?.saved.traceIndex ?? 0;
+  const trace: Tracer = {
+    path: tracePath,
+    log(kind, data = {}) { traceIndex++; baseTracer.log(kind, data); listeners?.(kind, data); },
+    close() { baseTracer.close(); },
+  };
+  const transcript = resume ? Transcript.resume(join(options.runDir, 'record.jsonl'), resume.saved.recordLength) : new Transcript(join(options.runDir, 'record.jsonl'));
+  const journal = openCallJournal(join(options.runDir, 'calls.jsonl'));
+  const tools = selectTools(options.tools, rules.tools.enabled);
+  const schemas = toolSchemas(tools);
+  const sandboxMode = resolveSandbox(rules.permissions);
+  const sandbox = { description: describeSandbox(sandboxMode) };
+  const toolContext: Omit<ToolContext, 'signal'> = {
+    root: workspace,
+    limits: { outputChars: rules.tools.outputChars, viewLines: rules.tools.viewLines, maxHits: rules.tools.maxHits },
+    policy: { deny: rules.permissions.deny, sandbox: rules.permissions.sandbox, network: rules.permissions.network, envAllow: rules.permissions.envAllow ?? [...DEFAULT_ENV_ALLOW], timeoutSeconds: rules.tools.commandTimeoutSeconds },
+  };
+  const builder = new ViewBuilder();
+  const record = () => transcript.messages;
+  const machine = createHarnessMachine(rules, { guards: options.guards }).provide({
+    actors: {
+      model: options.model.createActor(schemas) as never,
+      tools: createToolRunner({ tools, toolContext, journal, onResult: (result, step) => traceTool(trace, result, step) }),
+      contextManager: createContextManagerActor({ record, builder, rules: rules.context }),
+      summarizer: createSummarizer({ record, builder, prompt: rules.messages.summaryPrompt, summarize: options.model.summarize }),
+    },
+  });
+  const input: HarnessInput = {
+    task: options.task, testCmd: options.testCmd, model: options.model.name,
+    todo: readProgress(workspace) ?? [], overheadTokens: Math.ceil(toolSchemasJson(tools).length / rules.context.charsPerToken) + 8,
+  };
+  const startedAt = Date.now();
+  const elapsedBefore = resume?.saved.elapsedMs ?? 0;
+  const elapsed = () => elapsedBefore + (Date.now() - startedAt);
+  let lastLabel = '';
+  // Assigned right after createActor; the first inspection events (actor registration) come before it.
+  let rootRef: unknown = null;
+  const inspect = (event: InspectionEvent) => {
+    options.inspect?.(event);
+    if (rootRef === null || event.actorRef !== rootRef) return;
+    if (event.type === '@xstate.microstep') {
+      const to = stateLabel((event.snapshot as unknown as { value: never }).value);
+      const taken = event._transitions[0];
+      const guard = typeof taken?.guard === 'object' ? (taken.guard as { type?: string }).type : typeof taken?.guard === 'string' ? taken.guard : undefined;
+      const actions = (taken?.actions ?? []).map(actionName).filter(Boolean);
+      trace.log('transition', { from: lastLabel, to, event: event.event.type, ...(guard ? { guard } : {}), ...(actions.length > 0 ? { actions } : {}) });
+      lastLabel = to;
+    } else if (event.type === '@xstate.event' && event.event.type === 'xstate.done.actor.model') {
+      traceModel(trace, event.event as never, actorRef.getSnapshot().context.step + 1);
+    }
+  };
+  const restored = resume ? restoreSnapshot(resume.saved) : undefined;
+  const actorRef = createActor(machine, { input, inspect, ...(restored ? { snapshot: restored as never } : {}), ...(options.clock ? { clock: options.clock } : {}) });
+  rootRef = actorRef;
+  lastLabel = restored ? stateLabel((restored as { value: never }).value) : '';
+  actorRef.on('record.append', (event) => transcript.append(event.messages));
+  actorRef.on('harness.note', (event) => trace.log(event.kind, event.data));
+
+  const save = (snapshot: Snapshot<unknown>) => {
+    const persisted = actorRef.getPersistedSnapshot() as unknown as { context: HarnessContext };
+    const context = { ...persisted.context, view: null };
+    saveState(join(options.runDir, 'state.json'), {
+      version: 1, savedAt: new Date().toISOString(), elapsedMs: elapsed(), recordLength: context.recordLength,
+      traceIndex, snapshot: { ...persisted, context },
+    });
+    void snapshot;
+  };
+  actorRef.subscribe({
+    next: (snapshot) => {
+      const label = stateLabel(snapshot.value);
+      if (isCheckpoint(label) || snapshot.status === 'done') save(snapshot);
+    },
+    error: () => undefined,
+  });
+
+  if (!resume) {
+    writeFileSync(join(options.runDir, 'run.json'), JSON.stringify({
+      version: 1, workspace, task: options.task, testCmd: options.testCmd, model: options.model.name, createdAt: new Date().toISOString(), rules,
+    }, null, 2));
+    trace.log('start', { task: options.task, testCmd: options.testCmd, model: options.model.name, endpoint: options.model.description, workspace, sandbox: sandbox.description, tools: tools.map((tool) => tool.name), rules: summarizeRules(rules) });
+  } else {
+    trace.log('resume', { fromState: lastLabel, recordLength: resume.saved.recordLength, elapsedMs: resume.saved.elapsedMs });
+  }
+  const done = (async () => {
+    try {
+      actorRef.start();
+      if (resume) actorRef.send({ type: 'clock.restart' });
+      return await toPromise(actorRef);
+    } catch (error) {
+      trace.log('crash', { error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) });
+      throw error;
+    } finally {
+      trace.close();
+      transcript.close();
+      journal.close();
+    }
+  })();
+  return { runDir: options.runDir, tracePath, sandbox: sandbox.description, machine, actor: actorRef, done };
+}
+
+function realWorkspace(path: string): string {
+  if (!existsSync(path)) throw new UsageError(`workspace not found: ${path}`);
+  return realpathSync(path);
+}
+
+/** The saved snapshot with the elapsed time written into the context, so the clock re-arms with what is left. */
+function restoreSnapshot(saved: SavedState): unknown {
+  const snapshot = saved.snapshot as { context: HarnessContext };
+  return { ...snapshot, context: { ...snapshot.context, elapsedMs: saved.elapsedMs } };
+}
+
+function actionName(action: unknown): string {
+  if (typeof action === 'string') return action;
+  return typeof action === 'object' && action !== null && typeof (action as { type?: unknown }).type === 'string' ? (action as { type: string }).type : '';
+}
+
+function traceTool(trace: Tracer, result: ToolCallResult, step: number): void {
+  trace.log('tool', { step, id: result.id, name: result.name, args: result.args, ok: result.outcome.ok, ms: result.ms, effect: result.outcome.effect, result: headTail(result.outcome.content, 2000) });
+}
+
+function traceModel(trace: Tracer, event: { output: { message: { content: string | null; tool_calls?: unknown[] }; usage: unknown; ms?: number } }, step: number): void {
+  const { message, usage, ms } = event.output;
+  trace.log('model', { step, content: message.content, tool_calls: message.tool_calls ?? [], usage, ms: ms ?? null });
+}
+
+function summarizeRules(rules: Rules): Record<string, unknown> {
+  return {
+    phases: Object.fromEntries(Object.entries(rules.phases).map(([name, phase]) => [name, phase.enabled])),
+    gate: rules.verification.gate, stall: rules.stall.enabled, context: rules.context.enabled, budgets: rules.budgets,
+    windowTokens: rules.context.windowTokens,
+  };
+}
+
+/** Reads a run directory's metadata (task, workspace, rules) for `rein resume`. */
+export function readRunMeta(runDir: string): { workspace: string; task: string; testCmd: string; model: string; rules: unknown } {
+  const path = join(runDir, 'run.json');
+  if (!existsSync(path)) throw new UsageError(`${runDir} is not a rein run directory (no run.json)`);
+  return JSON.parse(readFileSync(path, 'utf8'));
+}

@@ -1,0 +1,39 @@
+import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
+import { UsageError } from '../lib/errors.js';
+
+/** What is saved after every step so a killed run can be resumed. */
+export interface SavedState {
+  version: 1;
+  savedAt: string;
+  /** Milliseconds of the time budget used when this was saved. */
+  elapsedMs: number;
+  recordLength: number;
+  /** Index of the next trace line, so the resumed trace continues its numbering. */
+  traceIndex: number;
+  /** XState persisted snapshot, with the transient working view removed. */
+  snapshot: unknown;
+}
+
+/**
+ * Writes `state.json` atomically: a temp file is written and fsynced, then
+ * renamed over the old one, so a kill at any moment leaves either the old or
+ * the new state, never half of one.
+ */
+export function saveState(path: string, state: SavedState): void {
+  const temp = `${path}.tmp`;
+  const fd = openSync(temp, 'w');
+  try {
+    writeSync(fd, JSON.stringify(state));
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(temp, path);
+}
+
+export function loadState(path: string): SavedState {
+  if (!existsSync(path)) throw new UsageError(`no saved state at ${path}: is this a rein run directory?`);
+  const state = JSON.parse(readFileSync(path, 'utf8')) as SavedState;
+  if (state.version !== 1) throw new UsageError(`${path}: saved by an unknown rein version (${String(state.version)})`);
+  return state;
+}

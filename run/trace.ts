@@ -1,0 +1,44 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { stableStringify } from '../lib/stable-json.js';
+import { redact } from '../lib/redact.js';
+import { openLineWriter, type LineWriter } from './jsonl.js';
+
+/** The trace format version; readers show unknown kinds raw. */
+export const TRACE_VERSION = 1;
+
+/** One trace line: `i` orders lines, `t` is seconds since the epoch, `kind` says what happened. */
+export interface TraceLine {
+  i: number;
+  t: number;
+  kind: string;
+  [field: string]: unknown;
+}
+
+export interface Tracer {
+  readonly path: string;
+  log(kind: string, data?: Record<string, unknown>): void;
+  close(): void;
+}
+
+/**
+ * An append-only JSONL trace (seed component 10): one line per event,
+ * written as it happens, keys sorted, secrets redacted.
+ *
+ * @example const trace = openTracer('run/trace.jsonl', [process.env.OPENAI_API_KEY]); trace.log('start', { task });
+ */
+export function openTracer(path: string, secrets: (string | undefined)[] = [], options: { firstIndex?: number; now?: () => number } = {}): Tracer {
+  mkdirSync(dirname(path), { recursive: true });
+  const writer: LineWriter = openLineWriter(path);
+  const now = options.now ?? Date.now;
+  const active = secrets.filter((secret): secret is string => typeof secret === 'string' && secret.length >= 6);
+  let index = options.firstIndex ?? 0;
+  return {
+    path,
+    log(kind, data = {}) {
+      const line = stableStringify({ ...data, i: index++, t: Math.round(now()) / 1000, kind });
+      writer.write(active.length > 0 ? redact(line, active) : line);
+    },
+    close() { writer.close(); },
+  };
+}

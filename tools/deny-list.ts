@@ -1,0 +1,109 @@
+import { UsageError } from '../lib/errors.js';
+
+/** One deny rule: what it matches and the reason shown to the model. */
+export interface DenyRule {
+  pattern: RegExp;
+  reason: string;
+}
+
+// Building blocks. A "command position" is the start of the text or of a
+// pipeline stage, list element, subshell or substitution, optionally after
+// `VAR=value` assignments and wrappers such as `sudo`, `env`, `xargs`.
+const START = String.raw`(?:^|[;&|({}\n!\`]|\$\()\s*`;
+const PREFIX = String.raw`(?:\w+=\S*\s+)*(?:(?:sudo|doas|env|command|exec|nohup|time|nice|xargs|builtin)(?:\s+-\S+)*\s+)*`;
+const AT_COMMAND = `${START}${PREFIX}(?:\\S*/)?`;
+/** A word not glued to other name characters (so `visudo`, `--rm`, `shellcheck` do not count). */
+const word = (alternatives: string): string => String.raw`(?<![\w.-])(?:${alternatives})(?![\w-])`;
+const SEGMENT = String.raw`[^;&|\n]*`;
+const SYSTEM_DIRS = 'bin|boot|dev|etc|home|lib|lib32|lib64|libx32|media|mnt|opt|proc|root|run|sbin|snap|srv|sys|usr|var';
+/** `/`, `/*`, `~`, `$HOME`, or a top-level system directory, as one whole argument. */
+const DANGEROUS_TARGET = String.raw`\s["']?(?:/+\*?|~/?\*?|\$\{?HOME\}?/?\*?|/+(?:${SYSTEM_DIRS})/*\*?)["']?(?=$|[\s;&|)])`;
+const RECURSIVE_FLAG = String.raw`(?=${SEGMENT}\s(?:-[a-zA-Z]*[rR]|--recursive\b))`;
+const SHELLS = '(?:ba|da|z|k|c|tc|fi|a|mk)?sh';
+const INTERPRETERS = String.raw`python[\d.]*|node|nodejs|perl|ruby|php|deno|bun|pwsh`;
+const DOWNLOADERS = word('curl|wget');
+const BLOCK_DEVICES = String.raw`/dev/(?:sd[a-z]|hd[a-z]|vd[a-z]|xvd[a-z]|nvme\d|mmcblk\d|md\d|dm-\d|loop\d|disk\d|mapper/)`;
+
+const DOWNLOAD_RUN = 'running a downloaded script without reviewing it';
+
+/**
+ * Built-in rules, each with the reason the model is shown. This is a
+ * guardrail for honest mistakes, not a security boundary (the sandbox is):
+ * it matches words anywhere, so `echo sudo` is blocked too, and a determined
+ * rewrite can slip past it. Extend it with `deny` patterns in the rules.
+ */
+export const DENY_RULES: readonly DenyRule[] = [
+  rule(`${AT_COMMAND}rm(?=\\s)${RECURSIVE_FLAG}${SEGMENT}${DANGEROUS_TARGET}`,
+    'recursive delete of the filesystem root, the home directory or a top-level system directory'),
+  rule(String.raw`--no-preserve-root\b`, '--no-preserve-root switches off the protection of /'),
+  rule(`${AT_COMMAND}find${DANGEROUS_TARGET}${SEGMENT}\\s-(?:delete\\b|exec\\s+(?:\\S*/)?rm\\b)`,
+    'find deleting below the filesystem root, the home directory or a top-level system directory'),
+  rule(`${AT_COMMAND}ch(?:mod|own|grp)(?=\\s)${RECURSIVE_FLAG}${SEGMENT}${DANGEROUS_TARGET}`,
+    'recursive permission or owner change on the filesystem root, the home directory or a system directory'),
+  rule(word('sudo|doas|pkexec'), 'privilege escalation (sudo, doas, pkexec, su)'),
+  rule(`${AT_COMMAND}su(?=\\s|$)`, 'privilege escalation (sudo, doas, pkexec, su)'),
+  rule(`${AT_COMMAND}git(?:\\s+(?:-[Cc]\\s+\\S+|--?[\\w-]+(?:=\\S+)?))*\\s+push\\b`,
+    'git push publishes work outside the workspace; leave pushing to a person'),
+  rule(`${DOWNLOADERS}.*\\|\\s*${PREFIX}(?:\\S*/)?${word(SHELLS)}`, `piping a download into a shell: ${DOWNLOAD_RUN}`),
+  rule(`${DOWNLOADERS}.*\\|\\s*${PREFIX}(?:\\S*/)?(?:${INTERPRETERS})(?=\\s*(?:$|[;&|)]|-(?:\\s|$)))`,
+    `piping a download into an interpreter: ${DOWNLOAD_RUN}`),
+  rule(`(?:${word(`${SHELLS}|${INTERPRETERS}|source|eval`)}|(?<![\\w.])\\.)(?:\\s+-\\S+)*\\s+["']?(?:<\\(|\\$\\(|\`)\\s*${DOWNLOADERS}`,
+    `executing a download through a substitution: ${DOWNLOAD_RUN}`),
+  rule(word(String.raw`mkfs(?:\.\w+)?|mke2fs|mkswap|wipefs`), 'creating or wiping a filesystem'),
+  rule(`${word('dd')}${SEGMENT}\\bof=["']?/dev/(?!null\\b|zero\\b|stdout\\b|stderr\\b|fd/)`, 'dd writing to a device'),
+  rule(`(?:>|${word('tee')}(?:\\s+-\\S+)*)\\s*["']?${BLOCK_DEVICES}`, 'writing directly to a block device'),
+  rule(String.raw`([\w:.]+)\s*\(\)\s*\{\s*\1\s*\|\s*\1\s*&`, 'fork bomb'),
+  rule(`${AT_COMMAND}(?:shutdown|reboot|halt|poweroff|telinit|init\\s+[06])(?![\\w.-])`, 'shutting down or rebooting the machine'),
+  rule(String.raw`\bsystemctl\s+(?:\S+\s+)*(?:poweroff|reboot|halt|kexec|suspend|hibernate)\b`, 'shutting down or rebooting the machine'),
+];
+
+/**
+ * Checks a shell command against the built-in rules and extra regex sources
+ * (from the rules file). Returns the policy message, or `null` when allowed.
+ * Throws `UsageError` for an extra pattern that is not a valid regex.
+ *
+ * @example checkCommand('sudo make install') // 'Blocked by policy: privilege escalation (sudo, doas, pkexec, su). Choose a safer action.'
+ */
+export function checkCommand(command: string, extraPatterns: readonly string[] = []): string | null {
+  const normalized = normalizeCommand(command);
+  const extra = compileDenyPatterns(extraPatterns);
+  const hit =
+    DENY_RULES.find(({ pattern }) => pattern.test(normalized)) ??
+    extra.find(({ pattern }) => pattern.test(command) || pattern.test(normalized));
+  return hit === undefined ? null : `Blocked by policy: ${hit.reason}. Choose a safer action.`;
+}
+
+/**
+ * Compiles deny patterns from the rules; call it when loading rules so a bad
+ * pattern is a usage error before anything runs.
+ *
+ * @example compileDenyPatterns(['\\bterraform\\s+apply\\b'])
+ */
+export function compileDenyPatterns(sources: readonly string[]): DenyRule[] {
+  return sources.map((source) => {
+    try {
+      return { pattern: new RegExp(source), reason: `command matches the deny pattern /${source}/` };
+    } catch (error) {
+      throw new UsageError(`deny pattern ${JSON.stringify(source)} is not a valid regular expression: ${(error as Error).message}`);
+    }
+  });
+}
+
+/**
+ * Undoes the cheapest disguises before matching: line continuations,
+ * backslash-escaped letters (`\rm`), empty quotes inside words (`r''m`),
+ * quotes around a plain word (`"rm"`, `'/'`) and `$IFS` used as a space.
+ */
+export function normalizeCommand(command: string): string {
+  return command
+    .replace(/\\\r?\n/g, ' ')
+    .replace(/\\(?=[\w/~-])/g, '')
+    .replace(/(?<=\w)(?:''|"")(?=\w)/g, '')
+    .replace(/(["'])([\w./~-]+)\1/g, '$2')
+    .replace(/\$\{?IFS\}?/g, ' ')
+    .replace(/[ \t]+/g, ' ');
+}
+
+function rule(source: string, reason: string): DenyRule {
+  return { pattern: new RegExp(source), reason };
+}

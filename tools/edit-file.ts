@@ -1,0 +1,96 @@
+import fs from 'node:fs';
+import { z } from 'zod';
+import { writeFileAtomic } from './atomic-write.js';
+import { readWindow, resolveExistingFile } from './read-file.js';
+import { headTail } from './shape.js';
+import { checkSyntax } from './syntax-check.js';
+import type { Tool, ToolOutcome } from './types.js';
+
+/** Echo of the edited region, as in the seed. */
+export const EDIT_ECHO_CHARS = 1_500;
+/** Cap on the syntax error shown for a rejected edit, as in the seed. */
+export const SYNTAX_ERROR_CHARS = 800;
+
+const parameters = z
+  .object({
+    path: z.string().describe('File to edit, relative to the repository root. It must exist.'),
+    old: z.string().describe('Exact text to replace, including whitespace; must occur exactly once in the file.'),
+    new: z.string().describe('Replacement text.'),
+  })
+  .strict();
+
+/**
+ * `edit_file`: replace one exact occurrence of `old` with `new` (seed
+ * component 3). An edit that breaks the syntax of a file that parsed before
+ * is rejected and the file stays byte-identical; an accepted edit is written
+ * atomically and echoed back from three lines above it.
+ *
+ * @example await editFileTool.execute({ path: 'stats.py', old: 'return total', new: 'return total / n' }, ctx)
+ */
+export const editFileTool: Tool<typeof parameters> = {
+  name: 'edit_file',
+  description:
+    'Replace one exact occurrence of `old` with `new`. Edits that break the syntax of Python, JS/TS, JSON or YAML files are rejected.',
+  parameters,
+  async execute({ path, old, new: replacement }, ctx) {
+    const file = resolveExistingFile(ctx.root, path);
+    const source = decodeText(fs.readFileSync(file));
+    if (source === null) return rejected(path, `Edit rejected: ${path} is not a UTF-8 text file; change it with a command instead.`);
+    const count = countOccurrences(source, old);
+    if (count !== 1) return rejected(path, `Edit rejected: \`old\` must match exactly once, found ${count} matches.`);
+    const at = source.indexOf(old);
+    // Slicing, not String.replace: `new` may contain `$&` and friends.
+    const candidate = source.slice(0, at) + replacement + source.slice(at + old.length);
+    const judgement = await judgeSyntax(path, source, candidate);
+    if ('error' in judgement) {
+      return rejected(path, `Edit rejected, file unchanged. Syntax error:\n${headTail(judgement.error, SYNTAX_ERROR_CHARS)}`);
+    }
+    writeFileAtomic(file, candidate);
+    const line = lineOf(source, at);
+    const window = await readWindow(file, path, Math.max(1, line - 3), ctx.limits.viewLines);
+    const note = judgement.note === undefined ? '' : `[${judgement.note}]\n`;
+    return { content: `Edit applied.\n${note}${window.slice(0, EDIT_ECHO_CHARS)}`, ok: true, effect: { kind: 'edit', path, applied: true } };
+  },
+};
+
+/** Non-overlapping occurrences, as Python's `str.count` (an empty needle matches length + 1 times). */
+export function countOccurrences(haystack: string, needle: string): number {
+  if (needle === '') return haystack.length + 1;
+  let count = 0;
+  for (let at = haystack.indexOf(needle); at !== -1; at = haystack.indexOf(needle, at + needle.length)) count += 1;
+  return count;
+}
+
+/**
+ * Rejects only edits that break a file which parsed before; if it was already
+ * broken (a merge conflict, a dialect our parser lacks, a second error still
+ * to fix), the edit goes through with a note, so files can be repaired step by step.
+ */
+async function judgeSyntax(name: string, before: string, after: string): Promise<{ error: string } | { note?: string }> {
+  const verdict = await checkSyntax(name, after);
+  if (verdict.kind === 'skipped') return { note: `syntax not checked: ${verdict.reason}` };
+  if (verdict.kind !== 'invalid') return {};
+  const previous = await checkSyntax(name, before);
+  if (previous.kind !== 'invalid') return { error: verdict.message };
+  return { note: `the file still has a syntax error, as it had before this edit:\n${headTail(verdict.message, SYNTAX_ERROR_CHARS)}` };
+}
+
+/** Strict UTF-8 with the BOM kept, so writing back changes nothing but the edit. */
+function decodeText(bytes: Buffer): string | null {
+  if (bytes.includes(0)) return null;
+  try {
+    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
+  } catch {
+    return null;
+  }
+}
+
+function lineOf(text: string, index: number): number {
+  let line = 1;
+  for (let at = text.indexOf('\n'); at !== -1 && at < index; at = text.indexOf('\n', at + 1)) line += 1;
+  return line;
+}
+
+function rejected(path: string, content: string): ToolOutcome {
+  return { content, ok: false, effect: { kind: 'edit', path, applied: false } };
+}

@@ -1,0 +1,99 @@
+import fs from 'node:fs';
+import { z } from 'zod';
+import { MissingFileError } from '../lib/errors.js';
+import { forEachLine, looksBinary } from './line-reader.js';
+import { resolveInWorkspace, toWorkspaceRelative } from './path-guard.js';
+import { headTail } from './shape.js';
+import type { Tool, ToolContext } from './types.js';
+import { walkFiles } from './walk-files.js';
+
+/** Matching lines counted before giving up on an exact total. */
+export const COUNT_LIMIT = 10_000;
+/** Longest hit text shown; longer lines show a window around the match. */
+export const MAX_HIT_CHARS = 240;
+/** Only this much of one line is searched, so a minified 100 MB line stays cheap. */
+const MAX_SEARCHED_LINE_BYTES = 1024 * 1024;
+
+const parameters = z
+  .object({
+    pattern: z.string().describe('Regular expression in JavaScript syntax, matched against each line.'),
+    path: z.string().default('.').describe('File or directory to search, relative to the repository root. Defaults to the root.'),
+  })
+  .strict();
+
+/**
+ * `grep`: regex search over the text files below `path`, as
+ * `relpath:line: text`, with at most `ctx.limits.maxHits` hits (seed components 1 and 2).
+ * Skips `.git`, `node_modules`, `.gitignore`d paths and binary files.
+ *
+ * @example await grepTool.execute({ pattern: 'def \\w+_total', path: 'src' }, ctx)
+ */
+export const grepTool: Tool<typeof parameters> = {
+  name: 'grep',
+  description: `Regex search (JavaScript syntax) across text files below \`path\`, skipping .gitignore'd and binary files. Returns at most 50 hits.`,
+  parameters,
+  async execute({ pattern, path }, ctx) {
+    const effect = { kind: 'search', pattern } as const;
+    const regex = compilePattern(pattern);
+    if (typeof regex === 'string') return { content: regex, ok: false, effect };
+    const start = resolveInWorkspace(ctx.root, path);
+    if (!fs.existsSync(start)) throw new MissingFileError(`${path} does not exist`);
+    const { hits, count } = await search(regex, start, ctx);
+    return { content: formatHits(hits, count, ctx.limits.maxHits), ok: true, effect };
+  },
+};
+
+function compilePattern(pattern: string): RegExp | string {
+  try {
+    return new RegExp(pattern);
+  } catch (error) {
+    const message = headTail((error as Error).message, 500);
+    return `Invalid pattern: ${message}. Patterns use JavaScript RegExp syntax (no inline flags like (?i), named groups are (?<name>...)).`;
+  }
+}
+
+async function search(regex: RegExp, start: string, ctx: ToolContext): Promise<{ hits: string[]; count: number }> {
+  const hits: string[] = [];
+  let count = 0;
+  const decoder = new TextDecoder('utf-8', { fatal: false });
+  for (const file of walkFiles(ctx.root, start)) {
+    ctx.signal.throwIfAborted();
+    if (count > COUNT_LIMIT) break;
+    if (await isUnreadableOrBinary(file)) continue;
+    const rel = toWorkspaceRelative(ctx.root, file);
+    await forEachLine(file, MAX_SEARCHED_LINE_BYTES, ({ number, bytes }) => {
+      const text = decoder.decode(bytes);
+      const line = text.endsWith('\r') ? text.slice(0, -1) : text;
+      const match = regex.exec(line);
+      if (match === null) return true;
+      count += 1;
+      if (hits.length < ctx.limits.maxHits) hits.push(`${rel}:${number}: ${showHit(line, match.index)}`);
+      return count <= COUNT_LIMIT;
+    }, ctx.signal);
+  }
+  return { hits, count };
+}
+
+async function isUnreadableOrBinary(file: string): Promise<boolean> {
+  try {
+    return await looksBinary(file);
+  } catch {
+    return true;
+  }
+}
+
+function formatHits(hits: string[], count: number, maxHits: number): string {
+  if (count === 0) return 'No matches.';
+  if (count > COUNT_LIMIT) return `More than ${COUNT_LIMIT} matches. Too many to show; use a more specific pattern.`;
+  if (count > maxHits) return `${count} matches. Too many to show; use a more specific pattern.`;
+  return hits.join('\n');
+}
+
+/** The trimmed line, or a window around the match when the line is long (minified code). */
+function showHit(line: string, matchIndex: number): string {
+  const trimmed = line.trim();
+  if (trimmed.length <= MAX_HIT_CHARS) return trimmed;
+  const from = Math.max(0, matchIndex - Math.floor(MAX_HIT_CHARS / 3));
+  const to = Math.min(line.length, from + MAX_HIT_CHARS);
+  return `${from > 0 ? '...' : ''}${line.slice(from, to).trim()}${to < line.length ? '...' : ''}`;
+}

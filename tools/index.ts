@@ -1,0 +1,32 @@
+import { editFileTool } from './edit-file.js';
+import { finishTool } from './finish.js';
+import { grepTool } from './grep.js';
+import { readFileTool } from './read-file.js';
+import { runTool } from './run.js';
+import type { AnyTool } from './types.js';
+import { updateTodoTool } from './update-todo.js';
+
+export { parseToolArguments, type ParsedArguments } from './tool-arguments.js';
+export { toolSchemas, toolSchemasJson, type FunctionToolSchema } from './tool-schemas.js';
+export { describeSandbox, resolveSandbox, type SandboxMode } from './sandbox.js';
+export { readProgress, formatTodo, PROGRESS_FILE } from './update-todo.js';
+export { checkCommand, compileDenyPatterns, DENY_RULES } from './deny-list.js';
+export { DEFAULT_ENV_ALLOW } from './environment.js';
+export { headTail } from './shape.js';
+export type * from './types.js';
+
+/**
+ * The seed's six tools, in the order the model sees them. The order is part
+ * of the cached prompt prefix: append, never reorder mid-run.
+ */
+export const defaultTools: readonly AnyTool[] = [readFileTool, grepTool, editFileTool, runTool, updateTodoTool, finishTool];
+
+/**
+ * The tool with that name, or `undefined` (the caller turns that into an
+ * observation such as `Tool error: unknown tool "foo"`).
+ *
+ * @example findTool(defaultTools, 'read_file')?.execute(args, ctx)
+ */
+export function findTool(tools: readonly AnyTool[], name: string): AnyTool | undefined {
+  return tools.find((tool) => tool.name === name);
+}

@@ -1,0 +1,76 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { PathEscapeError } from '../lib/errors.js';
+
+/** Symlink hops followed before giving up, like the kernel's ELOOP limit. */
+const MAX_LINK_HOPS = 40;
+
+/**
+ * Resolves a path given by the model to an absolute, symlink-free path inside
+ * the workspace, or throws `PathEscapeError`. Links are resolved on the real
+ * file system, including dangling links and links above not-yet-existing
+ * files, so a write below `ws/link -> /etc` is refused before it happens.
+ *
+ * Callers must use the returned path, not the original string: `link/../x`
+ * is resolved lexically first (to `x`), which can differ from what the kernel
+ * would do but never leaves the workspace.
+ *
+ * @example resolveInWorkspace('/work/repo', 'src/app.ts') // '/work/repo/src/app.ts'
+ */
+export function resolveInWorkspace(root: string, relOrAbs: string): string {
+  if (relOrAbs.includes('\0')) throw new PathEscapeError(`${quote(relOrAbs)} contains a NUL byte`);
+  const lexical = path.resolve(root, relOrAbs);
+  if (!isInside(root, lexical)) {
+    throw new PathEscapeError(`${quote(relOrAbs)} is outside the workspace (${root})`);
+  }
+  const real = resolveLinks(lexical, 0);
+  if (!isInside(root, real)) {
+    throw new PathEscapeError(`${quote(relOrAbs)} leads outside the workspace through a symlink (to ${real})`);
+  }
+  return real;
+}
+
+/** The workspace-relative form of a path inside it, with `/` separators; `.` for the root. */
+export function toWorkspaceRelative(root: string, absolute: string): string {
+  const rel = path.relative(root, absolute);
+  return rel === '' ? '.' : rel.split(path.sep).join('/');
+}
+
+function isInside(root: string, candidate: string): boolean {
+  const rel = path.relative(root, candidate);
+  // `..foo` is a legal name inside the root, so compare whole segments.
+  return rel === '' || (rel !== '..' && !rel.startsWith('..' + path.sep) && !path.isAbsolute(rel));
+}
+
+/**
+ * realpath that also works when the tail of the path does not exist yet:
+ * the longest existing prefix is resolved, and a dangling link is followed
+ * by hand so its target is what gets checked.
+ */
+function resolveLinks(absolute: string, hops: number): string {
+  if (hops > MAX_LINK_HOPS) throw new PathEscapeError(`too many levels of symbolic links at ${absolute}`);
+  try {
+    return fs.realpathSync(absolute);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ELOOP') throw new PathEscapeError(`too many levels of symbolic links at ${absolute}`);
+    if (code !== 'ENOENT' && code !== 'ENOTDIR') throw error;
+  }
+  const parent = path.dirname(absolute);
+  if (parent === absolute) return absolute;
+  const candidate = path.join(resolveLinks(parent, hops), path.basename(absolute));
+  const target = readLinkOrNull(candidate);
+  return target === null ? candidate : resolveLinks(path.resolve(path.dirname(candidate), target), hops + 1);
+}
+
+function readLinkOrNull(file: string): string | null {
+  try {
+    return fs.readlinkSync(file);
+  } catch {
+    return null;
+  }
+}
+
+function quote(text: string): string {
+  return JSON.stringify(text.length > 200 ? `${text.slice(0, 200)}...` : text);
+}

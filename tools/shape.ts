@@ -1,0 +1,99 @@
+/**
+ * Observation shaping (seed component 2): keep the head and the tail of a long
+ * text and replace the middle with a marker that says how much was dropped.
+ *
+ * "Chars" are UTF-16 code units, i.e. JavaScript `string.length`, in both
+ * `headTail` and the streaming collector, so the two always agree.
+ */
+
+/** Characters kept at each end for a given cap (the seed's `cap // 2 - 40`). */
+export function keepPerSide(cap: number): number {
+  return Math.max(Math.floor(cap / 2) - 40, 0);
+}
+
+/**
+ * The seed's `head_tail`: texts up to `cap` chars pass unchanged; longer ones
+ * keep `keepPerSide(cap)` chars at each end around an omission marker.
+ *
+ * One deliberate difference: when the cap is so small that nothing is kept
+ * (cap < 82), Python's `text[-0:]` returns the whole text; here the tail is
+ * empty, so the result really is short.
+ *
+ * @example headTail('a'.repeat(200), 100) // 'aaaaaaaaaa\n...[180 chars omitted]...\naaaaaaaaaa'
+ */
+export function headTail(text: string, cap: number): string {
+  if (text.length <= cap) return text;
+  const keep = keepPerSide(cap);
+  return joinWithMarker(text.slice(0, keep), text.length - 2 * keep, keep === 0 ? '' : text.slice(-keep));
+}
+
+/** The head, the omission marker and the tail, exactly as the seed prints them. */
+export function joinWithMarker(head: string, omitted: number, tail: string): string {
+  return `${head}\n...[${omitted} chars omitted]...\n${tail}`;
+}
+
+/** Accepts output in chunks of any total size while holding O(cap) memory. */
+export interface OutputCollector {
+  /** Adds raw bytes; invalid UTF-8 becomes U+FFFD, nothing throws. */
+  push(chunk: Buffer | Uint8Array): void;
+  /** Characters seen so far (after decoding). */
+  readonly totalChars: number;
+  /**
+   * Ends the stream and returns what `headTail(prefix + fullText, cap)` would
+   * return, without ever having held the full text.
+   */
+  finish(prefix?: string): string;
+}
+
+/**
+ * A bounded collector for command output. It keeps the first `cap` chars and
+ * a rolling window of the last `keepPerSide(cap)` chars, and counts the rest.
+ * Decoding is streaming UTF-8 with replacement, so a multi-byte character
+ * split across chunks decodes exactly as it would in one piece and the
+ * omitted count is exact.
+ *
+ * @example
+ * const out = createOutputCollector(6000);
+ * child.stdout.on('data', (chunk) => out.push(chunk));
+ * const text = out.finish('exit=0\n');
+ */
+export function createOutputCollector(cap: number): OutputCollector {
+  const decoder = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true });
+  const headLimit = Math.max(cap, 0);
+  const tailLimit = keepPerSide(cap);
+  let head = '';
+  let tail = '';
+  let total = 0;
+  let finished = false;
+
+  const accept = (text: string): void => {
+    if (text.length === 0) return;
+    total += text.length;
+    const room = headLimit - head.length;
+    if (room > 0) {
+      head += text.slice(0, room);
+      text = text.slice(room);
+    }
+    if (text.length === 0 || tailLimit === 0) return;
+    tail = text.length >= tailLimit ? text.slice(-tailLimit) : (tail + text).slice(-tailLimit);
+  };
+
+  return {
+    push(chunk) {
+      if (finished) throw new Error('output collector already finished');
+      accept(decoder.decode(chunk, { stream: true }));
+    },
+    get totalChars() {
+      return total;
+    },
+    finish(prefix = '') {
+      if (!finished) accept(decoder.decode());
+      finished = true;
+      // Everything is still held when the tail window never had to roll.
+      if (total <= headLimit + tailLimit) return headTail(prefix + head + tail, cap);
+      const keep = keepPerSide(cap);
+      const start = (prefix + head).slice(0, keep);
+      return joinWithMarker(start, prefix.length + total - 2 * keep, keep === 0 ? '' : tail.slice(-keep));
+    },
+  };
+}

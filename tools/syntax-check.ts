@@ -1,0 +1,100 @@
+import path from 'node:path';
+import { parse as babelParse, type ParserOptions, type ParserPlugin } from '@babel/parser';
+import YAML from 'yaml';
+import { locateJsonError } from './json-error.js';
+import { compilePython } from './python-check.js';
+
+/**
+ * The outcome of checking one candidate file. `none` means no checker exists
+ * for the extension; `skipped` means one exists but could not run (say so).
+ */
+export type SyntaxVerdict =
+  | { kind: 'valid' }
+  | { kind: 'invalid'; message: string }
+  | { kind: 'none' }
+  | { kind: 'skipped'; reason: string };
+
+type Checker = (source: string, name: string) => SyntaxVerdict | Promise<SyntaxVerdict>;
+
+/** Extension → in-process checker (Python goes to python3, see python-check.ts). */
+const CHECKERS: Record<string, Checker> = {
+  '.js': (source, name) => checkWithBabel(source, name, { sourceType: 'unambiguous', plugins: ['jsx'] }),
+  '.jsx': (source, name) => checkWithBabel(source, name, { sourceType: 'unambiguous', plugins: ['jsx'] }),
+  '.mjs': (source, name) => checkWithBabel(source, name, { sourceType: 'module' }),
+  '.cjs': (source, name) => checkWithBabel(source, name, { sourceType: 'script' }),
+  '.ts': (source, name) => checkWithBabel(source, name, typeScriptOptions(name, false)),
+  '.mts': (source, name) => checkWithBabel(source, name, typeScriptOptions(name, false)),
+  '.cts': (source, name) => checkWithBabel(source, name, typeScriptOptions(name, false)),
+  '.tsx': (source, name) => checkWithBabel(source, name, typeScriptOptions(name, true)),
+  '.json': checkJson,
+  '.yaml': checkYaml,
+  '.yml': checkYaml,
+  '.py': checkPython,
+};
+
+/**
+ * Checks a candidate file's syntax by its extension, in process where a
+ * parser is available (JS, TS, JSX, JSON, YAML) and with `python3` for Python.
+ * Error messages read `name:line:col: kind: message` plus the offending line.
+ *
+ * @example await checkSyntax('src/app.ts', 'const x: = 1;') // { kind: 'invalid', message: 'src/app.ts:1:10: SyntaxError: Unexpected token\n...' }
+ */
+export async function checkSyntax(name: string, source: string): Promise<SyntaxVerdict> {
+  const checker = CHECKERS[path.extname(name).toLowerCase()];
+  return checker === undefined ? { kind: 'none' } : checker(source, name);
+}
+
+function typeScriptOptions(name: string, jsx: boolean): ParserOptions {
+  const declaration = /\.d\.[mc]?tsx?$/i.test(name);
+  const typescript: ParserPlugin = declaration ? ['typescript', { dts: true }] : 'typescript';
+  const plugins: ParserPlugin[] = [typescript, 'decorators-legacy'];
+  return { sourceType: 'unambiguous', plugins: jsx ? [...plugins, 'jsx'] : plugins };
+}
+
+function checkWithBabel(source: string, name: string, options: ParserOptions): SyntaxVerdict {
+  try {
+    // Top-level return/await are legal in CommonJS wrappers and ES modules respectively.
+    babelParse(source, { ...options, allowReturnOutsideFunction: true, allowAwaitOutsideFunction: true });
+    return { kind: 'valid' };
+  } catch (error) {
+    const { loc, message } = error as { loc?: { line: number; column: number }; message: string };
+    const text = message.replace(/\s*\(\d+:\d+\)$/, '');
+    return invalid(source, name, loc?.line ?? 0, (loc?.column ?? -1) + 1, `SyntaxError: ${text}`);
+  }
+}
+
+function checkJson(source: string, name: string): SyntaxVerdict {
+  const text = source.startsWith('\uFEFF') ? source.slice(1) : source;
+  try {
+    JSON.parse(text);
+    return { kind: 'valid' };
+  } catch (error) {
+    const at = locateJsonError(text);
+    return invalid(text, name, at?.line ?? 0, at?.column ?? 0, `SyntaxError: ${(error as Error).message}`);
+  }
+}
+
+function checkYaml(source: string, name: string): SyntaxVerdict {
+  // Duplicate keys are accepted, as PyYAML and most loaders do.
+  const documents = YAML.parseAllDocuments(source, { uniqueKeys: false, prettyErrors: true });
+  const error = (Array.isArray(documents) ? documents : [documents]).flatMap((doc) => doc.errors)[0];
+  if (error === undefined) return { kind: 'valid' };
+  const at = error.linePos?.[0];
+  return { kind: 'invalid', message: `${name}:${at?.line ?? 0}:${at?.col ?? 0}: ${error.name}: ${error.message.trim()}` };
+}
+
+async function checkPython(source: string, name: string): Promise<SyntaxVerdict> {
+  const verdict = await compilePython(source, name);
+  if (verdict.kind !== 'invalid') return verdict;
+  return invalid(source, name, verdict.line, verdict.column, verdict.message);
+}
+
+/** `name:line:col: message`, then the offending line and a caret under the column. */
+function invalid(source: string, name: string, line: number, column: number, message: string): SyntaxVerdict {
+  const header = `${name}:${line}:${column}: ${message}`;
+  const text = line > 0 ? source.split('\n')[line - 1] : undefined;
+  if (text === undefined) return { kind: 'invalid', message: header };
+  const shown = text.replace(/\r$/, '').slice(0, 200);
+  const caret = column > 0 && column <= shown.length + 1 ? `\n${' '.repeat(column - 1)}^` : '';
+  return { kind: 'invalid', message: `${header}\n${shown}${caret}` };
+}

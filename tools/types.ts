@@ -1,0 +1,74 @@
+import type { z } from 'zod';
+
+/** One entry of the agent's todo list (seed component 7: plan and state). */
+export interface TodoItem {
+  task: string;
+  done: boolean;
+}
+
+/** How `run` executes commands; parsed from the rules, fixed for a whole run. */
+export interface CommandPolicy {
+  /** Extra deny patterns (regex source strings) on top of the built-in list. */
+  deny: string[];
+  /** `auto` uses bubblewrap when it is installed and says so when it is not. */
+  sandbox: 'auto' | 'bwrap' | 'none';
+  /** Network inside the sandbox; off by default. */
+  network: boolean;
+  /** Environment variable names (or `PREFIX_*` globs) passed through to commands. */
+  envAllow: string[];
+  /** Seconds before a command's whole process group is killed. */
+  timeoutSeconds: number;
+}
+
+/** Limits on what one observation may put into the context (seed component 2). */
+export interface ObservationLimits {
+  /** Head+tail cap on `run` output, in characters. */
+  outputChars: number;
+  /** Lines shown by one `read_file` call. */
+  viewLines: number;
+  /** Most `grep` hits shown before asking for a narrower pattern. */
+  maxHits: number;
+}
+
+/** Everything a tool may touch. Built once per run by the harness. */
+export interface ToolContext {
+  /** Absolute, symlink-resolved workspace root. */
+  root: string;
+  /** Aborted when the harness leaves the state that invoked the tool (time budget, shutdown). */
+  signal: AbortSignal;
+  limits: ObservationLimits;
+  policy: CommandPolicy;
+}
+
+/**
+ * What a tool call did, as plain data. The machine derives its facts
+ * (last edit, last test run, stall counters) from these, never from text.
+ */
+export type ToolEffect =
+  | { kind: 'read'; path: string }
+  | { kind: 'search'; pattern: string }
+  | { kind: 'edit'; path: string; applied: boolean }
+  | { kind: 'command'; command: string; exitCode: number | null; timedOut: boolean; blocked: boolean }
+  | { kind: 'todo'; items: TodoItem[] }
+  | { kind: 'finish'; summary: string }
+  | { kind: 'none' };
+
+/** The result of one tool call: the observation text and its effect. */
+export interface ToolOutcome {
+  /** Text that becomes the tool message the model sees. */
+  content: string;
+  /** False when the call failed (bad arguments, missing file, thrown error). */
+  ok: boolean;
+  effect: ToolEffect;
+}
+
+/** A tool in the openai-agents `tool()` shape: a zod schema and an execute function. */
+export interface Tool<Schema extends z.ZodObject = z.ZodObject> {
+  name: string;
+  description: string;
+  parameters: Schema;
+  execute(args: z.infer<Schema>, ctx: ToolContext): Promise<ToolOutcome>;
+}
+
+/** A tool with its argument type erased, as stored in a registry. */
+export type AnyTool = Tool<z.ZodObject>;
