@@ -17,16 +17,19 @@ export const phaseGuards = {
   todoWritten: (context) => context.turn.todoWritten,
   /** A successful edit was made this turn. */
   editMade: (context) => context.turn.edited,
-  /** The verification command ran this turn. */
-  testRun: (context) => context.turn.testRan,
+  /** The verification command ran this turn, after any edit of the turn. */
+  testRun: (context) => context.turn.testRan && context.facts.lastTestSeq > context.facts.lastEditSeq,
   /** The last verification run this turn failed. */
   testFailed: (context) => context.turn.testPassed === false,
   /** The last verification run this turn passed. */
   testPassed: (context) => context.turn.testPassed === true,
   /** A finish call was refused by the gate this turn. */
   finishRefused: (context) => context.turn.finishRefused,
-  /** An edit was made after the last verification run. */
-  editedSinceTest: (context) => context.facts.lastEditSeq > context.facts.lastTestSeq,
+  /** In this phase, an edit was made after the last verification run. */
+  editedSinceTest: (context) => {
+    const { lastEditSeq, lastTestSeq, phaseStartSeq } = context.facts;
+    return lastEditSeq > lastTestSeq && lastEditSeq > phaseStartSeq;
+  },
   /** In this phase, an edit was made and then the verification command ran. */
   testedAfterEdit: (context) => {
     const { lastEditSeq, lastTestSeq, phaseStartSeq } = context.facts;

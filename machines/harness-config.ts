@@ -140,15 +140,21 @@ function phaseState(phase: Phase, rule: PhaseRule, rules: Rules) {
       review: reviewState(rules),
       route: {
         description: 'Phase exits, in rule order; otherwise another turn in this phase.',
-        always: [
-          ...rule.exits.filter((exit) => rules.phases[exit.to].enabled).map(({ guard, to, ...params }) => ({
-            guard: { type: guard, params }, target: at(to), reenter: true,
-          })),
-          { target: 'observe' },
-        ],
+        always: [...exitTransitions(rule, rules, 'settle'), { target: 'observe' }],
+      },
+      settle: {
+        description: 'Entered through an exit: this phase judges the same turn once more (a failing test run sends verify on to fix).',
+        always: [...exitTransitions(rule, rules, 'observe'), { target: 'observe' }],
       },
     },
   };
+}
+
+/** The phase's exits, in rule order, entering the next phase at `entry`; exits to disabled phases are left out. */
+function exitTransitions(rule: PhaseRule, rules: Rules, entry: 'settle' | 'observe') {
+  return rule.exits.filter((exit) => rules.phases[exit.to].enabled).map(({ guard, to, ...params }) => ({
+    guard: { type: guard, params }, target: at(`${to}.${entry}`), reenter: true,
+  }));
 }
 
 function gateState(rules: Rules) {

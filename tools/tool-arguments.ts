@@ -26,7 +26,7 @@ export function parseToolArguments(tool: AnyTool, rawJson: string): ParsedArgume
   } catch (error) {
     const at = locateJsonError(rawJson);
     const where = at === null ? '' : ` at line ${at.line}, column ${at.column}`;
-    return fail(`not valid JSON${where} (${clip((error as Error).message, 160)})`);
+    return fail(`not valid JSON${where} (${clip((error as Error).message.replace(/\s+/g, ' '), 160)})`);
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     return fail(`expected a JSON object, got ${describeValue(value)}`);

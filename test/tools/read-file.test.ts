@@ -77,4 +77,20 @@ describe('read_file', () => {
     expect(result.content.split('\n')[0]).toBe('[huge.log: lines 999950-1000000 of 1000000; 999949 above, 0 below]');
     expect(grown).toBeLessThan(50 * 1024 * 1024);
   }, 30_000);
+
+  it('streams a single 100 MB line without holding it', async () => {
+    const root = makeTempDir();
+    const file = path.join(root, 'one-line.min.js');
+    const block = Buffer.alloc(1024 * 1024, 'z');
+    const fd = fs.openSync(file, 'w');
+    for (let i = 0; i < 100; i += 1) fs.writeSync(fd, block);
+    fs.closeSync(fd);
+    const before = process.memoryUsage().rss;
+    const result = await readFileTool.execute({ path: 'one-line.min.js', start: 1 }, makeContext(root));
+    const grown = process.memoryUsage().rss - before;
+    expect(result.content).toBe(
+      `[one-line.min.js: lines 1-1 of 1; 0 above, 0 below]\n    1  ${'z'.repeat(2000)}...[line cut at 2000 chars; 104857600 bytes in full]`,
+    );
+    expect(grown).toBeLessThan(50 * 1024 * 1024);
+  }, 30_000);
 });

@@ -1,0 +1,140 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { MissingFileError } from '../../lib/errors.js';
+import { editFileTool } from '../../tools/edit-file.js';
+import { checkSyntax } from '../../tools/syntax-check.js';
+import { makeContext, makeTempDir, writeFiles } from '../helpers/workspace.js';
+
+const edit = (root: string, file: string, old: string, replacement: string) =>
+  editFileTool.execute({ path: file, old, new: replacement }, makeContext(root));
+
+/** Applies an edit that must be rejected and checks the file is byte-identical afterwards. */
+async function expectRejected(file: string, source: string, old: string, replacement: string): Promise<string> {
+  const root = makeTempDir();
+  writeFiles(root, { [file]: source });
+  const before = fs.readFileSync(path.join(root, file));
+  const result = await edit(root, file, old, replacement);
+  expect(result.ok).toBe(false);
+  expect(result.effect).toEqual({ kind: 'edit', path: file, applied: false });
+  expect(fs.readFileSync(path.join(root, file)).equals(before)).toBe(true);
+  expect(fs.readdirSync(path.dirname(path.join(root, file)))).toEqual([path.basename(file)]);
+  return result.content;
+}
+
+describe('edit_file rejections', () => {
+  it('rejects a Python edit that breaks indentation, with line and column', async () => {
+    const message = await expectRejected('stats.py', 'def mean(xs):\n    return sum(xs) / len(xs)\n', '    return', 'return');
+    expect(message).toMatch(/^Edit rejected, file unchanged\. Syntax error:\nstats\.py:2:\d+: IndentationError: expected an indented block/);
+  });
+
+  it('rejects syntax-breaking JS, TS, TSX, JSON and YAML edits', async () => {
+    expect(await expectRejected('a.js', 'const x = 1;\n', '= 1', '= ')).toMatch(/a\.js:1:\d+: SyntaxError: Unexpected token/);
+    expect(await expectRejected('a.ts', 'let n: number = 1;\n', 'number', 'number<')).toMatch(/a\.ts:1:\d+: SyntaxError/);
+    expect(await expectRejected('a.tsx', 'export const A = () => <div>hi</div>;\n', '</div>', '</span>')).toMatch(/a\.tsx:1:\d+: SyntaxError/);
+    expect(await expectRejected('a.json', '{\n  "a": 1,\n  "b": 2\n}\n', '"b": 2', '"b": 2,')).toMatch(/a\.json:4:1: SyntaxError/);
+    expect(await expectRejected('a.yaml', 'a: 1\nb: [1, 2]\n', '[1, 2]', '[1, 2')).toMatch(/a\.yaml:\d+:\d+: YAMLParseError/);
+  });
+
+  it('requires exactly one match', async () => {
+    expect(await expectRejected('a.txt', 'x = 1\nx = 1\n', 'x = 1', 'x = 2')).toBe('Edit rejected: `old` must match exactly once, found 2 matches.');
+    expect(await expectRejected('a.txt', 'x = 1\n', 'y', 'z')).toBe('Edit rejected: `old` must match exactly once, found 0 matches.');
+  });
+
+  it('refuses non-UTF-8 files rather than corrupting them', async () => {
+    const root = makeTempDir();
+    writeFiles(root, { 'latin1.txt': Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a]) });
+    const result = await edit(root, 'latin1.txt', 'caf', 'CAF');
+    expect(result.content).toMatch(/not a UTF-8 text file/);
+    expect(fs.readFileSync(path.join(root, 'latin1.txt'))).toEqual(Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a]));
+  });
+
+  it('throws MissingFileError for a missing file', async () => {
+    const root = makeTempDir();
+    await expect(edit(root, 'ghost.py', 'a', 'b')).rejects.toThrow(MissingFileError);
+  });
+});
+
+describe('edit_file accepted edits', () => {
+  it('writes the edit and echoes the region from three lines above', async () => {
+    const root = makeTempDir();
+    const lines = Array.from({ length: 30 }, (_, i) => `x${i + 1} = ${i + 1}`);
+    writeFiles(root, { 'm.py': `${lines.join('\n')}\n` });
+    const result = await edit(root, 'm.py', 'x20 = 20', 'x20 = 200');
+    expect(result.ok).toBe(true);
+    expect(result.effect).toEqual({ kind: 'edit', path: 'm.py', applied: true });
+    expect(result.content.split('\n').slice(0, 3)).toEqual(['Edit applied.', '[m.py: lines 17-30 of 30; 16 above, 0 below]', '   17  x17 = 17']);
+    expect(result.content).toContain('   20  x20 = 200');
+    expect(fs.readFileSync(path.join(root, 'm.py'), 'utf8')).toContain('x20 = 200\nx21 = 21');
+  });
+
+  it('cuts the echo at 1,500 chars', async () => {
+    const root = makeTempDir();
+    writeFiles(root, { 'long.txt': `target\n${`${'word '.repeat(40)}\n`.repeat(100)}` });
+    const result = await edit(root, 'long.txt', 'target', 'done');
+    expect(result.content.length).toBe('Edit applied.\n'.length + 1500);
+  });
+
+  it('preserves CRLF endings, the BOM, the file mode and `$` sequences in the replacement', async () => {
+    const root = makeTempDir();
+    const file = path.join(root, 'win.js');
+    fs.writeFileSync(file, '\uFEFFconst a = 1;\r\nconst b = 2;\r\n');
+    fs.chmodSync(file, 0o751);
+    const result = await edit(root, 'win.js', 'const b = 2;', "const b = '$&$1';");
+    expect(result.ok).toBe(true);
+    expect(fs.readFileSync(file, 'utf8')).toBe("\uFEFFconst a = 1;\r\nconst b = '$&$1';\r\n");
+    expect(fs.statSync(file).mode & 0o777).toBe(0o751);
+  });
+
+  it('accepts an edit to a file that was already broken, with a note', async () => {
+    const root = makeTempDir();
+    writeFiles(root, { 'broken.py': 'def a(:\n    pass\n\ndef b(:\n    pass\n' });
+    const result = await edit(root, 'broken.py', 'def a(:', 'def a():');
+    expect(result.ok).toBe(true);
+    expect(result.content).toMatch(/^Edit applied\.\n\[the file still has a syntax error, as it had before this edit:\nbroken\.py:4:/);
+  });
+
+  it('applies a Python edit with a note when python3 is missing', async () => {
+    const root = makeTempDir();
+    writeFiles(root, { 'a.py': 'x = 1\n' });
+    const savedPath = process.env.PATH;
+    process.env.PATH = '/nonexistent-bin';
+    try {
+      expect((await edit(root, 'a.py', 'x = 1', 'x = (')).content).toBe(
+        'Edit applied.\n[syntax not checked: python3 not found on PATH]\n[a.py: lines 1-1 of 1; 0 above, 0 below]\n    1  x = (',
+      );
+    } finally {
+      process.env.PATH = savedPath;
+    }
+  });
+
+  it('edits files of unknown type without a check', async () => {
+    const root = makeTempDir();
+    writeFiles(root, { 'notes.md': '# Title\n' });
+    expect((await edit(root, 'notes.md', 'Title', 'New title')).content).toBe(
+      'Edit applied.\n[notes.md: lines 1-1 of 1; 0 above, 0 below]\n    1  # New title',
+    );
+  });
+});
+
+describe('checkSyntax', () => {
+  it('accepts valid code in every supported language', async () => {
+    const valid: Record<string, string> = {
+      'a.py': 'match x:\n    case [1, *rest]:\n        pass\n',
+      'a.js': 'const el = <div>{x}</div>;\nawait go();\n',
+      'a.mjs': 'export const x = await import("y");\n',
+      'a.cjs': 'if (x) return;\nmodule.exports = 1;\n',
+      'a.ts': 'function id<T>(x: T): T { return <T>x; }\n@dec class A {}\n',
+      'a.d.ts': 'declare function f(x: number): string;\n',
+      'a.tsx': 'const A = <T,>(x: T) => <b>{String(x)}</b>;\n',
+      'a.json': '\uFEFF{"a": [1, 2, {"b": null}]}',
+      'a.yml': 'a: 1\n---\nb: [1, 2]\n',
+    };
+    for (const [name, source] of Object.entries(valid)) expect(await checkSyntax(name, source), name).toEqual({ kind: 'valid' });
+  });
+
+  it('catches Python errors that only compile() sees, with the offending line', async () => {
+    const verdict = await checkSyntax('f.py', 'x = 1\nreturn x\n');
+    expect(verdict).toEqual({ kind: 'invalid', message: "f.py:2:1: SyntaxError: 'return' outside function\nreturn x\n^" });
+  });
+});

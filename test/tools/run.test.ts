@@ -1,0 +1,115 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { runTool } from '../../tools/run.js';
+import { headTail } from '../../tools/shape.js';
+import type { CommandPolicy } from '../../tools/types.js';
+import { processesWithArgument, uniqueMarker } from '../helpers/processes.js';
+import { makeContext, makeTempDir } from '../helpers/workspace.js';
+
+const run = (command: string, policy: Partial<CommandPolicy> = {}, signal?: AbortSignal, root = makeTempDir()) =>
+  runTool.execute({ command }, makeContext(root, { policy: { sandbox: 'none', ...policy }, signal }));
+
+const savedEnv = { ...process.env };
+afterEach(() => {
+  for (const name of Object.keys(process.env)) if (!(name in savedEnv)) delete process.env[name];
+  Object.assign(process.env, savedEnv);
+});
+
+describe('run', () => {
+  it('puts the exit code first and merges stderr into stdout in order', async () => {
+    const result = await run('echo one; echo two >&2; echo three; exit 3');
+    expect(result).toEqual({
+      content: 'exit=3\none\ntwo\nthree\n',
+      ok: true,
+      effect: { kind: 'command', command: 'echo one; echo two >&2; echo three; exit 3', exitCode: 3, timedOut: false, blocked: false },
+    });
+  });
+
+  it('runs in the workspace root', async () => {
+    const root = makeTempDir();
+    expect((await run('pwd', {}, undefined, root)).content).toBe(`exit=0\n${root}\n`);
+  });
+
+  it('head+tail truncates long output with the seed marker', async () => {
+    const result = await run('seq 1 20000');
+    const full = `exit=0\n${Array.from({ length: 20000 }, (_, i) => i + 1).join('\n')}\n`;
+    expect(result.content).toBe(headTail(full, 6000));
+    expect(result.content).toMatch(/^exit=0\n1\n2\n[\s\S]*\n\.\.\.\[\d+ chars omitted\]\.\.\.\n[\s\S]*\n20000\n$/);
+  });
+
+  it('keeps memory bounded while a command prints 1 GB', async () => {
+    const before = process.memoryUsage().rss;
+    const result = await run("head -c 1000000000 /dev/zero | tr '\\0' y", { timeoutSeconds: 120 });
+    const grown = process.memoryUsage().rss - before;
+    const marker = `\n...[${1_000_000_007 - 2 * 2960} chars omitted]...\n`;
+    expect(result.content).toBe(`exit=0\n${'y'.repeat(2953)}${marker}${'y'.repeat(2960)}`);
+    expect(grown).toBeLessThan(100 * 1024 * 1024);
+  }, 90_000);
+
+  it('keeps non-UTF-8 output readable', async () => {
+    expect((await run("printf 'caf\\xe9 \\xff\\n'")).content).toBe('exit=0\ncaf\uFFFD \uFFFD\n');
+  });
+
+  it('kills the whole process group on timeout, grandchildren included', async () => {
+    const marker = uniqueMarker();
+    const started = Date.now();
+    const result = await run(`sleep ${marker} & echo $!; sleep ${marker}`, { timeoutSeconds: 1 });
+    expect(Date.now() - started).toBeLessThan(4000);
+    expect(result.content).toMatch(/^exit=timeout after 1s \(process group killed\)\n\d+\n$/);
+    expect(result.ok).toBe(false);
+    expect(result.effect).toMatchObject({ exitCode: null, timedOut: true, blocked: false });
+    const pid = Number(result.content.split('\n')[1]);
+    expect(fs.existsSync(`/proc/${pid}/cmdline`) && fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(marker)).toBe(false);
+    expect(processesWithArgument(marker)).toEqual([]);
+  });
+
+  it('does not let background jobs outlive a finished command', async () => {
+    const marker = uniqueMarker();
+    const started = Date.now();
+    const result = await run(`sleep ${marker} & echo started`);
+    expect(result.content).toBe('exit=0\nstarted\n');
+    expect(Date.now() - started).toBeLessThan(3000);
+    expect(processesWithArgument(marker)).toEqual([]);
+  });
+
+  it('kills the process group when the harness aborts', async () => {
+    const marker = uniqueMarker();
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 300);
+    const result = await run(`echo before; sleep ${marker} & sleep ${marker}`, {}, controller.signal);
+    expect(result.content).toBe('exit=aborted (process group killed)\nbefore\n');
+    expect(result.effect).toMatchObject({ exitCode: null, timedOut: false });
+    expect(processesWithArgument(marker)).toEqual([]);
+  });
+
+  it('hides secrets from the command environment', async () => {
+    process.env.OPENAI_API_KEY = 'sk-test-must-not-leak';
+    process.env.NODE_AUTH_TOKEN = 'npm-token-must-not-leak';
+    process.env.REIN_TEST_VISIBLE = 'visible-value';
+    process.env.REIN_TEST_SECRET = 'secret-must-not-leak';
+    const result = await run('env', { envAllow: ['REIN_TEST_*'] });
+    expect(result.content).not.toContain('must-not-leak');
+    expect(result.content).toContain('REIN_TEST_VISIBLE=visible-value');
+    expect(result.content).toMatch(/^PATH=/m);
+  });
+
+  it('blocks denied commands before running anything', async () => {
+    const root = makeTempDir();
+    const result = await run('touch ran.txt && git push', { deny: [] }, undefined, root);
+    expect(result).toEqual({
+      content: 'Blocked by policy: git push publishes work outside the workspace; leave pushing to a person. Choose a safer action.',
+      ok: false,
+      effect: { kind: 'command', command: 'touch ran.txt && git push', exitCode: null, timedOut: false, blocked: true },
+    });
+    expect(fs.existsSync(path.join(root, 'ran.txt'))).toBe(false);
+    expect((await run('terraform apply', { deny: ['terraform\\s+apply'] })).effect).toMatchObject({ blocked: true });
+  });
+
+  it("refuses to run bare when the rules require bwrap and it is missing", async () => {
+    process.env.PATH = '/nonexistent-bin';
+    const result = await run('echo hi', { sandbox: 'bwrap' });
+    expect(result.content).toBe('Command not run: the rules require sandbox: bwrap, but bubblewrap (bwrap) was not found on PATH.');
+    expect(result.ok).toBe(false);
+  });
+});

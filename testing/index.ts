@@ -1,0 +1,15 @@
+/**
+ * rein's test kit: unit-test harness transitions and whole runs without
+ * real models, processes or network.
+ *
+ * - `probeHarness`: pure transitions from any state (`transition()` under the hood).
+ * - `runScripted`: a full run with a scripted model and real tools on a temp dir.
+ * - `reply`, `call`: scripted model replies; `edited`, `ran`, `read`, …: tool results.
+ * - `coverTransitions`: model-based path coverage of a machine built from rules.
+ */
+export { probeHarness, type ProbeStep } from './probe.js';
+export { runScripted, type ScriptedRunOptions, type ScriptedRunResult } from './run-scripted.js';
+export { blocked, edited, ran, read, rejectedEdit, searched, todo, toolError, type ResultSpec } from './results.js';
+export { call, createScriptedModel, reply, type Script, type ScriptedCall, type ScriptedReply } from '../actors/scripted-model.js';
+export { createHarnessMachine } from '../machines/harness-machine.js';
+export { defaultRules, rulesSchema } from '../rules/schema.js';

@@ -1,0 +1,92 @@
+import { transition, type StateValue } from 'xstate';
+import type { ChatMessage } from '../context/messages.js';
+import type { ContextOutput } from '../machines/actor-contracts.js';
+import type { HarnessMachine } from '../machines/harness-machine.js';
+import { initialContext } from '../machines/initial-context.js';
+import { stateLabel } from '../machines/state-label.js';
+import type { HarnessContext, HarnessEmitted, ModelReply, ToolsOutput } from '../machines/types.js';
+import type { Rules } from '../rules/schema.js';
+import type { ScriptedReply } from '../actors/scripted-model.js';
+import { normalizeCalls } from '../machines/turn-updates.js';
+import type { ResultSpec } from './results.js';
+
+type Snapshot = ReturnType<HarnessMachine['resolveState']>;
+
+/** What one step of a probe produced. */
+export interface ProbeStep {
+  /** Dotted state after the step, e.g. `fix.compact`. */
+  state: string;
+  context: HarnessContext;
+  /** Everything the machine emitted: record appends and trace notes. */
+  emitted: HarnessEmitted[];
+  /** Messages appended to the record. */
+  appended: ChatMessage[];
+  /** Trace notes by kind (`stall`, `finish`, `context`, `budget_warning`, `end`). */
+  notes: Array<{ kind: string; data: Record<string, unknown> }>;
+}
+
+/**
+ * Drives the harness machine one event at a time with XState's pure
+ * `transition()`: no actors run, no files or network are touched. Start it
+ * at any state with any context, feed it a model reply or tool results, and
+ * read the state it reaches, what it appended and which notes it emitted.
+ *
+ * @example
+ * const probe = probeHarness(createHarnessMachine(rules), rules, { at: 'build.think' });
+ * probe.reply({ calls: [{ name: 'run', args: { command: 'npm test' } }] });
+ * const step = probe.tools([ran('npm test', 1)]);
+ * expect(step.state).toBe('fix.compact');
+ */
+export function probeHarness(machine: HarnessMachine, rules: Rules, options: { at?: string; context?: Partial<HarnessContext>; testCmd?: string } = {}) {
+  const base = initialContext({ task: 'the task', testCmd: options.testCmd ?? 'npm test' }, rules);
+  const at = options.at ?? `${base.phase}.think`;
+  let snapshot: Snapshot = machine.resolveState({ value: toValue(at), context: { ...base, recordLength: 2, phase: at.split('.')[0] as HarnessContext['phase'], ...options.context } });
+
+  const apply = (event: unknown): ProbeStep => {
+    const [next, actions] = transition(machine, snapshot, event as never);
+    snapshot = next;
+    const emitted = (actions as Array<{ type: string; params?: unknown }>).filter((action) => action.type === 'xstate.emit').map((action) => (action.params as { event: HarnessEmitted }).event);
+    return {
+      state: stateLabel(next.value), context: next.context, emitted,
+      appended: emitted.flatMap((event) => (event.type === 'record.append' ? event.messages : [])),
+      notes: emitted.flatMap((event) => (event.type === 'harness.note' ? [{ kind: event.kind, data: event.data }] : [])),
+    };
+  };
+
+  return {
+    get snapshot() { return snapshot; },
+    get state() { return stateLabel(snapshot.value); },
+    get context() { return snapshot.context; },
+    /** The model actor finished with this reply (usage optional). */
+    reply(scripted: ScriptedReply, usage: Partial<ModelReply['usage']> = {}): ProbeStep {
+      if (scripted instanceof Error) return apply({ type: 'xstate.error.actor.model', error: scripted });
+      const message = { role: 'assistant' as const, content: scripted.content ?? null, tool_calls: (scripted.calls ?? []).map((call, index) => ({ id: call.id ?? `call_${index}`, type: 'function' as const, function: { name: call.name, arguments: typeof call.args === 'string' ? call.args : JSON.stringify(call.args ?? {}) } })) };
+      return apply({ type: 'xstate.done.actor.model', output: { message, usage: { promptTokens: 100, completionTokens: 10, cachedTokens: 0, ...usage } } });
+    },
+    /** The tool actor finished with these results (ids are taken from the pending calls); `finish` stops at a finish call. */
+    tools(results: ResultSpec[], finish?: { summary: string }): ProbeStep {
+      const context = snapshot.context;
+      const pending = context.calls.length > 0 ? context.calls.slice(context.cursor) : normalizeCalls({ role: 'assistant', content: null }, context.step);
+      const output: ToolsOutput = {
+        results: results.map((spec, index) => ({ id: pending[index]?.id ?? `call_${context.step}_${index}`, name: spec.name, args: spec.args ?? {}, outcome: spec.outcome, ms: 1 })),
+        finish: finish ?? null,
+      };
+      return apply({ type: 'xstate.done.actor.tools', output });
+    },
+    /** The context manager finished: by default the view fits and nothing changed. */
+    contextReady(overrides: Partial<ContextOutput> = {}): ProbeStep {
+      const context = snapshot.context;
+      const output: ContextOutput = { contextState: context.contextState, messages: [], tokens: 1000, action: 'none', before: { chars: 4000, tokens: 1000 }, chars: 4000, ...overrides };
+      return apply({ type: 'xstate.done.actor.contextManager', output });
+    },
+    /** Any other event: the clock (`clock.expired`), an actor error, a summary. */
+    send(event: { type: string; [key: string]: unknown }): ProbeStep {
+      return apply(event);
+    },
+  };
+}
+
+function toValue(label: string): StateValue {
+  const [phase, child] = label.split('.');
+  return child ? { [phase!]: child } : phase!;
+}

@@ -1,0 +1,50 @@
+import type { ToolEffect, ToolOutcome, TodoItem } from '../tools/types.js';
+
+/** A tool result for a transition test, without running the tool. `name` and `args` identify the action. */
+export interface ResultSpec {
+  name: string;
+  args?: unknown;
+  outcome: ToolOutcome;
+}
+
+const outcome = (content: string, ok: boolean, effect: ToolEffect): ToolOutcome => ({ content, ok, effect });
+
+/** An edit that was applied. */
+export function edited(path: string): ResultSpec {
+  return { name: 'edit_file', args: { path }, outcome: outcome(`Edit applied.\n[${path}]`, true, { kind: 'edit', path, applied: true }) };
+}
+
+/** An edit the guard rejected (file unchanged). */
+export function rejectedEdit(path: string, why = 'Syntax error'): ResultSpec {
+  return { name: 'edit_file', args: { path }, outcome: outcome(`Edit rejected, file unchanged. ${why}`, true, { kind: 'edit', path, applied: false }) };
+}
+
+/** A command that ran with this exit code and output. */
+export function ran(command: string, exitCode: number, output = ''): ResultSpec {
+  return { name: 'run', args: { command }, outcome: outcome(`exit=${exitCode}\n${output}`, true, { kind: 'command', command, exitCode, timedOut: false, blocked: false }) };
+}
+
+/** A command refused by the deny list. */
+export function blocked(command: string): ResultSpec {
+  return { name: 'run', args: { command }, outcome: outcome('Blocked by policy.', false, { kind: 'command', command, exitCode: null, timedOut: false, blocked: true }) };
+}
+
+/** A file read (the content decides whether repeats count as the same result). */
+export function read(path: string, content = `[${path}: lines 1-1 of 1; 0 above, 0 below]`): ResultSpec {
+  return { name: 'read_file', args: { path }, outcome: outcome(content, true, { kind: 'read', path }) };
+}
+
+/** A grep search. */
+export function searched(pattern: string, content = 'No matches.'): ResultSpec {
+  return { name: 'grep', args: { pattern }, outcome: outcome(content, true, { kind: 'search', pattern }) };
+}
+
+/** A todo list written with update_todo. */
+export function todo(items: TodoItem[]): ResultSpec {
+  return { name: 'update_todo', args: { items }, outcome: outcome('Todo:', true, { kind: 'todo', items }) };
+}
+
+/** A call that failed with a tool error. */
+export function toolError(name: string, message: string, args: unknown = {}): ResultSpec {
+  return { name, args, outcome: outcome(`Tool error: ${message}`, false, { kind: 'none' }) };
+}

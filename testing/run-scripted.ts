@@ -1,0 +1,74 @@
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { createScriptedModel, type Script, type ScriptedModel } from '../actors/scripted-model.js';
+import { extractiveSummary, type SummarizeText } from '../actors/summarizer.js';
+import type { ChatMessage } from '../context/messages.js';
+import type { GuardRegistry } from '../machines/guards.js';
+import type { HarnessOutput } from '../machines/types.js';
+import { rulesSchema, type Rules, type RulesInput } from '../rules/schema.js';
+import { readJsonLines } from '../run/jsonl.js';
+import { startRun, type RunOptions } from '../run/session.js';
+import type { TraceLine } from '../run/trace.js';
+import { readRecord } from '../run/transcript.js';
+import type { AnyTool } from '../tools/types.js';
+
+export interface ScriptedRunOptions {
+  script: Script;
+  /** Files of the starting workspace (path → content); a temp dir is made for them. */
+  files?: Record<string, string>;
+  /** Or an existing workspace directory. */
+  workspace?: string;
+  task?: string;
+  testCmd?: string;
+  rules?: RulesInput | Rules;
+  guards?: GuardRegistry;
+  tools?: readonly AnyTool[];
+  summarize?: SummarizeText;
+  clock?: RunOptions['clock'];
+}
+
+export interface ScriptedRunResult {
+  output: HarnessOutput;
+  /** The full record, as written to record.jsonl. */
+  record: ChatMessage[];
+  trace: TraceLine[];
+  /** Trace lines of one kind. */
+  lines(kind: string): TraceLine[];
+  model: ScriptedModel;
+  workspace: string;
+  runDir: string;
+}
+
+/**
+ * Runs the whole harness with a scripted model and rein's real tools on a
+ * temp workspace: no network, no API key. The test kit's layer for runs.
+ *
+ * @example
+ * const run = await runScripted({ files: { 'a.js': 'x' }, testCmd: 'node --test', script: [reply(call('finish', { summary: 's' }))] });
+ * expect(run.output.status).toBe('step_limit');
+ */
+export async function runScripted(options: ScriptedRunOptions): Promise<ScriptedRunResult> {
+  const workspace = options.workspace ?? mkdtempSync(join(tmpdir(), 'rein-test-ws-'));
+  for (const [path, content] of Object.entries(options.files ?? {})) {
+    mkdirSync(dirname(join(workspace, path)), { recursive: true });
+    writeFileSync(join(workspace, path), content);
+  }
+  const runDir = mkdtempSync(join(tmpdir(), 'rein-test-run-'));
+  const rules = rulesSchema.parse(options.rules ?? {});
+  const model = createScriptedModel(options.script);
+  const handle = startRun({
+    workspace, task: options.task ?? 'Make the tests pass.', testCmd: options.testCmd ?? 'npm test', rules, runDir,
+    model: { name: 'scripted', description: 'scripted test model', createActor: () => model.actor, summarize: options.summarize ?? extractiveSummary },
+    ...(options.guards ? { guards: options.guards } : {}),
+    ...(options.tools ? { tools: options.tools } : {}),
+    ...(options.clock ? { clock: options.clock } : {}),
+  });
+  const output = await handle.done;
+  const trace = readJsonLines<TraceLine>(handle.tracePath).values;
+  return {
+    output, trace, model, workspace, runDir,
+    record: readRecord(join(runDir, 'record.jsonl')),
+    lines: (kind) => trace.filter((line) => line.kind === kind),
+  };
+}
