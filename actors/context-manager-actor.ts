@@ -12,6 +12,9 @@ import type { ContextInput, ContextOutput } from '../machines/actor-contracts.js
  */
 export function createContextManagerActor(deps: { record: () => readonly ChatMessage[]; builder: ViewBuilder; rules: ContextRules }) {
   return fromPromise<ContextOutput, ContextInput>(async ({ input }) => {
+    // XState delivers emitted events (the record appends) after the transition that
+    // started this actor; wait one microtask so the record includes them.
+    await Promise.resolve();
     const decision = manageContext(deps.record(), input.contextState, deps.rules, deps.builder, { force: input.force, overheadTokens: input.overheadTokens });
     return {
       contextState: decision.state, messages: decision.view.messages, tokens: decision.tokens,

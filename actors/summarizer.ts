@@ -17,6 +17,7 @@ export type SummarizeText = (prompt: string, transcript: string, signal: AbortSi
  */
 export function createSummarizer(deps: { record: () => readonly ChatMessage[]; builder: ViewBuilder; prompt: string; summarize: SummarizeText }) {
   return fromPromise<SummaryOutput, SummaryInput>(async ({ input, signal }) => {
+    await Promise.resolve(); // let the record appends of the starting transition land first
     const record = deps.record();
     const range = summaryRange(record, input.contextState);
     if (!range) throw new ReinError('nothing to summarize: the view is all head and tail');

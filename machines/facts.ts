@@ -134,10 +134,19 @@ export function foldReply(stall: StallState, hadToolCalls: boolean): StallState 
   return { ...stall, counters, fired: null };
 }
 
-/** After a nudge: the rule's count starts over and its firing is remembered. */
-export function noteFiring(stall: StallState, rule: string): StallState {
+/**
+ * After a nudge: the firing is remembered on the rule that fired, and every
+ * rule that saw the same pattern (its peak at its limit) starts counting
+ * over, so one stall is nudged once, not once per rule that noticed it.
+ */
+export function noteFiring(stall: StallState, rule: string, limits: Record<string, number> = {}): StallState {
   const old = stall.counters[rule] ?? { count: 0, peak: 0, firings: 0 };
-  const counters = { ...stall.counters, [rule]: { count: 0, peak: 0, firings: old.firings + 1 } };
+  const counters = { ...stall.counters };
+  for (const [name, limit] of Object.entries(limits)) {
+    const counter = counters[name];
+    if (counter && counter.peak >= limit) counters[name] = { ...counter, count: 0, peak: 0 };
+  }
+  counters[rule] = { count: 0, peak: 0, firings: old.firings + 1 };
   const editsPerFile = rule === 'editThrash' && stall.busiestFile ? { ...stall.editsPerFile, [stall.busiestFile]: 0 } : stall.editsPerFile;
   return { ...stall, counters, editsPerFile, fired: rule };
 }

@@ -50,6 +50,7 @@ export function createHarnessMachine(rules: Rules, options: HarnessOptions = {})
   const priceFor = (context: HarnessContext) => priceOf(rules.model.prices, context.model);
   const verificationFor = (context: HarnessContext) => ({ testCmd: context.testCmd, passExitCode: rules.verification.passExitCode, passPattern: rules.verification.passPattern, commandsCountAsEdits: rules.verification.commandsCountAsEdits });
   const maxMs = rules.budgets.maxSeconds * 1000;
+  const stallLimits = Object.fromEntries(rules.stall.rules.map((rule) => [rule.guard, rule.limit]));
 
   return setup({
     types: {
@@ -146,7 +147,7 @@ export function createHarnessMachine(rules: Rules, options: HarnessOptions = {})
       }),
       nudge: enqueueActions(({ context, enqueue }, params: { rule: string; limit: number; message: string }) => {
         const text = fillTemplate(params.message, { limit: params.limit, path: context.stall.busiestFile ?? 'the same file' });
-        apply(enqueue, context, nudgeUpdate(context, params.rule, text));
+        apply(enqueue, context, nudgeUpdate(context, params.rule, text, stallLimits));
         note(enqueue, 'stall', { rule: params.rule, limit: params.limit, message: text, step: context.step, firings: (context.stall.counters[params.rule]?.firings ?? 0) + 1 });
       }),
       warnSteps: enqueueActions(({ context, enqueue }) => {

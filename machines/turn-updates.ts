@@ -81,8 +81,8 @@ export function acceptanceUpdate(context: HarnessContext): Update {
 }
 
 /** A stall rule fired: queue its nudge for after this turn's tool results. */
-export function nudgeUpdate(context: HarnessContext, rule: string, text: string): Update {
-  return { context: { stall: noteFiring(context.stall, rule), notices: [...context.notices, text] }, append: [] };
+export function nudgeUpdate(context: HarnessContext, rule: string, text: string, limits: Record<string, number>): Update {
+  return { context: { stall: noteFiring(context.stall, rule, limits), notices: [...context.notices, text] }, append: [] };
 }
 
 /** Deliver the queued notices as user messages, after all tool results of the turn. */

@@ -8,12 +8,6 @@ export interface JsonErrorLocation {
   column: number;
 }
 
-class JsonSyntaxAt extends Error {
-  constructor(readonly offset: number) {
-    super(`invalid JSON at ${offset}`);
-  }
-}
-
 const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
 const LITERALS = ['true', 'false', 'null'];
 
@@ -26,74 +20,98 @@ const LITERALS = ['true', 'false', 'null'];
  * @example locateJsonError('{"a": }') // { offset: 6, line: 1, column: 7 }
  */
 export function locateJsonError(text: string): JsonErrorLocation | null {
+  let offset: number | null;
   try {
-    scan(text);
-    return null;
-  } catch (error) {
-    if (!(error instanceof JsonSyntaxAt)) return null;
-    const before = text.slice(0, error.offset);
-    const line = before.split('\n').length;
-    return { offset: error.offset, line, column: error.offset - (before.lastIndexOf('\n') + 1) + 1 };
+    offset = new JsonScanner(text).firstErrorOffset();
+  } catch {
+    return null; // nesting deep enough to overflow the stack
   }
+  if (offset === null) return null;
+  const before = text.slice(0, offset);
+  return { offset, line: before.split('\n').length, column: offset - before.lastIndexOf('\n') };
 }
 
-function scan(text: string): void {
-  let i = 0;
-  const fail = (): never => {
-    throw new JsonSyntaxAt(i);
-  };
-  const skipSpace = (): void => {
-    while (i < text.length && ' \t\n\r'.includes(text[i]!)) i += 1;
-  };
-  const expect = (char: string): void => {
-    skipSpace();
-    if (text[i] !== char) fail();
-    i += 1;
-  };
-  const string = (): void => {
-    i += 1;
-    while (i < text.length) {
-      const c = text[i]!;
-      if (c === '"') return void (i += 1);
-      if (c < ' ') fail();
-      if (c !== '\\') i += 1;
-      else if ('"\\/bfnrt'.includes(text[i + 1] ?? '')) i += 2;
-      else if (text[i + 1] === 'u' && /^[0-9a-fA-F]{4}$/.test(text.slice(i + 2, i + 6))) i += 6;
-      else fail();
+/** Thrown inside the scanner to unwind to the first error. */
+class JsonSyntaxAt {
+  constructor(readonly offset: number) {}
+}
+
+/** A recursive-descent JSON recogniser (RFC 8259) that only tracks its position. */
+class JsonScanner {
+  private at = 0;
+
+  constructor(private readonly text: string) {}
+
+  firstErrorOffset(): number | null {
+    try {
+      this.value();
+      this.skipSpace();
+      if (this.at < this.text.length) this.fail();
+      return null;
+    } catch (error) {
+      if (error instanceof JsonSyntaxAt) return error.offset;
+      throw error;
     }
-    fail();
-  };
-  const sequence = (close: string, item: () => void): void => {
-    i += 1;
-    skipSpace();
-    if (text[i] === close) return void (i += 1);
+  }
+
+  private value(): void {
+    this.skipSpace();
+    const c = this.text[this.at];
+    if (c === '{') return this.sequence('}', () => this.member());
+    if (c === '[') return this.sequence(']', () => this.value());
+    if (c === '"') return this.string();
+    const literal = LITERALS.find((word) => this.text.startsWith(word, this.at));
+    if (literal !== undefined) return void (this.at += literal.length);
+    NUMBER.lastIndex = this.at;
+    if (NUMBER.exec(this.text) === null) this.fail();
+    this.at = NUMBER.lastIndex;
+  }
+
+  private sequence(close: string, item: () => void): void {
+    this.at += 1;
+    this.skipSpace();
+    if (this.text[this.at] === close) return void (this.at += 1);
     for (;;) {
       item();
-      skipSpace();
-      if (text[i] === close) return void (i += 1);
-      expect(',');
+      this.skipSpace();
+      if (this.text[this.at] === close) return void (this.at += 1);
+      this.expect(',');
     }
-  };
-  const member = (): void => {
-    skipSpace();
-    if (text[i] !== '"') fail();
-    string();
-    expect(':');
-    value();
-  };
-  const value = (): void => {
-    skipSpace();
-    const c = text[i];
-    if (c === '{') return sequence('}', member);
-    if (c === '[') return sequence(']', value);
-    if (c === '"') return string();
-    const literal = LITERALS.find((word) => text.startsWith(word, i));
-    if (literal !== undefined) return void (i += literal.length);
-    NUMBER.lastIndex = i;
-    if (NUMBER.exec(text) === null) fail();
-    i = NUMBER.lastIndex;
-  };
-  value();
-  skipSpace();
-  if (i < text.length) fail();
+  }
+
+  private member(): void {
+    this.skipSpace();
+    if (this.text[this.at] !== '"') this.fail();
+    this.string();
+    this.expect(':');
+    this.value();
+  }
+
+  private string(): void {
+    const { text } = this;
+    for (this.at += 1; this.at < text.length; ) {
+      const c = text[this.at]!;
+      if (c === '"') return void (this.at += 1);
+      if (c < ' ') this.fail();
+      if (c !== '\\') this.at += 1;
+      else if ('"\\/bfnrt'.includes(text[this.at + 1] ?? '')) this.at += 2;
+      else if (text[this.at + 1] === 'u' && /^[0-9a-fA-F]{4}$/.test(text.slice(this.at + 2, this.at + 6))) this.at += 6;
+      else this.fail();
+    }
+    this.fail();
+  }
+
+  private expect(char: string): void {
+    this.skipSpace();
+    if (this.text[this.at] !== char) this.fail();
+    this.at += 1;
+  }
+
+  private skipSpace(): void {
+    while (this.at < this.text.length && ' \t\n\r'.includes(this.text[this.at]!)) this.at += 1;
+  }
+
+  private fail(): never {
+    throw new JsonSyntaxAt(this.at);
+  }
 }

@@ -57,7 +57,7 @@ export async function runInProcessGroup(options: GroupRunOptions): Promise<Group
   const exited = waitForExit(child);
   const ending = await firstEnding(exited, options);
   if (ending.type !== 'error' && child.pid !== undefined) await killGroup(child.pid, exited);
-  await Promise.race([closed, sleep(DRAIN_MS)]);
+  await waitAtMost(closed, DRAIN_MS);
   child.stdout.destroy();
   child.stderr.destroy();
   if (ending.type === 'error') return { ending: 'failed', exitCode: null, output, failure: ending.error.message };
@@ -93,7 +93,7 @@ async function killGroup(pgid: number, exited: Promise<Ending>): Promise<void> {
   while (Date.now() < deadline && groupAlive(pgid)) await sleep(POLL_MS);
   signalGroup(pgid, 'SIGKILL');
   // The leader must be reaped before the exit code is read.
-  await Promise.race([exited, sleep(KILL_GRACE_MS)]);
+  await waitAtMost(exited, KILL_GRACE_MS);
 }
 
 /** Sends a signal to a whole process group; false when the group no longer exists. */
@@ -132,6 +132,19 @@ function isLiveMember(pid: string, pgid: number): boolean {
   // "pid (comm) state ppid pgrp ...": comm may contain spaces and parentheses.
   const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return Number(pgrp) === pgid && state !== 'Z' && state !== 'X';
+}
+
+/** Waits for `promise` at most `ms`, without leaving the timer behind. */
+async function waitAtMost(promise: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms);
+  });
+  try {
+    await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 function streamClosed(stream: NodeJS.ReadableStream | null): Promise<void> {

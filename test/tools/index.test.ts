@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { defaultTools, findTool, parseToolArguments, toolSchemas, toolSchemasJson } from '../../tools/index.js';
 import { locateJsonError } from '../../tools/json-error.js';
@@ -23,7 +24,7 @@ describe('toolSchemas', () => {
         start: { type: 'integer', default: 1, description: 'First line to show (1-based). Defaults to 1.' },
       },
     });
-    const todoItems = (schemas[4]!.function.parameters.properties as Record<string, { items: unknown }>).items.items;
+    const todoItems = (schemas[4]!.function.parameters.properties as { items: { items: unknown } }).items.items;
     expect(todoItems).toMatchObject({ type: 'object', required: ['task', 'done'], additionalProperties: false });
   });
 
@@ -103,5 +104,23 @@ describe('locateJsonError', () => {
     expect(locateJsonError('[1, 2,]')).toEqual({ offset: 6, line: 1, column: 7 });
     expect(locateJsonError('{"a": 1}\n x')).toEqual({ offset: 10, line: 2, column: 2 });
     expect(locateJsonError('{"a": "unterminated')).toEqual({ offset: 19, line: 1, column: 20 });
+  });
+
+  it('agrees with JSON.parse on what is valid, for valid JSON and mutated JSON', () => {
+    const mutated = fc
+      .tuple(fc.json(), fc.nat(), fc.constantFrom('', ',', '}', ']', '"', ':', '\\', ' ', '0', '-', 'e', '\n'))
+      .map(([json, at, insert]) => json.slice(0, at % (json.length + 1)) + insert + json.slice(at % (json.length + 1)));
+    fc.assert(
+      fc.property(fc.oneof(fc.json(), mutated), (text) => {
+        let valid = true;
+        try {
+          JSON.parse(text);
+        } catch {
+          valid = false;
+        }
+        expect(locateJsonError(text) === null).toBe(valid);
+      }),
+      { numRuns: 2000 },
+    );
   });
 });

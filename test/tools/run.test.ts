@@ -64,6 +64,15 @@ describe('run', () => {
     expect(processesWithArgument(marker)).toEqual([]);
   });
 
+  it('escalates to SIGKILL when the command ignores SIGTERM', async () => {
+    const marker = uniqueMarker();
+    const started = Date.now();
+    const result = await run(`trap '' TERM; sleep ${marker}`, { timeoutSeconds: 1 });
+    expect(result.effect).toMatchObject({ timedOut: true });
+    expect(Date.now() - started).toBeLessThan(4000);
+    expect(processesWithArgument(marker)).toEqual([]);
+  });
+
   it('does not let background jobs outlive a finished command', async () => {
     const marker = uniqueMarker();
     const started = Date.now();
