@@ -13,3 +13,4 @@ export { blocked, edited, ran, read, rejectedEdit, searched, todo, toolError, ty
 export { call, createScriptedModel, reply, type Script, type ScriptedCall, type ScriptedReply } from '../actors/scripted-model.js';
 export { createHarnessMachine } from '../machines/harness-machine.js';
 export { defaultRules, rulesSchema } from '../rules/schema.js';
+export { startOpenAIStub, type OpenAIStub, type StubAnswer, type StubRequest } from './openai-stub.js';

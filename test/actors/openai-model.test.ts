@@ -1,0 +1,83 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { openEndpoint, type EndpointOptions } from '../../actors/openai-model.js';
+import { backoffMs } from '../../actors/retry.js';
+import { ContextLengthError } from '../../machines/actor-contracts.js';
+import { ModelEndpointError } from '../../lib/errors.js';
+import { startOpenAIStub, type OpenAIStub, type StubAnswer } from '../../testing/index.js';
+
+const KEY = 'sk-live-abcdefghijklmnopqrstuvwxyz0123';
+let stub: OpenAIStub | undefined;
+afterEach(async () => { await stub?.close(); stub = undefined; });
+
+async function endpointWith(answers: StubAnswer[], options: Partial<EndpointOptions> = {}) {
+  stub = await startOpenAIStub((_request, index) => answers[Math.min(index, answers.length - 1)]!);
+  const sleeps: number[] = [];
+  const endpoint = openEndpoint({
+    baseURL: stub.url, apiKey: KEY, model: 'm', requestTimeoutMs: 2000,
+    retry: { retries: 4, baseDelayMs: 100, maxDelayMs: 2000, random: () => 0.5, sleep: async (ms) => { sleeps.push(ms); } },
+    ...options,
+  });
+  const ask = () => endpoint.complete({ messages: [{ role: 'user', content: 'hi' }], tools: [], maxTokens: 50 }, new AbortController().signal);
+  return { ask, sleeps };
+}
+
+const ok: StubAnswer = { content: 'hello', usage: { prompt_tokens: 12, completion_tokens: 3, cached_tokens: 8 } };
+
+describe('the OpenAI-compatible model actor', () => {
+  it('records usage, including cached prompt tokens', async () => {
+    const { ask } = await endpointWith([ok]);
+    const reply = await ask();
+    expect(reply.message).toEqual({ role: 'assistant', content: 'hello' });
+    expect(reply.usage).toEqual({ promptTokens: 12, completionTokens: 3, cachedTokens: 8 });
+  });
+
+  it('retries 429 after the Retry-After the server asked for', async () => {
+    const { ask, sleeps } = await endpointWith([{ status: 429, body: '{"error":{"message":"slow down"}}', headers: { 'retry-after': '3' } }, ok]);
+    expect((await ask()).message.content).toBe('hello');
+    expect(sleeps).toEqual([3000]);
+  });
+
+  it('retries 5xx and malformed bodies with exponential backoff and jitter', async () => {
+    const { ask, sleeps } = await endpointWith([
+      { status: 503, body: '{"error":{"message":"overloaded"}}' },
+      { status: 200, body: '{"choices": [' },
+      { status: 200, body: '{"id":"x","choices":[]}' },
+      ok,
+    ]);
+    expect((await ask()).message.content).toBe('hello');
+    expect(sleeps).toEqual([75, 150, 300]);
+    expect(stub!.requests).toHaveLength(4);
+  });
+
+  it('retries a hung request after the request timeout', async () => {
+    const { ask, sleeps } = await endpointWith([{ hang: true }, ok], { requestTimeoutMs: 200 });
+    expect((await ask()).message.content).toBe('hello');
+    expect(sleeps).toHaveLength(1);
+  });
+
+  it('gives up after the retries with a ModelEndpointError that never contains the key', async () => {
+    const { ask } = await endpointWith([{ status: 500, body: JSON.stringify({ error: { message: `bad key ${KEY}` } }) }]);
+    const error = await ask().catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ModelEndpointError);
+    expect(String((error as Error).message)).not.toContain(KEY.slice(8, 30));
+    expect(stub!.requests).toHaveLength(5);
+  });
+
+  it('does not retry authentication errors', async () => {
+    const { ask } = await endpointWith([{ status: 401, body: '{"error":{"message":"Incorrect API key"}}' }]);
+    await expect(ask()).rejects.toBeInstanceOf(ModelEndpointError);
+    expect(stub!.requests).toHaveLength(1);
+  });
+
+  it('turns context_length_exceeded into a ContextLengthError the machine can compact on', async () => {
+    const { ask } = await endpointWith([{ status: 400, body: JSON.stringify({ error: { message: "This model's maximum context length is 8192 tokens", code: 'context_length_exceeded' } }) }]);
+    await expect(ask()).rejects.toBeInstanceOf(ContextLengthError);
+    expect(stub!.requests).toHaveLength(1);
+  });
+
+  it('backoff never exceeds its ceiling and honours the server within a minute', () => {
+    const policy = { retries: 5, baseDelayMs: 500, maxDelayMs: 8000, random: () => 1 };
+    expect([0, 1, 2, 3, 4, 5].map((attempt) => backoffMs(attempt, policy, null))).toEqual([500, 1000, 2000, 4000, 8000, 8000]);
+    expect(backoffMs(0, policy, 120_000)).toBe(60_000);
+  });
+});

@@ -1,0 +1,96 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startOpenAIStub, type OpenAIStub, type StubRequest } from '../../testing/index.js';
+import { cleanEnv, runCli } from '../helpers/cli.js';
+
+const SECRET = 'sk-test-0123456789abcdefSECRET';
+
+/** A local port nothing listens on. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+function buggyRepo(): string {
+  const repo = mkdtempSync(join(tmpdir(), 'rein-e2e-'));
+  writeFileSync(join(repo, 'add.js'), 'export function add(a, b) {\n  return a - b;\n}\n');
+  writeFileSync(join(repo, 'add.test.js'), "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { add } from './add.js';\ntest('adds', () => assert.equal(add(2, 3), 5));\n");
+  return repo;
+}
+
+/** A tiny policy standing in for a model: it reacts to what the harness sent back. */
+function agentPolicy(request: StubRequest) {
+  const last = request.messages.at(-1)!;
+  const text = typeof last.content === 'string' ? last.content : '';
+  if (last.role === 'user' && !request.messages.some((message) => message.role === 'tool')) return { toolCalls: [{ name: 'read_file', arguments: { path: 'add.js' } }] };
+  if (text.startsWith('[add.js')) return { toolCalls: [{ name: 'edit_file', arguments: { path: 'add.js', old: 'a - b', new: 'a + b' } }] };
+  if (text.startsWith('Edit applied') || text.startsWith('Not yet')) return { content: 'Running the tests.', toolCalls: [{ name: 'run', arguments: { command: 'node --test' } }] };
+  if (text.startsWith('exit=0')) return { toolCalls: [{ name: 'finish', arguments: { summary: 'add() now adds.' } }] };
+  return { content: `unexpected: ${text.slice(0, 80)}` };
+}
+
+describe('rein run as a child process against a local OpenAI-compatible server', () => {
+  let stub: OpenAIStub | undefined;
+  afterEach(async () => { await stub?.close(); stub = undefined; });
+
+  it('fixes a failing test over HTTP with the real openai SDK and exits 0', async () => {
+    stub = await startOpenAIStub(agentPolicy);
+    const repo = buggyRepo();
+    const result = await runCli(['run', repo, 'Fix the failing test in add.test.js', '--test-cmd', 'node --test', '--model', 'stub-model', '--json'],
+      { env: cleanEnv({ OPENAI_BASE_URL: stub.url, OPENAI_API_KEY: SECRET }) });
+    expect(result.stderr).toContain('rein: done');
+    expect(result.code).toBe(0);
+    expect(readFileSync(join(repo, 'add.js'), 'utf8')).toContain('a + b');
+    const summary = JSON.parse(result.stdout.trim().split('\n').at(-1)!);
+    expect(summary).toMatchObject({ status: 'done', steps: 4, summary: 'add() now adds.' });
+    expect(summary.usage.promptTokens).toBe(400);
+    // The SDK sent the fixed tool schemas and the key as a bearer token; the trace never holds the key.
+    const names = (stub.requests[0]!.tools as Array<{ function: { name: string } }>).map((tool) => tool.function.name);
+    expect(names).toEqual(['read_file', 'grep', 'edit_file', 'run', 'update_todo', 'finish']);
+    expect(new Set(stub.requests.map((request) => JSON.stringify(request.tools))).size).toBe(1);
+    expect(stub.requests[0]!.headers.authorization).toBe(`Bearer ${SECRET}`);
+    const trace = readFileSync(summary.trace, 'utf8');
+    expect(trace).not.toContain(SECRET);
+    expect(trace).toContain('"kind":"end"');
+  });
+
+  it('says in one line what is missing: repo, model, endpoint, test command', async () => {
+    const repo = buggyRepo();
+    const missingRepo = await runCli(['run', join(repo, 'nope'), 'task', '--test-cmd', 'x', '--model', 'm'], { env: cleanEnv({ OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' }) });
+    expect(missingRepo).toMatchObject({ code: 2 });
+    expect(missingRepo.stderr).toMatch(/repo not found/);
+    const noModel = await runCli(['run', repo, 'task', '--test-cmd', 'x'], { env: cleanEnv({ OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' }) });
+    expect(noModel.code).toBe(2);
+    expect(noModel.stderr).toMatch(/no model: pass --model/);
+    const noEndpoint = await runCli(['run', repo, 'task', '--test-cmd', 'x', '--model', 'm'], { env: cleanEnv() });
+    expect(noEndpoint.code).toBe(2);
+    expect(noEndpoint.stderr).toMatch(/no endpoint: set OPENAI_BASE_URL/);
+    const noTest = await runCli(['run', repo, 'task', '--model', 'm'], { env: cleanEnv({ OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' }) });
+    expect(noTest.code).toBe(2);
+    expect(noTest.stderr).toMatch(/no verification command/);
+  });
+
+  it('an unreachable endpoint is one clear line and exit code 3', async () => {
+    const repo = buggyRepo();
+    const url = `http://127.0.0.1:${await closedPort()}/v1`;
+    const result = await runCli(['run', repo, 'task', '--test-cmd', 'x', '--model', 'm'], { env: cleanEnv({ OPENAI_BASE_URL: url }) });
+    expect(result.code).toBe(3);
+    expect(result.stderr.trim()).toBe(`rein: cannot reach the model endpoint at ${url} (ECONNREFUSED)`);
+  });
+
+  it('rein demo runs offline and says where the trace is', async () => {
+    const result = await runCli(['demo', '--json'], { env: cleanEnv() });
+    expect(result.code).toBe(0);
+    const summary = JSON.parse(result.stdout.trim());
+    expect(summary.status).toBe('done');
+    expect(result.stderr).toContain(`trace: `);
+    expect(readFileSync(summary.trace, 'utf8').split('\n').filter(Boolean).length).toBeGreaterThan(50);
+  });
+});
