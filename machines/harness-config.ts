@@ -36,7 +36,7 @@ export function buildHarnessConfig(rules: Rules, contextFor: (input: HarnessInpu
       done: finalState('done', 'The verification gate accepted finish.'),
       step_limit: finalState('step_limit', 'The step budget ran out.'),
       timeout: finalState('timeout', 'The time budget ran out; the call in flight was aborted.'),
-      budget: finalState('budget', 'The token or cost budget (or the context window) would be exceeded by the next call.'),
+      budget: finalState('budget', 'The token or cost budget, or the context window, would be exceeded by the next call.'),
       stalled: finalState('stalled', 'A stall persisted after the allowed nudges.'),
       failed: finalState('failed', 'The model endpoint (or the harness) failed after retries.'),
     },
@@ -51,6 +51,9 @@ function finalState(status: EndStatus, description: string) {
 }
 
 function phaseState(phase: Phase, rule: PhaseRule, rules: Rules) {
+  // States the rules make unreachable are left out, so the chart shows only what can happen.
+  const capped = rules.budgets.maxTokens !== undefined || rules.budgets.maxCostUsd !== undefined;
+  const summarizes = rules.context.enabled && rules.context.summarize;
   return {
     description: rule.description,
     entry: { type: 'enterPhase', params: { phase } },
@@ -73,13 +76,13 @@ function phaseState(phase: Phase, rule: PhaseRule, rules: Rules) {
           input: ({ context }: Args): ContextInput => ({ contextState: context.contextState, force: context.forceCompaction, overheadTokens: context.overheadTokens }),
           onDone: [
             { guard: 'contextOverflow', target: at('budget'), actions: 'storeView' },
-            { guard: 'needsSummary', target: 'summarize', actions: 'storeView' },
-            { target: 'checkBudget', actions: 'storeView' },
+            ...(summarizes ? [{ guard: 'needsSummary', target: 'summarize', actions: 'storeView' }] : []),
+            { target: capped ? 'checkBudget' : 'think', actions: 'storeView' },
           ],
           onError: { target: at('failed'), actions: 'recordFailure' },
         },
       },
-      summarize: {
+      ...(summarizes ? { summarize: {
         description: 'Stage 2: fold the middle of the view into a summary.',
         invoke: {
           id: 'summarizer',
@@ -91,11 +94,11 @@ function phaseState(phase: Phase, rule: PhaseRule, rules: Rules) {
           ],
           onError: { target: 'compact', actions: 'countSummaryFailure' },
         },
-      },
-      checkBudget: {
+      } } : {}),
+      ...(capped ? { checkBudget: {
         description: 'Stop before the call that would exceed the token or cost budget.',
         always: [{ guard: 'budgetExhausted', target: at('budget') }, { target: 'think' }],
-      },
+      } } : {}),
       think: {
         description: 'Call the model on the working view.',
         invoke: {

@@ -127,7 +127,8 @@ export const rulesSchema = z.object({
     deny: z.array(z.string()).default([]).describe('Extra regex patterns refused before execution'),
     sandbox: z.enum(['auto', 'bwrap', 'none']).default('auto'),
     network: z.boolean().default(false).describe('Network inside the sandbox'),
-    envAllow: z.array(z.string()).optional().describe('Variables passed to commands (globs like LC_*)'),
+    envAllow: z.array(z.string()).default([])
+      .describe('Variables passed to commands beyond the safe defaults (PATH, HOME, LANG, LC_*, …); globs like MY_*'),
   }).prefault({}),
   tools: z.object({
     enabled: z.array(z.string()).default([...TOOL_NAMES]).describe('Tool surface for the whole run'),

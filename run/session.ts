@@ -14,7 +14,6 @@ import { UsageError } from '../lib/errors.js';
 import { headTail } from '../tools/shape.js';
 import { toolSchemas, toolSchemasJson } from '../tools/index.js';
 import { selectTools } from './tool-selection.js';
-import { DEFAULT_ENV_ALLOW } from '../tools/environment.js';
 import type { AnyTool, ToolContext } from '../tools/types.js';
 import { readProgress } from '../tools/update-todo.js';
 import { describeSandbox, resolveSandbox } from '../tools/sandbox.js';
@@ -105,7 +104,7 @@ function launch(options: RunOptions, resume: Resume | null): RunHandle {
   const toolContext: Omit<ToolContext, 'signal'> = {
     root: workspace,
     limits: { outputChars: rules.tools.outputChars, viewLines: rules.tools.viewLines, maxHits: rules.tools.maxHits },
-    policy: { deny: rules.permissions.deny, sandbox: rules.permissions.sandbox, network: rules.permissions.network, envAllow: rules.permissions.envAllow ?? [...DEFAULT_ENV_ALLOW], timeoutSeconds: rules.tools.commandTimeoutSeconds },
+    policy: { deny: rules.permissions.deny, sandbox: rules.permissions.sandbox, network: rules.permissions.network, envAllow: rules.permissions.envAllow, timeoutSeconds: rules.tools.commandTimeoutSeconds },
   };
   const builder = new ViewBuilder();
   const record = () => transcript.messages;
