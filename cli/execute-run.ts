@@ -11,7 +11,8 @@ export interface Io {
 }
 
 export interface ExecuteOptions {
-  run: Omit<RunOptions, 'onTrace'>;
+  /** `onTrace` and `inspect` here are called alongside the status line. */
+  run: RunOptions;
   json: boolean;
   resume?: boolean;
   io: Io;
@@ -26,7 +27,8 @@ export interface ExecuteOptions {
 export async function executeRun(options: ExecuteOptions): Promise<number> {
   const { io, run } = options;
   const status = createStatusLine(io.stderr, run.rules);
-  const handle = (options.resume ? resumeRun : startRun)({ ...run, onTrace: status.onTrace });
+  const onTrace = (kind: string, data: Record<string, unknown>) => { status.onTrace(kind, data); run.onTrace?.(kind, data); };
+  const handle = (options.resume ? resumeRun : startRun)({ ...run, onTrace });
   io.stderr.write(startMessage(run, handle, Boolean(options.resume)));
   await options.onStart?.(handle);
   let output: HarnessOutput;

@@ -3,6 +3,9 @@ import { ReinError, UsageError } from '../lib/errors.js';
 import { demoCommand } from './commands/demo.js';
 import { resumeCommand } from './commands/resume.js';
 import { runCommand } from './commands/run.js';
+import { vizCommand } from './commands/viz.js';
+import { evalCommand } from './commands/eval.js';
+import { compareCommand } from './commands/compare.js';
 import { EXIT } from './exit-codes.js';
 import type { Io } from './execute-run.js';
 
@@ -21,6 +24,9 @@ const COMMANDS: Record<string, Command> = {
   run: runCommand,
   demo: (argv, io) => demoCommand(argv, io),
   resume: resumeCommand,
+  viz: vizCommand,
+  eval: evalCommand,
+  compare: compareCommand,
 };
 
 /** The CLI entry: dispatches a command and maps errors to exit codes. Returns the exit code. */

@@ -19,7 +19,7 @@ import { readProgress } from '../tools/update-todo.js';
 import { describeSandbox, resolveSandbox } from '../tools/sandbox.js';
 import { openCallJournal } from './call-journal.js';
 import { loadState, saveState, type SavedState } from './state-file.js';
-import { openTracer, type Tracer } from './trace.js';
+import { openTracer, TRACE_VERSION, type Tracer } from './trace.js';
 import { Transcript } from './transcript.js';
 
 /** Where the model comes from: built once the run's tool schemas are known. */
@@ -168,7 +168,7 @@ function launch(options: RunOptions, resume: Resume | null): RunHandle {
     writeFileSync(join(options.runDir, 'run.json'), JSON.stringify({
       version: 1, workspace, task: options.task, testCmd: options.testCmd, model: options.model.name, createdAt: new Date().toISOString(), rules,
     }, null, 2));
-    trace.log('start', { task: options.task, testCmd: options.testCmd, model: options.model.name, endpoint: options.model.description, workspace, sandbox: sandbox.description, tools: tools.map((tool) => tool.name), rules: summarizeRules(rules) });
+    trace.log('start', { version: TRACE_VERSION, task: options.task, testCmd: options.testCmd, model: options.model.name, endpoint: options.model.description, workspace, runDir: options.runDir, sandbox: sandbox.description, tools: tools.map((tool) => tool.name), rules });
   } else {
     trace.log('resume', { fromState: lastLabel, recordLength: resume.saved.recordLength, elapsedMs: resume.saved.elapsedMs });
   }
@@ -212,14 +212,6 @@ function traceTool(trace: Tracer, result: ToolCallResult, step: number): void {
 function traceModel(trace: Tracer, event: { output: { message: { content: string | null; tool_calls?: unknown[] }; usage: unknown; ms?: number } }, step: number): void {
   const { message, usage, ms } = event.output;
   trace.log('model', { step, content: message.content, tool_calls: message.tool_calls ?? [], usage, ms: ms ?? null });
-}
-
-function summarizeRules(rules: Rules): Record<string, unknown> {
-  return {
-    phases: Object.fromEntries(Object.entries(rules.phases).map(([name, phase]) => [name, phase.enabled])),
-    gate: rules.verification.gate, stall: rules.stall.enabled, context: rules.context.enabled, budgets: rules.budgets,
-    windowTokens: rules.context.windowTokens,
-  };
 }
 
 /** Reads a run directory's metadata (task, workspace, rules) for `rein resume`. */
