@@ -41,6 +41,37 @@ export const phaseGuards = {
   always: () => true,
 } satisfies Record<string, HarnessGuard>;
 
+/** What a built-in guard needs before it can ever hold. */
+export interface GuardNeeds {
+  /** At least one of these tools must be callable in the phase. */
+  tools?: readonly string[];
+  /** Only holds when the verification gate is on (it reacts to a refusal). */
+  gate?: boolean;
+  /** Looks only at what happened since the phase began: false on the turn that entered the phase. */
+  phaseRelative?: boolean;
+  /** Edits can also come from commands (`verification.commandsCountAsEdits`). */
+  edits?: boolean;
+}
+
+/**
+ * The machine builder leaves out transitions whose guard cannot hold under
+ * the rules (a tool the phase cannot call, a gate that is off), so the chart
+ * shows only what can happen and model-based coverage can demand every edge.
+ */
+export const GUARD_NEEDS: Readonly<Record<string, GuardNeeds>> = {
+  todoWritten: { tools: ['update_todo'] },
+  editMade: { edits: true },
+  testRun: { tools: ['run'] },
+  testFailed: { tools: ['run'] },
+  testPassed: { tools: ['run'] },
+  finishRefused: { gate: true },
+  editedSinceTest: { edits: true, phaseRelative: true },
+  testedAfterEdit: { edits: true, phaseRelative: true },
+  todoProgress: { tools: ['update_todo'] },
+  editThrash: { tools: ['edit_file'] },
+  readLoop: { tools: ['read_file', 'grep'] },
+};
+
 /** The verification gate: a passing test run after the last successful edit. */
 export const gateGuards = {
   testsPassedSinceLastEdit: (context) => context.facts.lastPassSeq >= 0 && context.facts.lastPassSeq > context.facts.lastEditSeq,

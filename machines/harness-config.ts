@@ -1,4 +1,5 @@
-import { PHASES, type Phase, type PhaseRule, type Rules } from '../rules/schema.js';
+import { PHASES, type Phase, type PhaseExitRule, type PhaseRule, type Rules } from '../rules/schema.js';
+import { liveExits, liveStallRules, settleExits, settles } from './rule-usability.js';
 import { firstPhase } from './initial-context.js';
 import type { ContextInput, ModelInput, SummaryInput, ToolsInput } from './actor-contracts.js';
 import { completionAllowance, priceOf } from './budget.js';
@@ -37,13 +38,17 @@ export function buildHarnessConfig(rules: Rules, contextFor: (input: HarnessInpu
       step_limit: finalState('step_limit', 'The step budget ran out.'),
       timeout: finalState('timeout', 'The time budget ran out; the call in flight was aborted.'),
       budget: finalState('budget', 'The token or cost budget, or the context window, would be exceeded by the next call.'),
-      stalled: finalState('stalled', 'A stall persisted after the allowed nudges.'),
+      ...(stallCanEnd(rules) ? { stalled: finalState('stalled', 'A stall persisted after the allowed nudges.') } : {}),
       failed: finalState('failed', 'The model endpoint (or the harness) failed after retries.'),
     },
     output: ({ context }: Args): HarnessOutput => ({
       status: context.status ?? 'failed', steps: context.step, summary: context.summary, usage: context.usage, reason: context.reason,
     }),
   } as const;
+}
+
+function stallCanEnd(rules: Rules): boolean {
+  return PHASES.some((phase) => rules.phases[phase].enabled && liveStallRules(phase, rules).length > 0);
 }
 
 function finalState(status: EndStatus, description: string) {
@@ -135,29 +140,32 @@ function phaseState(phase: Phase, rule: PhaseRule, rules: Rules) {
         description: 'A finish call goes to the gate; other calls keep running.',
         always: [
           { guard: 'finishPending', target: 'gate' },
-          { guard: 'callsRemaining', target: 'act' },
+          // Calls after a finish only run when the gate refused it.
+          ...(rules.verification.gate ? [{ guard: 'callsRemaining', target: 'act' }] : []),
           { target: 'review' },
         ],
       },
       gate: gateState(rules),
-      review: reviewState(rules),
+      review: reviewState(phase, rules),
       route: {
         description: 'Phase exits, in rule order; otherwise another turn in this phase.',
-        always: [...exitTransitions(rule, rules, 'settle'), { target: 'observe' }],
+        always: [...routeTransitions(phase, rules), { target: 'observe' }],
       },
-      settle: {
+      ...(settles(phase, rules) ? { settle: {
         description: 'Entered through an exit: this phase judges the same turn once more (a failing test run sends verify on to fix).',
-        always: [...exitTransitions(rule, rules, 'observe'), { target: 'observe' }],
-      },
+        always: [...settleExits(phase, rules).map((exit) => exitTransition(exit, 'observe')), { target: 'observe' }],
+      } } : {}),
     },
   };
 }
 
-/** The phase's exits, in rule order, entering the next phase at `entry`; exits to disabled phases are left out. */
-function exitTransitions(rule: PhaseRule, rules: Rules, entry: 'settle' | 'observe') {
-  return rule.exits.filter((exit) => rules.phases[exit.to].enabled).map(({ guard, to, ...params }) => ({
-    guard: { type: guard, params }, target: at(`${to}.${entry}`), reenter: true,
-  }));
+function exitTransition({ guard, to, settle: _settle, ...params }: PhaseExitRule, entry: 'settle' | 'observe') {
+  return { guard: { type: guard, params }, target: at(`${to}.${entry}`), reenter: true };
+}
+
+/** The route's exits: into the next phase's settle step when the exit asks for it, else its next turn. */
+function routeTransitions(phase: Phase, rules: Rules) {
+  return liveExits(phase, rules).map((exit) => exitTransition(exit, exit.settle && settles(exit.to, rules) ? 'settle' : 'observe'));
 }
 
 function gateState(rules: Rules) {
@@ -173,17 +181,18 @@ function gateState(rules: Rules) {
   };
 }
 
-function reviewState(rules: Rules) {
+function reviewState(phase: Phase, rules: Rules) {
   const stall = rules.stall;
-  if (!stall.enabled || stall.rules.length === 0) {
-    return { description: 'Stall detector off.', always: { target: 'route' } };
+  const live = liveStallRules(phase, rules);
+  if (live.length === 0) {
+    return { description: stall.enabled ? 'No stall rule can fire with this phase\'s tools.' : 'Stall detector off.', always: { target: 'route' } };
   }
-  const checks = stall.rules.map(({ guard, message: _message, ...params }) => ({ guard, params }));
+  const checks = live.map(({ guard, message: _message, ...params }) => ({ guard, params }));
   return {
     description: 'The stall detector: nudge after all tool results; end the run if a stall persists.',
     always: [
       { guard: { type: 'stallPersists', params: { checks, maxNudges: stall.maxNudges } }, target: at('stalled') },
-      ...stall.rules.map(({ guard, message, ...params }) => ({
+      ...live.map(({ guard, message, ...params }) => ({
         guard: { type: guard, params },
         target: 'route',
         actions: { type: 'nudge', params: { rule: guard, limit: params.limit, message: message ?? rules.messages.stall[guard] ?? `Stall detected (${guard}). Do something different.` } },

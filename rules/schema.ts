@@ -16,6 +16,8 @@ const guardCall = z.looseObject({
 const phaseExit = z.looseObject({
   guard: z.string().min(1).describe('Name of a registered guard that lets the phase exit'),
   to: z.enum(PHASES).describe('Phase entered when the guard holds'),
+  settle: z.boolean().optional()
+    .describe('The entered phase judges the same turn once more (a failing test run that moved build to verify sends it on to fix)'),
 });
 export type PhaseExitRule = z.infer<typeof phaseExit>;
 
@@ -34,14 +36,14 @@ const defaultPhases: Record<Phase, z.input<typeof phaseRule>> = {
     exits: [
       { guard: 'todoWritten', to: 'build' },
       { guard: 'editMade', to: 'build' },
-      { guard: 'finishRefused', to: 'verify' },
+      { guard: 'finishRefused', to: 'verify', settle: true },
     ],
   },
   build: {
     description: 'Make the smallest change that solves the task.',
     exits: [
-      { guard: 'testRun', to: 'verify' },
-      { guard: 'finishRefused', to: 'verify' },
+      { guard: 'testRun', to: 'verify', settle: true },
+      { guard: 'finishRefused', to: 'verify', settle: true },
     ],
   },
   verify: {
@@ -53,7 +55,7 @@ const defaultPhases: Record<Phase, z.input<typeof phaseRule>> = {
   },
   fix: {
     description: 'A verification run failed: find the cause, change the approach, re-test.',
-    exits: [{ guard: 'testedAfterEdit', to: 'verify' }],
+    exits: [{ guard: 'testedAfterEdit', to: 'verify', settle: true }],
   },
 };
 

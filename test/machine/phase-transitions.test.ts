@@ -112,13 +112,13 @@ describe('the verification gate', () => {
     expect(step.appended.filter((message) => message.role === 'tool').map((message) => message.content)).toEqual(['Edit applied.\n[a.py]', 'exit=0\n', 'Finished.']);
   });
 
-  it('refuses when the last test run passed but an edit came after it; the refusal keeps the agent verifying', () => {
+  it('refuses when the last test run passed but an edit came after it; the edit sends the agent back to build', () => {
     const probe = atThink('verify');
     probe.reply({ calls: [{ name: 'run', args: { command: 'npm test' } }, { name: 'edit_file', args: {} }, { name: 'finish', args: { summary: 's' } }] });
     const step = probe.tools([ran('npm test', 0), edited('a.py')], { summary: 's' });
     expect(step.context.facts.gateRefusals).toBe(1);
     expect(step.notes).toContainEqual({ kind: 'finish', data: expect.objectContaining({ allowed: false }) });
-    expect(step.state).toBe('verify.compact');
+    expect(step.state).toBe('build.compact');
   });
 
   it('after a refusal the remaining calls of the turn still run', () => {

@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import { PRESETS } from '../../rules/presets.js';
+import { rulesSchema } from '../../rules/schema.js';
+import { coverTransitions, formatCoverage } from '../../testing/coverage.js';
+import { createHarnessMachine } from '../../testing/index.js';
+
+function coverage(rulesInput: unknown, title: string) {
+  const rules = rulesSchema.parse(rulesInput);
+  const report = coverTransitions(createHarnessMachine(rules), rules);
+  return { report, text: formatCoverage(report, title) };
+}
+
+describe('model-based coverage: every transition of every preset is taken', () => {
+  for (const preset of PRESETS) {
+    it(`preset ${preset.name}`, () => {
+      const { report, text } = coverage(preset.rules, `preset ${preset.name}`);
+      console.log(text);
+      expect(report.missing.map((info) => info.key), text).toEqual([]);
+      expect(report.unreachableStates, text).toEqual([]);
+      expect(report.transitions.length).toBeGreaterThan(40);
+    });
+  }
+
+  it('with token and cost caps (the budget check state exists and both ways are taken)', () => {
+    const { report, text } = coverage({ budgets: { maxTokens: 50_000, maxCostUsd: 1 }, model: { prices: { unknown: { input: 3, cachedInput: 0.3, output: 15 } } } }, 'capped');
+    expect(report.transitions.some((info) => info.source.endsWith('checkBudget'))).toBe(true);
+    expect(report.missing.map((info) => info.key), text).toEqual([]);
+  });
+
+  it('names a transition that a rules change leaves untaken', () => {
+    // `always` first makes the later build exits dead: the report must say which.
+    const { report } = coverage({ phases: { build: { exits: [{ guard: 'always', to: 'verify' }, { guard: 'testRun', to: 'verify' }] } } }, 'shadowed');
+    expect(report.missing.map((info) => info.key)).toContain('build.route --always [testRun]--> verify.observe');
+  });
+
+  it('names a state that a rules change leaves unreachable', () => {
+    // No exit leads into fix any more: its whole turn cycle is unreachable.
+    const { report } = coverage({ phases: { verify: { exits: [{ guard: 'editedSinceTest', to: 'build' }] } } }, 'no fix');
+    expect(report.unreachableStates).toEqual(expect.arrayContaining(['fix', 'fix.think', 'fix.act']));
+  });
+});

@@ -1,0 +1,206 @@
+import { createActor, fromPromise, type AnyTransitionDefinition, type AnyStateNode } from 'xstate';
+import { getShortestPaths } from 'xstate/graph';
+import type { HarnessMachine } from '../machines/harness-machine.js';
+import { initialContext } from '../machines/initial-context.js';
+import { stateLabel } from '../machines/state-label.js';
+import type { HarnessContext } from '../machines/types.js';
+import type { Rules } from '../rules/schema.js';
+import { witnessEvents, type Focus } from './witnesses.js';
+import { PHASES } from '../rules/schema.js';
+
+/** One transition of the statechart, as `rein rules graph` would label it. */
+export interface TransitionInfo {
+  key: string;
+  source: string;
+  event: string;
+  guard: string | null;
+  targets: string[];
+}
+
+export interface CoverageReport {
+  transitions: TransitionInfo[];
+  /** Key → how it was taken: the state it was taken from and the event. */
+  covered: Map<string, string>;
+  missing: TransitionInfo[];
+  /** State nodes no generated path ever entered. */
+  unreachableStates: string[];
+  /** Abstract states the path search reached. */
+  statesExplored: number;
+}
+
+const never = fromPromise(() => new Promise<never>(() => undefined));
+
+/**
+ * Every transition in the machine: one entry per guarded alternative of each
+ * event, eventless (`always`) and invoke done/error transition.
+ */
+export function listTransitions(machine: HarnessMachine): TransitionInfo[] {
+  const list: TransitionInfo[] = [];
+  const visit = (node: AnyStateNode) => {
+    for (const [event, definitions] of node.transitions) definitions.forEach((definition) => list.push(describe(node, event, definition)));
+    (node.always ?? []).forEach((definition) => list.push(describe(node, 'always', definition)));
+    for (const child of Object.values(node.states)) visit(child);
+  };
+  visit(machine.root);
+  const seen = new Map<string, number>();
+  return list.map((info) => {
+    const count = seen.get(info.key) ?? 0;
+    seen.set(info.key, count + 1);
+    return count === 0 ? info : { ...info, key: `${info.key} #${count + 1}` };
+  });
+}
+
+function describe(node: AnyStateNode, event: string, definition: AnyTransitionDefinition): TransitionInfo {
+  const guard = guardLabel(definition.guard);
+  const targets = (definition.target ?? []).map((target: AnyStateNode) => shortId(target.id));
+  const source = shortId(node.id);
+  return { key: `${source} --${event}${guard ? ` [${guard}]` : ''}--> ${targets.join(',') || '(self)'}`, source, event, guard, targets };
+}
+
+function guardLabel(guard: unknown): string | null {
+  if (!guard) return null;
+  if (typeof guard === 'string') return guard;
+  const { type, params } = guard as { type?: string; params?: Record<string, unknown> };
+  const shown = params && Object.keys(params).length > 0 && !('checks' in params) ? `(${Object.entries(params).map(([key, value]) => `${key}=${JSON.stringify(value)}`).join(', ')})` : '';
+  return `${type ?? 'guard'}${shown}`;
+}
+
+const shortId = (id: string) => id.replace(/^harness\.?/, '') || 'harness';
+
+/**
+ * Model-based coverage: breadth-first paths through the machine (xstate/graph
+ * `getShortestPaths`) over the witness alphabet, from the initial state and
+ * from seeds near the step budget; then every witness event is fired from
+ * every reachable state with real XState actors (actors that never resolve,
+ * so only the machine moves) and the transitions taken are recorded from
+ * XState's inspection stream.
+ *
+ * @example const report = coverTransitions(createHarnessMachine(rules), rules); expect(report.missing).toEqual([]);
+ */
+export function coverTransitions(machine: HarnessMachine, rules: Rules, options: { limit?: number } = {}): CoverageReport {
+  const driven = machine.provide({ actors: { model: never, tools: never, contextManager: never, summarizer: never } as never });
+  const transitions = listTransitions(driven);
+  const byDefinition = new Map<AnyTransitionDefinition, TransitionInfo>();
+  indexDefinitions(driven.root, transitions, byDefinition);
+  const covered = new Map<string, string>();
+  const entered = new Set<string>();
+  const explored: Array<{ state: Snapshot; focus: Focus }> = [];
+  const phasesReached = new Set<string>();
+  for (const focus of FOCUSES) {
+    // Budget seeds go only into phases a run can actually reach, so they never hide an unreachable phase.
+    for (const state of reachableStates(driven, rules, focus, options.limit ?? 1_000_000, phasesReached)) {
+      explored.push({ state, focus });
+      phasesReached.add(stateLabel(state.value as never).split('.')[0]!);
+    }
+  }
+  const states = explored.map((entry) => entry.state);
+  for (const { state, focus } of explored) {
+    for (const event of witnessEvents(state as never, rules, focus)) {
+      fire(driven, state, event, (definition, from) => {
+        const info = byDefinition.get(definition);
+        if (info && !covered.has(info.key)) covered.set(info.key, `from ${from} on ${event.type}`);
+        for (const target of definition.target ?? []) entered.add(shortId((target as AnyStateNode).id));
+      });
+    }
+  }
+  for (const state of states) entered.add(stateLabel(state.value as never));
+  const allStates = stateIds(driven.root);
+  return {
+    transitions, covered,
+    missing: transitions.filter((info) => !covered.has(info.key)),
+    unreachableStates: allStates.filter((id) => ![...entered].some((label) => label === id || label.startsWith(`${id}.`))),
+    statesExplored: states.length,
+  };
+}
+
+function indexDefinitions(node: AnyStateNode, transitions: TransitionInfo[], map: Map<AnyTransitionDefinition, TransitionInfo>, cursor = { index: 0 }): void {
+  for (const definitions of node.transitions.values()) for (const definition of definitions) map.set(definition, transitions[cursor.index++]!);
+  for (const definition of node.always ?? []) map.set(definition, transitions[cursor.index++]!);
+  for (const child of Object.values(node.states)) indexDefinitions(child, transitions, map, cursor);
+}
+
+function stateIds(node: AnyStateNode): string[] {
+  const ids = node === node.machine.root ? [] : [shortId(node.id)];
+  for (const child of Object.values(node.states)) ids.push(...stateIds(child));
+  return ids;
+}
+
+type Snapshot = { value: unknown; context: HarnessContext; status: string };
+
+const FOCUSES: readonly Focus[] = ['phases', 'stall', 'runtime'];
+
+/** Distinct abstract states reachable over one focus of the witness alphabet, from the start (and, for runtime, from budget seeds in every phase). */
+function reachableStates(machine: HarnessMachine, rules: Rules, focus: Focus, limit: number, phasesReached: ReadonlySet<string>): Snapshot[] {
+  const input = { task: 'task', testCmd: 'npm test' };
+  const base = initialContext(input, rules);
+  const max = rules.budgets.maxSteps;
+  const seeds: Array<unknown> = [undefined];
+  if (focus === 'runtime') {
+    for (const phase of PHASES.filter((name) => rules.phases[name].enabled && phasesReached.has(name))) {
+      const at = (step: number, steps: boolean) => machine.resolveState({ value: { [phase]: 'observe' }, context: { ...base, phase, recordLength: 2, step, warned: { time: false, steps } } });
+      seeds.push(at(Math.ceil(max * rules.budgets.stepWarnAt) - 1, false), at(max - 1, true));
+    }
+  }
+  const found = new Map<string, Snapshot>();
+  for (const fromState of seeds) {
+    const paths = getShortestPaths(machine, {
+      input, limit,
+      ...(fromState ? { fromState: fromState as never } : {}),
+      events: (snapshot) => witnessEvents(snapshot as never, rules, focus) as never,
+      serializeState: (snapshot) => signature(snapshot as unknown as Snapshot, rules, focus),
+    });
+    for (const path of paths) {
+      const snapshot = path.state as unknown as Snapshot;
+      if (snapshot.status === 'active') found.set(signature(snapshot, rules, focus), snapshot);
+    }
+  }
+  return [...found.values()];
+}
+
+/** The facts that decide which guards of this focus can hold: what the search treats as one state. */
+function signature(snapshot: Snapshot, rules: Rules, focus: Focus): string {
+  const { facts, turn, stall, warned, step, cursor, calls, forceCompaction, contextState } = snapshot.context;
+  const label = stateLabel(snapshot.value as never);
+  const acting = label.endsWith('.act');
+  const pending = acting ? calls.slice(cursor).map((call) => `${call.function.name}:${call.id}`) : [];
+  const gateFacts = [facts.lastPassSeq > facts.lastEditSeq, facts.lastPassSeq >= 0, facts.lastEditSeq > facts.lastTestSeq, facts.lastEditSeq > facts.phaseStartSeq, facts.lastTestSeq > facts.phaseStartSeq];
+  const common = [label, snapshot.status, acting ? turn : null, pending];
+  if (focus === 'phases') return JSON.stringify([...common, gateFacts]);
+  if (focus === 'runtime') {
+    const stepBucket = step >= rules.budgets.maxSteps ? 2 : step >= Math.ceil(rules.budgets.maxSteps * rules.budgets.stepWarnAt) ? 1 : 0;
+    return JSON.stringify([...common, warned, stepBucket, forceCompaction, Math.min(contextState.summaryFailures, 2)]);
+  }
+  // Witness turns reach a stall limit within one turn, so a rule is "at its limit or not";
+  // only the no-tool-call streak and the firing counts build up across turns.
+  const stallFacts = rules.stall.rules.map((rule) => {
+    const counter = stall.counters[rule.guard];
+    if (!counter) return 0;
+    return rule.guard === 'noToolCalls' ? Math.min(counter.peak, rule.limit) : Number(counter.peak >= rule.limit);
+  });
+  const firings = rules.stall.rules.map((rule) => Math.min(rules.stall.maxNudges, stall.counters[rule.guard]?.firings ?? 0));
+  return JSON.stringify([...common, stallFacts, firings]);
+}
+
+function fire(machine: HarnessMachine, state: Snapshot, event: { type: string }, onTransition: (definition: AnyTransitionDefinition, from: string) => void): void {
+  const start = machine.resolveState({ value: state.value as never, context: state.context });
+  const from = stateLabel(state.value as never);
+  const actor = createActor(machine, {
+    input: undefined as never,
+    snapshot: start as never,
+    inspect: (inspection) => {
+      if (inspection.type === '@xstate.microstep' && inspection.actorRef === actor) for (const definition of inspection._transitions) onTransition(definition, from);
+    },
+  });
+  actor.subscribe({ error: () => undefined });
+  actor.start();
+  actor.send(event as never);
+  actor.stop();
+}
+
+/** A readable coverage table: every transition, covered or not, and unreachable states. */
+export function formatCoverage(report: CoverageReport, title: string): string {
+  const lines = [`${title}: ${report.covered.size}/${report.transitions.length} transitions covered (${report.statesExplored} abstract states explored)`];
+  for (const info of report.transitions) lines.push(`  ${report.covered.has(info.key) ? '✓' : '✗'} ${info.key}`);
+  if (report.unreachableStates.length > 0) lines.push(`  unreachable states: ${report.unreachableStates.join(', ')}`);
+  return lines.join('\n');
+}
