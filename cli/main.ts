@@ -6,6 +6,7 @@ import { runCommand } from './commands/run.js';
 import { vizCommand } from './commands/viz.js';
 import { evalCommand } from './commands/eval.js';
 import { compareCommand } from './commands/compare.js';
+import { rulesCommand } from './commands/rules.js';
 import { EXIT } from './exit-codes.js';
 import type { Io } from './execute-run.js';
 
@@ -14,6 +15,10 @@ const USAGE = `rein: an agent harness built as an explicit statechart
   rein demo                         offline demo: every phase on a small buggy repo, no API key
   rein run <repo> "<task>" --test-cmd "<cmd>" [--model M]   run against an OpenAI-compatible endpoint
   rein resume <run-dir>             continue a killed run from its last saved step
+  rein rules show|graph|coverage    the effective rules, the statechart they build, its transition coverage
+  rein viz <trace.jsonl>            replay a run in the visualizer (--out run.html for one offline file)
+  rein eval <tasks> --preset A --preset B    run a task set under several configurations
+  rein compare <A> <B>              paired comparison of two eval results (exact McNemar)
 
 Run \`rein <command> --help\` for a command's options.
 Exit codes: 0 done, 1 ended without finishing, 2 bad usage or rules, 3 model endpoint failed.`;
@@ -27,6 +32,7 @@ const COMMANDS: Record<string, Command> = {
   viz: vizCommand,
   eval: evalCommand,
   compare: compareCommand,
+  rules: (argv, io) => rulesCommand(argv, io),
 };
 
 /** The CLI entry: dispatches a command and maps errors to exit codes. Returns the exit code. */

@@ -1,15 +1,22 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { extname, join } from 'node:path';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, dirname, extname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { UsageError } from '../lib/errors.js';
 
+/** What a rules module may export: the rules (default or `rules`), and guards and tools registered from code. */
+export interface ConfigModule {
+  default?: unknown;
+  rules?: unknown;
+  guards?: unknown;
+  tools?: unknown;
+}
+
 /**
  * Loads a `.js/.mjs` rules module, or a `.ts/.mts` one compiled with esbuild
- * first (Node 20 cannot import TypeScript). The module's default export (or
- * its `rules` export) must be a plain object.
+ * first (Node 20 cannot import TypeScript). Its default export (or `rules`)
+ * is the rules object; `guards` and `tools` exports extend the registries.
  */
-export async function importConfigModule(path: string): Promise<unknown> {
+export async function importConfigModule(path: string): Promise<ConfigModule> {
   let target = path;
   let cleanup: string | null = null;
   if (extname(path) === '.ts' || extname(path) === '.mts') {
@@ -20,16 +27,16 @@ export async function importConfigModule(path: string): Promise<unknown> {
     } catch (error) {
       throw new UsageError(`${path}: does not compile: ${(error as Error).message.split('\n')[0]}`);
     }
-    cleanup = mkdtempSync(join(tmpdir(), 'rein-config-'));
-    target = join(cleanup, 'rein.config.mjs');
+    // Written beside the source so its imports (zod, your own modules) resolve as they would for the .ts file.
+    target = join(dirname(path), `.${basename(path)}.${process.pid}.mjs`);
+    cleanup = target;
     writeFileSync(target, code);
   }
   try {
-    const module = (await import(pathToFileURL(target).href)) as { default?: unknown; rules?: unknown };
-    return module.default ?? module.rules;
+    return (await import(pathToFileURL(target).href)) as ConfigModule;
   } catch (error) {
     throw new UsageError(`${path}: failed to load: ${(error as Error).message.split('\n')[0]}`);
   } finally {
-    if (cleanup) rmSync(cleanup, { recursive: true, force: true });
+    if (cleanup) rmSync(cleanup, { force: true });
   }
 }

@@ -5,7 +5,12 @@ import { mergeRules, type Plain } from './merge.js';
 import { findPreset, PRESETS } from './presets.js';
 import { rulesSchema, type Rules } from './schema.js';
 import { formatRulesError } from './format-error.js';
-import { importConfigModule } from './import-config.js';
+import { importConfigModule, type ConfigModule } from './import-config.js';
+import { builtInGuards, type GuardRegistry } from '../machines/guards.js';
+import { checkRuleReferences } from '../machines/rule-references.js';
+import { selectTools } from '../run/tool-selection.js';
+import { defaultTools } from '../tools/index.js';
+import type { AnyTool } from '../tools/types.js';
 
 /** File names looked up in the workspace when no `--config` is given. */
 export const CONFIG_NAMES = ['rein.config.json', 'rein.config.ts', 'rein.config.mjs', 'rein.config.js'];
@@ -23,6 +28,10 @@ export interface LoadedRules {
   rules: Rules;
   /** Where the layers came from, for `rein rules show`. */
   sources: string[];
+  /** Guards registered by a `.ts`/`.js` rules file (`export const guards = { name: (context, params) => boolean }`). */
+  guards: GuardRegistry;
+  /** Tools registered by a rules file (`export const tools = [tool]`), added to rein's own. */
+  tools: AnyTool[];
 }
 
 /**
@@ -40,15 +49,19 @@ export async function loadRules(options: LoadRulesOptions = {}): Promise<LoadedR
   sources.push(`preset ${preset.name}`);
   const configPath = options.configPath ? resolve(options.configPath) : findConfig(options.workspace);
   let fileLayer: Plain | undefined;
+  let extensions: Extensions = { guards: {}, tools: [] };
   if (configPath) {
-    fileLayer = await readConfigFile(configPath);
+    ({ rules: fileLayer, extensions } = await readConfigFile(configPath));
     sources.push(configPath);
   }
   if (options.overrides && Object.keys(options.overrides).length > 0) sources.push('command-line flags');
   const merged = mergeRules(preset.rules as Plain, fileLayer, options.overrides);
   const parsed = rulesSchema.safeParse(merged, { reportInput: true });
   if (!parsed.success) throw new UsageError(formatRulesError(parsed.error, configPath ?? 'rules', merged));
-  return { rules: parsed.data, sources };
+  // Names that rules refer to are checked here, so a bad file stops every command before anything runs.
+  checkRuleReferences(parsed.data, { ...builtInGuards, ...extensions.guards });
+  selectTools([...defaultTools, ...extensions.tools], parsed.data.tools.enabled);
+  return { rules: parsed.data, sources, ...extensions };
 }
 
 function findConfig(workspace: string | undefined): string | undefined {
@@ -56,10 +69,16 @@ function findConfig(workspace: string | undefined): string | undefined {
   return CONFIG_NAMES.map((name) => resolve(workspace, name)).find((path) => existsSync(path));
 }
 
-async function readConfigFile(path: string): Promise<Plain> {
+interface Extensions {
+  guards: GuardRegistry;
+  tools: AnyTool[];
+}
+
+async function readConfigFile(path: string): Promise<{ rules: Plain; extensions: Extensions }> {
   if (!existsSync(path)) throw new UsageError(`${path}: rules file not found`);
   const extension = extname(path);
   let value: unknown;
+  let extensions: Extensions = { guards: {}, tools: [] };
   if (extension === '.json') {
     const text = readFileSync(path, 'utf8');
     try {
@@ -68,12 +87,30 @@ async function readConfigFile(path: string): Promise<Plain> {
       throw new UsageError(`${path}: not valid JSON: ${(error as Error).message}`);
     }
   } else if (['.ts', '.mts', '.js', '.mjs'].includes(extension)) {
-    value = await importConfigModule(path);
+    const module = await importConfigModule(path);
+    value = module.default ?? module.rules ?? {};
+    extensions = checkExtensions(path, module);
   } else {
     throw new UsageError(`${path}: rules files are .json, .ts, .mts, .js or .mjs, not "${extension}"`);
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new UsageError(`${path}: expected an object of rules at the top level, found ${Array.isArray(value) ? 'an array' : typeof value}`);
   }
-  return value as Plain;
+  return { rules: value as Plain, extensions };
+}
+
+function checkExtensions(path: string, module: ConfigModule): Extensions {
+  const guards = module.guards ?? {};
+  if (typeof guards !== 'object' || guards === null || Array.isArray(guards)) throw new UsageError(`${path}: export "guards" must be an object of named functions`);
+  for (const [name, guard] of Object.entries(guards)) {
+    if (typeof guard !== 'function') throw new UsageError(`${path}: guards.${name}: expected a function (context, params) => boolean, found ${typeof guard}`);
+  }
+  const tools = module.tools ?? [];
+  if (!Array.isArray(tools)) throw new UsageError(`${path}: export "tools" must be an array of tools`);
+  tools.forEach((tool: Partial<AnyTool>, index) => {
+    if (!tool || typeof tool.name !== 'string' || typeof tool.execute !== 'function' || typeof tool.parameters?.safeParse !== 'function') {
+      throw new UsageError(`${path}: tools[${index}]: expected { name, description, parameters: z.object(...), execute(args, ctx) }`);
+    }
+  });
+  return { guards: guards as GuardRegistry, tools: tools as AnyTool[] };
 }

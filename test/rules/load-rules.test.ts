@@ -1,0 +1,85 @@
+import { mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { UsageError } from '../../lib/errors.js';
+import { loadRules } from '../../rules/load.js';
+import { call, reply, runScripted } from '../../testing/index.js';
+import { cleanEnv, repoRoot, runCli } from '../helpers/cli.js';
+
+function dirWith(files: Record<string, string>): string {
+  const dir = mkdtempSync(join(tmpdir(), 'rein-rules-'));
+  for (const [name, content] of Object.entries(files)) writeFileSync(join(dir, name), content);
+  return dir;
+}
+
+describe('rules files', () => {
+  it('layers preset, file and flags, and finds rein.config.json in the workspace', async () => {
+    const workspace = dirWith({ 'rein.config.json': JSON.stringify({ budgets: { maxSteps: 12 }, stall: { rules: [{ guard: 'repeatedAction', limit: 4 }] } }) });
+    const { rules, sources } = await loadRules({ preset: 'no-plan', workspace, overrides: { budgets: { maxSeconds: 30 } } });
+    expect(rules.phases.plan.enabled).toBe(false);
+    expect(rules.budgets).toMatchObject({ maxSteps: 12, maxSeconds: 30 });
+    expect(rules.stall.rules).toEqual([{ guard: 'repeatedAction', limit: 4 }]);
+    expect(sources).toEqual(['preset no-plan', join(workspace, 'rein.config.json'), 'command-line flags']);
+  });
+
+  it('a bad value is reported with file, JSON path, what was expected and what was found', async () => {
+    const dir = dirWith({ 'bad.json': JSON.stringify({ budgets: { maxSteps: 'forty' }, context: { soft: 2 }, permissions: { sandbox: 'docker' } }) });
+    const error = await loadRules({ configPath: join(dir, 'bad.json') }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(UsageError);
+    const message = (error as Error).message;
+    expect(message).toContain(`${join(dir, 'bad.json')}: budgets.maxSteps: expected number, found "forty"`);
+    expect(message).toMatch(/context\.soft: expected .*1.*, found 2/);
+    expect(message).toContain('permissions.sandbox: expected one of "auto", "bwrap", "none", found "docker"');
+  });
+
+  it('an unknown guard name fails before anything runs, naming the path and the known guards', async () => {
+    const dir = dirWith({ 'rein.config.json': JSON.stringify({ phases: { build: { exits: [{ guard: 'testsGreen', to: 'verify' }] } } }) });
+    const result = await runCli(['run', dir, 'task', '--test-cmd', 'true', '--model', 'm'], { env: cleanEnv({ OPENAI_BASE_URL: 'http://127.0.0.1:1/v1' }) });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/phases\.build\.exits\[0\]\.guard: unknown guard "testsGreen"; registered guards: .*testRun/);
+  });
+
+  it('invalid JSON is a clear error with exit code 2', async () => {
+    const dir = dirWith({ 'rein.config.json': '{ "budgets": { "maxSteps": 3, } }' });
+    const result = await runCli(['rules', 'show', '--config', join(dir, 'rein.config.json')], { env: cleanEnv() });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/rein\.config\.json: not valid JSON/);
+  });
+
+  it('a .ts rules file registers a custom guard and a custom tool that a run uses', async () => {
+    const dir = dirWith({
+      'rein.config.ts': `
+        import { z } from 'zod';
+        export const guards = { touchedReadme: (context: { facts: { seq: number } }) => context.facts.seq >= 1 };
+        export const tools = [{
+          name: 'word_count', description: 'Count words in a string.',
+          parameters: z.object({ text: z.string() }).strict(),
+          async execute(args: { text: string }) { return { content: String(args.text.split(/\\s+/).length), ok: true, effect: { kind: 'none' } }; },
+        }];
+        export default {
+          tools: { enabled: ['read_file', 'word_count', 'finish'] },
+          phases: { plan: { exits: [{ guard: 'touchedReadme', to: 'build' }] } },
+        };`,
+    });
+    symlinkSync(join(repoRoot, 'node_modules'), join(dir, 'node_modules'));
+    const loaded = await loadRules({ workspace: dir });
+    expect(Object.keys(loaded.guards)).toEqual(['touchedReadme']);
+    const run = await runScripted({
+      files: { 'README.md': 'hello' }, testCmd: 'true', rules: { ...loaded.rules, budgets: { ...loaded.rules.budgets, maxSteps: 1 } },
+      guards: loaded.guards, tools: [...(await import('../../tools/index.js')).defaultTools, ...loaded.tools],
+      script: [reply(call('word_count', { text: 'one two three' }))],
+    });
+    expect(run.record.find((message) => message.role === 'tool')?.content).toBe('3');
+    expect(run.lines('transition').some((line) => line.guard === 'touchedReadme' && String(line.to).startsWith('build'))).toBe(true);
+  });
+
+  it('rein rules show prints the effective rules; coverage passes for the default rules', async () => {
+    const show = await runCli(['rules', 'show', '--preset', 'strict'], { env: cleanEnv() });
+    expect(show.code).toBe(0);
+    expect(JSON.parse(show.stdout).phases.plan.tools).toEqual(['read_file', 'grep', 'run', 'update_todo', 'finish']);
+    const coverage = await runCli(['rules', 'coverage'], { env: cleanEnv() });
+    expect(coverage.code).toBe(0);
+    expect(coverage.stdout).toMatch(/(\d+)\/\1 transitions covered/);
+  });
+});
