@@ -1,12 +1,5 @@
 import { readFileSync } from 'node:fs';
 import { ReinError, UsageError } from '../lib/errors.js';
-import { demoCommand } from './commands/demo.js';
-import { resumeCommand } from './commands/resume.js';
-import { runCommand } from './commands/run.js';
-import { vizCommand } from './commands/viz.js';
-import { evalCommand } from './commands/eval.js';
-import { compareCommand } from './commands/compare.js';
-import { rulesCommand } from './commands/rules.js';
 import { EXIT } from './exit-codes.js';
 import type { Io } from './execute-run.js';
 
@@ -25,14 +18,15 @@ Exit codes: 0 done, 1 ended without finishing, 2 bad usage or rules, 3 model end
 
 type Command = (argv: string[], io: Io, env: NodeJS.ProcessEnv) => Promise<number>;
 
-const COMMANDS: Record<string, Command> = {
-  run: runCommand,
-  demo: (argv, io) => demoCommand(argv, io),
-  resume: resumeCommand,
-  viz: vizCommand,
-  eval: evalCommand,
-  compare: compareCommand,
-  rules: (argv, io) => rulesCommand(argv, io),
+// Loaded on demand: each command pulls in only what it uses, which keeps start-up fast.
+const COMMANDS: Record<string, () => Promise<Command>> = {
+  run: async () => (await import('./commands/run.js')).runCommand,
+  demo: async () => (await import('./commands/demo.js')).demoCommand,
+  resume: async () => (await import('./commands/resume.js')).resumeCommand,
+  viz: async () => (await import('./commands/viz.js')).vizCommand,
+  eval: async () => (await import('./commands/eval.js')).evalCommand,
+  compare: async () => (await import('./commands/compare.js')).compareCommand,
+  rules: async () => (await import('./commands/rules.js')).rulesCommand,
 };
 
 /** The CLI entry: dispatches a command and maps errors to exit codes. Returns the exit code. */
@@ -40,9 +34,10 @@ export async function main(argv: string[], io: Io = { stdout: process.stdout, st
   const [name, ...rest] = argv;
   if (!name || name === '--help' || name === '-h' || name === 'help') { io.stdout.write(USAGE + '\n'); return name ? EXIT.done : EXIT.usage; }
   if (name === '--version' || name === '-v') { io.stdout.write(version() + '\n'); return EXIT.done; }
-  const command = COMMANDS[name];
-  if (!command) { io.stderr.write(`rein: unknown command "${name}"\n\n${USAGE}\n`); return EXIT.usage; }
+  const load = COMMANDS[name];
+  if (!load) { io.stderr.write(`rein: unknown command "${name}"\n\n${USAGE}\n`); return EXIT.usage; }
   try {
+    const command = await load();
     return await command(rest, io, env);
   } catch (error) {
     if (error instanceof UsageError) { io.stderr.write(`rein: ${error.message}\n`); return EXIT.usage; }

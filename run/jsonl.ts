@@ -1,4 +1,4 @@
-import { closeSync, existsSync, fsyncSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, fsyncSync, openSync, readFileSync, readSync, writeSync } from 'node:fs';
 
 /** An append-only file of JSON lines, written synchronously so a killed process loses nothing already logged. */
 export interface LineWriter {
@@ -9,7 +9,14 @@ export interface LineWriter {
 }
 
 export function openLineWriter(path: string): LineWriter {
-  const fd = openSync(path, 'a');
+  const fd = openSync(path, 'a+');
+  // A process killed mid-line leaves a cut last line: end it, so the next line starts clean.
+  const size = fstatSync(fd).size;
+  if (size > 0) {
+    const last = Buffer.alloc(1);
+    readSync(fd, last, 0, 1, size - 1);
+    if (last[0] !== 0x0a) writeSync(fd, '\n');
+  }
   let open = true;
   return {
     write(line) { if (open) writeSync(fd, line + '\n'); },

@@ -1,4 +1,4 @@
-import { mkdirSync, realpathSync, writeFileSync, existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createActor, toPromise, type AnyActorLogic, type InspectionEvent, type Snapshot } from 'xstate';
 import { createContextManagerActor } from '../actors/context-manager-actor.js';
@@ -19,7 +19,7 @@ import { readProgress } from '../tools/update-todo.js';
 import { describeSandbox, resolveSandbox } from '../tools/sandbox.js';
 import { openCallJournal } from './call-journal.js';
 import { loadState, saveState, type SavedState } from './state-file.js';
-import { openTracer, TRACE_VERSION, type Tracer } from './trace.js';
+import { nextTraceIndex, openTracer, TRACE_VERSION, type Tracer } from './trace.js';
 import { Transcript } from './transcript.js';
 
 /** Where the model comes from: built once the run's tool schemas are known. */
@@ -76,9 +76,21 @@ export function startRun(options: RunOptions): RunHandle {
   return launch(options, null);
 }
 
-/** Continues a run killed at any point, from its run directory. */
+/**
+ * Continues a run killed at any point, from its run directory: the saved
+ * machine state, the record up to it and the journal of executed tool calls.
+ * A run killed before its first step was saved starts over in the same
+ * directory; the trace keeps what was written and continues after it.
+ */
 export function resumeRun(options: RunOptions): RunHandle {
-  const saved = loadState(join(options.runDir, 'state.json'));
+  const statePath = join(options.runDir, 'state.json');
+  if (!existsSync(statePath)) {
+    rmSync(join(options.runDir, 'record.jsonl'), { force: true });
+    return launch(options, null);
+  }
+  const saved = loadState(statePath);
+  const status = (saved.snapshot as { status?: string }).status;
+  if (status !== 'active') throw new UsageError(`${options.runDir}: this run already ended (${(saved.snapshot as { context?: { status?: string } }).context?.status ?? status}); nothing to resume`);
   return launch(options, { saved });
 }
 
@@ -88,8 +100,9 @@ function launch(options: RunOptions, resume: Resume | null): RunHandle {
   mkdirSync(options.runDir, { recursive: true });
   const tracePath = options.tracePath ?? join(options.runDir, 'trace.jsonl');
   const listeners = options.onTrace;
-  const baseTracer = openTracer(tracePath, options.secrets ?? [], { firstIndex: resume?.saved.traceIndex ?? 0 });
-  let traceIndex = resume?.saved.traceIndex ?? 0;
+  // Lines written after the last save stay (they show what the killed process did); numbering continues after them.
+  let traceIndex = nextTraceIndex(tracePath);
+  const baseTracer = openTracer(tracePath, options.secrets ?? [], { firstIndex: traceIndex });
   const trace: Tracer = {
     path: tracePath,
     log(kind, data = {}) { traceIndex++; baseTracer.log(kind, data); listeners?.(kind, data); },
@@ -164,14 +177,15 @@ function launch(options: RunOptions, resume: Resume | null): RunHandle {
     error: () => undefined,
   });
 
-  if (!resume) {
+  if (!resume && traceIndex > 0) {
+    trace.log('resume', { fromState: 'start', recordLength: 0, elapsedMs: 0, note: 'killed before the first step was saved; starting over' });
+  } else if (!resume) {
     writeFileSync(join(options.runDir, 'run.json'), JSON.stringify({
       version: 1, workspace, task: options.task, testCmd: options.testCmd, model: options.model.name, createdAt: new Date().toISOString(), rules,
     }, null, 2));
     trace.log('start', { version: TRACE_VERSION, task: options.task, testCmd: options.testCmd, model: options.model.name, endpoint: options.model.description, workspace, runDir: options.runDir, sandbox: sandbox.description, tools: tools.map((tool) => tool.name), rules });
-  } else {
-    trace.log('resume', { fromState: lastLabel, recordLength: resume.saved.recordLength, elapsedMs: resume.saved.elapsedMs });
   }
+  if (resume) trace.log('resume', { fromState: lastLabel, recordLength: resume.saved.recordLength, elapsedMs: resume.saved.elapsedMs });
   const done = (async () => {
     try {
       actorRef.start();

@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { stableStringify } from '../lib/stable-json.js';
 import { redact } from '../lib/redact.js';
-import { openLineWriter, type LineWriter } from './jsonl.js';
+import { openLineWriter, readJsonLines, type LineWriter } from './jsonl.js';
 
 /** The trace format version; readers show unknown kinds raw. */
 export const TRACE_VERSION = 1;
@@ -41,4 +41,14 @@ export function openTracer(path: string, secrets: (string | undefined)[] = [], o
     },
     close() { writer.close(); },
   };
+}
+
+/** The index after the last complete line of an existing trace (0 for a new one): a resumed run numbers on from there. */
+export function nextTraceIndex(path: string): number {
+  const { values } = readJsonLines<{ i?: unknown }>(path);
+  for (let position = values.length - 1; position >= 0; position--) {
+    const index = values[position]!.i;
+    if (typeof index === 'number') return index + 1;
+  }
+  return values.length;
 }

@@ -1,6 +1,5 @@
 import path from 'node:path';
-import { parse as babelParse, type ParserOptions, type ParserPlugin } from '@babel/parser';
-import YAML from 'yaml';
+import type { ParserOptions, ParserPlugin } from '@babel/parser';
 import { locateJsonError } from './json-error.js';
 import { compilePython } from './python-check.js';
 
@@ -51,7 +50,12 @@ function typeScriptOptions(name: string, jsx: boolean): ParserOptions {
   return { sourceType: 'unambiguous', plugins: jsx ? [...plugins, 'jsx'] : plugins };
 }
 
-function checkWithBabel(source: string, name: string, options: ParserOptions): SyntaxVerdict {
+// Parsers load on first use: most runs never edit a YAML file, and start-up time is every command's cost.
+const loadBabel = () => import('@babel/parser');
+const loadYaml = () => import('yaml');
+
+async function checkWithBabel(source: string, name: string, options: ParserOptions): Promise<SyntaxVerdict> {
+  const { parse: babelParse } = await loadBabel();
   try {
     // Top-level return/await are legal in CommonJS wrappers and ES modules respectively.
     babelParse(source, { ...options, allowReturnOutsideFunction: true, allowAwaitOutsideFunction: true });
@@ -74,7 +78,8 @@ function checkJson(source: string, name: string): SyntaxVerdict {
   }
 }
 
-function checkYaml(source: string, name: string): SyntaxVerdict {
+async function checkYaml(source: string, name: string): Promise<SyntaxVerdict> {
+  const { default: YAML } = await loadYaml();
   // Duplicate keys are accepted, as PyYAML and most loaders do.
   const documents = YAML.parseAllDocuments(source, { uniqueKeys: false, prettyErrors: true });
   const error = (Array.isArray(documents) ? documents : [documents]).flatMap((doc) => doc.errors)[0];

@@ -1,0 +1,86 @@
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkPairing } from '../../context/pairing.js';
+import type { ChatMessage } from '../../context/messages.js';
+import { readRecord } from '../../run/transcript.js';
+import { startOpenAIStub, type OpenAIStub, type StubRequest } from '../../testing/index.js';
+import { cleanEnv, repoRoot, runCli } from '../helpers/cli.js';
+
+function workspace(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'rein-resume-ws-'));
+  writeFileSync(join(dir, 'count.js'), 'export function count(items) {\n  return items.length - 1;\n}\n');
+  writeFileSync(join(dir, 'check.js'), "import { count } from './count.js';\nconst got = count([1, 2, 3]);\nconsole.log(got === 3 ? 'PASS' : `FAIL: expected 3, got ${got}`);\nprocess.exit(got === 3 ? 0 : 1);\n");
+  return dir;
+}
+
+/** A deterministic agent: its reply depends only on the messages, and call ids on the message count. */
+function policy(request: StubRequest) {
+  const last = request.messages.at(-1)!;
+  const text = typeof last.content === 'string' ? last.content : '';
+  const id = `call_${request.messages.length}`;
+  const act = (name: string, args: unknown) => ({ toolCalls: [{ id, name, arguments: args }] });
+  if (last.role === 'user' && !request.messages.some((message) => message.role === 'tool')) return act('run', { command: 'node check.js' });
+  if (text.startsWith('exit=1')) return act('read_file', { path: 'count.js' });
+  if (text.startsWith('[count.js')) return act('edit_file', { path: 'count.js', old: 'items.length - 1;', new: 'items.length - 1);' });
+  if (text.startsWith('Edit rejected')) return act('edit_file', { path: 'count.js', old: 'items.length - 1;', new: 'items.length;' });
+  if (text.startsWith('Edit applied')) return act('update_todo', { items: [{ task: 'fix count', done: true }] });
+  if (text.startsWith('Todo:')) return act('run', { command: 'node check.js' });
+  if (text.startsWith('exit=0')) return act('finish', { summary: 'count() returns the length.' });
+  return { content: 'lost' };
+}
+
+const comparable = (record: ChatMessage[]) => record.map((message) => JSON.stringify(message));
+
+describe('crash and resume', () => {
+  let stub: OpenAIStub;
+  let reference: ChatMessage[];
+  let fullMs = 0;
+  beforeAll(async () => {
+    stub = await startOpenAIStub(async (request) => { await new Promise((resolve) => setTimeout(resolve, 150)); return policy(request); });
+    const runDir = join(mkdtempSync(join(tmpdir(), 'rein-resume-ref-')), 'run');
+    const started = Date.now();
+    const result = await runCli(['run', workspace(), 'Make node check.js pass', '--test-cmd', 'node check.js', '--model', 'stub', '--run-dir', runDir], { env: cleanEnv({ OPENAI_BASE_URL: stub.url }) });
+    fullMs = Date.now() - started;
+    expect(result.code, result.stderr).toBe(0);
+    reference = readRecord(join(runDir, 'record.jsonl'));
+  });
+  afterAll(async () => { await stub.close(); });
+
+  it('the uninterrupted reference run is well-formed', () => {
+    expect(reference.filter((message) => message.role === 'assistant')).toHaveLength(7);
+    expect(checkPairing(reference)).toEqual([]);
+  });
+
+  it('a run killed with SIGKILL at random moments resumes to the same final record, no step lost or repeated', async () => {
+    let resumedMidRun = 0;
+    // Spread over the run after process start-up (the first model call waits 150 ms), one random point per slice.
+    const first = 350;
+    const kills = 6;
+    const delays = Array.from({ length: kills }, (_, index) => Math.round(first + ((index + Math.random()) / kills) * Math.max(fullMs - first - 200, 300)));
+    for (const delay of delays) {
+      const ws = workspace();
+      const runDir = join(mkdtempSync(join(tmpdir(), 'rein-resume-')), 'run');
+      const child = spawn(process.execPath, [join(repoRoot, 'bin', 'rein.js'), 'run', ws, 'Make node check.js pass', '--test-cmd', 'node check.js', '--model', 'stub', '--run-dir', runDir],
+        { env: cleanEnv({ OPENAI_BASE_URL: stub.url }), stdio: 'ignore' });
+      await new Promise((resolve) => setTimeout(resolve, delay));
+      child.kill('SIGKILL');
+      await new Promise((resolve) => child.on('close', resolve));
+      if (!existsSync(join(runDir, 'run.json'))) continue; // killed before the run directory existed: nothing to resume
+      const savedState = existsSync(join(runDir, 'state.json'));
+      const resumed = await runCli(['resume', runDir], { env: cleanEnv({ OPENAI_BASE_URL: stub.url }) });
+      const ended = resumed.code === 0 || /already ended \(done\)/.test(resumed.stderr);
+      expect(ended, `kill after ${delay} ms: ${resumed.stderr}`).toBe(true);
+      expect(comparable(readRecord(join(runDir, 'record.jsonl'))), `kill after ${delay} ms`).toEqual(comparable(reference));
+      expect(readFileSync(join(ws, 'count.js'), 'utf8')).toContain('return items.length;');
+      const trace = readFileSync(join(runDir, 'trace.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { i: number; kind: string });
+      expect(trace.map((line) => line.i)).toEqual(trace.map((_, index) => index));
+      expect(trace.filter((line) => line.kind === 'tool' && (line as { name?: string }).name === 'edit_file')).toHaveLength(2);
+      if (savedState && trace.some((line) => line.kind === 'resume')) resumedMidRun++;
+    }
+    // Most kill points must land inside the run, or the test proves nothing.
+    expect(resumedMidRun).toBeGreaterThanOrEqual(4);
+  }, 240_000);
+});
