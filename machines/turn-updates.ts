@@ -10,12 +10,17 @@ export interface Update {
   append: ChatMessage[];
 }
 
-/** Gives every tool call a unique, non-empty id so each result can be paired with its call. */
+/**
+ * Gives every tool call an id that is unique in the whole run, so each
+ * result pairs with exactly one call. Provider ids are long and random and
+ * are kept; empty, short, odd or repeated ids (scripted or broken models)
+ * become `call_<step>_<index>`, unique by construction.
+ */
 export function normalizeCalls(message: AssistantMessage, step: number): ToolCall[] {
   const seen = new Set<string>();
   return (message.tool_calls ?? []).map((call, index) => {
     let id = typeof call.id === 'string' ? call.id.trim() : '';
-    if (!id || seen.has(id)) id = `call_${step}_${index}`;
+    if (id.length < 16 || id.length > 80 || !/^[\w.:-]+$/.test(id) || seen.has(id)) id = `call_${step}_${index}`;
     seen.add(id);
     const name = typeof call.function?.name === 'string' ? call.function.name : '';
     const args = typeof call.function?.arguments === 'string' ? call.function.arguments : JSON.stringify(call.function?.arguments ?? {});

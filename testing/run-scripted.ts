@@ -26,6 +26,8 @@ export interface ScriptedRunOptions {
   tools?: readonly AnyTool[];
   summarize?: SummarizeText;
   clock?: RunOptions['clock'];
+  /** fsync the saved state every step (off by default in tests: a killed process loses nothing without it). */
+  fsync?: boolean;
 }
 
 export interface ScriptedRunResult {
@@ -63,6 +65,7 @@ export async function runScripted(options: ScriptedRunOptions): Promise<Scripted
     ...(options.guards ? { guards: options.guards } : {}),
     ...(options.tools ? { tools: options.tools } : {}),
     ...(options.clock ? { clock: options.clock } : {}),
+    fsync: options.fsync ?? false,
   });
   const output = await handle.done;
   const trace = readJsonLines<TraceLine>(handle.tracePath).values;

@@ -127,7 +127,7 @@ function thinkEvents(context: HarnessContext, focus: Focus) {
   const replies = TURN_KINDS.filter((kind) => kinds.includes(kind.name)).map((kind) => {
     // The result each call will get rides in its id, so the arguments (what the stall detector compares) stay clean.
     const tool_calls: ToolCall[] = kind.calls(context.testCmd).map((call, index) => ({
-      id: `w${index}:${JSON.stringify(call.result ?? null)}`, type: 'function', function: { name: call.name, arguments: JSON.stringify(call.args) },
+      id: `witness_${index}_${Buffer.from(JSON.stringify(call.result ?? null)).toString('base64url')}`, type: 'function', function: { name: call.name, arguments: JSON.stringify(call.args) },
     }));
     return { type: 'xstate.done.actor.model', output: { message: { role: 'assistant', content: kind.name, tool_calls }, usage } };
   });
@@ -148,7 +148,7 @@ function actEvent(context: HarnessContext, rules: Rules) {
   for (const call of context.calls.slice(context.cursor)) {
     if (call.function.name === 'finish') return { type: 'xstate.done.actor.tools', output: { results, finish: { summary: 'done' } } };
     const args = JSON.parse(call.function.arguments) as { command?: string };
-    const result = JSON.parse(call.id.slice(call.id.indexOf(':') + 1)) as Result | null;
+    const result = JSON.parse(Buffer.from(call.id.split('_').slice(2).join('_'), 'base64url').toString('utf8')) as Result | null;
     const allowed = callable.includes(call.function.name);
     const outcome = allowed && result ? outcomeOf(call.function.name, result, args.command) : { content: 'Tool error: not allowed', ok: false, effect: { kind: 'none' } as const };
     results.push({ id: call.id, name: call.function.name, args, outcome, ms: 1 });

@@ -94,10 +94,10 @@ describe('phase exits (route), evaluated after each turn', () => {
 describe('the verification gate', () => {
   it('refuses finish with no test run after the last edit; the refusal is that call\'s result; build → verify', () => {
     const probe = atThink('build');
-    probe.reply({ calls: [{ name: 'edit_file', args: {}, id: 'e1' }, { name: 'finish', args: { summary: 's' }, id: 'f1' }] });
+    probe.reply({ calls: [{ name: 'edit_file', args: {}, id: 'call_edit_000000001' }, { name: 'finish', args: { summary: 's' }, id: 'call_finish_00000001' }] });
     const step = probe.tools([edited('a.py')], { summary: 's' });
     expect(step.state).toBe('verify.compact');
-    const refusal = step.appended.find((message) => message.role === 'tool' && message.tool_call_id === 'f1');
+    const refusal = step.appended.find((message) => message.role === 'tool' && message.tool_call_id === 'call_finish_00000001');
     expect(refusal?.content).toBe('Not yet. Before finishing: run `npm test`, read the full output, and check the result against the original task (not against your code). Cover edge cases, not just the happy path.');
     expect(step.notes).toContainEqual({ kind: 'finish', data: expect.objectContaining({ allowed: false }) });
   });
@@ -132,12 +132,12 @@ describe('the verification gate', () => {
 
   it('closes calls after an accepted finish so the record stays well-formed', () => {
     const probe = atThink('verify', { facts: { ...probeHarness(machine, rules).context.facts, lastPassSeq: 3, lastEditSeq: 2, seq: 3 } });
-    probe.reply({ calls: [{ name: 'finish', args: { summary: 'done' }, id: 'f' }, { name: 'run', args: { command: 'ls' }, id: 'late' }] });
+    probe.reply({ calls: [{ name: 'finish', args: { summary: 'done' }, id: 'call_finish_00000002' }, { name: 'run', args: { command: 'ls' }, id: 'call_late_0000000003' }] });
     const step = probe.tools([], { summary: 'done' });
     expect(step.state).toBe('done');
     expect(step.appended).toEqual([
-      { role: 'tool', tool_call_id: 'f', content: 'Finished.' },
-      { role: 'tool', tool_call_id: 'late', content: 'Not run: the run finished.' },
+      { role: 'tool', tool_call_id: 'call_finish_00000002', content: 'Finished.' },
+      { role: 'tool', tool_call_id: 'call_late_0000000003', content: 'Not run: the run finished.' },
     ]);
   });
 

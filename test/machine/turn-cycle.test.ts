@@ -40,10 +40,13 @@ describe('turn cycle: observe → compact → checkBudget → think → act → 
 
   it('gives empty and duplicate tool-call ids unique ids so every result pairs with its call', () => {
     const probe = probeHarness(machine, rules, { at: 'build.think' });
-    const step = probe.reply({ calls: [{ name: 'read_file', args: {}, id: '' }, { name: 'grep', args: {}, id: 'x' }, { name: 'grep', args: {}, id: 'x' }] });
+    const provider = 'call_Qx7fN2kLm9PzR4sT';
+    const step = probe.reply({ calls: [
+      { name: 'read_file', args: {}, id: '' }, { name: 'grep', args: {}, id: 'x' }, { name: 'grep', args: {}, id: provider }, { name: 'grep', args: {}, id: provider },
+    ] });
     const ids = step.context.calls.map((call) => call.id);
-    expect(new Set(ids).size).toBe(3);
-    expect(ids.every((id) => id.length > 0)).toBe(true);
+    expect(ids).toEqual(['call_1_0', 'call_1_1', provider, 'call_1_3']);
+    expect((step.appended[0] as { tool_calls: Array<{ id: string }> }).tool_calls.map((call) => call.id)).toEqual(ids);
   });
 
   it('a model endpoint failure after retries ends the run as failed with the reason', () => {
