@@ -15,13 +15,13 @@ export type SummarizeText = (prompt: string, transcript: string, signal: AbortSi
  *
  * @example const summarizer = createSummarizer({ record: () => messages, builder, prompt: rules.messages.summaryPrompt, summarize });
  */
-export function createSummarizer(deps: { record: () => readonly ChatMessage[]; builder: ViewBuilder; prompt: string; summarize: SummarizeText }) {
+export function createSummarizer(deps: { record: () => readonly ChatMessage[]; builder: ViewBuilder; prompt: string; summarize: SummarizeText; windowTokens: number }) {
   return fromPromise<SummaryOutput, SummaryInput>(async ({ input, signal }) => {
     await Promise.resolve(); // let the record appends of the starting transition land first
     const record = deps.record();
-    const range = summaryRange(record, input.contextState);
-    if (!range) throw new ReinError('nothing to summarize: the view is all head and tail');
     const view = deps.builder.viewFor(record, input.contextState);
+    const range = summaryRange(record, input.contextState, view, deps.windowTokens);
+    if (!range) throw new ReinError('nothing to summarize: the view is all head and tail');
     const folded = view.messages.filter((_, position) => {
       const source = view.sources[position]!;
       return source === -1 || (source >= range.from && source <= range.through);

@@ -1,4 +1,4 @@
-import type { ChatMessage } from './messages.js';
+import { messageChars, type ChatMessage } from './messages.js';
 import type { ContextState } from './context-state.js';
 import { tightenCaps, type HalfLifeParams } from './elision.js';
 import { HEAD_LENGTH, type View, type ViewBuilder } from './view-builder.js';
@@ -23,18 +23,23 @@ export interface ContextDecision {
   before: { chars: number; tokens: number };
 }
 
+/** Share of the window a block-only pass must free below `soft`, so the next pass is many steps away. */
+export const BLOCK_HEADROOM = 0.15;
 /** Most tightening passes; after about 5 every cap sits at the floor. */
 const MAX_SHIFT = 8;
 /** Summaries that failed or did not shrink the view before falling back to harder elision. */
 export const MAX_SUMMARY_FAILURES = 2;
 
 /**
- * One pass of the two-stage context manager (seed component 4, Fan et al.'s T4).
- * Below `soft` the view is append-only, so the prompt prefix stays
- * byte-identical. Crossing `soft` applies the half-life caps once (and
- * tighter passes only if that was not enough); crossing `hard` asks for a
- * summary of the middle, unless summaries have failed twice, in which case
- * every old result goes to the floor.
+ * One pass of the two-stage context manager (seed component 4, Fan et al.'s T4),
+ * built to keep the provider's prompt cache warm. Below `soft` the view is
+ * append-only, so every request starts with the previous one byte for byte.
+ * Crossing `soft` caps old results by the half-life schedule: first only the
+ * results added since the last pass (the prefix before them is untouched),
+ * and if that leaves too little headroom, all of them by their current age,
+ * tighter if needed. When elision is not enough (over `hard`, or every old
+ * result at its floor) the middle is summarized; after 2 failed summaries,
+ * every old result goes to the floor instead.
  *
  * @example const decision = manageContext(record, state, rules, builder, { force: false, overheadTokens: 600 });
  */
@@ -52,20 +57,36 @@ export function manageContext(
   if (before.tokens < rules.soft * window && !options.force) return { state, view, tokens: before.tokens, action: 'none', before };
 
   const toolIndices = toolIndicesInView(view, record);
+  if (!options.force && state.caps.through >= 0) {
+    // Stage 1a: cap only the results added since the last pass. The prefix before them stays
+    // byte-identical (the provider's cache keeps it); accepted only if it leaves real headroom.
+    const caps = tightenCaps(state.caps, toolIndices, rules, 0, state.caps.through);
+    const blockState = { ...state, caps, version: state.version + 1, compactions: state.compactions + 1 };
+    const blockView = builder.viewFor(record, blockState);
+    if (tokensOf(blockView) < (rules.soft - BLOCK_HEADROOM) * window) return { state: blockState, view: blockView, tokens: tokensOf(blockView), action: 'elided', before };
+  }
   const summaryExhausted = state.summaryFailures >= MAX_SUMMARY_FAILURES || !rules.summarize;
   const startShift = options.force && summaryExhausted ? MAX_SHIFT : 0;
   let next = state;
   for (let shift = startShift; shift <= MAX_SHIFT; shift++) {
     const caps = tightenCaps(next.caps, toolIndices, rules, shift);
+    if (sameCaps(caps, next.caps)) continue;
     next = { ...next, caps, version: next.version + 1 };
     view = builder.viewFor(record, next);
     if (tokensOf(view) < rules.soft * window) break;
   }
-  next = { ...next, compactions: state.compactions + 1 };
+  if (next !== state) next = { ...next, compactions: state.compactions + 1 };
   const tokens = tokensOf(view);
-  const wantsSummary = tokens > rules.hard * window || (options.force && !summaryExhausted);
+  // Stage 2 when elision was not enough: over the hard limit, or too little room left below `soft`
+  // (old results near their floor), which would otherwise mean a new elision pass every step.
+  const elisionExhausted = tokens >= (rules.soft - BLOCK_HEADROOM) * window;
+  const wantsSummary = tokens > rules.hard * window || elisionExhausted || (options.force && !summaryExhausted);
   if (wantsSummary && !summaryExhausted && canSummarize(record, next)) return { state: next, view, tokens, action: 'summarize', before };
-  return { state: next, view, tokens, action: tokens > window ? 'overflow' : 'elided', before };
+  return { state: next, view, tokens, action: tokens > window ? 'overflow' : next === state ? 'none' : 'elided', before };
+}
+
+function sameCaps(a: ContextState['caps'], b: ContextState['caps']): boolean {
+  return a.through === b.through && a.steps.length === b.steps.length && a.steps.every(([from, cap], index) => b.steps[index]![0] === from && b.steps[index]![1] === cap);
 }
 
 function toolIndicesInView(view: View, record: readonly ChatMessage[]): number[] {
@@ -75,8 +96,7 @@ function toolIndicesInView(view: View, record: readonly ChatMessage[]): number[]
 }
 
 function canSummarize(record: readonly ChatMessage[], state: ContextState): boolean {
-  const range = summaryRange(record, state);
-  return range !== null;
+  return summaryRange(record, state) !== null;
 }
 
 /** Messages a summary may fold: after the head (and any earlier summary), before the tail. */
@@ -87,18 +107,36 @@ export interface SummaryRange {
   through: number;
 }
 
-/** Messages kept verbatim at the end of the view when summarizing. */
+/** Messages kept verbatim at the end of the view when summarizing, at the least. */
 export const SUMMARY_TAIL = 8;
+/** Share of the window the messages after a summary may fill: enough that the next requests still reuse most of their prefix. */
+export const SUMMARY_KEEP = 0.35;
 
 /**
- * The record range a summary should replace: everything between the head and
- * the last `SUMMARY_TAIL` messages, with the tail moved back so it never starts
- * with a tool result (its call would be folded away and the result orphaned).
+ * The record range a summary should replace: the oldest messages after the
+ * head (and any earlier summary), keeping verbatim the newest messages that
+ * fit in `SUMMARY_KEEP` of the window (at least `SUMMARY_TAIL` of them). The
+ * kept part never starts with a tool result, whose call would be folded away.
  */
-export function summaryRange(record: readonly ChatMessage[], state: ContextState): SummaryRange | null {
+export function summaryRange(record: readonly ChatMessage[], state: ContextState, view?: View, windowTokens?: number): SummaryRange | null {
   const from = Math.max(HEAD_LENGTH, (state.summary?.through ?? HEAD_LENGTH - 1) + 1);
   let tailStart = record.length - SUMMARY_TAIL;
+  if (view && windowTokens) tailStart = Math.min(tailStart, keptFrom(view, windowTokens * state.charsPerToken * SUMMARY_KEEP, from));
   while (tailStart > from && record[tailStart]!.role === 'tool') tailStart--;
   if (tailStart <= from) return null;
   return { from, through: tailStart - 1 };
+}
+
+/** The earliest record index of the newest view messages that fit in `budget` characters. */
+function keptFrom(view: View, budget: number, from: number): number {
+  let used = 0;
+  let earliest = Number.POSITIVE_INFINITY;
+  for (let position = view.messages.length - 1; position >= 0; position--) {
+    const source = view.sources[position]!;
+    if (source < from) break;
+    used += messageChars(view.messages[position]!);
+    if (used > budget) break;
+    earliest = source;
+  }
+  return earliest;
 }

@@ -50,16 +50,22 @@ export function capAt(caps: CapSteps, index: number): number | null {
  * Half-life caps for the tool results at `toolIndices` (record indices,
  * oldest first), merged with the caps already in force by taking the smaller:
  * an elided result never grows back, so elision only ever changes the prefix
- * when a threshold is crossed.
+ * when a threshold is crossed. With `frozenThrough`, only results after that
+ * record index are capped (by their age in the whole list).
  */
-export function tightenCaps(previous: CapSteps, toolIndices: readonly number[], params: HalfLifeParams, shift = 0): CapSteps {
+export function tightenCaps(previous: CapSteps, toolIndices: readonly number[], params: HalfLifeParams, shift = 0, frozenThrough = -1): CapSteps {
   const pairs: Array<[number, number]> = [];
   const count = toolIndices.length;
   let through = previous.through;
   for (let position = 0; position < count; position++) {
     const index = toolIndices[position]!;
-    const fresh = halfLifeCap(count - 1 - position, params, shift);
     const old = capAt(previous, index);
+    // Results up to `frozenThrough` keep what they have, so the prompt prefix they form stays byte-identical.
+    if (index <= frozenThrough) {
+      if (old !== null) pairs.push([index, old]);
+      continue;
+    }
+    const fresh = halfLifeCap(count - 1 - position, params, shift);
     const cap = fresh === null ? old : old === null ? fresh : Math.min(old, fresh);
     if (cap === null) continue;
     pairs.push([index, cap]);

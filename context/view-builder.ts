@@ -24,11 +24,13 @@ export const HEAD_LENGTH = 2;
  */
 export class ViewBuilder {
   private view: View = { messages: [], sources: [], chars: 0 };
-  private version = -1;
+  private caps: ContextState['caps'] | null = null;
+  private summary: ContextState['summary'] | undefined = undefined;
   private consumed = 0;
 
   viewFor(record: readonly ChatMessage[], state: ContextState): View {
-    if (state.version !== this.version || record.length < this.consumed) this.rebuild(record, state);
+    // Keyed on the decisions themselves (caps and summary), which are new objects whenever they change.
+    if (state.caps !== this.caps || state.summary !== this.summary || record.length < this.consumed) this.rebuild(record, state);
     for (let index = this.consumed; index < record.length; index++) this.push(shown(record[index]!, index, state), index);
     this.consumed = record.length;
     return this.view;
@@ -36,7 +38,8 @@ export class ViewBuilder {
 
   private rebuild(record: readonly ChatMessage[], state: ContextState): void {
     this.view = { messages: [], sources: [], chars: 0 };
-    this.version = state.version;
+    this.caps = state.caps;
+    this.summary = state.summary;
     const head = Math.min(HEAD_LENGTH, record.length);
     for (let index = 0; index < head; index++) this.push(record[index]!, index);
     this.consumed = head;

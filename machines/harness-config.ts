@@ -4,6 +4,7 @@ import { firstPhase } from './initial-context.js';
 import type { ContextInput, ModelInput, SummaryInput, ToolsInput } from './actor-contracts.js';
 import { completionAllowance, priceOf } from './budget.js';
 import type { EndStatus, HarnessContext, HarnessInput, HarnessOutput } from './types.js';
+import type { ChatMessage } from '../context/messages.js';
 
 const ROOT = 'harness';
 const at = (state: string) => `#${ROOT}.${state}`;
@@ -110,7 +111,7 @@ function phaseState(phase: Phase, rule: PhaseRule, rules: Rules) {
           id: 'model',
           src: 'model',
           input: ({ context }: Args): ModelInput => ({
-            messages: context.view ?? [],
+            messages: (context.view?.messages ?? []) as ChatMessage[],
             maxCompletionTokens: completionAllowance(context, { ...rules.budgets, maxCompletionTokens: rules.model.maxCompletionTokens }, priceOf(rules.model.prices, context.model)),
             step: context.step,
           }),

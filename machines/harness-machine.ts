@@ -1,4 +1,5 @@
 import { cancel, enqueueActions, raise, setup } from 'xstate';
+import { WorkingView } from '../context/working-view.js';
 import type { Rules } from '../rules/schema.js';
 import { actorPlaceholders, ContextLengthError, type ContextOutput, type SummaryOutput } from './actor-contracts.js';
 import { completionAllowance, MIN_COMPLETION_TOKENS, priceOf } from './budget.js';
@@ -104,7 +105,7 @@ export function createHarnessMachine(rules: Rules, options: HarnessOptions = {})
       }),
       storeView: enqueueActions(({ context, event, enqueue }) => {
         const output = (event as unknown as { output: ContextOutput }).output;
-        enqueue.assign({ view: output.messages, viewTokens: output.tokens, contextState: output.contextState, forceCompaction: false });
+        enqueue.assign({ view: new WorkingView(output.messages), viewTokens: output.tokens, contextState: output.contextState, forceCompaction: false });
         if (output.action !== 'none') {
           note(enqueue, 'context', { action: output.action, before: output.before, after: { chars: output.chars, tokens: output.tokens }, step: context.step });
         }

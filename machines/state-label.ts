@@ -12,7 +12,11 @@ export function stateLabel(value: StateValue): string {
   return `${key}.${stateLabel(child as StateValue)}`;
 }
 
-/** States after which the run's state is saved: a turn is starting, or the model has replied. */
+/**
+ * The state after which a run's state is saved: the model has replied and
+ * its tool calls are about to run. Once a step: a run killed later in the
+ * turn resumes here, and its tool calls come back from the journal.
+ */
 export function isCheckpoint(label: string): boolean {
-  return label.endsWith('.compact') || label.endsWith('.act');
+  return label.endsWith('.act');
 }

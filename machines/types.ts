@@ -1,5 +1,6 @@
 import type { AssistantMessage, ChatMessage, ToolCall } from '../context/messages.js';
 import type { ContextState } from '../context/context-state.js';
+import type { WorkingView } from '../context/working-view.js';
 import type { TodoItem, ToolOutcome } from '../tools/types.js';
 import type { Phase } from '../rules/schema.js';
 
@@ -108,8 +109,8 @@ export interface HarnessContext {
   phase: Phase;
   step: number;
   recordLength: number;
-  /** The working view sent to the model; rebuilt each turn, not persisted. */
-  view: ChatMessage[] | null;
+  /** The working view sent to the model; rebuilt each turn, never persisted. */
+  view: WorkingView | null;
   viewTokens: number;
   overheadTokens: number;
   contextState: ContextState;

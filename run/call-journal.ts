@@ -17,7 +17,9 @@ export function openCallJournal(path: string | null): CallJournal & { close(): v
     get: (key) => entries.get(key),
     put(key, result) {
       entries.set(key, result);
+      // Written at once: a call must be on disk before the next one runs, or a resumed run would repeat it.
       writer?.write(JSON.stringify({ key, result }));
+      writer?.flush();
     },
     close() { writer?.close(); },
   };

@@ -1,8 +1,14 @@
 import { closeSync, existsSync, fstatSync, fsyncSync, openSync, readFileSync, readSync, writeSync } from 'node:fs';
 
-/** An append-only file of JSON lines, written synchronously so a killed process loses nothing already logged. */
+/**
+ * An append-only file of JSON lines. `write` buffers; `flush` writes the
+ * buffer with one system call. Callers flush at the end of every machine
+ * step, so a killed process loses at most the step it was in, which a
+ * resumed run redoes anyway.
+ */
 export interface LineWriter {
   write(line: string): void;
+  flush(): void;
   /** Forces written lines to disk. */
   sync(): void;
   close(): void;
@@ -18,10 +24,22 @@ export function openLineWriter(path: string): LineWriter {
     if (last[0] !== 0x0a) writeSync(fd, '\n');
   }
   let open = true;
+  let pending: string[] = [];
+  const flush = () => {
+    if (!open || pending.length === 0) return;
+    const text = pending.join('');
+    pending = [];
+    writeSync(fd, text);
+  };
   return {
-    write(line) { if (open) writeSync(fd, line + '\n'); },
-    sync() { if (open) fsyncSync(fd); },
-    close() { if (open) { open = false; closeSync(fd); } },
+    write(line) {
+      if (!open) return;
+      pending.push(line + '\n');
+      if (pending.length >= 256) flush();
+    },
+    flush,
+    sync() { flush(); if (open) fsyncSync(fd); },
+    close() { flush(); if (open) { open = false; closeSync(fd); } },
   };
 }
 

@@ -52,6 +52,8 @@ export interface RunOptions {
   inspect?: (event: InspectionEvent) => void;
   /** fsync the saved state after every step (default true; about 10 ms a step on a busy disk). */
   fsync?: boolean;
+  /** Save the state for `rein resume` after every step (default true; benchmarks measure with and without). */
+  saveState?: boolean;
 }
 
 export interface RunHandle {
@@ -108,6 +110,7 @@ function launch(options: RunOptions, resume: Resume | null): RunHandle {
   const trace: Tracer = {
     path: tracePath,
     log(kind, data = {}) { traceIndex++; baseTracer.log(kind, data); listeners?.(kind, data); },
+    flush() { baseTracer.flush(); },
     close() { baseTracer.close(); },
   };
   const transcript = resume ? Transcript.resume(join(options.runDir, 'record.jsonl'), resume.saved.recordLength) : new Transcript(join(options.runDir, 'record.jsonl'));
@@ -128,7 +131,7 @@ function launch(options: RunOptions, resume: Resume | null): RunHandle {
       model: options.model.createActor(schemas) as never,
       tools: createToolRunner({ tools, toolContext, journal, onResult: (result, step) => traceTool(trace, result, step) }),
       contextManager: createContextManagerActor({ record, builder, rules: rules.context }),
-      summarizer: createSummarizer({ record, builder, prompt: rules.messages.summaryPrompt, summarize: options.model.summarize }),
+      summarizer: createSummarizer({ record, builder, prompt: rules.messages.summaryPrompt, summarize: options.model.summarize, windowTokens: rules.context.windowTokens }),
     },
   });
   const input: HarnessInput = {
@@ -164,7 +167,7 @@ function launch(options: RunOptions, resume: Resume | null): RunHandle {
 
   const save = (snapshot: Snapshot<unknown>) => {
     const persisted = actorRef.getPersistedSnapshot() as unknown as { context: HarnessContext };
-    const context = { ...persisted.context, view: null };
+    const context = persisted.context;
     saveState(join(options.runDir, 'state.json'), {
       version: 1, savedAt: new Date().toISOString(), elapsedMs: elapsed(), recordLength: context.recordLength,
       traceIndex, snapshot: { ...persisted, context },
@@ -172,9 +175,12 @@ function launch(options: RunOptions, resume: Resume | null): RunHandle {
     void snapshot;
   };
   actorRef.subscribe({
+    // The end of each machine step: write what it logged, and save the state at checkpoints.
     next: (snapshot) => {
-      const label = stateLabel(snapshot.value);
-      if (isCheckpoint(label) || snapshot.status === 'done') save(snapshot);
+      trace.flush();
+      transcript.flush();
+      if (options.saveState === false) return;
+      if (isCheckpoint(stateLabel(snapshot.value)) || snapshot.status === 'done') save(snapshot);
     },
     error: () => undefined,
   });

@@ -18,6 +18,8 @@ export interface TraceLine {
 export interface Tracer {
   readonly path: string;
   log(kind: string, data?: Record<string, unknown>): void;
+  /** Writes buffered lines (called at the end of every machine step). */
+  flush(): void;
   close(): void;
 }
 
@@ -39,6 +41,7 @@ export function openTracer(path: string, secrets: (string | undefined)[] = [], o
       const line = stableStringify({ ...data, i: index++, t: Math.round(now()) / 1000, kind });
       writer.write(active.length > 0 ? redact(line, active) : line);
     },
+    flush() { writer.flush(); },
     close() { writer.close(); },
   };
 }

@@ -22,6 +22,7 @@ export class Transcript {
     }
   }
 
+  flush(): void { this.writer?.flush(); }
   sync(): void { this.writer?.sync(); }
   close(): void { this.writer?.close(); this.writer = null; }
 

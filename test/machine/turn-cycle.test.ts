@@ -16,7 +16,7 @@ describe('turn cycle: observe → compact → checkBudget → think → act → 
     const probe2 = probeHarness(machine, rules, { at: 'build.compact' });
     const step = probe2.contextReady({ messages: [{ role: 'user', content: 'hi' }], tokens: 500 });
     expect(step.state).toBe('build.think');
-    expect(step.context.view).toEqual([{ role: 'user', content: 'hi' }]);
+    expect(step.context.view?.messages).toEqual([{ role: 'user', content: 'hi' }]);
     expect(step.context.viewTokens).toBe(500);
   });
 

@@ -1,0 +1,19 @@
+import { fromPromise } from 'xstate';
+import type { ModelInput } from '../machines/actor-contracts.js';
+import type { ModelReply } from '../machines/types.js';
+
+/**
+ * A model that answers at once and does no work on the prompt, so a
+ * benchmark measures only the harness. Each reply calls `tool` with a fresh
+ * argument (no stall fires) and reports fixed usage.
+ */
+export function instantModel(tool: string, argsFor: (step: number) => unknown) {
+  return fromPromise<ModelReply, ModelInput>(async ({ input }) => ({
+    message: {
+      role: 'assistant',
+      content: null,
+      tool_calls: [{ id: `call_${input.step + 1}_0`, type: 'function', function: { name: tool, arguments: JSON.stringify(argsFor(input.step)) } }],
+    },
+    usage: { promptTokens: 1000, completionTokens: 20, cachedTokens: 900 },
+  }));
+}

@@ -1,0 +1,54 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { extractiveSummary } from '../actors/summarizer.js';
+import { defaultRules, rulesSchema } from '../rules/schema.js';
+import { startRun } from '../run/session.js';
+import { defaultTools } from '../tools/index.js';
+import type { AnyTool } from '../tools/types.js';
+import { instantModel } from './instant-model.js';
+
+/** A tool that costs nothing: the benchmark should see only the harness. */
+const noteTool: AnyTool = {
+  name: 'note', description: 'Record a note.', parameters: z.object({ text: z.string() }).strict(),
+  async execute(args) {
+    return { content: `noted: ${(args as { text: string }).text}`, ok: true, effect: { kind: 'none' } };
+  },
+};
+
+export interface OverheadResult {
+  steps: number;
+  msPerStep: number;
+  heapBytesPerStep: number;
+  traceLines: number;
+}
+
+/**
+ * One run of `steps` model calls with an instant model and a free tool,
+ * timing the harness: machine transitions, view construction, trace and
+ * record writing, state saving (without fsync unless asked) and token estimates.
+ */
+export async function measureOverhead(steps: number, options: { fsync?: boolean; saveState?: boolean } = {}): Promise<OverheadResult> {
+  const workspace = mkdtempSync(join(tmpdir(), 'rein-bench-ws-'));
+  const runDir = mkdtempSync(join(tmpdir(), 'rein-bench-run-'));
+  const base = defaultRules();
+  const rules = rulesSchema.parse({ ...base, budgets: { ...base.budgets, maxSteps: steps, maxSeconds: 3600 }, tools: { ...base.tools, enabled: ['note', 'finish'] }, phases: { ...base.phases, plan: { ...base.phases.plan, enabled: false } } });
+  global.gc?.();
+  const heapBefore = process.memoryUsage().heapUsed;
+  const started = process.hrtime.bigint();
+  const handle = startRun({
+    workspace, task: 'Benchmark task.', testCmd: 'true', rules, runDir, fsync: options.fsync ?? false, saveState: options.saveState ?? false,
+    tools: [...defaultTools, noteTool],
+    model: { name: 'instant', description: 'benchmark', createActor: () => instantModel('note', (step) => ({ text: `step ${step}` })), summarize: extractiveSummary },
+  });
+  const output = await handle.done;
+  const elapsed = Number(process.hrtime.bigint() - started) / 1e6;
+  global.gc?.();
+  const heapAfter = process.memoryUsage().heapUsed;
+  if (output.steps !== steps) throw new Error(`benchmark run ended early: ${output.status} after ${output.steps} steps (${output.reason})`);
+  const traceLines = (await import('node:fs')).readFileSync(handle.tracePath, 'utf8').split('\n').length - 1;
+  rmSync(workspace, { recursive: true, force: true });
+  rmSync(runDir, { recursive: true, force: true });
+  return { steps, msPerStep: elapsed / steps, heapBytesPerStep: (heapAfter - heapBefore) / steps, traceLines };
+}

@@ -1,0 +1,147 @@
+import { manageContext, summaryRange, type ContextRules } from '../context/context-manager.js';
+import { initialContextState, type ContextState } from '../context/context-state.js';
+import { headTail } from '../tools/shape.js';
+import type { ChatMessage } from '../context/messages.js';
+import { totalChars } from '../context/messages.js';
+import { ViewBuilder } from '../context/view-builder.js';
+import { SUMMARY_HEADER } from '../rules/texts.js';
+
+/** One policy's figures over a whole simulated session. */
+export interface CacheFigures {
+  policy: string;
+  requests: number;
+  /** Share of all request characters that repeat the previous request's prefix byte for byte. */
+  prefixReuse: number;
+  /** Largest request, as a share of the window. */
+  peakShare: number;
+  promptTokens: number;
+  cachedTokens: number;
+  /** Summarizer calls and the prompt tokens they were sent (the folded messages). */
+  summaries: number;
+  summaryTokens: number;
+  /** USD at $3 per million uncached prompt tokens and $0.30 cached, summarizer prompts included (uncached). */
+  estimatedCost: number;
+}
+
+export interface SessionShape {
+  steps: number;
+  resultChars: number;
+  windowTokens: number;
+  charsPerToken: number;
+}
+
+const PRICE = { input: 3, cachedInput: 0.3 };
+/** Providers cache in blocks once a prefix is long enough (OpenAI: 1,024 tokens, then 128-token steps). */
+const cacheable = (tokens: number) => (tokens < 1024 ? 0 : Math.floor(tokens / 128) * 128);
+
+/** The record of a long session: each step one tool call and a result of about `resultChars`. */
+export function sessionRecord(shape: SessionShape): ChatMessage[] {
+  const record: ChatMessage[] = [{ role: 'system', content: 'You are a software agent.'.repeat(20) }, { role: 'user', content: 'Fix the failing tests in the parser module.'.repeat(5) }];
+  for (let step = 0; step < shape.steps; step++) {
+    const id = `call_${step}_0`;
+    record.push({ role: 'assistant', content: `Looking at part ${step}.`, tool_calls: [{ id, type: 'function', function: { name: 'run', arguments: JSON.stringify({ command: `pytest -k case_${step}` }) } }] });
+    const body = Array.from({ length: Math.ceil(shape.resultChars / 60) }, (_, line) => `step ${step} line ${line}: assert parse(case_${line}) == expected`).join('\n');
+    record.push({ role: 'tool', tool_call_id: id, content: `exit=1\n${body}`.slice(0, shape.resultChars) });
+  }
+  return record;
+}
+
+/** A deterministic stand-in for the summarizer's model call: a short digest of the folded messages. */
+function digest(messages: readonly ChatMessage[]): string {
+  const calls = messages.filter((message) => message.role === 'assistant').length;
+  return `Earlier: ${calls} commands were run; each failed on parser cases. Work continues on the parser module.`;
+}
+
+/** A request as sent (serialized, for byte-identical prefix checks) and its size in content characters (for tokens). */
+interface Request { body: string; chars: number; summarizedChars: number }
+
+function figures(policy: string, requests: Request[], shape: SessionShape): CacheFigures {
+  let total = 0;
+  let reused = 0;
+  let peak = 0;
+  let promptTokens = 0;
+  let cachedTokens = 0;
+  let previous = '';
+  let summaries = 0;
+  let summaryTokens = 0;
+  for (const { body, chars, summarizedChars } of requests) {
+    if (summarizedChars > 0) { summaries++; summaryTokens += Math.ceil(summarizedChars / shape.charsPerToken); }
+    const prefix = commonPrefix(previous, body);
+    total += body.length;
+    reused += prefix;
+    const tokens = Math.ceil(chars / shape.charsPerToken);
+    promptTokens += tokens;
+    // The cached part of the prompt, in tokens, in proportion to the reused share of the body.
+    cachedTokens += Math.min(tokens, cacheable(Math.floor((tokens * prefix) / body.length)));
+    peak = Math.max(peak, tokens / shape.windowTokens);
+    previous = body;
+  }
+  const estimatedCost = ((promptTokens - cachedTokens + summaryTokens) * PRICE.input + cachedTokens * PRICE.cachedInput) / 1e6;
+  return { policy, requests: requests.length, prefixReuse: reused / total, peakShare: peak, promptTokens, cachedTokens, summaries, summaryTokens, estimatedCost };
+}
+
+function commonPrefix(a: string, b: string): number {
+  const limit = Math.min(a.length, b.length);
+  let index = 0;
+  while (index < limit && a.charCodeAt(index) === b.charCodeAt(index)) index++;
+  return index;
+}
+
+/** rein's context manager over the session: elision in stages, summaries kept as state. */
+export function reinRequests(record: ChatMessage[], rules: ContextRules, shape: SessionShape): Request[] {
+  const builder = new ViewBuilder();
+  let state: ContextState = initialContextState(shape.charsPerToken);
+  const requests: Request[] = [];
+  for (let length = 4; length <= record.length; length += 2) {
+    const slice = record.slice(0, length);
+    let decision = manageContext(slice, state, rules, builder, { force: false, overheadTokens: 0 });
+    let summarizedChars = 0;
+    if (decision.action === 'summarize') {
+      const view = builder.viewFor(slice, decision.state);
+      const range = summaryRange(slice, decision.state, view, rules.windowTokens)!;
+      const folded = slice.slice(range.from, range.through + 1);
+      summarizedChars = view.messages.filter((_, position) => view.sources[position]! >= range.from && view.sources[position]! <= range.through).reduce((sum, message) => sum + (message.content?.length ?? 0), 0);
+      state = { ...decision.state, summary: { text: digest(folded), through: range.through }, summaries: decision.state.summaries + 1, version: decision.state.version + 1 };
+      decision = manageContext(slice, state, rules, builder, { force: false, overheadTokens: 0 });
+    }
+    state = decision.state;
+    requests.push({ body: JSON.stringify(decision.view.messages), chars: decision.view.chars, summarizedChars });
+  }
+  return requests;
+}
+
+/** The seed's reference: every request re-caps every old result by its current age, and re-summarizes. */
+export function seedRequests(record: ChatMessage[], rules: ContextRules, shape: SessionShape): Request[] {
+  const requests: Request[] = [];
+  const windowChars = rules.windowTokens * shape.charsPerToken;
+  for (let length = 4; length <= record.length; length += 2) {
+    let messages = record.slice(0, length).map((message) => ({ ...message }));
+    let summarizedChars = 0;
+    if (totalChars(messages) >= rules.soft * windowChars) {
+      const toolAt = messages.flatMap((message, index) => (message.role === 'tool' ? [index] : []));
+      toolAt.reverse().forEach((index, age) => {
+        if (age < rules.keepRecent) return;
+        const tier = Math.floor(Math.log2(age - rules.keepRecent + 1));
+        messages[index] = { ...messages[index]!, content: headTail(messages[index]!.content ?? '', Math.max(rules.baseCap >> tier, rules.floor)) } as ChatMessage;
+      });
+      if (totalChars(messages) > rules.hard * windowChars) {
+        const head = messages.slice(0, 2);
+        let middle = messages.slice(2, -8);
+        const tail = messages.slice(-8);
+        while (middle.length > 0 && middle[0]!.role === 'tool') middle = middle.slice(1);
+        if (middle.length > 0) {
+          summarizedChars = totalChars(middle);
+          messages = [...head, { role: 'user', content: `${SUMMARY_HEADER}\n${digest(middle)}` }, ...tail];
+        }
+      }
+    }
+    requests.push({ body: JSON.stringify(messages), chars: totalChars(messages), summarizedChars });
+  }
+  return requests;
+}
+
+/** Both policies over the same session, side by side. */
+export function compareCachePolicies(shape: SessionShape, rules: ContextRules): CacheFigures[] {
+  const record = sessionRecord(shape);
+  return [figures('rein (staged, append-only between thresholds)', reinRequests(record, rules, shape), shape), figures('seed (half-life re-capped every step)', seedRequests(record, rules, shape), shape)];
+}
