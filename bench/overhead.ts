@@ -19,7 +19,10 @@ const noteTool: AnyTool = {
 
 export interface OverheadResult {
   steps: number;
+  /** Mean from the first model call to the last: run start-up left out. */
   msPerStep: number;
+  /** Mean over the last tenth of the run, when the record is longest. */
+  msPerStepAtEnd: number;
   heapBytesPerStep: number;
   traceLines: number;
 }
@@ -36,19 +39,20 @@ export async function measureOverhead(steps: number, options: { fsync?: boolean;
   const rules = rulesSchema.parse({ ...base, budgets: { ...base.budgets, maxSteps: steps, maxSeconds: 3600 }, tools: { ...base.tools, enabled: ['note', 'finish'] }, phases: { ...base.phases, plan: { ...base.phases.plan, enabled: false } } });
   global.gc?.();
   const heapBefore = process.memoryUsage().heapUsed;
-  const started = process.hrtime.bigint();
+  const callTimes: bigint[] = [];
   const handle = startRun({
     workspace, task: 'Benchmark task.', testCmd: 'true', rules, runDir, fsync: options.fsync ?? false, saveState: options.saveState ?? false,
     tools: [...defaultTools, noteTool],
-    model: { name: 'instant', description: 'benchmark', createActor: () => instantModel('note', (step) => ({ text: `step ${step}` })), summarize: extractiveSummary },
+    model: { name: 'instant', description: 'benchmark', createActor: () => instantModel('note', (step) => ({ text: `step ${step}` }), callTimes), summarize: extractiveSummary },
   });
   const output = await handle.done;
-  const elapsed = Number(process.hrtime.bigint() - started) / 1e6;
+  const span = (from: number, to: number) => Number(callTimes[to]! - callTimes[from]!) / 1e6 / (to - from);
+  const last = callTimes.length - 1;
   global.gc?.();
   const heapAfter = process.memoryUsage().heapUsed;
   if (output.steps !== steps) throw new Error(`benchmark run ended early: ${output.status} after ${output.steps} steps (${output.reason})`);
   const traceLines = (await import('node:fs')).readFileSync(handle.tracePath, 'utf8').split('\n').length - 1;
   rmSync(workspace, { recursive: true, force: true });
   rmSync(runDir, { recursive: true, force: true });
-  return { steps, msPerStep: elapsed / steps, heapBytesPerStep: (heapAfter - heapBefore) / steps, traceLines };
+  return { steps, msPerStep: span(0, last), msPerStepAtEnd: span(Math.floor(last * 0.9), last), heapBytesPerStep: (heapAfter - heapBefore) / steps, traceLines };
 }

@@ -60,6 +60,8 @@ export function buildSandboxArgv(bwrap: string, root: string, network: boolean, 
     '--tmpfs', '/tmp',
     // After the /tmp tmpfs, so a workspace below /tmp is still the real one.
     '--bind', root, root,
+    // The harness's own state (progress, saved runs) stays out of the agent's reach.
+    '--ro-bind-try', path.join(root, '.rein'), path.join(root, '.rein'),
     '--chdir', root,
     '--unshare-all',
     ...(network ? ['--share-net'] : []),

@@ -1,0 +1,49 @@
+import { compareCachePolicies } from './prefix-cache.js';
+import { measureOverhead } from './overhead.js';
+import { measureViewConstruction } from './view-construction.js';
+import { defaultRules } from '../rules/schema.js';
+import { formatTable } from './table.js';
+
+/**
+ * `npm run bench`: the harness's own cost per step, view construction
+ * against the seed's, and prompt-cache reuse against the seed's elision.
+ * Figures are measured side by side in one run; compare ratios, not times.
+ */
+async function main(): Promise<void> {
+  const out = (text: string) => process.stdout.write(text + '\n');
+  out(`rein benchmarks — node ${process.version}, ${new Date().toISOString()}\n`);
+
+  await measureOverhead(50); // warm up: module loading, JIT
+  const sizes = [100, 1000, 5000];
+  const overhead = [];
+  for (const steps of sizes) overhead.push(await measureOverhead(steps));
+  const base = overhead[0]!.msPerStepAtEnd;
+  out('1. Harness overhead per step (instant model, free tool; transitions, view, trace, record, token estimates)');
+  out(formatTable(['steps', 'ms/step', 'ms/step, last 10%', 'vs 100 steps', 'heap bytes/step', 'trace lines/step'], overhead.map((row) => [
+    row.steps, row.msPerStep.toFixed(3), row.msPerStepAtEnd.toFixed(3), `${(row.msPerStepAtEnd / base).toFixed(2)}x`, Math.round(row.heapBytesPerStep), (row.traceLines / row.steps).toFixed(1),
+  ])));
+  const saving = await measureOverhead(1000, { saveState: true, fsync: false });
+  const durable = await measureOverhead(200, { saveState: true, fsync: true });
+  out(formatTable(['with state saved for resume', 'ms/step', 'vs no saving (1000 steps)'], [
+    ['write + rename every step', saving.msPerStep.toFixed(3), `${(saving.msPerStep / overhead[1]!.msPerStep).toFixed(2)}x`],
+    ['write + fsync + rename every step', durable.msPerStep.toFixed(3), `${(durable.msPerStep / overhead[1]!.msPerStep).toFixed(2)}x`],
+  ]));
+
+  out('\n2. View construction per step: rein (incremental) vs seed (rebuild and re-measure every step)');
+  const views = sizes.map((steps) => measureViewConstruction(steps));
+  out(formatTable(['steps', 'rein µs/step', 'seed µs/step', 'seed / rein'], views.map((row) => [
+    row.steps, row.reinMicros.toFixed(2), row.seedMicros.toFixed(2), `${(row.seedMicros / row.reinMicros).toFixed(1)}x`,
+  ])));
+
+  out('\n3. Prompt-cache reuse, ~4,000-char tool results, 32K-token window, $3/M uncached, $0.30/M cached');
+  const rules = { ...defaultRules().context, windowTokens: 32_768 };
+  const rows = [];
+  for (const steps of [100, 300, 500]) {
+    for (const figures of compareCachePolicies({ steps, resultChars: 4000, windowTokens: 32_768, charsPerToken: 4 }, rules)) {
+      rows.push([steps, figures.policy, `${(figures.prefixReuse * 100).toFixed(1)}%`, `${(figures.peakShare * 100).toFixed(1)}%`, figures.promptTokens, figures.cachedTokens, figures.summaries, `$${figures.estimatedCost.toFixed(2)}`]);
+    }
+  }
+  out(formatTable(['steps', 'context manager', 'prefix reuse', 'peak / window', 'prompt tokens', 'cached tokens', 'summaries', 'est. cost'], rows));
+}
+
+await main();
