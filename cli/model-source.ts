@@ -9,7 +9,6 @@ export interface EndpointFlags {
   model?: string;
   baseURL?: string;
   env: NodeJS.ProcessEnv;
-  onRetry?: (message: string, attempt: number, delayMs: number) => void;
 }
 
 /** The endpoint settings from flags and environment, or a one-line usage error saying what is missing. */
@@ -28,18 +27,19 @@ export function resolveEndpoint(flags: EndpointFlags): { model: string; baseURL?
  *
  * @example const source = openAIModelSource(resolveEndpoint({ env: process.env }), rules);
  */
-export function openAIModelSource(endpoint: { model: string; baseURL?: string; apiKey?: string }, rules: Rules, onRetry?: EndpointFlags['onRetry']): ModelSource {
+export function openAIModelSource(endpoint: { model: string; baseURL?: string; apiKey?: string }, rules: Rules): ModelSource {
+  let note: (kind: string, data: Record<string, unknown>) => void = () => undefined;
   const chat: ChatEndpoint = openEndpoint({
     ...endpoint,
     requestTimeoutMs: rules.model.requestTimeoutSeconds * 1000,
     retry: { retries: rules.model.retries, baseDelayMs: 500, maxDelayMs: 20_000 },
     ...(rules.model.temperature !== undefined ? { temperature: rules.model.temperature } : {}),
-    ...(onRetry ? { onRetry } : {}),
+    onRetry: (error, attempt, delayMs) => note('retry', { error, attempt: attempt + 1, delayMs: Math.round(delayMs) }),
   });
   return {
     name: endpoint.model,
     description: `openai-compatible endpoint ${endpoint.baseURL ?? 'https://api.openai.com/v1'}`,
-    createActor: (schemas) => createOpenAIModel(chat, schemas),
+    createActor: (schemas, hooks) => { note = hooks.note; return createOpenAIModel(chat, schemas); },
     summarize: async (prompt, transcript, signal) => {
       const reply = await chat.complete({ messages: [{ role: 'system', content: prompt }, { role: 'user', content: transcript }], maxTokens: 1024 }, signal);
       return reply.message.content ?? '';

@@ -27,7 +27,8 @@ export interface ModelSource {
   name: string;
   /** One line for the start message and the trace, e.g. `openai-compatible at http://…`. */
   description: string;
-  createActor(toolSchemas: unknown[]): AnyActorLogic;
+  /** `note` writes a line to the run's trace (retries, for example). */
+  createActor(toolSchemas: unknown[], hooks: { note(kind: string, data: Record<string, unknown>): void }): AnyActorLogic;
   summarize: SummarizeText;
 }
 
@@ -128,7 +129,7 @@ function launch(options: RunOptions, resume: Resume | null): RunHandle {
   const record = () => transcript.messages;
   const machine = createHarnessMachine(rules, { guards: options.guards }).provide({
     actors: {
-      model: options.model.createActor(schemas) as never,
+      model: options.model.createActor(schemas, { note: (kind, data) => trace.log(kind, data) }) as never,
       tools: createToolRunner({ tools, toolContext, journal, onResult: (result, step) => traceTool(trace, result, step) }),
       contextManager: createContextManagerActor({ record, builder, rules: rules.context }),
       summarizer: createSummarizer({ record, builder, prompt: rules.messages.summaryPrompt, summarize: options.model.summarize, windowTokens: rules.context.windowTokens }),

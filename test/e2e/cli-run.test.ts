@@ -85,6 +85,35 @@ describe('rein run as a child process against a local OpenAI-compatible server',
     expect(result.stderr.trim()).toBe(`rein: cannot reach the model endpoint at ${url} (ECONNREFUSED)`);
   });
 
+  it('an endpoint that keeps failing: retried and traced, then status failed, exit 3, a clear message, the trace intact', async () => {
+    stub = await startOpenAIStub(() => ({ status: 503, body: '{"error":{"message":"overloaded"}}', headers: { 'retry-after': '0' } }));
+    const repo = buggyRepo();
+    const runDir = join(repo, 'run');
+    const result = await runCli(['run', repo, 'task', '--test-cmd', 'node --test', '--model', 'm', '--run-dir', runDir, '--json'], { env: cleanEnv({ OPENAI_BASE_URL: stub.url }) });
+    expect(result.code).toBe(3);
+    expect(result.stderr).toMatch(/rein: failed after 0\/40 steps/);
+    expect(result.stderr).toMatch(/reason: ModelEndpointError: model endpoint failed: InternalServerError 503/);
+    expect(stub.requests).toHaveLength(5);
+    const trace = readFileSync(join(runDir, 'trace.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { kind: string; status?: string });
+    expect(trace.filter((line) => line.kind === 'retry')).toHaveLength(4);
+    expect(trace.at(-1)).toMatchObject({ kind: 'end', status: 'failed' });
+  });
+
+  it('the API key never reaches a tool result, a prompt or the trace, even when the agent runs env', async () => {
+    stub = await startOpenAIStub((request) => {
+      const results = request.messages.filter((message) => message.role === 'tool').length;
+      if (results === 0) return { toolCalls: [{ name: 'run', arguments: { command: 'env; printenv OPENAI_API_KEY; cat /proc/$PPID/environ | tr "\\0" "\\n"' } }] };
+      return { toolCalls: [{ name: 'finish', arguments: { summary: 'looked around' } }] };
+    });
+    const repo = buggyRepo();
+    const runDir = join(repo, 'run');
+    await runCli(['run', repo, 'look', '--test-cmd', 'node --test', '--model', 'm', '--run-dir', runDir, '--max-steps', '3'], { env: cleanEnv({ OPENAI_BASE_URL: stub.url, OPENAI_API_KEY: SECRET, NODE_AUTH_TOKEN: 'npm-secret-value-123456' }) });
+    const everything = [JSON.stringify(stub.requests.map((request) => request.messages)), readFileSync(join(runDir, 'trace.jsonl'), 'utf8'), readFileSync(join(runDir, 'record.jsonl'), 'utf8')].join('\n');
+    expect(everything).toContain('PATH=');
+    expect(everything).not.toContain(SECRET);
+    expect(everything).not.toContain('npm-secret-value-123456');
+  });
+
   it('rein demo runs offline and says where the trace is', async () => {
     const result = await runCli(['demo', '--json'], { env: cleanEnv() });
     expect(result.code).toBe(0);
