@@ -6,5 +6,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Many tests wait on child processes and servers; three workers overlap the waiting on two cores.
+    maxWorkers: 3,
   },
 });

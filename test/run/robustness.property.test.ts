@@ -79,6 +79,6 @@ describe('property: the whole machine survives any model output', () => {
   }, 300_000);
 
   it('the same with the real file tools on a temp workspace', async () => {
-    await fc.assert(fc.asyncProperty(fc.array(reply, { minLength: 20, maxLength: 40 }), (script) => checkRun(script, realTools)), { numRuns: 30, seed: 7 });
+    await fc.assert(fc.asyncProperty(fc.array(reply, { minLength: 20, maxLength: 40 }), (script) => checkRun(script, realTools)), { numRuns: 15, seed: 7 });
   }, 300_000);
 });
