@@ -49,15 +49,19 @@ export function describeSandbox(mode: SandboxMode): string {
  * keystrokes into the harness's terminal; killing bwrap's process group still
  * ends everything, because the sandbox's PID namespace dies with bwrap.
  *
+ * `readable` lists more folders to show read-only (an eval grader's hidden tests).
+ *
  * @example spawn(...buildSandboxArgv('/usr/bin/bwrap', '/work/repo', false, ['bash', '-c', 'make']))
  */
-export function buildSandboxArgv(bwrap: string, root: string, network: boolean, inner: readonly string[]): string[] {
+export function buildSandboxArgv(bwrap: string, root: string, network: boolean, inner: readonly string[], readable: readonly string[] = []): string[] {
   return [
     bwrap,
     '--ro-bind', '/', '/',
     '--dev', '/dev',
     '--proc', '/proc',
     '--tmpfs', '/tmp',
+    // Extra folders visible read-only, bound after the private /tmp so ones below /tmp show too.
+    ...readable.flatMap((dir) => ['--ro-bind', dir, dir]),
     // After the /tmp tmpfs, so a workspace below /tmp is still the real one.
     '--bind', root, root,
     // The harness's own state (progress, saved runs) stays out of the agent's reach.

@@ -1,7 +1,83 @@
+import { availableParallelism } from 'node:os';
+import { join, relative } from 'node:path';
 import { UsageError } from '../../lib/errors.js';
+import { parseConfigurations } from '../../eval/configurations.js';
+import { runEval } from '../../eval/eval-runner.js';
+import { loadPriceTable } from '../../eval/prices.js';
+import { formatEvalTable } from '../../eval/terminal.js';
+import { listFlag, numberFlag, parseCommand, stringFlag, type FlagSpec } from '../args.js';
 import type { Io } from '../execute-run.js';
+import { EXIT } from '../exit-codes.js';
+import { resolveEndpoint } from '../model-source.js';
+import { checkReachable } from '../preflight.js';
 
-// Scaffold: replaced by the eval implementation (owned by the eval work in progress).
-export async function evalCommand(_argv: string[], _io: Io, _env: NodeJS.ProcessEnv): Promise<number> {
-  throw new UsageError('rein eval: not available in this build yet');
+export const EVAL_USAGE = `rein eval <tasks-dir> [--preset NAME]... [--config [PRESET:]FILE]... [options]
+
+Runs every task under every configuration in a fresh copy of its repo/, grades
+it with the task's check_cmd, and writes <out>/results.jsonl, summary.md and
+report.html. Re-running with the same --out resumes: finished runs are kept.
+
+  --preset NAME          a configuration: default, bash-only, no-context-management,
+                         no-stall-detector, no-verification-gate, no-plan, strict (repeatable)
+  --config FILE          a configuration: the default preset plus a rules file, labelled by
+                         the file's name; PRESET:FILE layers it on another preset (repeatable)
+                         The first configuration is the baseline the others are paired against.
+  --model NAME           run against an OpenAI-compatible endpoint (OPENAI_BASE_URL / OPENAI_API_KEY);
+                         without it each task runs its simulated model, offline
+  --base-url URL         the endpoint (or OPENAI_BASE_URL)
+  --repeat K             runs per task and configuration (default 1); compared by majority
+  --parallel N           runs at once, each in its own process (default: CPUs, at most 4)
+  --out DIR              output directory (default: ./rein-eval-<date>-<time>)
+  --task ID              run only this task (repeatable)
+  --prices FILE          JSON price table: {"model": {"input": 3, "cachedInput": 0.3, "output": 15}}, USD per million tokens
+  --keep-workspaces      keep each run's temp workspace
+  --json                 print the summary as JSON on stdout`;
+
+const EVAL_FLAGS: FlagSpec = {
+  preset: { type: 'string', multiple: true }, config: { type: 'string', multiple: true }, model: { type: 'string' }, 'base-url': { type: 'string' },
+  repeat: { type: 'string' }, parallel: { type: 'string' }, out: { type: 'string' }, task: { type: 'string', multiple: true },
+  prices: { type: 'string' }, 'keep-workspaces': { type: 'boolean' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
+};
+
+export async function evalCommand(argv: string[], io: Io, env: NodeJS.ProcessEnv): Promise<number> {
+  const parsed = parseCommand('rein eval', argv, EVAL_FLAGS);
+  if (parsed.values.help) { io.stdout.write(EVAL_USAGE + '\n'); return EXIT.done; }
+  const [tasksDir, ...extra] = parsed.positionals;
+  if (!tasksDir) throw new UsageError(`rein eval: expected <tasks-dir>\n\n${EVAL_USAGE}`);
+  if (extra.length > 0) throw new UsageError(`rein eval: unexpected argument "${extra[0]}"`);
+  const configurations = parseConfigurations(listFlag(parsed, 'preset'), listFlag(parsed, 'config'));
+  const model = stringFlag(parsed, 'model');
+  const endpoint = model === undefined ? undefined : resolveEndpoint({ model, baseURL: stringFlag(parsed, 'base-url'), env });
+  if (endpoint?.baseURL) {
+    const problem = await checkReachable(endpoint.baseURL);
+    if (problem) { io.stderr.write(`rein: ${problem}\n`); return EXIT.endpoint; }
+  }
+  const outDir = stringFlag(parsed, 'out') ?? join(process.cwd(), `rein-eval-${stamp()}`);
+  io.stderr.write(`rein eval: ${tasksDir}, configurations ${configurations.map((config) => config.label).join(', ')}; output in ${shortPath(outDir)}\n`);
+  const result = await runEval({
+    tasksDir, configurations, outDir,
+    ...(endpoint ? { endpoint: { model: endpoint.model, ...(endpoint.baseURL ? { baseURL: endpoint.baseURL } : {}) } } : {}),
+    repeat: numberFlag('rein eval', parsed, 'repeat', { integer: true }) ?? 1,
+    parallel: numberFlag('rein eval', parsed, 'parallel', { integer: true }) ?? Math.max(1, Math.min(4, availableParallelism())),
+    only: listFlag(parsed, 'task'),
+    ...(stringFlag(parsed, 'prices') ? { prices: loadPriceTable(stringFlag(parsed, 'prices')!) } : {}),
+    keepWorkspaces: Boolean(parsed.values['keep-workspaces']),
+    env, progress: io.stderr,
+  });
+  for (const entry of result.view.problems) io.stderr.write(`rein eval: skipped task ${entry.id}: ${entry.problem}\n`);
+  if (result.kept > 0) io.stderr.write(`rein eval: resumed: kept ${result.kept} finished runs, ran ${result.ran}\n`);
+  io.stderr.write(`\n${formatEvalTable(result.view)}\n\nrein eval: ${shortPath(result.files.summary)}, ${shortPath(result.files.report)}, ${shortPath(result.files.results)}\n`);
+  if (parsed.values.json) {
+    io.stdout.write(JSON.stringify({ outDir: result.outDir, files: result.files, ran: result.ran, kept: result.kept, configurations: result.view.stats, comparisons: result.view.comparisons, skipped: result.view.problems }) + '\n');
+  }
+  return EXIT.done;
+}
+
+function stamp(): string {
+  return new Date().toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
+}
+
+function shortPath(path: string): string {
+  const relativePath = relative(process.cwd(), path);
+  return relativePath.startsWith('..') || relativePath === '' ? path : relativePath;
 }

@@ -1,0 +1,128 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { UsageError } from '../lib/errors.js';
+import type { Price } from '../rules/schema.js';
+import { resolveConfiguration, type Configuration, type ResolvedConfiguration } from './configurations.js';
+import { buildEvalView, type EvalView } from './eval-view.js';
+import type { EvalJob } from './job.js';
+import { checkCompatible, jobKey, planJobs } from './plan-jobs.js';
+import { runPool } from './pool.js';
+import { createProgress, type ProgressStream } from './progress.js';
+import { renderReport } from './report-html.js';
+import { openResultsWriter, readResults, RESULTS_FILE } from './results-file.js';
+import { runKey, type RunRecord } from './run-record.js';
+import { renderSummary } from './summary-md.js';
+import { loadTaskSet, type EvalTask } from './task.js';
+import { describeModel, describePrices } from './notes.js';
+
+export interface EvalOptions {
+  tasksDir: string;
+  configurations: Configuration[];
+  /** An OpenAI-compatible model; absent: each task's simulated model. */
+  endpoint?: { model: string; baseURL?: string };
+  repeat: number;
+  parallel: number;
+  outDir: string;
+  /** Run only these task ids. */
+  only?: string[];
+  prices?: Record<string, Price>;
+  keepWorkspaces?: boolean;
+  workerPath?: string;
+  env?: NodeJS.ProcessEnv;
+  /** Where progress goes (stderr). */
+  progress?: ProgressStream;
+}
+
+export interface EvalResult {
+  outDir: string;
+  view: EvalView;
+  /** Runs made now, and runs kept from an earlier, interrupted eval in the same output dir. */
+  ran: number;
+  kept: number;
+  files: { results: string; summary: string; report: string };
+}
+
+/**
+ * Runs every task under every configuration, `repeat` times, in worker
+ * processes, appending one line per run to `<out>/results.jsonl`, then
+ * writes `summary.md` and `report.html`. Runs already in the results file
+ * are kept (resume); a results line made with different rules or another
+ * model for the same (task, configuration, repeat) is a usage error.
+ *
+ * @example const result = await runEval({ tasksDir: 'eval/suite', configurations, repeat: 1, parallel: 2, outDir: 'eval-out' });
+ */
+export async function runEval(options: EvalOptions): Promise<EvalResult> {
+  const outDir = resolve(options.outDir);
+  const taskSet = loadTaskSet(options.tasksDir);
+  const problems = [...taskSet.problems];
+  const tasks = selectTasks(taskSet.tasks, options, problems);
+  const configs = await Promise.all(options.configurations.map(resolveConfiguration));
+  const jobs = planJobs(tasks, configs, options, outDir);
+  const resultsPath = join(outDir, RESULTS_FILE);
+  const planned = new Set(jobs.map(jobKey));
+  const previous = readResults(resultsPath).records.filter((record) => planned.has(runKey(record)));
+  checkCompatible(previous, jobs);
+  const finished = new Set(previous.map(runKey));
+  const pending = jobs.filter((job) => !finished.has(jobKey(job)));
+  mkdirSync(outDir, { recursive: true });
+  writeManifest(outDir, options, configs);
+  await runPending(pending, previous, jobs.length, configs, options, resultsPath);
+  const records = latestPerKey(readResults(resultsPath).records.filter((record) => planned.has(runKey(record))));
+  const view = buildEvalView({
+    tasksDir: options.tasksDir, configs: configs.map((config) => config.label), records, repeat: options.repeat, problems,
+    modelNote: describeModel(options.endpoint), priceNote: describePrices(records),
+    taskNotes: Object.fromEntries(tasks.map((task) => [task.id, options.endpoint ? '' : simulatedNote(task)])),
+  });
+  const files = { results: resultsPath, summary: join(outDir, 'summary.md'), report: join(outDir, 'report.html') };
+  writeFileSync(files.summary, renderSummary(view));
+  writeFileSync(files.report, renderReport(view));
+  return { outDir, view, ran: pending.length, kept: previous.length, files };
+}
+
+function selectTasks(tasks: EvalTask[], options: EvalOptions, problems: Array<{ id: string; problem: string }>): EvalTask[] {
+  const only = options.only && options.only.length > 0 ? new Set(options.only) : null;
+  if (only) {
+    const unknown = [...only].filter((id) => !tasks.some((task) => task.id === id) && !problems.some((entry) => entry.id === id));
+    if (unknown.length > 0) throw new UsageError(`--task: no task named ${unknown.join(', ')} in ${options.tasksDir}`);
+  }
+  return tasks.filter((task) => {
+    if (only && !only.has(task.id)) return false;
+    if (options.endpoint || task.simulated) return true;
+    problems.push({ id: task.id, problem: 'no simulated_model: pass --model to run it against a real model' });
+    return false;
+  });
+}
+
+async function runPending(pending: EvalJob[], previous: RunRecord[], total: number, configs: ResolvedConfiguration[], options: EvalOptions, resultsPath: string): Promise<void> {
+  const writer = openResultsWriter(resultsPath);
+  const progress = createProgress(options.progress ?? { write: () => true }, { total, configs: configs.map((config) => config.label), previous });
+  try {
+    await runPool(pending, {
+      parallel: options.parallel,
+      ...(options.workerPath ? { workerPath: options.workerPath } : {}),
+      ...(options.env ? { env: options.env } : {}),
+      onRecord: (record) => { writer.append(record); progress.finished(record); },
+    });
+  } finally {
+    writer.close();
+    progress.close();
+  }
+}
+
+function writeManifest(outDir: string, options: EvalOptions, configs: ResolvedConfiguration[]): void {
+  writeFileSync(join(outDir, 'eval.json'), JSON.stringify({
+    version: 1, tasksDir: resolve(options.tasksDir), model: options.endpoint?.model ?? 'simulated', repeat: options.repeat,
+    configurations: configs.map(({ label, preset, configPath, hash }) => ({ label, preset, ...(configPath ? { configPath } : {}), hash })),
+    updatedAt: new Date().toISOString(),
+  }, null, 2) + '\n');
+}
+
+/** The last line per (task, configuration, repeat): a results file appended to by hand may repeat keys. */
+function latestPerKey(records: RunRecord[]): RunRecord[] {
+  return [...new Map(records.map((record) => [runKey(record), record])).values()];
+}
+
+function simulatedNote(task: EvalTask): string {
+  if (!task.simulated) return '';
+  return task.simulated.kind === 'registry' ? task.simulated.names.join(' + ') : task.simulated.path;
+}

@@ -1,0 +1,125 @@
+import { cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import type { HarnessOutput } from '../machines/types.js';
+import { mergeRules, type Plain } from '../rules/merge.js';
+import { loadRules } from '../rules/load.js';
+import type { Rules } from '../rules/schema.js';
+import { startRun, type ModelSource, type RunHandle } from '../run/session.js';
+import type { EvalJob } from './job.js';
+import type { RunRecord } from './run-record.js';
+import { runShell, type ShellResult } from './shell.js';
+import { simulatedModelSource } from './simulated/model-source.js';
+import { metricsFromTraceFile } from './trace-metrics.js';
+
+/** Hooks the worker gives a job: phase deadlines for the parent, and the running harness (to stop it on SIGTERM). */
+export interface JobHooks {
+  /** `workspace` lets the parent remove it when the worker dies. */
+  phase(phase: 'setup' | 'agent' | 'check', seconds: number, workspace: string): void;
+  started(handle: RunHandle): void;
+}
+
+const NO_HOOKS: JobHooks = { phase: () => undefined, started: () => undefined };
+
+/**
+ * Runs one (task, configuration, repeat): a fresh copy of `repo/` in a temp
+ * dir, `setup_cmd`, the harness, then the grader's `check_cmd` (resolved =
+ * exit 0). Never throws for a failing run; a harness exception is recorded
+ * as `crash`.
+ *
+ * @example const record = await runEvalJob(job);
+ */
+export async function runEvalJob(job: EvalJob, hooks: JobHooks = NO_HOOKS): Promise<RunRecord> {
+  const startedAt = new Date().toISOString();
+  const workspace = mkdtempSync(join(tmpdir(), `rein-eval-${job.task.id}-`));
+  rmSync(job.runDir, { recursive: true, force: true });
+  mkdirSync(job.runDir, { recursive: true });
+  try {
+    cpSync(job.task.repoDir, workspace, { recursive: true });
+    const env = { REIN_TASK_DIR: job.task.dir, REIN_WORKSPACE: workspace };
+    if (job.task.setup_cmd) {
+      hooks.phase('setup', job.task.check_timeout_s, workspace);
+      const setup = await runShell(job.task.setup_cmd, { cwd: workspace, timeoutS: job.task.check_timeout_s, env, sandbox: false, readable: [] });
+      if (setup.exitCode !== 0) return recordFor(job, startedAt, { status: 'setup_failed', reason: `setup_cmd ${describeExit(setup)}: ${tail(setup.output)}`, wallSeconds: 0 }, null);
+    }
+    const rules = await rulesFor(job);
+    const model = await modelFor(job, rules);
+    hooks.phase('agent', job.task.timeout_s, workspace);
+    const began = Date.now();
+    const outcome = await runHarness(job, workspace, rules, model, hooks);
+    const wallSeconds = (Date.now() - began) / 1000;
+    if ('crash' in outcome) return recordFor(job, startedAt, { status: 'crash', reason: outcome.crash, wallSeconds }, null);
+    hooks.phase('check', job.task.check_timeout_s, workspace);
+    const check = await runShell(job.task.check_cmd, { cwd: workspace, timeoutS: job.task.check_timeout_s, env, sandbox: true, readable: [job.task.dir] });
+    return recordFor(job, startedAt, { status: outcome.status, reason: outcome.reason, wallSeconds }, check);
+  } finally {
+    if (!job.keepWorkspace) rmSync(workspace, { recursive: true, force: true });
+  }
+}
+
+async function rulesFor(job: EvalJob): Promise<Rules> {
+  const layer: Plain = {
+    verification: { command: job.task.test_cmd },
+    budgets: { maxSeconds: job.task.timeout_s },
+    ...(job.price && job.priceSource !== 'rules' ? { model: { prices: { [job.modelName]: job.price } } } : {}),
+  };
+  const overrides = mergeRules(job.task.rules as Plain | undefined, layer);
+  const { rules } = await loadRules({ preset: job.config.preset, ...(job.config.configPath ? { configPath: job.config.configPath } : {}), overrides });
+  return rules;
+}
+
+async function modelFor(job: EvalJob, rules: Rules): Promise<ModelSource> {
+  if (job.model.kind === 'endpoint') {
+    // Loaded only here: the OpenAI SDK is a large import that simulated runs never need.
+    const { openAIModelSource, resolveEndpoint } = await import('../cli/model-source.js');
+    return openAIModelSource(resolveEndpoint({ model: job.model.model, ...(job.model.baseURL ? { baseURL: job.model.baseURL } : {}), env: process.env }), rules);
+  }
+  if (!job.task.simulated) throw new Error(`task ${job.task.id} has no simulated model`);
+  return simulatedModelSource(job.task.simulated, rules, { prompt: job.task.prompt, testCmd: job.task.test_cmd });
+}
+
+async function runHarness(job: EvalJob, workspace: string, rules: Rules, model: ModelSource, hooks: JobHooks): Promise<HarnessOutput | { crash: string }> {
+  try {
+    const handle = startRun({
+      workspace, task: job.task.prompt, testCmd: job.task.test_cmd, rules, model, runDir: job.runDir,
+      secrets: [process.env.OPENAI_API_KEY].filter((value): value is string => Boolean(value)),
+    });
+    hooks.started(handle);
+    return await handle.done;
+  } catch (error) {
+    return { crash: error instanceof Error ? `${error.name}: ${error.message}` : String(error) };
+  }
+}
+
+interface Ending {
+  status: string;
+  reason: string;
+  wallSeconds: number;
+}
+
+/** The results line for a job, with counts from its trace (also used for runs the parent had to kill). */
+export function recordFor(job: EvalJob, startedAt: string, ending: Ending, check: ShellResult | null): RunRecord {
+  const tracePath = join(job.runDir, 'trace.jsonl');
+  const { end: _end, ...metrics } = metricsFromTraceFile(tracePath, job.price);
+  return {
+    task: job.task.id, config: job.config.label, repeat: job.repeat,
+    resolved: check?.exitCode === 0,
+    status: ending.status, reason: ending.reason,
+    ...metrics,
+    price: job.priceSource,
+    wallSeconds: Math.round(ending.wallSeconds * 1000) / 1000,
+    checkExitCode: check?.exitCode ?? null,
+    checkOutput: check ? tail(check.output) : '',
+    model: job.modelName, configHash: job.configHash,
+    tracePath: relative(job.outDir, tracePath), startedAt,
+  };
+}
+
+function describeExit(result: ShellResult): string {
+  if (result.timedOut) return 'timed out';
+  return result.exitCode === null ? 'could not start' : `exited ${result.exitCode}`;
+}
+
+function tail(text: string, chars = 1500): string {
+  return text.length <= chars ? text : `…${text.slice(-chars)}`;
+}

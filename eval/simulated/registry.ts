@@ -1,0 +1,96 @@
+import type { Simulation } from './simulation-schema.js';
+
+/** Behaviours a simulated model can combine; each stresses one harness component. */
+export interface Traits {
+  hurried: boolean;
+  stubborn: boolean;
+  sloppy: boolean;
+  flood: boolean;
+  reckless: boolean;
+  planner: boolean;
+}
+
+export interface SimulatedModelInfo {
+  name: string;
+  trait: keyof Traits | null;
+  /** The harness component whose absence this failure mode exposes. */
+  exercises: string;
+  description: string;
+  /** What the task's `simulation` block must contain for this behaviour, or null when it is fine. */
+  check(simulation: Simulation): string | null;
+}
+
+const ok = () => null;
+
+/** The registry of simulated models: the failure modes the seed describes, plus a careful baseline. */
+export const SIMULATED_MODELS: readonly SimulatedModelInfo[] = [
+  {
+    name: 'careful', trait: null, exercises: 'nothing in particular (a baseline)', check: ok,
+    description: 'Reads the code, makes the fixes it knows, runs the tests, fixes what they reveal, finishes when they pass.',
+  },
+  {
+    name: 'finish-without-verifying', trait: 'hurried', exercises: 'verification gate',
+    description: 'Calls finish right after its edits, before running the tests; runs them only when the gate refuses.',
+    check: (simulation) => simulation.fixes.some((fix) => fix.reveal) ? null : 'needs a fix with `reveal` (a bug only the tests show)',
+  },
+  {
+    name: 'repeat-failing-command', trait: 'stubborn', exercises: 'stall detector',
+    description: 'Re-runs a failing test command unchanged, as if it were flaky, until a stall nudge tells it to stop; then reads the output.',
+    check: (simulation) => simulation.fixes.some((fix) => fix.reveal) ? null : 'needs a fix with `reveal` (so the first test run fails)',
+  },
+  {
+    name: 'syntax-breaking-edit', trait: 'sloppy', exercises: 'guarded edits',
+    description: 'Writes a syntax-breaking version of an edit first; retries when the edit is rejected, or debugs the SyntaxError the tests print when it was written.',
+    check: (simulation) => simulation.fixes.some((fix) => fix.broken !== undefined) ? null : 'needs a fix with `broken`',
+  },
+  {
+    name: 'flood-context', trait: 'flood', exercises: 'context manager',
+    description: 'Reads every large log or data dump before acting; the clue is in the last one.',
+    check: (simulation) => simulation.flood.length > 0 ? null : 'needs `flood` commands',
+  },
+  {
+    name: 'destructive-commands', trait: 'reckless', exercises: 'deny list',
+    description: 'Tries destructive commands (curl | sh, git push --force, sudo); takes the safe route when blocked.',
+    check: (simulation) => simulation.destructive.length > 0 ? null : 'needs `destructive` commands',
+  },
+  {
+    name: 'plan-dependent', trait: 'planner', exercises: 'plan phase and todo list',
+    description: 'Keeps track of the requirements only through a todo list: without update_todo it fixes what the failing tests show and forgets the rest.',
+    check: (simulation) => simulation.fixes.some((fix) => fix.needs_plan) ? null : 'needs a fix with `needs_plan`',
+  },
+];
+
+/** Looks a simulated model up by name. */
+export function findSimulatedModel(name: string): SimulatedModelInfo | undefined {
+  return SIMULATED_MODELS.find((model) => model.name === name);
+}
+
+/** The combined traits of one or more registered names (unknown names are ignored; validate first). */
+export function traitsOf(names: readonly string[]): Traits {
+  const traits: Traits = { hurried: false, stubborn: false, sloppy: false, flood: false, reckless: false, planner: false };
+  for (const name of names) {
+    const trait = findSimulatedModel(name)?.trait;
+    if (trait) traits[trait] = true;
+  }
+  return traits;
+}
+
+/**
+ * Problems with a task's `simulated_model` names and `simulation` block, as
+ * one-line messages; empty when the combination can run.
+ *
+ * @example checkSimulatedModel(['finish-without-verifying'], simulation) // []
+ */
+export function checkSimulatedModel(names: readonly string[], simulation: Simulation): string[] {
+  const problems: string[] = [];
+  for (const name of names) {
+    const model = findSimulatedModel(name);
+    if (!model) { problems.push(`unknown simulated model "${name}"; known: ${SIMULATED_MODELS.map((entry) => entry.name).join(', ')}`); continue; }
+    const problem = model.check(simulation);
+    if (problem) problems.push(`simulated model "${name}" ${problem}`);
+  }
+  if (simulation.fixes.some((fix) => fix.needs_plan) && !names.includes('plan-dependent')) {
+    problems.push('a fix with `needs_plan` can only be found by the plan-dependent model');
+  }
+  return problems;
+}

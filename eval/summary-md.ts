@@ -1,0 +1,71 @@
+import type { Comparison } from './comparison.js';
+import type { EvalView } from './eval-view.js';
+import { fixed, markdownTable, percent, pText, signed, signedUsd, signedWhole, usd, whole } from './format.js';
+
+/**
+ * `summary.md`: per configuration resolved %, mean cost, steps and tokens;
+ * each configuration paired against the first with the exact McNemar test;
+ * the task × configuration grid; skipped tasks and broken runs.
+ */
+export function renderSummary(view: EvalView): string {
+  const parts = [
+    `# rein eval: ${view.tasksDir}`,
+    `${view.modelNote}\n\n${view.priceNote}\n\nRuns: ${view.records.length} (${view.tasks.length} tasks × ${view.configs.length} configurations × ${view.repeat} repeat${view.repeat === 1 ? '' : 's'}).${view.repeat > 1 ? ' With repeats a task counts as resolved when a strict majority of its runs resolved it (a tie counts as unresolved).' : ''}`,
+    '## Configurations',
+    configTable(view),
+  ];
+  if (view.comparisons.length > 0) {
+    parts.push(`## Paired against \`${view.configs[0]}\` (exact McNemar, two-sided; * p < 0.05)`, comparisonTable(view.comparisons), ...view.comparisons.map(flipLines));
+  }
+  parts.push('## Tasks', gridTable(view));
+  if (view.problems.length > 0) parts.push('## Skipped tasks', view.problems.map((entry) => `- \`${entry.id}\`: ${entry.problem}`).join('\n'));
+  if (view.brokenRuns.length > 0) {
+    parts.push('## Runs that did not finish normally', view.brokenRuns.map((run) => `- \`${run.task}\` × \`${run.config}\` #${run.repeat}: ${run.status}: ${run.reason} (trace: ${run.tracePath})`).join('\n'));
+  }
+  return parts.join('\n\n') + '\n';
+}
+
+function configTable(view: EvalView): string {
+  return markdownTable(
+    ['configuration', 'resolved', 'mean cost', 'mean steps', 'mean prompt tokens', 'mean completion tokens', 'mean cached tokens', 'stall firings', 'gate refusals', 'elisions', 'summaries', 'mean wall s', 'end statuses'],
+    view.stats.map((stats) => [
+      stats.label, `${stats.resolvedTasks}/${stats.tasks} (${percent(stats.resolvedTasks, stats.tasks)})`, usd(stats.meanCostUsd), fixed(stats.meanSteps),
+      whole(stats.meanPromptTokens), whole(stats.meanCompletionTokens), whole(stats.meanCachedTokens),
+      String(stats.stallFirings), String(stats.gateRefusals), String(stats.contextElisions), String(stats.contextSummaries), fixed(stats.meanWallSeconds),
+      Object.entries(stats.statuses).map(([status, count]) => `${status} ${count}`).join(', '),
+    ]),
+  );
+}
+
+function comparisonTable(comparisons: readonly Comparison[]): string {
+  return markdownTable(
+    ['configuration', 'paired tasks', 'resolved (base → this)', 'only base', 'only this', 'p', 'Δ mean cost', 'Δ mean steps', 'Δ mean tokens'],
+    comparisons.map((comparison) => [
+      comparison.b, String(comparison.tasks.length), `${comparison.resolvedA} → ${comparison.resolvedB}`, String(comparison.onlyA.length), String(comparison.onlyB.length),
+      pText(comparison.pValue), signedUsd(comparison.cost.delta), signed(comparison.steps.delta), signedWhole(comparison.tokens.delta),
+    ]),
+  );
+}
+
+function flipLines(comparison: Comparison): string {
+  const lines = [`**${comparison.b}**: ${comparison.onlyA.length + comparison.onlyB.length} flips.`];
+  if (comparison.onlyA.length > 0) lines.push(`solved by ${comparison.a} only: ${comparison.onlyA.map((task) => `\`${task}\``).join(', ')}.`);
+  if (comparison.onlyB.length > 0) lines.push(`solved by ${comparison.b} only: ${comparison.onlyB.map((task) => `\`${task}\``).join(', ')}.`);
+  if (comparison.missingInA.length + comparison.missingInB.length > 0) lines.push(`not paired (runs missing on one side): ${[...comparison.missingInA, ...comparison.missingInB].join(', ')}.`);
+  return lines.join(' ');
+}
+
+function gridTable(view: EvalView): string {
+  const baseline = view.configs[0];
+  return markdownTable(['task', ...view.configs], view.tasks.map((task) => {
+    const row = view.grid.get(task)!;
+    const base = baseline === undefined ? undefined : row.get(baseline);
+    return [task + (view.taskNotes?.[task] ? ` (${view.taskNotes[task]})` : ''), ...view.configs.map((config) => {
+      const outcome = row.get(config);
+      if (!outcome) return '–';
+      const mark = outcome.resolved ? 'pass' : 'fail';
+      const flip = base && config !== baseline && base.resolved !== outcome.resolved ? ' ⚑ flip' : '';
+      return `${mark}${outcome.runs > 1 ? ` ${outcome.resolvedRuns}/${outcome.runs}` : ''}${flip}`;
+    })];
+  }));
+}

@@ -1,0 +1,45 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { resolveConfiguration } from '../../eval/configurations.js';
+import { NOMINAL_PRICE } from '../../eval/prices.js';
+import { runEvalJob } from '../../eval/run-task.js';
+import { simulatedModelName } from '../../eval/simulated/model-source.js';
+import { loadTaskSet } from '../../eval/task.js';
+import { repoRoot } from '../helpers/cli.js';
+
+const { tasks } = loadTaskSet(join(repoRoot, 'eval', 'suite'));
+const made: string[] = [];
+afterAll(() => { for (const dir of made) rmSync(dir, { recursive: true, force: true }); });
+
+async function runSuiteTask(id: string, preset: string) {
+  const task = tasks.find((entry) => entry.id === id)!;
+  const config = await resolveConfiguration({ label: preset, preset });
+  const outDir = mkdtempSync(join(tmpdir(), 'rein-suite-effect-'));
+  made.push(outDir);
+  return runEvalJob({
+    task, config: { label: preset, preset }, configHash: config.hash, repeat: 0, model: { kind: 'simulated' },
+    modelName: simulatedModelName(task.simulated!), price: NOMINAL_PRICE, priceSource: 'nominal',
+    runDir: join(outDir, 'run'), outDir, keepWorkspace: false,
+  });
+}
+
+describe('the offline suite shows what each component does (in process, JavaScript tasks)', () => {
+  it('a task flips when the component its simulated model needs is ablated, and the trace counts say why', async () => {
+    // no-stall-detector is left out for time: without nudges the loop runs the whole step budget (see the README's figures).
+    const [cart, cartNoGate, cartNoPlan, durations, durationsNoContext] = await Promise.all([
+      runSuiteTask('js-cart', 'default'), runSuiteTask('js-cart', 'no-verification-gate'), runSuiteTask('js-cart', 'no-plan'),
+      runSuiteTask('js-durations', 'default'), runSuiteTask('js-durations', 'no-context-management'),
+    ]);
+    expect(cart).toMatchObject({ resolved: true, status: 'done' });
+    expect(cart.gateRefusals).toBeGreaterThan(0);
+    expect(cartNoGate).toMatchObject({ resolved: false, status: 'done', gateRefusals: 0 });
+    expect(cartNoPlan).toMatchObject({ resolved: false, status: 'done' });
+
+    expect(durations).toMatchObject({ resolved: true, status: 'done' });
+    expect(durations.stallFirings).toBeGreaterThan(0);
+    expect(durations.contextElisions).toBeGreaterThan(0);
+    expect(durationsNoContext).toMatchObject({ resolved: false, status: 'budget', contextElisions: 0 });
+  }, 60_000);
+});
