@@ -7,16 +7,29 @@ import { loadRules } from '../../rules/load.js';
 import { parseCommand, stringFlag, type FlagSpec } from '../args.js';
 import { executeRun, type Io } from '../execute-run.js';
 import { scriptedModelSource } from '../model-source.js';
+import { createScriptedModel } from '../../actors/scripted-model.js';
+import type { ModelSource } from '../../run/session.js';
+import type { RunObservers } from '../../visualizer/server/live-viz.js';
+import { keepsServing, parsePort } from '../../visualizer/server/viz-flags.js';
 import { EXIT } from '../exit-codes.js';
 
-export const DEMO_USAGE = `rein demo [--preset NAME] [--viz] [--viz-port N] [--json] [--run-dir DIR]
+/** With a visualizer watching, the scripted model pauses before each reply: an instant run leaves nothing to watch. */
+const VIZ_PACE_MS = 450;
+
+export const DEMO_USAGE = `rein demo [--preset NAME] [--viz] [--viz-port N] [--viz-exit] [--json] [--run-dir DIR]
 
 Copies a small buggy repo to a temp dir and runs the full harness on it with a
 built-in scripted model: plan, build, a refused finish, verify, fix, finish.
-Offline, no API key.`;
+Offline, no API key.
+
+  --viz          watch it in the live visualizer (the URL is printed; the scripted
+                 model then takes ${VIZ_PACE_MS} ms a reply so there is something to watch)
+  --viz-port N   the visualizer's port (default: any free port)
+  --viz-exit     stop the visualizer when the run ends (default: serve until Ctrl+C;
+                 also when CI is set)`;
 
 const DEMO_FLAGS: FlagSpec = {
-  preset: { type: 'string' }, viz: { type: 'boolean' }, 'viz-port': { type: 'string' }, json: { type: 'boolean' },
+  preset: { type: 'string' }, viz: { type: 'boolean' }, 'viz-port': { type: 'string' }, 'viz-exit': { type: 'boolean' }, json: { type: 'boolean' },
   'run-dir': { type: 'string' }, help: { type: 'boolean', short: 'h' },
 };
 
@@ -25,18 +38,30 @@ export function demoRepoPath(): string {
   return fileURLToPath(new URL('../../../demo/repo', import.meta.url));
 }
 
-export async function demoCommand(argv: string[], io: Io): Promise<number> {
+export async function demoCommand(argv: string[], io: Io, env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const parsed = parseCommand('rein demo', argv, DEMO_FLAGS);
   if (parsed.values.help) { io.stdout.write(DEMO_USAGE + '\n'); return EXIT.done; }
+  const viz = Boolean(parsed.values.viz);
+  const vizPort = parsePort('rein demo', '--viz-port', stringFlag(parsed, 'viz-port'));
   const workspace = mkdtempSync(join(tmpdir(), 'rein-demo-'));
   cpSync(demoRepoPath(), workspace, { recursive: true });
   const { rules } = await loadRules({ preset: stringFlag(parsed, 'preset'), overrides: { verification: { command: DEMO_TEST_CMD } } });
   io.stderr.write(`rein demo: copied the demo repo to ${workspace}\n`);
-  return executeRun({
+  const execute = (observers: RunObservers) => executeRun({
     io, json: Boolean(parsed.values.json),
     run: {
-      workspace, task: DEMO_TASK, testCmd: DEMO_TEST_CMD, rules, model: scriptedModelSource('demo-scripted', demoScript),
+      workspace, task: DEMO_TASK, testCmd: DEMO_TEST_CMD, rules, model: viz ? pacedDemoModel() : scriptedModelSource('demo-scripted', demoScript),
       runDir: stringFlag(parsed, 'run-dir') ?? join(workspace, '.rein', 'runs', 'demo'),
+      onTrace: observers.onTrace, inspect: observers.inspect,
     },
+    onStart: observers.onStart,
   });
+  if (!viz) return execute({});
+  // The visualizer loads only when asked for: it would slow every run's start.
+  const { withLiveViz } = await import('../../visualizer/server/live-viz.js');
+  return withLiveViz({ port: vizPort, rules, log: (text) => io.stderr.write(text), keepServing: keepsServing(Boolean(parsed.values['viz-exit']), env) }, execute);
+}
+
+function pacedDemoModel(): ModelSource {
+  return { ...scriptedModelSource('demo-scripted', demoScript), createActor: () => createScriptedModel(demoScript, { delayMs: VIZ_PACE_MS }).actor };
 }

@@ -9,6 +9,8 @@ import { openAIModelSource, resolveEndpoint } from '../model-source.js';
 import { checkReachable } from '../preflight.js';
 import { chooseRunDir } from '../run-dir.js';
 import { EXIT } from '../exit-codes.js';
+import type { RunObservers } from '../../visualizer/server/live-viz.js';
+import { keepsServing, parsePort } from '../../visualizer/server/viz-flags.js';
 
 export const RUN_USAGE = `rein run <repo> "<task>" --test-cmd "<cmd>" [options]
 
@@ -22,7 +24,9 @@ export const RUN_USAGE = `rein run <repo> "<task>" --test-cmd "<cmd>" [options]
   --context-window N     the model's context window, in tokens
   --trace PATH           trace file (default: <run-dir>/trace.jsonl)
   --run-dir DIR          where the trace, record and saved state go (default: <repo>/.rein/runs/<id>)
-  --viz                  serve the live visualizer     --viz-port N   its port
+  --viz                  serve the live visualizer on 127.0.0.1 (the URL is printed)
+  --viz-port N           its port (default: any free port)
+  --viz-exit             stop it when the run ends (default: serve until Ctrl+C; also when CI is set)
   --json                 print one JSON summary line at the end`;
 
 /** Flags shared by commands that run the harness. */
@@ -31,7 +35,7 @@ export const RUN_FLAGS: FlagSpec = {
   config: { type: 'string' }, preset: { type: 'string' },
   'max-steps': { type: 'string' }, 'max-seconds': { type: 'string' }, 'max-tokens': { type: 'string' }, 'max-cost': { type: 'string' },
   'context-window': { type: 'string' }, trace: { type: 'string' }, 'run-dir': { type: 'string' },
-  viz: { type: 'boolean' }, 'viz-port': { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
+  viz: { type: 'boolean' }, 'viz-port': { type: 'string' }, 'viz-exit': { type: 'boolean' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
 };
 
 /** Rule overrides from the command-line flags (the last rules layer). */
@@ -54,6 +58,7 @@ export async function runCommand(argv: string[], io: Io, env: NodeJS.ProcessEnv)
   const [repo, task, ...extra] = parsed.positionals;
   if (!repo || !task) throw new UsageError(`rein run: expected <repo> and "<task>"\n\n${RUN_USAGE}`);
   if (extra.length > 0) throw new UsageError(`rein run: unexpected argument "${extra[0]}" (quote the task)`);
+  const vizPort = parsePort('rein run', '--viz-port', stringFlag(parsed, 'viz-port'));
   const workspace = resolve(repo);
   if (!existsSync(workspace) || !statSync(workspace).isDirectory()) throw new UsageError(`rein run: repo not found or not a directory: ${repo}`);
   const { rules } = await loadRules({ preset: stringFlag(parsed, 'preset'), configPath: stringFlag(parsed, 'config'), workspace, overrides: ruleOverrides('rein run', parsed) });
@@ -65,13 +70,20 @@ export async function runCommand(argv: string[], io: Io, env: NodeJS.ProcessEnv)
     if (problem) { io.stderr.write(`rein: ${problem}\n`); return EXIT.endpoint; }
   }
   const model = openAIModelSource(endpoint, rules);
-  return executeRun({
+  const secrets = [env.OPENAI_API_KEY].filter((value): value is string => Boolean(value));
+  const execute = (observers: RunObservers) => executeRun({
     io, json: Boolean(parsed.values.json),
     run: {
       workspace, task, testCmd: testCmd ?? '', rules, model,
       runDir: chooseRunDir(workspace, stringFlag(parsed, 'run-dir')),
       ...(stringFlag(parsed, 'trace') ? { tracePath: resolve(stringFlag(parsed, 'trace')!) } : {}),
-      secrets: [env.OPENAI_API_KEY].filter((value): value is string => Boolean(value)),
+      secrets,
+      onTrace: observers.onTrace, inspect: observers.inspect,
     },
+    onStart: observers.onStart,
   });
+  if (!parsed.values.viz) return execute({});
+  // The visualizer loads only when asked for: it would slow every run's start.
+  const { withLiveViz } = await import('../../visualizer/server/live-viz.js');
+  return withLiveViz({ port: vizPort, rules, secrets, log: (text) => io.stderr.write(text), keepServing: keepsServing(Boolean(parsed.values['viz-exit']), env) }, execute);
 }

@@ -1,7 +1,46 @@
+import { existsSync, statSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { UsageError } from '../../lib/errors.js';
+import { parseCommand, stringFlag, type FlagSpec } from '../args.js';
 import type { Io } from '../execute-run.js';
+import { EXIT } from '../exit-codes.js';
+import { exitSignal } from '../../visualizer/server/live-viz.js';
+import { parsePort } from '../../visualizer/server/viz-flags.js';
+import { renderReplayPage } from '../../visualizer/server/replay-page.js';
+import { startVizServer } from '../../visualizer/server/viz-server.js';
 
-// Scaffold: replaced by the viz implementation (owned by the viz work in progress).
-export async function vizCommand(_argv: string[], _io: Io, _env: NodeJS.ProcessEnv): Promise<number> {
-  throw new UsageError('rein viz: not available in this build yet');
+export const VIZ_USAGE = `rein viz <trace.jsonl> [--port N] [--out FILE]
+
+Opens a run's trace in the visualizer: the statechart drawn from the run's
+rules, a timeline scrubber that moves the highlight through it, every model
+call, tool call, gate decision, stall nudge and context action, and gauges
+for steps, time, context and tokens. Works on finished and killed runs.
+
+  --port N     serve on http://127.0.0.1:N/ (default: any free port)
+  --out FILE   write one self-contained HTML file instead (opens from disk, no network)`;
+
+const VIZ_FLAGS: FlagSpec = { port: { type: 'string' }, out: { type: 'string' }, help: { type: 'boolean', short: 'h' } };
+
+export async function vizCommand(argv: string[], io: Io, _env: NodeJS.ProcessEnv): Promise<number> {
+  const parsed = parseCommand('rein viz', argv, VIZ_FLAGS);
+  if (parsed.values.help) { io.stdout.write(VIZ_USAGE + '\n'); return EXIT.done; }
+  const [file, ...extra] = parsed.positionals;
+  if (!file) throw new UsageError(`rein viz: expected <trace.jsonl>\n\n${VIZ_USAGE}`);
+  if (extra.length > 0) throw new UsageError(`rein viz: unexpected argument "${extra[0]}"`);
+  const path = resolve(file);
+  if (!existsSync(path) || !statSync(path).isFile()) throw new UsageError(`rein viz: trace not found: ${file}`);
+  const port = parsePort('rein viz', '--port', stringFlag(parsed, 'port'));
+  const { html, trace } = await renderReplayPage(path);
+  for (const note of trace.notes) io.stderr.write(`rein viz: ${note.text}\n`);
+  const out = stringFlag(parsed, 'out');
+  if (out) {
+    writeFileSync(resolve(out), html);
+    io.stderr.write(`rein viz: wrote ${out} (${trace.lines.length} events; open it in a browser, no server needed)\n`);
+    return EXIT.done;
+  }
+  const server = await startVizServer({ port, page: () => html });
+  io.stderr.write(`rein viz: ${trace.lines.length} events from ${file}\nrein viz: open ${server.url}   (press Ctrl+C to exit)\n`);
+  await exitSignal();
+  await server.close();
+  return EXIT.done;
 }

@@ -1,0 +1,80 @@
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import type { AnyStateMachine } from 'xstate';
+import { scriptedModelSource } from '../../cli/model-source.js';
+import { demoScript, DEMO_TASK, DEMO_TEST_CMD } from '../../demo/demo-model.js';
+import { rulesSchema } from '../../rules/schema.js';
+import { startRun } from '../../run/session.js';
+import { demoRepoFiles } from '../helpers/demo-files.js';
+import { writeFiles } from '../helpers/workspace.js';
+
+/** Debian's Chromium, headless; never a downloaded browser. */
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
+  });
+}
+
+/** A temp directory for one test file, removed by `remove()`. */
+export function tempDir(prefix: string): { path: string; remove(): void } {
+  const path = mkdtempSync(join(tmpdir(), prefix));
+  return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
+}
+
+/** Runs what `rein demo` runs (the demo repo, its scripted model, real tools), in this process, and returns the trace path. */
+export async function recordDemoTrace(runDir: string): Promise<string> {
+  const workspace = `${runDir}-workspace`;
+  mkdirSync(workspace, { recursive: true });
+  writeFiles(workspace, demoRepoFiles());
+  const handle = startRun({
+    workspace, task: DEMO_TASK, testCmd: DEMO_TEST_CMD, rules: rulesSchema.parse({ verification: { command: DEMO_TEST_CMD } }),
+    model: scriptedModelSource('demo-scripted', demoScript), runDir,
+  });
+  const output = await handle.done;
+  if (output.status !== 'done') throw new Error(`the demo ended ${output.status}: ${output.reason}`);
+  return handle.tracePath;
+}
+
+/** Parsed lines of a JSONL file. */
+export function readLines(path: string): Array<Record<string, unknown>> {
+  return readFileSync(path, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
+/** Every state of a machine as a dotted id (the root is left out). */
+export function stateIds(machine: AnyStateMachine): string[] {
+  const ids: string[] = [];
+  const walk = (node: AnyStateMachine['root']) => {
+    if (node.path.length > 0) ids.push(node.path.join('.'));
+    Object.values(node.states).forEach(walk);
+  };
+  walk(machine.root);
+  return ids;
+}
+
+/** The `to` of the last transition line at or before each index ('' before the first). */
+export function expectedStates(lines: Array<Record<string, unknown>>): string[] {
+  let state = '';
+  return lines.map((line) => (line.kind === 'transition' ? (state = String(line.to)) : state));
+}
+
+/** Moves the scrubber to `index` as a person would (an input event on the range) and waits for the page to render it. */
+export async function scrubTo(page: Page, index: number): Promise<void> {
+  await page.evaluate((value) => {
+    const range = document.querySelector<HTMLInputElement>('.scrubber .range')!;
+    range.value = String(value);
+    range.dispatchEvent(new Event('input', { bubbles: true }));
+  }, index);
+  await page.waitForSelector(`#app[data-index="${index}"]`, { state: 'attached', timeout: 5000 });
+}
+
+/** Collects page errors and requests that leave the page (a self-contained page makes none). */
+export function watchPage(page: Page): { errors: string[]; requests: string[] } {
+  const watched = { errors: [] as string[], requests: [] as string[] };
+  page.on('pageerror', (error) => watched.errors.push(error.message));
+  page.on('console', (message) => { if (message.type() === 'error') watched.errors.push(message.text()); });
+  page.on('request', (request) => watched.requests.push(request.url()));
+  return watched;
+}

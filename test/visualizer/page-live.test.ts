@@ -1,0 +1,89 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { cleanEnv, repoRoot } from '../helpers/cli.js';
+import { launchChromium, readLines, recordDemoTrace, tempDir, watchPage } from './browser.js';
+
+interface Served {
+  child: ChildProcess;
+  url: string;
+  stderr: () => string;
+  exit: Promise<number | null>;
+}
+
+/** Starts the built CLI and waits for the URL it prints. */
+function serve(args: string[]): Promise<Served> {
+  const env = cleanEnv();
+  delete env.CI;
+  const child = spawn(process.execPath, [join(repoRoot, 'bin', 'rein.js'), ...args], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no URL printed:\n${stderr}`)), 20_000);
+    child.stdout!.resume();
+    child.stderr!.setEncoding('utf8');
+    child.stderr!.on('data', (chunk: string) => {
+      stderr += chunk;
+      const url = /http:\/\/127\.0\.0\.1:\d+\//.exec(stderr)?.[0];
+      if (url) { clearTimeout(timer); resolve({ child, url, stderr: () => stderr, exit }); }
+    });
+    child.on('exit', (code) => { clearTimeout(timer); reject(new Error(`exited ${code} before printing a URL:\n${stderr}`)); });
+  });
+}
+
+describe('the served page', () => {
+  const dir = tempDir('rein-viz-live-');
+  let browser: Browser;
+  let served: Served | undefined;
+
+  beforeAll(async () => { browser = await launchChromium(); });
+  afterEach(() => { if (served && served.child.exitCode === null) served.child.kill('SIGKILL'); served = undefined; });
+  afterAll(async () => { await browser?.close(); dir.remove(); });
+
+  it('follows `rein demo --viz` live from XState inspection until the highlight reaches done, then serves on until stopped', async () => {
+    served = await serve(['demo', '--viz', '--viz-port', '0', '--run-dir', join(dir.path, 'live-run')]);
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    const watched = watchPage(page);
+    await page.goto(served.url);
+    await page.waitForSelector('#app.ready');
+    // Every state the highlight passes through, as the page shows it.
+    await page.evaluate(() => {
+      const seen: string[] = [];
+      (window as unknown as { seen: string[] }).seen = seen;
+      const app = document.getElementById('app')!;
+      new MutationObserver(() => { if (app.dataset.state && seen.at(-1) !== app.dataset.state) seen.push(app.dataset.state); }).observe(app, { attributes: true, attributeFilter: ['data-state'] });
+    });
+    await page.waitForSelector('#app[data-state="done"][data-status="done"]', { timeout: 45_000 });
+    expect(await page.$eval('svg.chart .node.active', (node) => (node as SVGGElement).dataset.id)).toBe('done');
+    expect(Number(await page.getAttribute('#app', 'data-inspected'))).toBeGreaterThan(10);
+    expect(await page.textContent('.rows')).toContain('gate refused finish');
+    await page.waitForFunction(() => document.querySelector('.top .pill')?.textContent === 'done');
+    const trace = readLines(join(dir.path, 'live-run', 'trace.jsonl'));
+    expect(await page.textContent('.events .count')).toMatch(new RegExp(`/ ${trace.length}$`));
+    const seen = await page.evaluate(() => (window as unknown as { seen: string[] }).seen);
+    expect(seen.at(-1)).toBe('done');
+    expect(watched.errors).toEqual([]);
+    expect(watched.requests.every((url) => url.startsWith(served!.url))).toBe(true);
+
+    expect(served.stderr()).toContain('press Ctrl+C to exit');
+    served.child.kill('SIGTERM');
+    expect(await served.exit).toBe(0);
+  }, 60_000);
+
+  it('serves a finished trace with `rein viz <trace> --port 0`', async () => {
+    // The trace the live run above wrote, or a fresh one when that test was skipped.
+    const written = join(dir.path, 'live-run', 'trace.jsonl');
+    const tracePath = existsSync(written) ? written : await recordDemoTrace(join(dir.path, 'finished-run'));
+    served = await serve(['viz', tracePath, '--port', '0']);
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    const watched = watchPage(page);
+    await page.goto(served.url);
+    await page.waitForSelector('#app.ready[data-state="done"]');
+    expect(await page.locator('svg.chart .node').count()).toBeGreaterThan(40);
+    expect(watched.errors).toEqual([]);
+    served.child.kill('SIGINT');
+    expect(await served.exit).toBe(0);
+  }, 60_000);
+});

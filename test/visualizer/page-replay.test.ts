@@ -1,0 +1,117 @@
+import { copyFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createHarnessMachine } from '../../machines/harness-machine.js';
+import { rulesSchema } from '../../rules/schema.js';
+import { renderReplayPage } from '../../visualizer/server/replay-page.js';
+import { expectedStates, launchChromium, readLines, recordDemoTrace, scrubTo, stateIds, tempDir, watchPage } from './browser.js';
+
+// The replay page of a recorded `rein demo`, opened from disk in headless Chromium.
+describe('the replay page of a rein demo trace', () => {
+  const dir = tempDir('rein-viz-replay-');
+  let browser: Browser;
+  let page: Page;
+  let watched: ReturnType<typeof watchPage>;
+  let lines: Array<Record<string, unknown>>;
+  let tracePath: string;
+
+  beforeAll(async () => {
+    const [trace, launched] = await Promise.all([recordDemoTrace(join(dir.path, 'run')), launchChromium()]);
+    tracePath = trace;
+    browser = launched;
+    lines = readLines(tracePath);
+    const htmlPath = join(dir.path, 'demo.html');
+    writeFileSync(htmlPath, (await renderReplayPage(tracePath)).html);
+    page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    watched = watchPage(page);
+    await page.goto(`file://${htmlPath}`);
+    await page.waitForSelector('#app.ready');
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    dir.remove();
+  });
+
+  it('draws every state of the run\'s machine, with guards on the arrows', async () => {
+    const machine = createHarnessMachine(rulesSchema.parse(lines[0]!.rules));
+    const drawn = await page.$$eval('svg.chart .node', (nodes) => nodes.map((node) => (node as SVGGElement).dataset.id));
+    for (const id of stateIds(machine)) expect(drawn, id).toContain(id);
+    const labels = await page.$$eval('svg.chart .edge .label', (texts) => texts.map((text) => text.textContent ?? ''));
+    expect(labels.join(' ')).toContain('[hasToolCalls]');
+    const tooltips = await page.$$eval('svg.chart .edge title', (titles) => titles.map((title) => title.textContent ?? ''));
+    expect(tooltips.join('\n')).toContain('[testsPassedSinceLastEdit] / acceptFinish');
+  });
+
+  it('moves the highlight with the scrubber: at every index, the state the trace says', async () => {
+    const expected = expectedStates(lines);
+    // One round trip: move the range as a person would, let the page render, read what is highlighted.
+    const seen = await page.evaluate(async (count) => {
+      const range = document.querySelector<HTMLInputElement>('.scrubber .range')!;
+      const frame = () => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)));
+      const result: Array<{ index: string; active: string[]; phase: string[] }> = [];
+      for (let index = 0; index < count; index++) {
+        range.value = String(index);
+        range.dispatchEvent(new Event('input', { bubbles: true }));
+        await frame();
+        const ids = (selector: string) => [...document.querySelectorAll<SVGGElement>(selector)].map((node) => node.dataset.id!);
+        result.push({ index: document.getElementById('app')!.dataset.index!, active: ids('svg.chart .node.active'), phase: ids('svg.chart .node.compound.active-parent') });
+      }
+      return result;
+    }, lines.length);
+    seen.forEach((moment, index) => {
+      expect(moment.index).toBe(String(index));
+      expect(moment.active, `index ${index}`).toEqual(expected[index] ? [expected[index]] : []);
+      expect(moment.phase, `index ${index}`).toEqual(expected[index]!.includes('.') ? [expected[index]!.split('.')[0]] : []);
+    });
+  }, 60_000);
+
+  it('marks the gate refusal: the fallback taken, the refused guard, the row in the event list', async () => {
+    const refusal = lines.findIndex((line) => Array.isArray(line.actions) && line.actions.includes('refuseFinish'));
+    const from = String(lines[refusal]!.from);
+    await scrubTo(page, refusal);
+    expect(await page.$eval('svg.chart .edge.taken', (edge) => (edge as SVGGElement).dataset.id)).toBe(`${from}->${String(lines[refusal]!.to)}`);
+    expect(await page.$eval('svg.chart .edge.refused', (edge) => (edge as SVGGElement).dataset.id)).toBe(`${from.split('.')[0]}->done`);
+    expect(await page.textContent('.why .guards')).toContain('✗ [testsPassedSinceLastEdit]');
+    expect(await page.textContent('.detail')).toContain('refused');
+
+    const finish = lines.findIndex((line) => line.kind === 'finish' && line.allowed === false);
+    await scrubTo(page, finish);
+    const row = await page.$eval('.rows .row.current', (element) => ({ tone: element.className, text: element.textContent ?? '' }));
+    expect(row.tone).toContain('tone-refusal');
+    expect(row.text).toContain('gate refused finish');
+
+    await page.click('.scrubber button[aria-label^="Next event"]');
+    await page.waitForSelector(`#app[data-index="${finish + 1}"]`);
+    await page.screenshot({ path: join(dir.path, 'replay-gate-refusal.png') });
+  });
+
+  it('shows model calls with tokens, tool calls with arguments, and the gauges at the scrubber\'s position', async () => {
+    await page.keyboard.press('End');
+    await page.waitForSelector(`#app[data-index="${lines.length - 1}"][data-state="done"]`);
+    const text = await page.textContent('.rows');
+    expect(text).toMatch(/step 9 .*→ update_todo, finish\s*[\d,]+ in · \d+ out/);
+    expect(text).toContain('run node --test');
+    expect(await page.textContent('.gauges')).toMatch(/Steps\s*9 \/ 40/i);
+    // The last tool call's row is in view at the end (rows out of view are recycled as the list scrolls).
+    const lastTool = lines.map((line) => line.kind).lastIndexOf('tool');
+    await page.click(`.rows .row[data-index="${lastTool}"]`);
+    await page.waitForSelector(`#app[data-index="${lastTool}"]`);
+    expect(await page.textContent('.detail')).toContain('arguments');
+    await page.click('svg.chart .node[data-id="verify.gate"]');
+    expect(await page.textContent('.detail')).toContain('Transitions, in the order XState tries them');
+    expect(await page.textContent('.pill')).toBe('done');
+  });
+
+  it('loads nothing from the network, logs no error, and takes a screenshot at 1280×800', async () => {
+    // The moment the README shows: the gate has just refused a finish.
+    await scrubTo(page, lines.findIndex((line) => Array.isArray(line.actions) && line.actions.includes('refuseFinish')));
+    await page.waitForTimeout(500);
+    const screenshot = join(dir.path, 'visualizer.png');
+    await page.screenshot({ path: screenshot });
+    if (process.env.REIN_VIZ_SCREENSHOT) copyFileSync(screenshot, process.env.REIN_VIZ_SCREENSHOT);
+    expect(watched.errors).toEqual([]);
+    expect(watched.requests.filter((url) => !url.startsWith('file://') && !url.startsWith('data:'))).toEqual([]);
+  });
+});

@@ -1,0 +1,2 @@
+// esbuild bundles the stylesheet into dist/visualizer/page.css.
+declare module '*.css';

@@ -1,0 +1,125 @@
+import type { GraphNode, GraphTransition } from '../server/graph-types.js';
+import { shortEvent } from '../server/transition-label.js';
+import type { ChartIndex, TransitionMatch } from './chart-index.js';
+import { h } from './dom.js';
+import { num, obj, text, type Entry } from './entries.js';
+import { describeEntry, guardLabel, withoutBookkeeping } from './event-format.js';
+import { brief, count, millis } from './format.js';
+
+type Field = [string, string | Node];
+
+/**
+ * The panel under the event list: everything about the selected event
+ * (arguments, results, the guard that fired and the ones that refused), or
+ * about a state clicked in the chart (its description and ordered exits).
+ *
+ * @example detail.showEntry(entry, match);
+ */
+export class DetailView {
+  readonly element = h('section', { class: 'detail', 'aria-live': 'polite' });
+  private shown = '';
+
+  constructor(private readonly chart: ChartIndex) {}
+
+  showEntry(entry: Entry | null, match: TransitionMatch | null): void {
+    const key = entry ? `entry:${entry.index}` : 'none';
+    if (key === this.shown) return;
+    this.shown = key;
+    if (!entry) { this.element.replaceChildren(h('p', { class: 'empty' }, 'No events yet.')); return; }
+    const row = describeEntry(entry, match);
+    const head = h('header', {}, h('span', { class: `badge tone-${row.tone}` }, row.badge), h('span', { class: 'title' }, `#${entry.index} · ${entry.kind}`), h('span', { class: 'meta' }, row.meta));
+    this.element.replaceChildren(head, ...this.body(entry, match), rawBlock(entry.data));
+  }
+
+  showNode(node: GraphNode, entered: number): void {
+    this.shown = `node:${node.id}:${entered}`;
+    const exits = this.chart.outgoing(node.id);
+    const head = h('header', {}, h('span', { class: 'badge tone-phase' }, node.kind === 'root' ? 'machine' : node.kind), h('span', { class: 'title' }, node.kind === 'root' ? 'any state' : node.id), h('span', { class: 'meta' }, entered > 0 ? `entered ×${entered} so far` : 'not entered yet'));
+    const fields: Field[] = [];
+    if (node.invokes.length > 0) fields.push(['invokes', node.invokes.join(', ')]);
+    if (node.entry.length > 0) fields.push(['on entry', node.entry.join(', ')]);
+    const list = h('ol', { class: 'exits' }, ...exits.map((transition) => h('li', {}, transitionLine(transition))));
+    this.element.replaceChildren(head, node.description ? h('p', { class: 'desc' }, node.description) : '', fieldGrid(fields),
+      exits.length > 0 ? h('h4', {}, 'Transitions, in the order XState tries them') : '', exits.length > 0 ? list : '');
+  }
+
+  private body(entry: Entry, match: TransitionMatch | null): Node[] {
+    const { data } = entry;
+    switch (entry.kind) {
+      case 'transition': return transitionBody(data, match, this.chart);
+      case 'model': return modelBody(data);
+      case 'tool': return toolBody(data);
+      case 'start': return [fieldGrid(['task', 'testCmd', 'model', 'endpoint', 'workspace', 'sandbox', 'version'].filter((key) => data[key] !== undefined).map((key): Field => [key, brief(data[key], 400)])), ...(Array.isArray(data.tools) ? [fieldGrid([['tools', (data.tools as unknown[]).join(', ')]])] : [])];
+      default: {
+        const intro = entry.known ? [] : [h('p', { class: 'desc' }, `This rein does not know events of kind “${entry.kind}” (a trace from another version?): the line is shown as it is.`)];
+        const rest = withoutBookkeeping(data);
+        const long = Object.entries(rest).filter(([, value]) => typeof value === 'string' && value.length > 80);
+        const short = Object.entries(rest).filter(([key]) => !long.some(([longKey]) => longKey === key));
+        return [...intro, fieldGrid(short.map(([key, value]): Field => [key, brief(value, 300)])), ...long.map(([key, value]) => block(key, value as string))];
+      }
+    }
+  }
+}
+
+function transitionBody(data: Record<string, unknown>, match: TransitionMatch | null, chart: ChartIndex): Node[] {
+  const actions = Array.isArray(data.actions) ? (data.actions as unknown[]).map(String) : [];
+  const guard = text(data, 'guard');
+  const fields: Field[] = [['from', text(data, 'from') || '(initial state)'], ['to', text(data, 'to')], ['event', `${text(data, 'event')}  (${shortEvent(text(data, 'event'))})`]];
+  if (guard) fields.push(['guard', h('span', { class: 'ok' }, `✓ ${match?.transition?.guard ? guardLabel(match.transition) : guard} held`)]);
+  if (match && match.refused.length > 0) fields.push(['refused', h('span', { class: 'no' }, match.refused.map((transition) => `✗ ${guardLabel(transition)}`).join('   '))]);
+  if (match?.transition && !guard && match.refused.length > 0) fields.push(['taken', `${match.transition.label || 'the unguarded fallback'}: every guard before it refused`]);
+  if (actions.length > 0) fields.push(['actions', actions.join(', ')]);
+  if (!match?.transition && text(data, 'from')) fields.push(['chart', 'This transition is not in the chart drawn here (the trace comes from other rules or another version).']);
+  const target = chart.nodes.get(text(data, 'to'));
+  return [fieldGrid(fields), ...(target?.description ? [h('p', { class: 'desc' }, `${target.id}: ${target.description}`)] : [])];
+}
+
+function modelBody(data: Record<string, unknown>): Node[] {
+  const usage = obj(data, 'usage');
+  const ms = num(data, 'ms');
+  const fields: Field[] = [['step', String(num(data, 'step') ?? '?')], ['prompt', `${count(num(usage, 'promptTokens') ?? 0)} tokens (${count(num(usage, 'cachedTokens') ?? 0)} cached)`], ['completion', `${count(num(usage, 'completionTokens') ?? 0)} tokens`]];
+  if (ms !== null) fields.push(['latency', millis(ms)]);
+  const calls = Array.isArray(data.tool_calls) ? data.tool_calls as Array<Record<string, unknown>> : [];
+  const content = text(data, 'content');
+  return [fieldGrid(fields), ...(content ? [block('content', content)] : []), ...calls.map((call) => {
+    const fn = obj(call, 'function');
+    return block(`→ ${text(fn, 'name')}`, pretty(text(fn, 'arguments')));
+  })];
+}
+
+function toolBody(data: Record<string, unknown>): Node[] {
+  const ms = num(data, 'ms');
+  const fields: Field[] = [['tool', text(data, 'name')], ['outcome', data.ok === false ? h('span', { class: 'no' }, 'failed') : h('span', { class: 'ok' }, 'ok')]];
+  if (ms !== null) fields.push(['time', millis(ms)]);
+  if (data.effect !== undefined) fields.push(['effect', brief(data.effect, 240)]);
+  return [fieldGrid(fields), block('arguments', JSON.stringify(data.args ?? {}, null, 2)), block('result (as the model saw it, truncated)', text(data, 'result'))];
+}
+
+function transitionLine(transition: GraphTransition): HTMLElement {
+  const target = transition.target ?? '(stays)';
+  const actions = transition.actions.length > 0 ? ` / ${transition.actions.join(', ')}` : '';
+  return h('span', {}, h('code', {}, transition.label || (transition.event === null ? '(always)' : transition.event)), ` → ${target}${actions}`);
+}
+
+function fieldGrid(fields: Field[]): HTMLElement {
+  return h('dl', { class: 'fields' }, ...fields.flatMap(([key, value]) => [h('dt', {}, key), h('dd', {}, value)]));
+}
+
+function block(title: string, body: string): HTMLElement {
+  return h('div', { class: 'block' }, h('div', { class: 'block-title' }, title), h('pre', {}, body));
+}
+
+function rawBlock(data: Record<string, unknown>): HTMLElement {
+  const details = h('details', { class: 'raw' }, h('summary', {}, 'Raw line'));
+  // The JSON is built when opened: a start line carries the whole rules.
+  details.addEventListener('toggle', () => { if (details.open && details.childElementCount === 1) details.append(h('pre', {}, JSON.stringify(data, null, 2))); });
+  return details;
+}
+
+function pretty(json: string): string {
+  try {
+    return JSON.stringify(JSON.parse(json), null, 2);
+  } catch {
+    return json;
+  }
+}

@@ -1,0 +1,27 @@
+import { text, type Entry } from './entries.js';
+
+/** Which kinds of event the list shows. */
+export type Filter = 'model' | 'tools' | 'gate' | 'context' | 'phases' | 'steps' | 'other';
+
+/** The chips over the event list; transitions that stay in their phase are hidden at first (one per XState microstep). */
+export const FILTERS: Array<{ key: Filter; label: string; title: string; on: boolean }> = [
+  { key: 'model', label: 'Model', title: 'Model calls: tokens and latency', on: true },
+  { key: 'tools', label: 'Tools', title: 'Tool calls with their arguments', on: true },
+  { key: 'gate', label: 'Gate & stalls', title: 'Gate decisions and stall nudges', on: true },
+  { key: 'context', label: 'Context & budget', title: 'Context manager elisions and summaries, budget warnings', on: true },
+  { key: 'phases', label: 'Phases', title: 'Transitions into another phase', on: true },
+  { key: 'steps', label: 'Transitions', title: 'Every other transition (one per XState microstep)', on: false },
+  { key: 'other', label: 'Run & raw', title: 'Start, end, retries, crashes, and lines of unknown kinds', on: true },
+];
+
+/** The chip an entry belongs to. */
+export function filterOf(entry: Entry): Filter {
+  switch (entry.kind) {
+    case 'model': return 'model';
+    case 'tool': return 'tools';
+    case 'finish': case 'stall': return 'gate';
+    case 'context': case 'budget_warning': return 'context';
+    case 'transition': return text(entry.data, 'from').split('.')[0] !== text(entry.data, 'to').split('.')[0] ? 'phases' : 'steps';
+    default: return 'other';
+  }
+}

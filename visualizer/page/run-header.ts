@@ -1,0 +1,73 @@
+import type { PageData, PageNote } from '../server/page-data.js';
+import { h, setText } from './dom.js';
+import { text, type Entry } from './entries.js';
+import { clip } from './format.js';
+import type { Connection } from './live-client.js';
+
+/** How the run stands: ended with a status, still going, or cut off. */
+export interface RunStatus {
+  ended: string | null;
+  live: boolean;
+  connection: Connection | null;
+}
+
+/**
+ * The top bar: the task, the model, where the data comes from, and a status
+ * pill (done, stalled, running live, disconnected, no end line); notes about
+ * the data (a cut line, rules that did not parse) sit under it.
+ *
+ * @example const header = new RunHeader(data); header.update(startEntry, { ended: 'done', live: false, connection: null });
+ */
+export class RunHeader {
+  readonly element: HTMLElement;
+  private readonly task = h('span', { class: 'task' });
+  private readonly model = h('span', { class: 'chip-info' });
+  private readonly pill = h('span', { class: 'pill' });
+  private readonly notes: HTMLElement;
+
+  constructor(data: PageData) {
+    const source = h('span', { class: 'chip-info source', title: data.source }, data.mode === 'live' ? 'live run' : clip(data.source.split(/[\\/]/).slice(-2).join('/'), 48));
+    this.element = h('header', { class: 'top' },
+      h('div', { class: 'brand' }, h('span', { class: 'mark', 'aria-hidden': 'true' }), 'rein'),
+      h('div', { class: 'run' }, this.task, h('div', { class: 'sub' }, this.model, source)),
+      this.pill);
+    this.notes = h('div', { class: 'notes', role: 'status' });
+    this.showNotes(data.notes);
+    this.task.textContent = data.mode === 'live' ? 'Waiting for the run to start…' : 'No start line in this trace';
+  }
+
+  get banner(): HTMLElement {
+    return this.notes;
+  }
+
+  update(start: Entry | null, status: RunStatus): void {
+    if (start) {
+      const task = text(start.data, 'task');
+      setText(this.task, clip(task, 180) || '(no task)');
+      this.task.title = task;
+      setText(this.model, [text(start.data, 'model'), text(start.data, 'testCmd') ? `tests: ${text(start.data, 'testCmd')}` : ''].filter(Boolean).join(' · '));
+    }
+    const [label, tone] = pillFor(status);
+    setText(this.pill, label);
+    this.pill.dataset.tone = tone;
+    this.pill.title = status.ended ? 'How the run ended (the end line of the trace)' : status.live ? 'The live connection to the run' : 'The trace has no end line: the run was killed, or is still going';
+  }
+
+  private showNotes(notes: PageNote[]): void {
+    if (notes.length === 0) { this.notes.hidden = true; return; }
+    const close = h('button', { class: 'tool close', title: 'Hide these notes', 'aria-label': 'Hide notes' }, '×');
+    close.addEventListener('click', () => { this.notes.hidden = true; });
+    this.notes.replaceChildren(h('ul', {}, ...notes.map((note) => h('li', { class: `note-${note.level}` }, note.text))), close);
+  }
+}
+
+function pillFor(status: RunStatus): [string, string] {
+  if (status.ended) return [status.ended, status.ended === 'done' ? 'done' : 'failed'];
+  if (!status.live) return ['no end line', 'warn'];
+  switch (status.connection) {
+    case 'open': return ['● running', 'live'];
+    case 'reconnecting': return ['reconnecting…', 'warn'];
+    case 'closed': return ['disconnected', 'warn'];
+    default: return ['connecting…', 'warn'];
+  }
+}

@@ -1,0 +1,73 @@
+import type { InspectionEvent } from 'xstate';
+import type { Rules } from '../../rules/schema.js';
+import type { RunHandle } from '../../run/session.js';
+import type { StatechartGraph } from './graph-types.js';
+import { createLiveFeed } from './live-feed.js';
+import { loadPageAssets, renderPageHtml } from './page-html.js';
+import { buildStatechartGraph } from './statechart-graph.js';
+import { gaugeLimits } from './trace-file.js';
+import { startVizServer } from './viz-server.js';
+
+export interface LiveVizOptions {
+  port: number;
+  rules: Rules;
+  /** Where the URL and the "still serving" note go (the CLI's stderr). */
+  log: (text: string) => void;
+  /** Values never sent to the page (API keys). */
+  secrets?: Array<string | undefined>;
+  /** Serve on after the run until SIGINT/SIGTERM, so the person can look. */
+  keepServing: boolean;
+}
+
+/** The observers a run gets so the page can follow it. */
+export interface RunObservers {
+  onTrace?: (kind: string, data: Record<string, unknown>) => void;
+  inspect?: (event: InspectionEvent) => void;
+  onStart?: (handle: RunHandle) => void;
+}
+
+/**
+ * Runs `execute` with the live visualizer attached: the server starts first
+ * (its URL is printed before the run), the chart is laid out from the
+ * running machine, and trace lines and XState inspection events stream to
+ * the page. Without options it just runs. Returns `execute`'s exit code,
+ * after Ctrl+C when `keepServing`.
+ *
+ * @example return withLiveViz({ port: 0, rules, log, keepServing: true }, (observers) => executeRun({ io, json, run: { ...run, onTrace: observers.onTrace, inspect: observers.inspect }, onStart: observers.onStart }));
+ */
+export async function withLiveViz(options: LiveVizOptions | null, execute: (observers: RunObservers) => Promise<number>): Promise<number> {
+  if (!options) return execute({});
+  const assets = loadPageAssets();
+  const feed = createLiveFeed({ secrets: options.secrets ?? [] });
+  let resolveGraph: (graph: Promise<StatechartGraph>) => void = () => undefined;
+  const graph = new Promise<StatechartGraph>((resolve) => { resolveGraph = resolve; });
+  const html = graph.then((chart) => renderPageHtml({
+    mode: 'live', source: 'live run', graph: chart, limits: gaugeLimits(options.rules), lines: [], notes: [], eventsUrl: '/events',
+  }, assets));
+  // A failed layout is reported to the page's request; it must not end the run as an unhandled rejection.
+  html.catch(() => undefined);
+  const server = await startVizServer({ port: options.port, page: () => html, feed });
+  options.log(`rein: visualizer: ${server.url}\n`);
+  let code: number;
+  try {
+    code = await execute({ onTrace: feed.onTrace, inspect: feed.inspect, onStart: (handle) => resolveGraph(buildStatechartGraph(handle.machine)) });
+  } catch (error) {
+    await server.close();
+    throw error;
+  }
+  if (options.keepServing) {
+    options.log(`rein: the visualizer stays up at ${server.url} (press Ctrl+C to exit)\n`);
+    await exitSignal();
+  }
+  await server.close();
+  return code;
+}
+
+/** Resolves on the first SIGINT or SIGTERM (and stops listening for both). */
+export function exitSignal(): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => { process.off('SIGINT', done); process.off('SIGTERM', done); resolve(); };
+    process.on('SIGINT', done);
+    process.on('SIGTERM', done);
+  });
+}
