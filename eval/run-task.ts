@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import type { HarnessOutput } from '../machines/types.js';
 import { mergeRules, type Plain } from '../rules/merge.js';
-import { loadRules } from '../rules/load.js';
+import { loadRules, type LoadedRules } from '../rules/load.js';
+import { defaultTools } from '../tools/index.js';
 import type { Rules } from '../rules/schema.js';
 import { startRun, type ModelSource, type RunHandle } from '../run/session.js';
 import type { EvalJob } from './job.js';
@@ -42,11 +43,11 @@ export async function runEvalJob(job: EvalJob, hooks: JobHooks = NO_HOOKS): Prom
       const setup = await runShell(job.task.setup_cmd, { cwd: workspace, timeoutS: job.task.check_timeout_s, env, sandbox: false, readable: [] });
       if (setup.exitCode !== 0) return recordFor(job, startedAt, { status: 'setup_failed', reason: `setup_cmd ${describeExit(setup)}: ${tail(setup.output)}`, wallSeconds: 0 }, null);
     }
-    const rules = await rulesFor(job);
-    const model = await modelFor(job, rules);
+    const loaded = await rulesFor(job);
+    const model = await modelFor(job, loaded.rules);
     hooks.phase('agent', job.task.timeout_s, workspace);
     const began = Date.now();
-    const outcome = await runHarness(job, workspace, rules, model, hooks);
+    const outcome = await runHarness(job, workspace, loaded, model, hooks);
     const wallSeconds = (Date.now() - began) / 1000;
     if ('crash' in outcome) return recordFor(job, startedAt, { status: 'crash', reason: outcome.crash, wallSeconds }, null);
     hooks.phase('check', job.task.check_timeout_s, workspace);
@@ -57,15 +58,14 @@ export async function runEvalJob(job: EvalJob, hooks: JobHooks = NO_HOOKS): Prom
   }
 }
 
-async function rulesFor(job: EvalJob): Promise<Rules> {
+async function rulesFor(job: EvalJob): Promise<LoadedRules> {
   const layer: Plain = {
     verification: { command: job.task.test_cmd },
     budgets: { maxSeconds: job.task.timeout_s },
     ...(job.price && job.priceSource !== 'rules' ? { model: { prices: { [job.modelName]: job.price } } } : {}),
   };
   const overrides = mergeRules(job.task.rules as Plain | undefined, layer);
-  const { rules } = await loadRules({ preset: job.config.preset, ...(job.config.configPath ? { configPath: job.config.configPath } : {}), overrides });
-  return rules;
+  return loadRules({ preset: job.config.preset, ...(job.config.configPath ? { configPath: job.config.configPath } : {}), overrides });
 }
 
 async function modelFor(job: EvalJob, rules: Rules): Promise<ModelSource> {
@@ -78,10 +78,11 @@ async function modelFor(job: EvalJob, rules: Rules): Promise<ModelSource> {
   return simulatedModelSource(job.task.simulated, rules, { prompt: job.task.prompt, testCmd: job.task.test_cmd });
 }
 
-async function runHarness(job: EvalJob, workspace: string, rules: Rules, model: ModelSource, hooks: JobHooks): Promise<HarnessOutput | { crash: string }> {
+async function runHarness(job: EvalJob, workspace: string, loaded: LoadedRules, model: ModelSource, hooks: JobHooks): Promise<HarnessOutput | { crash: string }> {
   try {
     const handle = startRun({
-      workspace, task: job.task.prompt, testCmd: job.task.test_cmd, rules, model, runDir: job.runDir,
+      workspace, task: job.task.prompt, testCmd: job.task.test_cmd, rules: loaded.rules, model, runDir: job.runDir,
+      guards: loaded.guards, tools: [...defaultTools, ...loaded.tools],
       secrets: [process.env.OPENAI_API_KEY].filter((value): value is string => Boolean(value)),
     });
     hooks.started(handle);

@@ -32,6 +32,8 @@ export interface LoadedRules {
   guards: GuardRegistry;
   /** Tools registered by a rules file (`export const tools = [tool]`), added to rein's own. */
   tools: AnyTool[];
+  /** The rules file used, if any (a resumed run reloads its guards and tools from it). */
+  configPath?: string;
 }
 
 /**
@@ -61,7 +63,7 @@ export async function loadRules(options: LoadRulesOptions = {}): Promise<LoadedR
   // Names that rules refer to are checked here, so a bad file stops every command before anything runs.
   checkRuleReferences(parsed.data, { ...builtInGuards, ...extensions.guards });
   selectTools([...defaultTools, ...extensions.tools], parsed.data.tools.enabled);
-  return { rules: parsed.data, sources, ...extensions };
+  return { rules: parsed.data, sources, ...extensions, ...(configPath ? { configPath } : {}) };
 }
 
 function findConfig(workspace: string | undefined): string | undefined {

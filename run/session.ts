@@ -45,6 +45,8 @@ export interface RunOptions {
   tools?: readonly AnyTool[];
   /** Values that must never appear in the trace (API keys). */
   secrets?: string[];
+  /** The rules file the run was started with, kept in run.json so `rein resume` can reload its guards and tools. */
+  configPath?: string;
   /** XState clock (a `SimulatedClock` in tests). */
   clock?: { setTimeout(fn: (...args: unknown[]) => void, ms: number): unknown; clearTimeout(id: unknown): void };
   /** Every trace line, as it is written (status line, visualizer). */
@@ -191,6 +193,7 @@ function launch(options: RunOptions, resume: Resume | null): RunHandle {
   } else if (!resume) {
     writeFileSync(join(options.runDir, 'run.json'), JSON.stringify({
       version: 1, workspace, task: options.task, testCmd: options.testCmd, model: options.model.name, createdAt: new Date().toISOString(), rules,
+      ...(options.configPath ? { configPath: options.configPath } : {}),
     }, null, 2));
     trace.log('start', { version: TRACE_VERSION, task: options.task, testCmd: options.testCmd, model: options.model.name, endpoint: options.model.description, workspace, runDir: options.runDir, sandbox: sandbox.description, tools: tools.map((tool) => tool.name), rules });
   }
@@ -238,7 +241,7 @@ function traceModel(trace: Tracer, event: { output: { message: { content: string
 }
 
 /** Reads a run directory's metadata (task, workspace, rules) for `rein resume`. */
-export function readRunMeta(runDir: string): { workspace: string; task: string; testCmd: string; model: string; rules: unknown } {
+export function readRunMeta(runDir: string): { workspace: string; task: string; testCmd: string; model: string; rules: unknown; configPath?: string } {
   const path = join(runDir, 'run.json');
   if (!existsSync(path)) throw new UsageError(`${runDir} is not a rein run directory (no run.json)`);
   return JSON.parse(readFileSync(path, 'utf8'));

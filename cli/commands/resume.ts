@@ -2,6 +2,8 @@ import { resolve } from 'node:path';
 import { demoScript } from '../../demo/demo-model.js';
 import { UsageError } from '../../lib/errors.js';
 import { rulesSchema } from '../../rules/schema.js';
+import { loadRules } from '../../rules/load.js';
+import { defaultTools } from '../../tools/index.js';
 import { readRunMeta } from '../../run/session.js';
 import { parseCommand, stringFlag, type FlagSpec } from '../args.js';
 import { executeRun, type Io } from '../execute-run.js';
@@ -24,11 +26,17 @@ export async function resumeCommand(argv: string[], io: Io, env: NodeJS.ProcessE
   const runDir = resolve(dir);
   const meta = readRunMeta(runDir);
   const rules = rulesSchema.parse(meta.rules);
+  // Guards and tools registered in code come back from the rules file the run started with.
+  const extensions = meta.configPath ? await loadRules({ configPath: meta.configPath }) : { guards: {}, tools: [] };
   const model = meta.model === 'demo-scripted'
     ? scriptedModelSource('demo-scripted', demoScript)
     : openAIModelSource(resolveEndpoint({ model: stringFlag(parsed, 'model') ?? meta.model, baseURL: stringFlag(parsed, 'base-url'), env }), rules);
   return executeRun({
     io, json: Boolean(parsed.values.json), resume: true,
-    run: { workspace: meta.workspace, task: meta.task, testCmd: meta.testCmd, rules, model, runDir, secrets: [env.OPENAI_API_KEY].filter((value): value is string => Boolean(value)) },
+    run: {
+      workspace: meta.workspace, task: meta.task, testCmd: meta.testCmd, rules, model, runDir,
+      guards: extensions.guards, tools: [...defaultTools, ...extensions.tools], ...(meta.configPath ? { configPath: meta.configPath } : {}),
+      secrets: [env.OPENAI_API_KEY].filter((value): value is string => Boolean(value)),
+    },
   });
 }

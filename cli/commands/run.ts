@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { UsageError } from '../../lib/errors.js';
 import type { Plain } from '../../rules/merge.js';
 import { loadRules } from '../../rules/load.js';
+import { defaultTools } from '../../tools/index.js';
 import { numberFlag, parseCommand, stringFlag, type FlagSpec, type ParsedCommand } from '../args.js';
 import { executeRun, type Io } from '../execute-run.js';
 import { openAIModelSource, resolveEndpoint } from '../model-source.js';
@@ -61,7 +62,7 @@ export async function runCommand(argv: string[], io: Io, env: NodeJS.ProcessEnv)
   const vizPort = parsePort('rein run', '--viz-port', stringFlag(parsed, 'viz-port'));
   const workspace = resolve(repo);
   if (!existsSync(workspace) || !statSync(workspace).isDirectory()) throw new UsageError(`rein run: repo not found or not a directory: ${repo}`);
-  const { rules } = await loadRules({ preset: stringFlag(parsed, 'preset'), configPath: stringFlag(parsed, 'config'), workspace, overrides: ruleOverrides('rein run', parsed) });
+  const { rules, guards, tools, configPath } = await loadRules({ preset: stringFlag(parsed, 'preset'), configPath: stringFlag(parsed, 'config'), workspace, overrides: ruleOverrides('rein run', parsed) });
   const testCmd = rules.verification.command;
   if (!testCmd && rules.verification.gate) throw new UsageError('rein run: no verification command: pass --test-cmd "<cmd>" (or set verification.command in the rules)');
   const endpoint = resolveEndpoint({ model: stringFlag(parsed, 'model'), baseURL: stringFlag(parsed, 'base-url'), env });
@@ -77,7 +78,7 @@ export async function runCommand(argv: string[], io: Io, env: NodeJS.ProcessEnv)
       workspace, task, testCmd: testCmd ?? '', rules, model,
       runDir: chooseRunDir(workspace, stringFlag(parsed, 'run-dir')),
       ...(stringFlag(parsed, 'trace') ? { tracePath: resolve(stringFlag(parsed, 'trace')!) } : {}),
-      secrets,
+      secrets, guards, tools: [...defaultTools, ...tools], ...(configPath ? { configPath } : {}),
       onTrace: observers.onTrace, inspect: observers.inspect,
     },
     onStart: observers.onStart,
