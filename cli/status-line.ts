@@ -10,43 +10,47 @@ interface Stream { isTTY?: boolean; columns?: number; write(text: string): boole
 
 /**
  * The live status line: phase, step/limit, elapsed/limit, tokens and the last
- * tool, redrawn in place on a TTY; on a pipe, one plain line per event that
- * matters (phase change, tool call, nudge, gate decision, warning).
+ * tool, redrawn in place on a TTY, with one line per action above it; on a
+ * pipe, only the action lines. Each action line names the step and the phase
+ * the model was called in (XState reports a turn's transitions before the
+ * notes its actions emit, so the phase is taken when the step starts).
  *
  * @example const status = createStatusLine(process.stderr, rules); startRun({ ..., onTrace: status.onTrace });
  */
 export function createStatusLine(stream: Stream, rules: Rules, now: () => number = Date.now): StatusLine {
   const started = now();
-  const state = { phase: '-', step: 0, tokens: 0, cached: 0, lastTool: '-', drawn: false };
+  const state = { phase: '-', stepPhase: '-', step: 0, tokens: 0, cached: 0, lastTool: '-', drawn: false };
   const tty = Boolean(stream.isTTY);
   const draw = () => {
     const elapsed = Math.round((now() - started) / 1000);
     const line = `[rein] ${state.phase.padEnd(6)} step ${state.step}/${rules.budgets.maxSteps}  ${elapsed}s/${rules.budgets.maxSeconds}s  tokens ${state.tokens} (cached ${state.cached})  last: ${state.lastTool}`;
-    const width = (stream.columns ?? 120) - 1;
-    stream.write(`\r\x1b[2K${line.slice(0, width)}`);
+    stream.write(`\r\x1b[2K${line.slice(0, (stream.columns ?? 120) - 1)}`);
     state.drawn = true;
   };
   const say = (text: string) => {
-    if (tty) { if (state.drawn) stream.write('\r\x1b[2K'); stream.write(text + '\n'); draw(); } else stream.write(text + '\n');
+    if (tty && state.drawn) stream.write('\r\x1b[2K');
+    stream.write(`${text}\n`);
+    if (tty) draw();
   };
+  const action = (text: string) => say(`[rein] step ${String(state.step).padEnd(3)} ${state.stepPhase.padEnd(6)} ${text}`);
   return {
     onTrace(kind, data) {
-      if (kind === 'transition') {
-        const phase = String(data.to ?? '').split('.')[0] ?? '';
-        if (phase && phase !== state.phase) { state.phase = phase; if (!tty) say(`[rein] phase ${phase}`); }
-      } else if (kind === 'model') {
+      if (kind === 'transition') state.phase = String(data.to ?? '').split('.')[0] || state.phase;
+      else if (kind === 'model') {
         state.step = Number(data.step ?? state.step);
+        state.stepPhase = state.phase;
         const usage = data.usage as { promptTokens?: number; completionTokens?: number; cachedTokens?: number } | undefined;
         state.tokens += (usage?.promptTokens ?? 0) + (usage?.completionTokens ?? 0);
         state.cached += usage?.cachedTokens ?? 0;
+        if (!Array.isArray(data.tool_calls) || data.tool_calls.length === 0) action('(no tool call)');
       } else if (kind === 'tool') {
         state.lastTool = `${String(data.name)}${data.ok ? '' : ' (failed)'}`;
-        if (!tty) say(`[rein] step ${state.step} ${describeTool(data)}`);
-      } else if (kind === 'stall') say(`[rein] stall: ${String(data.rule)} → nudge: ${String(data.message)}`);
-      else if (kind === 'finish') say(data.allowed ? '[rein] finish accepted by the verification gate' : '[rein] finish refused by the verification gate (no passing test run after the last edit)');
-      else if (kind === 'budget_warning') say(`[rein] warning: 75% of the ${String(data.budget)} budget used`);
-      else if (kind === 'context') say(`[rein] context: ${String(data.action)}`);
-      else if (kind === 'retry') say(`[rein] model call failed, retrying: ${String(data.error)}`);
+        action(describeTool(data));
+      } else if (kind === 'finish') action(data.allowed ? 'finish → accepted by the verification gate' : 'finish → refused: no passing test run after the last edit');
+      else if (kind === 'stall') say(`[rein] stall (${String(data.rule)}): nudged "${String(data.message)}"`);
+      else if (kind === 'budget_warning') say(`[rein] warning: 75% of the ${String(data.budget)} budget is used`);
+      else if (kind === 'context') say(`[rein] context: ${describeContext(data)}`);
+      else if (kind === 'retry') say(`[rein] model call failed, retry ${String(data.attempt)}: ${String(data.error)}`);
       if (tty) draw();
     },
     finish() { if (tty && state.drawn) stream.write('\r\x1b[2K'); },
@@ -55,7 +59,20 @@ export function createStatusLine(stream: Stream, rules: Rules, now: () => number
 
 function describeTool(data: Record<string, unknown>): string {
   const args = data.args && typeof data.args === 'object' ? data.args as Record<string, unknown> : {};
-  const main = args.command ?? args.path ?? args.pattern ?? '';
-  const text = String(main).replace(/\s+/g, ' ').slice(0, 80);
-  return `${String(data.name)}${text ? ` ${text}` : ''}${data.ok ? '' : ' (failed)'}`;
+  const main = String(args.command ?? args.path ?? args.pattern ?? '').replace(/\s+/g, ' ').slice(0, 70);
+  const effect = data.effect as { kind?: string; applied?: boolean; exitCode?: number | null; blocked?: boolean; timedOut?: boolean } | undefined;
+  let outcome = data.ok ? '' : ' → tool error';
+  if (effect?.kind === 'edit') outcome = effect.applied ? ' → applied' : ' → rejected';
+  if (effect?.kind === 'command') outcome = effect.blocked ? ' → blocked by policy' : effect.timedOut ? ' → timed out' : ` → exit ${String(effect.exitCode)}`;
+  return `${String(data.name)}${main ? ` ${main}` : ''}${outcome}`;
+}
+
+function describeContext(data: Record<string, unknown>): string {
+  const before = data.before as { tokens?: number } | undefined;
+  const after = data.after as { tokens?: number } | undefined;
+  if (data.action === 'elided' && before && after) return `old tool results elided, ${before.tokens} → ${after.tokens} tokens`;
+  if (data.action === 'summarized') return `earlier messages summarized (${String(data.foldedChars)} → ${String(data.summaryChars)} chars)`;
+  if (data.action === 'summary_failed') return `summary failed: ${String(data.error)}`;
+  if (data.action === 'overflow') return 'the context window is full';
+  return String(data.action);
 }
