@@ -6,11 +6,13 @@ import type { ModelReply } from '../machines/types.js';
  * A model that answers at once and does no work on the prompt, so a
  * benchmark measures only the harness. Each reply calls `tool` with a fresh
  * argument (no stall fires) and reports fixed usage. `callTimes` receives
- * the time of every call, so a benchmark can leave run start-up out.
+ * the time of every call, so a benchmark can leave run start-up out;
+ * `heap.peak` the highest heap seen (sampled every 50 calls).
  */
-export function instantModel(tool: string, argsFor: (step: number) => unknown, callTimes: bigint[] = []) {
+export function instantModel(tool: string, argsFor: (step: number) => unknown, callTimes: bigint[] = [], heap: { peak: number } = { peak: 0 }) {
   return fromPromise<ModelReply, ModelInput>(async ({ input }) => {
     callTimes.push(process.hrtime.bigint());
+    if (input.step % 50 === 0) heap.peak = Math.max(heap.peak, process.memoryUsage().heapUsed);
     return {
     message: {
       role: 'assistant',

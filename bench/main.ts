@@ -3,6 +3,7 @@ import { measureOverhead } from './overhead.js';
 import { measureViewConstruction } from './view-construction.js';
 import { defaultRules } from '../rules/schema.js';
 import { formatTable } from './table.js';
+import { measureSuiteTokens } from './suite-tokens.js';
 
 /**
  * `npm run bench`: the harness's own cost per step, view construction
@@ -13,14 +14,14 @@ async function main(): Promise<void> {
   const out = (text: string) => process.stdout.write(text + '\n');
   out(`rein benchmarks — node ${process.version}, ${new Date().toISOString()}\n`);
 
-  await measureOverhead(50); // warm up: module loading, JIT
+  await measureOverhead(1000); // warm up: module loading and JIT, so the first measured run is not the slow one
   const sizes = [100, 1000, 5000];
   const overhead = [];
   for (const steps of sizes) overhead.push(await measureOverhead(steps));
   const base = overhead[0]!.msPerStepAtEnd;
   out('1. Harness overhead per step (instant model, free tool; transitions, view, trace, record, token estimates)');
-  out(formatTable(['steps', 'ms/step', 'ms/step, last 10%', 'vs 100 steps', 'heap bytes/step', 'trace lines/step'], overhead.map((row) => [
-    row.steps, row.msPerStep.toFixed(3), row.msPerStepAtEnd.toFixed(3), `${(row.msPerStepAtEnd / base).toFixed(2)}x`, Math.round(row.heapBytesPerStep), (row.traceLines / row.steps).toFixed(1),
+  out(formatTable(['steps', 'ms/step', 'ms/step, last 10%', 'vs 100 steps', 'retained heap bytes/step', 'peak heap MB', 'trace lines/step'], overhead.map((row) => [
+    row.steps, row.msPerStep.toFixed(3), row.msPerStepAtEnd.toFixed(3), `${(row.msPerStepAtEnd / base).toFixed(2)}x`, Math.round(row.heapBytesPerStep), row.peakHeapMb.toFixed(1), (row.traceLines / row.steps).toFixed(1),
   ])));
   const saving = await measureOverhead(1000, { saveState: true, fsync: false });
   const durable = await measureOverhead(200, { saveState: true, fsync: true });
@@ -44,6 +45,14 @@ async function main(): Promise<void> {
     }
   }
   out(formatTable(['steps', 'context manager', 'prefix reuse', 'peak / window', 'prompt tokens', 'cached tokens', 'summaries', 'est. cost'], rows));
+
+  if (process.argv.includes('--no-suite')) return;
+  out('\n4. Tokens per solved task on the offline simulated suite (eval/suite; a simulation of the harness, not a model benchmark; nominal $3/$0.30/$15 per M)');
+  const suite = await measureSuiteTokens(2);
+  out(formatTable(['preset', 'resolved', 'prompt tokens', 'cached share', 'est. cost', 'cost per solved task', 'agent seconds'], suite.map((row) => [
+    row.preset, `${row.resolved}/${row.tasks}`, row.promptTokens, `${(row.cachedShare * 100).toFixed(1)}%`, `$${row.costUsd.toFixed(3)}`,
+    Number.isNaN(row.costPerSolved) ? '-' : `$${row.costPerSolved.toFixed(4)}`, Math.round(row.wallSeconds),
+  ])));
 }
 
 await main();

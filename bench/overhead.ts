@@ -23,7 +23,10 @@ export interface OverheadResult {
   msPerStep: number;
   /** Mean over the last tenth of the run, when the record is longest. */
   msPerStepAtEnd: number;
+  /** Heap the finished run still holds, per step (the full record stays in memory). */
   heapBytesPerStep: number;
+  /** Highest heap above the start during the run, garbage included, in MB. */
+  peakHeapMb: number;
   traceLines: number;
 }
 
@@ -40,19 +43,22 @@ export async function measureOverhead(steps: number, options: { fsync?: boolean;
   global.gc?.();
   const heapBefore = process.memoryUsage().heapUsed;
   const callTimes: bigint[] = [];
+  const heap = { peak: heapBefore };
   const handle = startRun({
     workspace, task: 'Benchmark task.', testCmd: 'true', rules, runDir, fsync: options.fsync ?? false, saveState: options.saveState ?? false,
     tools: [...defaultTools, noteTool],
-    model: { name: 'instant', description: 'benchmark', createActor: () => instantModel('note', (step) => ({ text: `step ${step}` }), callTimes), summarize: extractiveSummary },
+    model: { name: 'instant', description: 'benchmark', createActor: () => instantModel('note', (step) => ({ text: `step ${step}` }), callTimes, heap), summarize: extractiveSummary },
   });
   const output = await handle.done;
+  // Memory the run still holds (its record, journal and machine) with the run object alive, after a full GC.
+  global.gc?.();
+  const retained = process.memoryUsage().heapUsed - heapBefore;
+  if (!handle.actor) throw new Error('unreachable');
   const span = (from: number, to: number) => Number(callTimes[to]! - callTimes[from]!) / 1e6 / (to - from);
   const last = callTimes.length - 1;
-  global.gc?.();
-  const heapAfter = process.memoryUsage().heapUsed;
   if (output.steps !== steps) throw new Error(`benchmark run ended early: ${output.status} after ${output.steps} steps (${output.reason})`);
   const traceLines = (await import('node:fs')).readFileSync(handle.tracePath, 'utf8').split('\n').length - 1;
   rmSync(workspace, { recursive: true, force: true });
   rmSync(runDir, { recursive: true, force: true });
-  return { steps, msPerStep: span(0, last), msPerStepAtEnd: span(Math.floor(last * 0.9), last), heapBytesPerStep: (heapAfter - heapBefore) / steps, traceLines };
+  return { steps, msPerStep: span(0, last), msPerStepAtEnd: span(Math.floor(last * 0.9), last), heapBytesPerStep: retained / steps, peakHeapMb: (heap.peak - heapBefore) / 1e6, traceLines };
 }

@@ -1,0 +1,48 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { createHarnessMachine, defaultRules, probeHarness, ran, rulesSchema } from 'rein/testing';
+import { toMermaid } from '../../visualizer/server/mermaid.js';
+import { repoRoot } from '../helpers/cli.js';
+
+const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
+
+describe('README', () => {
+  it('shows the statechart generated from the default machine, not a hand-kept copy', () => {
+    const block = /<!-- statechart:start -->\n```mermaid\n([\s\S]*?)\n```\n<!-- statechart:end -->/.exec(readme)?.[1];
+    expect(block, 'README.md is out of date: run `npm run docs:statechart`').toBe(toMermaid(createHarnessMachine(defaultRules())));
+  });
+
+  it('names the two fresh-machine commands, and every file it links exists', () => {
+    expect(readme).toContain('npm ci && npm run demo');
+    expect(readme).toContain('npm test');
+    const links = [...readme.matchAll(/\]\(((?!https?:|#)[^)\s]+)\)/g)].map((match) => match[1]!);
+    expect(links.length).toBeGreaterThan(20);
+    for (const link of links) expect(existsSync(join(repoRoot, link)), link).toBe(true);
+  });
+
+  // The example in "Changing the rules", as written there.
+  it('its test-kit example passes', () => {
+    const rules = rulesSchema.parse({ stall: { rules: [{ guard: 'repeatedAction', limit: 6 }] } });
+    const machine = createHarnessMachine(rules);
+    const probe = probeHarness(machine, rules, { at: 'build.think' });
+    let step;
+    for (let poll = 0; poll < 5; poll++) {
+      if (probe.state.endsWith('compact')) probe.contextReady();
+      probe.reply({ calls: [{ name: 'run', args: { command: 'curl -s localhost:3000/health' } }] });
+      step = probe.tools([ran('curl -s localhost:3000/health', 7)]);
+    }
+    expect(step!.notes.filter((note) => note.kind === 'stall')).toEqual([]);
+    expect(step!.state).toBe('build.compact');
+    // And with the default limit of 3 the same polling is nudged: the rule change is what made the difference.
+    const strict = defaultRules();
+    const defaultProbe = probeHarness(createHarnessMachine(strict), strict, { at: 'build.think' });
+    let nudged = false;
+    for (let poll = 0; poll < 5; poll++) {
+      if (defaultProbe.state.endsWith('compact')) defaultProbe.contextReady();
+      defaultProbe.reply({ calls: [{ name: 'run', args: { command: 'curl -s localhost:3000/health' } }] });
+      nudged ||= defaultProbe.tools([ran('curl -s localhost:3000/health', 7)]).notes.some((note) => note.kind === 'stall');
+    }
+    expect(nudged).toBe(true);
+  });
+});
