@@ -23,6 +23,8 @@ export interface OverheadResult {
   msPerStep: number;
   /** Mean over the last tenth of the run, when the record is longest. */
   msPerStepAtEnd: number;
+  /** Mean per step in a window of 100 steps around record length N, for N in `windows`. */
+  atLength: Record<number, number>;
   /** Heap the finished run still holds, per step (the full record stays in memory). */
   heapBytesPerStep: number;
   /** Highest heap above the start during the run, garbage included, in MB. */
@@ -35,7 +37,7 @@ export interface OverheadResult {
  * timing the harness: machine transitions, view construction, trace and
  * record writing, state saving (without fsync unless asked) and token estimates.
  */
-export async function measureOverhead(steps: number, options: { fsync?: boolean; saveState?: boolean } = {}): Promise<OverheadResult> {
+export async function measureOverhead(steps: number, options: { fsync?: boolean; saveState?: boolean; windows?: number[] } = {}): Promise<OverheadResult> {
   const workspace = mkdtempSync(join(tmpdir(), 'rein-bench-ws-'));
   const runDir = mkdtempSync(join(tmpdir(), 'rein-bench-run-'));
   const base = defaultRules();
@@ -60,5 +62,9 @@ export async function measureOverhead(steps: number, options: { fsync?: boolean;
   const traceLines = (await import('node:fs')).readFileSync(handle.tracePath, 'utf8').split('\n').length - 1;
   rmSync(workspace, { recursive: true, force: true });
   rmSync(runDir, { recursive: true, force: true });
-  return { steps, msPerStep: span(0, last), msPerStepAtEnd: span(Math.floor(last * 0.9), last), heapBytesPerStep: retained / steps, peakHeapMb: (heap.peak - heapBefore) / 1e6, traceLines };
+  const atLength = Object.fromEntries((options.windows ?? []).map((length) => {
+    const from = Math.max(0, Math.min(length - 50, last - 100));
+    return [length, span(from, Math.min(from + 100, last))];
+  }));
+  return { steps, msPerStep: span(0, last), msPerStepAtEnd: span(Math.floor(last * 0.9), last), atLength, heapBytesPerStep: retained / steps, peakHeapMb: (heap.peak - heapBefore) / 1e6, traceLines };
 }

@@ -1,6 +1,5 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { stableStringify } from '../lib/stable-json.js';
 import { redact } from '../lib/redact.js';
 import { openLineWriter, readJsonLines, type LineWriter } from './jsonl.js';
 
@@ -25,7 +24,7 @@ export interface Tracer {
 
 /**
  * An append-only JSONL trace (seed component 10): one line per event,
- * written as it happens, keys sorted, secrets redacted.
+ * written at the end of each machine step, secrets redacted.
  *
  * @example const trace = openTracer('run/trace.jsonl', [process.env.OPENAI_API_KEY]); trace.log('start', { task });
  */
@@ -38,7 +37,8 @@ export function openTracer(path: string, secrets: (string | undefined)[] = [], o
   return {
     path,
     log(kind, data = {}) {
-      const line = stableStringify({ ...data, i: index++, t: Math.round(now()) / 1000, kind });
+      // Key order is fixed by construction (i, t, kind, then the event's fields), so plain JSON is deterministic.
+      const line = JSON.stringify({ i: index++, t: Math.round(now()) / 1000, kind, ...data });
       writer.write(active.length > 0 ? redact(line, active) : line);
     },
     flush() { writer.flush(); },
