@@ -1,3 +1,4 @@
+import { readFileSync, writeFileSync } from 'node:fs';
 import { compareCachePolicies } from './prefix-cache.js';
 import { measureOverhead } from './overhead.js';
 import { measureViewConstruction } from './view-construction.js';
@@ -11,7 +12,8 @@ import { measureSuiteTokens } from './suite-tokens.js';
  * Figures are measured side by side in one run; compare ratios, not times.
  */
 async function main(): Promise<void> {
-  const out = (text: string) => process.stdout.write(text + '\n');
+  const written: string[] = [];
+  const out = (text: string) => { written.push(text); process.stdout.write(text + '\n'); };
   out(`rein benchmarks — node ${process.version}, ${new Date().toISOString()}\n`);
 
   await measureOverhead(1000); // warm up: module loading and JIT, so the first measured run is not the slow one
@@ -49,13 +51,26 @@ async function main(): Promise<void> {
   }
   out(formatTable(['steps', 'context manager', 'prefix reuse', 'peak / window', 'prompt tokens', 'cached tokens', 'summaries', 'est. cost'], rows));
 
-  if (process.argv.includes('--no-suite')) return;
+  if (!process.argv.includes('--no-suite')) await suiteSection(out);
+  if (process.argv.includes('--write')) writeFigures(written.join('\n'));
+}
+
+async function suiteSection(out: (text: string) => void): Promise<void> {
   out('\n4. Tokens per solved task on the offline simulated suite (eval/suite; a simulation of the harness, not a model benchmark; nominal $3/$0.30/$15 per M)');
   const suite = await measureSuiteTokens(2);
   out(formatTable(['preset', 'resolved', 'prompt tokens', 'cached share', 'est. cost', 'cost per solved task', 'agent seconds'], suite.map((row) => [
     row.preset, `${row.resolved}/${row.tasks}`, row.promptTokens, `${(row.cachedShare * 100).toFixed(1)}%`, `$${row.costUsd.toFixed(3)}`,
     Number.isNaN(row.costPerSolved) ? '-' : `$${row.costPerSolved.toFixed(4)}`, Math.round(row.wallSeconds),
   ])));
+}
+
+/** `--write`: puts this run's tables into BENCHMARKS.md between its figure markers. */
+function writeFigures(text: string): void {
+  const path = new URL('../../BENCHMARKS.md', import.meta.url);
+  const document = readFileSync(path, 'utf8');
+  const block = `<!-- figures:start -->\n${text.replace(/^(\d\. .*)$/gm, '### $1')}\n<!-- figures:end -->`;
+  writeFileSync(path, document.replace(/<!-- figures:start -->[\s\S]*<!-- figures:end -->/, block));
+  process.stdout.write('BENCHMARKS.md: figures updated\n');
 }
 
 await main();

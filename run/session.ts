@@ -1,5 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve, sep } from 'node:path';
+import { ensureStateDir } from '../lib/state-dir.js';
 import { createActor, toPromise, type AnyActorLogic, type InspectionEvent, type Snapshot } from 'xstate';
 import { createContextManagerActor } from '../actors/context-manager-actor.js';
 import { createSummarizer, type SummarizeText } from '../actors/summarizer.js';
@@ -104,6 +105,7 @@ export function resumeRun(options: RunOptions): RunHandle {
 function launch(options: RunOptions, resume: Resume | null): RunHandle {
   const workspace = realWorkspace(options.workspace);
   const { rules } = options;
+  if (resolve(options.runDir).startsWith(join(workspace, '.rein') + sep)) ensureStateDir(workspace);
   mkdirSync(options.runDir, { recursive: true });
   const tracePath = options.tracePath ?? join(options.runDir, 'trace.jsonl');
   const listeners = options.onTrace;

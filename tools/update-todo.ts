@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import path from 'node:path';
+import { ensureStateDir } from '../lib/state-dir.js';
 import { z } from 'zod';
 import { UsageError } from '../lib/errors.js';
 import { stableStringify } from '../lib/stable-json.js';
@@ -37,7 +37,7 @@ export const updateTodoTool: Tool<typeof parameters> = {
   parameters,
   async execute({ items }, ctx) {
     const file = resolveInWorkspace(ctx.root, PROGRESS_FILE);
-    fs.mkdirSync(path.dirname(file), { recursive: true });
+    ensureStateDir(ctx.root);
     writeFileAtomic(file, `${stableStringify({ todo: items })}\n`);
     return { content: formatTodo(items), ok: true, effect: { kind: 'todo', items } };
   },

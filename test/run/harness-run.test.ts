@@ -97,6 +97,8 @@ describe('a whole run with real tools and a scripted model', () => {
       script: [reply(call('update_todo', { items: [{ task: 'step one', done: true }, { task: 'step two', done: false }] }))],
     });
     expect(existsSync(join(first.workspace, '.rein', 'progress.json'))).toBe(true);
+    // rein's state ignores itself, so it never shows up as a change in the user's repository.
+    expect(readFileSync(join(first.workspace, '.rein', '.gitignore'), 'utf8')).toMatch(/^\*$/m);
     const second = await runScripted({ workspace: first.workspace, testCmd: 'true', rules: { budgets: { maxSteps: 1 } }, script: [reply(call('read_file', { path: 'a.txt' }))] });
     expect(second.model.requests[0]![1]!.content).toContain('[x] step one\n[ ] step two');
   });
