@@ -26,7 +26,7 @@ describe('update_todo', () => {
     await updateTodoTool.execute({ items: [{ task: 'a', done: false }] }, makeContext(root));
     await updateTodoTool.execute({ items: [] }, makeContext(root));
     expect(readProgress(root)).toEqual([]);
-    expect(fs.readdirSync(path.join(root, '.rein'))).toEqual(['progress.json']);
+    expect(fs.readdirSync(path.join(root, '.rein')).sort()).toEqual(['.gitignore', 'progress.json']);
   });
 
   it('reads null when there is no progress and a usage error when it is corrupt', () => {
