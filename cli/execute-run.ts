@@ -2,7 +2,8 @@ import { relative } from 'node:path';
 import type { HarnessOutput } from '../machines/types.js';
 import type { Rules } from '../rules/schema.js';
 import { resumeRun, startRun, type RunHandle, type RunOptions } from '../run/session.js';
-import { exitCodeFor } from './exit-codes.js';
+import { EXIT, exitCodeFor } from './exit-codes.js';
+import { RunInterrupted } from '../lib/errors.js';
 import { createStatusLine } from './status-line.js';
 
 export interface Io {
@@ -31,10 +32,19 @@ export async function executeRun(options: ExecuteOptions): Promise<number> {
   const handle = (options.resume ? resumeRun : startRun)({ ...run, onTrace });
   io.stderr.write(startMessage(run, handle, Boolean(options.resume)));
   await options.onStart?.(handle);
+  // Ctrl+C stops the run cleanly: in-flight calls are aborted, the state of the last step stays saved.
+  const onSigint = () => handle.interrupt();
+  process.once('SIGINT', onSigint);
   let output: HarnessOutput;
   try {
     output = await handle.done;
+  } catch (error) {
+    if (!(error instanceof RunInterrupted)) throw error;
+    status.finish();
+    io.stderr.write(`rein: ${error.message}\n`);
+    return EXIT.interrupted;
   } finally {
+    process.removeListener('SIGINT', onSigint);
     status.finish();
   }
   io.stderr.write(endMessage(output, handle, run.rules));

@@ -12,6 +12,9 @@ export class ReinError extends Error {
 /** Bad command-line usage or a bad rules file: exit code 2, nothing runs. */
 export class UsageError extends ReinError {}
 
+/** The run was stopped from outside (Ctrl+C); its state is saved and `rein resume` continues it. */
+export class RunInterrupted extends ReinError {}
+
 /** The model endpoint could not be used after retries: exit code 3. */
 export class ModelEndpointError extends ReinError {}
 

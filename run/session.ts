@@ -11,7 +11,7 @@ import type { GuardRegistry } from '../machines/guards.js';
 import { isCheckpoint, stateLabel } from '../machines/state-label.js';
 import type { HarnessContext, HarnessInput, HarnessOutput, ToolCallResult } from '../machines/types.js';
 import type { Rules } from '../rules/schema.js';
-import { UsageError } from '../lib/errors.js';
+import { RunInterrupted, UsageError } from '../lib/errors.js';
 import { headTail } from '../tools/shape.js';
 import { toolSchemas, toolSchemasJson } from '../tools/index.js';
 import { selectTools } from './tool-selection.js';
@@ -61,6 +61,8 @@ export interface RunOptions {
 }
 
 export interface RunHandle {
+  /** Stops the run where it is (in-flight calls are aborted); `done` then rejects with `RunInterrupted`. */
+  interrupt(): void;
   runDir: string;
   tracePath: string;
   sandbox: string;
@@ -200,12 +202,19 @@ function launch(options: RunOptions, resume: Resume | null): RunHandle {
     trace.log('start', { version: TRACE_VERSION, task: options.task, testCmd: options.testCmd, model: options.model.name, endpoint: options.model.description, workspace, runDir: options.runDir, sandbox: sandbox.description, tools: tools.map((tool) => tool.name), rules });
   }
   if (resume) trace.log('resume', { fromState: lastLabel, recordLength: resume.saved.recordLength, elapsedMs: resume.saved.elapsedMs });
+  let interrupted = false;
   const done = (async () => {
     try {
       actorRef.start();
       if (resume) actorRef.send({ type: 'clock.restart' });
-      return await toPromise(actorRef);
+      const output = await toPromise(actorRef);
+      if (interrupted) throw new RunInterrupted(`interrupted in ${lastLabel}; continue with: rein resume ${options.runDir}`);
+      return output;
     } catch (error) {
+      if (error instanceof RunInterrupted) {
+        trace.log('interrupted', { state: lastLabel });
+        throw error;
+      }
       trace.log('crash', { error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) });
       throw error;
     } finally {
@@ -214,7 +223,8 @@ function launch(options: RunOptions, resume: Resume | null): RunHandle {
       journal.close();
     }
   })();
-  return { runDir: options.runDir, tracePath, sandbox: sandbox.description, machine, actor: actorRef, done };
+  const interrupt = () => { interrupted = true; actorRef.stop(); };
+  return { runDir: options.runDir, tracePath, sandbox: sandbox.description, machine, actor: actorRef, done, interrupt };
 }
 
 function realWorkspace(path: string): string {

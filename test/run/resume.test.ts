@@ -54,6 +54,23 @@ describe('crash and resume', () => {
     expect(checkPairing(reference)).toEqual([]);
   });
 
+  it('Ctrl+C stops a run cleanly with exit 130 and says how to resume; resuming finishes it', async () => {
+    const ws = workspace();
+    const runDir = join(mkdtempSync(join(tmpdir(), 'rein-sigint-')), 'run');
+    const child = spawn(process.execPath, [join(repoRoot, 'bin', 'rein.js'), 'run', ws, 'Make node check.js pass', '--test-cmd', 'node check.js', '--model', 'stub', '--run-dir', runDir],
+      { env: cleanEnv({ OPENAI_BASE_URL: stub.url }), stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr!.on('data', (chunk) => { stderr += chunk; });
+    while (!stderr.includes('step 2')) await new Promise((resolve) => setTimeout(resolve, 20));
+    child.kill('SIGINT');
+    const code = await new Promise((resolve) => child.on('close', resolve));
+    expect(code).toBe(130);
+    expect(stderr).toContain(`continue with: rein resume ${runDir}`);
+    const resumed = await runCli(['resume', runDir], { env: cleanEnv({ OPENAI_BASE_URL: stub.url }) });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(comparable(readRecord(join(runDir, 'record.jsonl')))).toEqual(comparable(reference));
+  });
+
   it('a run killed with SIGKILL at random moments resumes to the same final record, no step lost or repeated', async () => {
     let resumedMidRun = 0;
     // Spread over the run after process start-up (the first model call waits 150 ms), one random point per slice.
