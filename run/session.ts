@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve, sep } from 'node:path';
 import { ensureStateDir } from '../lib/state-dir.js';
-import { createActor, toPromise, type AnyActorLogic, type InspectionEvent, type Snapshot } from 'xstate';
+import { createActor, toPromise, type AnyActorLogic, type InspectionEvent } from 'xstate';
 import { createContextManagerActor } from '../actors/context-manager-actor.js';
 import { createSummarizer, type SummarizeText } from '../actors/summarizer.js';
 import { createToolRunner } from '../actors/tool-runner.js';
@@ -9,16 +9,16 @@ import { ViewBuilder } from '../context/view-builder.js';
 import { createHarnessMachine, type HarnessMachine } from '../machines/harness-machine.js';
 import type { GuardRegistry } from '../machines/guards.js';
 import { isCheckpoint, stateLabel } from '../machines/state-label.js';
-import type { HarnessContext, HarnessInput, HarnessOutput, ToolCallResult } from '../machines/types.js';
+import type { HarnessContext, HarnessInput, HarnessOutput } from '../machines/types.js';
 import type { Rules } from '../rules/schema.js';
 import { RunInterrupted, UsageError } from '../lib/errors.js';
-import { headTail } from '../tools/shape.js';
 import { toolSchemas, toolSchemasJson } from '../tools/index.js';
 import { selectTools } from './tool-selection.js';
 import type { AnyTool, ToolContext } from '../tools/types.js';
 import { readProgress } from '../tools/update-todo.js';
 import { describeSandbox, resolveSandbox } from '../tools/sandbox.js';
 import { openCallJournal } from './call-journal.js';
+import { createInspectionTracer, traceTool } from './inspection-trace.js';
 import { loadState, saveState, type SavedState } from './state-file.js';
 import { nextTraceIndex, openTracer, TRACE_VERSION, type Tracer } from './trace.js';
 import { Transcript } from './transcript.js';
@@ -148,38 +148,18 @@ function launch(options: RunOptions, resume: Resume | null): RunHandle {
   const startedAt = Date.now();
   const elapsedBefore = resume?.saved.elapsedMs ?? 0;
   const elapsed = () => elapsedBefore + (Date.now() - startedAt);
-  let lastLabel = '';
-  // Assigned right after createActor; the first inspection events (actor registration) come before it.
-  let rootRef: unknown = null;
-  const inspect = (event: InspectionEvent) => {
-    options.inspect?.(event);
-    if (rootRef === null || event.actorRef !== rootRef) return;
-    if (event.type === '@xstate.microstep') {
-      const to = stateLabel((event.snapshot as unknown as { value: never }).value);
-      const taken = event._transitions[0];
-      const guard = typeof taken?.guard === 'object' ? (taken.guard as { type?: string }).type : typeof taken?.guard === 'string' ? taken.guard : undefined;
-      const actions = (taken?.actions ?? []).map(actionName).filter(Boolean);
-      trace.log('transition', { from: lastLabel, to, event: event.event.type, ...(guard ? { guard } : {}), ...(actions.length > 0 ? { actions } : {}) });
-      lastLabel = to;
-    } else if (event.type === '@xstate.event' && event.event.type === 'xstate.done.actor.model') {
-      traceModel(trace, event.event as never, actorRef.getSnapshot().context.step + 1);
-    }
-  };
+  const tracer = createInspectionTracer(trace, () => actorRef.getSnapshot().context.step, options.inspect);
   const restored = resume ? restoreSnapshot(resume.saved) : undefined;
-  const actorRef = createActor(machine, { input, inspect, ...(restored ? { snapshot: restored as never } : {}), ...(options.clock ? { clock: options.clock } : {}) });
-  rootRef = actorRef;
-  lastLabel = restored ? stateLabel((restored as { value: never }).value) : '';
+  const actorRef = createActor(machine, { input, inspect: tracer.inspect, ...(restored ? { snapshot: restored as never } : {}), ...(options.clock ? { clock: options.clock } : {}) });
+  tracer.attach(actorRef, restored ? stateLabel((restored as { value: never }).value) : '');
   actorRef.on('record.append', (event) => transcript.append(event.messages));
   actorRef.on('harness.note', (event) => trace.log(event.kind, event.data));
 
-  const save = (snapshot: Snapshot<unknown>) => {
+  const save = () => {
     const persisted = actorRef.getPersistedSnapshot() as unknown as { context: HarnessContext };
-    const context = persisted.context;
     saveState(join(options.runDir, 'state.json'), {
-      version: 1, savedAt: new Date().toISOString(), elapsedMs: elapsed(), recordLength: context.recordLength,
-      traceIndex, snapshot: { ...persisted, context },
+      version: 1, savedAt: new Date().toISOString(), elapsedMs: elapsed(), recordLength: persisted.context.recordLength, traceIndex, snapshot: persisted,
     }, { fsync: options.fsync !== false });
-    void snapshot;
   };
   actorRef.subscribe({
     // The end of each machine step: write what it logged, and save the state at checkpoints.
@@ -187,7 +167,7 @@ function launch(options: RunOptions, resume: Resume | null): RunHandle {
       trace.flush();
       transcript.flush();
       if (options.saveState === false) return;
-      if (isCheckpoint(stateLabel(snapshot.value)) || snapshot.status === 'done') save(snapshot);
+      if (isCheckpoint(stateLabel(snapshot.value)) || snapshot.status === 'done') save();
     },
     error: () => undefined,
   });
@@ -201,18 +181,18 @@ function launch(options: RunOptions, resume: Resume | null): RunHandle {
     }, null, 2));
     trace.log('start', { version: TRACE_VERSION, task: options.task, testCmd: options.testCmd, model: options.model.name, endpoint: options.model.description, workspace, runDir: options.runDir, sandbox: sandbox.description, tools: tools.map((tool) => tool.name), rules });
   }
-  if (resume) trace.log('resume', { fromState: lastLabel, recordLength: resume.saved.recordLength, elapsedMs: resume.saved.elapsedMs });
+  if (resume) trace.log('resume', { fromState: tracer.label(), recordLength: resume.saved.recordLength, elapsedMs: resume.saved.elapsedMs });
   let interrupted = false;
   const done = (async () => {
     try {
       actorRef.start();
       if (resume) actorRef.send({ type: 'clock.restart' });
       const output = await toPromise(actorRef);
-      if (interrupted) throw new RunInterrupted(`interrupted in ${lastLabel}; continue with: rein resume ${options.runDir}`);
+      if (interrupted) throw new RunInterrupted(`interrupted in ${tracer.label()}; continue with: rein resume ${options.runDir}`);
       return output;
     } catch (error) {
       if (error instanceof RunInterrupted) {
-        trace.log('interrupted', { state: lastLabel });
+        trace.log('interrupted', { state: tracer.label() });
         throw error;
       }
       trace.log('crash', { error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) });
@@ -236,20 +216,6 @@ function realWorkspace(path: string): string {
 function restoreSnapshot(saved: SavedState): unknown {
   const snapshot = saved.snapshot as { context: HarnessContext };
   return { ...snapshot, context: { ...snapshot.context, elapsedMs: saved.elapsedMs } };
-}
-
-function actionName(action: unknown): string {
-  if (typeof action === 'string') return action;
-  return typeof action === 'object' && action !== null && typeof (action as { type?: unknown }).type === 'string' ? (action as { type: string }).type : '';
-}
-
-function traceTool(trace: Tracer, result: ToolCallResult, step: number): void {
-  trace.log('tool', { step, id: result.id, name: result.name, args: result.args, ok: result.outcome.ok, ms: result.ms, effect: result.outcome.effect, result: headTail(result.outcome.content, 2000) });
-}
-
-function traceModel(trace: Tracer, event: { output: { message: { content: string | null; tool_calls?: unknown[] }; usage: unknown; ms?: number } }, step: number): void {
-  const { message, usage, ms } = event.output;
-  trace.log('model', { step, content: message.content, tool_calls: message.tool_calls ?? [], usage, ms: ms ?? null });
 }
 
 /** Reads a run directory's metadata (task, workspace, rules) for `rein resume`. */

@@ -61,9 +61,10 @@ describe('crash and resume', () => {
       { env: cleanEnv({ OPENAI_BASE_URL: stub.url }), stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     child.stderr!.on('data', (chunk) => { stderr += chunk; });
+    const closed = new Promise((resolve) => child.on('close', resolve));
     while (!stderr.includes('step 2')) await new Promise((resolve) => setTimeout(resolve, 20));
     child.kill('SIGINT');
-    const code = await new Promise((resolve) => child.on('close', resolve));
+    const code = await closed;
     expect(code).toBe(130);
     expect(stderr).toContain(`continue with: rein resume ${runDir}`);
     const resumed = await runCli(['resume', runDir], { env: cleanEnv({ OPENAI_BASE_URL: stub.url }) });
@@ -82,9 +83,11 @@ describe('crash and resume', () => {
       const runDir = join(mkdtempSync(join(tmpdir(), 'rein-resume-')), 'run');
       const child = spawn(process.execPath, [join(repoRoot, 'bin', 'rein.js'), 'run', ws, 'Make node check.js pass', '--test-cmd', 'node check.js', '--model', 'stub', '--run-dir', runDir],
         { env: cleanEnv({ OPENAI_BASE_URL: stub.url }), stdio: 'ignore' });
+      // Listen before killing: a run that already finished has already closed.
+      const closed = new Promise((resolve) => child.on('close', resolve));
       await new Promise((resolve) => setTimeout(resolve, delay));
       child.kill('SIGKILL');
-      await new Promise((resolve) => child.on('close', resolve));
+      await closed;
       if (!existsSync(join(runDir, 'run.json'))) continue; // killed before the run directory existed: nothing to resume
       const savedState = existsSync(join(runDir, 'state.json'));
       const resumed = await runCli(['resume', runDir], { env: cleanEnv({ OPENAI_BASE_URL: stub.url }) });

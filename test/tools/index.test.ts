@@ -39,7 +39,7 @@ describe('toolSchemas', () => {
   it('gives every parameter a description', () => {
     for (const schema of toolSchemas(defaultTools)) {
       for (const [name, property] of Object.entries(schema.function.parameters.properties as Record<string, { description?: string }>)) {
-        expect(property.description, `${schema.function.name}.${name}`).toBeTruthy();
+        expect(property.description, `${schema.function.name}.${name}`).toMatch(/\S/);
       }
     }
   });
