@@ -9,6 +9,9 @@ import type { AnyTool, ToolContext, ToolOutcome } from '../tools/types.js';
 export interface CallJournal {
   get(key: string): ToolCallResult | undefined;
   put(key: string, result: ToolCallResult): void;
+  /** Notes that a call is about to run, so a resumed run knows it may have taken effect. */
+  start?(key: string): void;
+  wasStarted?(key: string): boolean;
 }
 
 export interface ToolRunnerDeps {
@@ -44,7 +47,9 @@ export function createToolRunner(deps: ToolRunnerDeps) {
       let result = deps.journal?.get(key);
       if (!result) {
         const started = now();
-        const { outcome, args } = await runCall(deps, call, input, signal);
+        const interrupted = deps.journal?.wasStarted?.(key) ?? false;
+        deps.journal?.start?.(key);
+        const { outcome, args } = await runCall(deps, call, input, signal, interrupted);
         result = { id: call.id, name: call.function.name, args, outcome, ms: now() - started };
         deps.journal?.put(key, result);
         deps.onResult?.(result, input.step);
@@ -63,7 +68,7 @@ function parseFinish(tools: readonly AnyTool[], call: ToolCall): { ok: true; sum
   return parsed.ok ? { ok: true, summary: String((parsed.args as { summary?: unknown }).summary ?? '') } : { ok: false };
 }
 
-async function runCall(deps: ToolRunnerDeps, call: ToolCall, input: ToolsInput, signal: AbortSignal): Promise<{ outcome: ToolOutcome; args: unknown }> {
+async function runCall(deps: ToolRunnerDeps, call: ToolCall, input: ToolsInput, signal: AbortSignal, interrupted: boolean): Promise<{ outcome: ToolOutcome; args: unknown }> {
   const name = call.function.name;
   const tool = findTool(deps.tools, name);
   if (!tool) {
@@ -77,7 +82,10 @@ async function runCall(deps: ToolRunnerDeps, call: ToolCall, input: ToolsInput, 
   const parsed = parseToolArguments(tool, call.function.arguments);
   if (!parsed.ok) return { outcome: failure(`Tool error: ${parsed.message}`), args: call.function.arguments };
   try {
-    return { outcome: await tool.execute(parsed.args, { ...deps.toolContext, signal }), args: parsed.args };
+    const context = { ...deps.toolContext, signal };
+    // A call a killed run had started: if its effect is already there, report it instead of applying it twice.
+    const recovered = interrupted && tool.recover ? await tool.recover(parsed.args, context) : null;
+    return { outcome: recovered ?? await tool.execute(parsed.args, context), args: parsed.args };
   } catch (error) {
     const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
     return { outcome: failure(`Tool error: ${text}`), args: parsed.args };

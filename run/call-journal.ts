@@ -11,10 +11,22 @@ import { openLineWriter, readJsonLines, type LineWriter } from './jsonl.js';
  */
 export function openCallJournal(path: string | null): CallJournal & { close(): void } {
   const entries = new Map<string, ToolCallResult>();
-  if (path) for (const entry of readJsonLines<{ key: string; result: ToolCallResult }>(path).values) entries.set(entry.key, entry.result);
+  const started = new Set<string>();
+  if (path) {
+    for (const entry of readJsonLines<{ key: string; result?: ToolCallResult; started?: boolean }>(path).values) {
+      if (entry.result) entries.set(entry.key, entry.result);
+      else if (entry.started) started.add(entry.key);
+    }
+  }
   const writer: LineWriter | null = path ? openLineWriter(path) : null;
   return {
     get: (key) => entries.get(key),
+    start(key) {
+      started.add(key);
+      writer?.write(JSON.stringify({ key, started: true }));
+      writer?.flush();
+    },
+    wasStarted: (key) => started.has(key),
     put(key, result) {
       entries.set(key, result);
       // Written at once: a call must be on disk before the next one runs, or a resumed run would repeat it.

@@ -4,7 +4,7 @@ import { writeFileAtomic } from './atomic-write.js';
 import { readWindow, resolveExistingFile } from './read-file.js';
 import { headTail } from './shape.js';
 import { checkSyntax } from './syntax-check.js';
-import type { Tool, ToolOutcome } from './types.js';
+import type { Tool, ToolContext, ToolOutcome } from './types.js';
 
 /** Echo of the edited region, as in the seed. */
 export const EDIT_ECHO_CHARS = 1_500;
@@ -46,12 +46,24 @@ export const editFileTool: Tool<typeof parameters> = {
       return rejected(path, `Edit rejected, file unchanged. Syntax error:\n${headTail(judgement.error, SYNTAX_ERROR_CHARS)}`);
     }
     writeFileAtomic(file, candidate);
-    const line = lineOf(source, at);
-    const window = await readWindow(file, path, Math.max(1, line - 3), ctx.limits.viewLines);
-    const note = judgement.note === undefined ? '' : `[${judgement.note}]\n`;
-    return { content: `Edit applied.\n${note}${window.slice(0, EDIT_ECHO_CHARS)}`, ok: true, effect: { kind: 'edit', path, applied: true } };
+    return applied(file, path, lineOf(source, at), ctx, judgement.note);
+  },
+  // A resumed run asks this for an edit its killed predecessor had started: `old` gone and
+  // `new` present means the write happened, so it is reported, not attempted again.
+  async recover({ path, old, new: replacement }, ctx) {
+    if (replacement === '' || old === replacement || replacement.includes(old)) return null;
+    const file = resolveExistingFile(ctx.root, path);
+    const source = decodeText(fs.readFileSync(file));
+    if (source === null || countOccurrences(source, old) !== 0 || countOccurrences(source, replacement) !== 1) return null;
+    return applied(file, path, lineOf(source, source.indexOf(replacement)), ctx, undefined);
   },
 };
+
+async function applied(file: string, path: string, line: number, ctx: ToolContext, note: string | undefined): Promise<ToolOutcome> {
+  const window = await readWindow(file, path, Math.max(1, line - 3), ctx.limits.viewLines);
+  const shownNote = note === undefined ? '' : `[${note}]\n`;
+  return { content: `Edit applied.\n${shownNote}${window.slice(0, EDIT_ECHO_CHARS)}`, ok: true, effect: { kind: 'edit', path, applied: true } };
+}
 
 /** Non-overlapping occurrences, as Python's `str.count` (an empty needle matches length + 1 times). */
 export function countOccurrences(haystack: string, needle: string): number {

@@ -68,6 +68,12 @@ export interface Tool<Schema extends z.ZodObject = z.ZodObject> {
   description: string;
   parameters: Schema;
   execute(args: z.infer<Schema>, ctx: ToolContext): Promise<ToolOutcome>;
+  /**
+   * For a call that a killed run had started but not journaled: its outcome
+   * if its effect is already in place (so a resumed run does not apply it
+   * twice), or null to run it again.
+   */
+  recover?(args: z.infer<Schema>, ctx: ToolContext): Promise<ToolOutcome | null>;
 }
 
 /** A tool with its argument type erased, as stored in a registry. */

@@ -138,3 +138,23 @@ describe('checkSyntax', () => {
     expect(verdict).toEqual({ kind: 'invalid', message: "f.py:2:1: SyntaxError: 'return' outside function\nreturn x\n^" });
   });
 });
+
+describe('edit_file recovery for a resumed run', () => {
+  it('reports an edit whose write already happened instead of applying it again', async () => {
+    const root = makeTempDir();
+    writeFiles(root, { 'a.js': 'const a = 1;\nconst b = 2;\n' });
+    const args = { path: 'a.js', old: 'const b = 2;', new: 'const b = 3;' };
+    expect(await editFileTool.recover!(args, makeContext(root))).toBeNull();
+    const first = await editFileTool.execute(args, makeContext(root));
+    const recovered = await editFileTool.recover!(args, makeContext(root));
+    expect(recovered).toEqual(first);
+    expect(fs.readFileSync(path.join(root, 'a.js'), 'utf8')).toBe('const a = 1;\nconst b = 3;\n');
+  });
+
+  it('leaves ambiguous cases to a real attempt', async () => {
+    const root = makeTempDir();
+    writeFiles(root, { 'a.js': 'x();\nx();\n' });
+    expect(await editFileTool.recover!({ path: 'a.js', old: 'y();', new: 'x();' }, makeContext(root))).toBeNull();
+    expect(await editFileTool.recover!({ path: 'a.js', old: 'x();', new: 'x(); x();' }, makeContext(root))).toBeNull();
+  });
+});
