@@ -27,9 +27,10 @@ export interface ExecuteOptions {
  */
 export async function executeRun(options: ExecuteOptions): Promise<number> {
   const { io, run } = options;
-  const status = createStatusLine(io.stderr, run.rules);
+  let status = createStatusLine(io.stderr, run.rules);
   const onTrace = (kind: string, data: Record<string, unknown>) => { status.onTrace(kind, data); run.onTrace?.(kind, data); };
   const handle = (options.resume ? resumeRun : startRun)({ ...run, onTrace });
+  if (handle.sandbox.includes('unsandboxed')) status = createStatusLine(io.stderr, run.rules, { unsandboxed: true });
   io.stderr.write(startMessage(run, handle, Boolean(options.resume)));
   await options.onStart?.(handle);
   // Ctrl+C stops the run cleanly: in-flight calls are aborted, the state of the last step stays saved.

@@ -17,13 +17,16 @@ interface Stream { isTTY?: boolean; columns?: number; write(text: string): boole
  *
  * @example const status = createStatusLine(process.stderr, rules); startRun({ ..., onTrace: status.onTrace });
  */
-export function createStatusLine(stream: Stream, rules: Rules, now: () => number = Date.now): StatusLine {
+export function createStatusLine(stream: Stream, rules: Rules, options: { unsandboxed?: boolean; now?: () => number } = {}): StatusLine {
+  const now = options.now ?? Date.now;
+  // Said on every redraw, not once: commands running without the sandbox should never be a surprise.
+  const warning = options.unsandboxed ? '  [UNSANDBOXED]' : '';
   const started = now();
   const state = { phase: '-', stepPhase: '-', step: 0, tokens: 0, cached: 0, lastTool: '-', drawn: false };
   const tty = Boolean(stream.isTTY);
   const draw = () => {
     const elapsed = Math.round((now() - started) / 1000);
-    const line = `[rein] ${state.phase.padEnd(6)} step ${state.step}/${rules.budgets.maxSteps}  ${elapsed}s/${rules.budgets.maxSeconds}s  tokens ${state.tokens} (cached ${state.cached})  last: ${state.lastTool}`;
+    const line = `[rein] ${state.phase.padEnd(6)} step ${state.step}/${rules.budgets.maxSteps}  ${elapsed}s/${rules.budgets.maxSeconds}s  tokens ${state.tokens} (cached ${state.cached})${warning}  last: ${state.lastTool}`;
     stream.write(`\r\x1b[2K${line.slice(0, (stream.columns ?? 120) - 1)}`);
     state.drawn = true;
   };

@@ -196,7 +196,7 @@ function reviewState(phase: Phase, rules: Rules) {
       ...live.map(({ guard, message, ...params }) => ({
         guard: { type: guard, params },
         target: 'route',
-        actions: { type: 'nudge', params: { rule: guard, limit: params.limit, message: message ?? rules.messages.stall[guard] ?? `Stall detected (${guard}). Do something different.` } },
+        actions: { type: 'nudge', params: { rule: guard, limit: params.limit, message: rules.phases[phase].nudges[guard] ?? message ?? rules.messages.stall[guard] ?? `Stall detected (${guard}). Do something different.` } },
       })),
       { target: 'route' },
     ],

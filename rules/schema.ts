@@ -27,6 +27,8 @@ const phaseRule = z.object({
   tools: z.union([z.literal('all'), z.array(z.string())]).default('all')
     .describe('Tools the model may call in this phase; others are refused with a message (schemas stay fixed)'),
   exits: z.array(phaseExit).default([]).describe('Ordered: the first exit whose guard holds after a turn is taken'),
+  nudges: z.record(z.string(), z.string()).default({})
+    .describe('Nudge texts for this phase, by stall rule (e.g. { "repeatedFailure": "Re-read the failing test first." }); others use stall.rules or messages.stall'),
 });
 export type PhaseRule = z.infer<typeof phaseRule>;
 

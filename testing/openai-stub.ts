@@ -15,7 +15,8 @@ export interface StubRequest {
 export type StubAnswer =
   | { content?: string | null; toolCalls?: Array<{ name: string; arguments: unknown; id?: string }>; usage?: { prompt_tokens: number; completion_tokens: number; cached_tokens?: number } }
   | { status: number; body: string; headers?: Record<string, string>; delayMs?: number }
-  | { hang: true };
+  | { hang: true }
+  | { reset: true };
 
 export interface OpenAIStub {
   /** Base URL to use as OPENAI_BASE_URL, ending in /v1. */
@@ -55,6 +56,7 @@ export async function startOpenAIStub(handler: (request: StubRequest, index: num
     const index = requests.push(request) - 1;
     const answer = await handler(request, index);
     if ('hang' in answer) return;
+    if ('reset' in answer) { incoming.socket.destroy(); return; }
     if ('status' in answer) {
       if (answer.delayMs) await new Promise((resolve) => setTimeout(resolve, answer.delayMs));
       response.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers });

@@ -49,6 +49,12 @@ describe('the OpenAI-compatible model actor', () => {
     expect(stub!.requests).toHaveLength(4);
   });
 
+  it('retries a connection reset', async () => {
+    const { ask, sleeps } = await endpointWith([{ reset: true }, ok]);
+    expect((await ask()).message.content).toBe('hello');
+    expect(sleeps).toHaveLength(1);
+  });
+
   it('retries a hung request after the request timeout', async () => {
     const { ask, sleeps } = await endpointWith([{ hang: true }, ok], { requestTimeoutMs: 200 });
     expect((await ask()).message.content).toBe('hello');

@@ -234,3 +234,18 @@ describe('budgets', () => {
     expect(probe.contextReady({ tokens: 3000 }).state).toBe('budget');
   });
 });
+
+describe('nudge texts are rules', () => {
+  it('a phase can word a stall nudge its own way; other phases keep the default', () => {
+    const worded = rulesSchema.parse({ phases: { fix: { nudges: { repeatedFailure: 'Read the failing assertion before running the tests again.' } } } });
+    const machine = createHarnessMachine(worded);
+    const nudgeIn = (phase: string) => {
+      const probe = probeHarness(machine, worded, { at: `${phase}.think` });
+      probe.reply({ calls: [0, 1, 2].map(() => ({ name: 'run', args: { command: 'make' } })) });
+      const step = probe.tools([0, 1, 2].map((attempt) => ran('make', 2, `error ${attempt}`)));
+      return step.notes.find((note) => note.kind === 'stall')?.data.message;
+    };
+    expect(nudgeIn('fix')).toBe('Read the failing assertion before running the tests again.');
+    expect(nudgeIn('build')).toBe('The same action failed 3 times in a row, even with different output. Stop retrying it; find the cause or take another route.');
+  });
+});

@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest';
+import { createStatusLine } from '../../cli/status-line.js';
+import { defaultRules } from '../../rules/schema.js';
+
+function capture(isTTY: boolean) {
+  const chunks: string[] = [];
+  return { stream: { isTTY, columns: 200, write: (text: string) => { chunks.push(text); return true; } }, text: () => chunks.join('') };
+}
+
+describe('status line', () => {
+  it('on a pipe: one line per action, naming the step, the phase it was asked in, and the outcome', () => {
+    const out = capture(false);
+    const status = createStatusLine(out.stream, defaultRules());
+    status.onTrace('transition', { to: 'build.think' });
+    status.onTrace('model', { step: 3, tool_calls: [{}], usage: { promptTokens: 10, completionTokens: 2, cachedTokens: 0 } });
+    status.onTrace('transition', { to: 'verify.settle' });
+    status.onTrace('tool', { name: 'run', args: { command: 'npm   test' }, ok: true, effect: { kind: 'command', exitCode: 1, blocked: false, timedOut: false } });
+    status.onTrace('finish', { allowed: false });
+    status.onTrace('stall', { rule: 'repeatedAction', message: 'Do something different.' });
+    expect(out.text()).toBe([
+      '[rein] step 3   build  run npm test → exit 1',
+      '[rein] step 3   build  finish → refused: no passing test run after the last edit',
+      '[rein] stall (repeatedAction): nudged "Do something different."',
+      '',
+    ].join('\n'));
+  });
+
+  it('on a terminal: redraws one line with phase, budgets and tokens, and says when commands are unsandboxed', () => {
+    const out = capture(true);
+    const status = createStatusLine(out.stream, defaultRules(), { unsandboxed: true, now: () => 0 });
+    status.onTrace('transition', { to: 'fix.act' });
+    status.onTrace('model', { step: 7, tool_calls: [{}], usage: { promptTokens: 900, completionTokens: 100, cachedTokens: 800 } });
+    const lastDraw = out.text().split('\r\x1b[2K').at(-1);
+    expect(lastDraw).toBe('[rein] fix    step 7/40  0s/900s  tokens 1000 (cached 800)  [UNSANDBOXED]  last: -');
+  });
+});
