@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { resolveConfiguration } from '../../eval/configurations.js';
 import { NOMINAL_PRICE } from '../../eval/prices.js';
+import type { RunRecord } from '../../eval/run-record.js';
 import { runEvalJob } from '../../eval/run-task.js';
 import { simulatedModelName } from '../../eval/simulated/model-source.js';
 import { loadTaskSet } from '../../eval/task.js';
@@ -12,6 +13,9 @@ import { repoRoot } from '../helpers/cli.js';
 const { tasks } = loadTaskSet(join(repoRoot, 'eval', 'suite'));
 const made: string[] = [];
 afterAll(() => { for (const dir of made) rmSync(dir, { recursive: true, force: true }); });
+
+/** Shown when an outcome is not the expected one: how the run ended and what the grader printed last. */
+const ending = (record: RunRecord) => `${record.task}/${record.config}: ${record.status} after ${record.steps} steps (${record.reason}); check: ${record.checkOutput.slice(-400)}`;
 
 async function runSuiteTask(id: string, preset: string) {
   const task = tasks.find((entry) => entry.id === id)!;
@@ -32,14 +36,14 @@ describe('the offline suite shows what each component does (in process, JavaScri
       runSuiteTask('js-cart', 'default'), runSuiteTask('js-cart', 'no-verification-gate'), runSuiteTask('js-cart', 'no-plan'),
       runSuiteTask('js-durations', 'default'), runSuiteTask('js-durations', 'no-context-management'),
     ]);
-    expect(cart).toMatchObject({ resolved: true, status: 'done' });
+    expect(cart, ending(cart)).toMatchObject({ resolved: true, status: 'done' });
     expect(cart.gateRefusals).toBeGreaterThan(0);
-    expect(cartNoGate).toMatchObject({ resolved: false, status: 'done', gateRefusals: 0 });
-    expect(cartNoPlan).toMatchObject({ resolved: false, status: 'done' });
+    expect(cartNoGate, ending(cartNoGate)).toMatchObject({ resolved: false, status: 'done', gateRefusals: 0 });
+    expect(cartNoPlan, ending(cartNoPlan)).toMatchObject({ resolved: false, status: 'done' });
 
-    expect(durations).toMatchObject({ resolved: true, status: 'done' });
+    expect(durations, ending(durations)).toMatchObject({ resolved: true, status: 'done' });
     expect(durations.stallFirings).toBeGreaterThan(0);
     expect(durations.contextElisions).toBeGreaterThan(0);
-    expect(durationsNoContext).toMatchObject({ resolved: false, status: 'budget', contextElisions: 0 });
+    expect(durationsNoContext, ending(durationsNoContext)).toMatchObject({ resolved: false, status: 'budget', contextElisions: 0 });
   }, 60_000);
 });

@@ -1,4 +1,4 @@
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -46,6 +46,29 @@ describe('the bundled offline suite', () => {
       for (const fix of simulation!.fixes.filter((entry) => entry.broken !== undefined)) {
         const source = readFileSync(join(task.repoDir, fix.path), 'utf8').replace(fix.old, () => fix.broken!);
         expect((await checkSyntax(fix.path, source)).kind, `${task.id}: broken edit of ${fix.path}`).toBe('invalid');
+      }
+    }
+  });
+
+  it('ships every file its simulated models read, and every reveal text is somewhere in the repo the agent sees', async () => {
+    for (const task of tasks) {
+      const simulation = task.simulated!.kind === 'registry' ? task.simulated!.simulation : null;
+      const dir = workspaceWith(task, []);
+      try {
+        let seen = '';
+        for (const command of simulation!.flood) {
+          const run = await runShell(command, { cwd: dir, timeoutS: 30, env: {}, sandbox: false, readable: [] });
+          expect(run.exitCode, `${task.id}: "${command}" fails in a fresh copy of repo/ (is the file committed?)`).toBe(0);
+          expect(run.output.length, `${task.id}: "${command}" is too small to flood the context`).toBeGreaterThan(3_000);
+          seen += run.output;
+        }
+        for (const path of simulation!.inspect) seen += readFileSync(join(dir, path), 'utf8');
+        seen += readdirSync(dir, { recursive: true, withFileTypes: true })
+          .filter((entry) => entry.isFile() && /\.(js|py)$/.test(entry.name))
+          .map((entry) => readFileSync(join(entry.parentPath, entry.name), 'utf8')).join('\n');
+        for (const fix of simulation!.fixes) if (fix.reveal) expect(seen.includes(fix.reveal), `${task.id}: nothing the agent can see says "${fix.reveal}"`).toBe(true);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
       }
     }
   });
