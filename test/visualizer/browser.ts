@@ -78,3 +78,14 @@ export function watchPage(page: Page): { errors: string[]; requests: string[] } 
   page.on('request', (request) => watched.requests.push(request.url()));
   return watched;
 }
+
+/** Waits until the element matching `selector` contains `text`: the page renders on the next frame, not inside the click. */
+export async function waitForText(page: Page, selector: string, text: string, timeout = 10_000): Promise<void> {
+  await page.waitForFunction(
+    ([target, wanted]) => document.querySelector(target!)?.textContent?.includes(wanted!) ?? false,
+    [selector, text], { timeout },
+  ).catch(async (error: unknown) => {
+    const actual = (await page.textContent(selector).catch(() => null)) ?? '(no such element)';
+    throw new Error(`${selector} never showed "${text}"; it shows: ${actual.slice(0, 300)}`, { cause: error });
+  });
+}

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarnessMachine } from '../../machines/harness-machine.js';
 import { rulesSchema } from '../../rules/schema.js';
 import { renderReplayPage } from '../../visualizer/server/replay-page.js';
-import { expectedStates, launchChromium, readLines, recordDemoTrace, scrubTo, stateIds, tempDir, watchPage } from './browser.js';
+import { expectedStates, launchChromium, readLines, recordDemoTrace, scrubTo, stateIds, tempDir, waitForText, watchPage } from './browser.js';
 
 // The replay page of a recorded `rein demo`, opened from disk in headless Chromium.
 describe('the replay page of a rein demo trace', () => {
@@ -98,9 +98,9 @@ describe('the replay page of a rein demo trace', () => {
     const lastTool = lines.map((line) => line.kind).lastIndexOf('tool');
     await page.click(`.rows .row[data-index="${lastTool}"]`);
     await page.waitForSelector(`#app[data-index="${lastTool}"]`);
-    expect(await page.textContent('.detail')).toContain('arguments');
+    await waitForText(page, '.detail', 'arguments');
     await page.click('svg.chart .node[data-id="verify.gate"]');
-    expect(await page.textContent('.detail')).toContain('Transitions, in the order XState tries them');
+    await waitForText(page, '.detail', 'Transitions, in the order XState tries them');
     expect(await page.textContent('.pill')).toBe('done');
   });
 

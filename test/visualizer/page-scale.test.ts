@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderReplayPage } from '../../visualizer/server/replay-page.js';
-import { launchChromium, readLines, recordDemoTrace, scrubTo, tempDir, watchPage } from './browser.js';
+import { launchChromium, readLines, recordDemoTrace, scrubTo, tempDir, waitForText, watchPage } from './browser.js';
 
 const TARGET_LINES = 10_000;
 
@@ -58,7 +58,7 @@ describe('a 10,000-event trace, and narrow windows', () => {
     expect(await page.textContent('.notes')).toContain('was cut off mid-write');
     expect(await page.textContent('.notes')).toContain('sampling_tick');
     await page.click('.chip[data-filter="steps"]');
-    expect(await page.textContent('.events .count')).toBe(`${count.toLocaleString('en-US')} / ${count.toLocaleString('en-US')}`);
+    await waitForText(page, '.events .count', `${count.toLocaleString('en-US')} / ${count.toLocaleString('en-US')}`);
     expect(await page.locator('.rows .row').count()).toBeLessThan(200);
     await page.$eval('.rows', (rows) => { rows.scrollTop = rows.scrollHeight; });
     await page.waitForSelector(`.rows .row[data-index="${count - 1}"]`);
