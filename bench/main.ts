@@ -14,6 +14,8 @@ import { measureSuiteTokens } from './suite-tokens.js';
 async function main(): Promise<void> {
   const written: string[] = [];
   const out = (text: string) => { written.push(text); process.stdout.write(text + '\n'); };
+  // A blank line after each table, so Markdown does not run two tables together.
+  const table = (...args: Parameters<typeof formatTable>) => out(`${formatTable(...args)}\n`);
   out(`rein benchmarks — node ${process.version}, ${new Date().toISOString()}\n`);
 
   await measureOverhead(1000); // warm up: module loading and JIT, so the first measured run is not the slow one
@@ -22,26 +24,26 @@ async function main(): Promise<void> {
   const long = await measureOverhead(5000, { windows: sizes });
   const base = long.atLength[100]!;
   out('1. Harness overhead per step (instant model, free tool; transitions, view, trace, record, token estimates)');
-  out(formatTable(['record length (steps)', 'ms/step there', 'vs length 100'], sizes.map((length) => [length, long.atLength[length]!.toFixed(3), `${(long.atLength[length]! / base).toFixed(2)}x`])));
+  table(['record length (steps)', 'ms/step there', 'vs length 100'], sizes.map((length) => [length, long.atLength[length]!.toFixed(3), `${(long.atLength[length]! / base).toFixed(2)}x`]));
   const overhead = [];
   for (const steps of sizes) overhead.push(await measureOverhead(steps));
-  out(formatTable(['whole run of', 'mean ms/step', 'retained heap bytes/step', 'peak heap MB', 'trace lines/step'], overhead.map((row) => [
+  table(['whole run of', 'mean ms/step', 'retained heap bytes/step', 'peak heap MB', 'trace lines/step'], overhead.map((row) => [
     `${row.steps} steps`, row.msPerStep.toFixed(3), Math.max(0, Math.round(row.heapBytesPerStep)), row.peakHeapMb.toFixed(1), (row.traceLines / row.steps).toFixed(1),
-  ])));
+  ]));
   const saving = await measureOverhead(1000, { saveState: true, fsync: false });
   const durable = await measureOverhead(200, { saveState: true, fsync: true });
-  out(formatTable(['with state saved for resume', 'ms/step', 'vs no saving (1000 steps)'], [
+  table(['with state saved for resume', 'ms/step', 'vs no saving (1000 steps)'], [
     ['write + rename every step', saving.msPerStep.toFixed(3), `${(saving.msPerStep / overhead[1]!.msPerStep).toFixed(2)}x`],
     ['write + fsync + rename every step', durable.msPerStep.toFixed(3), `${(durable.msPerStep / overhead[1]!.msPerStep).toFixed(2)}x`],
+  ]);
+
+  out('2. View construction per step: rein (incremental) vs seed (rebuild and re-measure every step)');
+  const views = sizes.map((steps) => measureViewConstruction(steps));
+  table(['steps', 'rein µs/step', 'seed µs/step', 'seed / rein'], views.map((row) => [
+    row.steps, row.reinMicros.toFixed(2), row.seedMicros.toFixed(2), `${(row.seedMicros / row.reinMicros).toFixed(1)}x`,
   ]));
 
-  out('\n2. View construction per step: rein (incremental) vs seed (rebuild and re-measure every step)');
-  const views = sizes.map((steps) => measureViewConstruction(steps));
-  out(formatTable(['steps', 'rein µs/step', 'seed µs/step', 'seed / rein'], views.map((row) => [
-    row.steps, row.reinMicros.toFixed(2), row.seedMicros.toFixed(2), `${(row.seedMicros / row.reinMicros).toFixed(1)}x`,
-  ])));
-
-  out('\n3. Prompt-cache reuse, ~4,000-char tool results, 32K-token window, $3/M uncached, $0.30/M cached');
+  out('3. Prompt-cache reuse, ~4,000-char tool results, 32K-token window, $3/M uncached, $0.30/M cached');
   const rules = { ...defaultRules().context, windowTokens: 32_768 };
   const rows = [];
   for (const steps of [100, 300, 500]) {
@@ -49,19 +51,19 @@ async function main(): Promise<void> {
       rows.push([steps, figures.policy, `${(figures.prefixReuse * 100).toFixed(1)}%`, `${(figures.peakShare * 100).toFixed(1)}%`, figures.promptTokens, figures.cachedTokens, figures.summaries, `$${figures.estimatedCost.toFixed(2)}`]);
     }
   }
-  out(formatTable(['steps', 'context manager', 'prefix reuse', 'peak / window', 'prompt tokens', 'cached tokens', 'summaries', 'est. cost'], rows));
+  table(['steps', 'context manager', 'prefix reuse', 'peak / window', 'prompt tokens', 'cached tokens', 'summaries', 'est. cost'], rows);
 
-  if (!process.argv.includes('--no-suite')) await suiteSection(out);
+  if (!process.argv.includes('--no-suite')) await suiteSection(out, table);
   if (process.argv.includes('--write')) writeFigures(written.join('\n'));
 }
 
-async function suiteSection(out: (text: string) => void): Promise<void> {
-  out('\n4. Tokens per solved task on the offline simulated suite (eval/suite; a simulation of the harness, not a model benchmark; nominal $3/$0.30/$15 per M)');
+async function suiteSection(out: (text: string) => void, table: (...args: Parameters<typeof formatTable>) => void): Promise<void> {
+  out('4. Tokens per solved task on the offline simulated suite (eval/suite; a simulation of the harness, not a model benchmark; nominal $3/$0.30/$15 per M)');
   const suite = await measureSuiteTokens(2);
-  out(formatTable(['preset', 'resolved', 'prompt tokens', 'cached share', 'est. cost', 'cost per solved task', 'agent seconds'], suite.map((row) => [
+  table(['preset', 'resolved', 'prompt tokens', 'cached share', 'est. cost', 'cost per solved task', 'agent seconds'], suite.map((row) => [
     row.preset, `${row.resolved}/${row.tasks}`, row.promptTokens, `${(row.cachedShare * 100).toFixed(1)}%`, `$${row.costUsd.toFixed(3)}`,
     Number.isNaN(row.costPerSolved) ? '-' : `$${row.costPerSolved.toFixed(4)}`, Math.round(row.wallSeconds),
-  ])));
+  ]));
 }
 
 /** `--write`: puts this run's tables into BENCHMARKS.md between its figure markers. */
