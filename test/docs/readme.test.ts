@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createHarnessMachine, defaultRules, probeHarness, ran, rulesSchema } from 'rein/testing';
 import { toMermaid } from '../../visualizer/server/mermaid.js';
-import { repoRoot } from '../helpers/cli.js';
+import { cleanEnv, repoRoot, runCli } from '../helpers/cli.js';
 
 const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
 
@@ -19,6 +19,17 @@ describe('README', () => {
     const links = [...readme.matchAll(/\]\(((?!https?:|#)[^)\s]+)\)/g)].map((match) => match[1]!);
     expect(links.length).toBeGreaterThan(20);
     for (const link of links) expect(existsSync(join(repoRoot, link)), link).toBe(true);
+  });
+
+  it('shows what `rein demo` really prints', async () => {
+    const shown = /```\n(\[rein\] step 1[\s\S]*?)\n```/.exec(readme)?.[1];
+    expect(shown, 'README.md has no demo transcript').toBeDefined();
+    const demo = await runCli(['demo'], { env: cleanEnv() });
+    expect(demo.code, demo.stderr).toBe(0);
+    const printed = `${demo.stdout}\n${demo.stderr}`.split('\n').filter((line) => line.startsWith('[rein] step') || line.startsWith('rein: done'));
+    // Token counts depend on timing text in the test output (durations), so they are compared by shape.
+    const tokens = /\d+ prompt tokens \(\d+ cached\), \d+ completion tokens/g;
+    expect(printed.join('\n').replace(tokens, 'N')).toBe(shown!.replace(tokens, 'N'));
   });
 
   // The example in "Changing the rules", as written there.
