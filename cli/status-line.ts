@@ -46,7 +46,13 @@ export function createStatusLine(stream: Stream, rules: Rules, options: { unsand
         state.tokens += (usage?.promptTokens ?? 0) + (usage?.completionTokens ?? 0);
         state.cached += usage?.cachedTokens ?? 0;
         if (!Array.isArray(data.tool_calls) || data.tool_calls.length === 0) action('(no tool call)');
+      } else if (kind === 'resume') {
+        // A resumed run starts mid-step: its first lines may be the tool calls of the step that was cut short.
+        state.phase = String(data.fromState ?? '').split('.')[0] || state.phase;
+        state.stepPhase = state.phase;
+        say(`[rein] resumed in ${String(data.fromState)} (${String(data.recordLength)} messages in the record)`);
       } else if (kind === 'tool') {
+        if (typeof data.step === 'number') state.step = data.step;
         state.lastTool = `${String(data.name)}${data.ok ? '' : ' (failed)'}`;
         action(describeTool(data));
       } else if (kind === 'finish') action(data.allowed ? 'finish → accepted by the verification gate' : 'finish → refused: no passing test run after the last edit');

@@ -179,6 +179,8 @@ function launch(options: RunOptions, resume: Resume | null): RunHandle {
     writeFileSync(join(options.runDir, 'run.json'), JSON.stringify({
       version: 1, workspace, task: options.task, testCmd: options.testCmd, model: options.model.name, createdAt: new Date().toISOString(), rules,
       ...(options.configPath ? { configPath: options.configPath } : {}),
+      // A trace kept outside the run directory (`--trace`) is where a resumed run goes on writing.
+      ...(options.tracePath ? { tracePath } : {}),
     }, null, 2));
     trace.log('start', { version: TRACE_VERSION, task: options.task, testCmd: options.testCmd, model: options.model.name, endpoint: options.model.description, workspace, runDir: options.runDir, sandbox: sandbox.description, tools: tools.map((tool) => tool.name), rules });
   }
@@ -220,7 +222,7 @@ function restoreSnapshot(saved: SavedState): unknown {
 }
 
 /** Reads a run directory's metadata (task, workspace, rules) for `rein resume`. */
-export function readRunMeta(runDir: string): { workspace: string; task: string; testCmd: string; model: string; rules: unknown; configPath?: string } {
+export function readRunMeta(runDir: string): { workspace: string; task: string; testCmd: string; model: string; rules: unknown; configPath?: string; tracePath?: string } {
   const path = join(runDir, 'run.json');
   if (!existsSync(path)) throw new UsageError(`${runDir} is not a rein run directory (no run.json)`);
   return JSON.parse(readFileSync(path, 'utf8'));

@@ -1,4 +1,4 @@
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { demoScript } from '../../demo/demo-model.js';
 import { UsageError } from '../../lib/errors.js';
 import { rulesSchema } from '../../rules/schema.js';
@@ -8,15 +8,24 @@ import { readRunMeta } from '../../run/session.js';
 import { parseCommand, stringFlag, type FlagSpec } from '../args.js';
 import { executeRun, type Io } from '../execute-run.js';
 import { openAIModelSource, resolveEndpoint, scriptedModelSource } from '../model-source.js';
+import type { RunObservers } from '../../visualizer/server/live-viz.js';
+import { keepsServing, parsePort } from '../../visualizer/server/viz-flags.js';
 import { EXIT } from '../exit-codes.js';
 
-export const RESUME_USAGE = `rein resume <run-dir> [--model NAME] [--base-url URL] [--json]
+export const RESUME_USAGE = `rein resume <run-dir> [--model NAME] [--base-url URL] [--viz] [--viz-port N] [--viz-exit] [--json]
 
 Continues a run that was killed or interrupted, from its last saved step:
 the record, the todo list and the machine state are reloaded, tool calls
-already executed are not run again, and the trace continues.`;
+already executed are not run again, and the trace continues.
 
-const RESUME_FLAGS: FlagSpec = { model: { type: 'string' }, 'base-url': { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } };
+  --viz          watch it in the live visualizer, the steps before the kill included
+  --viz-port N   the visualizer's port (default: any free port)
+  --viz-exit     stop the visualizer when the run ends (default: serve until Ctrl+C)`;
+
+const RESUME_FLAGS: FlagSpec = {
+  model: { type: 'string' }, 'base-url': { type: 'string' }, json: { type: 'boolean' },
+  viz: { type: 'boolean' }, 'viz-port': { type: 'string' }, 'viz-exit': { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
+};
 
 export async function resumeCommand(argv: string[], io: Io, env: NodeJS.ProcessEnv): Promise<number> {
   const parsed = parseCommand('rein resume', argv, RESUME_FLAGS);
@@ -31,12 +40,24 @@ export async function resumeCommand(argv: string[], io: Io, env: NodeJS.ProcessE
   const model = meta.model === 'demo-scripted'
     ? scriptedModelSource('demo-scripted', demoScript)
     : openAIModelSource(resolveEndpoint({ model: stringFlag(parsed, 'model') ?? meta.model, baseURL: stringFlag(parsed, 'base-url'), env }), rules);
-  return executeRun({
+  const vizPort = parsePort('rein resume', '--viz-port', stringFlag(parsed, 'viz-port'));
+  const secrets = [env.OPENAI_API_KEY].filter((value): value is string => Boolean(value));
+  const tracePath = meta.tracePath ?? join(runDir, 'trace.jsonl');
+  const execute = (observers: RunObservers) => executeRun({
     io, json: Boolean(parsed.values.json), resume: true,
     run: {
-      workspace: meta.workspace, task: meta.task, testCmd: meta.testCmd, rules, model, runDir,
+      workspace: meta.workspace, task: meta.task, testCmd: meta.testCmd, rules, model, runDir, tracePath,
       guards: extensions.guards, tools: [...defaultTools, ...extensions.tools], ...(meta.configPath ? { configPath: meta.configPath } : {}),
-      secrets: [env.OPENAI_API_KEY].filter((value): value is string => Boolean(value)),
+      secrets, onTrace: observers.onTrace, inspect: observers.inspect,
     },
+    onStart: observers.onStart,
   });
+  if (!parsed.values.viz) return execute({});
+  const [{ withLiveViz }, { loadTrace }, { nextTraceIndex }] = await Promise.all([
+    import('../../visualizer/server/live-viz.js'), import('../../visualizer/server/trace-file.js'), import('../../run/trace.js'),
+  ]);
+  // The page opens on the run so far; the resumed steps stream after it.
+  const before = loadTrace(tracePath);
+  const history = { lines: before.lines, notes: before.notes, nextIndex: nextTraceIndex(tracePath) };
+  return withLiveViz({ port: vizPort, rules, secrets, history, log: (text) => io.stderr.write(text), keepServing: keepsServing(Boolean(parsed.values['viz-exit']), env) }, execute);
 }

@@ -25,6 +25,22 @@ describe('status line', () => {
     ].join('\n'));
   });
 
+  it('after a resume: names where the run picked up, and the step and phase of a call finished from the cut-short step', () => {
+    const out = capture(false);
+    const status = createStatusLine(out.stream, defaultRules());
+    status.onTrace('resume', { fromState: 'build.act', recordLength: 7, elapsedMs: 1800 });
+    status.onTrace('tool', { step: 3, name: 'edit_file', args: { path: 'stats.js' }, ok: true, effect: { kind: 'edit', applied: true } });
+    status.onTrace('transition', { to: 'build.gate' });
+    status.onTrace('model', { step: 4, tool_calls: [{}] });
+    status.onTrace('finish', { allowed: false });
+    expect(out.text()).toBe([
+      '[rein] resumed in build.act (7 messages in the record)',
+      '[rein] step 3   build  edit_file stats.js → applied',
+      '[rein] step 4   build  finish → refused: no passing test run after the last edit',
+      '',
+    ].join('\n'));
+  });
+
   it('on a terminal: redraws one line with phase, budgets and tokens, and says when commands are unsandboxed', () => {
     const out = capture(true);
     const status = createStatusLine(out.stream, defaultRules(), { unsandboxed: true, now: () => 0 });

@@ -59,10 +59,12 @@ describe('crash and resume', () => {
     expect(checkPairing(reference)).toEqual([]);
   });
 
-  it('Ctrl+C stops a run cleanly with exit 130 and says how to resume; resuming finishes it', async () => {
+  it('Ctrl+C stops a run cleanly with exit 130 and says how to resume; resuming finishes it, in the trace file it was given', async () => {
     const ws = workspace();
-    const runDir = join(mkdtempSync(join(tmpdir(), 'rein-sigint-')), 'run');
-    const child = spawn(process.execPath, [join(repoRoot, 'bin', 'rein.js'), 'run', ws, 'Make node check.js pass', '--test-cmd', 'node check.js', '--model', 'stub', '--run-dir', runDir],
+    const base = mkdtempSync(join(tmpdir(), 'rein-sigint-'));
+    const runDir = join(base, 'run');
+    const tracePath = join(base, 'elsewhere', 'my-trace.jsonl');
+    const child = spawn(process.execPath, [join(repoRoot, 'bin', 'rein.js'), 'run', ws, 'Make node check.js pass', '--test-cmd', 'node check.js', '--model', 'stub', '--run-dir', runDir, '--trace', tracePath],
       { env: cleanEnv({ OPENAI_BASE_URL: stub.url }), stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     child.stderr!.on('data', (chunk) => { stderr += chunk; });
@@ -75,6 +77,10 @@ describe('crash and resume', () => {
     const resumed = await runCli(['resume', runDir], { env: cleanEnv({ OPENAI_BASE_URL: stub.url }) });
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(comparable(readRecord(join(runDir, 'record.jsonl')))).toEqual(comparable(reference));
+    const trace = readFileSync(tracePath, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { i: number; kind: string });
+    expect(trace.filter((line) => ['start', 'resume', 'end'].includes(line.kind)).map((line) => line.kind)).toEqual(['start', 'resume', 'end']);
+    expect(trace.map((line) => line.i)).toEqual(trace.map((_, index) => index));
+    expect(existsSync(join(runDir, 'trace.jsonl'))).toBe(false);
   });
 
   it('a run killed with SIGKILL at random moments resumes to the same final record, no step lost or repeated', async () => {

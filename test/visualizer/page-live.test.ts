@@ -1,10 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { cleanEnv, repoRoot } from '../helpers/cli.js';
-import { launchChromium, readLines, recordDemoTrace, tempDir, watchPage } from './browser.js';
+import { launchChromium, readLines, recordDemoTrace, tempDir, waitForText, watchPage } from './browser.js';
 
 interface Served {
   child: ChildProcess;
@@ -71,6 +71,37 @@ describe('the served page', () => {
     served.child.kill('SIGTERM');
     expect(await served.exit).toBe(0);
   }, 60_000);
+
+  it('follows `rein resume --viz` of a killed run: the page starts with the steps before the kill and reaches done', async () => {
+    const runDir = join(dir.path, 'killed-run');
+    const tracePath = join(runDir, 'trace.jsonl');
+    const first = await serve(['demo', '--viz', '--viz-exit', '--viz-port', '0', '--run-dir', runDir]);
+    // The paced demo model answers every 450 ms: kill it once its first edit is traced, well before the end.
+    const deadline = Date.now() + 30_000;
+    while (!(existsSync(tracePath) && readFileSync(tracePath, 'utf8').includes('"name":"edit_file"'))) {
+      if (Date.now() > deadline) throw new Error(`the demo never made its first edit:\n${first.stderr()}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    first.child.kill('SIGKILL');
+    await first.exit;
+    // The kill may cut the last line mid-write; the lines before it are whole.
+    expect(readFileSync(tracePath, 'utf8')).not.toContain('"kind":"end"');
+
+    served = await serve(['resume', runDir, '--viz', '--viz-port', '0']);
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    const watched = watchPage(page);
+    await page.goto(served.url);
+    await page.waitForSelector('#app[data-state="done"][data-status="done"]', { timeout: 45_000 });
+    const after = readLines(tracePath);
+    expect(after.map((line) => line.i)).toEqual(after.map((_, index) => index));
+    expect(after.filter((line) => line.kind === 'resume')).toHaveLength(1);
+    // Every line of the trace is on the page: the ones written before the kill and the resumed ones.
+    await waitForText(page, '.events .count', `/ ${after.length}`);
+    expect(await page.textContent('.events .count')).toMatch(new RegExp(`/ ${after.length}$`));
+    expect(watched.errors).toEqual([]);
+    served.child.kill('SIGTERM');
+    expect(await served.exit).toBe(0);
+  }, 90_000);
 
   it('serves a finished trace with `rein viz <trace> --port 0`', async () => {
     // The trace the live run above wrote, or a fresh one when that test was skipped.

@@ -32,7 +32,7 @@ const KEEP_INSPECT = 2000;
  *
  * @example const feed = createLiveFeed({ secrets: [process.env.OPENAI_API_KEY] }); startRun({ ...options, onTrace: feed.onTrace, inspect: feed.inspect });
  */
-export function createLiveFeed(options: { secrets?: Array<string | undefined>; now?: () => number } = {}): LiveFeed {
+export function createLiveFeed(options: { secrets?: Array<string | undefined>; now?: () => number; firstIndex?: number } = {}): LiveFeed {
   const now = options.now ?? Date.now;
   const secrets = (options.secrets ?? []).filter((secret): secret is string => typeof secret === 'string' && secret.length >= 6);
   const toMessage = createInspectionFilter(now);
@@ -40,7 +40,8 @@ export function createLiveFeed(options: { secrets?: Array<string | undefined>; n
   let messages: FeedMessage[] = [];
   let inspectCount = 0;
   let seq = 0;
-  let index = 0;
+  // A resumed run's trace numbers on from its earlier lines, and so does the feed.
+  let index = options.firstIndex ?? 0;
   const push = (body: string, inspect: boolean) => {
     const message = { seq: ++seq, json: `{"seq":${seq},${body}}`, inspect };
     messages.push(message);

@@ -2,6 +2,7 @@ import type { InspectionEvent } from 'xstate';
 import type { Rules } from '../../rules/schema.js';
 import type { RunHandle } from '../../run/session.js';
 import type { StatechartGraph } from './graph-types.js';
+import type { PageNote } from './page-data.js';
 import { createLiveFeed } from './live-feed.js';
 import { loadPageAssets, renderPageHtml } from './page-html.js';
 import { buildStatechartGraph } from './statechart-graph.js';
@@ -17,6 +18,8 @@ export interface LiveVizOptions {
   secrets?: Array<string | undefined>;
   /** Serve on after the run until SIGINT/SIGTERM, so the person can look. */
   keepServing: boolean;
+  /** A resumed run's trace so far: the page starts with it, and live lines number on from it. */
+  history?: { lines: unknown[]; notes: PageNote[]; nextIndex: number };
 }
 
 /** The observers a run gets so the page can follow it. */
@@ -38,11 +41,11 @@ export interface RunObservers {
 export async function withLiveViz(options: LiveVizOptions | null, execute: (observers: RunObservers) => Promise<number>): Promise<number> {
   if (!options) return execute({});
   const assets = loadPageAssets();
-  const feed = createLiveFeed({ secrets: options.secrets ?? [] });
+  const feed = createLiveFeed({ secrets: options.secrets ?? [], firstIndex: options.history?.nextIndex ?? 0 });
   let resolveGraph: (graph: Promise<StatechartGraph>) => void = () => undefined;
   const graph = new Promise<StatechartGraph>((resolve) => { resolveGraph = resolve; });
   const html = graph.then((chart) => renderPageHtml({
-    mode: 'live', source: 'live run', graph: chart, limits: gaugeLimits(options.rules), lines: [], notes: [], eventsUrl: '/events',
+    mode: 'live', source: 'live run', graph: chart, limits: gaugeLimits(options.rules), lines: options.history?.lines ?? [], notes: options.history?.notes ?? [], eventsUrl: '/events',
   }, assets));
   // A failed layout is reported to the page's request; it must not end the run as an unhandled rejection.
   html.catch(() => undefined);
