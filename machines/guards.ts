@@ -97,5 +97,13 @@ export const stallGuards = {
 
 export type GuardRegistry = Record<string, HarnessGuard>;
 
+/** The parameters each built-in guard reads; any other key in a rule that names it is a mistake. Guards registered from code take any. */
+export const GUARD_PARAMS: Readonly<Record<string, readonly string[]>> = {
+  ...Object.fromEntries(Object.keys(phaseGuards).map((name) => [name, []])),
+  ...Object.fromEntries(Object.keys(gateGuards).map((name) => [name, []])),
+  ...Object.fromEntries(Object.keys(stallGuards).map((name) => [name, ['limit']])),
+  todoProgress: ['count'],
+};
+
 /** Every built-in guard a rules file may name. */
 export const builtInGuards: GuardRegistry = { ...phaseGuards, ...gateGuards, ...stallGuards };

@@ -1,20 +1,53 @@
 import { UsageError } from '../lib/errors.js';
 import type { Rules } from '../rules/schema.js';
 import { PHASES } from '../rules/schema.js';
-import type { GuardRegistry } from './guards.js';
+import { builtInGuards, GUARD_PARAMS, stallGuards, type GuardRegistry } from './guards.js';
+
+/** Keys of a rule that are the rule's own, not the guard's parameters. */
+const EXIT_KEYS = ['guard', 'to', 'settle'];
+const STALL_RULE_KEYS = ['guard', 'limit', 'message'];
 
 /**
- * Every guard a rule names must be registered; an unknown name is a bad
- * rules file (exit code 2), reported with its JSON path.
+ * What the schema alone cannot check: every guard a rule names must be
+ * registered and take the parameters given, phases may only allow tools
+ * the run has, exits may only lead to enabled phases, and nudge texts must
+ * name a stall rule. Each problem is a bad rules file (exit code 2),
+ * reported with its JSON path; all of them at once, one per line.
  */
 export function checkRuleReferences(rules: Rules, registry: GuardRegistry): void {
+  const problems: string[] = [];
   const known = Object.keys(registry).sort().join(', ');
-  const check = (name: string, path: string) => {
-    if (!(name in registry)) throw new UsageError(`${path}: unknown guard "${name}"; registered guards: ${known}`);
+  const checkGuard = (call: Record<string, unknown>, path: string, own: readonly string[]) => {
+    const name = String(call.guard);
+    if (!(name in registry)) { problems.push(`${path}.guard: unknown guard "${name}"; registered guards: ${known}`); return; }
+    const params = GUARD_PARAMS[name];
+    // A guard registered from code (or one replacing a built-in) reads whatever parameters its rules give it.
+    if (!params || registry[name] !== builtInGuards[name]) return;
+    for (const key of Object.keys(call).filter((entry) => !own.includes(entry))) {
+      if (!params.includes(key)) problems.push(`${path}.${key}: guard "${name}" takes ${params.length > 0 ? `only ${params.map((param) => `"${param}"`).join(', ')}` : 'no parameters'}, found ${JSON.stringify(call[key])}`);
+    }
   };
+  const stallNames = new Set([...Object.keys(stallGuards), ...rules.stall.rules.map((rule) => rule.guard)]);
   for (const phase of PHASES) {
-    rules.phases[phase].exits.forEach((exit, index) => check(exit.guard, `phases.${phase}.exits[${index}].guard`));
+    const rule = rules.phases[phase];
+    rule.exits.forEach((exit, index) => {
+      const path = `phases.${phase}.exits[${index}]`;
+      checkGuard(exit, path, EXIT_KEYS);
+      if (rule.enabled && !rules.phases[exit.to].enabled) problems.push(`${path}.to: phase "${exit.to}" is disabled (phases.${exit.to}.enabled is false), so this exit leads nowhere`);
+    });
+    if (Array.isArray(rule.tools)) {
+      rule.tools.forEach((tool, index) => {
+        if (!rules.tools.enabled.includes(tool)) problems.push(`phases.${phase}.tools[${index}]: "${tool}" is not a tool of this run; tools.enabled: ${rules.tools.enabled.join(', ')}`);
+      });
+    }
+    for (const name of Object.keys(rule.nudges)) {
+      if (!stallNames.has(name)) problems.push(`phases.${phase}.nudges.${name}: no stall rule "${name}"; stall rules: ${[...stallNames].join(', ')}`);
+    }
   }
-  rules.stall.rules.forEach((rule, index) => check(rule.guard, `stall.rules[${index}].guard`));
-  if (!rules.phases.build.enabled) throw new UsageError('phases.build.enabled: the build phase cannot be disabled');
+  rules.stall.rules.forEach((rule, index) => checkGuard(rule, `stall.rules[${index}]`, STALL_RULE_KEYS));
+  for (const name of Object.keys(rules.messages.stall)) {
+    if (!stallNames.has(name)) problems.push(`messages.stall.${name}: no stall rule "${name}"; stall rules: ${[...stallNames].join(', ')}`);
+  }
+  if (!rules.phases.build.enabled) problems.push('phases.build.enabled: the build phase cannot be disabled');
+  if (problems.length > 0) throw new UsageError(problems.join('\n'));
 }

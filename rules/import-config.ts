@@ -25,7 +25,7 @@ export async function importConfigModule(path: string): Promise<ConfigModule> {
     try {
       code = transformSync(readFileSync(path, 'utf8'), { loader: 'ts', format: 'esm', sourcefile: path }).code;
     } catch (error) {
-      throw new UsageError(`${path}: does not compile: ${(error as Error).message.split('\n')[0]}`);
+      throw new UsageError(`${path}: does not compile:\n${compileErrors(error)}`);
     }
     // Written beside the source so its imports (zod, your own modules) resolve as they would for the .ts file.
     target = join(dirname(path), `.${basename(path)}.${process.pid}.mjs`);
@@ -39,4 +39,14 @@ export async function importConfigModule(path: string): Promise<ConfigModule> {
   } finally {
     if (cleanup) rmSync(cleanup, { force: true });
   }
+}
+
+/** esbuild's errors as `line:column: message`, one per line (its own message only says how many there were). */
+function compileErrors(error: unknown): string {
+  const errors = (error as { errors?: Array<{ text: string; location?: { line: number; column: number; lineText: string } | null }> }).errors;
+  if (!errors || errors.length === 0) return `  ${(error as Error).message}`;
+  return errors.map((entry) => {
+    const where = entry.location ? `${entry.location.line}:${entry.location.column + 1}: ` : '';
+    return `  ${where}${entry.text}${entry.location ? `\n    ${entry.location.lineText.trim()}` : ''}`;
+  }).join('\n');
 }

@@ -59,10 +59,16 @@ export async function loadRules(options: LoadRulesOptions = {}): Promise<LoadedR
   if (options.overrides && Object.keys(options.overrides).length > 0) sources.push('command-line flags');
   const merged = mergeRules(preset.rules as Plain, fileLayer, options.overrides);
   const parsed = rulesSchema.safeParse(merged, { reportInput: true });
-  if (!parsed.success) throw new UsageError(formatRulesError(parsed.error, configPath ?? 'rules', merged));
+  if (!parsed.success) throw new UsageError(formatRulesError(parsed.error, configPath ?? 'rules', merged, rulesSchema));
   // Names that rules refer to are checked here, so a bad file stops every command before anything runs.
-  checkRuleReferences(parsed.data, { ...builtInGuards, ...extensions.guards });
-  selectTools([...defaultTools, ...extensions.tools], parsed.data.tools.enabled);
+  const where = configPath ?? 'rules';
+  try {
+    checkRuleReferences(parsed.data, { ...builtInGuards, ...extensions.guards });
+    selectTools([...defaultTools, ...extensions.tools], parsed.data.tools.enabled);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    throw new UsageError(error.message.split('\n').map((line) => `${where}: ${line}`).join('\n'));
+  }
   return { rules: parsed.data, sources, ...extensions, ...(configPath ? { configPath } : {}) };
 }
 

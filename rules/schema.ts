@@ -8,6 +8,15 @@ export type Phase = (typeof PHASES)[number];
 
 export const TOOL_NAMES = ['read_file', 'grep', 'edit_file', 'run', 'update_todo', 'finish'] as const;
 
+/** A regular expression, compiled here so a bad one stops the run before it starts. */
+const regex = z.string().superRefine((pattern, context) => {
+  try {
+    new RegExp(pattern);
+  } catch (error) {
+    context.addIssue({ code: 'custom', message: `expected a valid regular expression (${(error as Error).message.replace(/^Invalid regular expression: /, '')})` });
+  }
+});
+
 /** A named guard from the registry, optionally with parameters: `{ "guard": "repeatedAction", "limit": 4 }`. */
 const guardCall = z.looseObject({
   guard: z.string().min(1).describe('Name of a registered guard'),
@@ -21,7 +30,7 @@ const phaseExit = z.looseObject({
 });
 export type PhaseExitRule = z.infer<typeof phaseExit>;
 
-const phaseRule = z.object({
+const phaseRule = z.strictObject({
   enabled: z.boolean().default(true).describe('A disabled phase is left out of the statechart'),
   description: z.string().default('').describe('What the phase is for; shown in the statechart'),
   tools: z.union([z.literal('all'), z.array(z.string())]).default('all')
@@ -77,7 +86,7 @@ const defaultStallRules: StallRule[] = [
   { guard: 'noToolCalls', limit: 3 },
 ];
 
-const price = z.object({
+const price = z.strictObject({
   input: z.number().nonnegative().describe('USD per million uncached prompt tokens'),
   cachedInput: z.number().nonnegative().describe('USD per million cached prompt tokens'),
   output: z.number().nonnegative().describe('USD per million completion tokens'),
@@ -85,30 +94,30 @@ const price = z.object({
 export type Price = z.infer<typeof price>;
 
 /** The whole harness configuration. Every field has a default: `{}` is the seed's harness. */
-export const rulesSchema = z.object({
+export const rulesSchema = z.strictObject({
   systemPrompt: z.string().min(1).default(SYSTEM_PROMPT).describe('Static system prompt (no per-request values)'),
-  phases: z.object({
+  phases: z.strictObject({
     plan: phaseRule.prefault(defaultPhases.plan),
     build: phaseRule.prefault(defaultPhases.build),
     verify: phaseRule.prefault(defaultPhases.verify),
     fix: phaseRule.prefault(defaultPhases.fix),
   }).prefault({}),
-  verification: z.object({
+  verification: z.strictObject({
     command: z.string().min(1).optional().describe('The test command the agent is told to run (CLI --test-cmd wins)'),
     gate: z.boolean().default(true).describe('Refuse finish until a passing test run follows the last edit'),
     passExitCode: z.number().int().default(0).describe('Exit code that counts as a pass'),
-    passPattern: z.string().optional().describe('Optional regex the output must also match to count as a pass'),
+    passPattern: regex.optional().describe('Optional regex the output must also match to count as a pass'),
     refusal: z.string().default(GATE_REFUSAL).describe('Refusal text; {cmd} is the test command'),
     commandsCountAsEdits: z.boolean().default(false)
       .describe('Treat every non-test command as a possible edit (for a shell-only tool surface, where edits are commands)'),
   }).prefault({}),
-  stall: z.object({
+  stall: z.strictObject({
     enabled: z.boolean().default(true),
     maxNudges: z.number().int().nonnegative().default(3)
       .describe('Nudges a persisting stall gets before the run ends as stalled'),
     rules: z.array(stallRule).default(defaultStallRules).describe('Ordered; at most one nudge per turn'),
   }).prefault({}),
-  budgets: z.object({
+  budgets: z.strictObject({
     maxSteps: z.number().int().positive().default(40).describe('Model calls before step_limit'),
     maxSeconds: z.number().positive().default(900).describe('Wall-clock seconds before timeout'),
     maxTokens: z.number().int().positive().optional().describe('Prompt+completion tokens cap'),
@@ -116,7 +125,7 @@ export const rulesSchema = z.object({
     warnAt: z.number().gt(0).lt(1).default(0.75).describe('Share of the time budget that triggers the warning'),
     stepWarnAt: z.number().gt(0).lt(1).default(0.75).describe('Share of the step budget that triggers the warning'),
   }).prefault({}),
-  context: z.object({
+  context: z.strictObject({
     enabled: z.boolean().default(true).describe('Off: the full record is sent; the run stops when the window is full'),
     windowTokens: z.number().int().positive().default(32_768).describe('Model context window in tokens'),
     soft: z.number().gt(0).lt(1).default(0.6).describe('Share of the window where elision starts'),
@@ -127,28 +136,28 @@ export const rulesSchema = z.object({
     summarize: z.boolean().default(true).describe('Stage 2: summarize the middle with the model'),
     charsPerToken: z.number().positive().default(4).describe('Initial estimate; calibrated by reported prompt_tokens'),
   }).prefault({}),
-  permissions: z.object({
-    deny: z.array(z.string()).default([]).describe('Extra regex patterns refused before execution'),
+  permissions: z.strictObject({
+    deny: z.array(regex).default([]).describe('Extra regex patterns refused before execution'),
     sandbox: z.enum(['auto', 'bwrap', 'none']).default('auto'),
     network: z.boolean().default(false).describe('Network inside the sandbox'),
     envAllow: z.array(z.string()).default([])
       .describe('Variables passed to commands beyond the safe defaults (PATH, HOME, LANG, LC_*, …); globs like MY_*'),
   }).prefault({}),
-  tools: z.object({
+  tools: z.strictObject({
     enabled: z.array(z.string()).default([...TOOL_NAMES]).describe('Tool surface for the whole run'),
     outputChars: z.number().int().positive().default(6000),
     viewLines: z.number().int().positive().default(100),
     maxHits: z.number().int().positive().default(50),
     commandTimeoutSeconds: z.number().positive().default(120),
   }).prefault({}),
-  model: z.object({
+  model: z.strictObject({
     maxCompletionTokens: z.number().int().positive().default(4096),
     temperature: z.number().min(0).max(2).optional(),
     retries: z.number().int().nonnegative().default(4),
     requestTimeoutSeconds: z.number().positive().default(300),
     prices: z.record(z.string(), price).default({}).describe('Per-model prices; unknown models cost 0'),
   }).prefault({}),
-  messages: z.object({
+  messages: z.strictObject({
     noToolCall: z.string().default(NO_TOOL_CALL_REMINDER),
     timeWarning: z.string().default(TIME_WARNING),
     stepWarning: z.string().default(STEP_WARNING),

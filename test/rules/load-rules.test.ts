@@ -33,6 +33,29 @@ describe('rules files', () => {
     expect(message).toContain('permissions.sandbox: expected one of "auto", "bwrap", "none", found "docker"');
   });
 
+  it('a misspelt key, a bad regex, a stray guard parameter, an unknown tool or nudge, and an exit into a disabled phase are each an error', async () => {
+    const cases: Array<[unknown, string]> = [
+      [{ budgets: { maxStep: 10 } }, 'budgets.maxStep: unknown key (did you mean "maxSteps"?), found 10'],
+      [{ budgett: {} }, 'budgett: unknown key (did you mean "budgets"?)'],
+      [{ verification: { passPattern: '((' } }, 'verification.passPattern: expected a valid regular expression'],
+      [{ permissions: { deny: ['ok', '[a-'] } }, 'permissions.deny[1]: expected a valid regular expression'],
+      [{ phases: { plan: { exits: [{ guard: 'todoProgress', cnt: 2, to: 'build' }] } } }, 'phases.plan.exits[0].cnt: guard "todoProgress" takes only "count", found 2'],
+      [{ stall: { rules: [{ guard: 'readLoop', limit: 9, window: 3 }] } }, 'stall.rules[0].window: guard "readLoop" takes only "limit", found 3'],
+      [{ phases: { build: { tools: ['read_file', 'frobnicate'] } } }, 'phases.build.tools[1]: "frobnicate" is not a tool of this run'],
+      [{ phases: { fix: { nudges: { repeatedFailur: 'Re-read it.' } } } }, 'phases.fix.nudges.repeatedFailur: no stall rule "repeatedFailur"'],
+      [{ phases: { fix: { enabled: false } } }, 'phases.verify.exits[0].to: phase "fix" is disabled'],
+    ];
+    for (const [rules, expected] of cases) {
+      const dir = dirWith({ 'rein.config.json': JSON.stringify(rules) });
+      const error = await loadRules({ workspace: dir }).catch((caught: unknown) => caught);
+      expect(error, JSON.stringify(rules)).toBeInstanceOf(UsageError);
+      expect((error as Error).message).toContain(`${join(dir, 'rein.config.json')}: ${expected}`);
+    }
+    // Guards registered from code take whatever parameters their rules give them.
+    const dir = dirWith({ 'rein.config.mjs': "export const guards = { wrote: (context, params) => params.times > 0 };\nexport default { phases: { plan: { exits: [{ guard: 'wrote', times: 2, to: 'build' }] } } };\n" });
+    await expect(loadRules({ workspace: dir })).resolves.toBeDefined();
+  });
+
   it('an unknown guard name fails before anything runs, naming the path and the known guards', async () => {
     const dir = dirWith({ 'rein.config.json': JSON.stringify({ phases: { build: { exits: [{ guard: 'testsGreen', to: 'verify' }] } } }) });
     const result = await runCli(['run', dir, 'task', '--test-cmd', 'true', '--model', 'm'], { env: cleanEnv({ OPENAI_BASE_URL: 'http://127.0.0.1:1/v1' }) });
