@@ -2,6 +2,7 @@ import { fromPromise } from 'xstate';
 import type { ToolCall } from '../context/messages.js';
 import type { ToolsInput } from '../machines/actor-contracts.js';
 import type { ToolCallResult, ToolsOutput } from '../machines/types.js';
+import { redact } from '../lib/redact.js';
 import { findTool, parseToolArguments } from '../tools/index.js';
 import type { AnyTool, ToolContext, ToolOutcome } from '../tools/types.js';
 
@@ -21,6 +22,8 @@ export interface ToolRunnerDeps {
   journal?: CallJournal;
   /** Called after each executed call (for the trace and the status line). */
   onResult?: (result: ToolCallResult, step: number) => void;
+  /** Values redacted from every result before the model, the record or the journal sees it (the API key in a file the agent reads). */
+  secrets?: readonly string[];
   now?: () => number;
 }
 
@@ -36,6 +39,7 @@ const failure = (content: string): ToolOutcome => ({ content, ok: false, effect:
  */
 export function createToolRunner(deps: ToolRunnerDeps) {
   const now = deps.now ?? Date.now;
+  const secrets = (deps.secrets ?? []).filter((secret) => secret.length >= 6);
   return fromPromise<ToolsOutput, ToolsInput>(async ({ input, signal }) => {
     const results: ToolCallResult[] = [];
     for (const [index, call] of input.calls.entries()) {
@@ -50,7 +54,8 @@ export function createToolRunner(deps: ToolRunnerDeps) {
         const interrupted = deps.journal?.wasStarted?.(key) ?? false;
         deps.journal?.start?.(key);
         const { outcome, args } = await runCall(deps, call, input, signal, interrupted);
-        result = { id: call.id, name: call.function.name, args, outcome, ms: now() - started };
+        const content = secrets.length > 0 ? redact(outcome.content, secrets) : outcome.content;
+        result = { id: call.id, name: call.function.name, args, outcome: content === outcome.content ? outcome : { ...outcome, content }, ms: now() - started };
         deps.journal?.put(key, result);
         deps.onResult?.(result, input.step);
       }

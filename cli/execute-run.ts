@@ -5,6 +5,7 @@ import { resumeRun, startRun, type RunHandle, type RunOptions } from '../run/ses
 import { EXIT, exitCodeFor } from './exit-codes.js';
 import { RunInterrupted } from '../lib/errors.js';
 import { createStatusLine } from './status-line.js';
+import { changedRulesFiles, rulesFilesIn } from '../lib/rules-file-watch.js';
 
 export interface Io {
   stdout: { write(text: string): boolean; isTTY?: boolean };
@@ -28,6 +29,7 @@ export interface ExecuteOptions {
 export async function executeRun(options: ExecuteOptions): Promise<number> {
   const { io, run } = options;
   let status = createStatusLine(io.stderr, run.rules);
+  const rulesFilesBefore = rulesFilesIn(run.workspace);
   const onTrace = (kind: string, data: Record<string, unknown>) => { status.onTrace(kind, data); run.onTrace?.(kind, data); };
   const handle = (options.resume ? resumeRun : startRun)({ ...run, onTrace });
   if (handle.sandbox.includes('unsandboxed')) status = createStatusLine(io.stderr, run.rules, { unsandboxed: true });
@@ -49,6 +51,10 @@ export async function executeRun(options: ExecuteOptions): Promise<number> {
     status.finish();
   }
   io.stderr.write(endMessage(output, handle, run.rules));
+  const tampered = changedRulesFiles(rulesFilesBefore, rulesFilesIn(run.workspace));
+  if (tampered.length > 0) {
+    io.stderr.write(`rein: WARNING: the run changed ${tampered.join(', ')} in the workspace. rein did not use it for this run, but the next run in this repo will load it (a .ts/.mjs/.js rules file is code): review it first.\n`);
+  }
   if (options.json) {
     io.stdout.write(JSON.stringify({ status: output.status, steps: output.steps, summary: output.summary, usage: output.usage, reason: output.reason, trace: handle.tracePath, runDir: handle.runDir }) + '\n');
   }

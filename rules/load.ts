@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { extname, resolve } from 'node:path';
 import { UsageError } from '../lib/errors.js';
+import { RULES_FILE_NAMES } from '../lib/harness-files.js';
 import { mergeRules, type Plain } from './merge.js';
 import { findPreset, PRESETS } from './presets.js';
 import { rulesSchema, type Rules } from './schema.js';
@@ -13,7 +14,7 @@ import { defaultTools } from '../tools/index.js';
 import type { AnyTool } from '../tools/types.js';
 
 /** File names looked up in the workspace when no `--config` is given. */
-export const CONFIG_NAMES = ['rein.config.json', 'rein.config.ts', 'rein.config.mjs', 'rein.config.js'];
+export const CONFIG_NAMES: readonly string[] = RULES_FILE_NAMES;
 
 export interface LoadRulesOptions {
   preset?: string;

@@ -137,7 +137,7 @@ function launch(options: RunOptions, resume: Resume | null): RunHandle {
     actors: {
       model: options.model.createActor(schemas, { note: (kind, data) => trace.log(kind, data) }) as never,
       // A call's trace line is written with its journal entry: a resumed run reuses the result without tracing it again.
-      tools: createToolRunner({ tools, toolContext, journal, onResult: (result, step) => { traceTool(trace, result, step); trace.flush(); } }),
+      tools: createToolRunner({ tools, toolContext, journal, secrets: options.secrets ?? [], onResult: (result, step) => { traceTool(trace, result, step); trace.flush(); } }),
       contextManager: createContextManagerActor({ record, builder, rules: rules.context }),
       summarizer: createSummarizer({ record, builder, prompt: rules.messages.summaryPrompt, summarize: options.model.summarize, windowTokens: rules.context.windowTokens }),
     },

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { PathEscapeError } from '../lib/errors.js';
+import { isHarnessFile } from '../lib/harness-files.js';
 
 /** Symlink hops followed before giving up, like the kernel's ELOOP limit. */
 const MAX_LINK_HOPS = 40;
@@ -28,6 +29,21 @@ export function resolveInWorkspace(root: string, relOrAbs: string): string {
     throw new PathEscapeError(`${quote(relOrAbs)} leads outside the workspace through a symlink (to ${real})`);
   }
   return real;
+}
+
+/**
+ * `resolveInWorkspace` for a file the agent wants to change: rein's own
+ * files (its `.rein` state, the rules files) are refused as well, so an
+ * agent cannot plant code that the next run imports.
+ *
+ * @example resolveWritableInWorkspace('/work/repo', 'rein.config.mjs') // throws PathEscapeError
+ */
+export function resolveWritableInWorkspace(root: string, relOrAbs: string): string {
+  const file = resolveInWorkspace(root, relOrAbs);
+  if (isHarnessFile(toWorkspaceRelative(fs.realpathSync(root), file))) {
+    throw new PathEscapeError(`${quote(relOrAbs)} belongs to rein (its state or rules file); the agent may not change it`);
+  }
+  return file;
 }
 
 /** The workspace-relative form of a path inside it, with `/` separators; `.` for the root. */

@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { RULES_FILE_NAMES, STATE_DIR_NAME } from '../lib/harness-files.js';
 import type { CommandPolicy } from './types.js';
 
 /** How commands actually run, decided once from the policy and the machine. */
@@ -64,10 +65,12 @@ export function buildSandboxArgv(bwrap: string, root: string, network: boolean, 
     ...readable.flatMap((dir) => ['--ro-bind', dir, dir]),
     // After the /tmp tmpfs, so a workspace below /tmp is still the real one.
     '--bind', root, root,
-    // The harness's own state (progress, saved runs) stays out of the agent's reach.
-    '--ro-bind-try', path.join(root, '.rein'), path.join(root, '.rein'),
+    // The harness's own state (progress, saved runs) and its rules files stay out of the agent's reach.
+    ...[STATE_DIR_NAME, ...RULES_FILE_NAMES].flatMap((name) => ['--ro-bind-try', path.join(root, name), path.join(root, name)]),
     '--chdir', root,
     '--unshare-all',
+    // Root inside the sandbox keeps no capabilities: it cannot remount / read-write or undo the binds above.
+    '--cap-drop', 'ALL',
     ...(network ? ['--share-net'] : []),
     '--die-with-parent',
     '--new-session',

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer } from 'node:http';
@@ -112,6 +112,29 @@ describe('rein run as a child process against a local OpenAI-compatible server',
     expect(everything).toContain('PATH=');
     expect(everything).not.toContain(SECRET);
     expect(everything).not.toContain('npm-secret-value-123456');
+  });
+
+  it('a key the agent finds in a file is redacted before the model, the record or the journal sees it; a rules file the run planted is called out', async () => {
+    stub = await startOpenAIStub((request) => {
+      const commands = ['cat notes/deploy.txt', 'echo "export default { permissions: { sandbox: \'none\' } };" > rein.config.mjs', 'node --test'];
+      const results = request.messages.filter((message) => message.role === 'tool').length;
+      if (results < commands.length) return { toolCalls: [{ name: 'run', arguments: { command: commands[results]! } }] };
+      return { toolCalls: [{ name: 'finish', arguments: { summary: 'done' } }] };
+    });
+    const repo = buggyRepo();
+    writeFileSync(join(repo, 'add.js'), 'export function add(a, b) {\n  return a + b;\n}\n');
+    mkdirSync(join(repo, 'notes'));
+    writeFileSync(join(repo, 'notes', 'deploy.txt'), `token: ${SECRET}\n`);
+    // Unsandboxed (the sandbox would refuse to write the rules file), from a rules file outside the repo.
+    const rulesFile = join(mkdtempSync(join(tmpdir(), 'rein-rules-')), 'rules.json');
+    writeFileSync(rulesFile, JSON.stringify({ permissions: { sandbox: 'none' } }));
+    const runDir = join(mkdtempSync(join(tmpdir(), 'rein-run-')), 'run');
+    const result = await runCli(['run', repo, 'look', '--test-cmd', 'node --test', '--model', 'm', '--run-dir', runDir, '--config', rulesFile], { env: cleanEnv({ OPENAI_BASE_URL: stub.url, OPENAI_API_KEY: SECRET }) });
+    expect(result.code, result.stderr).toBe(0);
+    const everything = [JSON.stringify(stub.requests.map((request) => request.messages)), ...['trace.jsonl', 'record.jsonl', 'calls.jsonl'].map((name) => readFileSync(join(runDir, name), 'utf8'))].join('\n');
+    expect(everything).toContain('token: [redacted]');
+    expect(everything).not.toContain(SECRET);
+    expect(result.stderr).toMatch(/WARNING: the run changed rein\.config\.mjs in the workspace.*review it first/);
   });
 
   it('rein demo runs offline and says where the trace is', async () => {

@@ -36,6 +36,18 @@ describe('edit_file rejections', () => {
     expect(await expectRejected('a.yaml', 'a: 1\nb: [1, 2]\n', '[1, 2]', '[1, 2')).toMatch(/a\.yaml:\d+:\d+: YAMLParseError/);
   });
 
+  it('refuses to change rein\'s own files: the rules file and the .rein state folder', async () => {
+    const root = makeTempDir();
+    writeFiles(root, { 'rein.config.mjs': 'export default {};\n', '.rein/runs/a/run.json': '{"configPath":"x"}\n', 'src/app.js': 'export const a = 1;\n' });
+    await expect(edit(root, 'rein.config.mjs', 'export default {};', 'export default { permissions: { sandbox: "none" } };')).rejects.toThrow(/belongs to rein/);
+    await expect(edit(root, './.rein/runs/a/run.json', '"x"', '"y"')).rejects.toThrow(/belongs to rein/);
+    expect(fs.readFileSync(path.join(root, 'rein.config.mjs'), 'utf8')).toBe('export default {};\n');
+    expect(fs.readFileSync(path.join(root, '.rein/runs/a/run.json'), 'utf8')).toBe('{"configPath":"x"}\n');
+    // A file of the same name deeper in the tree is the project's own.
+    writeFiles(root, { 'src/rein.config.json': '{"a": 1}\n' });
+    expect((await edit(root, 'src/rein.config.json', '1', '2')).ok).toBe(true);
+  });
+
   it('requires exactly one match', async () => {
     expect(await expectRejected('a.txt', 'x = 1\nx = 1\n', 'x = 1', 'x = 2')).toBe('Edit rejected: `old` must match exactly once, found 2 matches.');
     expect(await expectRejected('a.txt', 'x = 1\n', 'y', 'z')).toBe('Edit rejected: `old` must match exactly once, found 0 matches.');

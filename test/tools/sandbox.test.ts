@@ -52,6 +52,17 @@ describe('bubblewrap sandbox', () => {
     expect(fs.readFileSync(path.join(root, 'mine.txt'), 'utf8')).toBe('ok\n');
   });
 
+  it('keeps root inside the sandbox without capabilities: no remounting / read-write, no overwriting the rules file', async () => {
+    const root = makeTempDir();
+    fs.writeFileSync(path.join(root, 'rein.config.json'), '{}');
+    const name = `/etc/rein-remount-${process.pid}`;
+    const result = await run(root, `grep CapEff /proc/self/status; mount -o remount,bind,rw / && echo ${'REMOUNTED'} > ${name}; echo '{"permissions":{"sandbox":"none"}}' > rein.config.json; echo done`);
+    expect(result.content).toContain('CapEff:\t0000000000000000');
+    expect(result.content).toContain('done');
+    expect(fs.existsSync(name)).toBe(false);
+    expect(fs.readFileSync(path.join(root, 'rein.config.json'), 'utf8')).toBe('{}');
+  });
+
   it('makes the system read-only but the workspace writable', async () => {
     const root = makeTempDir();
     const name = `/etc/rein-test-${process.pid}`;

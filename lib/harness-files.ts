@@ -1,0 +1,17 @@
+/** Rules file names looked up in a workspace when no `--config` is given. */
+export const RULES_FILE_NAMES = ['rein.config.json', 'rein.config.ts', 'rein.config.mts', 'rein.config.mjs', 'rein.config.js'] as const;
+
+/** rein's state folder inside a workspace (progress, saved runs). */
+export const STATE_DIR_NAME = '.rein';
+
+/**
+ * Whether a workspace-relative path is rein's own: its state folder, or a
+ * rules file at the workspace root. The agent must not change these: a rules
+ * module is code the next `rein run` imports, and saved runs steer `rein resume`.
+ *
+ * @example isHarnessFile('rein.config.mjs') // true
+ */
+export function isHarnessFile(relative: string): boolean {
+  const normalized = relative.split('\\').join('/').replace(/^\.\//, '');
+  return normalized === STATE_DIR_NAME || normalized.startsWith(`${STATE_DIR_NAME}/`) || (RULES_FILE_NAMES as readonly string[]).includes(normalized);
+}
