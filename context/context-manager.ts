@@ -50,9 +50,9 @@ export function manageContext(
   const tokensOf = (view: View) => Math.ceil(view.chars / state.charsPerToken) + options.overheadTokens;
   let view = builder.viewFor(record, state);
   const before = { chars: view.chars, tokens: tokensOf(view) };
-  const window = rules.windowTokens;
+  const window = Math.min(rules.windowTokens, state.windowCap ?? Number.POSITIVE_INFINITY);
   if (!rules.enabled) {
-    return { state, view, tokens: before.tokens, action: before.tokens > window ? 'overflow' : 'none', before };
+    return { state, view, tokens: before.tokens, action: before.tokens > rules.windowTokens ? 'overflow' : 'none', before };
   }
   if (before.tokens < rules.soft * window && !options.force) return { state, view, tokens: before.tokens, action: 'none', before };
 
@@ -82,7 +82,8 @@ export function manageContext(
   const elisionExhausted = tokens >= (rules.soft - BLOCK_HEADROOM) * window;
   const wantsSummary = tokens > rules.hard * window || elisionExhausted || (options.force && !summaryExhausted);
   if (wantsSummary && !summaryExhausted && canSummarize(record, next)) return { state: next, view, tokens, action: 'summarize', before };
-  return { state: next, view, tokens, action: tokens > window ? 'overflow' : next === state ? 'none' : 'elided', before };
+  // Overflow is judged against the rules' window: under a learnt (smaller) one the best effort is sent, and the provider decides.
+  return { state: next, view, tokens, action: tokens > rules.windowTokens ? 'overflow' : next === state ? 'none' : 'elided', before };
 }
 
 function sameCaps(a: ContextState['caps'], b: ContextState['caps']): boolean {

@@ -21,6 +21,8 @@ export interface ContextState {
   compactions: number;
   summaries: number;
   summaryFailures: number;
+  /** A smaller window than the rules say, learnt from the provider rejecting a prompt as too long. */
+  windowCap?: number;
 }
 
 export function initialContextState(charsPerToken: number): ContextState {

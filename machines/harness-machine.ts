@@ -10,6 +10,11 @@ import { checkRuleReferences } from './rule-references.js';
 import {
   acceptanceUpdate, deliveryUpdate, fillTemplate, nudgeUpdate, refusalUpdate, replyUpdate, resultsUpdate, type Update,
 } from './turn-updates.js';
+
+/** Prompts in a row the provider may reject as too long before the run fails: each try aims lower. */
+export const MAX_PROMPT_REJECTIONS = 3;
+/** The share of a rejected prompt's size the next view aims for. */
+const REJECTED_PROMPT_SHARE = 0.75;
 import type { EndStatus, HarnessContext, HarnessEmitted, HarnessEvent, HarnessInput, HarnessOutput, ModelReply, ToolsOutput } from './types.js';
 
 /** Extension points for harness builders: guards registered from TypeScript. */
@@ -79,7 +84,7 @@ export function createHarnessMachine(rules: Rules, options: HarnessOptions = {})
         return output !== undefined && output.summaryChars < output.foldedChars;
       },
       hasToolCalls: ({ event }) => ((event as { output?: ModelReply }).output?.message.tool_calls?.length ?? 0) > 0,
-      promptTooLong: ({ context, event }) => (event as { error?: unknown }).error instanceof ContextLengthError && !context.forceCompaction,
+      promptTooLong: ({ context, event }) => (event as { error?: unknown }).error instanceof ContextLengthError && context.promptRejections < MAX_PROMPT_REJECTIONS,
       finishPending: ({ context }) => context.calls[context.cursor]?.function.name === 'finish',
       callsRemaining: ({ context }) => context.cursor < context.calls.length,
       // A stall persists when a rule holds again after it has had its nudges.
@@ -123,8 +128,11 @@ export function createHarnessMachine(rules: Rules, options: HarnessOptions = {})
         note(enqueue, 'context', { action: 'summary_failed', error: error instanceof Error ? error.message : 'the summary did not shrink the view', step: context.step });
       }),
       forceCompaction: enqueueActions(({ enqueue, context }) => {
-        enqueue.assign({ forceCompaction: true });
-        note(enqueue, 'context', { action: 'provider_rejected_length', step: context.step });
+        // The provider's window is smaller than we thought: aim a quarter below the rejected prompt from now on.
+        const state = context.contextState;
+        const windowCap = Math.max(1, Math.floor(Math.min(state.windowCap ?? Number.POSITIVE_INFINITY, context.viewTokens) * REJECTED_PROMPT_SHARE));
+        enqueue.assign({ forceCompaction: true, promptRejections: context.promptRejections + 1, contextState: { ...state, windowCap, version: state.version + 1 } });
+        note(enqueue, 'context', { action: 'provider_rejected_length', rejectedTokens: context.viewTokens, windowCap, attempt: context.promptRejections + 1, step: context.step });
       }),
       recordReply: enqueueActions(({ context, event, enqueue }) => {
         const reply = (event as unknown as { output: ModelReply }).output;

@@ -25,6 +25,7 @@ export function initialContext(input: HarnessInput, rules: Rules): HarnessContex
     overheadTokens: input.overheadTokens ?? 0,
     contextState: initialContextState(rules.context.charsPerToken),
     forceCompaction: false,
+    promptRejections: 0,
     calls: [],
     cursor: 0,
     facts: initialFacts(input.todo ?? []),

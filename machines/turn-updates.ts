@@ -42,6 +42,7 @@ export function replyUpdate(context: HarnessContext, reply: ModelReply, price: P
       stall: foldReply(context.stall, calls.length > 0),
       contextState: charsPerToken === context.contextState.charsPerToken ? context.contextState : { ...context.contextState, charsPerToken },
       forceCompaction: false,
+      promptRejections: 0,
     },
     append: [message],
   };

@@ -116,6 +116,8 @@ export interface HarnessContext {
   contextState: ContextState;
   /** Set when the provider rejected the prompt as too long; the next pass compacts harder. */
   forceCompaction: boolean;
+  /** Prompts the provider rejected as too long since the last reply; after a few the run fails instead of looping. */
+  promptRejections: number;
   calls: ToolCall[];
   cursor: number;
   facts: Facts;

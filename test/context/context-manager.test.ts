@@ -33,6 +33,16 @@ describe('half-life elision (stage 1)', () => {
     expect(assistantAndTask).toEqual(record.filter((message) => message.role !== 'tool'));
   });
 
+  it('a window learnt from a rejected prompt (windowCap) is honoured: a view that fits the rules\' window is cut below the cap', () => {
+    const record = recordWith(Array.from({ length: 6 }, (_, index) => fourThousand(index)));
+    const roomy = { ...seedRules, windowTokens: 32_000, summarize: false };
+    const plain = manageContext(record, initialContextState(4), roomy, new ViewBuilder(), { force: false, overheadTokens: 0 });
+    expect(plain.action).toBe('none');
+    const capped = manageContext(record, { ...initialContextState(4), windowCap: Math.floor(plain.tokens * 0.75) }, roomy, new ViewBuilder(), { force: true, overheadTokens: 0 });
+    expect(capped.action).toBe('elided');
+    expect(capped.tokens).toBeLessThan(plain.tokens * 0.75);
+  });
+
   it('caps halve as age doubles, with the floor', () => {
     const params = { keepRecent: 4, baseCap: 2000, floor: 120 };
     expect([0, 3, 4, 5, 6, 7, 10, 11, 18, 19, 34, 35, 1000].map((age) => halfLifeCap(age, params))).toEqual([null, null, 2000, 1000, 1000, 500, 500, 250, 250, 125, 125, 120, 120]);

@@ -99,6 +99,22 @@ describe('rein run as a child process against a local OpenAI-compatible server',
     expect(trace.at(-1)).toMatchObject({ kind: 'end', status: 'failed' });
   });
 
+  it('a provider that keeps rejecting the prompt as too long: a few smaller prompts, then failed with exit 3, not an endless loop', async () => {
+    stub = await startOpenAIStub(() => ({ status: 400, body: JSON.stringify({ error: { message: "This model's maximum context length is 128 tokens.", code: 'context_length_exceeded', type: 'invalid_request_error' } }) }));
+    const repo = buggyRepo();
+    const runDir = join(repo, 'run');
+    const result = await runCli(['run', repo, 'task', '--test-cmd', 'node --test', '--model', 'm', '--run-dir', runDir], { env: cleanEnv({ OPENAI_BASE_URL: stub.url }) });
+    expect(result.code, result.stderr).toBe(3);
+    expect(result.stderr).toMatch(/rein: failed after 0\/40 steps/);
+    expect(result.stderr).toContain('maximum context length');
+    expect(stub.requests).toHaveLength(4);
+    const trace = readFileSync(join(runDir, 'trace.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { kind: string; action?: string; windowCap?: number });
+    const caps = trace.filter((line) => line.kind === 'context' && line.action === 'provider_rejected_length').map((line) => line.windowCap!);
+    expect(caps).toHaveLength(3);
+    expect(caps[1]!).toBeLessThan(caps[0]!);
+    expect(caps[2]!).toBeLessThan(caps[1]!);
+  });
+
   it('the API key never reaches a tool result, a prompt or the trace, even when the agent runs env', async () => {
     stub = await startOpenAIStub((request) => {
       const results = request.messages.filter((message) => message.role === 'tool').length;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ContextLengthError } from '../../machines/actor-contracts.js';
+import { MAX_PROMPT_REJECTIONS } from '../../machines/harness-machine.js';
 import { ModelEndpointError } from '../../lib/errors.js';
 import { blocked, createHarnessMachine, defaultRules, edited, probeHarness, ran, read, rulesSchema, searched, toolError } from '../../testing/index.js';
 
@@ -56,13 +57,35 @@ describe('turn cycle: observe → compact → checkBudget → think → act → 
     expect(step.context.reason).toContain('503');
   });
 
-  it('a prompt the provider rejects as too long forces a harder compaction once, then fails', () => {
-    const probe = probeHarness(machine, rules, { at: 'build.think' });
-    const first = probe.send({ type: 'xstate.error.actor.model', error: new ContextLengthError('context_length_exceeded') });
-    expect(first.state).toBe('build.compact');
-    expect(first.context.forceCompaction).toBe(true);
-    const probeAgain = probeHarness(machine, rules, { at: 'build.think', context: { forceCompaction: true } });
-    expect(probeAgain.send({ type: 'xstate.error.actor.model', error: new ContextLengthError('still too long') }).state).toBe('failed');
+  it('a prompt the provider rejects as too long makes the context manager aim lower each time, and fails after a few in a row', () => {
+    const probe = probeHarness(machine, rules, { at: 'build.compact' });
+    probe.contextReady({ messages: [{ role: 'user', content: 'hi' }], tokens: 20_000 });
+    const caps: number[] = [];
+    for (let attempt = 1; attempt <= MAX_PROMPT_REJECTIONS; attempt++) {
+      const rejected = probe.send({ type: 'xstate.error.actor.model', error: new ContextLengthError('context_length_exceeded') });
+      expect(rejected.state).toBe('build.compact');
+      expect(rejected.context.forceCompaction).toBe(true);
+      expect(rejected.context.promptRejections).toBe(attempt);
+      caps.push(rejected.context.contextState.windowCap!);
+      // The compaction that follows clears the force flag; the rejection count stays until a reply gets through.
+      const compacted = probe.contextReady({ messages: [{ role: 'user', content: 'hi' }], tokens: Math.floor(caps.at(-1)! * 0.9), action: 'elided' });
+      expect(compacted.state).toBe('build.think');
+      expect(compacted.context.forceCompaction).toBe(false);
+    }
+    expect(caps).toEqual([15_000, 10_125, 6_834]);
+    const last = probe.send({ type: 'xstate.error.actor.model', error: new ContextLengthError('still too long') });
+    expect(last.state).toBe('failed');
+    expect(last.context.reason).toContain('still too long');
+  });
+
+  it('a reply that gets through resets the rejection count, and the smaller window stays', () => {
+    const probe = probeHarness(machine, rules, { at: 'build.compact' });
+    probe.contextReady({ messages: [{ role: 'user', content: 'hi' }], tokens: 20_000 });
+    probe.send({ type: 'xstate.error.actor.model', error: new ContextLengthError('context_length_exceeded') });
+    probe.contextReady({ messages: [{ role: 'user', content: 'hi' }], tokens: 12_000, action: 'elided' });
+    const replied = probe.reply({ calls: [{ name: 'read_file', args: { path: 'a.js' } }] });
+    expect(replied.context.promptRejections).toBe(0);
+    expect(replied.context.contextState.windowCap).toBe(15_000);
   });
 
   it('a tool actor or context manager crash (a harness bug) ends the run as failed, not an unhandled error', () => {
