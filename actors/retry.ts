@@ -38,12 +38,15 @@ export function retryAfterMs(error: unknown, now = Date.now()): number | null {
   return Number.isNaN(date) ? null : Math.max(0, date - now);
 }
 
-/** Exponential backoff with full jitter, never below what the server asked for. */
+/** The longest `Retry-After` honoured; the run's time budget still aborts the wait sooner. */
+export const MAX_RETRY_AFTER_MS = 600_000;
+
+/** Exponential backoff with full jitter, never below what the server asked for (up to ten minutes). */
 export function backoffMs(attempt: number, policy: RetryPolicy, serverAskedMs: number | null): number {
   const random = policy.random ?? Math.random;
   const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** attempt);
   const jittered = ceiling / 2 + random() * (ceiling / 2);
-  return serverAskedMs === null ? jittered : Math.min(Math.max(serverAskedMs, jittered), 60_000);
+  return serverAskedMs === null ? jittered : Math.min(Math.max(serverAskedMs, jittered), MAX_RETRY_AFTER_MS);
 }
 
 export function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {

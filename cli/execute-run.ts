@@ -35,9 +35,11 @@ export async function executeRun(options: ExecuteOptions): Promise<number> {
   if (handle.sandbox.includes('unsandboxed')) status = createStatusLine(io.stderr, run.rules, { unsandboxed: true });
   io.stderr.write(startMessage(run, handle, Boolean(options.resume)));
   await options.onStart?.(handle);
-  // Ctrl+C stops the run cleanly: in-flight calls are aborted, the state of the last step stays saved.
+  // Ctrl+C (or a SIGTERM from a supervisor) stops the run cleanly: in-flight calls and their process
+  // groups are aborted, the state of the last step stays saved.
   const onSigint = () => handle.interrupt();
   process.once('SIGINT', onSigint);
+  process.once('SIGTERM', onSigint);
   let output: HarnessOutput;
   try {
     output = await handle.done;
@@ -48,6 +50,7 @@ export async function executeRun(options: ExecuteOptions): Promise<number> {
     return EXIT.interrupted;
   } finally {
     process.removeListener('SIGINT', onSigint);
+    process.removeListener('SIGTERM', onSigint);
     status.finish();
   }
   io.stderr.write(endMessage(output, handle, run.rules));

@@ -9,7 +9,7 @@ import { openLineWriter, readJsonLines, type LineWriter } from './jsonl.js';
  *
  * @example const journal = openCallJournal(join(runDir, 'calls.jsonl'));
  */
-export function openCallJournal(path: string | null): CallJournal & { close(): void } {
+export function openCallJournal(path: string | null): CallJournal & { sync(): void; close(): void } {
   const entries = new Map<string, ToolCallResult>();
   const started = new Set<string>();
   if (path) {
@@ -33,6 +33,7 @@ export function openCallJournal(path: string | null): CallJournal & { close(): v
       writer?.write(JSON.stringify({ key, result }));
       writer?.flush();
     },
+    sync() { writer?.sync(); },
     close() { writer?.close(); },
   };
 }

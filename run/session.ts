@@ -157,6 +157,8 @@ function launch(options: RunOptions, resume: Resume | null): RunHandle {
   actorRef.on('harness.note', (event) => trace.log(event.kind, event.data));
 
   const save = () => {
+    // With fsync on, the record and the journal reach the disk before a state that points past their ends could.
+    if (options.fsync !== false) { transcript.sync(); journal.sync(); }
     const persisted = actorRef.getPersistedSnapshot() as unknown as { context: HarnessContext };
     saveState(join(options.runDir, 'state.json'), {
       version: 1, savedAt: new Date().toISOString(), elapsedMs: elapsed(), recordLength: persisted.context.recordLength, traceIndex, snapshot: persisted,

@@ -16,8 +16,8 @@ const AT_COMMAND = `${START}${PREFIX}(?:\\S*/)?`;
 const word = (alternatives: string): string => String.raw`(?<![\w.-])(?:${alternatives})(?![\w-])`;
 const SEGMENT = String.raw`[^;&|\n]*`;
 const SYSTEM_DIRS = 'bin|boot|dev|etc|home|lib|lib32|lib64|libx32|media|mnt|opt|proc|root|run|sbin|snap|srv|sys|usr|var';
-/** `/`, `/*`, `~`, `$HOME`, or a top-level system directory, as one whole argument. */
-const DANGEROUS_TARGET = String.raw`\s["']?(?:/+\*?|~/?\*?|\$\{?HOME\}?/?\*?|/+(?:${SYSTEM_DIRS})/*\*?)["']?(?=$|[\s;&|)])`;
+/** `/` (or `/.`, `/..`), `/*`, `~`, `$HOME`, or a top-level system directory, as one whole argument. */
+const DANGEROUS_TARGET = String.raw`\s["']?(?:/+(?:\.{1,2}/*)*\*?|~/?\*?|\$\{?HOME\}?/?\*?|/+(?:${SYSTEM_DIRS})/*\*?)["']?(?=$|[\s;&|)])`;
 const RECURSIVE_FLAG = String.raw`(?=${SEGMENT}\s(?:-[a-zA-Z]*[rR]|--recursive\b))`;
 const SHELLS = '(?:ba|da|z|k|c|tc|fi|a|mk)?sh';
 const INTERPRETERS = String.raw`python[\d.]*|node|nodejs|perl|ruby|php|deno|bun|pwsh`;
@@ -35,6 +35,8 @@ const DOWNLOAD_RUN = 'running a downloaded script without reviewing it';
 export const DENY_RULES: readonly DenyRule[] = [
   rule(`${AT_COMMAND}rm(?=\\s)${RECURSIVE_FLAG}${SEGMENT}${DANGEROUS_TARGET}`,
     'recursive delete of the filesystem root, the home directory or a top-level system directory'),
+  rule(`${AT_COMMAND}cd${DANGEROUS_TARGET}\\s*(?:&&|;|\\n)\\s*${PREFIX}(?:\\S*/)?rm(?=\\s)${RECURSIVE_FLAG}${SEGMENT}\\s["']?(?:\\*|\\.)["']?(?=$|[\\s;&|)])`,
+    'recursive delete of everything in the filesystem root, the home directory or a top-level system directory'),
   rule(String.raw`--no-preserve-root\b`, '--no-preserve-root switches off the protection of /'),
   rule(`${AT_COMMAND}find${DANGEROUS_TARGET}${SEGMENT}\\s-(?:delete\\b|exec\\s+(?:\\S*/)?rm\\b)`,
     'find deleting below the filesystem root, the home directory or a top-level system directory'),
@@ -45,7 +47,7 @@ export const DENY_RULES: readonly DenyRule[] = [
   rule(`${AT_COMMAND}git(?:\\s+(?:-[Cc]\\s+\\S+|--?[\\w-]+(?:=\\S+)?))*\\s+push\\b`,
     'git push publishes work outside the workspace; leave pushing to a person'),
   rule(`${DOWNLOADERS}.*\\|\\s*${PREFIX}(?:\\S*/)?${word(SHELLS)}`, `piping a download into a shell: ${DOWNLOAD_RUN}`),
-  rule(`${DOWNLOADERS}.*\\|\\s*${PREFIX}(?:\\S*/)?(?:${INTERPRETERS})(?=\\s*(?:$|[;&|)]|-(?:\\s|$)))`,
+  rule(`${DOWNLOADERS}.*\\|\\s*${PREFIX}(?:\\S*/)?(?:${INTERPRETERS})(?=\\s*(?:$|[;&|)]|-(?:\\s|$))|\\s+-[ce]\\s.*\\b(?:exec|eval|runInThisContext|Function)\\b)`,
     `piping a download into an interpreter: ${DOWNLOAD_RUN}`),
   rule(`(?:${word(`${SHELLS}|${INTERPRETERS}|source|eval`)}|(?<![\\w.])\\.)(?:\\s+-\\S+)*\\s+["']?(?:<\\(|\\$\\(|\`)\\s*${DOWNLOADERS}`,
     `executing a download through a substitution: ${DOWNLOAD_RUN}`),

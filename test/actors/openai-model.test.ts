@@ -81,9 +81,10 @@ describe('the OpenAI-compatible model actor', () => {
     expect(stub!.requests).toHaveLength(1);
   });
 
-  it('backoff never exceeds its ceiling and honours the server within a minute', () => {
+  it('backoff never exceeds its ceiling and honours the server\'s Retry-After up to ten minutes', () => {
     const policy = { retries: 5, baseDelayMs: 500, maxDelayMs: 8000, random: () => 1 };
     expect([0, 1, 2, 3, 4, 5].map((attempt) => backoffMs(attempt, policy, null))).toEqual([500, 1000, 2000, 4000, 8000, 8000]);
-    expect(backoffMs(0, policy, 120_000)).toBe(60_000);
+    expect(backoffMs(0, policy, 120_000)).toBe(120_000);
+    expect(backoffMs(0, policy, 3_600_000)).toBe(600_000);
   });
 });
