@@ -27,7 +27,7 @@ export function createStatusLine(stream: Stream, rules: Rules, options: { unsand
   const draw = () => {
     const elapsed = Math.round((now() - started) / 1000);
     const line = `[rein] ${state.phase.padEnd(6)} step ${state.step}/${rules.budgets.maxSteps}  ${elapsed}s/${rules.budgets.maxSeconds}s  tokens ${state.tokens} (cached ${state.cached})${warning}  last: ${state.lastTool}`;
-    stream.write(`\r\x1b[2K${line.slice(0, (stream.columns ?? 120) - 1)}`);
+    stream.write(`\r\x1b[2K${line.slice(0, (stream.columns || 120) - 1)}`);
     state.drawn = true;
   };
   const say = (text: string) => {

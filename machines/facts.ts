@@ -28,11 +28,23 @@ export function initialStall(): StallState {
   return { counters, lastActions: [], lastOutcome: null, lastFailedAction: null, editsPerFile: {}, busiestFile: null, fired: null };
 }
 
-/** True when `command` runs the verification command (the seed's substring rule, whitespace-normalized). */
+/** True when `command` runs the verification command (the seed's substring rule, whitespace-normalized): it counts as a test run. */
 export function isTestCommand(command: string, testCmd: string): boolean {
-  const squeeze = (text: string) => text.trim().replace(/\s+/g, ' ');
-  return testCmd.length > 0 && squeeze(command).includes(squeeze(testCmd));
+  return testCmd.trim().length > 0 && squeeze(command).includes(squeeze(testCmd));
 }
+
+/**
+ * True when `command` is the verification command itself, optionally after
+ * `cd <dir> &&` and with stderr merged: only such a run's pass satisfies the
+ * gate. Under the substring rule alone `echo <cmd>`, `<cmd> || true` or
+ * `<cmd> | tail` (tail's exit code) would pass without the tests passing.
+ */
+export function isExactTestCommand(command: string, testCmd: string): boolean {
+  if (testCmd.trim().length === 0) return false;
+  return squeeze(command).replace(/^cd \S+ && /, '').replace(/ 2>&1$/, '') === squeeze(testCmd);
+}
+
+const squeeze = (text: string) => text.trim().replace(/\s+/g, ' ');
 
 /** True when a test run's exit code (and output, if a pattern is set) counts as a pass. */
 export function isPass(exitCode: number | null, output: string, rules: VerificationRules): boolean {
@@ -70,7 +82,7 @@ function foldFacts(facts: Facts, turn: TurnFacts, result: ToolCallResult, rules:
   if (effect.kind === 'command' && !effect.blocked && isTestCommand(effect.command, rules.testCmd)) {
     const passed = isPass(effect.exitCode, result.outcome.content, rules);
     return {
-      facts: { ...next, lastTestSeq: seq, testRuns: facts.testRuns + 1, lastTestPassed: passed, lastPassSeq: passed ? seq : facts.lastPassSeq },
+      facts: { ...next, lastTestSeq: seq, testRuns: facts.testRuns + 1, lastTestPassed: passed, lastPassSeq: passed && isExactTestCommand(effect.command, rules.testCmd) ? seq : facts.lastPassSeq },
       turn: { ...turn, testRan: true, testPassed: passed },
     };
   }

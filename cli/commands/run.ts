@@ -66,6 +66,10 @@ export async function runCommand(argv: string[], io: Io, env: NodeJS.ProcessEnv)
   const testCmd = rules.verification.command;
   if (!testCmd && rules.verification.gate) throw new UsageError('rein run: no verification command: pass --test-cmd "<cmd>" (or set verification.command in the rules)');
   const endpoint = resolveEndpoint({ model: stringFlag(parsed, 'model'), baseURL: stringFlag(parsed, 'base-url'), env });
+  // A cost cap over a model with no price would never bite: say so instead of running without it.
+  if (rules.budgets.maxCostUsd !== undefined && !rules.model.prices[endpoint.model]) {
+    throw new UsageError(`rein run: --max-cost needs a price for model "${endpoint.model}": set model.prices["${endpoint.model}"] = { input, cachedInput, output } (USD per million tokens) in the rules`);
+  }
   if (endpoint.baseURL) {
     const problem = await checkReachable(endpoint.baseURL);
     if (problem) { io.stderr.write(`rein: ${problem}\n`); return EXIT.endpoint; }

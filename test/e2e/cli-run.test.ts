@@ -61,7 +61,7 @@ describe('rein run as a child process against a local OpenAI-compatible server',
     expect(trace).toContain('"kind":"end"');
   });
 
-  it('says in one line what is missing: repo, model, endpoint, test command', async () => {
+  it('says in one line what is missing: repo, model, endpoint, test command, a price for a cost cap', async () => {
     const repo = buggyRepo();
     const missingRepo = await runCli(['run', join(repo, 'nope'), 'task', '--test-cmd', 'x', '--model', 'm'], { env: cleanEnv({ OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' }) });
     expect(missingRepo).toMatchObject({ code: 2 });
@@ -75,6 +75,9 @@ describe('rein run as a child process against a local OpenAI-compatible server',
     const noTest = await runCli(['run', repo, 'task', '--model', 'm'], { env: cleanEnv({ OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' }) });
     expect(noTest.code).toBe(2);
     expect(noTest.stderr).toMatch(/no verification command/);
+    const unpricedCap = await runCli(['run', repo, 'task', '--test-cmd', 'x', '--model', 'm', '--max-cost', '0.5'], { env: cleanEnv({ OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' }) });
+    expect(unpricedCap.code).toBe(2);
+    expect(unpricedCap.stderr).toMatch(/--max-cost needs a price for model "m"/);
   });
 
   it('an unreachable endpoint is one clear line and exit code 3', async () => {

@@ -112,6 +112,20 @@ describe('the verification gate', () => {
     expect(step.appended.filter((message) => message.role === 'tool').map((message) => message.content)).toEqual(['Edit applied.\n[a.py]', 'exit=0\n', 'Finished.']);
   });
 
+  it('counts only a real run of the test command: echo, || true and a pipe into tail do not pass the gate', () => {
+    for (const command of ['echo npm test', 'npm test || true', 'npm test | tail -5', 'npm test -- --grep nothing']) {
+      const probe = atThink('fix');
+      probe.reply({ calls: [{ name: 'edit_file', args: {} }, { name: 'run', args: { command } }, { name: 'finish', args: { summary: 'fixed' } }] });
+      const step = probe.tools([edited('a.py'), ran(command, 0)], null);
+      expect(step.state, command).not.toBe('done');
+    }
+    for (const command of ['  npm   test ', 'npm test 2>&1', 'cd /work/repo && npm test']) {
+      const probe = atThink('fix');
+      probe.reply({ calls: [{ name: 'edit_file', args: {} }, { name: 'run', args: { command } }, { name: 'finish', args: { summary: 'fixed' } }] });
+      expect(probe.tools([edited('a.py'), ran(command, 0)], { summary: 'fixed' }).state, command).toBe('done');
+    }
+  });
+
   it('refuses when the last test run passed but an edit came after it; the edit sends the agent back to build', () => {
     const probe = atThink('verify');
     probe.reply({ calls: [{ name: 'run', args: { command: 'npm test' } }, { name: 'edit_file', args: {} }, { name: 'finish', args: { summary: 's' } }] });
