@@ -110,7 +110,8 @@ export function recordFor(job: EvalJob, startedAt: string, ending: Ending, check
     price: job.priceSource,
     wallSeconds: Math.round(ending.wallSeconds * 1000) / 1000,
     checkExitCode: check?.exitCode ?? null,
-    checkOutput: check ? tail(check.output) : '',
+    // A grader that hung is said in the output the reports show, not left as an empty string.
+    checkOutput: check ? (check.timedOut ? `check_cmd timed out after ${job.task.check_timeout_s} s\n${tail(check.output)}` : tail(check.output)) : '',
     model: job.modelName, configHash: job.configHash,
     tracePath: relative(job.outDir, tracePath), startedAt,
   };

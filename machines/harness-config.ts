@@ -35,7 +35,7 @@ export function buildHarnessConfig(rules: Rules, contextFor: (input: HarnessInpu
     },
     states: {
       ...phases,
-      done: finalState('done', 'The verification gate accepted finish.'),
+      done: finalState('done', rules.verification.gate ? 'The verification gate accepted finish.' : 'The model called finish (the verification gate is off).'),
       step_limit: finalState('step_limit', 'The step budget ran out.'),
       timeout: finalState('timeout', 'The time budget ran out; the call in flight was aborted.'),
       budget: finalState('budget', 'The token or cost budget, or the context window, would be exceeded by the next call.'),

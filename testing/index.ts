@@ -14,3 +14,5 @@ export { call, createScriptedModel, reply, type Script, type ScriptedCall, type 
 export { createHarnessMachine } from '../machines/harness-machine.js';
 export { defaultRules, rulesSchema } from '../rules/schema.js';
 export { startOpenAIStub, type OpenAIStub, type StubAnswer, type StubRequest } from './openai-stub.js';
+export { coverTransitions, formatCoverage, listTransitions, type CoverageReport, type TransitionInfo } from './coverage.js';
+export { loadRules, type LoadedRules } from '../rules/load.js';

@@ -1,3 +1,5 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { UsageError } from '../../lib/errors.js';
 import { compareRecords } from '../../eval/comparison.js';
 import { readResultsOrFail } from '../../eval/results-file.js';
@@ -51,7 +53,7 @@ function sidesOf(positionals: string[]): [Side, Side] {
   if (positionals.length === 1) {
     const source = positionals[0]!;
     const records = readResultsOrFail(source);
-    const labels = labelsOf(records);
+    const labels = labelsOf(records, source);
     if (labels.length !== 2) throw new UsageError(`rein compare: ${source} holds ${labels.length} configurations (${labels.join(', ')}); name two: rein compare ${source}#A ${source}#B`);
     return [side(source, labels[0]!, records), side(source, labels[1]!, records)];
   }
@@ -77,7 +79,19 @@ function side(source: string, label: string, records: RunRecord[]): Side {
   return { source, label, records: records.filter((record) => record.config === label) };
 }
 
-/** Configuration labels in order of first appearance. */
-function labelsOf(records: RunRecord[]): string[] {
-  return [...new Set(records.map((record) => record.config))];
+/**
+ * Configuration labels: in the order the eval was asked for them (its eval.json, so the first
+ * `--preset` is the baseline A), then any others in order of first appearance.
+ */
+function labelsOf(records: RunRecord[], source?: string): string[] {
+  const seen = [...new Set(records.map((record) => record.config))];
+  const manifest = source ? join(source, 'eval.json') : '';
+  if (!manifest || !existsSync(manifest)) return seen;
+  try {
+    const asked = (JSON.parse(readFileSync(manifest, 'utf8')) as { configurations?: Array<{ label?: unknown }> }).configurations ?? [];
+    const ordered = asked.map((config) => String(config.label)).filter((label) => seen.includes(label));
+    return [...ordered, ...seen.filter((label) => !ordered.includes(label))];
+  } catch {
+    return seen;
+  }
 }

@@ -47,3 +47,21 @@ describe('pairing runs by task', () => {
     expect(comparison.tokens).toEqual({ a: 1500, b: 550, delta: -950 });
   });
 });
+
+describe('rein compare on one eval output folder', () => {
+  it('takes the configurations in the order the eval was asked for them, not the order runs finished', async () => {
+    const { mkdtempSync, writeFileSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { cleanEnv, runCli } = await import('../helpers/cli.js');
+    const dir = mkdtempSync(join(tmpdir(), 'rein-compare-order-'));
+    // The ablation's runs happened to finish first.
+    const records = [run('t1', 'no-verification-gate', false), run('t1', 'default', true), run('t2', 'no-verification-gate', true), run('t2', 'default', true)];
+    writeFileSync(join(dir, 'results.jsonl'), records.map((record) => JSON.stringify(record)).join('\n') + '\n');
+    writeFileSync(join(dir, 'eval.json'), JSON.stringify({ version: 1, configurations: [{ label: 'default' }, { label: 'no-verification-gate' }] }));
+    const result = await runCli(['compare', dir], { env: cleanEnv() });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/default vs no-verification-gate/);
+    expect(result.stdout).toMatch(/only_a \(default solved, no-verification-gate failed\): 1: t1/);
+  });
+});

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { PRESETS } from '../../rules/presets.js';
 import { rulesSchema } from '../../rules/schema.js';
-import { coverTransitions, formatCoverage } from '../../testing/coverage.js';
-import { createHarnessMachine } from '../../testing/index.js';
+// Through the public test kit, as a user's own coverage test would import it.
+import { coverTransitions, createHarnessMachine, formatCoverage } from '../../testing/index.js';
 
 function coverage(rulesInput: unknown, title: string) {
   const rules = rulesSchema.parse(rulesInput);
