@@ -110,7 +110,7 @@ describe('traces from other versions, killed runs and damaged files', () => {
   it('keeps the run\'s own rules when they parse, and says so when they do not', () => {
     const dir = makeTempDir('rein-viz-trace-');
     const path = join(dir, 'trace.jsonl');
-    writeFileSync(path, `${JSON.stringify({ ...lines[0], rules: { ...(lines[0]!.rules as object), phases: { fix: { enabled: false } } } })}\n`);
+    writeFileSync(path, `${JSON.stringify({ ...lines[0], rules: { ...(lines[0]!.rules as object), phases: { fix: { enabled: false }, verify: { exits: [{ guard: 'editedSinceTest', to: 'build' }] } } } })}\n`);
     expect(loadTrace(path).machine.root.states.fix).toBeUndefined();
     writeFileSync(path, `${JSON.stringify({ ...lines[0], rules: { budgets: { maxSteps: 'many' } } })}\n`);
     const trace = loadTrace(path);

@@ -53,7 +53,7 @@ describe('the statechart graph, built from the machine definition', () => {
   });
 
   it('follows the rules: a disabled phase or stall detector changes the drawing, nothing is hand-kept', async () => {
-    const rules = rulesSchema.parse({ phases: { fix: { enabled: false } }, stall: { enabled: false } });
+    const rules = rulesSchema.parse({ phases: { fix: { enabled: false }, verify: { exits: [{ guard: 'editedSinceTest', to: 'build' }] } }, stall: { enabled: false } });
     const smaller = await buildStatechartGraph(createHarnessMachine(rules));
     const ids = smaller.nodes.map((node) => node.id);
     expect(ids).not.toContain('fix');
