@@ -6,6 +6,8 @@ export interface BudgetRules {
   maxTokens?: number;
   maxCostUsd?: number;
   maxCompletionTokens: number;
+  /** The model's context window: prompt and completion together must fit in it. */
+  windowTokens?: number;
 }
 
 /** Fewest completion tokens worth making a call for; below it the budget is spent. */
@@ -31,6 +33,8 @@ export function costOf(usage: { promptTokens: number; completionTokens: number; 
  */
 export function completionAllowance(context: Pick<HarnessContext, 'usage' | 'viewTokens'>, rules: BudgetRules, price: Price): number {
   let allowance = rules.maxCompletionTokens;
+  // Servers such as vLLM reject a request whose prompt plus max_tokens exceeds the window.
+  if (rules.windowTokens !== undefined && context.viewTokens > 0) allowance = Math.min(allowance, rules.windowTokens - context.viewTokens);
   const used: Usage = context.usage;
   if (rules.maxTokens !== undefined) {
     allowance = Math.min(allowance, rules.maxTokens - used.promptTokens - used.completionTokens - context.viewTokens);

@@ -52,7 +52,7 @@ export function createHarnessMachine(rules: Rules, options: HarnessOptions = {})
   const userGuards = Object.fromEntries(
     Object.entries(registry).map(([name, guard]) => [name, ({ context }: { context: HarnessContext }, params?: GuardParams) => guard(context, params ?? {})]),
   );
-  const budgetRules = { ...rules.budgets, maxCompletionTokens: rules.model.maxCompletionTokens };
+  const budgetRules = { ...rules.budgets, maxCompletionTokens: rules.model.maxCompletionTokens, windowTokens: rules.context.windowTokens };
   const priceFor = (context: HarnessContext) => priceOf(rules.model.prices, context.model);
   const verificationFor = (context: HarnessContext) => ({ testCmd: context.testCmd, passExitCode: rules.verification.passExitCode, passPattern: rules.verification.passPattern, commandsCountAsEdits: rules.verification.commandsCountAsEdits });
   const maxMs = rules.budgets.maxSeconds * 1000;

@@ -250,6 +250,14 @@ describe('budgets', () => {
     expect(roomy.contextReady({ tokens: 600 }).state).toBe('build.think');
   });
 
+  it('window: max_tokens leaves the prompt room in the window', async () => {
+    const { completionAllowance } = await import('../../machines/budget.js');
+    const price = { input: 0, cachedInput: 0, output: 0 };
+    const usage = { calls: 0, promptTokens: 0, completionTokens: 0, cachedTokens: 0, costUsd: 0 };
+    expect(completionAllowance({ usage, viewTokens: 5_000 }, { maxCompletionTokens: 4096, windowTokens: 8192 }, price)).toBe(3192);
+    expect(completionAllowance({ usage, viewTokens: 1_000 }, { maxCompletionTokens: 4096, windowTokens: 8192 }, price)).toBe(4096);
+  });
+
   it('cost: stops before a call whose uncached prompt alone would pass the cap', () => {
     const capped = rulesSchema.parse({ budgets: { maxCostUsd: 0.05 }, model: { prices: { m: { input: 3, cachedInput: 0.3, output: 15 } } } });
     const usage = { calls: 3, promptTokens: 0, completionTokens: 0, cachedTokens: 0, costUsd: 0.04 };
