@@ -1,3 +1,4 @@
+import { STATE_DIR_NAME } from '../lib/harness-files.js';
 import { join, resolve } from 'node:path';
 
 /** A fresh run directory name: sortable time plus a short random suffix. */
@@ -8,5 +9,5 @@ export function newRunId(now = new Date()): string {
 
 /** Where a run's trace, record and saved state go: `--run-dir`, else `<workspace>/.rein/runs/<id>`. */
 export function chooseRunDir(workspace: string, explicit: string | undefined): string {
-  return explicit ? resolve(explicit) : join(resolve(workspace), '.rein', 'runs', newRunId());
+  return explicit ? resolve(explicit) : join(resolve(workspace), STATE_DIR_NAME, 'runs', newRunId());
 }

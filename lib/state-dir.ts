@@ -1,5 +1,6 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { STATE_DIR_NAME } from './harness-files.js';
 
 /**
  * Creates `<workspace>/.rein` (progress file, saved runs) with a `.gitignore`
@@ -9,7 +10,7 @@ import { join } from 'node:path';
  * @example ensureStateDir('/work/repo') // '/work/repo/.rein'
  */
 export function ensureStateDir(workspace: string): string {
-  const dir = join(workspace, '.rein');
+  const dir = join(workspace, STATE_DIR_NAME);
   mkdirSync(dir, { recursive: true });
   const ignore = join(dir, '.gitignore');
   if (!existsSync(ignore)) writeFileSync(ignore, '# rein\'s run state and todo list; not part of the project\n*\n');

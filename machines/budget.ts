@@ -31,10 +31,11 @@ export function costOf(usage: { promptTokens: number; completionTokens: number; 
  * prompt is cached, neither the token cap nor the cost cap can be exceeded.
  * The cap holds because the call is made with `max_tokens` set to this.
  */
-export function completionAllowance(context: Pick<HarnessContext, 'usage' | 'viewTokens'>, rules: BudgetRules, price: Price): number {
+export function completionAllowance(context: Pick<HarnessContext, 'usage' | 'viewTokens'> & { contextState?: { windowCap?: number } }, rules: BudgetRules, price: Price): number {
   let allowance = rules.maxCompletionTokens;
-  // Servers such as vLLM reject a request whose prompt plus max_tokens exceeds the window.
-  if (rules.windowTokens !== undefined && context.viewTokens > 0) allowance = Math.min(allowance, rules.windowTokens - context.viewTokens);
+  // Servers such as vLLM reject a request whose prompt plus max_tokens exceeds the window (or the smaller one a rejection taught us).
+  const window = Math.min(rules.windowTokens ?? Number.POSITIVE_INFINITY, context.contextState?.windowCap ?? Number.POSITIVE_INFINITY);
+  if (Number.isFinite(window) && context.viewTokens > 0) allowance = Math.min(allowance, window - context.viewTokens);
   const used: Usage = context.usage;
   if (rules.maxTokens !== undefined) {
     allowance = Math.min(allowance, rules.maxTokens - used.promptTokens - used.completionTokens - context.viewTokens);

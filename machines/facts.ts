@@ -28,6 +28,9 @@ export function initialStall(): StallState {
   return { counters, lastActions: [], lastOutcome: null, lastFailedAction: null, editsPerFile: {}, busiestFile: null, fired: null };
 }
 
+/** Whitespace-normalized, so `npm  test` and `npm test` are the same command. */
+const squeeze = (text: string) => text.trim().replace(/\s+/g, ' ');
+
 /** True when `command` runs the verification command (the seed's substring rule, whitespace-normalized): it counts as a test run. */
 export function isTestCommand(command: string, testCmd: string): boolean {
   return testCmd.trim().length > 0 && squeeze(command).includes(squeeze(testCmd));
@@ -43,8 +46,6 @@ export function isExactTestCommand(command: string, testCmd: string): boolean {
   if (testCmd.trim().length === 0) return false;
   return squeeze(command).replace(/^cd \S+ && /, '').replace(/ 2>&1$/, '') === squeeze(testCmd);
 }
-
-const squeeze = (text: string) => text.trim().replace(/\s+/g, ' ');
 
 /** True when a test run's exit code (and output, if a pattern is set) counts as a pass. */
 export function isPass(exitCode: number | null, output: string, rules: VerificationRules): boolean {

@@ -10,12 +10,12 @@ import { checkRuleReferences } from './rule-references.js';
 import {
   acceptanceUpdate, deliveryUpdate, fillTemplate, nudgeUpdate, refusalUpdate, replyUpdate, resultsUpdate, type Update,
 } from './turn-updates.js';
+import type { EndStatus, HarnessContext, HarnessEmitted, HarnessEvent, HarnessInput, HarnessOutput, ModelReply, ToolsOutput } from './types.js';
 
 /** Prompts in a row the provider may reject as too long before the run fails: each try aims lower. */
 export const MAX_PROMPT_REJECTIONS = 3;
 /** The share of a rejected prompt's size the next view aims for. */
 const REJECTED_PROMPT_SHARE = 0.75;
-import type { EndStatus, HarnessContext, HarnessEmitted, HarnessEvent, HarnessInput, HarnessOutput, ModelReply, ToolsOutput } from './types.js';
 
 /** Extension points for harness builders: guards registered from TypeScript. */
 export interface HarnessOptions {

@@ -22,6 +22,7 @@ import { createInspectionTracer, traceTool } from './inspection-trace.js';
 import { loadState, saveState, type SavedState } from './state-file.js';
 import { nextTraceIndex, openTracer, TRACE_VERSION, type Tracer } from './trace.js';
 import { Transcript } from './transcript.js';
+import { STATE_DIR_NAME } from '../lib/harness-files.js';
 
 /** Where the model comes from: built once the run's tool schemas are known. */
 export interface ModelSource {
@@ -107,7 +108,7 @@ export function resumeRun(options: RunOptions): RunHandle {
 function launch(options: RunOptions, resume: Resume | null): RunHandle {
   const workspace = realWorkspace(options.workspace);
   const { rules } = options;
-  if (resolve(options.runDir).startsWith(join(workspace, '.rein') + sep)) ensureStateDir(workspace);
+  if (resolve(options.runDir).startsWith(join(workspace, STATE_DIR_NAME) + sep)) ensureStateDir(workspace);
   mkdirSync(options.runDir, { recursive: true });
   const tracePath = options.tracePath ?? join(options.runDir, 'trace.jsonl');
   const listeners = options.onTrace;

@@ -12,6 +12,7 @@ import type { ModelSource } from '../../run/session.js';
 import type { RunObservers } from '../../visualizer/server/live-viz.js';
 import { keepsServing, parsePort } from '../../visualizer/server/viz-flags.js';
 import { EXIT } from '../exit-codes.js';
+import { STATE_DIR_NAME } from '../../lib/harness-files.js';
 
 /** With a visualizer watching, the scripted model pauses before each reply: an instant run leaves nothing to watch. */
 const VIZ_PACE_MS = 450;
@@ -51,7 +52,7 @@ export async function demoCommand(argv: string[], io: Io, env: NodeJS.ProcessEnv
     io, json: Boolean(parsed.values.json),
     run: {
       workspace, task: DEMO_TASK, testCmd: DEMO_TEST_CMD, rules, model: viz ? pacedDemoModel() : scriptedModelSource('demo-scripted', demoScript),
-      runDir: stringFlag(parsed, 'run-dir') ?? join(workspace, '.rein', 'runs', 'demo'),
+      runDir: stringFlag(parsed, 'run-dir') ?? join(workspace, STATE_DIR_NAME, 'runs', 'demo'),
       onTrace: observers.onTrace, inspect: observers.inspect,
     },
     onStart: observers.onStart,
