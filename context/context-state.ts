@@ -18,6 +18,12 @@ export interface ContextState {
   summary: SummaryNote | null;
   /** Calibrated from the provider's reported prompt_tokens. */
   charsPerToken: number;
+  /**
+   * The provider's prompt_tokens over rein's estimate for the same request, from the last reply
+   * that reported it: tool schemas, message framing and the tokenizer, all in one factor. Until a
+   * reply has reported it, the caps assume a dense tokenizer.
+   */
+  reportedRatio?: number;
   compactions: number;
   summaries: number;
   summaryFailures: number;

@@ -2,7 +2,7 @@ import { PHASES, type Phase, type PhaseExitRule, type PhaseRule, type Rules } fr
 import { liveExits, liveStallRules, settleExits, settles } from './rule-usability.js';
 import { firstPhase } from './initial-context.js';
 import type { ContextInput, ModelInput, SummaryInput, ToolsInput } from './actor-contracts.js';
-import { completionAllowance, priceOf } from './budget.js';
+import { budgetRulesOf, completionAllowance, priceOf } from './budget.js';
 import type { EndStatus, HarnessContext, HarnessInput, HarnessOutput } from './types.js';
 import type { ChatMessage } from '../context/messages.js';
 
@@ -112,7 +112,7 @@ function phaseState(phase: Phase, rule: PhaseRule, rules: Rules) {
           src: 'model',
           input: ({ context }: Args): ModelInput => ({
             messages: (context.view?.messages ?? []) as ChatMessage[],
-            maxCompletionTokens: completionAllowance(context, { ...rules.budgets, maxCompletionTokens: rules.model.maxCompletionTokens }, priceOf(rules.model.prices, context.model)),
+            maxCompletionTokens: completionAllowance(context, budgetRulesOf(rules), priceOf(rules.model.prices, context.model)),
             step: context.step,
           }),
           onDone: [

@@ -2,7 +2,7 @@ import { cancel, enqueueActions, raise, setup } from 'xstate';
 import { WorkingView } from '../context/working-view.js';
 import type { Rules } from '../rules/schema.js';
 import { actorPlaceholders, ContextLengthError, type ContextOutput, type SummaryOutput } from './actor-contracts.js';
-import { completionAllowance, MIN_COMPLETION_TOKENS, priceOf } from './budget.js';
+import { budgetRulesOf, completionAllowance, MIN_COMPLETION_TOKENS, priceOf } from './budget.js';
 import { builtInGuards, type GuardParams, type GuardRegistry } from './guards.js';
 import { initialContext, openingMessages } from './initial-context.js';
 import { buildHarnessConfig } from './harness-config.js';
@@ -52,7 +52,7 @@ export function createHarnessMachine(rules: Rules, options: HarnessOptions = {})
   const userGuards = Object.fromEntries(
     Object.entries(registry).map(([name, guard]) => [name, ({ context }: { context: HarnessContext }, params?: GuardParams) => guard(context, params ?? {})]),
   );
-  const budgetRules = { ...rules.budgets, maxCompletionTokens: rules.model.maxCompletionTokens, windowTokens: rules.context.windowTokens };
+  const budgetRules = budgetRulesOf(rules);
   const priceFor = (context: HarnessContext) => priceOf(rules.model.prices, context.model);
   const verificationFor = (context: HarnessContext) => ({ testCmd: context.testCmd, passExitCode: rules.verification.passExitCode, passPattern: rules.verification.passPattern, commandsCountAsEdits: rules.verification.commandsCountAsEdits });
   const maxMs = rules.budgets.maxSeconds * 1000;

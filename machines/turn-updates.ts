@@ -40,7 +40,7 @@ export function replyUpdate(context: HarnessContext, reply: ModelReply, price: P
       step, calls, cursor: 0, turn: initialTurn(),
       usage: addUsage(context.usage, reply.usage, price),
       stall: foldReply(context.stall, calls.length > 0),
-      contextState: charsPerToken === context.contextState.charsPerToken ? context.contextState : { ...context.contextState, charsPerToken },
+      contextState: calibratedState(context, reply, charsPerToken),
       forceCompaction: false,
       promptRejections: 0,
     },
@@ -48,15 +48,35 @@ export function replyUpdate(context: HarnessContext, reply: ModelReply, price: P
   };
 }
 
-/** Moves the chars-per-token estimate toward what the provider reported, smoothed. */
-function calibrate(context: HarnessContext, reply: ModelReply): number {
-  const current = context.contextState.charsPerToken;
+/** The context state after a reply: the chars-per-token estimate and the provider's correction factor, where the reply says something about them. */
+function calibratedState(context: HarnessContext, reply: ModelReply, charsPerToken: number | null): HarnessContext['contextState'] {
+  const reported = reply.usage.promptTokens;
+  const reportedRatio = reported > 0 && context.viewTokens > 0 ? Math.round((reported / context.viewTokens) * 1000) / 1000 : undefined;
+  if (charsPerToken === null && reportedRatio === undefined) return context.contextState;
+  return {
+    ...context.contextState,
+    ...(charsPerToken !== null ? { charsPerToken } : {}),
+    ...(reportedRatio !== undefined ? { reportedRatio } : {}),
+  };
+}
+
+/**
+ * Moves the chars-per-token estimate toward what the provider reported,
+ * smoothed; `null` when this reply says nothing about it. The first report
+ * is taken as it is: until then the estimate was a guess.
+ */
+function calibrate(context: HarnessContext, reply: ModelReply): number | null {
+  const state = context.contextState;
   const chars = reply.requestChars ?? 0;
   const reported = reply.usage.promptTokens - context.overheadTokens;
-  if (chars < 2000 || reported <= 0) return current;
+  if (chars < MIN_CALIBRATION_CHARS || reported <= 0) return null;
   const observed = Math.min(8, Math.max(1.5, chars / reported));
-  return Math.round((current * 0.5 + observed * 0.5) * 1000) / 1000;
+  const next = state.reportedRatio !== undefined ? state.charsPerToken * 0.5 + observed * 0.5 : observed;
+  return Math.round(next * 1000) / 1000;
 }
+
+/** Requests shorter than this say too little about the tokenizer (the fixed overhead dominates). */
+const MIN_CALIBRATION_CHARS = 400;
 
 /** Tool results arrived: fold them into the facts and append them in call order. */
 export function resultsUpdate(context: HarnessContext, output: ToolsOutput, rules: VerificationRules): Update {

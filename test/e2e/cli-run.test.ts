@@ -102,6 +102,21 @@ describe('rein run as a child process against a local OpenAI-compatible server',
     expect(trace.at(-1)).toMatchObject({ kind: 'end', status: 'failed' });
   });
 
+  it('--max-tokens holds against a provider whose tokenizer is denser than rein\'s first guess, even when every reply uses all of max_tokens', async () => {
+    stub = await startOpenAIStub((request, index) => {
+      // 2.5 characters a token, and every completion as long as it is allowed to be: the worst case for a cap.
+      const promptTokens = Math.ceil(JSON.stringify([request.messages, request.tools]).length / 2.5);
+      return { toolCalls: [{ name: 'run', arguments: { command: `echo step ${index}` } }], usage: { prompt_tokens: promptTokens, completion_tokens: request.max_tokens ?? 4096 } };
+    });
+    const repo = buggyRepo();
+    const runDir = join(repo, 'run');
+    const result = await runCli(['run', repo, 'task', '--test-cmd', 'node --test', '--model', 'm', '--run-dir', runDir, '--max-tokens', '9000', '--json'], { env: cleanEnv({ OPENAI_BASE_URL: stub.url }) });
+    const summary = JSON.parse(result.stdout.trim().split('\n').at(-1)!);
+    expect(summary.status).toBe('budget');
+    expect(summary.usage.calls).toBeGreaterThan(1);
+    expect(summary.usage.promptTokens + summary.usage.completionTokens).toBeLessThanOrEqual(9000);
+  });
+
   it('a provider that keeps rejecting the prompt as too long: a few smaller prompts, then failed with exit 3, not an endless loop', async () => {
     stub = await startOpenAIStub(() => ({ status: 400, body: JSON.stringify({ error: { message: "This model's maximum context length is 128 tokens.", code: 'context_length_exceeded', type: 'invalid_request_error' } }) }));
     const repo = buggyRepo();

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ContextLengthError } from '../../machines/actor-contracts.js';
 import { MAX_PROMPT_REJECTIONS } from '../../machines/harness-machine.js';
+import { initialContextState } from '../../context/context-state.js';
 import { ModelEndpointError } from '../../lib/errors.js';
 import { blocked, createHarnessMachine, defaultRules, edited, probeHarness, ran, read, rulesSchema, searched, toolError } from '../../testing/index.js';
 
@@ -244,10 +245,23 @@ describe('budgets', () => {
   it('tokens: stops before the call that would exceed the cap', () => {
     const capped = rulesSchema.parse({ budgets: { maxTokens: 10_000 } });
     const usage = { calls: 3, promptTokens: 8000, completionTokens: 700, cachedTokens: 0, costUsd: 0 };
-    const probe = probeHarness(createHarnessMachine(capped), capped, { at: 'build.compact', context: { usage } });
-    expect(probe.contextReady({ tokens: 1200 }).state).toBe('budget');
-    const roomy = probeHarness(createHarnessMachine(capped), capped, { at: 'build.compact', context: { usage } });
-    expect(roomy.contextReady({ tokens: 600 }).state).toBe('build.think');
+    // Calibrated: the provider has reported real prompt sizes, so the estimate gets only a small margin.
+    const contextState = { ...initialContextState(4), reportedRatio: 1 };
+    const probe = probeHarness(createHarnessMachine(capped), capped, { at: 'build.compact', context: { usage, contextState } });
+    expect(probe.contextReady({ tokens: 1200, contextState }).state).toBe('budget');
+    const roomy = probeHarness(createHarnessMachine(capped), capped, { at: 'build.compact', context: { usage, contextState } });
+    expect(roomy.contextReady({ tokens: 600, contextState }).state).toBe('build.think');
+  });
+
+  it('tokens: the caps correct the estimate by what the provider reported, and before any report assume a dense tokenizer (2 chars a token)', async () => {
+    const { completionAllowance, promptTokensForCaps } = await import('../../machines/budget.js');
+    const usage = { calls: 0, promptTokens: 0, completionTokens: 0, cachedTokens: 0, costUsd: 0 };
+    const guessed = { viewTokens: 1_000, usage, contextState: initialContextState(4) };
+    expect(promptTokensForCaps(guessed)).toBe(2_000);
+    // After a reply: the provider counted 1.3 tokens for each one rein estimated.
+    expect(promptTokensForCaps({ ...guessed, contextState: { ...initialContextState(4), reportedRatio: 1.3 } })).toBe(1_430);
+    const price = { input: 0, cachedInput: 0, output: 0 };
+    expect(completionAllowance(guessed, { maxCompletionTokens: 4096, maxTokens: 3_000 }, price)).toBe(1_000);
   });
 
   it('window: max_tokens leaves the prompt room in the window', async () => {
