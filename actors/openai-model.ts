@@ -6,7 +6,10 @@ import { ContextLengthError, type ModelInput } from '../machines/actor-contracts
 import type { ModelReply } from '../machines/types.js';
 import { ModelEndpointError } from '../lib/errors.js';
 import { redact } from '../lib/redact.js';
+import { normalizingErrorFetch } from './error-body.js';
 import { MalformedResponseError, withRetries, type RetryPolicy } from './retry.js';
+
+export type MaxTokensParam = 'max_tokens' | 'max_completion_tokens';
 
 /** Where and how to reach an OpenAI-compatible endpoint. */
 export interface EndpointOptions {
@@ -17,7 +20,7 @@ export interface EndpointOptions {
   retry: RetryPolicy;
   temperature?: number;
   /** `max_tokens` works with vLLM, Ollama, LM Studio and most of OpenAI; reasoning models want `max_completion_tokens`. */
-  maxTokensParam?: 'max_tokens' | 'max_completion_tokens';
+  maxTokensParam?: MaxTokensParam;
   /** Called on every retried failure, with the key already redacted. */
   onRetry?: (message: string, attempt: number, delayMs: number) => void;
   /** A custom fetch (tests). */
@@ -42,21 +45,33 @@ const CONTEXT_LENGTH = /context[_ ]length|maximum context|too many tokens|prompt
 export function openEndpoint(options: EndpointOptions): ChatEndpoint {
   const client = new OpenAI({
     baseURL: options.baseURL, apiKey: options.apiKey ?? 'not-needed', maxRetries: 0, timeout: options.requestTimeoutMs,
-    ...(options.fetch ? { fetch: options.fetch } : {}),
+    fetch: normalizingErrorFetch(options.fetch ?? fetch),
   });
   const secrets = [options.apiKey];
+  // Which name the completion limit goes by; switched for good the first time the endpoint asks for the other one.
+  let maxTokensParam = options.maxTokensParam ?? 'max_tokens';
   return {
     async complete(body, signal) {
       const started = Date.now();
-      const request = {
+      const request = () => ({
         model: options.model,
         messages: body.messages as OpenAI.Chat.ChatCompletionMessageParam[],
         ...(body.tools && body.tools.length > 0 ? { tools: body.tools as OpenAI.Chat.ChatCompletionTool[] } : {}),
-        [options.maxTokensParam ?? 'max_tokens']: body.maxTokens,
+        [maxTokensParam]: body.maxTokens,
         ...(options.temperature !== undefined ? { temperature: options.temperature } : {}),
-      } as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming;
+      }) as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming;
+      const attempt = async () => {
+        try {
+          return checkShape(await client.chat.completions.create(request(), { signal }));
+        } catch (error) {
+          const other = otherMaxTokensParam(error, maxTokensParam);
+          if (!other) throw error;
+          maxTokensParam = other;
+          return checkShape(await client.chat.completions.create(request(), { signal }));
+        }
+      };
       try {
-        const response = await withRetries(() => client.chat.completions.create(request, { signal }).then(checkShape), options.retry, signal,
+        const response = await withRetries(attempt, options.retry, signal,
           (error, attempt, delay) => options.onRetry?.(redact(describe(error), secrets), attempt, delay));
         return toReply(response, totalChars(body.messages), Date.now() - started);
       } catch (error) {
@@ -70,6 +85,13 @@ export function openEndpoint(options: EndpointOptions): ChatEndpoint {
 export function createOpenAIModel(endpoint: ChatEndpoint, toolSchemas: unknown[]) {
   return fromPromise<ModelReply, ModelInput>(({ input, signal }) =>
     endpoint.complete({ messages: input.messages, tools: toolSchemas, maxTokens: input.maxCompletionTokens }, signal));
+}
+
+/** The completion-limit parameter a 400 asks for instead of the one sent (reasoning models refuse `max_tokens`), or null. */
+function otherMaxTokensParam(error: unknown, sent: MaxTokensParam): MaxTokensParam | null {
+  if (!(error instanceof APIError) || error.status !== 400) return null;
+  const other: MaxTokensParam = sent === 'max_tokens' ? 'max_completion_tokens' : 'max_tokens';
+  return error.message.includes(sent) && error.message.includes(other) ? other : null;
 }
 
 function checkShape(response: OpenAI.Chat.ChatCompletion): OpenAI.Chat.ChatCompletion {

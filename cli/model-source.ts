@@ -34,6 +34,7 @@ export function openAIModelSource(endpoint: { model: string; baseURL?: string; a
     requestTimeoutMs: rules.model.requestTimeoutSeconds * 1000,
     retry: { retries: rules.model.retries, baseDelayMs: 500, maxDelayMs: 20_000 },
     ...(rules.model.temperature !== undefined ? { temperature: rules.model.temperature } : {}),
+    maxTokensParam: rules.model.maxTokensParam,
     onRetry: (error, attempt, delayMs) => note('retry', { error, attempt: attempt + 1, delayMs: Math.round(delayMs) }),
   });
   return {

@@ -155,6 +155,8 @@ export const rulesSchema = z.strictObject({
     temperature: z.number().min(0).max(2).optional(),
     retries: z.number().int().nonnegative().default(4),
     requestTimeoutSeconds: z.number().positive().default(300),
+    maxTokensParam: z.enum(['max_tokens', 'max_completion_tokens']).default('max_tokens')
+      .describe('Name of the completion limit in requests; reasoning models want max_completion_tokens (rein also switches when the endpoint says so)'),
     prices: z.record(z.string(), price).default({}).describe('Per-model prices; unknown models cost 0'),
   }).prefault({}),
   messages: z.strictObject({

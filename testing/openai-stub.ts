@@ -8,6 +8,7 @@ export interface StubRequest {
   messages: ChatMessage[];
   tools?: unknown[];
   max_tokens?: number;
+  max_completion_tokens?: number;
   headers: Record<string, string | string[] | undefined>;
 }
 

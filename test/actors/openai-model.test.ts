@@ -81,6 +81,31 @@ describe('the OpenAI-compatible model actor', () => {
     expect(stub!.requests).toHaveLength(1);
   });
 
+  it('reads vLLM\'s older error body ({ "message" } with no "error"): a long prompt is still a ContextLengthError', async () => {
+    const { ask } = await endpointWith([{ status: 400, body: JSON.stringify({ object: 'error', message: "This model's maximum context length is 8192 tokens.", type: 'BadRequestError', code: 400 }) }]);
+    const error = await ask().catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ContextLengthError);
+    expect((error as Error).message).toContain('maximum context length is 8192');
+  });
+
+  it('a plain-text error body is shown, not "no body"', async () => {
+    const { ask } = await endpointWith([{ status: 400, body: 'model "m" not found' }]);
+    const error = await ask().catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ModelEndpointError);
+    expect((error as Error).message).toContain('model "m" not found');
+  });
+
+  it('switches to max_completion_tokens when the endpoint refuses max_tokens (reasoning models), and keeps it', async () => {
+    stub = await startOpenAIStub((request) => (request.max_tokens !== undefined
+      ? { status: 400, body: JSON.stringify({ error: { message: "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.", type: 'invalid_request_error', param: 'max_tokens', code: 'unsupported_parameter' } }) }
+      : ok));
+    const endpoint = openEndpoint({ baseURL: stub.url, apiKey: KEY, model: 'o-model', requestTimeoutMs: 2000, retry: { retries: 0, baseDelayMs: 1, maxDelayMs: 1 } });
+    const ask = () => endpoint.complete({ messages: [{ role: 'user', content: 'hi' }], maxTokens: 50 }, new AbortController().signal);
+    expect((await ask()).message.content).toBe('hello');
+    expect((await ask()).message.content).toBe('hello');
+    expect(stub.requests.map((request) => [request.max_tokens, request.max_completion_tokens])).toEqual([[50, undefined], [undefined, 50], [undefined, 50]]);
+  });
+
   it('backoff never exceeds its ceiling and honours the server\'s Retry-After up to ten minutes', () => {
     const policy = { retries: 5, baseDelayMs: 500, maxDelayMs: 8000, random: () => 1 };
     expect([0, 1, 2, 3, 4, 5].map((attempt) => backoffMs(attempt, policy, null))).toEqual([500, 1000, 2000, 4000, 8000, 8000]);
