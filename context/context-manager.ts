@@ -76,12 +76,23 @@ export function manageContext(
     if (tokensOf(view) < rules.soft * window) break;
   }
   if (next !== state) next = { ...next, compactions: state.compactions + 1 };
-  const tokens = tokensOf(view);
+  let tokens = tokensOf(view);
   // Stage 2 when elision was not enough: over the hard limit, or too little room left below `soft`
   // (old results near their floor), which would otherwise mean a new elision pass every step.
   const elisionExhausted = tokens >= (rules.soft - BLOCK_HEADROOM) * window;
   const wantsSummary = tokens > rules.hard * window || elisionExhausted || (options.force && !summaryExhausted);
   if (wantsSummary && !summaryExhausted && canSummarize(record, next)) return { state: next, view, tokens, action: 'summarize', before };
+  if (tokens > rules.hard * window) {
+    // Last resort, for a window too small to hold the newest results whole and nothing left to summarize:
+    // shorten them too, the newest last, rather than end the run.
+    for (let keep = rules.keepRecent - 1; keep >= 0 && tokens > rules.hard * window; keep--) {
+      const caps = tightenCaps(next.caps, toolIndices, { ...rules, keepRecent: keep }, MAX_SHIFT);
+      if (sameCaps(caps, next.caps)) continue;
+      next = { ...next, caps, version: next.version + 1, compactions: state.compactions + 1 };
+      view = builder.viewFor(record, next);
+      tokens = tokensOf(view);
+    }
+  }
   // Overflow is judged against the rules' window: under a learnt (smaller) one the best effort is sent, and the provider decides.
   return { state: next, view, tokens, action: tokens > rules.windowTokens ? 'overflow' : next === state ? 'none' : 'elided', before };
 }

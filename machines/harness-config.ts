@@ -52,6 +52,15 @@ function stallCanEnd(rules: Rules): boolean {
   return PHASES.some((phase) => rules.phases[phase].enabled && liveStallRules(phase, rules).length > 0);
 }
 
+/** Which caps a budget end came from, in the rules' own words. */
+function capReason(rules: Rules): string {
+  const caps = [
+    ...(rules.budgets.maxTokens !== undefined ? [`maxTokens ${rules.budgets.maxTokens}`] : []),
+    ...(rules.budgets.maxCostUsd !== undefined ? [`maxCostUsd ${rules.budgets.maxCostUsd}`] : []),
+  ];
+  return `The next call could exceed the ${caps.length > 0 ? caps.join(' / ') : 'token or cost'} cap, counting its whole prompt as uncached; rein stopped before it.`;
+}
+
 function finalState(status: EndStatus, description: string) {
   return { type: 'final', description, entry: { type: 'endRun', params: { status, reason: description } } } as const;
 }
@@ -81,7 +90,7 @@ function phaseState(phase: Phase, rule: PhaseRule, rules: Rules) {
           src: 'contextManager',
           input: ({ context }: Args): ContextInput => ({ contextState: context.contextState, force: context.forceCompaction, overheadTokens: context.overheadTokens }),
           onDone: [
-            { guard: 'contextOverflow', target: at('budget'), actions: 'storeView' },
+            { guard: 'contextOverflow', target: at('budget'), actions: ['storeView', { type: 'explainEnd', params: { reason: `The context window (${rules.context.windowTokens} tokens) is full and nothing more can be elided or summarized.` } }] },
             ...(summarizes ? [{ guard: 'needsSummary', target: 'summarize', actions: 'storeView' }] : []),
             { target: capped ? 'checkBudget' : 'think', actions: 'storeView' },
           ],
@@ -103,7 +112,7 @@ function phaseState(phase: Phase, rule: PhaseRule, rules: Rules) {
       } } : {}),
       ...(capped ? { checkBudget: {
         description: 'Stop before the call that would exceed the token or cost budget.',
-        always: [{ guard: 'budgetExhausted', target: at('budget') }, { target: 'think' }],
+        always: [{ guard: 'budgetExhausted', target: at('budget'), actions: { type: 'explainEnd', params: { reason: capReason(rules) } } }, { target: 'think' }],
       } } : {}),
       think: {
         description: 'Call the model on the working view.',

@@ -171,6 +171,9 @@ export function createHarnessMachine(rules: Rules, options: HarnessOptions = {})
         const error = (event as { error?: unknown }).error;
         enqueue.assign({ reason: error instanceof Error ? `${error.name}: ${error.message}` : String(error) });
       }),
+      explainEnd: enqueueActions(({ enqueue }, params: { reason: string }) => {
+        enqueue.assign({ reason: params.reason });
+      }),
       endRun: enqueueActions(({ context, enqueue }, params: { status: EndStatus; reason: string }) => {
         const reason = context.reason || params.reason;
         enqueue.assign({ status: params.status, reason, view: null });

@@ -43,6 +43,20 @@ describe('half-life elision (stage 1)', () => {
     expect(capped.tokens).toBeLessThan(plain.tokens * 0.75);
   });
 
+  it('a window too small for the newest results whole: they are shortened too (newest last), instead of the run ending', () => {
+    const record = recordWith(Array.from({ length: 4 }, (_, index) => fourThousand(index)));
+    const tiny = { ...seedRules, windowTokens: 3_000 };
+    const decision = manageContext(record, initialContextState(4), tiny, new ViewBuilder(), { force: false, overheadTokens: 0 });
+    expect(decision.action).toBe('elided');
+    expect(decision.tokens).toBeLessThanOrEqual(tiny.hard * tiny.windowTokens);
+    const sizes = decision.view.messages.filter((message) => message.role === 'tool').map((message) => message.content.length);
+    // The newest result keeps the most; the record itself is untouched.
+    expect(sizes.at(-1)).toBe(Math.max(...sizes));
+    expect(sizes.every((size) => size < 4000) || sizes.at(-1) === 4000).toBe(true);
+    expect(record.filter((message) => message.role === 'tool').every((message) => message.content.length === 4000)).toBe(true);
+    expect(checkPairing(decision.view.messages)).toEqual([]);
+  });
+
   it('caps halve as age doubles, with the floor', () => {
     const params = { keepRecent: 4, baseCap: 2000, floor: 120 };
     expect([0, 3, 4, 5, 6, 7, 10, 11, 18, 19, 34, 35, 1000].map((age) => halfLifeCap(age, params))).toEqual([null, null, 2000, 1000, 1000, 500, 500, 250, 250, 125, 125, 120, 120]);

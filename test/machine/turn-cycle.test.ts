@@ -100,7 +100,9 @@ describe('turn cycle: observe → compact → checkBudget → think → act → 
 describe('context manager transitions', () => {
   it('overflow (context management off and the window full) ends the run as budget', () => {
     const probe = probeHarness(machine, rules, { at: 'build.compact' });
-    expect(probe.contextReady({ action: 'overflow', tokens: 40_000 }).state).toBe('budget');
+    const ended = probe.contextReady({ action: 'overflow', tokens: 40_000 });
+    expect(ended.state).toBe('budget');
+    expect(ended.context.reason).toBe('The context window (32768 tokens) is full and nothing more can be elided or summarized.');
   });
 
   it('stage 2: a view over the hard limit goes to the summarizer; a shrinking summary is applied', () => {
@@ -248,7 +250,9 @@ describe('budgets', () => {
     // Calibrated: the provider has reported real prompt sizes, so the estimate gets only a small margin.
     const contextState = { ...initialContextState(4), reportedRatio: 1 };
     const probe = probeHarness(createHarnessMachine(capped), capped, { at: 'build.compact', context: { usage, contextState } });
-    expect(probe.contextReady({ tokens: 1200, contextState }).state).toBe('budget');
+    const ended = probe.contextReady({ tokens: 1200, contextState });
+    expect(ended.state).toBe('budget');
+    expect(ended.context.reason).toContain('maxTokens 10000 cap');
     const roomy = probeHarness(createHarnessMachine(capped), capped, { at: 'build.compact', context: { usage, contextState } });
     expect(roomy.contextReady({ tokens: 600, contextState }).state).toBe('build.think');
   });
