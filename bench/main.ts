@@ -1,5 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { compareCachePolicies } from './prefix-cache.js';
+import { measureHarnessPrefix } from './harness-prefix.js';
 import { measureOverhead } from './overhead.js';
 import { measureViewConstruction } from './view-construction.js';
 import { defaultRules } from '../rules/schema.js';
@@ -52,6 +53,12 @@ async function main(): Promise<void> {
     }
   }
   table(['steps', 'context manager', 'prefix reuse', 'peak / window', 'prompt tokens', 'cached tokens', 'summaries', 'est. cost'], rows);
+  out('3b. The same session through the real harness (statechart, context manager, tool schemas, calibration from reported prompt_tokens)');
+  const endToEnd = [];
+  for (const steps of [100, 300]) endToEnd.push(await measureHarnessPrefix(steps));
+  table(['steps', 'prefix reuse', 'requests reusing < 50%', 'peak / window (estimate)', 'elision passes', 'summaries'], endToEnd.map((row) => [
+    row.steps, `${(row.prefixReuse * 100).toFixed(1)}%`, row.breaks, `${(row.peakShare * 100).toFixed(1)}%`, row.elisions, row.summaries,
+  ]));
 
   if (!process.argv.includes('--no-suite')) await suiteSection(out, table);
   if (process.argv.includes('--write')) writeFigures(written.join('\n'));
@@ -70,7 +77,7 @@ async function suiteSection(out: (text: string) => void, table: (...args: Parame
 function writeFigures(text: string): void {
   const path = new URL('../../BENCHMARKS.md', import.meta.url);
   const document = readFileSync(path, 'utf8');
-  const block = `<!-- figures:start -->\n${text.replace(/^(\d\. .*)$/gm, '### $1')}\n<!-- figures:end -->`;
+  const block = `<!-- figures:start -->\n${text.replace(/^(\d[a-z]?\. .*)$/gm, '### $1')}\n<!-- figures:end -->`;
   writeFileSync(path, document.replace(/<!-- figures:start -->[\s\S]*<!-- figures:end -->/, block));
   process.stdout.write('BENCHMARKS.md: figures updated\n');
 }

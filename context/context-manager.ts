@@ -58,12 +58,15 @@ export function manageContext(
 
   const toolIndices = toolIndicesInView(view, record);
   if (!options.force && state.caps.through >= 0) {
-    // Stage 1a: cap only the results added since the last pass. The prefix before them stays
-    // byte-identical (the provider's cache keeps it); accepted only if it leaves real headroom.
-    const caps = tightenCaps(state.caps, toolIndices, rules, 0, state.caps.through);
-    const blockState = { ...state, caps, version: state.version + 1, compactions: state.compactions + 1 };
-    const blockView = builder.viewFor(record, blockState);
-    if (tokensOf(blockView) < (rules.soft - BLOCK_HEADROOM) * window) return { state: blockState, view: blockView, tokens: tokensOf(blockView), action: 'elided', before };
+    // Stage 1a: cap only the results added since the last pass, by their half-life age, tighter if
+    // that is not enough. The prefix before them stays byte-identical (the provider's cache keeps it);
+    // accepted only if it leaves real headroom, so the next pass is many append-only steps away.
+    for (let shift = 0; shift <= MAX_SHIFT; shift++) {
+      const caps = tightenCaps(state.caps, toolIndices, rules, shift, state.caps.through);
+      const blockState = { ...state, caps, version: state.version + 1, compactions: state.compactions + 1 };
+      const blockView = builder.viewFor(record, blockState);
+      if (tokensOf(blockView) < (rules.soft - BLOCK_HEADROOM) * window) return { state: blockState, view: blockView, tokens: tokensOf(blockView), action: 'elided', before };
+    }
   }
   const summaryExhausted = state.summaryFailures >= MAX_SUMMARY_FAILURES || !rules.summarize;
   const startShift = options.force && summaryExhausted ? MAX_SHIFT : 0;

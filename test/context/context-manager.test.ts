@@ -81,6 +81,28 @@ describe('half-life elision (stage 1)', () => {
     expect(JSON.stringify(decision.view.messages).startsWith(before.slice(0, -1))).toBe(true);
   });
 
+  it('a later pass caps only the results added since the last one, tighter if needed, leaving every earlier byte of the view as it was', () => {
+    // A window where capping the new results by age alone would not leave enough room: they are capped tighter instead.
+    const roomy = { ...seedRules, windowTokens: 14_000, summarize: false };
+    const record = recordWith(Array.from({ length: 14 }, (_, index) => fourThousand(index)));
+    const builder = new ViewBuilder();
+    const first = manageContext(record, initialContextState(4), roomy, builder, { force: false, overheadTokens: 0 });
+    expect(first.action).toBe('elided');
+    // Copied now: the builder appends to the same view as the record grows.
+    const firstWhole = first.view.messages.length - 2 * roomy.keepRecent;
+    const kept = JSON.stringify(first.view.messages.slice(0, firstWhole));
+    let decision = first;
+    for (let step = 14; step < 60; step++) {
+      record.push(...recordWith([fourThousand(step)]).slice(2));
+      decision = manageContext(record, decision.state, roomy, builder, { force: false, overheadTokens: 0 });
+      if (decision.action === 'elided') break;
+    }
+    expect(decision.action).toBe('elided');
+    // Everything before the results the first pass left whole is byte for byte the first pass's view.
+    expect(JSON.stringify(decision.view.messages.slice(0, firstWhole))).toBe(kept);
+    expect(decision.tokens).toBeLessThan((roomy.soft - 0.15) * roomy.windowTokens);
+  });
+
   it('an elided result never grows back when a later pass recomputes caps', () => {
     const record = recordWith(Array.from({ length: 30 }, (_, index) => fourThousand(index)));
     const builder = new ViewBuilder();
