@@ -14,16 +14,22 @@ import type { AnyTool } from '../tools/types.js';
 /** Prefix reuse as a provider would see it, measured on the requests the real harness sends. */
 export interface HarnessPrefixFigures {
   steps: number;
+  providerCharsPerToken: number;
   requests: number;
   /** Share of all request characters that repeat the previous request's prefix byte for byte. */
   prefixReuse: number;
   /** Requests that reuse less than half of the previous one: each is a cache miss for most of the prompt. */
   breaks: number;
-  /** Largest request against the window, in rein's own estimate. */
+  /** Largest request against the window, in the provider's count. */
   peakShare: number;
   elisions: number;
   summaries: number;
 }
+
+/** The tool schemas' share of every prompt, as a provider counts it. */
+const SCHEMA_TOKENS = 400;
+
+const contentChars = (messages: ModelInput['messages']) => messages.reduce((sum, message) => sum + (typeof message.content === 'string' ? message.content.length : 0) + ('tool_calls' in message && message.tool_calls ? JSON.stringify(message.tool_calls).length : 0), 0);
 
 /** A tool with a large, always different result, like a test run's output. */
 function outputTool(resultChars: number): AnyTool {
@@ -42,7 +48,8 @@ function outputTool(resultChars: number): AnyTool {
  * schemas in the prompt) for `steps` steps with a model that records every
  * request and calls a tool whose results are ~`resultChars` long.
  */
-export async function measureHarnessPrefix(steps: number, resultChars = 4000, windowTokens = 32_768): Promise<HarnessPrefixFigures> {
+export async function measureHarnessPrefix(steps: number, options: { resultChars?: number; windowTokens?: number; providerCharsPerToken?: number } = {}): Promise<HarnessPrefixFigures> {
+  const { resultChars = 4000, windowTokens = 32_768, providerCharsPerToken = 4 } = options;
   const workspace = mkdtempSync(join(tmpdir(), 'rein-bench-prefix-ws-'));
   const runDir = mkdtempSync(join(tmpdir(), 'rein-bench-prefix-run-'));
   const base = defaultRules();
@@ -56,12 +63,13 @@ export async function measureHarnessPrefix(steps: number, resultChars = 4000, wi
   const model = () => fromPromise<ModelReply, ModelInput>(async ({ input }) => {
     const body = JSON.stringify(input.messages);
     bodies.push(body);
-    peak = Math.max(peak, body.length / 4);
+    const promptTokens = Math.ceil(contentChars(input.messages) / providerCharsPerToken) + 4 * input.messages.length + SCHEMA_TOKENS;
+    peak = Math.max(peak, promptTokens);
     return {
       message: { role: 'assistant', content: null, tool_calls: [{ id: `call_${input.step + 1}_0`, type: 'function', function: { name: 'probe', arguments: JSON.stringify({ n: input.step }) } }] },
-      // Reported as a provider would, so rein's estimate calibrates as in a real run.
-      usage: { promptTokens: Math.ceil(body.length / 4), completionTokens: 20, cachedTokens: 0 },
-      requestChars: input.messages.reduce((sum, message) => sum + (typeof message.content === 'string' ? message.content.length : 0), 0),
+      // Counted as a provider would (text at `providerCharsPerToken`, a few tokens of framing per message), so rein's estimate calibrates as in a real run.
+      usage: { promptTokens, completionTokens: 20, cachedTokens: 0 },
+      requestChars: contentChars(input.messages),
     };
   });
   const handle = startRun({
@@ -87,5 +95,5 @@ export async function measureHarnessPrefix(steps: number, resultChars = 4000, wi
     if (common < body.length / 2) breaks++;
   });
   const count = (action: string) => trace.split(`"action":"${action}"`).length - 1;
-  return { steps: output.steps, requests: bodies.length, prefixReuse: reused / total, breaks, peakShare: peak / windowTokens, elisions: count('elided'), summaries: count('summarized') };
+  return { steps: output.steps, providerCharsPerToken, requests: bodies.length, prefixReuse: reused / total, breaks, peakShare: peak / windowTokens, elisions: count('elided'), summaries: count('summarized') };
 }

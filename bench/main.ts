@@ -55,9 +55,11 @@ async function main(): Promise<void> {
   table(['steps', 'context manager', 'prefix reuse', 'peak / window', 'prompt tokens', 'cached tokens', 'summaries', 'est. cost'], rows);
   out('3b. The same session through the real harness (statechart, context manager, tool schemas, calibration from reported prompt_tokens)');
   const endToEnd = [];
-  for (const steps of [100, 300]) endToEnd.push(await measureHarnessPrefix(steps));
-  table(['steps', 'prefix reuse', 'requests reusing < 50%', 'peak / window (estimate)', 'elision passes', 'summaries'], endToEnd.map((row) => [
-    row.steps, `${(row.prefixReuse * 100).toFixed(1)}%`, row.breaks, `${(row.peakShare * 100).toFixed(1)}%`, row.elisions, row.summaries,
+  for (const providerCharsPerToken of [4, 2.5]) {
+    for (const steps of [100, 300]) endToEnd.push(await measureHarnessPrefix(steps, { providerCharsPerToken }));
+  }
+  table(['steps', 'provider chars/token', 'prefix reuse', 'requests reusing < 50%', 'peak / window', 'elision passes', 'summaries'], endToEnd.map((row) => [
+    row.steps, row.providerCharsPerToken, `${(row.prefixReuse * 100).toFixed(1)}%`, row.breaks, `${(row.peakShare * 100).toFixed(1)}%`, row.elisions, row.summaries,
   ]));
 
   if (!process.argv.includes('--no-suite')) await suiteSection(out, table);
