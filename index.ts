@@ -4,6 +4,7 @@
  */
 export { createHarnessMachine, type HarnessMachine, type HarnessOptions } from './machines/harness-machine.js';
 export { builtInGuards, type GuardRegistry, type HarnessGuard, type GuardParams } from './machines/guards.js';
+export { builtInActions, type RuleAction, type RuleActionEffect, type RuleActionRegistry } from './machines/rule-actions.js';
 export type { EndStatus, HarnessContext, HarnessInput, HarnessOutput, Usage } from './machines/types.js';
 export { defaultRules, rulesSchema, type Rules, type RulesInput } from './rules/schema.js';
 export { loadRules, type LoadedRules } from './rules/load.js';

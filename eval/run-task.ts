@@ -82,7 +82,7 @@ async function runHarness(job: EvalJob, workspace: string, loaded: LoadedRules, 
   try {
     const handle = startRun({
       workspace, task: job.task.prompt, testCmd: job.task.test_cmd, rules: loaded.rules, model, runDir: job.runDir,
-      guards: loaded.guards, tools: [...defaultTools, ...loaded.tools],
+      guards: loaded.guards, actions: loaded.actions, tools: [...defaultTools, ...loaded.tools],
       secrets: [process.env.OPENAI_API_KEY].filter((value): value is string => Boolean(value)),
     });
     hooks.started(handle);

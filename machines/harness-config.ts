@@ -1,4 +1,4 @@
-import { PHASES, type Phase, type PhaseExitRule, type PhaseRule, type Rules } from '../rules/schema.js';
+import { PHASES, type ActionCall, type Phase, type PhaseExitRule, type PhaseRule, type Rules } from '../rules/schema.js';
 import { liveExits, liveStallRules, settleExits, settles } from './rule-usability.js';
 import { firstPhase } from './initial-context.js';
 import type { ContextInput, ModelInput, SummaryInput, ToolsInput } from './actor-contracts.js';
@@ -71,7 +71,7 @@ function phaseState(phase: Phase, rule: PhaseRule, rules: Rules) {
   const summarizes = rules.context.enabled && rules.context.summarize;
   return {
     description: rule.description,
-    entry: { type: 'enterPhase', params: { phase } },
+    entry: [{ type: 'enterPhase', params: { phase } }, ...rule.onEnter.map(ruleAction)],
     initial: 'observe',
     states: {
       observe: {
@@ -169,8 +169,13 @@ function phaseState(phase: Phase, rule: PhaseRule, rules: Rules) {
   };
 }
 
-function exitTransition({ guard, to, settle: _settle, ...params }: PhaseExitRule, entry: 'settle' | 'observe') {
-  return { guard: { type: guard, params }, target: at(`${to}.${entry}`), reenter: true };
+function exitTransition({ guard, to, settle: _settle, actions, ...params }: PhaseExitRule, entry: 'settle' | 'observe') {
+  return { guard: { type: guard, params }, target: at(`${to}.${entry}`), reenter: true, ...(actions && actions.length > 0 ? { actions: actions.map(ruleAction) } : {}) };
+}
+
+/** A rule's action call as a machine action: one named action that looks the rule's action up in the registry. */
+function ruleAction({ action, ...params }: ActionCall) {
+  return { type: 'runRuleAction', params: { action, params } } as const;
 }
 
 /** The route's exits: into the next phase's settle step when the exit asks for it, else its next turn. */

@@ -4,6 +4,7 @@ import type { Rules } from '../rules/schema.js';
 import { actorPlaceholders, ContextLengthError, type ContextOutput, type SummaryOutput } from './actor-contracts.js';
 import { budgetRulesOf, completionAllowance, MIN_COMPLETION_TOKENS, priceOf } from './budget.js';
 import { builtInGuards, type GuardParams, type GuardRegistry } from './guards.js';
+import { builtInActions, type ActionParams, type RuleActionRegistry } from './rule-actions.js';
 import { initialContext, openingMessages } from './initial-context.js';
 import { buildHarnessConfig } from './harness-config.js';
 import { checkRuleReferences } from './rule-references.js';
@@ -17,9 +18,10 @@ export const MAX_PROMPT_REJECTIONS = 3;
 /** The share of a rejected prompt's size the next view aims for. */
 const REJECTED_PROMPT_SHARE = 0.75;
 
-/** Extension points for harness builders: guards registered from TypeScript. */
+/** Extension points for harness builders: guards and rule actions registered from TypeScript. */
 export interface HarnessOptions {
   guards?: GuardRegistry;
+  actions?: RuleActionRegistry;
 }
 
 type Enqueue = { assign(update: Partial<HarnessContext>): void; emit(event: HarnessEmitted): void };
@@ -48,7 +50,8 @@ function note(enqueue: Enqueue, kind: string, data: Record<string, unknown>): vo
  */
 export function createHarnessMachine(rules: Rules, options: HarnessOptions = {}) {
   const registry: GuardRegistry = { ...builtInGuards, ...options.guards };
-  checkRuleReferences(rules, registry);
+  const ruleActions: RuleActionRegistry = { ...builtInActions, ...options.actions };
+  checkRuleReferences(rules, registry, ruleActions);
   const userGuards = Object.fromEntries(
     Object.entries(registry).map(([name, guard]) => [name, ({ context }: { context: HarnessContext }, params?: GuardParams) => guard(context, params ?? {})]),
   );
@@ -170,6 +173,12 @@ export function createHarnessMachine(rules: Rules, options: HarnessOptions = {})
       recordFailure: enqueueActions(({ enqueue, event }) => {
         const error = (event as { error?: unknown }).error;
         enqueue.assign({ reason: error instanceof Error ? `${error.name}: ${error.message}` : String(error) });
+      }),
+      // Actions named in the rules (phase entry, exits), looked up in the registry; their effects are only notices and trace lines.
+      runRuleAction: enqueueActions(({ context, enqueue }, params: { action: string; params: ActionParams }) => {
+        const effect = ruleActions[params.action]!(context, params.params) ?? {};
+        if (effect.notices && effect.notices.length > 0) enqueue.assign({ notices: [...context.notices, ...effect.notices] });
+        note(enqueue, 'rule_action', { action: params.action, ...(effect.notices ? { notices: effect.notices } : {}), ...(effect.trace ?? {}), step: context.step });
       }),
       explainEnd: enqueueActions(({ enqueue }, params: { reason: string }) => {
         enqueue.assign({ reason: params.reason });

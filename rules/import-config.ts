@@ -9,6 +9,7 @@ export interface ConfigModule {
   rules?: unknown;
   guards?: unknown;
   tools?: unknown;
+  actions?: unknown;
 }
 
 /**

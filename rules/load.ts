@@ -9,6 +9,7 @@ import { formatRulesError } from './format-error.js';
 import { importConfigModule, type ConfigModule } from './import-config.js';
 import { builtInGuards, type GuardRegistry } from '../machines/guards.js';
 import { checkRuleReferences } from '../machines/rule-references.js';
+import { builtInActions, type RuleActionRegistry } from '../machines/rule-actions.js';
 import { selectTools } from '../run/tool-selection.js';
 import { defaultTools } from '../tools/index.js';
 import type { AnyTool } from '../tools/types.js';
@@ -33,6 +34,8 @@ export interface LoadedRules {
   guards: GuardRegistry;
   /** Tools registered by a rules file (`export const tools = [tool]`), added to rein's own. */
   tools: AnyTool[];
+  /** Rule actions registered by a rules file (`export const actions = { name: (context, params) => ({ notices }) }`). */
+  actions: RuleActionRegistry;
   /** The rules file used, if any (a resumed run reloads its guards and tools from it). */
   configPath?: string;
 }
@@ -52,7 +55,7 @@ export async function loadRules(options: LoadRulesOptions = {}): Promise<LoadedR
   sources.push(`preset ${preset.name}`);
   const configPath = options.configPath ? resolve(options.configPath) : findConfig(options.workspace);
   let fileLayer: Plain | undefined;
-  let extensions: Extensions = { guards: {}, tools: [] };
+  let extensions: Extensions = { guards: {}, tools: [], actions: {} };
   if (configPath) {
     ({ rules: fileLayer, extensions } = await readConfigFile(configPath));
     sources.push(configPath);
@@ -64,7 +67,7 @@ export async function loadRules(options: LoadRulesOptions = {}): Promise<LoadedR
   // Names that rules refer to are checked here, so a bad file stops every command before anything runs.
   const where = configPath ?? 'rules';
   try {
-    checkRuleReferences(parsed.data, { ...builtInGuards, ...extensions.guards });
+    checkRuleReferences(parsed.data, { ...builtInGuards, ...extensions.guards }, { ...builtInActions, ...extensions.actions });
     selectTools([...defaultTools, ...extensions.tools], parsed.data.tools.enabled);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
@@ -81,13 +84,14 @@ function findConfig(workspace: string | undefined): string | undefined {
 interface Extensions {
   guards: GuardRegistry;
   tools: AnyTool[];
+  actions: RuleActionRegistry;
 }
 
 async function readConfigFile(path: string): Promise<{ rules: Plain; extensions: Extensions }> {
   if (!existsSync(path)) throw new UsageError(`${path}: rules file not found`);
   const extension = extname(path);
   let value: unknown;
-  let extensions: Extensions = { guards: {}, tools: [] };
+  let extensions: Extensions = { guards: {}, tools: [], actions: {} };
   if (extension === '.json') {
     const text = readFileSync(path, 'utf8');
     try {
@@ -121,5 +125,10 @@ function checkExtensions(path: string, module: ConfigModule): Extensions {
       throw new UsageError(`${path}: tools[${index}]: expected { name, description, parameters: z.object(...), execute(args, ctx) }`);
     }
   });
-  return { guards: guards as GuardRegistry, tools: tools as AnyTool[] };
+  const actions = module.actions ?? {};
+  if (typeof actions !== 'object' || actions === null || Array.isArray(actions)) throw new UsageError(`${path}: export "actions" must be an object of named functions`);
+  for (const [name, action] of Object.entries(actions)) {
+    if (typeof action !== 'function') throw new UsageError(`${path}: actions.${name}: expected a function (context, params) => ({ notices?, trace? }), found ${typeof action}`);
+  }
+  return { guards: guards as GuardRegistry, tools: tools as AnyTool[], actions: actions as RuleActionRegistry };
 }

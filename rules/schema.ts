@@ -22,26 +22,43 @@ const guardCall = z.looseObject({
   guard: z.string().min(1).describe('Name of a registered guard'),
 });
 
+/** A named action from the registry, with its parameters: `{ "action": "notify", "text": "Run the linter too." }`. */
+const actionCall = z.looseObject({
+  action: z.string().min(1).describe('Name of a registered action (notify, mark, or one registered from a rules module)'),
+});
+export type ActionCall = z.infer<typeof actionCall>;
+
 const phaseExit = z.looseObject({
   guard: z.string().min(1).describe('Name of a registered guard that lets the phase exit'),
   to: z.enum(PHASES).describe('Phase entered when the guard holds'),
+  actions: z.array(actionCall).optional().describe('Actions run when this exit is taken'),
   settle: z.boolean().optional()
     .describe('The entered phase judges the same turn once more (a failing test run that moved build to verify sends it on to fix)'),
 });
 export type PhaseExitRule = z.infer<typeof phaseExit>;
 
-const phaseRule = z.strictObject({
-  enabled: z.boolean().default(true).describe('A disabled phase is left out of the statechart'),
-  description: z.string().default('').describe('What the phase is for; shown in the statechart'),
-  tools: z.union([z.literal('all'), z.array(z.string())]).default('all')
-    .describe('Tools the model may call in this phase; others are refused with a message (schemas stay fixed)'),
-  exits: z.array(phaseExit).default([]).describe('Ordered: the first exit whose guard holds after a turn is taken'),
-  nudges: z.record(z.string(), z.string()).default({})
-    .describe('Nudge texts for this phase, by stall rule (e.g. { "repeatedFailure": "Re-read the failing test first." }); others use stall.rules or messages.stall'),
-});
+/**
+ * One phase's rules. Every field defaults to that phase's own default, so a
+ * rule that sets only some fields (`"build": { "tools": [...] }`) keeps the
+ * phase's exits and description rather than dropping them.
+ */
+function phaseRuleFor(defaults: { description: string; exits: z.input<typeof phaseExit>[] }) {
+  return z.strictObject({
+    enabled: z.boolean().default(true).describe('A disabled phase is left out of the statechart'),
+    description: z.string().default(defaults.description).describe('What the phase is for; shown in the statechart'),
+    tools: z.union([z.literal('all'), z.array(z.string())]).default('all')
+      .describe('Tools the model may call in this phase; others are refused with a message (schemas stay fixed)'),
+    exits: z.array(phaseExit).default(() => defaults.exits.map((exit) => phaseExit.parse(exit)))
+      .describe('Ordered: the first exit whose guard holds after a turn is taken; giving them replaces the phase\'s defaults'),
+    onEnter: z.array(actionCall).default([]).describe('Actions run each time the phase is entered'),
+    nudges: z.record(z.string(), z.string()).default({})
+      .describe('Nudge texts for this phase, by stall rule (e.g. { "repeatedFailure": "Re-read the failing test first." }); others use stall.rules or messages.stall'),
+  });
+}
+const phaseRule = phaseRuleFor({ description: '', exits: [] });
 export type PhaseRule = z.infer<typeof phaseRule>;
 
-const defaultPhases: Record<Phase, z.input<typeof phaseRule>> = {
+const defaultPhases: Record<Phase, { description: string; exits: z.input<typeof phaseExit>[] }> = {
   plan: {
     description: 'Read the task and the code; write a todo list.',
     exits: [
@@ -70,6 +87,8 @@ const defaultPhases: Record<Phase, z.input<typeof phaseRule>> = {
   },
 };
 
+const defaultPhaseRules = (phase: Phase) => defaultPhases[phase];
+
 const stallRule = z.looseObject({
   guard: z.string().min(1).describe('A registered stall guard, e.g. repeatedAction'),
   limit: z.number().int().positive().describe('Threshold the guard compares against'),
@@ -97,10 +116,10 @@ export type Price = z.infer<typeof price>;
 export const rulesSchema = z.strictObject({
   systemPrompt: z.string().min(1).default(SYSTEM_PROMPT).describe('Static system prompt (no per-request values)'),
   phases: z.strictObject({
-    plan: phaseRule.prefault(defaultPhases.plan),
-    build: phaseRule.prefault(defaultPhases.build),
-    verify: phaseRule.prefault(defaultPhases.verify),
-    fix: phaseRule.prefault(defaultPhases.fix),
+    plan: phaseRuleFor(defaultPhaseRules('plan')).prefault({}),
+    build: phaseRuleFor(defaultPhaseRules('build')).prefault({}),
+    verify: phaseRuleFor(defaultPhaseRules('verify')).prefault({}),
+    fix: phaseRuleFor(defaultPhaseRules('fix')).prefault({}),
   }).prefault({}),
   verification: z.strictObject({
     command: z.string().min(1).optional().describe('The test command the agent is told to run (CLI --test-cmd wins)'),

@@ -8,6 +8,7 @@ import { createToolRunner } from '../actors/tool-runner.js';
 import { ViewBuilder } from '../context/view-builder.js';
 import { createHarnessMachine, type HarnessMachine } from '../machines/harness-machine.js';
 import type { GuardRegistry } from '../machines/guards.js';
+import type { RuleActionRegistry } from '../machines/rule-actions.js';
 import { isCheckpoint, stateLabel } from '../machines/state-label.js';
 import type { HarnessContext, HarnessInput, HarnessOutput } from '../machines/types.js';
 import type { Rules } from '../rules/schema.js';
@@ -43,6 +44,8 @@ export interface RunOptions {
   runDir: string;
   tracePath?: string;
   guards?: GuardRegistry;
+  /** Rule actions registered from a rules module (phase `onEnter`, exit `actions`). */
+  actions?: RuleActionRegistry;
   /** The tool registry to pick `rules.tools.enabled` from; defaults to rein's six tools. */
   tools?: readonly AnyTool[];
   /** Values that must never appear in the trace (API keys). */
@@ -134,7 +137,7 @@ function launch(options: RunOptions, resume: Resume | null): RunHandle {
   };
   const builder = new ViewBuilder();
   const record = () => transcript.messages;
-  const machine = createHarnessMachine(rules, { guards: options.guards }).provide({
+  const machine = createHarnessMachine(rules, { guards: options.guards, actions: options.actions }).provide({
     actors: {
       model: options.model.createActor(schemas, { note: (kind, data) => trace.log(kind, data) }) as never,
       // A call's trace line is written with its journal entry: a resumed run reuses the result without tracing it again.

@@ -12,6 +12,7 @@ export { runScripted, type ScriptedRunOptions, type ScriptedRunResult } from './
 export { blocked, edited, ran, read, rejectedEdit, searched, todo, toolError, type ResultSpec } from './results.js';
 export { call, createScriptedModel, reply, type Script, type ScriptedCall, type ScriptedReply } from '../actors/scripted-model.js';
 export { createHarnessMachine } from '../machines/harness-machine.js';
+export { builtInActions, type RuleAction, type RuleActionEffect, type RuleActionRegistry } from '../machines/rule-actions.js';
 export { defaultRules, rulesSchema } from '../rules/schema.js';
 export { startOpenAIStub, type OpenAIStub, type StubAnswer, type StubRequest } from './openai-stub.js';
 export { coverTransitions, formatCoverage, listTransitions, type CoverageReport, type TransitionInfo } from './coverage.js';

@@ -5,6 +5,7 @@ import { createScriptedModel, type Script, type ScriptedModel } from '../actors/
 import { extractiveSummary, type SummarizeText } from '../actors/summarizer.js';
 import type { ChatMessage } from '../context/messages.js';
 import type { GuardRegistry } from '../machines/guards.js';
+import type { RuleActionRegistry } from '../machines/rule-actions.js';
 import type { HarnessOutput } from '../machines/types.js';
 import { rulesSchema, type Rules, type RulesInput } from '../rules/schema.js';
 import { readJsonLines } from '../run/jsonl.js';
@@ -23,6 +24,7 @@ export interface ScriptedRunOptions {
   testCmd?: string;
   rules?: RulesInput | Rules;
   guards?: GuardRegistry;
+  actions?: RuleActionRegistry;
   tools?: readonly AnyTool[];
   summarize?: SummarizeText;
   clock?: RunOptions['clock'];
@@ -63,6 +65,7 @@ export async function runScripted(options: ScriptedRunOptions): Promise<Scripted
     workspace, task: options.task ?? 'Make the tests pass.', testCmd: options.testCmd ?? 'npm test', rules, runDir,
     model: { name: 'scripted', description: 'scripted test model', createActor: () => model.actor, summarize: options.summarize ?? extractiveSummary },
     ...(options.guards ? { guards: options.guards } : {}),
+    ...(options.actions ? { actions: options.actions } : {}),
     ...(options.tools ? { tools: options.tools } : {}),
     ...(options.clock ? { clock: options.clock } : {}),
     fsync: options.fsync ?? false,

@@ -36,7 +36,7 @@ export async function resumeCommand(argv: string[], io: Io, env: NodeJS.ProcessE
   const meta = readRunMeta(runDir);
   const rules = rulesSchema.parse(meta.rules);
   // Guards and tools registered in code come back from the rules file the run started with.
-  const extensions = meta.configPath ? await loadRules({ configPath: meta.configPath }) : { guards: {}, tools: [] };
+  const extensions = meta.configPath ? await loadRules({ configPath: meta.configPath }) : { guards: {}, tools: [], actions: {} };
   const model = meta.model === 'demo-scripted'
     ? scriptedModelSource('demo-scripted', demoScript)
     : openAIModelSource(resolveEndpoint({ model: stringFlag(parsed, 'model') ?? meta.model, baseURL: stringFlag(parsed, 'base-url'), env }), rules);
@@ -47,7 +47,7 @@ export async function resumeCommand(argv: string[], io: Io, env: NodeJS.ProcessE
     io, json: Boolean(parsed.values.json), resume: true,
     run: {
       workspace: meta.workspace, task: meta.task, testCmd: meta.testCmd, rules, model, runDir, tracePath,
-      guards: extensions.guards, tools: [...defaultTools, ...extensions.tools], ...(meta.configPath ? { configPath: meta.configPath } : {}),
+      guards: extensions.guards, actions: extensions.actions, tools: [...defaultTools, ...extensions.tools], ...(meta.configPath ? { configPath: meta.configPath } : {}),
       secrets, onTrace: observers.onTrace, inspect: observers.inspect,
     },
     onStart: observers.onStart,

@@ -62,7 +62,7 @@ export async function runCommand(argv: string[], io: Io, env: NodeJS.ProcessEnv)
   const vizPort = parsePort('rein run', '--viz-port', stringFlag(parsed, 'viz-port'));
   const workspace = resolve(repo);
   if (!existsSync(workspace) || !statSync(workspace).isDirectory()) throw new UsageError(`rein run: repo not found or not a directory: ${repo}`);
-  const { rules, guards, tools, configPath } = await loadRules({ preset: stringFlag(parsed, 'preset'), configPath: stringFlag(parsed, 'config'), workspace, overrides: ruleOverrides('rein run', parsed) });
+  const { rules, guards, actions, tools, configPath } = await loadRules({ preset: stringFlag(parsed, 'preset'), configPath: stringFlag(parsed, 'config'), workspace, overrides: ruleOverrides('rein run', parsed) });
   const testCmd = rules.verification.command;
   if (!testCmd && rules.verification.gate) throw new UsageError('rein run: no verification command: pass --test-cmd "<cmd>" (or set verification.command in the rules)');
   const endpoint = resolveEndpoint({ model: stringFlag(parsed, 'model'), baseURL: stringFlag(parsed, 'base-url'), env });
@@ -82,7 +82,7 @@ export async function runCommand(argv: string[], io: Io, env: NodeJS.ProcessEnv)
       workspace, task, testCmd: testCmd ?? '', rules, model,
       runDir: chooseRunDir(workspace, stringFlag(parsed, 'run-dir')),
       ...(stringFlag(parsed, 'trace') ? { tracePath: resolve(stringFlag(parsed, 'trace')!) } : {}),
-      secrets, guards, tools: [...defaultTools, ...tools], ...(configPath ? { configPath } : {}),
+      secrets, guards, actions, tools: [...defaultTools, ...tools], ...(configPath ? { configPath } : {}),
       onTrace: observers.onTrace, inspect: observers.inspect,
     },
     onStart: observers.onStart,

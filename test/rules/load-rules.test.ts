@@ -23,6 +23,16 @@ describe('rules files', () => {
     expect(sources).toEqual(['preset no-plan', join(workspace, 'rein.config.json'), 'command-line flags']);
   });
 
+  it('a phase rule that sets some fields keeps the phase\'s default exits and description', async () => {
+    const { rulesSchema, defaultRules } = await import('../../rules/schema.js');
+    const partial = rulesSchema.parse({ phases: { build: { tools: ['read_file', 'run', 'finish'], onEnter: [{ action: 'mark', label: 'build' }] } } });
+    expect(partial.phases.build.exits).toEqual(defaultRules().phases.build.exits);
+    expect(partial.phases.build.description).toBe(defaultRules().phases.build.description);
+    expect(partial.phases.build.exits.length).toBeGreaterThan(0);
+    // Giving exits replaces them, as before.
+    expect(rulesSchema.parse({ phases: { build: { exits: [{ guard: 'testRun', to: 'verify' }] } } }).phases.build.exits).toEqual([{ guard: 'testRun', to: 'verify' }]);
+  });
+
   it('a bad value is reported with file, JSON path, what was expected and what was found', async () => {
     const dir = dirWith({ 'bad.json': JSON.stringify({ budgets: { maxSteps: 'forty' }, context: { soft: 2 }, permissions: { sandbox: 'docker' } }) });
     const error = await loadRules({ configPath: join(dir, 'bad.json') }).catch((caught: unknown) => caught);
@@ -44,6 +54,9 @@ describe('rules files', () => {
       [{ phases: { build: { tools: ['read_file', 'frobnicate'] } } }, 'phases.build.tools[1]: "frobnicate" is not a tool of this run'],
       [{ phases: { fix: { nudges: { repeatedFailur: 'Re-read it.' } } } }, 'phases.fix.nudges.repeatedFailur: no stall rule "repeatedFailur"'],
       [{ phases: { fix: { enabled: false } } }, 'phases.verify.exits[0].to: phase "fix" is disabled'],
+      [{ phases: { fix: { onEnter: [{ action: 'notfy', text: 'x' }] } } }, 'phases.fix.onEnter[0].action: unknown action "notfy"; registered actions: mark, notify'],
+      [{ phases: { fix: { onEnter: [{ action: 'notify', txt: 'x' }] } } }, 'phases.fix.onEnter[0].text: action "notify" needs "text" (a string), found nothing'],
+      [{ phases: { verify: { exits: [{ guard: 'testFailed', to: 'fix', actions: [{ action: 'mark' }] }] } } }, 'phases.verify.exits[0].actions[0].label: action "mark" needs "label"'],
     ];
     for (const [rules, expected] of cases) {
       const dir = dirWith({ 'rein.config.json': JSON.stringify(rules) });
@@ -95,6 +108,34 @@ describe('rules files', () => {
     });
     expect(run.record.find((message) => message.role === 'tool')?.content).toBe('3');
     expect(run.lines('transition').some((line) => line.guard === 'touchedReadme' && String(line.to).startsWith('build'))).toBe(true);
+  });
+
+  it('rule actions: notify on entering a phase and on taking an exit, and one registered from a rules module, in a real run', async () => {
+    const dir = dirWith({
+      'rein.config.mjs': `
+        export const actions = { remindTodo: (context) => ({ notices: [\`Open items: \${context.facts.todo.filter((item) => !item.done).length}\`], trace: { open: context.facts.todo.length } }) };
+        export default {
+          phases: {
+            build: { onEnter: [{ action: 'remindTodo' }] },
+            verify: { exits: [{ guard: 'testFailed', to: 'fix', actions: [{ action: 'notify', text: 'Read the first failure before editing. Still open: {todo}' }] }, { guard: 'editedSinceTest', to: 'build' }] },
+          },
+        };`,
+    });
+    const loaded = await loadRules({ workspace: dir });
+    expect(Object.keys(loaded.actions)).toEqual(['remindTodo']);
+    const run = await runScripted({
+      files: { 'a.js': 'export const a = 1;\n' }, testCmd: 'false', rules: { ...loaded.rules, budgets: { ...loaded.rules.budgets, maxSteps: 4 } },
+      guards: loaded.guards, actions: loaded.actions,
+      script: [
+        reply(call('update_todo', { items: [{ task: 'fix a', done: false }, { task: 'test a', done: true }] })),
+        reply(call('run', { command: 'false' })),
+        reply(call('read_file', { path: 'a.js' })),
+      ],
+    });
+    const notices = run.record.filter((message) => message.role === 'user').map((message) => String(message.content));
+    expect(notices).toContain('[harness] Open items: 1');
+    expect(notices).toContain('[harness] Read the first failure before editing. Still open: fix a');
+    expect(run.lines('rule_action').map((line) => line.action)).toEqual(['remindTodo', 'notify']);
   });
 
   it('rein rules show prints the effective rules; coverage passes for the default rules', async () => {
