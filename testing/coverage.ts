@@ -26,6 +26,16 @@ export interface CoverageReport {
   unreachableStates: string[];
   /** Abstract states the path search reached. */
   statesExplored: number;
+  /** Key → the path that took it: a start (the initial state, or a budget seed), the events to its source state, and the event that fired it. */
+  witnesses: Map<string, Witness>;
+}
+
+/** How a transition was first taken: replayable with scripted actors (see `replay.ts`). */
+export interface Witness {
+  seed: unknown;
+  path: Array<{ type: string; [key: string]: unknown }>;
+  event: { type: string; [key: string]: unknown };
+  definition: AnyTransitionDefinition;
 }
 
 const never = fromPromise(() => new Promise<never>(() => undefined));
@@ -83,22 +93,26 @@ export function coverTransitions(machine: HarnessMachine, rules: Rules, options:
   const byDefinition = new Map<AnyTransitionDefinition, TransitionInfo>();
   indexDefinitions(driven.root, transitions, byDefinition);
   const covered = new Map<string, string>();
+  const witnesses = new Map<string, Witness>();
   const entered = new Set<string>();
-  const explored: Array<{ state: Snapshot; focus: Focus }> = [];
+  const explored: Array<{ state: Snapshot; focus: Focus; seed: unknown; path: Witness['path'] }> = [];
   const phasesReached = new Set<string>();
   for (const focus of FOCUSES) {
     // Budget seeds go only into phases a run can actually reach, so they never hide an unreachable phase.
-    for (const state of reachableStates(driven, rules, focus, options.limit ?? 1_000_000, phasesReached)) {
-      explored.push({ state, focus });
+    for (const { state, seed, path } of reachableStates(driven, rules, focus, options.limit ?? 1_000_000, phasesReached)) {
+      explored.push({ state, focus, seed, path });
       phasesReached.add(stateLabel(state.value as never).split('.')[0]!);
     }
   }
   const states = explored.map((entry) => entry.state);
-  for (const { state, focus } of explored) {
+  for (const { state, focus, seed, path } of explored) {
     for (const event of witnessEvents(state as never, rules, focus)) {
       fire(driven, state, event, (definition, from) => {
         const info = byDefinition.get(definition);
-        if (info && !covered.has(info.key)) covered.set(info.key, `from ${from} on ${event.type}`);
+        if (info && !covered.has(info.key)) {
+          covered.set(info.key, `from ${from} on ${event.type}`);
+          witnesses.set(info.key, { seed, path, event, definition });
+        }
         for (const target of definition.target ?? []) entered.add(shortId((target as AnyStateNode).id));
       });
     }
@@ -110,7 +124,15 @@ export function coverTransitions(machine: HarnessMachine, rules: Rules, options:
     missing: transitions.filter((info) => !covered.has(info.key)),
     unreachableStates: allStates.filter((id) => ![...entered].some((label) => label === id || label.startsWith(`${id}.`))),
     statesExplored: states.length,
+    witnesses,
   };
+}
+
+/** Each transition definition of a machine with its key, as `listTransitions` names it. */
+export function transitionKeys(machine: HarnessMachine): Map<AnyTransitionDefinition, string> {
+  const byDefinition = new Map<AnyTransitionDefinition, TransitionInfo>();
+  indexDefinitions(machine.root, listTransitions(machine), byDefinition);
+  return new Map([...byDefinition].map(([definition, info]) => [definition, info.key]));
 }
 
 function indexDefinitions(node: AnyStateNode, transitions: TransitionInfo[], map: Map<AnyTransitionDefinition, TransitionInfo>, cursor = { index: 0 }): void {
@@ -130,7 +152,7 @@ type Snapshot = { value: unknown; context: HarnessContext; status: string };
 const FOCUSES: readonly Focus[] = ['phases', 'stall', 'runtime'];
 
 /** Distinct abstract states reachable over one focus of the witness alphabet, from the start (and, for runtime, from budget seeds in every phase). */
-function reachableStates(machine: HarnessMachine, rules: Rules, focus: Focus, limit: number, phasesReached: ReadonlySet<string>): Snapshot[] {
+function reachableStates(machine: HarnessMachine, rules: Rules, focus: Focus, limit: number, phasesReached: ReadonlySet<string>): Array<{ state: Snapshot; seed: unknown; path: Witness['path'] }> {
   const input = { task: 'task', testCmd: 'npm test' };
   const base = initialContext(input, rules);
   const max = rules.budgets.maxSteps;
@@ -141,7 +163,7 @@ function reachableStates(machine: HarnessMachine, rules: Rules, focus: Focus, li
       seeds.push(at(Math.ceil(max * rules.budgets.stepWarnAt) - 1, false), at(max - 1, true));
     }
   }
-  const found = new Map<string, Snapshot>();
+  const found = new Map<string, { state: Snapshot; seed: unknown; path: Witness['path'] }>();
   for (const fromState of seeds) {
     const paths = getShortestPaths(machine, {
       input, limit,
@@ -151,7 +173,7 @@ function reachableStates(machine: HarnessMachine, rules: Rules, focus: Focus, li
     });
     for (const path of paths) {
       const snapshot = path.state as unknown as Snapshot;
-      if (snapshot.status === 'active') found.set(signature(snapshot, rules, focus), snapshot);
+      if (snapshot.status === 'active') found.set(signature(snapshot, rules, focus), { state: snapshot, seed: fromState, path: path.steps.map((step) => step.event as Witness['path'][number]) });
     }
   }
   return [...found.values()];

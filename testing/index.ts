@@ -5,7 +5,8 @@
  * - `probeHarness`: pure transitions from any state (`transition()` under the hood).
  * - `runScripted`: a full run with a scripted model and real tools on a temp dir.
  * - `reply`, `call`: scripted model replies; `edited`, `ran`, `read`, …: tool results.
- * - `coverTransitions`: model-based path coverage of a machine built from rules.
+ * - `coverTransitions`: model-based path coverage of a machine built from rules;
+ *   `confirmWithScriptedActors` replays every covered path with scripted actors.
  */
 export { probeHarness, type ProbeStep } from './probe.js';
 export { runScripted, type ScriptedRunOptions, type ScriptedRunResult } from './run-scripted.js';
@@ -15,5 +16,6 @@ export { createHarnessMachine } from '../machines/harness-machine.js';
 export { builtInActions, type RuleAction, type RuleActionEffect, type RuleActionRegistry } from '../machines/rule-actions.js';
 export { defaultRules, rulesSchema } from '../rules/schema.js';
 export { startOpenAIStub, type OpenAIStub, type StubAnswer, type StubRequest } from './openai-stub.js';
-export { coverTransitions, formatCoverage, listTransitions, type CoverageReport, type TransitionInfo } from './coverage.js';
+export { coverTransitions, formatCoverage, listTransitions, type CoverageReport, type TransitionInfo, type Witness } from './coverage.js';
+export { confirmWithScriptedActors, replayWithScriptedActors } from './replay.js';
 export { loadRules, type LoadedRules } from '../rules/load.js';

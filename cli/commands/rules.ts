@@ -4,6 +4,7 @@ import { createHarnessMachine } from '../../machines/harness-machine.js';
 import { loadRules, type LoadedRules } from '../../rules/load.js';
 import { PRESETS } from '../../rules/presets.js';
 import { coverTransitions, formatCoverage } from '../../testing/coverage.js';
+import { confirmWithScriptedActors } from '../../testing/replay.js';
 import { parseCommand, stringFlag, type FlagSpec, type ParsedCommand } from '../args.js';
 import type { Io } from '../execute-run.js';
 import { EXIT } from '../exit-codes.js';
@@ -30,7 +31,7 @@ export async function rulesCommand(argv: string[], io: Io): Promise<number> {
   if (action === 'presets') { io.stdout.write(PRESETS.map((preset) => `${preset.name.padEnd(22)} ${preset.finding}`).join('\n') + '\n'); return EXIT.done; }
   const loaded = await load(parsed);
   if (action === 'show') return show(loaded, io);
-  if (action === 'graph') return printGraph(createHarnessMachine(loaded.rules, { guards: loaded.guards }), stringFlag(parsed, 'format') ?? 'mermaid', io);
+  if (action === 'graph') return printGraph(createHarnessMachine(loaded.rules, { guards: loaded.guards, actions: loaded.actions }), stringFlag(parsed, 'format') ?? 'mermaid', io);
   if (action === 'coverage') return coverage(loaded, io);
   throw new UsageError(`rein rules: unknown action "${action}"\n\n${RULES_USAGE}`);
 }
@@ -45,10 +46,15 @@ function show(loaded: LoadedRules, io: Io): number {
   return EXIT.done;
 }
 
-function coverage(loaded: LoadedRules, io: Io): number {
-  const report = coverTransitions(createHarnessMachine(loaded.rules, { guards: loaded.guards }), loaded.rules);
+async function coverage(loaded: LoadedRules, io: Io): Promise<number> {
+  const machine = createHarnessMachine(loaded.rules, { guards: loaded.guards, actions: loaded.actions });
+  const report = coverTransitions(machine, loaded.rules);
   io.stdout.write(formatCoverage(report, loaded.sources.join(' + ')) + '\n');
-  const problems = report.missing.length + report.unreachableStates.length;
-  if (problems > 0) io.stderr.write(`rein: ${report.missing.length} transition(s) never taken, ${report.unreachableStates.length} state(s) unreachable under these rules\n`);
+  // Each covered transition's path, run again with scripted actors as a real run would invoke them.
+  const replayFailures = await confirmWithScriptedActors(machine, loaded.rules, report);
+  io.stdout.write(`  replayed with scripted actors (machine.provide): ${report.witnesses.size - replayFailures.length}/${report.witnesses.size}\n`);
+  for (const failure of replayFailures) io.stdout.write(`  ✗ ${failure}\n`);
+  const problems = report.missing.length + report.unreachableStates.length + replayFailures.length;
+  if (problems > 0) io.stderr.write(`rein: ${report.missing.length} transition(s) never taken, ${report.unreachableStates.length} state(s) unreachable, ${replayFailures.length} path(s) that did not replay under these rules\n`);
   return problems > 0 ? EXIT.unfinished : EXIT.done;
 }

@@ -2,22 +2,26 @@ import { describe, expect, it } from 'vitest';
 import { PRESETS } from '../../rules/presets.js';
 import { rulesSchema } from '../../rules/schema.js';
 // Through the public test kit, as a user's own coverage test would import it.
-import { coverTransitions, createHarnessMachine, formatCoverage } from '../../testing/index.js';
+import { confirmWithScriptedActors, coverTransitions, createHarnessMachine, formatCoverage } from '../../testing/index.js';
 
 function coverage(rulesInput: unknown, title: string) {
   const rules = rulesSchema.parse(rulesInput);
-  const report = coverTransitions(createHarnessMachine(rules), rules);
-  return { report, text: formatCoverage(report, title) };
+  const machine = createHarnessMachine(rules);
+  const report = coverTransitions(machine, rules);
+  return { report, text: formatCoverage(report, title), replay: () => confirmWithScriptedActors(machine, rules, report) };
 }
 
 describe('model-based coverage: every transition of every preset is taken', () => {
   for (const preset of PRESETS) {
-    it(`preset ${preset.name}`, () => {
-      const { report, text } = coverage(preset.rules, `preset ${preset.name}`);
+    it(`preset ${preset.name}`, async () => {
+      const { report, text, replay } = coverage(preset.rules, `preset ${preset.name}`);
       console.log(text);
       expect(report.missing.map((info) => info.key), text).toEqual([]);
       expect(report.unreachableStates, text).toEqual([]);
       expect(report.transitions.length).toBeGreaterThan(40);
+      // Every covered transition, taken again by running its path with scripted actors via machine.provide().
+      expect(report.witnesses.size).toBe(report.transitions.length);
+      expect(await replay()).toEqual([]);
     });
   }
 
