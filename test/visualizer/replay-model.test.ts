@@ -118,3 +118,31 @@ describe('traces from other versions, killed runs and damaged files', () => {
     expect(trace.rules.budgets.maxSteps).toBe(40);
   });
 });
+
+describe('a run with guards and actions from its rules module', () => {
+  it('replays with the run\'s own chart: the rules file named in run.json is loaded again', async () => {
+    const { startRun } = await import('../../run/session.js');
+    const { loadRules } = await import('../../rules/load.js');
+    const { scriptedModelSource } = await import('../../cli/model-source.js');
+    const { renderReplayPage } = await import('../../visualizer/server/replay-page.js');
+    const { reply, call } = await import('../../testing/index.js');
+    const workspace = makeTempDir('rein-viz-custom-');
+    writeFileSync(join(workspace, 'a.js'), 'export const a = 1;\n');
+    writeFileSync(join(workspace, 'rein.config.mjs'), [
+      "export const guards = { readSomething: (context) => context.facts.seq >= 1 };",
+      "export const actions = { cheer: () => ({ notices: ['Keep going.'] }) };",
+      "export default { phases: { plan: { exits: [{ guard: 'readSomething', to: 'build', actions: [{ action: 'cheer' }] }] } } };",
+    ].join('\n'));
+    const loaded = await loadRules({ workspace });
+    const handle = startRun({
+      workspace, task: 'Look around.', testCmd: 'true', rules: { ...loaded.rules, budgets: { ...loaded.rules.budgets, maxSteps: 2 } },
+      guards: loaded.guards, actions: loaded.actions, configPath: loaded.configPath!, runDir: join(workspace, 'run'), fsync: false,
+      model: scriptedModelSource('scripted', [reply(call('read_file', { path: 'a.js' })), reply(call('read_file', { path: 'a.js' }))]),
+    });
+    await handle.done;
+    const { trace, html } = await renderReplayPage(handle.tracePath);
+    expect(trace.notes.map((note) => note.text).join('\n')).not.toMatch(/default rules/);
+    expect(trace.rules.phases.plan.exits[0]!.guard).toBe('readSomething');
+    expect(html).toContain('readSomething');
+  });
+});

@@ -2,6 +2,8 @@ import { buildStatechartGraph } from './statechart-graph.js';
 import { loadPageAssets, renderPageHtml } from './page-html.js';
 import type { PageData } from './page-data.js';
 import { gaugeLimits, loadTrace, type LoadedTrace } from './trace-file.js';
+import { extensionsForTrace } from './trace-extensions.js';
+import { readFirstLine } from './first-line.js';
 
 /**
  * The replay page for a trace file: one self-contained HTML document with
@@ -11,10 +13,23 @@ import { gaugeLimits, loadTrace, type LoadedTrace } from './trace-file.js';
  */
 export async function renderReplayPage(path: string): Promise<{ html: string; trace: LoadedTrace }> {
   const assets = loadPageAssets();
-  const trace = loadTrace(path);
+  // A run with guards or actions from its rules module is drawn with them; the start line says where the run lived.
+  const { extensions, notes } = await extensionsForTrace(path, startLineOf(path));
+  const loaded = loadTrace(path, extensions);
+  const trace = { ...loaded, notes: [...notes, ...loaded.notes] };
   const data: PageData = {
     mode: 'replay', source: path, graph: await buildStatechartGraph(trace.machine), limits: gaugeLimits(trace.rules),
     lines: trace.lines, notes: trace.notes, eventsUrl: null,
   };
   return { html: renderPageHtml(data, assets), trace };
+}
+
+/** The trace's start line, if its first line is one. */
+function startLineOf(path: string): Record<string, unknown> | undefined {
+  try {
+    const first = JSON.parse(readFirstLine(path)) as Record<string, unknown>;
+    return first.kind === 'start' ? first : undefined;
+  } catch {
+    return undefined;
+  }
 }

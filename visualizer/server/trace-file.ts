@@ -1,5 +1,5 @@
 import { basename } from 'node:path';
-import { createHarnessMachine, type HarnessMachine } from '../../machines/harness-machine.js';
+import { createHarnessMachine, type HarnessMachine, type HarnessOptions } from '../../machines/harness-machine.js';
 import { defaultRules, rulesSchema, type Rules } from '../../rules/schema.js';
 import { readJsonLines } from '../../run/jsonl.js';
 import { TRACE_VERSION } from '../../run/trace.js';
@@ -21,7 +21,7 @@ export interface LoadedTrace {
  *
  * @example const trace = loadTrace('.rein/runs/abc/trace.jsonl'); trace.notes.forEach((note) => console.log(note.text));
  */
-export function loadTrace(path: string): LoadedTrace {
+export function loadTrace(path: string, extensions: HarnessOptions = {}): LoadedTrace {
   const parsed = readJsonLines<unknown>(path);
   const notes: PageNote[] = [];
   const lastBad = parsed.bad.at(-1);
@@ -30,21 +30,21 @@ export function loadTrace(path: string): LoadedTrace {
     notes.push({ level: 'warn', text: cut ? `Line ${bad.line} was cut off mid-write (the run was killed?); it is left out.` : `Line ${bad.line} is not valid JSON (${bad.error}); it is left out.` });
   }
   const start = parsed.values.find((line) => kindOf(line) === 'start') as Record<string, unknown> | undefined;
-  const chart = machineForStart(start);
+  const chart = machineForStart(start, extensions);
   notes.push(...chart.notes, ...versionNotes(start, parsed.values));
   if (parsed.values.length === 0) notes.push({ level: 'warn', text: `${basename(path)} holds no trace lines.` });
   return { lines: parsed.values, notes, machine: chart.machine, rules: chart.rules };
 }
 
 /** The machine the run used, rebuilt from the start line's rules; the default machine (and a note saying so) otherwise. */
-export function machineForStart(start: Record<string, unknown> | undefined): { machine: HarnessMachine; rules: Rules; notes: PageNote[] } {
+export function machineForStart(start: Record<string, unknown> | undefined, extensions: HarnessOptions = {}): { machine: HarnessMachine; rules: Rules; notes: PageNote[] } {
   const fallback = (why: string) => ({ machine: createHarnessMachine(defaultRules()), rules: defaultRules(), notes: [{ level: 'warn' as const, text: `${why}: the chart is drawn from the default rules and may differ from the run's.` }] });
   if (!start) return fallback('The trace has no start line');
   if (start.rules === undefined) return fallback('The start line carries no rules (an older trace)');
   const rules = rulesSchema.safeParse(start.rules);
   if (!rules.success) return fallback(`The start line's rules do not parse with this rein (${rules.error.issues[0]?.path.join('.') || 'rules'}: ${rules.error.issues[0]?.message ?? 'invalid'})`);
   try {
-    return { machine: createHarnessMachine(rules.data), rules: rules.data, notes: [] };
+    return { machine: createHarnessMachine(rules.data, extensions), rules: rules.data, notes: [] };
   } catch (error) {
     return fallback(`The start line's rules cannot be built here (${(error as Error).message.split('\n')[0]})`);
   }

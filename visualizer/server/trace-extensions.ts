@@ -1,0 +1,33 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import type { HarnessOptions } from '../../machines/harness-machine.js';
+import type { PageNote } from './page-data.js';
+
+/**
+ * The guards and rule actions a traced run registered from its rules module,
+ * so the replayed chart is the run's own and not the default. They are found
+ * through the run's `run.json` (beside the trace, or at the start line's
+ * `runDir`), which names the rules file; a file that is gone or no longer
+ * loads leaves the default registries and a note.
+ *
+ * @example const { extensions } = await extensionsForTrace('.rein/runs/abc/trace.jsonl', start);
+ */
+export async function extensionsForTrace(tracePath: string, start: Record<string, unknown> | undefined): Promise<{ extensions: HarnessOptions; notes: PageNote[] }> {
+  const candidates = [join(dirname(tracePath), 'run.json'), ...(typeof start?.runDir === 'string' ? [join(start.runDir, 'run.json')] : [])];
+  const runJson = candidates.find((path) => existsSync(path));
+  if (!runJson) return { extensions: {}, notes: [] };
+  let configPath: unknown;
+  try {
+    configPath = (JSON.parse(readFileSync(runJson, 'utf8')) as { configPath?: unknown }).configPath;
+  } catch {
+    return { extensions: {}, notes: [] };
+  }
+  if (typeof configPath !== 'string') return { extensions: {}, notes: [] };
+  try {
+    const { loadRules } = await import('../../rules/load.js');
+    const loaded = await loadRules({ configPath });
+    return { extensions: { guards: loaded.guards, actions: loaded.actions }, notes: [] };
+  } catch (error) {
+    return { extensions: {}, notes: [{ level: 'warn', text: `The run's rules file ${configPath} does not load here (${(error as Error).message.split('\n')[0]}); its own guards and actions are missing.` }] };
+  }
+}
