@@ -42,11 +42,11 @@ export const PRESETS: readonly Preset[] = [
   },
   {
     name: 'strict',
-    finding: 'Anthropic; LangChain: plan first. No edit_file until a todo list is written (plan exits only on todoWritten).',
+    finding: 'Anthropic; LangChain: plan first. No edits and no commands (a command can edit too) until a todo list is written (plan exits only on todoWritten).',
     rules: {
       phases: {
         plan: {
-          tools: ['read_file', 'grep', 'run', 'update_todo', 'finish'],
+          tools: ['read_file', 'grep', 'update_todo', 'finish'],
           exits: [{ guard: 'todoWritten', to: 'build' }],
         },
       },

@@ -141,7 +141,7 @@ describe('rules files', () => {
   it('rein rules show prints the effective rules; coverage passes for the default rules', async () => {
     const show = await runCli(['rules', 'show', '--preset', 'strict'], { env: cleanEnv() });
     expect(show.code).toBe(0);
-    expect(JSON.parse(show.stdout).phases.plan.tools).toEqual(['read_file', 'grep', 'run', 'update_todo', 'finish']);
+    expect(JSON.parse(show.stdout).phases.plan.tools).toEqual(['read_file', 'grep', 'update_todo', 'finish']);
     const coverage = await runCli(['rules', 'coverage'], { env: cleanEnv() });
     expect(coverage.code).toBe(0);
     expect(coverage.stdout).toMatch(/(\d+)\/\1 transitions covered/);
