@@ -1,5 +1,5 @@
 import { PHASES, type ActionCall, type Phase, type PhaseExitRule, type PhaseRule, type Rules } from '../rules/schema.js';
-import { liveExits, liveStallRules, settleExits, settles } from './rule-usability.js';
+import { liveExits, liveStallRules, settleExits, settles, testsCanPassBy } from './rule-usability.js';
 import { firstPhase } from './initial-context.js';
 import type { ContextInput, ModelInput, SummaryInput, ToolsInput } from './actor-contracts.js';
 import { budgetRulesOf, completionAllowance, priceOf } from './budget.js';
@@ -155,7 +155,7 @@ function phaseState(phase: Phase, rule: PhaseRule, rules: Rules) {
           { target: 'review' },
         ],
       },
-      gate: gateState(rules),
+      gate: gateState(phase, rules),
       review: reviewState(phase, rules),
       route: {
         description: 'Phase exits, in rule order; otherwise another turn in this phase.',
@@ -183,9 +183,15 @@ function routeTransitions(phase: Phase, rules: Rules) {
   return liveExits(phase, rules).map((exit) => exitTransition(exit, exit.settle && settles(exit.to, rules) ? 'settle' : 'observe'));
 }
 
-function gateState(rules: Rules) {
+function gateState(phase: Phase, rules: Rules) {
   if (!rules.verification.gate) {
     return { description: 'Verification gate off: finish is accepted at once.', always: { target: at('done'), actions: 'acceptFinish' } };
+  }
+  if (!testsCanPassBy(phase, rules)) {
+    return {
+      description: 'The verification gate: no test can have run by the time this phase is active, so finish is refused.',
+      always: { target: 'afterTools', actions: 'refuseFinish' },
+    };
   }
   return {
     description: 'The verification gate: finish only after a passing test run that follows the last edit.',

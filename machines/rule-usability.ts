@@ -38,6 +38,16 @@ export function settles(phase: Phase, rules: Rules): boolean {
   return entered && settleExits(phase, rules).length > 0;
 }
 
+/**
+ * Whether a passing test run can exist while this phase is active: the phase
+ * may run commands, or some other phase (which could have) leads into it.
+ * Otherwise the gate can only refuse there (a strict plan phase).
+ */
+export function testsCanPassBy(phase: Phase, rules: Rules): boolean {
+  if (phaseTools(phase, rules).includes('run')) return true;
+  return PHASES.some((other) => other !== phase && rules.phases[other].enabled && liveExits(other, rules).some((exit) => exit.to === phase));
+}
+
 /** The stall rules that can fire in a phase. */
 export function liveStallRules(phase: Phase, rules: Rules): Rules['stall']['rules'] {
   return rules.stall.enabled ? rules.stall.rules.filter((rule) => canHold(rule.guard, phase, rules)) : [];

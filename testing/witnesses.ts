@@ -12,7 +12,8 @@ type Result =
   | { edit: 'applied' | 'rejected'; path: string }
   | { exit: number; output: string }
   | { read: string; content: string }
-  | { todo: true };
+  | { todo: true }
+  | { error: string };
 
 /** A turn shape the model may produce, and the results its calls get. */
 interface WitnessCall { name: string; args: Record<string, unknown>; result?: Result }
@@ -46,6 +47,8 @@ export const TURN_KINDS: readonly TurnKind[] = [
   { name: 'testThenFinish', calls: (cmd) => [test(cmd, 0), finish] },
   { name: 'repeat', calls: () => [read('same.py'), read('same.py'), read('same.py')] },
   { name: 'failRepeat', calls: () => [0, 1, 2].map((index) => ({ name: 'run', args: { command: 'make' }, result: { exit: 2, output: `error ${index}` } })) },
+  // The same failure pattern for a phase without `run` (a strict plan): a read that fails differently each time.
+  { name: 'failReadRepeat', calls: () => [0, 1, 2].map((index) => ({ name: 'read_file', args: { path: 'gone.py' }, result: { error: `gone.py is being written (${index})` } })) },
   { name: 'alternate', calls: () => [0, 1, 2, 3, 4, 5].map((index) => (index % 2 ? { name: 'grep', args: { pattern: 'x' }, result: { read: 'grep', content: `hits ${index}` } } : read('a.py', `v${index}`))) },
   { name: 'editThrash', calls: () => [0, 1, 2, 3, 4].map((index) => ({ name: 'edit_file', args: { path: 'a.py', n: index }, result: { edit: 'applied', path: 'a.py' } })) },
   { name: 'readMany', calls: () => Array.from({ length: 8 }, (_, index) => read(`f${index}.py`, `${index}`)) },
@@ -64,7 +67,7 @@ export type Focus = 'phases' | 'stall' | 'runtime';
 
 const FOCUS_KINDS: Record<Focus, readonly string[]> = {
   phases: ['read', 'edit', 'rejectedEdit', 'testPass', 'testFail', 'editTestPass', 'editTestFail', 'todo', 'finish', 'finishThenTest', 'testThenFinish', 'editFinish', 'todoFinish', 'failEditFinish', 'shellEditTest'],
-  stall: ['repeat', 'failRepeat', 'alternate', 'editThrash', 'readMany', 'read', 'todo', 'testFail', 'editTestPass'],
+  stall: ['repeat', 'failRepeat', 'failReadRepeat', 'alternate', 'editThrash', 'readMany', 'read', 'todo', 'testFail', 'editTestPass'],
   runtime: ['todo', 'testFail', 'editTestPass', 'read'],
 };
 
@@ -105,8 +108,8 @@ function summaryEvents() {
 }
 
 /** The turn kind that makes each built-in stall rule fire. */
-const STALL_KIND: Record<string, string> = {
-  repeatedAction: 'repeat', repeatedFailure: 'failRepeat', alternation: 'alternate', editThrash: 'editThrash', readLoop: 'readMany', noToolCalls: 'noCall',
+const STALL_KIND: Record<string, readonly string[]> = {
+  repeatedAction: ['repeat'], repeatedFailure: ['failRepeat', 'failReadRepeat'], alternation: ['alternate'], editThrash: ['editThrash'], readLoop: ['readMany'], noToolCalls: ['noCall'],
 };
 
 /**
@@ -118,7 +121,7 @@ const STALL_KIND: Record<string, string> = {
 function kindsFor(context: HarnessContext, focus: Focus): readonly string[] {
   if (focus !== 'stall') return FOCUS_KINDS[focus];
   const nudged = Object.entries(context.stall.counters).find(([rule, counter]) => counter.firings > 0 && rule in STALL_KIND);
-  return nudged ? [STALL_KIND[nudged[0]]!] : [...FOCUS_KINDS.stall, 'noCall'];
+  return nudged ? STALL_KIND[nudged[0]]! : [...FOCUS_KINDS.stall, 'noCall'];
 }
 
 function thinkEvents(context: HarnessContext, focus: Focus) {
@@ -159,6 +162,7 @@ function actEvent(context: HarnessContext, rules: Rules) {
 function outcomeOf(name: string, result: Result, command?: string): ToolOutcome {
   if ('edit' in result) return { content: `Edit ${result.edit}`, ok: true, effect: { kind: 'edit', path: result.path, applied: result.edit === 'applied' } };
   if ('exit' in result) return { content: `exit=${result.exit}\n${result.output}`, ok: true, effect: { kind: 'command', command: command ?? name, exitCode: result.exit, timedOut: false, blocked: false } };
+  if ('error' in result) return { content: `Tool error: ${result.error}`, ok: false, effect: { kind: 'none' } };
   if ('todo' in result) return { content: 'Todo:', ok: true, effect: { kind: 'todo', items: [{ task: 't', done: false }] } };
   return { content: result.content, ok: true, effect: name === 'grep' ? { kind: 'search', pattern: 'x' } : { kind: 'read', path: result.read } };
 }
