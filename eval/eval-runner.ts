@@ -67,11 +67,13 @@ export async function runEval(options: EvalOptions): Promise<EvalResult> {
   mkdirSync(outDir, { recursive: true });
   writeManifest(outDir, options, configs);
   await runPending(pending, previous, jobs.length, configs, options, resultsPath);
-  const records = latestPerKey(readResults(resultsPath).records.filter((record) => planned.has(runKey(record))));
+  // The reports cover everything this folder holds for these configurations, so a `--task` re-run does not shrink them.
+  const labels = new Set(configs.map((config) => config.label));
+  const records = latestPerKey(readResults(resultsPath).records.filter((record) => labels.has(record.config) && record.repeat < options.repeat));
   const view = buildEvalView({
     tasksDir: options.tasksDir, configs: configs.map((config) => config.label), records, repeat: options.repeat, problems,
     modelNote: describeModel(options.endpoint), priceNote: describePrices(records),
-    taskNotes: Object.fromEntries(tasks.map((task) => [task.id, options.endpoint ? '' : simulatedNote(task)])),
+    taskNotes: Object.fromEntries(taskSet.tasks.map((task) => [task.id, options.endpoint ? '' : simulatedNote(task)])),
   });
   const files = { results: resultsPath, summary: join(outDir, 'summary.md'), report: join(outDir, 'report.html') };
   writeFileSync(files.summary, renderSummary(view));

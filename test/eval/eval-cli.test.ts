@@ -98,6 +98,20 @@ describe('rein eval', () => {
     const again = await runCli(args, { env: cleanEnv() });
     expect(again.stderr).toContain('resumed: kept 2 finished runs, ran 0');
   }, 90_000);
+
+  it('a --task re-run into the same folder keeps the other tasks in summary.md and report.html', async () => {
+    const tasks = writeTaskSet(['add', 'shout']);
+    made.push(tasks);
+    const out = join(tempDir('rein-eval-subset-'), 'out');
+    const first = await runCli(['eval', tasks, '--preset', 'default', '--out', out, '--parallel', '2'], { env: cleanEnv(), timeoutMs: 60_000 });
+    expect(first.code, first.stderr).toBe(0);
+    const subset = await runCli(['eval', tasks, '--preset', 'default', '--out', out, '--task', 'shout'], { env: cleanEnv(), timeoutMs: 60_000 });
+    expect(subset.code, subset.stderr).toBe(0);
+    const summary = readFileSync(join(out, 'summary.md'), 'utf8');
+    expect(summary).toMatch(/\badd\b/);
+    expect(summary).toMatch(/\bshout\b/);
+    expect(readFileSync(join(out, 'report.html'), 'utf8')).toMatch(/\badd\b/);
+  }, 90_000);
 });
 
 describe('rein compare', () => {
