@@ -32,11 +32,16 @@ export function readResults(path: string): { records: RunRecord[]; skipped: numb
   return { records, skipped };
 }
 
-/** Reads results that must exist (for `rein compare`). */
-export function readResultsOrFail(path: string): RunRecord[] {
+/** Reads results that must exist (for `rein compare`); a file with none readable says how many lines it could not read. */
+export function readResultsOrFail(path: string, warn: (text: string) => void = () => undefined): RunRecord[] {
   const file = resultsPathOf(path);
   if (!existsSync(file)) throw new UsageError(`no results at ${path} (expected a results.jsonl or an eval output directory)`);
-  return readResults(file).records;
+  const { records, skipped } = readResults(file);
+  if (records.length === 0) {
+    throw new UsageError(`no run records in ${file}${skipped > 0 ? `: ${skipped} line(s) are not rein eval results (one JSON object per run, as rein eval writes them)` : ' (it is empty)'}`);
+  }
+  if (skipped > 0) warn(`rein compare: ${file}: skipped ${skipped} line(s) that are not run records`);
+  return records;
 }
 
 /**

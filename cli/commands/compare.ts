@@ -31,7 +31,8 @@ interface Side { source: string; label: string; records: RunRecord[] }
 export async function compareCommand(argv: string[], io: Io, _env: NodeJS.ProcessEnv): Promise<number> {
   const parsed = parseCommand('rein compare', argv, COMPARE_FLAGS);
   if (parsed.values.help) { io.stdout.write(COMPARE_USAGE + '\n'); return EXIT.done; }
-  const [a, b] = sidesOf(parsed.positionals);
+  const warn = (text: string) => { io.stderr.write(`${text}\n`); };
+  const [a, b] = sidesOf(parsed.positionals, warn);
   const comparison = compareRecords(a.records, b.records, a.label, b.label);
   if (comparison.tasks.length === 0) throw new UsageError(`rein compare: no task has results on both sides (${a.label}: ${a.records.length} runs, ${b.label}: ${b.records.length} runs)`);
   if (parsed.values.json) {
@@ -49,22 +50,22 @@ export async function compareCommand(argv: string[], io: Io, _env: NodeJS.Proces
   return EXIT.done;
 }
 
-function sidesOf(positionals: string[]): [Side, Side] {
+function sidesOf(positionals: string[], warn: (text: string) => void): [Side, Side] {
   if (positionals.length === 1) {
     const source = positionals[0]!;
-    const records = readResultsOrFail(source);
+    const records = readResultsOrFail(source, warn);
     const labels = labelsOf(records, source);
     if (labels.length !== 2) throw new UsageError(`rein compare: ${source} holds ${labels.length} configurations (${labels.join(', ')}); name two: rein compare ${source}#A ${source}#B`);
     return [side(source, labels[0]!, records), side(source, labels[1]!, records)];
   }
   if (positionals.length !== 2) throw new UsageError(`rein compare: expected <A> <B>\n\n${COMPARE_USAGE}`);
-  return [sideOf(positionals[0]!), sideOf(positionals[1]!)];
+  return [sideOf(positionals[0]!, warn), sideOf(positionals[1]!, warn)];
 }
 
-function sideOf(spec: string): Side {
+function sideOf(spec: string, warn: (text: string) => void): Side {
   const hash = spec.lastIndexOf('#');
   const source = hash > 0 ? spec.slice(0, hash) : spec;
-  const records = readResultsOrFail(source);
+  const records = readResultsOrFail(source, warn);
   const labels = labelsOf(records);
   if (hash > 0) {
     const label = spec.slice(hash + 1);

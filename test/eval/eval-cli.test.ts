@@ -147,4 +147,12 @@ describe('rein compare', () => {
     const both = await runCli(['compare', mixed, '--json'], { env: cleanEnv() });
     expect(JSON.parse(both.stdout)).toMatchObject({ a: { label: 'before' }, b: { label: 'other' }, only_a: 1 });
   });
+
+  it('a file that holds no run records says so, and how many lines it could not read', async () => {
+    const garbage = join(tempDir('rein-compare-bad-'), 'results.jsonl');
+    writeFileSync(garbage, 'hello\n{"not":"a run"}\n');
+    const result = await runCli(['compare', garbage, garbage], { env: cleanEnv() });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/no run records in .*results\.jsonl: 2 line\(s\) are not rein eval results/);
+  });
 });
