@@ -10,6 +10,18 @@ const MAX_ISSUES = 5;
 /** Longest key name or value quoted back; arguments can be megabytes. */
 const MAX_QUOTE = 60;
 
+// `.strict()` builds a new schema, and zod compiles each schema on its first parse: one per tool, not one per call.
+const strictSchemas = new WeakMap<AnyTool['parameters'], ReturnType<AnyTool['parameters']['strict']>>();
+
+function strictParameters(tool: AnyTool): ReturnType<AnyTool['parameters']['strict']> {
+  let schema = strictSchemas.get(tool.parameters);
+  if (!schema) {
+    schema = tool.parameters.strict();
+    strictSchemas.set(tool.parameters, schema);
+  }
+  return schema;
+}
+
 /**
  * Parses a tool call's raw `arguments` string and validates it strictly
  * (unknown keys are errors, defaults are applied). An empty string counts as
@@ -31,7 +43,7 @@ export function parseToolArguments(tool: AnyTool, rawJson: string): ParsedArgume
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     return fail(`expected a JSON object, got ${describeValue(value)}`);
   }
-  const result = tool.parameters.strict().safeParse(value, { reportInput: true });
+  const result = strictParameters(tool).safeParse(value, { reportInput: true });
   if (result.success) return { ok: true, args: result.data as Record<string, unknown> };
   const problems = result.error.issues.map((issue) => describeIssue(issue, tool));
   const extra = problems.length > MAX_ISSUES ? `; and ${problems.length - MAX_ISSUES} more` : '';
