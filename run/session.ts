@@ -137,7 +137,7 @@ function launch(options: RunOptions, resume: Resume | null): RunHandle {
   };
   const builder = new ViewBuilder();
   const record = () => transcript.messages;
-  const machine = createHarnessMachine(rules, { guards: options.guards, actions: options.actions }).provide({
+  const machine = harnessMachineFor(rules, options).provide({
     actors: {
       model: options.model.createActor(schemas, { note: (kind, data) => trace.log(kind, data) }) as never,
       // A call's trace line is written with its journal entry: a resumed run reuses the result without tracing it again.
@@ -232,4 +232,22 @@ export function readRunMeta(runDir: string): { workspace: string; task: string; 
   const path = join(runDir, 'run.json');
   if (!existsSync(path)) throw new UsageError(`${runDir} is not a rein run directory (no run.json)`);
   return JSON.parse(readFileSync(path, 'utf8'));
+}
+
+/**
+ * The statechart for these rules and registries, built once per process: a
+ * machine is immutable, and reusing it keeps V8's feedback for its guards
+ * and actions warm from one run to the next (an eval worker, the benchmark).
+ */
+const machines = new Map<string, { guards: RunOptions['guards']; actions: RunOptions['actions']; machine: ReturnType<typeof createHarnessMachine> }>();
+const MAX_CACHED_MACHINES = 16;
+
+function harnessMachineFor(rules: Rules, options: Pick<RunOptions, 'guards' | 'actions'>) {
+  const key = JSON.stringify(rules);
+  const cached = machines.get(key);
+  if (cached && cached.guards === options.guards && cached.actions === options.actions) return cached.machine;
+  const machine = createHarnessMachine(rules, { guards: options.guards, actions: options.actions });
+  if (machines.size >= MAX_CACHED_MACHINES) machines.delete(machines.keys().next().value!);
+  machines.set(key, { guards: options.guards, actions: options.actions, machine });
+  return machine;
 }
