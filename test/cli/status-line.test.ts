@@ -17,10 +17,12 @@ describe('status line', () => {
     status.onTrace('tool', { name: 'run', args: { command: 'npm   test' }, ok: true, effect: { kind: 'command', exitCode: 1, blocked: false, timedOut: false } });
     status.onTrace('finish', { allowed: false });
     status.onTrace('stall', { rule: 'repeatedAction', message: 'Do something different.' });
+    status.onTrace('rule_action', { action: 'notify', notices: ['Read the failure first.'] });
     expect(out.text()).toBe([
       '[rein] step 3   build  run npm test → exit 1',
       '[rein] step 3   build  finish → refused: no passing test run after the last edit',
       '[rein] stall (repeatedAction): nudged "Do something different."',
+      '[rein] rule action notify: "Read the failure first."',
       '',
     ].join('\n'));
   });
