@@ -53,7 +53,16 @@ export interface SummaryOutput {
 }
 
 /** A model endpoint rejected the prompt as longer than its context window. */
-export class ContextLengthError extends ReinError {}
+export class ContextLengthError extends ReinError {
+  /** The window the provider says it has, when its message states one ("maximum context length is 8192 tokens"). */
+  readonly windowTokens: number | undefined;
+
+  constructor(message: string) {
+    super(message);
+    const stated = /(?:maximum context length|context window|context length)[^\d]{0,40}(\d{3,7})/i.exec(message);
+    this.windowTokens = stated ? Number(stated[1]) : undefined;
+  }
+}
 
 const missing = (name: string) => () => Promise.reject(new ReinError(`The harness was started without a "${name}" actor; provide it with machine.provide({ actors: { ${name} } }).`));
 

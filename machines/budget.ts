@@ -61,11 +61,13 @@ export function completionAllowance(
   rules: BudgetRules, price: Price,
 ): number {
   let allowance = rules.maxCompletionTokens;
-  // Servers such as vLLM reject a request whose prompt plus max_tokens exceeds the window (or the smaller one a rejection taught us).
-  const window = Math.min(rules.windowTokens ?? Number.POSITIVE_INFINITY, context.contextState?.windowCap ?? Number.POSITIVE_INFINITY);
-  if (Number.isFinite(window) && context.viewTokens > 0) allowance = Math.min(allowance, window - context.viewTokens);
-  const used: Usage = context.usage;
   const prompt = promptTokensForCaps(context);
+  // Servers such as vLLM reject a request whose prompt plus max_tokens exceeds the window (or the smaller one a
+  // rejection taught us). The window never takes the limit below a useful answer: keeping the prompt small is the
+  // context manager's job, and a provider that still refuses says so (and the prompt is compacted).
+  const window = Math.min(rules.windowTokens ?? Number.POSITIVE_INFINITY, context.contextState?.windowCap ?? Number.POSITIVE_INFINITY);
+  if (Number.isFinite(window) && context.viewTokens > 0) allowance = Math.min(allowance, Math.max(MIN_COMPLETION_TOKENS, window - prompt));
+  const used: Usage = context.usage;
   if (rules.maxTokens !== undefined) {
     allowance = Math.min(allowance, rules.maxTokens - used.promptTokens - used.completionTokens - prompt);
   }

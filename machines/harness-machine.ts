@@ -130,10 +130,14 @@ export function createHarnessMachine(rules: Rules, options: HarnessOptions = {})
         const error = (event as { error?: unknown }).error;
         note(enqueue, 'context', { action: 'summary_failed', error: error instanceof Error ? error.message : 'the summary did not shrink the view', step: context.step });
       }),
-      forceCompaction: enqueueActions(({ enqueue, context }) => {
-        // The provider's window is smaller than we thought: aim a quarter below the rejected prompt from now on.
+      forceCompaction: enqueueActions(({ enqueue, context, event }) => {
+        // The provider's window is smaller than we thought: the size it states, the first time; otherwise (or when
+        // that did not help) a quarter below the smaller of the rejected prompt and the window learnt so far.
         const state = context.contextState;
-        const windowCap = Math.max(1, Math.floor(Math.min(state.windowCap ?? Number.POSITIVE_INFINITY, context.viewTokens) * REJECTED_PROMPT_SHARE));
+        const learnt = state.windowCap ?? Number.POSITIVE_INFINITY;
+        const stated = ((event as { error?: unknown }).error as ContextLengthError | undefined)?.windowTokens;
+        const guess = stated !== undefined && context.promptRejections === 0 ? stated : Math.floor(Math.min(learnt, context.viewTokens) * REJECTED_PROMPT_SHARE);
+        const windowCap = Math.max(1, Math.min(learnt, guess));
         enqueue.assign({ forceCompaction: true, promptRejections: context.promptRejections + 1, contextState: { ...state, windowCap, version: state.version + 1 } });
         note(enqueue, 'context', { action: 'provider_rejected_length', rejectedTokens: context.viewTokens, windowCap, attempt: context.promptRejections + 1, step: context.step });
       }),

@@ -79,6 +79,19 @@ describe('turn cycle: observe → compact → checkBudget → think → act → 
     expect(last.context.reason).toContain('still too long');
   });
 
+  it('a rejection that states the window teaches that window, and max_tokens then fits it (never below a useful answer)', async () => {
+    const { completionAllowance } = await import('../../machines/budget.js');
+    const probe = probeHarness(machine, rules, { at: 'build.compact' });
+    probe.contextReady({ messages: [{ role: 'user', content: 'hi' }], tokens: 2_000 });
+    const rejected = probe.send({ type: 'xstate.error.actor.model', error: new ContextLengthError("400 This model's maximum context length is 3000 tokens. However, you requested 6096 tokens.") });
+    expect(rejected.context.contextState.windowCap).toBe(3_000);
+    const usage = { calls: 1, promptTokens: 0, completionTokens: 0, cachedTokens: 0, costUsd: 0 };
+    const price = { input: 0, cachedInput: 0, output: 0 };
+    const state = { ...rejected.context.contextState, reportedRatio: 1 };
+    expect(completionAllowance({ usage, viewTokens: 2_000, contextState: state }, { maxCompletionTokens: 4096, windowTokens: 32_768 }, price)).toBe(3_000 - 2_200);
+    expect(completionAllowance({ usage, viewTokens: 2_900, contextState: state }, { maxCompletionTokens: 4096, windowTokens: 32_768 }, price)).toBe(256);
+  });
+
   it('a reply that gets through resets the rejection count, and the smaller window stays', () => {
     const probe = probeHarness(machine, rules, { at: 'build.compact' });
     probe.contextReady({ messages: [{ role: 'user', content: 'hi' }], tokens: 20_000 });
