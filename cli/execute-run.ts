@@ -5,7 +5,7 @@ import { resumeRun, startRun, type RunHandle, type RunOptions } from '../run/ses
 import { EXIT, exitCodeFor } from './exit-codes.js';
 import { RunInterrupted } from '../lib/errors.js';
 import { createStatusLine } from './status-line.js';
-import { changedRulesFiles, rulesFilesIn } from '../lib/rules-file-watch.js';
+import { changedRulesFiles, markUntrusted, rulesFilesIn } from '../lib/rules-file-watch.js';
 
 export interface Io {
   stdout: { write(text: string): boolean; isTTY?: boolean };
@@ -56,7 +56,8 @@ export async function executeRun(options: ExecuteOptions): Promise<number> {
   io.stderr.write(endMessage(output, handle, run.rules));
   const tampered = changedRulesFiles(rulesFilesBefore, rulesFilesIn(run.workspace));
   if (tampered.length > 0) {
-    io.stderr.write(`rein: WARNING: the run changed ${tampered.join(', ')} in the workspace. rein did not use it for this run, but the next run in this repo will load it (a .ts/.mjs/.js rules file is code): review it first.\n`);
+    markUntrusted(run.workspace, tampered);
+    io.stderr.write(`rein: WARNING: the run changed ${tampered.join(', ')} in the workspace. rein will not load it until you have reviewed it and run \`rein rules trust\` in that repo (a .ts/.mjs/.js rules file is code).\n`);
   }
   if (options.json) {
     io.stdout.write(JSON.stringify({ status: output.status, steps: output.steps, summary: output.summary, usage: output.usage, reason: output.reason, trace: handle.tracePath, runDir: handle.runDir }) + '\n');

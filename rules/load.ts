@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { extname, resolve } from 'node:path';
 import { UsageError } from '../lib/errors.js';
 import { RULES_FILE_NAMES } from '../lib/harness-files.js';
+import { isUntrusted } from '../lib/rules-file-watch.js';
 import { mergeRules, type Plain } from './merge.js';
 import { findPreset, PRESETS } from './presets.js';
 import { rulesSchema, type Rules } from './schema.js';
@@ -78,7 +79,13 @@ export async function loadRules(options: LoadRulesOptions = {}): Promise<LoadedR
 
 function findConfig(workspace: string | undefined): string | undefined {
   if (!workspace) return undefined;
-  return CONFIG_NAMES.map((name) => resolve(workspace, name)).find((path) => existsSync(path));
+  const name = CONFIG_NAMES.find((candidate) => existsSync(resolve(workspace, candidate)));
+  if (!name) return undefined;
+  // A rules file an earlier run wrote is not loaded (it may be code) until a person has looked at it.
+  if (isUntrusted(workspace, name)) {
+    throw new UsageError(`${resolve(workspace, name)}: an agent run wrote this rules file; review it, then run \`rein rules trust --workspace ${workspace}\` (or pass it with --config)`);
+  }
+  return resolve(workspace, name);
 }
 
 interface Extensions {

@@ -134,6 +134,8 @@ function launch(options: RunOptions, resume: Resume | null): RunHandle {
     root: workspace,
     limits: { outputChars: rules.tools.outputChars, viewLines: rules.tools.viewLines, maxHits: rules.tools.maxHits },
     policy: { deny: rules.permissions.deny, sandbox: rules.permissions.sandbox, network: rules.permissions.network, envAllow: rules.permissions.envAllow, timeoutSeconds: rules.tools.commandTimeoutSeconds },
+    // The rules file this run was started with, wherever it lives: the agent must not rewrite what the next run imports.
+    protectedFiles: options.configPath ? [options.configPath] : [],
   };
   const builder = new ViewBuilder();
   const record = () => transcript.messages;

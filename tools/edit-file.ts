@@ -33,7 +33,7 @@ export const editFileTool: Tool<typeof parameters> = {
     'Replace one exact occurrence of `old` with `new`. Edits that break the syntax of Python, JS/TS, JSON or YAML files are rejected.',
   parameters,
   async execute({ path, old, new: replacement }, ctx) {
-    const file = resolveExistingFile(ctx.root, path, { forWriting: true });
+    const file = resolveExistingFile(ctx.root, path, { forWriting: true, protectedFiles: ctx.protectedFiles ?? [] });
     const source = decodeText(fs.readFileSync(file));
     if (source === null) return rejected(path, `Edit rejected: ${path} is not a UTF-8 text file; change it with a command instead.`);
     const count = countOccurrences(source, old);

@@ -38,9 +38,9 @@ export function resolveInWorkspace(root: string, relOrAbs: string): string {
  *
  * @example resolveWritableInWorkspace('/work/repo', 'rein.config.mjs') // throws PathEscapeError
  */
-export function resolveWritableInWorkspace(root: string, relOrAbs: string): string {
+export function resolveWritableInWorkspace(root: string, relOrAbs: string, protectedFiles: readonly string[] = []): string {
   const file = resolveInWorkspace(root, relOrAbs);
-  if (isHarnessFile(toWorkspaceRelative(fs.realpathSync(root), file))) {
+  if (isHarnessFile(toWorkspaceRelative(fs.realpathSync(root), file)) || protectedFiles.some((protectedFile) => realOrSelf(protectedFile) === file)) {
     throw new PathEscapeError(`${quote(relOrAbs)} belongs to rein (its state or rules file); the agent may not change it`);
   }
   return file;
@@ -89,4 +89,12 @@ function readLinkOrNull(file: string): string | null {
 
 function quote(text: string): string {
   return JSON.stringify(text.length > 200 ? `${text.slice(0, 200)}...` : text);
+}
+
+function realOrSelf(file: string): string {
+  try {
+    return fs.realpathSync(file);
+  } catch {
+    return file;
+  }
 }

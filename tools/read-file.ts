@@ -35,8 +35,8 @@ export const readFileTool: Tool<typeof parameters> = {
 };
 
 /** Resolves a workspace path and checks it names a regular file, else `MissingFileError`. */
-export function resolveExistingFile(root: string, relOrAbs: string, options: { forWriting?: boolean } = {}): string {
-  const file = options.forWriting ? resolveWritableInWorkspace(root, relOrAbs) : resolveInWorkspace(root, relOrAbs);
+export function resolveExistingFile(root: string, relOrAbs: string, options: { forWriting?: boolean; protectedFiles?: readonly string[] } = {}): string {
+  const file = options.forWriting ? resolveWritableInWorkspace(root, relOrAbs, options.protectedFiles) : resolveInWorkspace(root, relOrAbs);
   const stat = fs.statSync(file, { throwIfNoEntry: false });
   if (stat === undefined) throw new MissingFileError(`${relOrAbs} does not exist`);
   if (stat.isDirectory()) throw new MissingFileError(`${relOrAbs} is a directory, not a file`);

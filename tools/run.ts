@@ -42,7 +42,7 @@ export const runTool: Tool<typeof parameters> = {
       return outcome(`Command not run: ${sandbox.reason}.`, false, commandEffect(command, null, false, false));
     }
     const inner = [...MERGE_STDERR, command];
-    const argv = sandbox.kind === 'bwrap' ? buildSandboxArgv(sandbox.bwrap, ctx.root, sandbox.network, inner) : inner;
+    const argv = sandbox.kind === 'bwrap' ? buildSandboxArgv(sandbox.bwrap, ctx.root, sandbox.network, inner, [], ctx.protectedFiles ?? []) : inner;
     const result = await runInProcessGroup({
       argv,
       cwd: ctx.root,

@@ -54,7 +54,7 @@ export function describeSandbox(mode: SandboxMode): string {
  *
  * @example spawn(...buildSandboxArgv('/usr/bin/bwrap', '/work/repo', false, ['bash', '-c', 'make']))
  */
-export function buildSandboxArgv(bwrap: string, root: string, network: boolean, inner: readonly string[], readable: readonly string[] = []): string[] {
+export function buildSandboxArgv(bwrap: string, root: string, network: boolean, inner: readonly string[], readable: readonly string[] = [], protectedFiles: readonly string[] = []): string[] {
   return [
     bwrap,
     '--ro-bind', '/', '/',
@@ -66,7 +66,7 @@ export function buildSandboxArgv(bwrap: string, root: string, network: boolean, 
     // After the /tmp tmpfs, so a workspace below /tmp is still the real one.
     '--bind', root, root,
     // The harness's own state (progress, saved runs) and its rules files stay out of the agent's reach.
-    ...[STATE_DIR_NAME, ...RULES_FILE_NAMES].flatMap((name) => ['--ro-bind-try', path.join(root, name), path.join(root, name)]),
+    ...[...[STATE_DIR_NAME, ...RULES_FILE_NAMES].map((name) => path.join(root, name)), ...protectedFiles].flatMap((file) => ['--ro-bind-try', file, file]),
     '--chdir', root,
     '--unshare-all',
     // Root inside the sandbox keeps no capabilities: it cannot remount / read-write or undo the binds above.

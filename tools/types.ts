@@ -38,6 +38,8 @@ export interface ToolContext {
   signal: AbortSignal;
   limits: ObservationLimits;
   policy: CommandPolicy;
+  /** More files the agent must not change (a `--config` rules file inside the workspace), absolute paths. */
+  protectedFiles?: readonly string[];
 }
 
 /**

@@ -9,13 +9,15 @@ import { parseCommand, stringFlag, type FlagSpec, type ParsedCommand } from '../
 import type { Io } from '../execute-run.js';
 import { EXIT } from '../exit-codes.js';
 import { printGraph } from './rules-graph.js';
+import { trustRulesFiles } from '../../lib/rules-file-watch.js';
 
-export const RULES_USAGE = `rein rules <show|graph|coverage|presets> [--config FILE] [--preset NAME]
+export const RULES_USAGE = `rein rules <show|graph|coverage|presets|trust> [--config FILE] [--preset NAME] [--workspace DIR]
 
   show       the effective rules (preset, then rules file, then defaults) as JSON
   graph      the statechart these rules build: --format mermaid (default) or json
   coverage   drive every transition of that statechart with generated paths; exit 1 if one is untaken
   presets    the ablation presets and the finding each reproduces
+  trust      after reviewing them: load the rules files an agent run wrote in --workspace (default: .) again
 
 Without --config, rein.config.json|ts|mjs|js in the current directory is used if present.`;
 
@@ -29,6 +31,12 @@ export async function rulesCommand(argv: string[], io: Io): Promise<number> {
   if (parsed.values.help || !action) { io.stdout.write(RULES_USAGE + '\n'); return action || parsed.values.help ? EXIT.done : EXIT.usage; }
   if (extra.length > 0) throw new UsageError(`rein rules: unexpected argument "${extra[0]}"`);
   if (action === 'presets') { io.stdout.write(PRESETS.map((preset) => `${preset.name.padEnd(22)} ${preset.finding}`).join('\n') + '\n'); return EXIT.done; }
+  if (action === 'trust') {
+    const workspace = resolve(stringFlag(parsed, 'workspace') ?? '.');
+    const trusted = trustRulesFiles(workspace);
+    io.stderr.write(trusted.length > 0 ? `rein: trusted ${trusted.join(', ')} in ${workspace}\n` : `rein: no rules files in ${workspace} were waiting for review\n`);
+    return EXIT.done;
+  }
   const loaded = await load(parsed);
   if (action === 'show') return show(loaded, io);
   if (action === 'graph') return printGraph(createHarnessMachine(loaded.rules, { guards: loaded.guards, actions: loaded.actions }), stringFlag(parsed, 'format') ?? 'mermaid', io);

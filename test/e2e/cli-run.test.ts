@@ -168,7 +168,15 @@ describe('rein run as a child process against a local OpenAI-compatible server',
     const everything = [JSON.stringify(stub.requests.map((request) => request.messages)), ...['trace.jsonl', 'record.jsonl', 'calls.jsonl'].map((name) => readFileSync(join(runDir, name), 'utf8'))].join('\n');
     expect(everything).toContain('token: [redacted]');
     expect(everything).not.toContain(SECRET);
-    expect(result.stderr).toMatch(/WARNING: the run changed rein\.config\.mjs in the workspace.*review it first/);
+    expect(result.stderr).toMatch(/WARNING: the run changed rein\.config\.mjs in the workspace.*rein rules trust/);
+    // The next run in that repo does not import what the agent wrote, until a person trusts it.
+    const next = await runCli(['rules', 'show', '--workspace', repo], { env: cleanEnv() });
+    expect(next.code).toBe(2);
+    expect(next.stderr).toMatch(/rein\.config\.mjs: an agent run wrote this rules file; review it, then run `rein rules trust/);
+    expect((await runCli(['rules', 'trust', '--workspace', repo], { env: cleanEnv() })).stderr).toContain('trusted rein.config.mjs');
+    const trusted = await runCli(['rules', 'show', '--workspace', repo], { env: cleanEnv() });
+    expect(trusted.code, trusted.stderr).toBe(0);
+    expect(JSON.parse(trusted.stdout).permissions.sandbox).toBe('none');
   });
 
   it('rein demo runs offline and says where the trace is', async () => {

@@ -32,12 +32,13 @@ export const defaultPolicy: CommandPolicy = { deny: [], sandbox: 'none', network
 /** A tool context on `root` with the seed's limits, overridable per test. */
 export function makeContext(
   root: string,
-  overrides: { policy?: Partial<CommandPolicy>; limits?: Partial<ObservationLimits>; signal?: AbortSignal } = {},
+  overrides: { policy?: Partial<CommandPolicy>; limits?: Partial<ObservationLimits>; signal?: AbortSignal; protectedFiles?: string[] } = {},
 ): ToolContext {
   return {
     root,
     signal: overrides.signal ?? new AbortController().signal,
     limits: { ...defaultLimits, ...overrides.limits },
     policy: { ...defaultPolicy, ...overrides.policy },
+    ...(overrides.protectedFiles ? { protectedFiles: overrides.protectedFiles } : {}),
   };
 }

@@ -43,6 +43,9 @@ describe('edit_file rejections', () => {
     await expect(edit(root, './.rein/runs/a/run.json', '"x"', '"y"')).rejects.toThrow(/belongs to rein/);
     expect(fs.readFileSync(path.join(root, 'rein.config.mjs'), 'utf8')).toBe('export default {};\n');
     expect(fs.readFileSync(path.join(root, '.rein/runs/a/run.json'), 'utf8')).toBe('{"configPath":"x"}\n');
+    // A rules file given with --config is protected wherever it lives.
+    writeFiles(root, { 'cfg/rules.mjs': 'export default {};\n' });
+    await expect(editFileTool.execute({ path: 'cfg/rules.mjs', old: '{}', new: '{ a: 1 }' }, makeContext(root, { protectedFiles: [path.join(root, 'cfg/rules.mjs')] }))).rejects.toThrow(/belongs to rein/);
     // A file of the same name deeper in the tree is the project's own.
     writeFiles(root, { 'src/rein.config.json': '{"a": 1}\n' });
     expect((await edit(root, 'src/rein.config.json', '1', '2')).ok).toBe(true);

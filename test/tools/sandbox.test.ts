@@ -63,6 +63,15 @@ describe('bubblewrap sandbox', () => {
     expect(fs.readFileSync(path.join(root, 'rein.config.json'), 'utf8')).toBe('{}');
   });
 
+  it('keeps a rules file given with --config read-only too, wherever it is in the workspace', async () => {
+    const root = makeTempDir();
+    fs.mkdirSync(path.join(root, 'cfg'));
+    fs.writeFileSync(path.join(root, 'cfg', 'rules.mjs'), 'export default {};\n');
+    const result = await runTool.execute({ command: 'echo "// planted" >> cfg/rules.mjs; echo done' }, makeContext(root, { policy: { sandbox: 'bwrap' }, protectedFiles: [path.join(root, 'cfg', 'rules.mjs')] }));
+    expect(result.content).toContain('Read-only file system');
+    expect(fs.readFileSync(path.join(root, 'cfg', 'rules.mjs'), 'utf8')).toBe('export default {};\n');
+  });
+
   it('makes the system read-only but the workspace writable', async () => {
     const root = makeTempDir();
     const name = `/etc/rein-test-${process.pid}`;
