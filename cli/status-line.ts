@@ -55,7 +55,10 @@ export function createStatusLine(stream: Stream, rules: Rules, options: { unsand
         if (typeof data.step === 'number') state.step = data.step;
         state.lastTool = `${String(data.name)}${data.ok ? '' : ' (failed)'}`;
         action(describeTool(data));
-      } else if (kind === 'finish') action(data.allowed ? 'finish → accepted by the verification gate' : 'finish → refused: no passing test run after the last edit');
+      } else if (kind === 'finish') {
+        if (typeof data.step === 'number') state.step = data.step;
+        action(data.allowed ? 'finish → accepted by the verification gate' : 'finish → refused: no passing test run after the last edit');
+      }
       else if (kind === 'rule_action') say(`[rein] rule action ${String(data.action)}${Array.isArray(data.notices) ? `: "${data.notices.join(' / ')}"` : ''}`);
       else if (kind === 'stall') say(`[rein] stall (${String(data.rule)}): nudged "${String(data.message)}"`);
       else if (kind === 'budget_warning') say(`[rein] warning: 75% of the ${String(data.budget)} budget is used`);

@@ -18,6 +18,20 @@ export const MAX_PROMPT_REJECTIONS = 3;
 /** The share of a rejected prompt's size the next view aims for. */
 const REJECTED_PROMPT_SHARE = 0.75;
 
+/** A rule action's return value, as far as it is usable: notices must be strings, the trace fields an object. */
+function checkEffect(value: unknown): { notices: string[]; trace: Record<string, unknown>; problem?: string } {
+  if (value === undefined || value === null) return { notices: [], trace: {} };
+  if (typeof value !== 'object') return { notices: [], trace: {}, problem: `returned ${typeof value}, not { notices?, trace? }` };
+  const { notices, trace } = value as { notices?: unknown; trace?: unknown };
+  const noticesOk = notices === undefined || (Array.isArray(notices) && notices.every((item) => typeof item === 'string'));
+  const traceOk = trace === undefined || (typeof trace === 'object' && trace !== null && !Array.isArray(trace));
+  return {
+    notices: noticesOk && Array.isArray(notices) ? notices : [],
+    trace: traceOk && trace ? trace as Record<string, unknown> : {},
+    ...(!noticesOk ? { problem: 'notices must be an array of strings; ignored' } : !traceOk ? { problem: 'trace must be an object; ignored' } : {}),
+  };
+}
+
 /** Extension points for harness builders: guards and rule actions registered from TypeScript. */
 export interface HarnessOptions {
   guards?: GuardRegistry;
@@ -180,9 +194,18 @@ export function createHarnessMachine(rules: Rules, options: HarnessOptions = {})
       }),
       // Actions named in the rules (phase entry, exits), looked up in the registry; their effects are only notices and trace lines.
       runRuleAction: enqueueActions(({ context, enqueue }, params: { action: string; params: ActionParams }) => {
-        const effect = ruleActions[params.action]!(context, params.params) ?? {};
-        if (effect.notices && effect.notices.length > 0) enqueue.assign({ notices: [...context.notices, ...effect.notices] });
-        note(enqueue, 'rule_action', { action: params.action, ...(effect.notices ? { notices: effect.notices } : {}), ...(effect.trace ?? {}), step: context.step });
+        // A registered action is user code: what it returns is checked, and a throw is traced, not a crash of the run.
+        let effect: ReturnType<typeof checkEffect>;
+        try {
+          effect = checkEffect(ruleActions[params.action]!(context, params.params));
+        } catch (error) {
+          effect = { notices: [], trace: {}, problem: `threw: ${error instanceof Error ? error.message : String(error)}` };
+        }
+        if (effect.notices.length > 0) enqueue.assign({ notices: [...context.notices, ...effect.notices] });
+        note(enqueue, 'rule_action', {
+          action: params.action, ...(effect.notices.length > 0 ? { notices: effect.notices } : {}), ...effect.trace,
+          ...(effect.problem ? { problem: effect.problem } : {}), step: context.step,
+        });
       }),
       explainEnd: enqueueActions(({ enqueue }, params: { reason: string }) => {
         enqueue.assign({ reason: params.reason });

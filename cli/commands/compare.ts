@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { UsageError } from '../../lib/errors.js';
 import { compareRecords } from '../../eval/comparison.js';
 import { readResultsOrFail } from '../../eval/results-file.js';
@@ -86,7 +86,8 @@ function side(source: string, label: string, records: RunRecord[]): Side {
  */
 function labelsOf(records: RunRecord[], source?: string): string[] {
   const seen = [...new Set(records.map((record) => record.config))];
-  const manifest = source ? join(source, 'eval.json') : '';
+  const folder = source && source.endsWith('.jsonl') ? dirname(source) : source;
+  const manifest = folder ? join(folder, 'eval.json') : '';
   if (!manifest || !existsSync(manifest)) return seen;
   try {
     const asked = (JSON.parse(readFileSync(manifest, 'utf8')) as { configurations?: Array<{ label?: unknown }> }).configurations ?? [];

@@ -33,11 +33,13 @@ describe('status line', () => {
     status.onTrace('resume', { fromState: 'build.act', recordLength: 7, elapsedMs: 1800 });
     status.onTrace('tool', { step: 3, name: 'edit_file', args: { path: 'stats.js' }, ok: true, effect: { kind: 'edit', applied: true } });
     status.onTrace('transition', { to: 'build.gate' });
+    status.onTrace('finish', { allowed: false, step: 3 });
     status.onTrace('model', { step: 4, tool_calls: [{}] });
     status.onTrace('finish', { allowed: false });
     expect(out.text()).toBe([
       '[rein] resumed in build.act (7 messages in the record)',
       '[rein] step 3   build  edit_file stats.js → applied',
+      '[rein] step 3   build  finish → refused: no passing test run after the last edit',
       '[rein] step 4   build  finish → refused: no passing test run after the last edit',
       '',
     ].join('\n'));

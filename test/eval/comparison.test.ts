@@ -63,5 +63,8 @@ describe('rein compare on one eval output folder', () => {
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toMatch(/default vs no-verification-gate/);
     expect(result.stdout).toMatch(/only_a \(default solved, no-verification-gate failed\): 1: t1/);
+    // Given the results file itself, the same order.
+    const byFile = await runCli(['compare', join(dir, 'results.jsonl')], { env: cleanEnv() });
+    expect(byFile.stdout).toMatch(/default vs no-verification-gate/);
   });
 });

@@ -138,6 +138,20 @@ describe('rules files', () => {
     expect(run.lines('rule_action').map((line) => line.action)).toEqual(['remindTodo', 'notify']);
   });
 
+  it('a registered action that returns the wrong shape or throws is traced, not obeyed and not a crash', async () => {
+    const { defaultRules } = await import('../../rules/schema.js');
+    const rules = { ...defaultRules(), phases: { ...defaultRules().phases, build: { ...defaultRules().phases.build, onEnter: [{ action: 'weird' }, { action: 'broken' }] } } };
+    const run = await runScripted({
+      files: { 'a.js': 'x\n' }, testCmd: 'true', rules: { ...rules, budgets: { ...rules.budgets, maxSteps: 2 } },
+      actions: { weird: () => ({ notices: 'not-an-array' as unknown as string[] }), broken: () => { throw new Error('boom'); } },
+      script: [reply(call('update_todo', { items: [{ task: 'a', done: false }] })), reply(call('read_file', { path: 'a.js' }))],
+    });
+    const problems = run.lines('rule_action').map((line) => `${String(line.action)}: ${String(line.problem)}`);
+    expect(problems).toEqual(['weird: notices must be an array of strings; ignored', 'broken: threw: boom']);
+    expect(run.record.some((message) => message.role === 'user' && String(message.content) === '[harness] n')).toBe(false);
+    expect(run.output.status).toBe('step_limit');
+  });
+
   it('rein rules show prints the effective rules; coverage passes for the default rules', async () => {
     const show = await runCli(['rules', 'show', '--preset', 'strict'], { env: cleanEnv() });
     expect(show.code).toBe(0);

@@ -119,6 +119,16 @@ describe('traces from other versions, killed runs and damaged files', () => {
   });
 });
 
+describe('rule action lines', () => {
+  it('read as a rule row with what the model was told, filed with the gate and stalls', async () => {
+    const { filterOf } = await import('../../visualizer/page/event-filters.js');
+    const entry = toEntry({ i: 3, t: 1, kind: 'rule_action', action: 'notify', notices: ['Read the failure first.'], step: 2 }, 3);
+    expect(entry.known).toBe(true);
+    expect(describeEntry(entry, null)).toMatchObject({ badge: 'rule', text: 'notify: Read the failure first.' });
+    expect(filterOf(entry)).toBe('gate');
+  });
+});
+
 describe('a run with guards and actions from its rules module', () => {
   it('replays with the run\'s own chart: the rules file named in run.json is loaded again', async () => {
     const { startRun } = await import('../../run/session.js');

@@ -19,7 +19,7 @@ export function filterOf(entry: Entry): Filter {
   switch (entry.kind) {
     case 'model': return 'model';
     case 'tool': return 'tools';
-    case 'finish': case 'stall': return 'gate';
+    case 'finish': case 'stall': case 'rule_action': return 'gate';
     case 'context': case 'budget_warning': return 'context';
     case 'transition': return text(entry.data, 'from').split('.')[0] !== text(entry.data, 'to').split('.')[0] ? 'phases' : 'steps';
     default: return 'other';
