@@ -3,7 +3,7 @@ import { ContextLengthError, type ContextOutput, type SummaryOutput } from '../m
 import { stateLabel } from '../machines/state-label.js';
 import type { HarnessContext, ToolCallResult } from '../machines/types.js';
 import { ModelEndpointError } from '../lib/errors.js';
-import type { Rules } from '../rules/schema.js';
+import { PHASES, type Rules } from '../rules/schema.js';
 import { phaseTools } from '../machines/rule-usability.js';
 import type { ToolOutcome } from '../tools/types.js';
 
@@ -12,7 +12,7 @@ type Result =
   | { edit: 'applied' | 'rejected'; path: string }
   | { exit: number; output: string }
   | { read: string; content: string }
-  | { todo: true }
+  | { todo: true; done?: boolean }
   | { error: string };
 
 /** A turn shape the model may produce, and the results its calls get. */
@@ -42,6 +42,8 @@ export const TURN_KINDS: readonly TurnKind[] = [
   { name: 'editTestPass', calls: (cmd) => [edit(), test(cmd, 0)] },
   { name: 'editTestFail', calls: (cmd) => [edit(), test(cmd, 1)] },
   { name: 'todo', calls: () => [{ name: 'update_todo', args: { items: [] }, result: { todo: true } }] },
+  // Items ticked off, for `todoProgress` exits (only offered when a rule uses that guard).
+  { name: 'todoDone', calls: () => [{ name: 'update_todo', args: { items: [], done: true }, result: { todo: true, done: true } }] },
   { name: 'finish', calls: () => [finish] },
   { name: 'finishThenTest', calls: (cmd) => [finish, test(cmd, 0)] },
   { name: 'testThenFinish', calls: (cmd) => [test(cmd, 0), finish] },
@@ -81,7 +83,7 @@ export function witnessEvents(snapshot: { value: unknown; context: HarnessContex
   const clock = runtime ? [{ type: 'clock.warning' }, { type: 'clock.expired' }, { type: 'clock.restart' }] : [];
   if (sub === 'compact') return runtime ? [...compactEvents(context, rules), { type: 'xstate.error.actor.contextManager', error: new Error('harness bug') }, ...clock] : compactEvents(context, rules).slice(0, 1);
   if (sub === 'summarize') return [...summaryEvents(), ...clock];
-  if (sub === 'think') return [...thinkEvents(context, focus), ...clock];
+  if (sub === 'think') return [...thinkEvents(context, focus, rules), ...clock];
   if (sub === 'act') return [actEvent(context, rules), ...(runtime ? [{ type: 'xstate.error.actor.tools', error: new Error('harness bug') }] : []), ...clock];
   return clock;
 }
@@ -124,9 +126,10 @@ function kindsFor(context: HarnessContext, focus: Focus): readonly string[] {
   return nudged ? STALL_KIND[nudged[0]]! : [...FOCUS_KINDS.stall, 'noCall'];
 }
 
-function thinkEvents(context: HarnessContext, focus: Focus) {
+function thinkEvents(context: HarnessContext, focus: Focus, rules: Rules) {
   const usage = { promptTokens: 1000, completionTokens: 50, cachedTokens: 0 };
-  const kinds = kindsFor(context, focus);
+  const ticks = focus === 'phases' && PHASES.some((phase) => rules.phases[phase].exits.some((exit) => exit.guard === 'todoProgress'));
+  const kinds = ticks ? [...kindsFor(context, focus), 'todoDone'] : kindsFor(context, focus);
   const replies = TURN_KINDS.filter((kind) => kinds.includes(kind.name)).map((kind) => {
     // The result each call will get rides in its id, so the arguments (what the stall detector compares) stay clean.
     const tool_calls: ToolCall[] = kind.calls(context.testCmd).map((call, index) => ({
@@ -163,6 +166,6 @@ function outcomeOf(name: string, result: Result, command?: string): ToolOutcome 
   if ('edit' in result) return { content: `Edit ${result.edit}`, ok: true, effect: { kind: 'edit', path: result.path, applied: result.edit === 'applied' } };
   if ('exit' in result) return { content: `exit=${result.exit}\n${result.output}`, ok: true, effect: { kind: 'command', command: command ?? name, exitCode: result.exit, timedOut: false, blocked: false } };
   if ('error' in result) return { content: `Tool error: ${result.error}`, ok: false, effect: { kind: 'none' } };
-  if ('todo' in result) return { content: 'Todo:', ok: true, effect: { kind: 'todo', items: [{ task: 't', done: false }] } };
+  if ('todo' in result) return { content: 'Todo:', ok: true, effect: { kind: 'todo', items: ['t1', 't2', 't3'].map((task) => ({ task, done: result.done === true })) } };
   return { content: result.content, ok: true, effect: name === 'grep' ? { kind: 'search', pattern: 'x' } : { kind: 'read', path: result.read } };
 }

@@ -31,6 +31,13 @@ describe('model-based coverage: every transition of every preset is taken', () =
     expect(report.missing.map((info) => info.key), text).toEqual([]);
   });
 
+  it('covers an exit on todo progress (items ticked off), and replays it', async () => {
+    const { report, text, replay } = coverage({ phases: { build: { exits: [{ guard: 'todoProgress', count: 2, to: 'verify' }, { guard: 'testRun', to: 'verify', settle: true }] } } }, 'todo progress');
+    expect(report.covered.has('build.route --always [todoProgress(count=2)]--> verify.observe'), text).toBe(true);
+    expect(report.missing.map((info) => info.key), text).toEqual([]);
+    expect(await replay()).toEqual([]);
+  });
+
   it('names a transition that a rules change leaves untaken', () => {
     // `always` first makes the later build exits dead: the report must say which.
     const { report } = coverage({ phases: { build: { exits: [{ guard: 'always', to: 'verify' }, { guard: 'testRun', to: 'verify' }] } } }, 'shadowed');
