@@ -4,7 +4,7 @@ import type { Rules } from '../rules/schema.js';
 import { actorPlaceholders, ContextLengthError, type ContextOutput, type SummaryOutput } from './actor-contracts.js';
 import { budgetRulesOf, completionAllowance, MIN_COMPLETION_TOKENS, priceOf } from './budget.js';
 import { builtInGuards, type GuardParams, type GuardRegistry } from './guards.js';
-import { builtInActions, type ActionParams, type RuleActionRegistry } from './rule-actions.js';
+import { builtInActions, checkEffect, type ActionParams, type RuleActionRegistry } from './rule-actions.js';
 import { initialContext, openingMessages } from './initial-context.js';
 import { buildHarnessConfig } from './harness-config.js';
 import { checkRuleReferences } from './rule-references.js';
@@ -17,20 +17,6 @@ import type { EndStatus, HarnessContext, HarnessEmitted, HarnessEvent, HarnessIn
 export const MAX_PROMPT_REJECTIONS = 3;
 /** The share of a rejected prompt's size the next view aims for. */
 const REJECTED_PROMPT_SHARE = 0.75;
-
-/** A rule action's return value, as far as it is usable: notices must be strings, the trace fields an object. */
-function checkEffect(value: unknown): { notices: string[]; trace: Record<string, unknown>; problem?: string } {
-  if (value === undefined || value === null) return { notices: [], trace: {} };
-  if (typeof value !== 'object') return { notices: [], trace: {}, problem: `returned ${typeof value}, not { notices?, trace? }` };
-  const { notices, trace } = value as { notices?: unknown; trace?: unknown };
-  const noticesOk = notices === undefined || (Array.isArray(notices) && notices.every((item) => typeof item === 'string'));
-  const traceOk = trace === undefined || (typeof trace === 'object' && trace !== null && !Array.isArray(trace));
-  return {
-    notices: noticesOk && Array.isArray(notices) ? notices : [],
-    trace: traceOk && trace ? trace as Record<string, unknown> : {},
-    ...(!noticesOk ? { problem: 'notices must be an array of strings; ignored' } : !traceOk ? { problem: 'trace must be an object; ignored' } : {}),
-  };
-}
 
 /** Extension points for harness builders: guards and rule actions registered from TypeScript. */
 export interface HarnessOptions {

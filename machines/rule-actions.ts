@@ -18,6 +18,20 @@ export interface RuleActionEffect {
 export type RuleAction = (context: HarnessContext, params: ActionParams) => RuleActionEffect | void;
 export type RuleActionRegistry = Record<string, RuleAction>;
 
+/** A rule action's return value, as far as it is usable: notices must be strings, the trace fields an object. */
+export function checkEffect(value: unknown): { notices: string[]; trace: Record<string, unknown>; problem?: string } {
+  if (value === undefined || value === null) return { notices: [], trace: {} };
+  if (typeof value !== 'object') return { notices: [], trace: {}, problem: `returned ${typeof value}, not { notices?, trace? }` };
+  const { notices, trace } = value as { notices?: unknown; trace?: unknown };
+  const noticesOk = notices === undefined || (Array.isArray(notices) && notices.every((item) => typeof item === 'string'));
+  const traceOk = trace === undefined || (typeof trace === 'object' && trace !== null && !Array.isArray(trace));
+  return {
+    notices: noticesOk && Array.isArray(notices) ? notices : [],
+    trace: traceOk && trace ? trace as Record<string, unknown> : {},
+    ...(!noticesOk ? { problem: 'notices must be an array of strings; ignored' } : !traceOk ? { problem: 'trace must be an object; ignored' } : {}),
+  };
+}
+
 /** Actions every rules file may name. */
 export const builtInActions: RuleActionRegistry = {
   /** Tell the model something: `{ "action": "notify", "text": "Run the linter before finishing." }`; `{todo}` lists open todo items. */
