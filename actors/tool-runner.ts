@@ -54,6 +54,9 @@ export function createToolRunner(deps: ToolRunnerDeps) {
         const interrupted = deps.journal?.wasStarted?.(key) ?? false;
         deps.journal?.start?.(key);
         const { outcome, args } = await runCall(deps, call, input, signal, interrupted);
+        // Stopped mid-call (Ctrl+C, a kill, the time budget): the cut-short outcome is not the call's
+        // result. It stays unjournaled, so a resumed run asks the tool to recover it.
+        if (signal.aborted) break;
         const content = secrets.length > 0 ? redact(outcome.content, secrets) : outcome.content;
         result = { id: call.id, name: call.function.name, args, outcome: content === outcome.content ? outcome : { ...outcome, content }, ms: now() - started };
         deps.journal?.put(key, result);

@@ -73,11 +73,18 @@ export function createStatusLine(stream: Stream, rules: Rules, options: { unsand
 function describeTool(data: Record<string, unknown>): string {
   const args = data.args && typeof data.args === 'object' ? data.args as Record<string, unknown> : {};
   const main = String(args.command ?? args.path ?? args.pattern ?? '').replace(/\s+/g, ' ').slice(0, 70);
-  const effect = data.effect as { kind?: string; applied?: boolean; exitCode?: number | null; blocked?: boolean; timedOut?: boolean } | undefined;
+  const effect = data.effect as { kind?: string; applied?: boolean; exitCode?: number | null; blocked?: boolean; timedOut?: boolean; interrupted?: boolean } | undefined;
   let outcome = data.ok ? '' : ' → tool error';
   if (effect?.kind === 'edit') outcome = effect.applied ? ' → applied' : ' → rejected';
-  if (effect?.kind === 'command') outcome = effect.blocked ? ' → blocked by policy' : effect.timedOut ? ' → timed out' : ` → exit ${String(effect.exitCode)}`;
+  if (effect?.kind === 'command') outcome = describeCommandEnd(effect);
   return `${String(data.name)}${main ? ` ${main}` : ''}${outcome}`;
+}
+
+function describeCommandEnd(effect: { exitCode?: number | null; blocked?: boolean; timedOut?: boolean; interrupted?: boolean }): string {
+  if (effect.blocked) return ' → blocked by policy';
+  if (effect.timedOut) return ' → timed out';
+  if (effect.interrupted) return ' → interrupted by the stop, not run again';
+  return effect.exitCode === null || effect.exitCode === undefined ? ' → did not finish' : ` → exit ${effect.exitCode}`;
 }
 
 function describeContext(data: Record<string, unknown>): string {

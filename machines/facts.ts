@@ -80,7 +80,8 @@ function foldFacts(facts: Facts, turn: TurnFacts, result: ToolCallResult, rules:
   if (effect.kind === 'todo' && result.outcome.ok) {
     return { facts: { ...next, todo: effect.items }, turn: { ...turn, todoWritten: true } };
   }
-  if (effect.kind === 'command' && !effect.blocked && isTestCommand(effect.command, rules.testCmd)) {
+  // A test run cut short by a stop proved nothing either way, so it is not a test run.
+  if (effect.kind === 'command' && !effect.blocked && !effect.interrupted && isTestCommand(effect.command, rules.testCmd)) {
     const passed = isPass(effect.exitCode, result.outcome.content, rules);
     return {
       facts: { ...next, lastTestSeq: seq, testRuns: facts.testRuns + 1, lastTestPassed: passed, lastPassSeq: passed && isExactTestCommand(effect.command, rules.testCmd) ? seq : facts.lastPassSeq },

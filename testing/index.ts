@@ -10,7 +10,7 @@
  */
 export { probeHarness, type ProbeStep } from './probe.js';
 export { runScripted, type ScriptedRunOptions, type ScriptedRunResult } from './run-scripted.js';
-export { blocked, edited, ran, read, rejectedEdit, searched, todo, toolError, type ResultSpec } from './results.js';
+export { blocked, edited, interrupted, ran, read, rejectedEdit, searched, todo, toolError, type ResultSpec } from './results.js';
 export { call, createScriptedModel, reply, type Script, type ScriptedCall, type ScriptedReply } from '../actors/scripted-model.js';
 export { createHarnessMachine } from '../machines/harness-machine.js';
 export { builtInActions, type RuleAction, type RuleActionEffect, type RuleActionRegistry } from '../machines/rule-actions.js';

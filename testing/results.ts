@@ -24,6 +24,11 @@ export function ran(command: string, exitCode: number, output = ''): ResultSpec 
   return { name: 'run', args: { command }, outcome: outcome(`exit=${exitCode}\n${output}`, true, { kind: 'command', command, exitCode, timedOut: false, blocked: false }) };
 }
 
+/** A command a stopped run had started, reported on resume instead of being run again. */
+export function interrupted(command: string): ResultSpec {
+  return { name: 'run', args: { command }, outcome: outcome('exit=interrupted\nNot run again.', false, { kind: 'command', command, exitCode: null, timedOut: false, blocked: false, interrupted: true }) };
+}
+
 /** A command refused by the deny list. */
 export function blocked(command: string): ResultSpec {
   return { name: 'run', args: { command }, outcome: outcome('Blocked by policy.', false, { kind: 'command', command, exitCode: null, timedOut: false, blocked: true }) };

@@ -53,7 +53,15 @@ export const runTool: Tool<typeof parameters> = {
     });
     return describeResult(command, result, ctx);
   },
+  // A command the stopped run had started may have partly happened (a file appended to, a
+  // commit made), and its output is gone: the model is told so instead of it running twice.
+  async recover({ command }) {
+    return outcome(INTERRUPTED_TEXT, false, { kind: 'command', command, exitCode: null, timedOut: false, blocked: false, interrupted: true });
+  },
 };
+
+export const INTERRUPTED_TEXT = 'exit=interrupted\nNot run again: rein was stopped while this command was running, so it may have partly run and its output is lost. '
+  + 'Check what it was meant to change before running it again.\n';
 
 function describeResult(command: string, result: GroupRunResult, ctx: ToolContext): ToolOutcome {
   const { output } = result;

@@ -50,7 +50,7 @@ export type ToolEffect =
   | { kind: 'read'; path: string }
   | { kind: 'search'; pattern: string }
   | { kind: 'edit'; path: string; applied: boolean }
-  | { kind: 'command'; command: string; exitCode: number | null; timedOut: boolean; blocked: boolean }
+  | { kind: 'command'; command: string; exitCode: number | null; timedOut: boolean; blocked: boolean; interrupted?: boolean }
   | { kind: 'todo'; items: TodoItem[] }
   | { kind: 'finish'; summary: string }
   | { kind: 'none' };
@@ -71,9 +71,9 @@ export interface Tool<Schema extends z.ZodObject = z.ZodObject> {
   parameters: Schema;
   execute(args: z.infer<Schema>, ctx: ToolContext): Promise<ToolOutcome>;
   /**
-   * For a call that a killed run had started but not journaled: its outcome
-   * if its effect is already in place (so a resumed run does not apply it
-   * twice), or null to run it again.
+   * For a call that a stopped or killed run had started but not journaled:
+   * the outcome to report instead of running it again (its effect is already
+   * in place, or it may have partly happened), or null to run it again.
    */
   recover?(args: z.infer<Schema>, ctx: ToolContext): Promise<ToolOutcome | null>;
 }

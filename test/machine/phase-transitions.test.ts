@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createHarnessMachine, defaultRules, edited, probeHarness, ran, read, rulesSchema, todo } from '../../testing/index.js';
+import { createHarnessMachine, defaultRules, edited, interrupted, probeHarness, ran, read, rulesSchema, todo } from '../../testing/index.js';
 
 const rules = defaultRules();
 const machine = createHarnessMachine(rules);
@@ -47,6 +47,14 @@ describe('phase exits (route), evaluated after each turn', () => {
     const probe = atThink('build');
     probe.reply({ calls: [{ name: 'run', args: { command: 'ls' } }] });
     expect(probe.tools([ran('ls', 0, 'a.py')]).state).toBe('build.compact');
+  });
+
+  it('a test run cut short by a stop (reported on resume) is no test run: build stays in build', () => {
+    const probe = atThink('build');
+    probe.reply({ calls: [{ name: 'run', args: { command: 'npm test' } }] });
+    const step = probe.tools([interrupted('npm test')]);
+    expect(step.state).toBe('build.compact');
+    expect(step.context.facts.testRuns).toBe(0);
   });
 
   it('verify → fix when the test run fails', () => {

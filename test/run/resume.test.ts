@@ -29,6 +29,12 @@ function policy(request: StubRequest) {
   if (text.startsWith('Edit applied')) return act('update_todo', { items: [{ task: 'fix count', done: true }] });
   if (text.startsWith('Todo:')) return act('run', { command: 'node check.js' });
   if (text.startsWith('exit=0')) return act('finish', { summary: 'count() returns the length.' });
+  // A command the killed run had started is reported, not run again: ask for it again.
+  if (text.startsWith('exit=interrupted')) {
+    const asked = request.messages.at(-2)!;
+    const previous = (asked.role === 'assistant' ? asked.tool_calls ?? [] : [])[0]!.function;
+    return act(previous.name, JSON.parse(previous.arguments));
+  }
   return { content: 'lost' };
 }
 
@@ -37,7 +43,18 @@ function modelReplies(tracePath: string): number {
   return existsSync(tracePath) ? (readFileSync(tracePath, 'utf8').match(/"kind":"model"/g) ?? []).length : 0;
 }
 
-const comparable = (record: ChatMessage[]) => record.map((message) => JSON.stringify(message));
+/**
+ * The record as the reference run would have it: a command cut short by the kill comes back
+ * as `exit=interrupted` and the agent asks for it again, so that exchange is dropped, and
+ * call ids (numbered by step) are left out.
+ */
+function comparable(record: ChatMessage[]): string[] {
+  const kept = record.filter((message, index) => {
+    const interrupted = (at: number) => record[at]?.role === 'tool' && String(record[at]!.content).startsWith('exit=interrupted');
+    return !interrupted(index) && !(message.role === 'assistant' && interrupted(index + 1));
+  });
+  return kept.map((message) => JSON.stringify(message, (key, value: unknown) => (key === 'id' || key === 'tool_call_id' ? undefined : value)));
+}
 
 describe('crash and resume', () => {
   let stub: OpenAIStub;
@@ -108,7 +125,9 @@ describe('crash and resume', () => {
       const resumed = await runCli(['resume', runDir], { env: cleanEnv({ OPENAI_BASE_URL: stub.url }) });
       const ended = resumed.code === 0 || /already ended \(done\)/.test(resumed.stderr);
       expect(ended, `kill after ${delay}: ${resumed.stderr.split('\n').slice(-6).join('\n')}`).toBe(true);
-      expect(comparable(readRecord(join(runDir, 'record.jsonl'))), `kill after ${delay}`).toEqual(comparable(reference));
+      const record = readRecord(join(runDir, 'record.jsonl'));
+      expect(comparable(record), `kill after ${delay}`).toEqual(comparable(reference));
+      expect(checkPairing(record), `kill after ${delay}`).toEqual([]);
       expect(readFileSync(join(ws, 'count.js'), 'utf8')).toContain('return items.length;');
       const trace = readFileSync(join(runDir, 'trace.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { i: number; kind: string });
       expect(trace.map((line) => line.i)).toEqual(trace.map((_, index) => index));
@@ -118,4 +137,40 @@ describe('crash and resume', () => {
     // Most kill points must land inside the run, or the test proves nothing.
     expect(resumedMidRun).toBeGreaterThanOrEqual(4);
   }, 300_000);
+
+  it('a command cut short by Ctrl+C is not run again on resume: the agent is told it was interrupted', async () => {
+    const slow = await startOpenAIStub((request) => {
+      const results = request.messages.filter((message) => message.role === 'tool');
+      const act = (name: string, args: unknown) => ({ toolCalls: [{ id: `call_${request.messages.length}`, name, arguments: args }] });
+      if (results.length === 0) return act('run', { command: 'echo ran >> ran.txt; sleep 20' });
+      if (results.length === 1) return act('run', { command: 'node check.js' });
+      return act('finish', { summary: 'checked' });
+    });
+    try {
+      const ws = workspace();
+      writeFileSync(join(ws, 'count.js'), 'export function count(items) {\n  return items.length;\n}\n');
+      const runDir = join(mkdtempSync(join(tmpdir(), 'rein-interrupt-')), 'run');
+      const env = cleanEnv({ OPENAI_BASE_URL: slow.url });
+      const child = spawn(process.execPath, [join(repoRoot, 'bin', 'rein.js'), 'run', ws, 'Make node check.js pass', '--test-cmd', 'node check.js', '--model', 'stub', '--run-dir', runDir],
+        { env, stdio: ['ignore', 'ignore', 'pipe'] });
+      let stderr = '';
+      child.stderr!.on('data', (chunk) => { stderr += chunk; });
+      const closed = new Promise((resolve) => child.on('close', resolve));
+      while (!existsSync(join(ws, 'ran.txt'))) await new Promise((resolve) => setTimeout(resolve, 20));
+      child.kill('SIGINT');
+      expect(await closed).toBe(130);
+      expect(stderr).not.toMatch(/exit null|exit=aborted/);
+      const resumed = await runCli(['resume', runDir], { env });
+      expect(resumed.code, resumed.stderr).toBe(0);
+      expect(resumed.stderr).toContain('run echo ran >> ran.txt; sleep 20 → interrupted by the stop, not run again');
+      expect(readFileSync(join(ws, 'ran.txt'), 'utf8')).toBe('ran\n');
+      const toolResults = readRecord(join(runDir, 'record.jsonl')).filter((message) => message.role === 'tool').map((message) => String(message.content));
+      expect(toolResults[0]).toMatch(/^exit=interrupted\nNot run again/);
+      expect(toolResults[1]).toMatch(/^exit=0\nPASS/);
+      const toolLines = readFileSync(join(runDir, 'trace.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { kind: string }).filter((line) => line.kind === 'tool');
+      expect(toolLines).toHaveLength(2);
+    } finally {
+      await slow.close();
+    }
+  }, 60_000);
 });

@@ -1,0 +1,76 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { createActor, toPromise } from 'xstate';
+import { describe, expect, it } from 'vitest';
+import type { ToolCall } from '../../context/messages.js';
+import { createToolRunner } from '../../actors/tool-runner.js';
+import type { ToolsInput } from '../../machines/actor-contracts.js';
+import { openCallJournal } from '../../run/call-journal.js';
+import { defaultTools } from '../../tools/index.js';
+import { INTERRUPTED_TEXT } from '../../tools/run.js';
+import { makeContext, makeTempDir, writeFiles } from '../helpers/workspace.js';
+
+const call = (name: string, args: unknown, id = 'call_1'): ToolCall => ({ id, type: 'function', function: { name, arguments: JSON.stringify(args) } });
+const input = (calls: ToolCall[]): ToolsInput => ({ calls, allowed: 'all', phase: 'build', step: 1, offset: 0 });
+
+function runner(root: string, journalPath: string) {
+  const { signal: _unused, ...toolContext } = makeContext(root);
+  const journal = openCallJournal(journalPath);
+  return { journal, logic: createToolRunner({ tools: defaultTools, toolContext, journal }) };
+}
+
+describe('the tool actor and its journal', () => {
+  it('reuses a journaled result instead of running the call again', async () => {
+    const root = makeTempDir();
+    const journalPath = path.join(makeTempDir(), 'calls.jsonl');
+    const calls = [call('run', { command: 'echo ran >> log.txt; echo hi' })];
+    const first = runner(root, journalPath);
+    const before = await toPromise(createActor(first.logic, { input: input(calls) }).start());
+    first.journal.close();
+    const second = runner(root, journalPath);
+    const again = await toPromise(createActor(second.logic, { input: input(calls) }).start());
+    second.journal.close();
+    expect(again.results).toEqual(before.results);
+    expect(fs.readFileSync(path.join(root, 'log.txt'), 'utf8')).toBe('ran\n');
+  });
+
+  it('a command the stopped run had started is reported as interrupted, not run a second time', async () => {
+    const root = makeTempDir();
+    const journalPath = path.join(makeTempDir(), 'calls.jsonl');
+    fs.writeFileSync(journalPath, `${JSON.stringify({ key: '1:0', started: true })}\n`);
+    const { journal, logic } = runner(root, journalPath);
+    const output = await toPromise(createActor(logic, { input: input([call('run', { command: 'echo ran >> log.txt' })]) }).start());
+    journal.close();
+    expect(output.results[0]!.outcome).toEqual({
+      content: INTERRUPTED_TEXT, ok: false,
+      effect: { kind: 'command', command: 'echo ran >> log.txt', exitCode: null, timedOut: false, blocked: false, interrupted: true },
+    });
+    expect(fs.existsSync(path.join(root, 'log.txt'))).toBe(false);
+  });
+
+  it('an interrupted read runs again: it changes nothing', async () => {
+    const root = makeTempDir();
+    writeFiles(root, { 'a.txt': 'alpha\n' });
+    const journalPath = path.join(makeTempDir(), 'calls.jsonl');
+    fs.writeFileSync(journalPath, `${JSON.stringify({ key: '1:0', started: true })}\n`);
+    const { journal, logic } = runner(root, journalPath);
+    const output = await toPromise(createActor(logic, { input: input([call('read_file', { path: 'a.txt' })]) }).start());
+    journal.close();
+    expect(output.results[0]!.outcome.content).toContain('alpha');
+  });
+
+  it('a call cut short by stopping the actor leaves no result in the journal, only its start', async () => {
+    const root = makeTempDir();
+    const journalPath = path.join(makeTempDir(), 'calls.jsonl');
+    const { journal, logic } = runner(root, journalPath);
+    const actor = createActor(logic, { input: input([call('run', { command: 'echo started > started.txt; sleep 20' })]) }).start();
+    const startedFile = path.join(root, 'started.txt');
+    while (!fs.existsSync(startedFile)) await new Promise((resolve) => setTimeout(resolve, 10));
+    actor.stop();
+    // The aborted command returns once its process group is gone; give it the moment it needs.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    journal.close();
+    const lines = fs.readFileSync(journalPath, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(lines).toEqual([{ key: '1:0', started: true }]);
+  });
+});
