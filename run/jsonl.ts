@@ -50,6 +50,8 @@ export interface ParsedLines<T> {
   bad: Array<{ line: number; text: string; error: string }>;
   /** True when the file does not end with a newline (a line was being written when the run died). */
   truncatedTail: boolean;
+  /** Bytes up to and including the last newline: where a reader following the file goes on. */
+  completeBytes: number;
 }
 
 /**
@@ -57,8 +59,10 @@ export interface ParsedLines<T> {
  * (a killed run) and corrupt lines are reported, the rest is returned.
  */
 export function readJsonLines<T = unknown>(path: string): ParsedLines<T> {
-  if (!existsSync(path)) return { values: [], bad: [], truncatedTail: false };
-  const text = readFileSync(path, 'utf8');
+  if (!existsSync(path)) return { values: [], bad: [], truncatedTail: false, completeBytes: 0 };
+  const bytes = readFileSync(path);
+  const completeBytes = bytes.lastIndexOf(0x0a) + 1;
+  const text = bytes.toString('utf8');
   const lines = text.split('\n');
   const truncatedTail = text.length > 0 && !text.endsWith('\n');
   if (lines[lines.length - 1] === '') lines.pop();
@@ -72,5 +76,5 @@ export function readJsonLines<T = unknown>(path: string): ParsedLines<T> {
       bad.push({ line: index + 1, text: line.slice(0, 200), error: (error as Error).message });
     }
   });
-  return { values, bad, truncatedTail };
+  return { values, bad, truncatedTail, completeBytes };
 }

@@ -8,18 +8,23 @@ import { exitSignal } from '../../visualizer/server/live-viz.js';
 import { parsePort } from '../../visualizer/server/viz-flags.js';
 import { renderReplayPage } from '../../visualizer/server/replay-page.js';
 import { startVizServer } from '../../visualizer/server/viz-server.js';
+import { createLiveFeed } from '../../visualizer/server/live-feed.js';
+import { followTraceFile } from '../../visualizer/server/trace-follow.js';
 
-export const VIZ_USAGE = `rein viz <trace.jsonl> [--port N] [--out FILE]
+export const VIZ_USAGE = `rein viz <trace.jsonl> [--port N] [--out FILE] [--no-follow]
 
 Opens a run's trace in the visualizer: the statechart drawn from the run's
 rules, a timeline scrubber that moves the highlight through it, every model
 call, tool call, gate decision, stall nudge and context action, and gauges
-for steps, time, context and tokens. Works on finished and killed runs.
+for steps, time, context and tokens. Works on finished and killed runs, and
+on a run still going: a trace with no end line yet is followed, its new
+events appearing as the run writes them.
 
-  --port N     serve on http://127.0.0.1:N/ (default: any free port)
-  --out FILE   write one self-contained HTML file instead (opens from disk, no network)`;
+  --port N      serve on http://127.0.0.1:N/ (default: any free port)
+  --out FILE    write one self-contained HTML file instead (opens from disk, no network)
+  --no-follow   show the trace as it is now, even if its run has not ended`;
 
-const VIZ_FLAGS: FlagSpec = { port: { type: 'string' }, out: { type: 'string' }, help: { type: 'boolean', short: 'h' } };
+const VIZ_FLAGS: FlagSpec = { port: { type: 'string' }, out: { type: 'string' }, 'no-follow': { type: 'boolean' }, help: { type: 'boolean', short: 'h' } };
 
 export async function vizCommand(argv: string[], io: Io, _env: NodeJS.ProcessEnv): Promise<number> {
   const parsed = parseCommand('rein viz', argv, VIZ_FLAGS);
@@ -30,17 +35,35 @@ export async function vizCommand(argv: string[], io: Io, _env: NodeJS.ProcessEnv
   const path = resolve(file);
   if (!existsSync(path) || !statSync(path).isFile()) throw new UsageError(`rein viz: trace not found: ${file}`);
   const port = parsePort('rein viz', '--port', stringFlag(parsed, 'port'));
-  const { html, trace } = await renderReplayPage(path);
-  for (const note of trace.notes) io.stderr.write(`rein viz: ${note.text}\n`);
   const out = stringFlag(parsed, 'out');
+  const { html, trace, following } = await renderReplayPage(path, { follow: !out && parsed.values['no-follow'] !== true });
+  for (const note of trace.notes) io.stderr.write(`rein viz: ${note.text}\n`);
   if (out) {
     writeFileSync(resolve(out), html);
     io.stderr.write(`rein viz: wrote ${out} (${trace.lines.length} events; open it in a browser, no server needed)\n`);
     return EXIT.done;
   }
-  const server = await startVizServer({ port, page: () => html });
-  io.stderr.write(`rein viz: ${trace.lines.length} events from ${file}\nrein viz: open ${server.url}   (press Ctrl+C to exit)\n`);
+  const feed = following ? createLiveFeed() : undefined;
+  const stopFollowing = feed ? followTraceFile(path, trace.completeBytes, (line) => { feed.traceLine(line); sayWhenEnded(line, io); }, {
+    onReset: () => io.stderr.write('rein viz: the trace file got shorter (replaced?); no longer following it\n'),
+  }) : undefined;
+  const server = await startVizServer({ port, page: () => html, ...(feed ? { feed } : {}) });
+  io.stderr.write(`rein viz: ${trace.lines.length} events from ${file}\n`);
+  if (following) io.stderr.write('rein viz: the run has no end line yet: following the trace, new events appear as it is written (a killed run writes none; --no-follow turns this off)\n');
+  io.stderr.write(`rein viz: open ${server.url}   (press Ctrl+C to exit)\n`);
   await exitSignal();
+  stopFollowing?.();
   await server.close();
   return EXIT.done;
+}
+
+/** A followed run that ends is said so on the terminal too. */
+function sayWhenEnded(line: string, io: Io): void {
+  if (!line.includes('"kind":"end"')) return;
+  try {
+    const end = JSON.parse(line) as { kind?: unknown; status?: unknown };
+    if (end.kind === 'end') io.stderr.write(`rein viz: the run ended (${String(end.status)})\n`);
+  } catch {
+    // not a whole JSON line: the page reports nothing of it either
+  }
 }

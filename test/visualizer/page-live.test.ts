@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -31,6 +31,14 @@ function serve(args: string[]): Promise<Served> {
     });
     child.on('exit', (code) => { clearTimeout(timer); reject(new Error(`exited ${code} before printing a URL:\n${stderr}`)); });
   });
+}
+
+async function waitFor(condition: () => boolean, timeout = 10_000): Promise<void> {
+  const deadline = Date.now() + timeout;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('timed out waiting');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }
 
 describe('the served page', () => {
@@ -101,6 +109,42 @@ describe('the served page', () => {
     expect(watched.errors).toEqual([]);
     served.child.kill('SIGTERM');
     expect(await served.exit).toBe(0);
+  }, 90_000);
+
+  it('follows a trace still being written with `rein viz <trace>`, a half-written line included, to its end line', async () => {
+    const whole = readFileSync(await recordDemoTrace(join(dir.path, 'followed-source')), 'utf8');
+    const lines = whole.trimEnd().split('\n');
+    const growing = join(dir.path, 'followed', 'trace.jsonl');
+    mkdirSync(join(dir.path, 'followed'));
+    // The run so far: eight whole lines and half of the ninth.
+    const cut = lines.slice(0, 8).join('\n').length + 1 + Math.floor(lines[8]!.length / 2);
+    writeFileSync(growing, whole.slice(0, cut));
+    served = await serve(['viz', growing, '--port', '0']);
+    expect(served.stderr()).toContain('following the trace');
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    const watched = watchPage(page);
+    await page.goto(served.url);
+    await page.waitForSelector('#app.ready');
+    await waitForText(page, '.top .pill', '● following the trace');
+    await waitForText(page, '.events .count', '/ 8');
+    appendFileSync(growing, whole.slice(cut, whole.length - 40));
+    appendFileSync(growing, whole.slice(whole.length - 40));
+    await page.waitForSelector('#app[data-state="done"][data-status="done"]', { timeout: 20_000 });
+    await waitForText(page, '.events .count', `/ ${lines.length}`);
+    expect(await page.textContent('.events .count')).toMatch(new RegExp(`/ ${lines.length}$`));
+    await waitForText(page, '.top .pill', 'done');
+    await waitFor(() => served!.stderr().includes('rein viz: the run ended (done)'));
+    expect(watched.errors).toEqual([]);
+    served.child.kill('SIGINT');
+    expect(await served.exit).toBe(0);
+
+    // --no-follow shows the trace as it is: no stream, and the pill says there is no end line.
+    writeFileSync(growing, whole.slice(0, cut));
+    served = await serve(['viz', growing, '--port', '0', '--no-follow']);
+    expect(served.stderr()).not.toContain('following the trace');
+    await page.goto(served.url);
+    await waitForText(page, '.top .pill', 'no end line');
+    expect((await fetch(`${served.url}events`)).status).toBe(404);
   }, 90_000);
 
   it('serves a finished trace with `rein viz <trace> --port 0`', async () => {

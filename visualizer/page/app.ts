@@ -113,13 +113,14 @@ class App {
     this.view.update({ state: shown, match: ahead ? null : moment.match, visits, inFlight: live && this.following ? live.inFlight() : new Set() });
     this.view.select(this.selected);
     this.why.update({ state: shown, transition: moment.transition, match: moment.match, ahead, live: this.following ? live : null, now });
-    const running = live !== null && this.following && !moment.status && timeline.startT !== null && this.connection === 'open';
+    // A followed trace file may belong to a killed run, so its clock only moves with its lines.
+    const running = this.data.mode === 'live' && live !== null && this.following && !moment.status && timeline.startT !== null && this.connection === 'open';
     this.gauges.update(moment, running ? now - timeline.startT! : moment.elapsed);
     const node = this.selected ? this.chart.nodes.get(this.selected) : undefined;
     if (node) this.detail.showNode(node, visits.states.get(node.id) ?? 0);
     else this.detail.showEntry(moment.entry, moment.entry?.kind === 'transition' ? moment.match : null);
     const ended = timeline.moment(timeline.length - 1).status ?? (live?.status === 'done' ? 'ended' : null);
-    this.header.update(timeline.entries.find((entry) => entry.kind === 'start') ?? null, { ended, live: live !== null, connection: this.connection });
+    this.header.update(timeline.entries.find((entry) => entry.kind === 'start') ?? null, { ended, live: live !== null, connection: this.connection, following: this.data.mode === 'follow' });
     this.scrubber.update(this.index, positionLabel(moment.index, timeline.length, moment.step, moment.elapsed), { following: this.following, playing: this.playing, live: live !== null });
     Object.assign(this.root.dataset, { index: String(moment.index), state: shown ?? '', status: moment.status ?? '' }, live ? { inspected: String(live.received) } : {});
     document.title = `${shown ?? 'rein'} · rein`;

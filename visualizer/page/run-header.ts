@@ -9,6 +9,8 @@ export interface RunStatus {
   ended: string | null;
   live: boolean;
   connection: Connection | null;
+  /** Following a trace file rather than a run in this process. */
+  following?: boolean;
 }
 
 /**
@@ -33,7 +35,7 @@ export class RunHeader {
       this.pill);
     this.notes = h('div', { class: 'notes', role: 'status' });
     this.showNotes(data.notes);
-    this.task.textContent = data.mode === 'live' ? 'Waiting for the run to start…' : 'No start line in this trace';
+    this.task.textContent = data.mode === 'live' ? 'Waiting for the run to start…' : data.mode === 'follow' ? 'No start line in this trace yet' : 'No start line in this trace';
   }
 
   get banner(): HTMLElement {
@@ -50,7 +52,9 @@ export class RunHeader {
     const [label, tone] = pillFor(status);
     setText(this.pill, label);
     this.pill.dataset.tone = tone;
-    this.pill.title = status.ended ? 'How the run ended (the end line of the trace)' : status.live ? 'The live connection to the run' : 'The trace has no end line: the run was killed, or is still going';
+    this.pill.title = status.ended ? 'How the run ended (the end line of the trace)'
+      : status.following ? 'New lines of the trace appear as the run writes them; a killed run writes none'
+        : status.live ? 'The live connection to the run' : 'The trace has no end line: the run was killed, or is still going';
   }
 
   private showNotes(notes: PageNote[]): void {
@@ -65,7 +69,7 @@ function pillFor(status: RunStatus): [string, string] {
   if (status.ended) return [status.ended, status.ended === 'done' ? 'done' : 'failed'];
   if (!status.live) return ['no end line', 'warn'];
   switch (status.connection) {
-    case 'open': return ['● running', 'live'];
+    case 'open': return status.following ? ['● following the trace', 'live'] : ['● running', 'live'];
     case 'reconnecting': return ['reconnecting…', 'warn'];
     case 'closed': return ['disconnected', 'warn'];
     default: return ['connecting…', 'warn'];

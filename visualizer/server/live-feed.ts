@@ -16,6 +16,8 @@ export interface LiveFeed {
   onTrace(kind: string, data: Record<string, unknown>): void;
   /** The run's `inspect` observer. */
   inspect(event: InspectionEvent): void;
+  /** A line read back from a trace file (already numbered and redacted by the run that wrote it); ignored unless it is a JSON object. */
+  traceLine(json: string): void;
   /** Messages after `seq`, oldest first. */
   since(seq: number): FeedMessage[];
   subscribe(listener: (message: FeedMessage) => void): () => void;
@@ -60,6 +62,11 @@ export function createLiveFeed(options: { secrets?: Array<string | undefined>; n
     inspect(event) {
       const message = toMessage(event);
       if (message) push(`"type":"inspect","event":${JSON.stringify(message)}`, true);
+    },
+    traceLine(json) {
+      let line: unknown;
+      try { line = JSON.parse(json); } catch { return; }
+      if (line !== null && typeof line === 'object' && !Array.isArray(line)) push(`"type":"trace","line":${JSON.stringify(line)}`, false);
     },
     since(after) {
       return messages.filter((message) => message.seq > after);

@@ -25,8 +25,9 @@ export interface GaugeLimits {
 }
 
 export interface PageData {
-  mode: 'replay' | 'live';
-  /** The trace file (replay) or the run (live). */
+  /** `follow`: a trace file that has no end line yet, its new lines streamed as they are written. */
+  mode: 'replay' | 'live' | 'follow';
+  /** The trace file (replay, follow) or the run (live). */
   source: string;
   graph: StatechartGraph;
   limits: GaugeLimits;

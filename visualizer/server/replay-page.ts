@@ -7,21 +7,24 @@ import { readFirstLine } from './first-line.js';
 
 /**
  * The replay page for a trace file: one self-contained HTML document with
- * the chart built from the trace's own rules and every line inlined.
+ * the chart built from the trace's own rules and every line inlined. With
+ * `follow`, a trace whose run has not ended yet gets a page that also takes
+ * new lines from the server's `/events` (see `followTraceFile`).
  *
  * @example const { html, trace } = await renderReplayPage('trace.jsonl'); writeFileSync('run.html', html);
  */
-export async function renderReplayPage(path: string): Promise<{ html: string; trace: LoadedTrace }> {
+export async function renderReplayPage(path: string, options: { follow?: boolean } = {}): Promise<{ html: string; trace: LoadedTrace; following: boolean }> {
   const assets = loadPageAssets();
   // A run with guards or actions from its rules module is drawn with them; the start line says where the run lived.
   const { extensions, notes } = await extensionsForTrace(path, startLineOf(path));
   const loaded = loadTrace(path, extensions);
   const trace = { ...loaded, notes: [...notes, ...loaded.notes] };
+  const following = options.follow === true && !trace.ended;
   const data: PageData = {
-    mode: 'replay', source: path, graph: await buildStatechartGraph(trace.machine), limits: gaugeLimits(trace.rules),
-    lines: trace.lines, notes: trace.notes, eventsUrl: null,
+    mode: following ? 'follow' : 'replay', source: path, graph: await buildStatechartGraph(trace.machine), limits: gaugeLimits(trace.rules),
+    lines: trace.lines, notes: trace.notes, eventsUrl: following ? '/events' : null,
   };
-  return { html: renderPageHtml(data, assets), trace };
+  return { html: renderPageHtml(data, assets), trace, following };
 }
 
 /** The trace's start line, if its first line is one. */

@@ -11,6 +11,10 @@ export interface LoadedTrace {
   notes: PageNote[];
   machine: HarnessMachine;
   rules: Rules;
+  /** The run's last start or resume has an end line after it. */
+  ended: boolean;
+  /** Where a reader following the file goes on (after the last whole line). */
+  completeBytes: number;
 }
 
 /**
@@ -25,15 +29,27 @@ export function loadTrace(path: string, extensions: HarnessOptions = {}): Loaded
   const parsed = readJsonLines<unknown>(path);
   const notes: PageNote[] = [];
   const lastBad = parsed.bad.at(-1);
+  const ended = hasEnded(parsed.values);
   for (const bad of parsed.bad) {
     const cut = parsed.truncatedTail && bad === lastBad;
-    notes.push({ level: 'warn', text: cut ? `Line ${bad.line} was cut off mid-write (the run was killed?); it is left out.` : `Line ${bad.line} is not valid JSON (${bad.error}); it is left out.` });
+    const why = ended ? 'the run was killed mid-write?' : 'the run was killed mid-write, or is still writing it';
+    notes.push({ level: 'warn', text: cut ? `Line ${bad.line} is incomplete (${why}); it is left out.` : `Line ${bad.line} is not valid JSON (${bad.error}); it is left out.` });
   }
   const start = parsed.values.find((line) => kindOf(line) === 'start') as Record<string, unknown> | undefined;
   const chart = machineForStart(start, extensions);
   notes.push(...chart.notes, ...versionNotes(start, parsed.values));
   if (parsed.values.length === 0) notes.push({ level: 'warn', text: `${basename(path)} holds no trace lines.` });
-  return { lines: parsed.values, notes, machine: chart.machine, rules: chart.rules };
+  return { lines: parsed.values, notes, machine: chart.machine, rules: chart.rules, ended, completeBytes: parsed.completeBytes };
+}
+
+/** True when an end line follows the last start or resume: a resumed run writes on after an earlier end. */
+function hasEnded(lines: unknown[]): boolean {
+  for (let at = lines.length - 1; at >= 0; at--) {
+    const kind = kindOf(lines[at]);
+    if (kind === 'end') return true;
+    if (kind === 'start' || kind === 'resume') return false;
+  }
+  return false;
 }
 
 /** The machine the run used, rebuilt from the start line's rules; the default machine (and a note saying so) otherwise. */

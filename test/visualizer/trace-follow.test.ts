@@ -1,0 +1,65 @@
+import { appendFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadTrace } from '../../visualizer/server/trace-file.js';
+import { followTraceFile } from '../../visualizer/server/trace-follow.js';
+import { createLiveFeed } from '../../visualizer/server/live-feed.js';
+import { makeTempDir } from '../helpers/workspace.js';
+
+const until = async (condition: () => boolean) => {
+  const deadline = Date.now() + 5000;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+};
+
+describe('following a trace file as it is written', () => {
+  it('hands over each whole line once, after where the load stopped; a half-written line waits for its newline', async () => {
+    const path = join(makeTempDir(), 'trace.jsonl');
+    writeFileSync(path, '{"i":0,"kind":"start"}\n{"i":1,"kind":"mod');
+    const loaded = loadTrace(path);
+    expect(loaded.lines).toHaveLength(1);
+    expect(loaded.ended).toBe(false);
+    expect(loaded.notes[0]!.text).toContain('or is still writing it');
+    const seen: string[] = [];
+    const stop = followTraceFile(path, loaded.completeBytes, (line) => seen.push(line), { intervalMs: 10 });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(seen).toEqual([]);
+    appendFileSync(path, 'el","note":"é"}\n{"i":2,');
+    await until(() => seen.length === 1);
+    appendFileSync(path, '"kind":"end","status":"done"}\n');
+    await until(() => seen.length === 2);
+    stop();
+    expect(seen.map((line) => JSON.parse(line) as { i: number })).toEqual([{ i: 1, kind: 'model', note: 'é' }, { i: 2, kind: 'end', status: 'done' }]);
+    expect(loadTrace(path).ended).toBe(true);
+  });
+
+  it('stops, and says so, when the file gets shorter (replaced by another run)', async () => {
+    const path = join(makeTempDir(), 'trace.jsonl');
+    writeFileSync(path, '{"i":0,"kind":"start"}\n{"i":1,"kind":"model"}\n');
+    let resets = 0;
+    const seen: string[] = [];
+    followTraceFile(path, loadTrace(path).completeBytes, (line) => seen.push(line), { intervalMs: 10, onReset: () => { resets += 1; } });
+    writeFileSync(path, '{"i":0,"kind":"start"}\n');
+    await until(() => resets === 1);
+    appendFileSync(path, '{"i":1,"kind":"model"}\n{"i":2,"kind":"model"}\n');
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    expect(seen).toEqual([]);
+    expect(resets).toBe(1);
+  });
+
+  it('a resumed run that writes on after an earlier end line has not ended', () => {
+    const path = join(makeTempDir(), 'trace.jsonl');
+    writeFileSync(path, ['start', 'end', 'resume', 'model'].map((kind, i) => JSON.stringify({ i, kind })).join('\n') + '\n');
+    expect(loadTrace(path).ended).toBe(false);
+  });
+
+  it('the feed passes read-back trace lines on as they are, and drops what is not a JSON object', () => {
+    const feed = createLiveFeed();
+    feed.traceLine('{"i":7,"kind":"tool","t":1.5}');
+    feed.traceLine('not json');
+    feed.traceLine('[1,2]');
+    expect(feed.since(0).map((message) => JSON.parse(message.json) as unknown)).toEqual([{ seq: 1, type: 'trace', line: { i: 7, kind: 'tool', t: 1.5 } }]);
+  });
+});
