@@ -85,8 +85,11 @@ describe('run', () => {
   it('kills the process group when the harness aborts', async () => {
     const marker = uniqueMarker();
     const controller = new AbortController();
-    setTimeout(() => controller.abort(), 300);
-    const result = await run(`echo before; sleep ${marker} & sleep ${marker}`, {}, controller.signal);
+    const root = makeTempDir();
+    // Abort once the command is under way, however slowly a loaded machine starts it.
+    const poll = setInterval(() => { if (fs.existsSync(path.join(root, 'started'))) { clearInterval(poll); controller.abort(); } }, 20);
+    const result = await run(`echo before; sleep ${marker} & touch started; sleep ${marker}`, {}, controller.signal, root);
+    clearInterval(poll);
     expect(result.content).toBe('exit=aborted (process group killed)\nbefore\n');
     expect(result.effect).toMatchObject({ exitCode: null, timedOut: false });
     expect(processesWithArgument(marker)).toEqual([]);
