@@ -19,6 +19,18 @@ const parameters = z
 const MERGE_STDERR = ['bash', '-c', 'exec bash -c "$1" 2>&1', 'bash'];
 
 /**
+ * Unsandboxed, nothing ties a command to the harness's life the way
+ * bubblewrap's --die-with-parent does, so a watchdog in the command's own
+ * process group checks on the harness every second and kills the group once
+ * it is gone (a harness killed with SIGKILL cannot clean up itself). After a
+ * normal end the harness kills the group, watchdog included.
+ */
+function withHarnessWatchdog(argv: readonly string[]): string[] {
+  const script = '( while kill -0 "$1" 2>/dev/null; do sleep 1 || exit; done; kill -KILL 0 ) </dev/null >/dev/null 2>&1 & shift; exec "$@"';
+  return ['bash', '-c', script, 'bash', String(process.pid), ...argv];
+}
+
+/**
  * `run`: a shell command in the workspace root (seed components 1, 2 and 8).
  * The deny list is checked first; the command then runs in its own process
  * group (inside bubblewrap when the policy and machine allow) with a filtered
@@ -42,7 +54,7 @@ export const runTool: Tool<typeof parameters> = {
       return outcome(`Command not run: ${sandbox.reason}.`, false, commandEffect(command, null, false, false));
     }
     const inner = [...MERGE_STDERR, command];
-    const argv = sandbox.kind === 'bwrap' ? buildSandboxArgv(sandbox.bwrap, ctx.root, sandbox.network, inner, [], ctx.protectedFiles ?? []) : inner;
+    const argv = sandbox.kind === 'bwrap' ? buildSandboxArgv(sandbox.bwrap, ctx.root, sandbox.network, inner, [], ctx.protectedFiles ?? []) : withHarnessWatchdog(inner);
     const result = await runInProcessGroup({
       argv,
       cwd: ctx.root,

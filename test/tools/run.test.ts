@@ -4,11 +4,19 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { runTool } from '../../tools/run.js';
 import { headTail } from '../../tools/shape.js';
 import type { CommandPolicy } from '../../tools/types.js';
+import { spawn } from 'node:child_process';
+import { pathToFileURL } from 'node:url';
+import { repoRoot } from '../helpers/cli.js';
 import { processesWithArgument, uniqueMarker } from '../helpers/processes.js';
 import { makeContext, makeTempDir } from '../helpers/workspace.js';
 
 const run = (command: string, policy: Partial<CommandPolicy> = {}, signal?: AbortSignal, root = makeTempDir()) =>
   runTool.execute({ command }, makeContext(root, { policy: { sandbox: 'none', ...policy }, signal }));
+
+async function until(condition: () => boolean, timeout = 10_000): Promise<void> {
+  const deadline = Date.now() + timeout;
+  while (!condition() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+}
 
 const savedEnv = { ...process.env };
 afterEach(() => {
@@ -92,6 +100,25 @@ describe('run', () => {
     clearInterval(poll);
     expect(result.content).toBe('exit=aborted (process group killed)\nbefore\n');
     expect(result.effect).toMatchObject({ exitCode: null, timedOut: false });
+    expect(processesWithArgument(marker)).toEqual([]);
+  });
+
+  // Unsandboxed, a watchdog in the command's group sees the harness gone; in bubblewrap, --die-with-parent.
+  it.each(['none', 'bwrap'])('sandbox %s: a command dies with a harness killed by SIGKILL', async (sandbox) => {
+    const marker = uniqueMarker();
+    const root = makeTempDir();
+    // A harness process that runs one long command and is then killed without any chance to clean up.
+    const harness = spawn(process.execPath, ['--input-type=module', '-e', `
+      const { runTool } = await import(${JSON.stringify(pathToFileURL(path.join(repoRoot, 'dist', 'tools', 'run.js')).href)});
+      const policy = { deny: [], sandbox: process.env.SANDBOX, network: false, envAllow: [], timeoutSeconds: 300 };
+      const limits = { outputChars: 6000, viewLines: 100, maxHits: 50 };
+      await runTool.execute({ command: 'sleep ' + process.env.MARKER }, { root: process.env.ROOT, signal: new AbortController().signal, limits, policy });
+    `], { env: { ...process.env, MARKER: marker, ROOT: root, SANDBOX: sandbox }, stdio: 'ignore' });
+    const exited = new Promise((resolve) => harness.on('exit', resolve));
+    await until(() => processesWithArgument(marker).length > 0);
+    harness.kill('SIGKILL');
+    await exited;
+    await until(() => processesWithArgument(marker).length === 0, 5000);
     expect(processesWithArgument(marker)).toEqual([]);
   });
 
