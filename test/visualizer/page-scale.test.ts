@@ -55,7 +55,7 @@ describe('a 10,000-event trace, and narrow windows', () => {
   it('opens, reports the cut last line, and keeps the event list virtual', async () => {
     expect(count).toBeGreaterThanOrEqual(TARGET_LINES);
     expect(openMs).toBeLessThan(20_000);
-    expect(await page.textContent('.notes')).toContain('was cut off mid-write');
+    expect(await page.textContent('.notes')).toContain('is incomplete (the run was killed mid-write');
     expect(await page.textContent('.notes')).toContain('sampling_tick');
     await page.click('.chip[data-filter="steps"]');
     await waitForText(page, '.events .count', `${count.toLocaleString('en-US')} / ${count.toLocaleString('en-US')}`);

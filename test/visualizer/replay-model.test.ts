@@ -100,7 +100,7 @@ describe('traces from other versions, killed runs and damaged files', () => {
     expect(trace.lines).toHaveLength(21);
     const notes = trace.notes.map((note) => note.text).join('\n');
     expect(notes).toContain('Line 22 is not valid JSON');
-    expect(notes).toContain('Line 23 was cut off mid-write');
+    expect(notes).toContain('Line 23 is incomplete (the run was killed mid-write, or is still writing it)');
     expect(notes).toContain('carries no rules');
     expect(notes).toContain('Trace format version 0');
     expect(notes).toContain('warp ×1');
