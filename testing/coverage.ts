@@ -5,7 +5,7 @@ import { initialContext } from '../machines/initial-context.js';
 import { stateLabel } from '../machines/state-label.js';
 import type { HarnessContext } from '../machines/types.js';
 import type { Rules } from '../rules/schema.js';
-import { witnessEvents, type Focus } from './witnesses.js';
+import { stallLimits, witnessEvents, type Focus } from './witnesses.js';
 import { PHASES } from '../rules/schema.js';
 
 /** One transition of the statechart, as `rein rules graph` would label it. */
@@ -199,8 +199,13 @@ function signature(snapshot: Snapshot, rules: Rules, focus: Focus): string {
     if (!counter) return 0;
     return rule.guard === 'noToolCalls' ? Math.min(counter.peak, rule.limit) : Number(counter.peak >= rule.limit);
   });
+  // Exits may compare a stall counter with limits of their own: each side of each limit is a different state.
+  const exitLimits = [...stallLimits(rules)].flatMap(([guard, limits]) => limits.map((limit) => Number((stall.counters[guard]?.peak ?? 0) >= limit)));
   const firings = rules.stall.rules.map((rule) => Math.min(rules.stall.maxNudges, stall.counters[rule.guard]?.firings ?? 0));
-  return JSON.stringify([...common, stallFacts, firings]);
+  // Once nudged, the search repeats that rule's pattern; whether the last action already belongs to it
+  // decides whether the next turn continues the stall or starts over, so it is part of the state.
+  const lastAction = firings.some((count) => count > 0) ? stall.lastActions[0] : null;
+  return JSON.stringify([...common, stallFacts, exitLimits, firings, lastAction]);
 }
 
 function fire(machine: HarnessMachine, state: Snapshot, event: { type: string }, onTransition: (definition: AnyTransitionDefinition, from: string) => void): void {

@@ -6,7 +6,9 @@
  * - `runScripted`: a full run with a scripted model and real tools on a temp dir.
  * - `reply`, `call`: scripted model replies; `edited`, `ran`, `read`, …: tool results.
  * - `coverTransitions`: model-based path coverage of a machine built from rules;
- *   `confirmWithScriptedActors` replays every covered path with scripted actors.
+ *   `confirmWithScriptedActors` replays every covered path with scripted actors;
+ *   `assertFullCoverage` does both and rejects naming every untaken transition,
+ *   unreachable state and path that does not replay.
  */
 export { probeHarness, type ProbeStep } from './probe.js';
 export { runScripted, type ScriptedRunOptions, type ScriptedRunResult } from './run-scripted.js';
@@ -14,8 +16,12 @@ export { blocked, edited, interrupted, ran, read, rejectedEdit, searched, todo, 
 export { call, createScriptedModel, reply, type Script, type ScriptedCall, type ScriptedReply } from '../actors/scripted-model.js';
 export { createHarnessMachine } from '../machines/harness-machine.js';
 export { builtInActions, type RuleAction, type RuleActionEffect, type RuleActionRegistry } from '../machines/rule-actions.js';
-export { defaultRules, rulesSchema } from '../rules/schema.js';
+export { defaultRules, rulesSchema, type Rules, type RulesInput } from '../rules/schema.js';
+export { PRESETS, findPreset, type Preset } from '../rules/presets.js';
+export { builtInGuards, type GuardParams, type GuardRegistry, type HarnessGuard } from '../machines/guards.js';
+export { defaultTools } from '../tools/index.js';
 export { startOpenAIStub, type OpenAIStub, type StubAnswer, type StubRequest } from './openai-stub.js';
 export { coverTransitions, formatCoverage, listTransitions, type CoverageReport, type TransitionInfo, type Witness } from './coverage.js';
 export { confirmWithScriptedActors, replayWithScriptedActors } from './replay.js';
+export { assertFullCoverage, checkCoverage, type CoverageCheck } from './coverage-check.js';
 export { loadRules, type LoadedRules } from '../rules/load.js';

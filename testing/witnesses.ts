@@ -47,18 +47,60 @@ export const TURN_KINDS: readonly TurnKind[] = [
   { name: 'finish', calls: () => [finish] },
   { name: 'finishThenTest', calls: (cmd) => [finish, test(cmd, 0)] },
   { name: 'testThenFinish', calls: (cmd) => [test(cmd, 0), finish] },
-  { name: 'repeat', calls: () => [read('same.py'), read('same.py'), read('same.py')] },
-  { name: 'failRepeat', calls: () => [0, 1, 2].map((index) => ({ name: 'run', args: { command: 'make' }, result: { exit: 2, output: `error ${index}` } })) },
-  // The same failure pattern for a phase without `run` (a strict plan): a read that fails differently each time.
-  { name: 'failReadRepeat', calls: () => [0, 1, 2].map((index) => ({ name: 'read_file', args: { path: 'gone.py' }, result: { error: `gone.py is being written (${index})` } })) },
-  { name: 'alternate', calls: () => [0, 1, 2, 3, 4, 5].map((index) => (index % 2 ? { name: 'grep', args: { pattern: 'x' }, result: { read: 'grep', content: `hits ${index}` } } : read('a.py', `v${index}`))) },
-  { name: 'editThrash', calls: () => [0, 1, 2, 3, 4].map((index) => ({ name: 'edit_file', args: { path: 'a.py', n: index }, result: { edit: 'applied', path: 'a.py' } })) },
-  { name: 'readMany', calls: () => Array.from({ length: 8 }, (_, index) => read(`f${index}.py`, `${index}`)) },
   { name: 'editFinish', calls: () => [edit(), finish] },
   { name: 'todoFinish', calls: () => [{ name: 'update_todo', args: { items: [] }, result: { todo: true } }, finish] },
   { name: 'failEditFinish', calls: (cmd) => [test(cmd, 1), edit(), finish] },
   { name: 'shellEditTest', calls: (cmd) => [{ name: 'run', args: { command: "sed -i 's/a/b/' a.py" }, result: { exit: 0, output: '' } }, test(cmd, 0)] },
 ];
+
+const times = <T>(count: number, make: (index: number) => T): T[] => Array.from({ length: count }, (_, index) => make(index));
+
+/**
+ * Turns that drive one stall counter to `count` within the turn. Each stall
+ * guard's patterns are offered once per distinct limit the rules give it
+ * (in stall.rules or in phase exits), so a raised or lowered threshold is
+ * still reached, and both sides of two different limits are.
+ */
+const STALL_PATTERNS: Record<string, (count: number) => WitnessCall[]> = {
+  repeat: (count) => times(count, () => read('same.py')),
+  failRepeat: (count) => times(count, (index) => ({ name: 'run', args: { command: 'make' }, result: { exit: 2, output: `error ${index}` } })),
+  // The same failure pattern for a phase without `run` (a strict plan): a read that fails differently each time.
+  failReadRepeat: (count) => times(count, (index) => ({ name: 'read_file', args: { path: 'gone.py' }, result: { error: `gone.py is being written (${index})` } })),
+  alternate: (count) => times(count, (index) => (index % 2 ? { name: 'grep', args: { pattern: 'x' }, result: { read: 'grep', content: `hits ${index}` } } : read('a.py', `v${index}`))),
+  // Alternation without reads, for when a read-loop limit below it would fire first.
+  alternateRun: (count) => times(count, (index) => ({ name: 'run', args: { command: index % 2 ? 'make b' : 'make a' }, result: { exit: 0, output: `built ${index}` } })),
+  editThrash: (count) => times(count, (index) => ({ name: 'edit_file', args: { path: 'a.py', n: index }, result: { edit: 'applied', path: 'a.py' } })),
+  readMany: (count) => times(count, (index) => read(`f${index}.py`, `${index}`)),
+};
+
+/** The patterns that make each built-in stall guard fire (`noCall` is a reply without tool calls, repeated across turns). */
+const STALL_KIND: Record<string, readonly string[]> = {
+  repeatedAction: ['repeat'], repeatedFailure: ['failRepeat', 'failReadRepeat'], alternation: ['alternate', 'alternateRun'], editThrash: ['editThrash'], readLoop: ['readMany'], noToolCalls: ['noCall'],
+};
+
+/** Every limit each built-in stall guard is compared with, from the stall rules and from phase exits, smallest first. */
+export function stallLimits(rules: Rules): Map<string, number[]> {
+  const limits = new Map<string, Set<number>>();
+  const note = (call: { guard: string; limit?: unknown }) => {
+    if (!(call.guard in STALL_KIND) || typeof call.limit !== 'number' || !Number.isFinite(call.limit)) return;
+    limits.set(call.guard, (limits.get(call.guard) ?? new Set()).add(Math.max(1, Math.ceil(call.limit))));
+  };
+  rules.stall.rules.forEach(note);
+  for (const phase of PHASES) rules.phases[phase].exits.forEach((exit) => note(exit as { guard: string; limit?: unknown }));
+  return new Map([...limits].map(([guard, set]) => [guard, [...set].sort((a, b) => a - b)]));
+}
+
+/** Stall turn kinds for these rules: `repeat@6` is six identical reads in one turn. */
+function stallKinds(rules: Rules, guards?: readonly string[]): TurnKind[] {
+  const kinds: TurnKind[] = [];
+  for (const [guard, limits] of stallLimits(rules)) {
+    if (guards && !guards.includes(guard)) continue;
+    for (const pattern of STALL_KIND[guard]!.filter((name) => name in STALL_PATTERNS)) {
+      for (const limit of limits) kinds.push({ name: `${pattern}@${limit}`, calls: () => STALL_PATTERNS[pattern]!(limit) });
+    }
+  }
+  return kinds;
+}
 
 /**
  * A slice of the alphabet: each focus explores one concern with few facts in
@@ -69,7 +111,8 @@ export type Focus = 'phases' | 'stall' | 'runtime';
 
 const FOCUS_KINDS: Record<Focus, readonly string[]> = {
   phases: ['read', 'edit', 'rejectedEdit', 'testPass', 'testFail', 'editTestPass', 'editTestFail', 'todo', 'finish', 'finishThenTest', 'testThenFinish', 'editFinish', 'todoFinish', 'failEditFinish', 'shellEditTest'],
-  stall: ['repeat', 'failRepeat', 'failReadRepeat', 'alternate', 'editThrash', 'readMany', 'read', 'todo', 'testFail', 'editTestPass'],
+  // Plus the stall kinds built from the rules' limits (see stallKinds).
+  stall: ['read', 'todo', 'testFail', 'editTestPass'],
   runtime: ['todo', 'testFail', 'editTestPass', 'read'],
 };
 
@@ -109,28 +152,32 @@ function summaryEvents() {
   ];
 }
 
-/** The turn kind that makes each built-in stall rule fire. */
-const STALL_KIND: Record<string, readonly string[]> = {
-  repeatedAction: ['repeat'], repeatedFailure: ['failRepeat', 'failReadRepeat'], alternation: ['alternate'], editThrash: ['editThrash'], readLoop: ['readMany'], noToolCalls: ['noCall'],
-};
-
 /**
  * Kinds to try next. In the stall focus, once a rule has been nudged the
  * search keeps repeating that rule's pattern (until it persists) instead of
  * mixing in others: stall rules are independent, and mixing them multiplies
  * the firing counts into thousands of states.
  */
-function kindsFor(context: HarnessContext, focus: Focus): readonly string[] {
-  if (focus !== 'stall') return FOCUS_KINDS[focus];
+function kindsFor(context: HarnessContext, focus: Focus, rules: Rules): TurnKind[] {
+  const fixed = (names: readonly string[]) => TURN_KINDS.filter((kind) => names.includes(kind.name));
+  if (focus !== 'stall') return fixed(FOCUS_KINDS[focus]);
   const nudged = Object.entries(context.stall.counters).find(([rule, counter]) => counter.firings > 0 && rule in STALL_KIND);
-  return nudged ? STALL_KIND[nudged[0]]! : [...FOCUS_KINDS.stall, 'noCall'];
+  if (nudged) return stallKinds(rules, [nudged[0]]);
+  return [...fixed(FOCUS_KINDS.stall), ...stallKinds(rules)];
+}
+
+/** Whether the stall focus offers a reply with no tool call now (to build up a no-tool-call streak). */
+function offersNoCall(context: HarnessContext, focus: Focus): boolean {
+  if (focus !== 'stall') return focus === 'phases';
+  const nudged = Object.entries(context.stall.counters).find(([rule, counter]) => counter.firings > 0 && rule in STALL_KIND);
+  return !nudged || nudged[0] === 'noToolCalls';
 }
 
 function thinkEvents(context: HarnessContext, focus: Focus, rules: Rules) {
   const usage = { promptTokens: 1000, completionTokens: 50, cachedTokens: 0 };
   const ticks = focus === 'phases' && PHASES.some((phase) => rules.phases[phase].exits.some((exit) => exit.guard === 'todoProgress'));
-  const kinds = ticks ? [...kindsFor(context, focus), 'todoDone'] : kindsFor(context, focus);
-  const replies = TURN_KINDS.filter((kind) => kinds.includes(kind.name)).map((kind) => {
+  const kinds = ticks ? [...kindsFor(context, focus, rules), ...TURN_KINDS.filter((kind) => kind.name === 'todoDone')] : kindsFor(context, focus, rules);
+  const replies = kinds.map((kind) => {
     // The result each call will get rides in its id, so the arguments (what the stall detector compares) stay clean.
     const tool_calls: ToolCall[] = kind.calls(context.testCmd).map((call, index) => ({
       id: `witness_${index}_${Buffer.from(JSON.stringify(call.result ?? null)).toString('base64url')}`, type: 'function', function: { name: call.name, arguments: JSON.stringify(call.args) },
@@ -138,8 +185,7 @@ function thinkEvents(context: HarnessContext, focus: Focus, rules: Rules) {
     return { type: 'xstate.done.actor.model', output: { message: { role: 'assistant', content: kind.name, tool_calls }, usage } };
   });
   const noCall = { type: 'xstate.done.actor.model', output: { message: { role: 'assistant', content: 'no tool call' }, usage } };
-  if (focus === 'stall') return kinds.includes('noCall') ? [...replies, noCall] : replies;
-  if (focus === 'phases') return [...replies, noCall];
+  if (focus === 'stall' || focus === 'phases') return offersNoCall(context, focus) ? [...replies, noCall] : replies;
   return [
     ...replies,
     { type: 'xstate.error.actor.model', error: new ModelEndpointError('endpoint down') },

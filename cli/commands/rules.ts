@@ -3,8 +3,7 @@ import { UsageError } from '../../lib/errors.js';
 import { createHarnessMachine } from '../../machines/harness-machine.js';
 import { loadRules, type LoadedRules } from '../../rules/load.js';
 import { PRESETS } from '../../rules/presets.js';
-import { coverTransitions, formatCoverage } from '../../testing/coverage.js';
-import { confirmWithScriptedActors } from '../../testing/replay.js';
+import { checkCoverage } from '../../testing/coverage-check.js';
 import { parseCommand, stringFlag, type FlagSpec, type ParsedCommand } from '../args.js';
 import type { Io } from '../execute-run.js';
 import { EXIT } from '../exit-codes.js';
@@ -56,13 +55,11 @@ function show(loaded: LoadedRules, io: Io): number {
 
 async function coverage(loaded: LoadedRules, io: Io): Promise<number> {
   const machine = createHarnessMachine(loaded.rules, { guards: loaded.guards, actions: loaded.actions });
-  const report = coverTransitions(machine, loaded.rules);
-  io.stdout.write(formatCoverage(report, loaded.sources.join(' + ')) + '\n');
-  // Each covered transition's path, run again with scripted actors as a real run would invoke them.
-  const replayFailures = await confirmWithScriptedActors(machine, loaded.rules, report);
+  // Each covered transition's path is run again with scripted actors, as a real run would invoke them.
+  const { report, replayFailures, problems, text } = await checkCoverage(machine, loaded.rules, loaded.sources.join(' + '));
+  io.stdout.write(text + '\n');
   io.stdout.write(`  replayed with scripted actors (machine.provide): ${report.witnesses.size - replayFailures.length}/${report.witnesses.size}\n`);
   for (const failure of replayFailures) io.stdout.write(`  ✗ ${failure}\n`);
-  const problems = report.missing.length + report.unreachableStates.length + replayFailures.length;
-  if (problems > 0) io.stderr.write(`rein: ${report.missing.length} transition(s) never taken, ${report.unreachableStates.length} state(s) unreachable, ${replayFailures.length} path(s) that did not replay under these rules\n`);
-  return problems > 0 ? EXIT.unfinished : EXIT.done;
+  if (problems.length > 0) io.stderr.write(`rein: ${report.missing.length} transition(s) never taken, ${report.unreachableStates.length} state(s) unreachable, ${replayFailures.length} path(s) that did not replay under these rules\n`);
+  return problems.length > 0 ? EXIT.unfinished : EXIT.done;
 }

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { PRESETS } from '../../rules/presets.js';
 import { rulesSchema } from '../../rules/schema.js';
 // Through the public test kit, as a user's own coverage test would import it.
-import { confirmWithScriptedActors, coverTransitions, createHarnessMachine, formatCoverage } from '../../testing/index.js';
+import { assertFullCoverage, confirmWithScriptedActors, coverTransitions, createHarnessMachine, formatCoverage } from '../../testing/index.js';
 
 function coverage(rulesInput: unknown, title: string) {
   const rules = rulesSchema.parse(rulesInput);
@@ -43,6 +43,24 @@ describe('model-based coverage: every transition of every preset is taken', () =
     const { report } = coverage({ phases: { build: { exits: [{ guard: 'always', to: 'verify' }, { guard: 'testRun', to: 'verify' }] } } }, 'shadowed');
     expect(report.missing.map((info) => info.key)).toContain('build.route --always [testRun]--> verify.observe');
   });
+
+  // Witness turns are sized from the rules: a raised or lowered stall limit, in a stall rule or an exit, is still reached.
+  it.each([
+    ['raised limits (the README example)', { stall: { rules: [{ guard: 'repeatedAction', limit: 6 }, { guard: 'readLoop', limit: 12 }] } }],
+    ['a lowered limit', { stall: { rules: [{ guard: 'repeatedAction', limit: 2 }] } }],
+    ['every rule moved, read loop below alternation', { stall: { maxNudges: 3, rules: [
+      { guard: 'repeatedAction', limit: 2 }, { guard: 'readLoop', limit: 3 }, { guard: 'noToolCalls', limit: 5 },
+      { guard: 'alternation', limit: 4 }, { guard: 'editThrash', limit: 2 }, { guard: 'repeatedFailure', limit: 2 }] } }],
+    ['an exit with a limit of its own', { phases: { build: { exits: [{ guard: 'readLoop', limit: 5, to: 'plan' }, { guard: 'testRun', to: 'verify', settle: true }] } } }],
+  ])('with %s, every transition is taken and replays', async (_name, rulesInput) => {
+    const rules = rulesSchema.parse(rulesInput);
+    await expect(assertFullCoverage(createHarnessMachine(rules), rules)).resolves.toBeDefined();
+  }, 60_000);
+
+  it('assertFullCoverage rejects naming what is untaken and unreachable', async () => {
+    const rules = rulesSchema.parse({ phases: { verify: { exits: [{ guard: 'editedSinceTest', to: 'build' }] } } });
+    await expect(assertFullCoverage(createHarnessMachine(rules), rules)).rejects.toThrow(/never taken: fix\.think[\s\S]*unreachable state: fix\b/);
+  }, 60_000);
 
   it('names a state that a rules change leaves unreachable', () => {
     // No exit leads into fix any more: its whole turn cycle is unreachable.
