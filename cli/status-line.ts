@@ -57,7 +57,8 @@ export function createStatusLine(stream: Stream, rules: Rules, options: { unsand
         action(describeTool(data));
       } else if (kind === 'finish') {
         if (typeof data.step === 'number') state.step = data.step;
-        action(data.allowed ? 'finish → accepted by the verification gate' : 'finish → refused: no passing test run after the last edit');
+        const accepted = data.gate === false ? 'finish → accepted (the verification gate is off)' : 'finish → accepted by the verification gate';
+        action(data.allowed ? accepted : `finish → refused: ${typeof data.why === 'string' ? data.why : 'no passing test run after the last edit'}`);
       }
       else if (kind === 'rule_action') say(`[rein] rule action ${String(data.action)}${Array.isArray(data.notices) ? `: "${data.notices.join(' / ')}"` : ''}`);
       else if (kind === 'stall') say(`[rein] stall (${String(data.rule)}): nudged "${String(data.message)}"`);

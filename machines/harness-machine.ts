@@ -154,12 +154,13 @@ export function createHarnessMachine(rules: Rules, options: HarnessOptions = {})
       }),
       refuseFinish: enqueueActions(({ context, enqueue }) => {
         const refusal = fillTemplate(rules.verification.refusal, { cmd: context.testCmd });
-        apply(enqueue, context, refusalUpdate(context, refusal));
-        note(enqueue, 'finish', { allowed: false, step: context.step, refusals: context.facts.gateRefusals + 1 });
+        apply(enqueue, context, refusalUpdate(context, refusal, verificationFor(context)));
+        const why = context.facts.lastEditSeq >= 0 ? 'no passing test run after the last edit' : 'no passing test run yet';
+        note(enqueue, 'finish', { allowed: false, step: context.step, refusals: context.facts.gateRefusals + 1, why });
       }),
       acceptFinish: enqueueActions(({ context, enqueue }) => {
         apply(enqueue, context, acceptanceUpdate(context));
-        note(enqueue, 'finish', { allowed: true, step: context.step, summary: context.summary });
+        note(enqueue, 'finish', { allowed: true, step: context.step, summary: context.summary, gate: rules.verification.gate });
       }),
       nudge: enqueueActions(({ context, enqueue }, params: { rule: string; limit: number; message: string }) => {
         const text = fillTemplate(params.message, { limit: params.limit, path: context.stall.busiestFile ?? 'the same file' });

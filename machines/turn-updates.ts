@@ -85,14 +85,23 @@ export function resultsUpdate(context: HarnessContext, output: ToolsOutput, rule
   return { context: { ...folded, cursor: context.cursor + output.results.length, summary: output.finish?.summary ?? context.summary }, append };
 }
 
-/** The gate refused a finish call: the refusal is that call's result. */
-export function refusalUpdate(context: HarnessContext, refusal: string): Update {
+/**
+ * The gate refused a finish call: the refusal is that call's result. It is
+ * an action like any other for the stall detector (a model that keeps
+ * calling finish is repeating itself, whatever summary it writes), and its
+ * summary is dropped: only an accepted finish's summary is the run's.
+ */
+export function refusalUpdate(context: HarnessContext, refusal: string, rules: VerificationRules): Update {
   const call = context.calls[context.cursor]!;
+  const attempt = { id: call.id, name: 'finish', args: {}, outcome: { content: refusal, ok: false, effect: { kind: 'none' as const } }, ms: 0 };
+  const folded = foldResults(context, [attempt], rules);
   return {
     context: {
       cursor: context.cursor + 1,
-      facts: { ...context.facts, gateRefusals: context.facts.gateRefusals + 1 },
-      turn: { ...context.turn, finishRefused: true },
+      facts: { ...folded.facts, gateRefusals: context.facts.gateRefusals + 1 },
+      turn: { ...folded.turn, finishRefused: true },
+      stall: folded.stall,
+      summary: '',
     },
     append: [{ role: 'tool', tool_call_id: call.id, content: refusal }],
   };

@@ -56,6 +56,19 @@ describe('a whole run with real tools and a scripted model', () => {
     expect(run.record[nudgeIndex - 1]?.role).toBe('tool');
   });
 
+  it('a model that keeps calling finish without a passing test is a stall: nudged, then stalled; a refused summary is not the run\'s', async () => {
+    let attempt = 0;
+    const run = await runScripted({
+      files: { 'x.txt': 'x' }, testCmd: 'node --test', rules: { budgets: { maxSteps: 30 } },
+      script: () => reply(call('finish', { summary: `looks right to me (${attempt++})` })),
+    });
+    expect(run.output.status).toBe('stalled');
+    expect(run.output.steps).toBeLessThan(15);
+    expect(run.lines('stall').map((line) => line.rule)).toContain('repeatedAction');
+    expect(run.output.summary).toBe('');
+    expect(run.lines('finish').every((line) => line.allowed === false && line.why === 'no passing test run yet')).toBe(true);
+  });
+
   it('model mistakes become observations: unknown tool, bad JSON, missing and extra arguments', async () => {
     const run = await runScripted({
       files: { 'a.txt': 'hello\n' }, testCmd: 'true', rules: { budgets: { maxSteps: 2 } },

@@ -30,8 +30,8 @@ export function describeEntry(entry: Entry, match: TransitionMatch | null): RowT
     case 'tool': return describeTool(data);
     case 'stall': return { badge: 'stall', tone: 'stall', text: `${text(data, 'rule')} (limit ${num(data, 'limit') ?? '?'}) → nudge #${num(data, 'firings') ?? 1}: ${clip(text(data, 'message'), 160)}`, meta: stepMeta(data) };
     case 'finish': return data.allowed === false
-      ? { badge: 'gate', tone: 'refusal', text: `gate refused finish${num(data, 'refusals') ? ` (refusal #${num(data, 'refusals')})` : ''}: no passing test run after the last edit`, meta: stepMeta(data) }
-      : { badge: 'gate', tone: 'accept', text: `gate accepted finish: ${clip(text(data, 'summary'), 160)}`, meta: stepMeta(data) };
+      ? { badge: 'gate', tone: 'refusal', text: `gate refused finish${num(data, 'refusals') ? ` (refusal #${num(data, 'refusals')})` : ''}: ${text(data, 'why') || 'no passing test run after the last edit'}`, meta: stepMeta(data) }
+      : { badge: 'gate', tone: 'accept', text: `${data.gate === false ? 'finish accepted (gate off)' : 'gate accepted finish'}: ${clip(text(data, 'summary'), 160)}`, meta: stepMeta(data) };
     case 'rule_action': return { badge: 'rule', tone: 'stall', text: `${text(data, 'action')}${Array.isArray(data.notices) && data.notices.length > 0 ? `: ${clip(data.notices.join(' / '), 180)}` : text(data, 'label') ? `: ${text(data, 'label')}` : ''}`, meta: stepMeta(data) };
     case 'budget_warning': return { badge: 'budget', tone: 'warning', text: budgetText(data), meta: stepMeta(data) };
     case 'context': return { badge: 'context', tone: 'context', text: contextText(data), meta: stepMeta(data) };
