@@ -37,7 +37,8 @@ export async function executeRun(options: ExecuteOptions): Promise<number> {
   await options.onStart?.(handle);
   // Ctrl+C (or a SIGTERM from a supervisor) stops the run cleanly: in-flight calls and their process
   // groups are aborted, the state of the last step stays saved.
-  const onSigint = () => handle.interrupt();
+  let stoppedBy: NodeJS.Signals = 'SIGINT';
+  const onSigint = (signal: NodeJS.Signals) => { stoppedBy = signal; handle.interrupt(); };
   process.once('SIGINT', onSigint);
   process.once('SIGTERM', onSigint);
   let output: HarnessOutput;
@@ -47,7 +48,8 @@ export async function executeRun(options: ExecuteOptions): Promise<number> {
     if (!(error instanceof RunInterrupted)) throw error;
     status.finish();
     io.stderr.write(`rein: ${error.message}\n`);
-    return EXIT.interrupted;
+    // As a shell reports a process ended by the signal: 128 + 2 for Ctrl+C, 128 + 15 for SIGTERM.
+    return stoppedBy === 'SIGTERM' ? EXIT.terminated : EXIT.interrupted;
   } finally {
     process.removeListener('SIGINT', onSigint);
     process.removeListener('SIGTERM', onSigint);

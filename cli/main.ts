@@ -14,7 +14,7 @@ const USAGE = `rein: an agent harness built as an explicit statechart
   rein compare <A> <B>              paired comparison of two eval results (exact McNemar)
 
 Run \`rein <command> --help\` for a command's options.
-Exit codes: 0 done, 1 ended without finishing, 2 bad usage or rules, 3 model endpoint failed, 130 interrupted.`;
+Exit codes: 0 done, 1 ended without finishing, 2 bad usage or rules, 3 model endpoint failed, 130 interrupted (Ctrl+C), 143 stopped by SIGTERM.`;
 
 type Command = (argv: string[], io: Io, env: NodeJS.ProcessEnv) => Promise<number>;
 

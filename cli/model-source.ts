@@ -40,6 +40,7 @@ export function openAIModelSource(endpoint: { model: string; baseURL?: string; a
   return {
     name: endpoint.model,
     description: `openai-compatible endpoint ${endpoint.baseURL ?? 'https://api.openai.com/v1'}`,
+    ...(endpoint.baseURL ? { baseURL: endpoint.baseURL } : {}),
     createActor: (schemas, hooks) => { note = hooks.note; return createOpenAIModel(chat, schemas); },
     summarize: async (prompt, transcript, signal) => {
       const reply = await chat.complete({ messages: [{ role: 'system', content: prompt }, { role: 'user', content: transcript }], maxTokens: 1024 }, signal);

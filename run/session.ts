@@ -30,6 +30,8 @@ export interface ModelSource {
   name: string;
   /** One line for the start message and the trace, e.g. `openai-compatible at http://…`. */
   description: string;
+  /** The endpoint, kept in run.json so `rein resume` finds it again without the environment. */
+  baseURL?: string;
   /** `note` writes a line to the run's trace (retries, for example). */
   createActor(toolSchemas: unknown[], hooks: { note(kind: string, data: Record<string, unknown>): void }): AnyActorLogic;
   summarize: SummarizeText;
@@ -186,6 +188,8 @@ function launch(options: RunOptions, resume: Resume | null): RunHandle {
   } else if (!resume) {
     writeFileSync(join(options.runDir, 'run.json'), JSON.stringify({
       version: 1, workspace, task: options.task, testCmd: options.testCmd, model: options.model.name, createdAt: new Date().toISOString(), rules,
+      // Never with credentials in it: a URL that carries them has to be given again on resume.
+      ...(options.model.baseURL && !/^[a-z]+:\/\/[^/]*@/i.test(options.model.baseURL) ? { baseURL: options.model.baseURL } : {}),
       ...(options.configPath ? { configPath: options.configPath } : {}),
       // A trace kept outside the run directory (`--trace`) is where a resumed run goes on writing.
       ...(options.tracePath ? { tracePath } : {}),
@@ -230,7 +234,7 @@ function restoreSnapshot(saved: SavedState): unknown {
 }
 
 /** Reads a run directory's metadata (task, workspace, rules) for `rein resume`. */
-export function readRunMeta(runDir: string): { workspace: string; task: string; testCmd: string; model: string; rules: unknown; configPath?: string; tracePath?: string } {
+export function readRunMeta(runDir: string): { workspace: string; task: string; testCmd: string; model: string; rules: unknown; configPath?: string; tracePath?: string; baseURL?: string } {
   const path = join(runDir, 'run.json');
   if (!existsSync(path)) throw new UsageError(`${runDir} is not a rein run directory (no run.json)`);
   return JSON.parse(readFileSync(path, 'utf8'));

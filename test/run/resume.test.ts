@@ -138,7 +138,7 @@ describe('crash and resume', () => {
     expect(resumedMidRun).toBeGreaterThanOrEqual(4);
   }, 300_000);
 
-  it('a command cut short by Ctrl+C is not run again on resume: the agent is told it was interrupted', async () => {
+  it('a command cut short by a stop (SIGTERM here) is not run again on resume: the agent is told it was interrupted', async () => {
     const slow = await startOpenAIStub((request) => {
       const results = request.messages.filter((message) => message.role === 'tool');
       const act = (name: string, args: unknown) => ({ toolCalls: [{ id: `call_${request.messages.length}`, name, arguments: args }] });
@@ -157,10 +157,13 @@ describe('crash and resume', () => {
       child.stderr!.on('data', (chunk) => { stderr += chunk; });
       const closed = new Promise((resolve) => child.on('close', resolve));
       while (!existsSync(join(ws, 'ran.txt'))) await new Promise((resolve) => setTimeout(resolve, 20));
-      child.kill('SIGINT');
-      expect(await closed).toBe(130);
+      // A supervisor's SIGTERM stops the run like Ctrl+C, and exits as a shell reports that signal.
+      child.kill('SIGTERM');
+      expect(await closed).toBe(143);
+      expect(stderr).toContain(`continue with: rein resume ${runDir}`);
       expect(stderr).not.toMatch(/exit null|exit=aborted/);
-      const resumed = await runCli(['resume', runDir], { env });
+      // No OPENAI_BASE_URL now: the run directory remembers the endpoint it started with.
+      const resumed = await runCli(['resume', runDir], { env: cleanEnv() });
       expect(resumed.code, resumed.stderr).toBe(0);
       expect(resumed.stderr).toContain('run echo ran >> ran.txt; sleep 20 → interrupted by the stop, not run again');
       expect(readFileSync(join(ws, 'ran.txt'), 'utf8')).toBe('ran\n');
