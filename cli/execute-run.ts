@@ -30,14 +30,22 @@ export async function executeRun(options: ExecuteOptions): Promise<number> {
   const { io, run } = options;
   let status = createStatusLine(io.stderr, run.rules);
   const rulesFilesBefore = rulesFilesIn(run.workspace);
-  const onTrace = (kind: string, data: Record<string, unknown>) => { status.onTrace(kind, data); run.onTrace?.(kind, data); };
+  // Lines traced while the run is set up (a resume line) are shown after the start message, not above it.
+  let early: Array<[string, Record<string, unknown>]> | null = [];
+  const onTrace = (kind: string, data: Record<string, unknown>) => {
+    if (early) early.push([kind, data]);
+    else status.onTrace(kind, data);
+    run.onTrace?.(kind, data);
+  };
   const handle = (options.resume ? resumeRun : startRun)({ ...run, onTrace });
   if (handle.sandbox.includes('unsandboxed')) status = createStatusLine(io.stderr, run.rules, { unsandboxed: true });
   io.stderr.write(startMessage(run, handle, Boolean(options.resume)));
+  for (const [kind, data] of early) status.onTrace(kind, data);
+  early = null;
   await options.onStart?.(handle);
   // Ctrl+C (or a SIGTERM from a supervisor) stops the run cleanly: in-flight calls and their process
   // groups are aborted, the state of the last step stays saved.
-  let stoppedBy: NodeJS.Signals = 'SIGINT';
+  let stoppedBy = 'SIGINT' as NodeJS.Signals;
   const onSigint = (signal: NodeJS.Signals) => { stoppedBy = signal; handle.interrupt(); };
   process.once('SIGINT', onSigint);
   process.once('SIGTERM', onSigint);

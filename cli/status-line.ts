@@ -50,7 +50,9 @@ export function createStatusLine(stream: Stream, rules: Rules, options: { unsand
         // A resumed run starts mid-step: its first lines may be the tool calls of the step that was cut short.
         state.phase = String(data.fromState ?? '').split('.')[0] || state.phase;
         state.stepPhase = state.phase;
-        say(`[rein] resumed in ${String(data.fromState)} (${String(data.recordLength)} messages in the record)`);
+        say(data.fromState === 'start'
+          ? '[rein] resumed: the run was stopped before its first step was saved, so it starts over'
+          : `[rein] resumed in ${String(data.fromState)} (${String(data.recordLength)} messages in the record)`);
       } else if (kind === 'tool') {
         if (typeof data.step === 'number') state.step = data.step;
         state.lastTool = `${String(data.name)}${data.ok ? '' : ' (failed)'}`;
@@ -72,13 +74,33 @@ export function createStatusLine(stream: Stream, rules: Rules, options: { unsand
 }
 
 function describeTool(data: Record<string, unknown>): string {
-  const args = data.args && typeof data.args === 'object' ? data.args as Record<string, unknown> : {};
+  const args = argsObject(data.args);
   const main = String(args.command ?? args.path ?? args.pattern ?? '').replace(/\s+/g, ' ').slice(0, 70);
   const effect = data.effect as { kind?: string; applied?: boolean; exitCode?: number | null; blocked?: boolean; timedOut?: boolean; interrupted?: boolean } | undefined;
-  let outcome = data.ok ? '' : ' → tool error';
+  let outcome = data.ok ? '' : ` → ${toolError(data.result)}`;
   if (effect?.kind === 'edit') outcome = effect.applied ? ' → applied' : ' → rejected';
   if (effect?.kind === 'command') outcome = describeCommandEnd(effect);
   return `${String(data.name)}${main ? ` ${main}` : ''}${outcome}`;
+}
+
+/** A refused call's arguments are traced as the model sent them (a string); show what it was about all the same. */
+function argsObject(args: unknown): Record<string, unknown> {
+  if (typeof args === 'string') {
+    try {
+      const parsed: unknown = JSON.parse(args);
+      return parsed && typeof parsed === 'object' ? parsed as Record<string, unknown> : {};
+    } catch {
+      return {};
+    }
+  }
+  return args && typeof args === 'object' ? args as Record<string, unknown> : {};
+}
+
+/** The first line of a failed call's result, so the reason is on the terminal and not only in the trace. */
+function toolError(result: unknown): string {
+  const first = String(result ?? '').split('\n')[0]!.replace(/^Tool error:\s*/, '').trim();
+  if (!first) return 'tool error';
+  return `tool error: ${first.length > 90 ? `${first.slice(0, 89)}…` : first}`;
 }
 
 function describeCommandEnd(effect: { exitCode?: number | null; blocked?: boolean; timedOut?: boolean; interrupted?: boolean }): string {

@@ -45,6 +45,24 @@ describe('status line', () => {
     ].join('\n'));
   });
 
+  it('says why a call failed, and what it was about even when its arguments did not parse', () => {
+    const out = capture(false);
+    const status = createStatusLine(out.stream, defaultRules());
+    status.onTrace('tool', { step: 1, name: 'run', args: '{"command":"npm test"}', ok: false, result: 'Tool error: run is not allowed in the plan phase. Allowed here: read_file, grep.', effect: { kind: 'none' } });
+    status.onTrace('tool', { step: 2, name: 'edit_file', args: '{"path": "calc.py", "old": 3}', ok: false, result: 'Tool error: invalid arguments for edit_file: old: expected string, received number\nmore', effect: { kind: 'none' } });
+    status.onTrace('finish', { allowed: false, step: 3, why: 'no passing test run yet' });
+    status.onTrace('finish', { allowed: true, step: 4, gate: false });
+    status.onTrace('resume', { fromState: 'start', recordLength: 0, elapsedMs: 0 });
+    expect(out.text()).toBe([
+      '[rein] step 1   -      run npm test → tool error: run is not allowed in the plan phase. Allowed here: read_file, grep.',
+      '[rein] step 2   -      edit_file calc.py → tool error: invalid arguments for edit_file: old: expected string, received number',
+      '[rein] step 3   -      finish → refused: no passing test run yet',
+      '[rein] step 4   -      finish → accepted (the verification gate is off)',
+      '[rein] resumed: the run was stopped before its first step was saved, so it starts over',
+      '',
+    ].join('\n'));
+  });
+
   it('on a terminal: redraws one line with phase, budgets and tokens, and says when commands are unsandboxed', () => {
     const out = capture(true);
     const status = createStatusLine(out.stream, defaultRules(), { unsandboxed: true, now: () => 0 });
