@@ -14,7 +14,8 @@ const USAGE = `rein: an agent harness built as an explicit statechart
   rein compare <A> <B>              paired comparison of two eval results (exact McNemar)
 
 Run \`rein <command> --help\` for a command's options.
-Exit codes: 0 done, 1 ended without finishing, 2 bad usage or rules, 3 model endpoint failed, 130 interrupted (Ctrl+C), 143 stopped by SIGTERM.`;
+Exit codes: 0 done, 1 ended without finishing, 2 bad usage or rules, 3 model endpoint failed,
+4 crashed (a bug, or a guard, tool or action from a rules file threw), 130 interrupted (Ctrl+C), 143 stopped by SIGTERM.`;
 
 type Command = (argv: string[], io: Io, env: NodeJS.ProcessEnv) => Promise<number>;
 
@@ -40,10 +41,22 @@ export async function main(argv: string[], io: Io = { stdout: process.stdout, st
     const command = await load();
     return await command(rest, io, env);
   } catch (error) {
-    if (error instanceof UsageError) { io.stderr.write(`rein: ${error.message}\n`); return EXIT.usage; }
-    if (error instanceof ReinError) { io.stderr.write(`rein: ${error.message}\n`); return EXIT.endpoint; }
-    throw error;
+    const code = error instanceof UsageError ? EXIT.usage : error instanceof ReinError ? EXIT.endpoint : EXIT.crashed;
+    const message = error instanceof Error ? error.message : String(error);
+    // Messages that already name their command ("rein run: …") get no second prefix.
+    const text = /^rein( [a-z]+)?:/.test(message) ? message : code === EXIT.crashed ? `rein: ${name} crashed: ${message}` : `rein: ${message}`;
+    io.stderr.write(`${text}\n`);
+    if (code === EXIT.crashed) io.stderr.write(crashHint(error, env));
+    // `--json` promises one JSON line at the end, also when the run never started.
+    if (rest.includes('--json')) io.stdout.write(JSON.stringify({ status: 'error', exitCode: code, error: message }) + '\n');
+    return code;
   }
+}
+
+/** A crash is a bug in rein or in code a rules file registered (a guard, tool or action that threw): where to look. */
+function crashHint(error: unknown, env: NodeJS.ProcessEnv): string {
+  if (env.REIN_DEBUG && error instanceof Error && error.stack) return `${error.stack}\n`;
+  return 'rein: if a rules file registers guards, tools or actions, check them first; the trace ends with a crash line. Set REIN_DEBUG=1 for the stack.\n';
 }
 
 function version(): string {

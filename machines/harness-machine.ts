@@ -49,7 +49,7 @@ function note(enqueue: Enqueue, kind: string, data: Record<string, unknown>): vo
  * const actor = createActor(machine.provide({ actors }), { input: { task, testCmd: 'npm test' } });
  */
 export function createHarnessMachine(rules: Rules, options: HarnessOptions = {}) {
-  const registry: GuardRegistry = { ...builtInGuards, ...options.guards };
+  const registry: GuardRegistry = { ...builtInGuards, ...namedFailures(options.guards ?? {}) };
   const ruleActions: RuleActionRegistry = { ...builtInActions, ...options.actions };
   checkRuleReferences(rules, registry, ruleActions);
   const userGuards = Object.fromEntries(
@@ -207,3 +207,14 @@ export function createHarnessMachine(rules: Rules, options: HarnessOptions = {})
 }
 
 export type HarnessMachine = ReturnType<typeof createHarnessMachine>;
+
+/** Guards registered from code say who they are when they throw: the run's crash message then names the culprit. */
+function namedFailures(guards: GuardRegistry): GuardRegistry {
+  return Object.fromEntries(Object.entries(guards).map(([name, guard]) => [name, (context: HarnessContext, params: GuardParams) => {
+    try {
+      return guard(context, params);
+    } catch (error) {
+      throw new Error(`guard "${name}" threw: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    }
+  }]));
+}

@@ -51,6 +51,12 @@ export async function compareCommand(argv: string[], io: Io, _env: NodeJS.Proces
 }
 
 function sidesOf(positionals: string[], warn: (text: string) => void): [Side, Side] {
+  if (positionals.length === 1 && positionals[0]!.lastIndexOf('#') > 0) {
+    const one = sideOf(positionals[0]!, warn);
+    const others = labelsOf(readResultsOrFail(one.source, warn)).filter((label) => label !== one.label);
+    const hint = others.length > 0 ? `: rein compare ${positionals[0]} ${one.source}#${others[0]}` : '';
+    throw new UsageError(`rein compare: ${positionals[0]} is one side; name the other too${hint}`);
+  }
   if (positionals.length === 1) {
     const source = positionals[0]!;
     const records = readResultsOrFail(source, warn);

@@ -1,5 +1,5 @@
-import { existsSync, statSync, writeFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { UsageError } from '../../lib/errors.js';
 import { parseCommand, stringFlag, type FlagSpec } from '../args.js';
 import type { Io } from '../execute-run.js';
@@ -11,7 +11,7 @@ import { startVizServer } from '../../visualizer/server/viz-server.js';
 import { createLiveFeed } from '../../visualizer/server/live-feed.js';
 import { followTraceFile } from '../../visualizer/server/trace-follow.js';
 
-export const VIZ_USAGE = `rein viz <trace.jsonl> [--port N] [--out FILE] [--no-follow]
+export const VIZ_USAGE = `rein viz <trace.jsonl | run-dir> [--port N] [--out FILE] [--no-follow]
 
 Opens a run's trace in the visualizer: the statechart drawn from the run's
 rules, a timeline scrubber that moves the highlight through it, every model
@@ -32,12 +32,12 @@ export async function vizCommand(argv: string[], io: Io, _env: NodeJS.ProcessEnv
   const [file, ...extra] = parsed.positionals;
   if (!file) throw new UsageError(`rein viz: expected <trace.jsonl>\n\n${VIZ_USAGE}`);
   if (extra.length > 0) throw new UsageError(`rein viz: unexpected argument "${extra[0]}"`);
-  const path = resolve(file);
-  if (!existsSync(path) || !statSync(path).isFile()) throw new UsageError(`rein viz: trace not found: ${file}`);
+  const path = traceIn(resolve(file), file);
   const port = parsePort('rein viz', '--port', stringFlag(parsed, 'port'));
   const out = stringFlag(parsed, 'out');
   const { html, trace, following } = await renderReplayPage(path, { follow: !out && parsed.values['no-follow'] !== true });
   for (const note of trace.notes) io.stderr.write(`rein viz: ${note.text}\n`);
+  if (trace.lines.length === 0 && statSync(path).size > 0) throw new UsageError(`rein viz: ${file} holds no trace lines (none of it is JSON lines); nothing to show`);
   if (out) {
     writeFileSync(resolve(out), html);
     io.stderr.write(`rein viz: wrote ${out} (${trace.lines.length} events; open it in a browser, no server needed)\n`);
@@ -55,6 +55,24 @@ export async function vizCommand(argv: string[], io: Io, _env: NodeJS.ProcessEnv
   stopFollowing?.();
   await server.close();
   return EXIT.done;
+}
+
+/** The trace file itself, or the trace of a run directory (as `rein resume` takes it). */
+function traceIn(path: string, given: string): string {
+  if (!existsSync(path)) throw new UsageError(`rein viz: trace not found: ${given}`);
+  if (statSync(path).isFile()) return path;
+  const meta = join(path, 'run.json');
+  if (existsSync(meta)) {
+    try {
+      const tracePath = (JSON.parse(readFileSync(meta, 'utf8')) as { tracePath?: unknown }).tracePath;
+      if (typeof tracePath === 'string' && existsSync(tracePath)) return tracePath;
+    } catch {
+      // a damaged run.json: the trace beside it may still be there
+    }
+  }
+  const beside = join(path, 'trace.jsonl');
+  if (existsSync(beside)) return beside;
+  throw new UsageError(`rein viz: ${given} is a directory without a trace (expected a trace.jsonl file or a run directory)`);
 }
 
 /** A followed run that ends is said so on the terminal too. */
