@@ -93,7 +93,7 @@ function endMessage(output: HarnessOutput, handle: RunHandle, rules: Rules): str
   ];
   if (output.summary) lines.push(`rein: summary: ${output.summary}`);
   if (output.status !== 'done' && output.reason) lines.push(`rein: reason: ${output.reason}`);
-  lines.push(`rein: trace: ${shortPath(handle.tracePath)}   (view it: rein viz ${shortPath(handle.tracePath)})`);
+  lines.push(`rein: trace: ${shortPath(handle.tracePath)}   (view it: npx rein viz ${shortPath(handle.tracePath)})`);
   if (output.status !== 'done') lines.push(`rein: run directory: ${shortPath(handle.runDir)}`);
   return lines.join('\n') + '\n';
 }

@@ -117,5 +117,6 @@ function describeContext(data: Record<string, unknown>): string {
   if (data.action === 'summarized') return `earlier messages summarized (${String(data.foldedChars)} → ${String(data.summaryChars)} chars)`;
   if (data.action === 'summary_failed') return `summary failed: ${String(data.error)}`;
   if (data.action === 'overflow') return 'the context window is full';
+  if (data.action === 'provider_rejected_length') return `the provider rejected the prompt as too long; compacting harder (window now taken as ${String(data.windowCap)} tokens, attempt ${String(data.attempt)})`;
   return String(data.action);
 }

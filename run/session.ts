@@ -203,7 +203,7 @@ function launch(options: RunOptions, resume: Resume | null): RunHandle {
       actorRef.start();
       if (resume) actorRef.send({ type: 'clock.restart' });
       const output = await toPromise(actorRef);
-      if (interrupted) throw new RunInterrupted(`interrupted in ${tracer.label()}; continue with: rein resume ${options.runDir}`);
+      if (interrupted) throw new RunInterrupted(`interrupted in ${tracer.label()}; continue with: npx rein resume ${options.runDir}`);
       return output;
     } catch (error) {
       if (error instanceof RunInterrupted) {

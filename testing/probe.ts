@@ -53,20 +53,29 @@ export function probeHarness(machine: HarnessMachine, rules: Rules, options: { a
     };
   };
 
+  // A probe fed an event its state does not expect would silently stay put, and the test would pass for the wrong reason.
+  const expectState = (method: string, suffix: string, why: string) => {
+    const label = stateLabel(snapshot.value);
+    if (!label.endsWith(suffix)) throw new Error(`probe.${method}(): the machine is in ${label}; ${why}`);
+  };
+
   return {
     get snapshot() { return snapshot; },
     get state() { return stateLabel(snapshot.value); },
     get context() { return snapshot.context; },
     /** The model actor finished with this reply (usage optional). */
     reply(scripted: ScriptedReply, usage: Partial<ModelReply['usage']> = {}): ProbeStep {
+      expectState('reply', '.think', 'a model call runs in a *.think state (from *.compact, call contextReady() first)');
       if (scripted instanceof Error) return apply({ type: 'xstate.error.actor.model', error: scripted });
       const message = { role: 'assistant' as const, content: scripted.content ?? null, tool_calls: (scripted.calls ?? []).map((call, index) => ({ id: call.id ?? `call_${index}`, type: 'function' as const, function: { name: call.name, arguments: typeof call.args === 'string' ? call.args : JSON.stringify(call.args ?? {}) } })) };
       return apply({ type: 'xstate.done.actor.model', output: { message, usage: { promptTokens: 100, completionTokens: 10, cachedTokens: 0, ...usage } } });
     },
     /** The tool actor finished with these results (ids are taken from the pending calls); `finish` stops at a finish call. */
     tools(results: ResultSpec[], finish?: { summary: string }): ProbeStep {
+      expectState('tools', '.act', 'tool calls run in a *.act state, after a reply() with calls');
       const context = snapshot.context;
       const pending = context.calls.length > 0 ? context.calls.slice(context.cursor) : normalizeCalls({ role: 'assistant', content: null }, context.step);
+      checkResults(results, pending.map((call) => call.function.name), finish !== undefined);
       const output: ToolsOutput = {
         results: results.map((spec, index) => ({ id: pending[index]?.id ?? `call_${context.step}_${index}`, name: spec.name, args: spec.args ?? {}, outcome: spec.outcome, ms: 1 })),
         finish: finish ?? null,
@@ -89,4 +98,17 @@ export function probeHarness(machine: HarnessMachine, rules: Rules, options: { a
 function toValue(label: string): StateValue {
   const [phase, child] = label.split('.');
   return child ? { [phase!]: child } : phase!;
+}
+
+/** The real tool actor answers the pending calls in order, one result each, stopping at a finish call. */
+function checkResults(results: readonly ResultSpec[], pending: readonly string[], finishing: boolean): void {
+  const finishAt = pending.indexOf('finish');
+  if (finishing && finishAt < 0) throw new Error(`probe.tools(): a finish was given, but the pending calls (${pending.join(', ') || 'none'}) have no finish`);
+  const expected = finishAt >= 0 ? finishAt : pending.length;
+  if (results.length !== expected) {
+    throw new Error(`probe.tools(): ${results.length} result(s) for ${expected} call(s) (${pending.slice(0, expected).join(', ') || 'none'}${finishAt >= 0 ? ', before the finish' : ''})`);
+  }
+  results.forEach((result, index) => {
+    if (result.name !== pending[index]) throw new Error(`probe.tools(): result ${index + 1} is for ${result.name}, but call ${index + 1} is ${pending[index]}`);
+  });
 }

@@ -197,7 +197,7 @@ describe('stall detector (review)', () => {
 
   it('8 reads or searches without an edit fire readLoop; an edit resets the count', () => {
     const probe = probeHarness(machine, rules, { at: 'build.think' });
-    probe.reply({ calls: Array.from({ length: 8 }, () => ({ name: 'read_file', args: {} })) });
+    probe.reply({ calls: [...Array.from({ length: 7 }, () => ({ name: 'read_file', args: {} })), { name: 'edit_file', args: {} }] });
     const reads = Array.from({ length: 7 }, (_, index) => read(`f${index}.py`));
     expect(probe.tools([...reads, edited('x.py')]).notes.some((note) => note.kind === 'stall')).toBe(false);
     probe.contextReady();
@@ -309,5 +309,18 @@ describe('nudge texts are rules', () => {
     };
     expect(nudgeIn('fix')).toBe('Read the failing assertion before running the tests again.');
     expect(nudgeIn('build')).toBe('The same action failed 3 times in a row, even with different output. Stop retrying it; find the cause or take another route.');
+  });
+});
+
+describe('the probe refuses input the machine would never get', () => {
+  it('a reply outside a think state, results that do not match the pending calls', () => {
+    const probe = probeHarness(machine, rules, { at: 'build.compact' });
+    expect(() => probe.reply({ calls: [{ name: 'read_file', args: {} }] })).toThrow('probe.reply(): the machine is in build.compact');
+    probe.contextReady();
+    expect(() => probe.tools([read('a.py')])).toThrow('probe.tools(): the machine is in build.think');
+    probe.reply({ calls: [{ name: 'read_file', args: {} }, { name: 'run', args: { command: 'ls' } }] });
+    expect(() => probe.tools([read('a.py')])).toThrow('1 result(s) for 2 call(s) (read_file, run)');
+    expect(() => probe.tools([read('a.py'), edited('a.py')])).toThrow('result 2 is for edit_file, but call 2 is run');
+    expect(probe.tools([read('a.py'), ran('ls', 0)]).state).toBe('build.compact');
   });
 });

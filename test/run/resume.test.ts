@@ -90,7 +90,7 @@ describe('crash and resume', () => {
     child.kill('SIGINT');
     const code = await closed;
     expect(code).toBe(130);
-    expect(stderr).toContain(`continue with: rein resume ${runDir}`);
+    expect(stderr).toContain(`continue with: npx rein resume ${runDir}`);
     const resumed = await runCli(['resume', runDir], { env: cleanEnv({ OPENAI_BASE_URL: stub.url }) });
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(comparable(readRecord(join(runDir, 'record.jsonl')))).toEqual(comparable(reference));
@@ -160,7 +160,7 @@ describe('crash and resume', () => {
       // A supervisor's SIGTERM stops the run like Ctrl+C, and exits as a shell reports that signal.
       child.kill('SIGTERM');
       expect(await closed).toBe(143);
-      expect(stderr).toContain(`continue with: rein resume ${runDir}`);
+      expect(stderr).toContain(`continue with: npx rein resume ${runDir}`);
       expect(stderr).not.toMatch(/exit null|exit=aborted/);
       // No OPENAI_BASE_URL now: the run directory remembers the endpoint it started with.
       const resumed = await runCli(['resume', runDir], { env: cleanEnv() });
