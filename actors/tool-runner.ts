@@ -81,14 +81,14 @@ async function runCall(deps: ToolRunnerDeps, call: ToolCall, input: ToolsInput, 
   const tool = findTool(deps.tools, name);
   if (!tool) {
     const names = deps.tools.map((candidate) => candidate.name).join(', ');
-    return { outcome: failure(`Tool error: unknown tool "${name.slice(0, 80)}". Available tools: ${names}.`), args: call.function.arguments };
+    return { outcome: failure(`Tool error: unknown tool "${name.slice(0, 80)}". Available tools: ${names}.`), args: argsAsSent(call) };
   }
   if (input.allowed !== 'all' && !input.allowed.includes(name)) {
     const allowed = input.allowed.join(', ') || 'none';
-    return { outcome: failure(`Tool error: ${name} is not allowed in the ${input.phase} phase. Allowed here: ${allowed}.`), args: call.function.arguments };
+    return { outcome: failure(`Tool error: ${name} is not allowed in the ${input.phase} phase. Allowed here: ${allowed}.`), args: argsAsSent(call) };
   }
   const parsed = parseToolArguments(tool, call.function.arguments);
-  if (!parsed.ok) return { outcome: failure(`Tool error: ${parsed.message}`), args: call.function.arguments };
+  if (!parsed.ok) return { outcome: failure(`Tool error: ${parsed.message}`), args: argsAsSent(call) };
   try {
     const context = { ...deps.toolContext, signal };
     // A call a killed run had started: if its effect is already there, report it instead of applying it twice.
@@ -97,5 +97,14 @@ async function runCall(deps: ToolRunnerDeps, call: ToolCall, input: ToolsInput, 
   } catch (error) {
     const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
     return { outcome: failure(`Tool error: ${text}`), args: parsed.args };
+  }
+}
+
+/** A refused call's arguments as the model sent them: parsed when they are JSON (the trace and the stall detector see an object), else the raw text. */
+function argsAsSent(call: ToolCall): unknown {
+  try {
+    return JSON.parse(call.function.arguments) as unknown;
+  } catch {
+    return call.function.arguments;
   }
 }

@@ -80,6 +80,8 @@ describe('a whole run with real tools and a scripted model', () => {
     expect(run.output.status).toBe('step_limit');
     const results = run.record.filter((message) => message.role === 'tool').map((message) => message.content);
     expect(results[0]).toMatch(/^Tool error: unknown tool "delete_everything"/);
+    // Refused calls are traced with their arguments parsed when they are JSON, raw when they are not.
+    expect(run.lines('tool').slice(0, 4).map((line) => line.args)).toEqual([{}, '{"path": "a.txt"', {}, { path: 'a.txt', mode: 'x' }]);
     expect(results[1]).toMatch(/^Tool error: .*JSON/i);
     expect(results[2]).toMatch(/^Tool error: .*path/);
     expect(results[3]).toMatch(/^Tool error: .*mode/);
