@@ -5,7 +5,7 @@ import { initialContext } from '../machines/initial-context.js';
 import { stateLabel } from '../machines/state-label.js';
 import type { HarnessContext } from '../machines/types.js';
 import type { Rules } from '../rules/schema.js';
-import { stallLimits, witnessEvents, type Focus } from './witnesses.js';
+import { repeatableKinds, stallLimits, walkEvent, witnessEvents, type Focus } from './witnesses.js';
 import { PHASES } from '../rules/schema.js';
 
 /** One transition of the statechart, as `rein rules graph` would label it. */
@@ -117,6 +117,18 @@ export function coverTransitions(machine: HarnessMachine, rules: Rules, options:
       });
     }
   }
+  if (transitions.some((info) => !covered.has(info.key))) {
+    // What breadth-first search over abstract states cannot reach: guards that count (a custom
+    // `facts.testRuns >= 8`, say). Walks that repeat one turn kind many times reach them.
+    walkRepeats(driven, rules, explored.filter((entry) => entry.focus === 'phases'), (definition, from, witness) => {
+      const info = byDefinition.get(definition);
+      if (info && !covered.has(info.key)) {
+        covered.set(info.key, `from ${from} on ${witness.event.type}, after ${witness.path.length} events`);
+        witnesses.set(info.key, { ...witness, definition });
+      }
+      for (const target of definition.target ?? []) entered.add(shortId((target as AnyStateNode).id));
+    });
+  }
   for (const state of states) entered.add(stateLabel(state.value as never));
   const allStates = stateIds(driven.root);
   return {
@@ -222,6 +234,50 @@ function fire(machine: HarnessMachine, state: Snapshot, event: { type: string },
   actor.start();
   actor.send(event as never);
   actor.stop();
+}
+
+/** Walks of one repeated turn kind start from the first few think states found in each phase. */
+const WALK_STARTS_PER_PHASE = 3;
+const MAX_WALK_TURNS = 40;
+
+function walkRepeats(
+  machine: HarnessMachine, rules: Rules, explored: Array<{ state: Snapshot; seed: unknown; path: Witness['path'] }>,
+  onTransition: (definition: AnyTransitionDefinition, from: string, witness: Omit<Witness, 'definition'>) => void,
+): void {
+  const starts = new Map<string, typeof explored>();
+  for (const entry of explored) {
+    const label = stateLabel(entry.state.value as never);
+    if (!label.endsWith('.think')) continue;
+    const list = starts.get(label) ?? [];
+    if (list.length < WALK_STARTS_PER_PHASE) starts.set(label, [...list, entry]);
+  }
+  const turns = Math.min(rules.budgets.maxSteps, MAX_WALK_TURNS);
+  for (const entry of [...starts.values()].flat()) {
+    for (const kind of repeatableKinds(rules)) {
+      const sent: Witness['path'] = [];
+      let current: { from: string; event: Witness['event'] } | null = null;
+      const actor = createActor(machine, {
+        input: undefined as never,
+        snapshot: machine.resolveState({ value: entry.state.value as never, context: entry.state.context }) as never,
+        inspect: (inspection) => {
+          if (inspection.type !== '@xstate.microstep' || inspection.actorRef !== actor || !current) return;
+          for (const definition of inspection._transitions) onTransition(definition, current.from, { seed: entry.seed, path: [...entry.path, ...sent], event: current.event });
+        },
+      });
+      actor.subscribe({ error: () => undefined });
+      actor.start();
+      for (let replies = 0; replies < turns;) {
+        const snapshot = actor.getSnapshot() as unknown as Snapshot;
+        const event = snapshot.status === 'active' ? walkEvent(snapshot as never, kind, rules) : null;
+        if (!event) break;
+        current = { from: stateLabel(snapshot.value as never), event };
+        actor.send(event as never);
+        sent.push(event);
+        if (event.type === 'xstate.done.actor.model') replies += 1;
+      }
+      actor.stop();
+    }
+  }
 }
 
 /** A readable coverage table: every transition, covered or not, and unreachable states. */

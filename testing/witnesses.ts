@@ -18,7 +18,7 @@ type Result =
 /** A turn shape the model may produce, and the results its calls get. */
 interface WitnessCall { name: string; args: Record<string, unknown>; result?: Result }
 
-interface TurnKind {
+export interface TurnKind {
   name: string;
   calls(testCmd: string): WitnessCall[];
 }
@@ -173,17 +173,40 @@ function offersNoCall(context: HarnessContext, focus: Focus): boolean {
   return !nudged || nudged[0] === 'noToolCalls';
 }
 
+const WITNESS_USAGE = { promptTokens: 1000, completionTokens: 50, cachedTokens: 0 };
+
+/** The model's reply for one turn kind. The result each call will get rides in its id, so the arguments (what the stall detector compares) stay clean. */
+function replyOf(kind: TurnKind, context: HarnessContext) {
+  const tool_calls: ToolCall[] = kind.calls(context.testCmd).map((call, index) => ({
+    id: `witness_${index}_${Buffer.from(JSON.stringify(call.result ?? null)).toString('base64url')}`, type: 'function', function: { name: call.name, arguments: JSON.stringify(call.args) },
+  }));
+  return { type: 'xstate.done.actor.model', output: { message: { role: 'assistant', content: kind.name, tool_calls }, usage: WITNESS_USAGE } };
+}
+
+/** Every turn kind these rules offer, for walks that repeat one kind many turns in a row. */
+export function repeatableKinds(rules: Rules): readonly TurnKind[] {
+  return [...TURN_KINDS, ...stallKinds(rules)];
+}
+
+/**
+ * The next event of a walk that answers every model call with the same
+ * turn kind: the reply in a think state, the tools' results in act, and a
+ * quiet context manager and summarizer. Null where the walk cannot go on.
+ */
+export function walkEvent(snapshot: { value: unknown; context: HarnessContext }, kind: TurnKind, rules: Rules): { type: string; [key: string]: unknown } | null {
+  const sub = stateLabel(snapshot.value as never).split('.')[1];
+  if (sub === 'think') return replyOf(kind, snapshot.context);
+  if (sub === 'act') return actEvent(snapshot.context, rules);
+  if (sub === 'compact') return compactEvents(snapshot.context, rules)[0]!;
+  if (sub === 'summarize') return summaryEvents()[0]!;
+  return null;
+}
+
 function thinkEvents(context: HarnessContext, focus: Focus, rules: Rules) {
   const usage = { promptTokens: 1000, completionTokens: 50, cachedTokens: 0 };
   const ticks = focus === 'phases' && PHASES.some((phase) => rules.phases[phase].exits.some((exit) => exit.guard === 'todoProgress'));
   const kinds = ticks ? [...kindsFor(context, focus, rules), ...TURN_KINDS.filter((kind) => kind.name === 'todoDone')] : kindsFor(context, focus, rules);
-  const replies = kinds.map((kind) => {
-    // The result each call will get rides in its id, so the arguments (what the stall detector compares) stay clean.
-    const tool_calls: ToolCall[] = kind.calls(context.testCmd).map((call, index) => ({
-      id: `witness_${index}_${Buffer.from(JSON.stringify(call.result ?? null)).toString('base64url')}`, type: 'function', function: { name: call.name, arguments: JSON.stringify(call.args) },
-    }));
-    return { type: 'xstate.done.actor.model', output: { message: { role: 'assistant', content: kind.name, tool_calls }, usage } };
-  });
+  const replies = kinds.map((kind) => replyOf(kind, context));
   const noCall = { type: 'xstate.done.actor.model', output: { message: { role: 'assistant', content: 'no tool call' }, usage } };
   if (focus === 'stall' || focus === 'phases') return offersNoCall(context, focus) ? [...replies, noCall] : replies;
   return [

@@ -57,6 +57,13 @@ describe('model-based coverage: every transition of every preset is taken', () =
     await expect(assertFullCoverage(createHarnessMachine(rules), rules)).resolves.toBeDefined();
   }, 60_000);
 
+  it('reaches an exit on a custom guard that counts (eight test runs), by walks that repeat one kind of turn, and replays it', async () => {
+    const rules = rulesSchema.parse({ phases: { fix: { exits: [{ guard: 'manyTests', to: 'plan' }, { guard: 'testedAfterEdit', to: 'verify' }] } } });
+    const machine = createHarnessMachine(rules, { guards: { manyTests: (context) => context.facts.testRuns >= 8 } });
+    const report = await assertFullCoverage(machine, rules);
+    expect(report.covered.get('fix.route --always [manyTests]--> plan.observe')).toMatch(/after \d+ events/);
+  }, 60_000);
+
   it('assertFullCoverage rejects naming what is untaken and unreachable', async () => {
     const rules = rulesSchema.parse({ phases: { verify: { exits: [{ guard: 'editedSinceTest', to: 'build' }] } } });
     await expect(assertFullCoverage(createHarnessMachine(rules), rules)).rejects.toThrow(/never taken: fix\.think[\s\S]*unreachable state: fix\b/);
