@@ -11,7 +11,8 @@ function coverage(rulesInput: unknown, title: string) {
   return { report, text: formatCoverage(report, title), replay: () => confirmWithScriptedActors(machine, rules, report) };
 }
 
-describe('model-based coverage: every transition of every preset is taken', () => {
+// Each check explores a few thousand states: seconds alone, much longer on a loaded two-core machine.
+describe('model-based coverage: every transition of every preset is taken', { timeout: 180_000 }, () => {
   for (const preset of PRESETS) {
     it(`preset ${preset.name}`, async () => {
       const { report, text, replay } = coverage(preset.rules, `preset ${preset.name}`);
@@ -55,19 +56,19 @@ describe('model-based coverage: every transition of every preset is taken', () =
   ])('with %s, every transition is taken and replays', async (_name, rulesInput) => {
     const rules = rulesSchema.parse(rulesInput);
     await expect(assertFullCoverage(createHarnessMachine(rules), rules)).resolves.toBeDefined();
-  }, 60_000);
+  });
 
   it('reaches an exit on a custom guard that counts (eight test runs), by walks that repeat one kind of turn, and replays it', async () => {
     const rules = rulesSchema.parse({ phases: { fix: { exits: [{ guard: 'manyTests', to: 'plan' }, { guard: 'testedAfterEdit', to: 'verify' }] } } });
     const machine = createHarnessMachine(rules, { guards: { manyTests: (context) => context.facts.testRuns >= 8 } });
     const report = await assertFullCoverage(machine, rules);
     expect(report.covered.get('fix.route --always [manyTests]--> plan.observe')).toMatch(/after \d+ events/);
-  }, 60_000);
+  });
 
   it('assertFullCoverage rejects naming what is untaken and unreachable', async () => {
     const rules = rulesSchema.parse({ phases: { verify: { exits: [{ guard: 'editedSinceTest', to: 'build' }] } } });
     await expect(assertFullCoverage(createHarnessMachine(rules), rules)).rejects.toThrow(/never taken: fix\.think[\s\S]*unreachable state: fix\b/);
-  }, 60_000);
+  });
 
   it('names a state that a rules change leaves unreachable', () => {
     // No exit leads into fix any more: its whole turn cycle is unreachable.

@@ -159,5 +159,5 @@ describe('rules files', () => {
     const coverage = await runCli(['rules', 'coverage'], { env: cleanEnv() });
     expect(coverage.code).toBe(0);
     expect(coverage.stdout).toMatch(/(\d+)\/\1 transitions covered/);
-  });
+  }, 180_000);
 });

@@ -13,6 +13,14 @@ import { makeContext, makeTempDir } from '../helpers/workspace.js';
 const run = (command: string, policy: Partial<CommandPolicy> = {}, signal?: AbortSignal, root = makeTempDir()) =>
   runTool.execute({ command }, makeContext(root, { policy: { sandbox: 'none', ...policy }, signal }));
 
+function readCmdline(pid: number): string {
+  try {
+    return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+  } catch {
+    return '';
+  }
+}
+
 async function until(condition: () => boolean, timeout = 10_000): Promise<void> {
   const deadline = Date.now() + timeout;
   while (!condition() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
@@ -115,7 +123,8 @@ describe('run', () => {
       await runTool.execute({ command: 'sleep ' + process.env.MARKER }, { root: process.env.ROOT, signal: new AbortController().signal, limits, policy });
     `], { env: { ...process.env, MARKER: marker, ROOT: root, SANDBOX: sandbox }, stdio: 'ignore' });
     const exited = new Promise((resolve) => harness.on('exit', resolve));
-    await until(() => processesWithArgument(marker).length > 0);
+    // Wait for the command itself, not just bwrap: bwrap ties itself to its parent during its set-up.
+    await until(() => processesWithArgument(marker).some((pid) => readCmdline(pid).startsWith('sleep\0')));
     harness.kill('SIGKILL');
     await exited;
     await until(() => processesWithArgument(marker).length === 0, 5000);
