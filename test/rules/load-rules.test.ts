@@ -156,7 +156,7 @@ describe('rules files', () => {
     const show = await runCli(['rules', 'show', '--preset', 'strict'], { env: cleanEnv() });
     expect(show.code).toBe(0);
     expect(JSON.parse(show.stdout).phases.plan.tools).toEqual(['read_file', 'grep', 'update_todo', 'finish']);
-    const coverage = await runCli(['rules', 'coverage'], { env: cleanEnv() });
+    const coverage = await runCli(['rules', 'coverage'], { env: cleanEnv(), timeoutMs: 170_000 });
     expect(coverage.code).toBe(0);
     expect(coverage.stdout).toMatch(/(\d+)\/\1 transitions covered/);
   }, 180_000);
