@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { ReinError, UsageError } from '../lib/errors.js';
+import { ModelEndpointError, ReinError, UsageError } from '../lib/errors.js';
 import { EXIT } from './exit-codes.js';
 import type { Io } from './execute-run.js';
 
@@ -41,12 +41,14 @@ export async function main(argv: string[], io: Io = { stdout: process.stdout, st
     const command = await load();
     return await command(rest, io, env);
   } catch (error) {
-    const code = error instanceof UsageError ? EXIT.usage : error instanceof ReinError ? EXIT.endpoint : EXIT.crashed;
+    const code = error instanceof UsageError ? EXIT.usage : error instanceof ModelEndpointError ? EXIT.endpoint : EXIT.crashed;
     const message = error instanceof Error ? error.message : String(error);
+    // A ReinError is a failure rein knows and words; anything else is a crash (a bug, or rules-file code that threw).
+    const crashed = !(error instanceof ReinError);
     // Messages that already name their command ("rein run: …") get no second prefix.
-    const text = /^rein( [a-z]+)?:/.test(message) ? message : code === EXIT.crashed ? `rein: ${name} crashed: ${message}` : `rein: ${message}`;
+    const text = /^rein( [a-z]+)?:/.test(message) ? message : crashed ? `rein: ${name} crashed: ${message}` : `rein: ${message}`;
     io.stderr.write(`${text}\n`);
-    if (code === EXIT.crashed) io.stderr.write(crashHint(error, env));
+    if (crashed) io.stderr.write(crashHint(error, env));
     // `--json` promises one JSON line at the end, also when the run never started.
     if (rest.includes('--json')) io.stdout.write(JSON.stringify({ status: 'error', exitCode: code, error: message }) + '\n');
     return code;

@@ -188,8 +188,8 @@ function launch(options: RunOptions, resume: Resume | null): RunHandle {
   } else if (!resume) {
     writeFileSync(join(options.runDir, 'run.json'), JSON.stringify({
       version: 1, workspace, task: options.task, testCmd: options.testCmd, model: options.model.name, createdAt: new Date().toISOString(), rules,
-      // Never with credentials in it: a URL that carries them has to be given again on resume.
-      ...(options.model.baseURL && !/^[a-z]+:\/\/[^/]*@/i.test(options.model.baseURL) ? { baseURL: options.model.baseURL } : {}),
+      // Never with credentials in it: a URL with a user, a password or a query has to be given again on resume.
+      ...(options.model.baseURL && !/^[a-z]+:\/\/[^/]*@|[?#]/i.test(options.model.baseURL) ? { baseURL: options.model.baseURL } : {}),
       ...(options.configPath ? { configPath: options.configPath } : {}),
       // A trace kept outside the run directory (`--trace`) is where a resumed run goes on writing.
       ...(options.tracePath ? { tracePath } : {}),

@@ -1,5 +1,5 @@
 import { transition, type StateValue } from 'xstate';
-import type { ChatMessage } from '../context/messages.js';
+import type { ChatMessage, ToolCall } from '../context/messages.js';
 import type { ContextOutput } from '../machines/actor-contracts.js';
 import type { HarnessMachine } from '../machines/harness-machine.js';
 import { initialContext } from '../machines/initial-context.js';
@@ -75,7 +75,7 @@ export function probeHarness(machine: HarnessMachine, rules: Rules, options: { a
       expectState('tools', '.act', 'tool calls run in a *.act state, after a reply() with calls');
       const context = snapshot.context;
       const pending = context.calls.length > 0 ? context.calls.slice(context.cursor) : normalizeCalls({ role: 'assistant', content: null }, context.step);
-      checkResults(results, pending.map((call) => call.function.name), finish !== undefined);
+      checkResults(results, pending, finish !== undefined);
       const output: ToolsOutput = {
         results: results.map((spec, index) => ({ id: pending[index]?.id ?? `call_${context.step}_${index}`, name: spec.name, args: spec.args ?? {}, outcome: spec.outcome, ms: 1 })),
         finish: finish ?? null,
@@ -100,15 +100,31 @@ function toValue(label: string): StateValue {
   return child ? { [phase!]: child } : phase!;
 }
 
-/** The real tool actor answers the pending calls in order, one result each, stopping at a finish call. */
-function checkResults(results: readonly ResultSpec[], pending: readonly string[], finishing: boolean): void {
-  const finishAt = pending.indexOf('finish');
-  if (finishing && finishAt < 0) throw new Error(`probe.tools(): a finish was given, but the pending calls (${pending.join(', ') || 'none'}) have no finish`);
+/**
+ * The real tool actor answers the pending calls in order, one result each,
+ * and stops at the first finish call whose arguments parse, reporting its
+ * summary (a finish with bad arguments is a tool error like any other call).
+ */
+function checkResults(results: readonly ResultSpec[], pendingCalls: readonly ToolCall[], finishing: boolean): void {
+  const pending = pendingCalls.map((call) => call.function.name);
+  const finishAt = pendingCalls.findIndex(isValidFinish);
+  if (finishing && finishAt < 0) throw new Error(`probe.tools(): a finish was given, but the pending calls (${pending.join(', ') || 'none'}) have no finish with valid arguments`);
   const expected = finishAt >= 0 ? finishAt : pending.length;
   if (results.length !== expected) {
     throw new Error(`probe.tools(): ${results.length} result(s) for ${expected} call(s) (${pending.slice(0, expected).join(', ') || 'none'}${finishAt >= 0 ? ', before the finish' : ''})`);
   }
+  if (finishAt >= 0 && !finishing) throw new Error(`probe.tools(): call ${finishAt + 1} is a finish; the tool actor reports it, so pass its summary: probe.tools(results, { summary })`);
   results.forEach((result, index) => {
     if (result.name !== pending[index]) throw new Error(`probe.tools(): result ${index + 1} is for ${result.name}, but call ${index + 1} is ${pending[index]}`);
   });
+}
+
+function isValidFinish(call: ToolCall): boolean {
+  if (call.function.name !== 'finish') return false;
+  try {
+    const args = JSON.parse(call.function.arguments) as { summary?: unknown } | null;
+    return args !== null && typeof args === 'object' && typeof args.summary === 'string';
+  } catch {
+    return false;
+  }
 }

@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { join, relative } from 'node:path';
-import { UsageError } from '../../lib/errors.js';
+import { ModelEndpointError, UsageError } from '../../lib/errors.js';
 import { parseConfigurations } from '../../eval/configurations.js';
 import { runEval } from '../../eval/eval-runner.js';
 import { loadPriceTable } from '../../eval/prices.js';
@@ -50,7 +50,7 @@ export async function evalCommand(argv: string[], io: Io, env: NodeJS.ProcessEnv
   const endpoint = model === undefined ? undefined : resolveEndpoint({ model, baseURL: stringFlag(parsed, 'base-url'), env });
   if (endpoint?.baseURL) {
     const problem = await checkReachable(endpoint.baseURL);
-    if (problem) { io.stderr.write(`rein: ${problem}\n`); return EXIT.endpoint; }
+    if (problem) throw new ModelEndpointError(problem);
   }
   const outDir = stringFlag(parsed, 'out') ?? join(process.cwd(), `rein-eval-${stamp()}`);
   io.stderr.write(`rein eval: ${tasksDir}, configurations ${configurations.map((config) => config.label).join(', ')}; output in ${shortPath(outDir)}\n`);

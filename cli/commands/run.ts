@@ -1,6 +1,6 @@
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { UsageError } from '../../lib/errors.js';
+import { ModelEndpointError, UsageError } from '../../lib/errors.js';
 import type { Plain } from '../../rules/merge.js';
 import { loadRules } from '../../rules/load.js';
 import { defaultTools } from '../../tools/index.js';
@@ -72,7 +72,7 @@ export async function runCommand(argv: string[], io: Io, env: NodeJS.ProcessEnv)
   }
   if (endpoint.baseURL) {
     const problem = await checkReachable(endpoint.baseURL);
-    if (problem) { io.stderr.write(`rein: ${problem}\n`); return EXIT.endpoint; }
+    if (problem) throw new ModelEndpointError(problem);
   }
   const model = openAIModelSource(endpoint, rules);
   const secrets = [env.OPENAI_API_KEY].filter((value): value is string => Boolean(value));

@@ -124,7 +124,7 @@ describe('the verification gate', () => {
     for (const command of ['echo npm test', 'npm test || true', 'npm test | tail -5', 'npm test -- --grep nothing']) {
       const probe = atThink('fix');
       probe.reply({ calls: [{ name: 'edit_file', args: {} }, { name: 'run', args: { command } }, { name: 'finish', args: { summary: 'fixed' } }] });
-      const step = probe.tools([edited('a.py'), ran(command, 0)]);
+      const step = probe.tools([edited('a.py'), ran(command, 0)], { summary: 'fixed' });
       expect(step.state, command).not.toBe('done');
     }
     for (const command of ['  npm   test ', 'npm test 2>&1', 'cd /work/repo && npm test']) {

@@ -323,4 +323,12 @@ describe('the probe refuses input the machine would never get', () => {
     expect(() => probe.tools([read('a.py'), edited('a.py')])).toThrow('result 2 is for edit_file, but call 2 is run');
     expect(probe.tools([read('a.py'), ran('ls', 0)]).state).toBe('build.compact');
   });
+
+  it('a finish with valid arguments ends the results and needs its summary; a malformed finish is a call like any other', () => {
+    const probe = probeHarness(machine, rules, { at: 'build.think' });
+    probe.reply({ calls: [{ name: 'finish', args: '{"summ' }, { name: 'read_file', args: {} }, { name: 'finish', args: { summary: 'done' } }] });
+    expect(() => probe.tools([toolError('finish', 'bad JSON')])).toThrow('1 result(s) for 2 call(s) (finish, read_file, before the finish)');
+    expect(() => probe.tools([toolError('finish', 'bad JSON'), read('a.py')])).toThrow('call 3 is a finish');
+    expect(probe.tools([toolError('finish', 'bad JSON'), read('a.py')], { summary: 'done' }).state).toMatch(/^(build|verify)\./);
+  });
 });

@@ -49,10 +49,16 @@ describe('following a trace file as it is written', () => {
     expect(resets).toBe(1);
   });
 
-  it('a resumed run that writes on after an earlier end line has not ended', () => {
+  it('a resumed run that writes on after an earlier end line has not ended; a Ctrl+C or a crash ends what is written', () => {
     const path = join(makeTempDir(), 'trace.jsonl');
-    writeFileSync(path, ['start', 'end', 'resume', 'model'].map((kind, i) => JSON.stringify({ i, kind })).join('\n') + '\n');
+    const write = (kinds: string[]) => writeFileSync(path, kinds.map((kind, i) => JSON.stringify({ i, kind })).join('\n') + '\n');
+    write(['start', 'end', 'resume', 'model']);
     expect(loadTrace(path).ended).toBe(false);
+    write(['start', 'model', 'interrupted']);
+    expect(loadTrace(path).ended).toBe(true);
+    expect(loadTrace(path).notes.map((note) => note.text).join(' ')).not.toContain('interrupted');
+    write(['start', 'model', 'crash']);
+    expect(loadTrace(path).ended).toBe(true);
   });
 
   it('the feed passes read-back trace lines on as they are, and drops what is not a JSON object', () => {

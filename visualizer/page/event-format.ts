@@ -37,6 +37,7 @@ export function describeEntry(entry: Entry, match: TransitionMatch | null): RowT
     case 'context': return { badge: 'context', tone: 'context', text: contextText(data), meta: stepMeta(data) };
     case 'retry': return { badge: 'retry', tone: 'error', text: `model call failed, retrying: ${clip(text(data, 'error') || brief(data), 160)}`, meta: '' };
     case 'resume': return { badge: 'resume', tone: 'resume', text: `resumed from ${text(data, 'fromState') || 'the saved state'}`, meta: '' };
+    case 'interrupted': return { badge: 'stopped', tone: 'warning', text: `stopped from outside in ${text(data, 'state') || 'the run'} (Ctrl+C or SIGTERM); rein resume continues it`, meta: '' };
     case 'crash': return { badge: 'crash', tone: 'error', text: clip(text(data, 'error') || brief(data), 200), meta: '' };
     case 'end': return { badge: 'end', tone: text(data, 'status') === 'done' ? 'accept' : 'error', text: `${text(data, 'status') || 'ended'} after ${num(data, 'steps') ?? '?'} steps: ${clip(text(data, 'summary') || text(data, 'reason'), 160)}`, meta: '' };
     default: return { badge: clip(entry.kind, 14), tone: 'unknown', text: brief(withoutBookkeeping(data), 220), meta: 'raw' };

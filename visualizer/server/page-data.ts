@@ -50,4 +50,4 @@ export type LiveMessage =
   | { seq: number; type: 'closing' };
 
 /** The kinds of trace line this version writes; others are shown raw. */
-export const TRACE_KINDS = ['start', 'transition', 'model', 'tool', 'stall', 'finish', 'budget_warning', 'context', 'retry', 'resume', 'crash', 'end', 'rule_action'] as const;
+export const TRACE_KINDS = ['start', 'transition', 'model', 'tool', 'stall', 'finish', 'budget_warning', 'context', 'retry', 'resume', 'crash', 'end', 'rule_action', 'interrupted'] as const;

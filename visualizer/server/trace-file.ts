@@ -42,11 +42,15 @@ export function loadTrace(path: string, extensions: HarnessOptions = {}): Loaded
   return { lines: parsed.values, notes, machine: chart.machine, rules: chart.rules, ended, completeBytes: parsed.completeBytes };
 }
 
-/** True when an end line follows the last start or resume: a resumed run writes on after an earlier end. */
+/**
+ * True when the last start or resume is followed by a line that stops the
+ * run (its end, a Ctrl+C, a crash): nothing more comes until a resume, which
+ * writes on after it.
+ */
 function hasEnded(lines: unknown[]): boolean {
   for (let at = lines.length - 1; at >= 0; at--) {
     const kind = kindOf(lines[at]);
-    if (kind === 'end') return true;
+    if (kind === 'end' || kind === 'interrupted' || kind === 'crash') return true;
     if (kind === 'start' || kind === 'resume') return false;
   }
   return false;

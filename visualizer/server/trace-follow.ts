@@ -32,7 +32,12 @@ export function followTraceFile(path: string, from: number, onLine: (line: strin
     }
     if (size < offset) { stop(); options.onReset?.(); return; }
     if (size === offset) return;
-    const fd = openSync(path, 'r');
+    let fd: number;
+    try {
+      fd = openSync(path, 'r');
+    } catch {
+      return; // gone between the look and the open: look again next time
+    }
     try {
       while (offset < size) {
         const chunk = Buffer.alloc(Math.min(READ_CHUNK, size - offset));
