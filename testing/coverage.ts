@@ -120,14 +120,32 @@ export function coverTransitions(machine: HarnessMachine, rules: Rules, options:
   if (transitions.some((info) => !covered.has(info.key))) {
     // What breadth-first search over abstract states cannot reach: guards that count (a custom
     // `facts.testRuns >= 8`, say). Walks that repeat one turn kind many times reach them.
-    walkRepeats(driven, rules, explored.filter((entry) => entry.focus === 'phases'), (definition, from, witness) => {
+    const record = (definition: AnyTransitionDefinition, from: string, witness: Omit<Witness, 'definition'>) => {
       const info = byDefinition.get(definition);
       if (info && !covered.has(info.key)) {
         covered.set(info.key, `from ${from} on ${witness.event.type}, after ${witness.path.length} events`);
         witnesses.set(info.key, { ...witness, definition });
       }
       for (const target of definition.target ?? []) entered.add(shortId((target as AnyStateNode).id));
-    });
+    };
+    const continuations = walkRepeats(driven, rules, explored.filter((entry) => entry.focus === 'phases'), record);
+    const searchFrom = (starts: Continuation[], foci: readonly Focus[]) => {
+      for (const start of starts) {
+        for (const focus of foci) {
+          for (const { state, path } of pathsFrom(driven, rules, focus, options.limit ?? 1_000_000, start.state)) {
+            states.push(state);
+            const prefix = [...start.path, ...path.filter((event) => event.type !== 'xstate.init')];
+            for (const event of witnessEvents(state as never, rules, focus)) {
+              fire(driven, state, event, (definition, from) => record(definition, from, { seed: start.seed, path: prefix, event }));
+            }
+          }
+        }
+      }
+    };
+    searchFrom(continuations, FOCUSES);
+    // Budget seeds for the phases only walks reached, as the search has for the others.
+    const newPhases = new Set(continuations.map((start) => stateLabel(start.state.value as never).split('.')[0]!).filter((phase) => !phasesReached.has(phase)));
+    searchFrom(budgetSeeds(driven, rules, newPhases).map((seed) => ({ state: seed as Snapshot, seed, path: [] })), ['runtime']);
   }
   for (const state of states) entered.add(stateLabel(state.value as never));
   const allStates = stateIds(driven.root);
@@ -165,30 +183,35 @@ const FOCUSES: readonly Focus[] = ['phases', 'stall', 'runtime'];
 
 /** Distinct abstract states reachable over one focus of the witness alphabet, from the start (and, for runtime, from budget seeds in every phase). */
 function reachableStates(machine: HarnessMachine, rules: Rules, focus: Focus, limit: number, phasesReached: ReadonlySet<string>): Array<{ state: Snapshot; seed: unknown; path: Witness['path'] }> {
-  const input = { task: 'task', testCmd: 'npm test' };
-  const base = initialContext(input, rules);
-  const max = rules.budgets.maxSteps;
-  const seeds: Array<unknown> = [undefined];
-  if (focus === 'runtime') {
-    for (const phase of PHASES.filter((name) => rules.phases[name].enabled && phasesReached.has(name))) {
-      const at = (step: number, steps: boolean) => machine.resolveState({ value: { [phase]: 'observe' }, context: { ...base, phase, recordLength: 2, step, warned: { time: false, steps } } });
-      seeds.push(at(Math.ceil(max * rules.budgets.stepWarnAt) - 1, false), at(max - 1, true));
-    }
-  }
+  const seeds: Array<unknown> = [undefined, ...(focus === 'runtime' ? budgetSeeds(machine, rules, phasesReached) : [])];
   const found = new Map<string, { state: Snapshot; seed: unknown; path: Witness['path'] }>();
   for (const fromState of seeds) {
-    const paths = getShortestPaths(machine, {
-      input, limit,
-      ...(fromState ? { fromState: fromState as never } : {}),
-      events: (snapshot) => witnessEvents(snapshot as never, rules, focus) as never,
-      serializeState: (snapshot) => signature(snapshot as unknown as Snapshot, rules, focus),
-    });
-    for (const path of paths) {
-      const snapshot = path.state as unknown as Snapshot;
-      if (snapshot.status === 'active') found.set(signature(snapshot, rules, focus), { state: snapshot, seed: fromState, path: path.steps.map((step) => step.event as Witness['path'][number]) });
-    }
+    for (const { state, path } of pathsFrom(machine, rules, focus, limit, fromState)) found.set(signature(state, rules, focus), { state, seed: fromState, path });
   }
   return [...found.values()];
+}
+
+/** States just before the step warning and the step limit, in each of these phases (so the budget exits are taken there). */
+function budgetSeeds(machine: HarnessMachine, rules: Rules, phases: ReadonlySet<string>): unknown[] {
+  const base = initialContext({ task: 'task', testCmd: 'npm test' }, rules);
+  const max = rules.budgets.maxSteps;
+  return PHASES.filter((name) => rules.phases[name].enabled && phases.has(name)).flatMap((phase) => {
+    const at = (step: number, steps: boolean) => machine.resolveState({ value: { [phase]: 'observe' }, context: { ...base, phase, recordLength: 2, step, warned: { time: false, steps } } });
+    return [at(Math.ceil(max * rules.budgets.stepWarnAt) - 1, false), at(max - 1, true)];
+  });
+}
+
+/** Breadth-first shortest paths over one focus of the witness alphabet, from the start or from a given state; active states only. */
+function pathsFrom(machine: HarnessMachine, rules: Rules, focus: Focus, limit: number, fromState?: unknown): Array<{ state: Snapshot; path: Witness['path'] }> {
+  const paths = getShortestPaths(machine, {
+    input: { task: 'task', testCmd: 'npm test' }, limit,
+    ...(fromState ? { fromState: fromState as never } : {}),
+    events: (snapshot) => witnessEvents(snapshot as never, rules, focus) as never,
+    serializeState: (snapshot) => signature(snapshot as unknown as Snapshot, rules, focus),
+  });
+  return paths
+    .filter((path) => (path.state as unknown as Snapshot).status === 'active')
+    .map((path) => ({ state: path.state as unknown as Snapshot, path: path.steps.map((step) => step.event as Witness['path'][number]) }));
 }
 
 /** The facts that decide which guards of this focus can hold: what the search treats as one state. */
@@ -243,7 +266,9 @@ const MAX_WALK_TURNS = 40;
 function walkRepeats(
   machine: HarnessMachine, rules: Rules, explored: Array<{ state: Snapshot; seed: unknown; path: Witness['path'] }>,
   onTransition: (definition: AnyTransitionDefinition, from: string, witness: Omit<Witness, 'definition'>) => void,
-): void {
+): Continuation[] {
+  const known = new Set(explored.map((entry) => stateLabel(entry.state.value as never)));
+  const continuations = new Map<string, Continuation>();
   const starts = new Map<string, typeof explored>();
   for (const entry of explored) {
     const label = stateLabel(entry.state.value as never);
@@ -270,6 +295,9 @@ function walkRepeats(
         const snapshot = actor.getSnapshot() as unknown as Snapshot;
         const event = snapshot.status === 'active' ? walkEvent(snapshot as never, kind, rules) : null;
         if (!event) break;
+        // A think state the search never reached (a phase only a counting guard leads into): explore on from here.
+        const label = stateLabel(snapshot.value as never);
+        if (label.endsWith('.think') && !known.has(label) && !continuations.has(label)) continuations.set(label, { state: snapshot, seed: entry.seed, path: [...entry.path, ...sent] });
         current = { from: stateLabel(snapshot.value as never), event };
         actor.send(event as never);
         sent.push(event);
@@ -278,7 +306,11 @@ function walkRepeats(
       actor.stop();
     }
   }
+  return [...continuations.values()];
 }
+
+/** Where a walk reached a state the search had not: the search goes on from it, its witnesses prefixed by the walk. */
+interface Continuation { state: Snapshot; seed: unknown; path: Witness['path'] }
 
 /** A readable coverage table: every transition, covered or not, and unreachable states. */
 export function formatCoverage(report: CoverageReport, title: string): string {

@@ -162,7 +162,8 @@ function kindsFor(context: HarnessContext, focus: Focus, rules: Rules): TurnKind
   const fixed = (names: readonly string[]) => TURN_KINDS.filter((kind) => names.includes(kind.name));
   if (focus !== 'stall') return fixed(FOCUS_KINDS[focus]);
   const nudged = Object.entries(context.stall.counters).find(([rule, counter]) => counter.firings > 0 && rule in STALL_KIND);
-  if (nudged) return stallKinds(rules, [nudged[0]]);
+  // A plain read is progress for most rules: it lets a search that starts mid-stall (after a walk) get out of it.
+  if (nudged) return [...stallKinds(rules, [nudged[0]]), ...fixed(['read'])];
   return [...fixed(FOCUS_KINDS.stall), ...stallKinds(rules)];
 }
 

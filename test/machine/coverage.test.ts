@@ -65,6 +65,13 @@ describe('model-based coverage: every transition of every preset is taken', { ti
     expect(report.covered.get('fix.route --always [manyTests]--> plan.observe')).toMatch(/after \d+ events/);
   });
 
+  it('explores a phase that only a counting guard leads into (fix after three refused finishes) as fully as any other', async () => {
+    const rules = rulesSchema.parse({ phases: { verify: { exits: [{ guard: 'refusedThrice', to: 'fix' }, { guard: 'editedSinceTest', to: 'build' }] } } });
+    const machine = createHarnessMachine(rules, { guards: { refusedThrice: (context) => context.facts.gateRefusals >= 3 } });
+    const report = await assertFullCoverage(machine, rules);
+    expect(report.covered.has('fix.observe --always [stepLimitReached]--> step_limit')).toBe(true);
+  });
+
   it('assertFullCoverage rejects naming what is untaken and unreachable', async () => {
     const rules = rulesSchema.parse({ phases: { verify: { exits: [{ guard: 'editedSinceTest', to: 'build' }] } } });
     await expect(assertFullCoverage(createHarnessMachine(rules), rules)).rejects.toThrow(/never taken: fix\.think[\s\S]*unreachable state: fix\b/);
