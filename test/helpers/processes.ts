@@ -1,18 +1,17 @@
 import fs from 'node:fs';
 
+/** A process's arguments, NUL-separated as in /proc; '' when it is gone. */
+export function commandLine(pid: number | string): string {
+  try {
+    return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+  } catch {
+    return ''; // exited while we looked
+  }
+}
+
 /** PIDs of live processes whose command line contains `marker` (Linux /proc). */
 export function processesWithArgument(marker: string): number[] {
-  const found: number[] = [];
-  for (const entry of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const cmdline = fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8');
-      if (cmdline.includes(marker)) found.push(Number(entry));
-    } catch {
-      // exited while we looked
-    }
-  }
-  return found;
+  return fs.readdirSync('/proc').filter((entry) => /^\d+$/.test(entry) && commandLine(entry).includes(marker)).map(Number);
 }
 
 /** A number unlikely to appear in any other process's arguments, for `sleep 300.<n>`. */

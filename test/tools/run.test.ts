@@ -7,24 +7,12 @@ import type { CommandPolicy } from '../../tools/types.js';
 import { spawn } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
 import { repoRoot } from '../helpers/cli.js';
-import { processesWithArgument, uniqueMarker } from '../helpers/processes.js';
+import { commandLine, processesWithArgument, uniqueMarker } from '../helpers/processes.js';
+import { waitUntil } from '../helpers/wait.js';
 import { makeContext, makeTempDir } from '../helpers/workspace.js';
 
 const run = (command: string, policy: Partial<CommandPolicy> = {}, signal?: AbortSignal, root = makeTempDir()) =>
   runTool.execute({ command }, makeContext(root, { policy: { sandbox: 'none', ...policy }, signal }));
-
-function readCmdline(pid: number): string {
-  try {
-    return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-  } catch {
-    return '';
-  }
-}
-
-async function until(condition: () => boolean, timeout = 10_000): Promise<void> {
-  const deadline = Date.now() + timeout;
-  while (!condition() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
-}
 
 const savedEnv = { ...process.env };
 afterEach(() => {
@@ -127,10 +115,11 @@ describe('run', () => {
     `], { env: { ...process.env, MARKER: marker, ROOT: root, SANDBOX: sandbox }, stdio: 'ignore' });
     const exited = new Promise((resolve) => harness.on('exit', resolve));
     // Running: the command itself is there. Starting: only its wrapper is, bwrap perhaps still setting up.
-    await until(() => processesWithArgument(marker).some((pid) => when === 'starting' || readCmdline(pid).startsWith('sleep\0')));
+    await waitUntil(() => processesWithArgument(marker).some((pid) => when === 'starting' || commandLine(pid).startsWith('sleep\0')), 'the command to start');
     harness.kill('SIGKILL');
     await exited;
-    await until(() => processesWithArgument(marker).length === 0, 5000);
+    // No throw here: the expectation below names the processes left.
+    await waitUntil(() => processesWithArgument(marker).length === 0, 'the command to die', 5000).catch(() => undefined);
     expect(processesWithArgument(marker)).toEqual([]);
   });
 

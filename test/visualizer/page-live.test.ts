@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { cleanEnv, repoRoot } from '../helpers/cli.js';
+import { waitUntil } from '../helpers/wait.js';
 import { launchChromium, readLines, recordDemoTrace, tempDir, waitForText, watchPage } from './browser.js';
 
 interface Served {
@@ -31,14 +32,6 @@ function serve(args: string[]): Promise<Served> {
     });
     child.on('exit', (code) => { clearTimeout(timer); reject(new Error(`exited ${code} before printing a URL:\n${stderr}`)); });
   });
-}
-
-async function waitFor(condition: () => boolean, timeout = 10_000): Promise<void> {
-  const deadline = Date.now() + timeout;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('timed out waiting');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 describe('the served page', () => {
@@ -133,7 +126,7 @@ describe('the served page', () => {
     await waitForText(page, '.events .count', `/ ${lines.length}`);
     expect(await page.textContent('.events .count')).toMatch(new RegExp(`/ ${lines.length}$`));
     await waitForText(page, '.top .pill', 'done');
-    await waitFor(() => served!.stderr().includes('rein viz: the run ended (done)'));
+    await waitUntil(() => served!.stderr().includes('rein viz: the run ended (done)'), 'rein viz to say the run ended');
     expect(watched.errors).toEqual([]);
     served.child.kill('SIGINT');
     expect(await served.exit).toBe(0);

@@ -4,15 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { loadTrace } from '../../visualizer/server/trace-file.js';
 import { followTraceFile } from '../../visualizer/server/trace-follow.js';
 import { createLiveFeed } from '../../visualizer/server/live-feed.js';
+import { waitUntil } from '../helpers/wait.js';
 import { makeTempDir } from '../helpers/workspace.js';
-
-const until = async (condition: () => boolean) => {
-  const deadline = Date.now() + 5000;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-};
 
 describe('following a trace file as it is written', () => {
   it('hands over each whole line once, after where the load stopped; a half-written line waits for its newline', async () => {
@@ -27,9 +20,9 @@ describe('following a trace file as it is written', () => {
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(seen).toEqual([]);
     appendFileSync(path, 'el","note":"é"}\n{"i":2,');
-    await until(() => seen.length === 1);
+    await waitUntil(() => seen.length === 1, 'the first whole line');
     appendFileSync(path, '"kind":"end","status":"done"}\n');
-    await until(() => seen.length === 2);
+    await waitUntil(() => seen.length === 2, 'the second whole line');
     stop();
     expect(seen.map((line) => JSON.parse(line) as { i: number })).toEqual([{ i: 1, kind: 'model', note: 'é' }, { i: 2, kind: 'end', status: 'done' }]);
     expect(loadTrace(path).ended).toBe(true);
@@ -42,7 +35,7 @@ describe('following a trace file as it is written', () => {
     const seen: string[] = [];
     followTraceFile(path, loadTrace(path).completeBytes, (line) => seen.push(line), { intervalMs: 10, onReset: () => { resets += 1; } });
     writeFileSync(path, '{"i":0,"kind":"start"}\n');
-    await until(() => resets === 1);
+    await waitUntil(() => resets === 1, 'the reset');
     appendFileSync(path, '{"i":1,"kind":"model"}\n{"i":2,"kind":"model"}\n');
     await new Promise((resolve) => setTimeout(resolve, 60));
     expect(seen).toEqual([]);
