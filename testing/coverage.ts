@@ -105,29 +105,21 @@ export function coverTransitions(machine: HarnessMachine, rules: Rules, options:
     }
   }
   const states = explored.map((entry) => entry.state);
-  for (const { state, focus, seed, path } of explored) {
-    for (const event of witnessEvents(state as never, rules, focus)) {
-      fire(driven, state, event, (definition, from) => {
-        const info = byDefinition.get(definition);
-        if (info && !covered.has(info.key)) {
-          covered.set(info.key, `from ${from} on ${event.type}`);
-          witnesses.set(info.key, { seed, path, event, definition });
-        }
-        for (const target of definition.target ?? []) entered.add(shortId((target as AnyStateNode).id));
-      });
+  // The first path that takes a transition is its witness.
+  const record = (definition: AnyTransitionDefinition, from: string, witness: Omit<Witness, 'definition'>) => {
+    const info = byDefinition.get(definition);
+    if (info && !covered.has(info.key)) {
+      covered.set(info.key, `from ${from} on ${witness.event.type}, after ${witness.path.length} events`);
+      witnesses.set(info.key, { ...witness, definition });
     }
+    for (const target of definition.target ?? []) entered.add(shortId((target as AnyStateNode).id));
+  };
+  for (const { state, focus, seed, path } of explored) {
+    for (const event of witnessEvents(state as never, rules, focus)) fire(driven, state, event, (definition, from) => record(definition, from, { seed, path, event }));
   }
   if (transitions.some((info) => !covered.has(info.key))) {
     // What breadth-first search over abstract states cannot reach: guards that count (a custom
     // `facts.testRuns >= 8`, say). Walks that repeat one turn kind many times reach them.
-    const record = (definition: AnyTransitionDefinition, from: string, witness: Omit<Witness, 'definition'>) => {
-      const info = byDefinition.get(definition);
-      if (info && !covered.has(info.key)) {
-        covered.set(info.key, `from ${from} on ${witness.event.type}, after ${witness.path.length} events`);
-        witnesses.set(info.key, { ...witness, definition });
-      }
-      for (const target of definition.target ?? []) entered.add(shortId((target as AnyStateNode).id));
-    };
     const continuations = walkRepeats(driven, rules, explored.filter((entry) => entry.focus === 'phases'), record);
     const searchFrom = (starts: Continuation[], foci: readonly Focus[]) => {
       for (const start of starts) {
