@@ -120,14 +120,18 @@ export function coverTransitions(machine: HarnessMachine, rules: Rules, options:
   if (transitions.some((info) => !covered.has(info.key))) {
     // What breadth-first search over abstract states cannot reach: guards that count (a custom
     // `facts.testRuns >= 8`, say). Walks that repeat one turn kind many times reach them.
-    const continuations = walkRepeats(driven, rules, explored.filter((entry) => entry.focus === 'phases'), record);
+    // Which think states each focus's search reached: a walk that finds one a focus missed starts that focus again there.
+    const known = new Map(FOCUSES.map((focus) => [focus, new Set(explored.filter((entry) => entry.focus === focus).map((entry) => stateLabel(entry.state.value as never)))]));
+    const continuations = walkRepeats(driven, rules, explored.filter((entry) => entry.focus === 'phases'), record, (label) => FOCUSES.some((focus) => !known.get(focus)!.has(label)));
     const searchFrom = (starts: Continuation[], foci: readonly Focus[]) => {
       for (const start of starts) {
-        for (const focus of foci) {
-          for (const { state, path } of pathsFrom(driven, rules, focus, options.limit ?? 1_000_000, start.state)) {
+        const label = stateLabel(start.state.value as never);
+        for (const focus of foci.filter((candidate) => !known.get(candidate)!.has(label))) {
+          const searched: Focus = focus === 'stall' ? 'stallFrom' : focus;
+          for (const { state, path } of pathsFrom(driven, rules, searched, options.limit ?? 1_000_000, start.state)) {
             states.push(state);
             const prefix = [...start.path, ...path.filter((event) => event.type !== 'xstate.init')];
-            for (const event of witnessEvents(state as never, rules, focus)) {
+            for (const event of witnessEvents(state as never, rules, searched)) {
               fire(driven, state, event, (definition, from) => record(definition, from, { seed: start.seed, path: prefix, event }));
             }
           }
@@ -137,7 +141,12 @@ export function coverTransitions(machine: HarnessMachine, rules: Rules, options:
     searchFrom(continuations, FOCUSES);
     // Budget seeds for the phases only walks reached, as the search has for the others.
     const newPhases = new Set(continuations.map((start) => stateLabel(start.state.value as never).split('.')[0]!).filter((phase) => !phasesReached.has(phase)));
-    searchFrom(budgetSeeds(driven, rules, newPhases).map((seed) => ({ state: seed as Snapshot, seed, path: [] })), ['runtime']);
+    for (const seed of budgetSeeds(driven, rules, newPhases)) {
+      for (const { state, path } of pathsFrom(driven, rules, 'runtime', options.limit ?? 1_000_000, seed)) {
+        states.push(state);
+        for (const event of witnessEvents(state as never, rules, 'runtime')) fire(driven, state, event, (definition, from) => record(definition, from, { seed, path, event }));
+      }
+    }
   }
   for (const state of states) entered.add(stateLabel(state.value as never));
   const allStates = stateIds(driven.root);
@@ -258,8 +267,8 @@ const MAX_WALK_TURNS = 40;
 function walkRepeats(
   machine: HarnessMachine, rules: Rules, explored: Array<{ state: Snapshot; seed: unknown; path: Witness['path'] }>,
   onTransition: (definition: AnyTransitionDefinition, from: string, witness: Omit<Witness, 'definition'>) => void,
+  unexplored: (label: string) => boolean,
 ): Continuation[] {
-  const known = new Set(explored.map((entry) => stateLabel(entry.state.value as never)));
   const continuations = new Map<string, Continuation>();
   const starts = new Map<string, typeof explored>();
   for (const entry of explored) {
@@ -289,7 +298,7 @@ function walkRepeats(
         if (!event) break;
         // A think state the search never reached (a phase only a counting guard leads into): explore on from here.
         const label = stateLabel(snapshot.value as never);
-        if (label.endsWith('.think') && !known.has(label) && !continuations.has(label)) continuations.set(label, { state: snapshot, seed: entry.seed, path: [...entry.path, ...sent] });
+        if (label.endsWith('.think') && unexplored(label) && !continuations.has(label)) continuations.set(label, { state: snapshot, seed: entry.seed, path: [...entry.path, ...sent] });
         current = { from: stateLabel(snapshot.value as never), event };
         actor.send(event as never);
         sent.push(event);

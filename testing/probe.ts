@@ -9,6 +9,8 @@ import type { Rules } from '../rules/schema.js';
 import type { ScriptedReply } from '../actors/scripted-model.js';
 import { normalizeCalls } from '../machines/turn-updates.js';
 import type { ResultSpec } from './results.js';
+import { finishTool } from '../tools/finish.js';
+import { parseToolArguments } from '../tools/tool-arguments.js';
 
 type Snapshot = ReturnType<HarnessMachine['resolveState']>;
 
@@ -119,12 +121,7 @@ function checkResults(results: readonly ResultSpec[], pendingCalls: readonly Too
   });
 }
 
+/** As the tool actor decides it: a finish call whose arguments pass the finish tool's strict schema. */
 function isValidFinish(call: ToolCall): boolean {
-  if (call.function.name !== 'finish') return false;
-  try {
-    const args = JSON.parse(call.function.arguments) as { summary?: unknown } | null;
-    return args !== null && typeof args === 'object' && typeof args.summary === 'string';
-  } catch {
-    return false;
-  }
+  return call.function.name === 'finish' && parseToolArguments(finishTool, call.function.arguments).ok;
 }

@@ -107,12 +107,14 @@ function stallKinds(rules: Rules, guards?: readonly string[]): TurnKind[] {
  * its search key, and the coverage is the union. Searching them all at once
  * multiplies the facts into tens of thousands of abstract states.
  */
-export type Focus = 'phases' | 'stall' | 'runtime';
+export type Focus = 'phases' | 'stall' | 'runtime' | 'stallFrom';
 
 const FOCUS_KINDS: Record<Focus, readonly string[]> = {
   phases: ['read', 'edit', 'rejectedEdit', 'testPass', 'testFail', 'editTestPass', 'editTestFail', 'todo', 'finish', 'finishThenTest', 'testThenFinish', 'editFinish', 'todoFinish', 'failEditFinish', 'shellEditTest'],
   // Plus the stall kinds built from the rules' limits (see stallKinds).
   stall: ['read', 'todo', 'testFail', 'editTestPass'],
+  // The stall search started where a walk got (often mid-stall): see offersNoCall.
+  stallFrom: ['read', 'todo', 'testFail', 'editTestPass'],
   runtime: ['todo', 'testFail', 'editTestPass', 'read'],
 };
 
@@ -160,15 +162,18 @@ function summaryEvents() {
  */
 function kindsFor(context: HarnessContext, focus: Focus, rules: Rules): TurnKind[] {
   const fixed = (names: readonly string[]) => TURN_KINDS.filter((kind) => names.includes(kind.name));
-  if (focus !== 'stall') return fixed(FOCUS_KINDS[focus]);
+  if (focus !== 'stall' && focus !== 'stallFrom') return fixed(FOCUS_KINDS[focus]);
   const nudged = Object.entries(context.stall.counters).find(([rule, counter]) => counter.firings > 0 && rule in STALL_KIND);
   // A plain read is progress for most rules: it lets a search that starts mid-stall (after a walk) get out of it.
-  if (nudged) return [...stallKinds(rules, [nudged[0]]), ...fixed(['read'])];
+  // Started there, the search also keeps the plain turns (a passing test run) that move it between phases.
+  if (nudged) return [...stallKinds(rules, [nudged[0]]), ...fixed(focus === 'stallFrom' ? FOCUS_KINDS.stall : ['read'])];
   return [...fixed(FOCUS_KINDS.stall), ...stallKinds(rules)];
 }
 
 /** Whether the stall focus offers a reply with no tool call now (to build up a no-tool-call streak). */
 function offersNoCall(context: HarnessContext, focus: Focus): boolean {
+  // Started mid-stall by a walk, another rule's firings may never reset (edits to one file do not): offer it anyway.
+  if (focus === 'stallFrom') return true;
   if (focus !== 'stall') return focus === 'phases';
   const nudged = Object.entries(context.stall.counters).find(([rule, counter]) => counter.firings > 0 && rule in STALL_KIND);
   return !nudged || nudged[0] === 'noToolCalls';
@@ -209,7 +214,7 @@ function thinkEvents(context: HarnessContext, focus: Focus, rules: Rules) {
   const kinds = ticks ? [...kindsFor(context, focus, rules), ...TURN_KINDS.filter((kind) => kind.name === 'todoDone')] : kindsFor(context, focus, rules);
   const replies = kinds.map((kind) => replyOf(kind, context));
   const noCall = { type: 'xstate.done.actor.model', output: { message: { role: 'assistant', content: 'no tool call' }, usage } };
-  if (focus === 'stall' || focus === 'phases') return offersNoCall(context, focus) ? [...replies, noCall] : replies;
+  if (focus !== 'runtime') return offersNoCall(context, focus) ? [...replies, noCall] : replies;
   return [
     ...replies,
     { type: 'xstate.error.actor.model', error: new ModelEndpointError('endpoint down') },

@@ -74,6 +74,14 @@ describe('model-based coverage: every transition of every preset is taken', { ti
     expect(report.covered.has('fix.observe --always [stepLimitReached]--> step_limit')).toBe(true);
   });
 
+  it('runs the stall search from a phase that the phase search reaches but the stall search only reaches by counting', async () => {
+    // verify is reached through plan's finishRefused, but the stall search's turns only get there after five edits.
+    const rules = rulesSchema.parse({ phases: { build: { exits: [{ guard: 'manyEdits', to: 'verify' }] } } });
+    const machine = createHarnessMachine(rules, { guards: { manyEdits: (context) => context.facts.edits >= 5 } });
+    const report = await assertFullCoverage(machine, rules);
+    expect(report.covered.has('verify.review --always [noToolCalls(limit=3)]--> verify.route')).toBe(true);
+  });
+
   it('assertFullCoverage rejects naming what is untaken and unreachable', async () => {
     const rules = rulesSchema.parse({ phases: { verify: { exits: [{ guard: 'editedSinceTest', to: 'build' }] } } });
     await expect(assertFullCoverage(createHarnessMachine(rules), rules)).rejects.toThrow(/never taken: fix\.think[\s\S]*unreachable state: fix\b/);

@@ -330,5 +330,9 @@ describe('the probe refuses input the machine would never get', () => {
     expect(() => probe.tools([toolError('finish', 'bad JSON')])).toThrow('1 result(s) for 2 call(s) (finish, read_file, before the finish)');
     expect(() => probe.tools([toolError('finish', 'bad JSON'), read('a.py')])).toThrow('call 3 is a finish');
     expect(probe.tools([toolError('finish', 'bad JSON'), read('a.py')], { summary: 'done' }).state).toMatch(/^(build|verify)\./);
+    // An extra argument fails finish's strict schema in the real tool actor, so it is a call like any other here too.
+    const strict = probeHarness(machine, rules, { at: 'build.think' });
+    strict.reply({ calls: [{ name: 'finish', args: { summary: 'done', confidence: 'high' } }] });
+    expect(strict.tools([toolError('finish', 'unknown argument')]).state).toBe('build.compact');
   });
 });
