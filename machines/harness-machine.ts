@@ -159,8 +159,9 @@ export function createHarnessMachine(rules: Rules, options: HarnessOptions = {})
         note(enqueue, 'finish', { allowed: false, step: context.step, refusals: context.facts.gateRefusals + 1, why });
       }),
       acceptFinish: enqueueActions(({ context, enqueue }) => {
-        apply(enqueue, context, acceptanceUpdate(context));
-        note(enqueue, 'finish', { allowed: true, step: context.step, summary: context.summary, gate: rules.verification.gate });
+        const update = acceptanceUpdate(context);
+        apply(enqueue, context, update);
+        note(enqueue, 'finish', { allowed: true, step: context.step, summary: update.context.summary, gate: rules.verification.gate });
       }),
       nudge: enqueueActions(({ context, enqueue }, params: { rule: string; limit: number; message: string }) => {
         const text = fillTemplate(params.message, { limit: params.limit, path: context.stall.busiestFile ?? 'the same file' });

@@ -82,14 +82,13 @@ const MIN_CALIBRATION_CHARS = 400;
 export function resultsUpdate(context: HarnessContext, output: ToolsOutput, rules: VerificationRules): Update {
   const folded = foldResults(context, output.results, rules);
   const append: ToolMessage[] = output.results.map((result) => ({ role: 'tool', tool_call_id: result.id, content: result.outcome.content }));
-  return { context: { ...folded, cursor: context.cursor + output.results.length, summary: output.finish?.summary ?? context.summary }, append };
+  return { context: { ...folded, cursor: context.cursor + output.results.length }, append };
 }
 
 /**
  * The gate refused a finish call: the refusal is that call's result. It is
  * an action like any other for the stall detector (a model that keeps
- * calling finish is repeating itself, whatever summary it writes), and its
- * summary is dropped: only an accepted finish's summary is the run's.
+ * calling finish is repeating itself, whatever summary it writes).
  */
 export function refusalUpdate(context: HarnessContext, refusal: string, rules: VerificationRules): Update {
   const call = context.calls[context.cursor]!;
@@ -101,18 +100,31 @@ export function refusalUpdate(context: HarnessContext, refusal: string, rules: V
       facts: { ...folded.facts, gateRefusals: context.facts.gateRefusals + 1 },
       turn: { ...folded.turn, finishRefused: true },
       stall: folded.stall,
-      summary: '',
     },
     append: [{ role: 'tool', tool_call_id: call.id, content: refusal }],
   };
 }
 
-/** The gate accepted finish: close the call, and any calls after it, so the record stays well-formed. */
+/**
+ * The gate accepted finish: its summary becomes the run's (only an accepted
+ * finish's summary is), and the call and any calls after it are closed, so
+ * the record stays well-formed.
+ */
 export function acceptanceUpdate(context: HarnessContext): Update {
   const append: ToolMessage[] = context.calls.slice(context.cursor).map((call, index) => ({
     role: 'tool', tool_call_id: call.id, content: index === 0 ? 'Finished.' : 'Not run: the run finished.',
   }));
-  return { context: { cursor: context.calls.length }, append };
+  return { context: { cursor: context.calls.length, summary: finishSummary(context.calls[context.cursor]) }, append };
+}
+
+/** The summary a finish call gives; the tool actor only stops at a finish whose arguments parsed. */
+function finishSummary(call: ToolCall | undefined): string {
+  try {
+    const summary = (JSON.parse(call?.function.arguments ?? '{}') as { summary?: unknown }).summary;
+    return typeof summary === 'string' ? summary : '';
+  } catch {
+    return '';
+  }
 }
 
 /** A stall rule fired: queue its nudge for after this turn's tool results. */

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { UsageError } from '../../lib/errors.js';
 import { parseCommand, stringFlag, type FlagSpec } from '../args.js';
@@ -10,6 +10,7 @@ import { renderReplayPage } from '../../visualizer/server/replay-page.js';
 import { startVizServer } from '../../visualizer/server/viz-server.js';
 import { createLiveFeed } from '../../visualizer/server/live-feed.js';
 import { followTraceFile } from '../../visualizer/server/trace-follow.js';
+import { readRunMeta } from '../../run/session.js';
 
 export const VIZ_USAGE = `rein viz <trace.jsonl | run-dir> [--port N] [--out FILE] [--no-follow]
 
@@ -44,7 +45,7 @@ export async function vizCommand(argv: string[], io: Io, _env: NodeJS.ProcessEnv
     return EXIT.done;
   }
   const feed = following ? createLiveFeed() : undefined;
-  const stopFollowing = feed ? followTraceFile(path, trace.completeBytes, (line) => { feed.traceLine(line); sayWhenEnded(line, io); }, {
+  const stopFollowing = feed ? followTraceFile(path, trace.completeBytes, (line) => sayWhenEnded(feed.traceLine(line), io), {
     onReset: () => io.stderr.write('rein viz: the trace file got shorter (replaced?); no longer following it\n'),
   }) : undefined;
   const server = await startVizServer({ port, page: () => html, ...(feed ? { feed } : {}) });
@@ -61,10 +62,9 @@ export async function vizCommand(argv: string[], io: Io, _env: NodeJS.ProcessEnv
 function traceIn(path: string, given: string): string {
   if (!existsSync(path)) throw new UsageError(`rein viz: trace not found: ${given}`);
   if (statSync(path).isFile()) return path;
-  const meta = join(path, 'run.json');
-  if (existsSync(meta)) {
+  if (existsSync(join(path, 'run.json'))) {
     try {
-      const tracePath = (JSON.parse(readFileSync(meta, 'utf8')) as { tracePath?: unknown }).tracePath;
+      const { tracePath } = readRunMeta(path);
       if (typeof tracePath === 'string' && existsSync(tracePath)) return tracePath;
     } catch {
       // a damaged run.json: the trace beside it may still be there
@@ -76,12 +76,6 @@ function traceIn(path: string, given: string): string {
 }
 
 /** A followed run that ends is said so on the terminal too. */
-function sayWhenEnded(line: string, io: Io): void {
-  if (!line.includes('"kind":"end"')) return;
-  try {
-    const end = JSON.parse(line) as { kind?: unknown; status?: unknown };
-    if (end.kind === 'end') io.stderr.write(`rein viz: the run ended (${String(end.status)})\n`);
-  } catch {
-    // not a whole JSON line: the page reports nothing of it either
-  }
+function sayWhenEnded(line: Record<string, unknown> | null, io: Io): void {
+  if (line?.kind === 'end') io.stderr.write(`rein viz: the run ended (${String(line.status)})\n`);
 }

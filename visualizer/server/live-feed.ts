@@ -16,8 +16,8 @@ export interface LiveFeed {
   onTrace(kind: string, data: Record<string, unknown>): void;
   /** The run's `inspect` observer. */
   inspect(event: InspectionEvent): void;
-  /** A line read back from a trace file (already numbered and redacted by the run that wrote it); ignored unless it is a JSON object. */
-  traceLine(json: string): void;
+  /** A line read back from a trace file (already numbered and redacted by the run that wrote it); ignored unless it is a JSON object. Returns the parsed line, or null. */
+  traceLine(json: string): Record<string, unknown> | null;
   /** Messages after `seq`, oldest first. */
   since(seq: number): FeedMessage[];
   subscribe(listener: (message: FeedMessage) => void): () => void;
@@ -65,8 +65,10 @@ export function createLiveFeed(options: { secrets?: Array<string | undefined>; n
     },
     traceLine(json) {
       let line: unknown;
-      try { line = JSON.parse(json); } catch { return; }
-      if (line !== null && typeof line === 'object' && !Array.isArray(line)) push(`"type":"trace","line":${JSON.stringify(line)}`, false);
+      try { line = JSON.parse(json); } catch { return null; }
+      if (line === null || typeof line !== 'object' || Array.isArray(line)) return null;
+      push(`"type":"trace","line":${JSON.stringify(line)}`, false);
+      return line as Record<string, unknown>;
     },
     since(after) {
       return messages.filter((message) => message.seq > after);
