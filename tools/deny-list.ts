@@ -67,12 +67,22 @@ export const DENY_RULES: readonly DenyRule[] = [
  * @example checkCommand('sudo make install') // 'Blocked by policy: privilege escalation (sudo, doas, pkexec, su). Choose a safer action.'
  */
 export function checkCommand(command: string, extraPatterns: readonly string[] = []): string | null {
+  const hit = findDenyRule(command, extraPatterns);
+  return hit === null ? null : `Blocked by policy: ${hit.reason}. Choose a safer action.`;
+}
+
+/**
+ * The deny rule a command matches, or `null`: the reason is what the trace and
+ * the visualizer show for a blocked command.
+ *
+ * @example findDenyRule('sudo ls')?.reason // 'privilege escalation (sudo, doas, pkexec, su)'
+ */
+export function findDenyRule(command: string, extraPatterns: readonly string[] = []): DenyRule | null {
   const normalized = normalizeCommand(command);
   const extra = compileDenyPatterns(extraPatterns);
-  const hit =
-    DENY_RULES.find(({ pattern }) => pattern.test(normalized)) ??
-    extra.find(({ pattern }) => pattern.test(command) || pattern.test(normalized));
-  return hit === undefined ? null : `Blocked by policy: ${hit.reason}. Choose a safer action.`;
+  return DENY_RULES.find(({ pattern }) => pattern.test(normalized))
+    ?? extra.find(({ pattern }) => pattern.test(command) || pattern.test(normalized))
+    ?? null;
 }
 
 /**

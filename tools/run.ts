@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { checkCommand } from './deny-list.js';
+import { findDenyRule } from './deny-list.js';
 import { buildCommandEnv } from './environment.js';
 import { runInProcessGroup, type GroupRunResult } from './process-group.js';
 import { buildSandboxArgv, resolveSandbox } from './sandbox.js';
@@ -84,8 +84,10 @@ export const runTool: Tool<typeof parameters> = {
   description: 'Run a shell command in the repo root. Output is truncated.',
   parameters,
   async execute({ command }, ctx) {
-    const blocked = checkCommand(command, ctx.policy.deny);
-    if (blocked !== null) return outcome(blocked, false, commandEffect(command, null, false, true));
+    const denied = findDenyRule(command, ctx.policy.deny);
+    if (denied !== null) {
+      return outcome(`Blocked by policy: ${denied.reason}. Choose a safer action.`, false, { kind: 'command', command, exitCode: null, timedOut: false, blocked: true, blockedBy: denied.reason });
+    }
     const sandbox = resolveSandbox(ctx.policy);
     if (sandbox.kind === 'unavailable') {
       return outcome(`Command not run: ${sandbox.reason}.`, false, commandEffect(command, null, false, false));

@@ -50,7 +50,7 @@ export type ToolEffect =
   | { kind: 'read'; path: string }
   | { kind: 'search'; pattern: string }
   | { kind: 'edit'; path: string; applied: boolean }
-  | { kind: 'command'; command: string; exitCode: number | null; timedOut: boolean; blocked: boolean; interrupted?: boolean }
+  | { kind: 'command'; command: string; exitCode: number | null; timedOut: boolean; blocked: boolean; interrupted?: boolean; /** The deny rule's reason, for a blocked command. */ blockedBy?: string }
   | { kind: 'todo'; items: TodoItem[] }
   | { kind: 'finish'; summary: string }
   | { kind: 'none' };

@@ -147,10 +147,13 @@ describe('run', () => {
     expect(result).toEqual({
       content: 'Blocked by policy: git push publishes work outside the workspace; leave pushing to a person. Choose a safer action.',
       ok: false,
-      effect: { kind: 'command', command: 'touch ran.txt && git push', exitCode: null, timedOut: false, blocked: true },
+      effect: {
+        kind: 'command', command: 'touch ran.txt && git push', exitCode: null, timedOut: false, blocked: true,
+        blockedBy: 'git push publishes work outside the workspace; leave pushing to a person',
+      },
     });
     expect(fs.existsSync(path.join(root, 'ran.txt'))).toBe(false);
-    expect((await run('terraform apply', { deny: ['terraform\\s+apply'] })).effect).toMatchObject({ blocked: true });
+    expect((await run('terraform apply', { deny: ['terraform\\s+apply'] })).effect).toMatchObject({ blocked: true, blockedBy: 'command matches the deny pattern /terraform\\s+apply/' });
   });
 
   it("refuses to run bare when the rules require bwrap and it is missing", async () => {
