@@ -29,7 +29,7 @@ export interface EndpointOptions {
 
 /** A chat-completions client bound to one endpoint, with rein's retry and error rules. */
 export interface ChatEndpoint {
-  complete(body: { messages: ChatMessage[]; tools?: unknown[]; maxTokens: number }, signal: AbortSignal): Promise<ModelReply>;
+  complete(body: { messages: readonly ChatMessage[]; tools?: unknown[]; maxTokens: number }, signal: AbortSignal): Promise<ModelReply>;
 }
 
 const CONTEXT_LENGTH = /context[_ ]length|maximum context|too many tokens|prompt is too long|context window/i;

@@ -3,6 +3,7 @@ import type { ToolCall } from '../context/messages.js';
 import type { ToolsInput } from '../machines/actor-contracts.js';
 import type { ToolCallResult, ToolsOutput } from '../machines/types.js';
 import { redact } from '../lib/redact.js';
+import { firstValidFinish } from '../tools/finish.js';
 import { findTool, parseToolArguments } from '../tools/index.js';
 import type { AnyTool, ToolContext, ToolOutcome } from '../tools/types.js';
 
@@ -42,11 +43,10 @@ export function createToolRunner(deps: ToolRunnerDeps) {
   const secrets = (deps.secrets ?? []).filter((secret) => secret.length >= 6);
   return fromPromise<ToolsOutput, ToolsInput>(async ({ input, signal }) => {
     const results: ToolCallResult[] = [];
+    const finishTool = findTool(deps.tools, 'finish');
+    const finish = finishTool ? firstValidFinish(input.calls, finishTool) : null;
     for (const [index, call] of input.calls.entries()) {
-      if (call.function.name === 'finish') {
-        const finish = parseFinish(deps.tools, call);
-        if (finish.ok) return { results, finish: { summary: finish.summary } };
-      }
+      if (index === finish?.index) return { results, finish: { summary: finish.summary } };
       const key = `${input.step}:${input.offset + index}`;
       let result = deps.journal?.get(key);
       if (!result) {
@@ -67,13 +67,6 @@ export function createToolRunner(deps: ToolRunnerDeps) {
     }
     return { results, finish: null };
   });
-}
-
-function parseFinish(tools: readonly AnyTool[], call: ToolCall): { ok: true; summary: string } | { ok: false } {
-  const tool = findTool(tools, 'finish');
-  if (!tool) return { ok: false };
-  const parsed = parseToolArguments(tool, call.function.arguments);
-  return parsed.ok ? { ok: true, summary: String((parsed.args as { summary?: unknown }).summary ?? '') } : { ok: false };
 }
 
 async function runCall(deps: ToolRunnerDeps, call: ToolCall, input: ToolsInput, signal: AbortSignal, interrupted: boolean): Promise<{ outcome: ToolOutcome; args: unknown }> {

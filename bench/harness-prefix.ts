@@ -7,7 +7,7 @@ import { extractiveSummary } from '../actors/summarizer.js';
 import type { ModelInput } from '../machines/actor-contracts.js';
 import type { ModelReply } from '../machines/types.js';
 import { defaultRules, rulesSchema } from '../rules/schema.js';
-import { startRun } from '../run/session.js';
+import { startRun } from '../run/start-run.js';
 import { defaultTools } from '../tools/index.js';
 import type { AnyTool } from '../tools/types.js';
 

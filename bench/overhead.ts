@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { extractiveSummary } from '../actors/summarizer.js';
 import { defaultRules, rulesSchema } from '../rules/schema.js';
-import { startRun } from '../run/session.js';
+import { startRun } from '../run/start-run.js';
 import { defaultTools } from '../tools/index.js';
 import type { AnyTool } from '../tools/types.js';
 import { instantModel } from './instant-model.js';

@@ -1,11 +1,11 @@
 import { relative } from 'node:path';
 import type { HarnessOutput } from '../machines/types.js';
 import type { Rules } from '../rules/schema.js';
-import { resumeRun, startRun, type RunHandle, type RunOptions } from '../run/session.js';
+import { resumeRun, startRun, type RunHandle, type RunOptions } from '../run/start-run.js';
 import { EXIT, exitCodeFor } from './exit-codes.js';
 import { RunInterrupted } from '../lib/errors.js';
 import { createStatusLine } from './status-line.js';
-import { changedRulesFiles, markUntrusted, rulesFilesIn } from '../lib/rules-file-watch.js';
+import type { TraceLine } from '../lib/trace-events.js';
 
 export interface Io {
   stdout: { write(text: string): boolean; isTTY?: boolean };
@@ -29,18 +29,17 @@ export interface ExecuteOptions {
 export async function executeRun(options: ExecuteOptions): Promise<number> {
   const { io, run } = options;
   let status = createStatusLine(io.stderr, run.rules);
-  const rulesFilesBefore = rulesFilesIn(run.workspace);
   // Lines traced while the run is set up (a resume line) are shown after the start message, not above it.
-  let early: Array<[string, Record<string, unknown>]> | null = [];
-  const onTrace = (kind: string, data: Record<string, unknown>) => {
-    if (early) early.push([kind, data]);
-    else status.onTrace(kind, data);
-    run.onTrace?.(kind, data);
+  let early: TraceLine[] | null = [];
+  const onTrace = (line: TraceLine) => {
+    if (early) early.push(line);
+    else status.onTrace(line);
+    run.onTrace?.(line);
   };
   const handle = (options.resume ? resumeRun : startRun)({ ...run, onTrace });
   if (handle.sandbox.includes('unsandboxed')) status = createStatusLine(io.stderr, run.rules, { unsandboxed: true });
   io.stderr.write(startMessage(run, handle, Boolean(options.resume)));
-  for (const [kind, data] of early) status.onTrace(kind, data);
+  for (const line of early) status.onTrace(line);
   early = null;
   await options.onStart?.(handle);
   // Ctrl+C (or a SIGTERM from a supervisor) stops the run cleanly: in-flight calls and their process
@@ -64,9 +63,8 @@ export async function executeRun(options: ExecuteOptions): Promise<number> {
     status.finish();
   }
   io.stderr.write(endMessage(output, handle, run.rules));
-  const tampered = changedRulesFiles(rulesFilesBefore, rulesFilesIn(run.workspace));
+  const tampered = handle.tamperedRulesFiles();
   if (tampered.length > 0) {
-    markUntrusted(run.workspace, tampered);
     io.stderr.write(`rein: WARNING: the run changed ${tampered.join(', ')} in the workspace. rein will not load it until you have reviewed it and run \`rein rules trust\` in that repo (a .ts/.mjs/.js rules file is code).\n`);
   }
   if (options.json) {

@@ -1,8 +1,9 @@
+import type { ContextEvent, ToolEvent, TraceLine } from '../lib/trace-events.js';
 import type { Rules } from '../rules/schema.js';
 
 /** Writes progress as a run goes: one rewritten line on a terminal, plain lines otherwise. */
 export interface StatusLine {
-  onTrace(kind: string, data: Record<string, unknown>): void;
+  onTrace(line: TraceLine): void;
   finish(): void;
 }
 
@@ -37,50 +38,68 @@ export function createStatusLine(stream: Stream, rules: Rules, options: { unsand
   };
   const action = (text: string) => say(`[rein] step ${String(state.step).padEnd(3)} ${state.stepPhase.padEnd(6)} ${text}`);
   return {
-    onTrace(kind, data) {
-      if (kind === 'transition') state.phase = String(data.to ?? '').split('.')[0] || state.phase;
-      else if (kind === 'model') {
-        state.step = Number(data.step ?? state.step);
-        state.stepPhase = state.phase;
-        const usage = data.usage as { promptTokens?: number; completionTokens?: number; cachedTokens?: number } | undefined;
-        state.tokens += (usage?.promptTokens ?? 0) + (usage?.completionTokens ?? 0);
-        state.cached += usage?.cachedTokens ?? 0;
-        if (!Array.isArray(data.tool_calls) || data.tool_calls.length === 0) action('(no tool call)');
-      } else if (kind === 'resume') {
-        // A resumed run starts mid-step: its first lines may be the tool calls of the step that was cut short.
-        state.phase = String(data.fromState ?? '').split('.')[0] || state.phase;
-        state.stepPhase = state.phase;
-        say(data.fromState === 'start'
-          ? '[rein] resumed: the run was stopped before its first step was saved, so it starts over'
-          : `[rein] resumed in ${String(data.fromState)} (${String(data.recordLength)} messages in the record)`);
-      } else if (kind === 'tool') {
-        if (typeof data.step === 'number') state.step = data.step;
-        state.lastTool = `${String(data.name)}${data.ok ? '' : ' (failed)'}`;
-        action(describeTool(data));
-      } else if (kind === 'finish') {
-        if (typeof data.step === 'number') state.step = data.step;
-        const accepted = data.gate === false ? 'finish → accepted (the verification gate is off)' : 'finish → accepted by the verification gate';
-        action(data.allowed ? accepted : `finish → refused: ${typeof data.why === 'string' ? data.why : 'no passing test run after the last edit'}`);
+    onTrace(line) {
+      switch (line.kind) {
+        case 'transition':
+          state.phase = line.to.split('.')[0] || state.phase;
+          break;
+        case 'model':
+          state.step = line.step;
+          state.stepPhase = state.phase;
+          state.tokens += line.usage.promptTokens + line.usage.completionTokens;
+          state.cached += line.usage.cachedTokens;
+          if (line.tool_calls.length === 0) action('(no tool call)');
+          break;
+        case 'resume':
+          // A resumed run starts mid-step: its first lines may be the tool calls of the step that was cut short.
+          state.phase = line.fromState.split('.')[0] || state.phase;
+          state.stepPhase = state.phase;
+          say(line.fromState === 'start'
+            ? '[rein] resumed: the run was stopped before its first step was saved, so it starts over'
+            : `[rein] resumed in ${line.fromState} (${line.recordLength} messages in the record)`);
+          break;
+        case 'tool':
+          state.step = line.step;
+          state.lastTool = `${line.name}${line.ok ? '' : ' (failed)'}`;
+          action(describeTool(line));
+          break;
+        case 'finish':
+          state.step = line.step;
+          if (line.allowed) action(line.gate ? 'finish → accepted by the verification gate' : 'finish → accepted (the verification gate is off)');
+          else action(`finish → refused: ${line.why}`);
+          break;
+        case 'rule_action':
+          say(`[rein] rule action ${line.action}${line.notices ? `: "${line.notices.join(' / ')}"` : ''}`);
+          break;
+        case 'stall':
+          say(`[rein] stall: ${line.rule} (${line.reason}), nudge ${line.firings}/${line.maxNudges}: "${line.message}"`);
+          break;
+        case 'budget_warning':
+          say(`[rein] warning: ${Math.round(line.share * 100)}% of the ${line.budget} budget is used (${line.used} of ${line.limit})`);
+          break;
+        case 'context':
+          say(`[rein] context: ${describeContext(line)}`);
+          break;
+        case 'retry':
+          say(`[rein] model call failed, retry ${line.attempt}: ${line.error}`);
+          break;
+        default:
+          break;
       }
-      else if (kind === 'rule_action') say(`[rein] rule action ${String(data.action)}${Array.isArray(data.notices) ? `: "${data.notices.join(' / ')}"` : ''}`);
-      else if (kind === 'stall') say(`[rein] stall (${String(data.rule)}): nudged "${String(data.message)}"`);
-      else if (kind === 'budget_warning') say(`[rein] warning: 75% of the ${String(data.budget)} budget is used`);
-      else if (kind === 'context') say(`[rein] context: ${describeContext(data)}`);
-      else if (kind === 'retry') say(`[rein] model call failed, retry ${String(data.attempt)}: ${String(data.error)}`);
       if (tty) draw();
     },
     finish() { if (tty && state.drawn) stream.write('\r\x1b[2K'); },
   };
 }
 
-function describeTool(data: Record<string, unknown>): string {
-  const args = argsObject(data.args);
+function describeTool(line: ToolEvent): string {
+  const args = argsObject(line.args);
   const main = String(args.command ?? args.path ?? args.pattern ?? '').replace(/\s+/g, ' ').slice(0, 70);
-  const effect = data.effect as { kind?: string; applied?: boolean; exitCode?: number | null; blocked?: boolean; timedOut?: boolean; interrupted?: boolean } | undefined;
-  let outcome = data.ok ? '' : ` → ${toolError(data.result)}`;
-  if (effect?.kind === 'edit') outcome = effect.applied ? ' → applied' : ' → rejected';
-  if (effect?.kind === 'command') outcome = describeCommandEnd(effect);
-  return `${String(data.name)}${main ? ` ${main}` : ''}${outcome}`;
+  const { effect } = line;
+  let outcome = line.ok ? '' : ` → ${toolError(line.result)}`;
+  if (effect.kind === 'edit') outcome = effect.applied ? ' → applied' : ' → rejected';
+  if (effect.kind === 'command') outcome = describeCommandEnd(effect);
+  return `${line.name}${main ? ` ${main}` : ''}${outcome}`;
 }
 
 /** A refused call's arguments are traced as the model sent them (a string); show what it was about all the same. */
@@ -103,20 +122,20 @@ function toolError(result: unknown): string {
   return `tool error: ${first.length > 90 ? `${first.slice(0, 89)}…` : first}`;
 }
 
-function describeCommandEnd(effect: { exitCode?: number | null; blocked?: boolean; timedOut?: boolean; interrupted?: boolean }): string {
-  if (effect.blocked) return ' → blocked by policy';
+function describeCommandEnd(effect: { exitCode?: number | null; blocked?: boolean; blockedBy?: string; timedOut?: boolean; interrupted?: boolean }): string {
+  if (effect.blocked) return ` → blocked by policy${effect.blockedBy ? ` (${effect.blockedBy})` : ''}`;
   if (effect.timedOut) return ' → timed out';
   if (effect.interrupted) return ' → interrupted by the stop, not run again';
   return effect.exitCode === null || effect.exitCode === undefined ? ' → did not finish' : ` → exit ${effect.exitCode}`;
 }
 
-function describeContext(data: Record<string, unknown>): string {
-  const before = data.before as { tokens?: number } | undefined;
-  const after = data.after as { tokens?: number } | undefined;
-  if (data.action === 'elided' && before && after) return `old tool results elided, ${before.tokens} → ${after.tokens} tokens`;
-  if (data.action === 'summarized') return `earlier messages summarized (${String(data.foldedChars)} → ${String(data.summaryChars)} chars)`;
-  if (data.action === 'summary_failed') return `summary failed: ${String(data.error)}`;
-  if (data.action === 'overflow') return 'the context window is full';
-  if (data.action === 'provider_rejected_length') return `the provider rejected the prompt as too long; compacting harder (window now taken as ${String(data.windowCap)} tokens, attempt ${String(data.attempt)})`;
-  return String(data.action);
+function describeContext(line: ContextEvent): string {
+  switch (line.action) {
+    case 'elided': return `old tool results elided, ${line.before.tokens} → ${line.after.tokens} tokens`;
+    case 'summarize': return `the view is over the hard limit (${line.before.tokens} tokens): summarizing the middle`;
+    case 'summarized': return `earlier messages summarized (${line.foldedChars} → ${line.summaryChars} chars)`;
+    case 'summary_failed': return `summary failed: ${line.error}`;
+    case 'overflow': return 'the context window is full';
+    case 'provider_rejected_length': return `the provider rejected the prompt as too long; compacting harder (window now taken as ${line.windowCap} tokens, attempt ${line.attempt})`;
+  }
 }

@@ -6,7 +6,7 @@ import { mergeRules, type Plain } from '../rules/merge.js';
 import { loadRules, type LoadedRules } from '../rules/load.js';
 import { defaultTools } from '../tools/index.js';
 import type { Rules } from '../rules/schema.js';
-import { startRun, type ModelSource, type RunHandle } from '../run/session.js';
+import { startRun, type ModelSource, type RunHandle } from '../run/start-run.js';
 import type { EvalJob } from './job.js';
 import type { RunRecord } from './run-record.js';
 import { runShell, type ShellResult } from './shell.js';
@@ -71,7 +71,7 @@ async function rulesFor(job: EvalJob): Promise<LoadedRules> {
 async function modelFor(job: EvalJob, rules: Rules): Promise<ModelSource> {
   if (job.model.kind === 'endpoint') {
     // Loaded only here: the OpenAI SDK is a large import that simulated runs never need.
-    const { openAIModelSource, resolveEndpoint } = await import('../cli/model-source.js');
+    const { openAIModelSource, resolveEndpoint } = await import('../actors/model-source.js');
     return openAIModelSource(resolveEndpoint({ model: job.model.model, ...(job.model.baseURL ? { baseURL: job.model.baseURL } : {}), env: process.env }), rules);
   }
   if (!job.task.simulated) throw new Error(`task ${job.task.id} has no simulated model`);

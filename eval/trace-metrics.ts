@@ -1,7 +1,8 @@
-import { costOf } from '../machines/budget.js';
+import { isEvent, type TraceRecord } from '../lib/trace-events.js';
+import type { CallUsage } from '../lib/usage.js';
+import { costOf } from '../machines/budgets.js';
 import type { Price } from '../rules/schema.js';
 import { readJsonLines } from '../run/jsonl.js';
-import type { TraceLine } from '../run/trace.js';
 
 /** What a run's trace says, whole or cut short by a kill. */
 export interface TraceMetrics {
@@ -18,8 +19,6 @@ export interface TraceMetrics {
   end: { status: string; reason: string } | null;
 }
 
-interface Usage { promptTokens: number; completionTokens: number; cachedTokens: number; costUsd?: number }
-
 /**
  * Counts from a trace: model usage (from the `end` line when present, else
  * summed over `model` lines and costed at `price`), stall firings, gate
@@ -27,29 +26,29 @@ interface Usage { promptTokens: number; completionTokens: number; cachedTokens: 
  *
  * @example metricsFromTrace(readJsonLines(path).values, NOMINAL_PRICE).gateRefusals
  */
-export function metricsFromTrace(lines: readonly TraceLine[], price: Price | null): TraceMetrics {
+export function metricsFromTrace(lines: readonly TraceRecord[], price: Price | null): TraceMetrics {
   const metrics: TraceMetrics = {
     steps: 0, promptTokens: 0, completionTokens: 0, cachedTokens: 0, costUsd: 0,
     stallFirings: 0, gateRefusals: 0, contextElisions: 0, contextSummaries: 0, end: null,
   };
   for (const line of lines) {
-    if (line.kind === 'model') addCall(metrics, line, price);
-    else if (line.kind === 'stall') metrics.stallFirings++;
-    else if (line.kind === 'finish' && line.allowed === false) metrics.gateRefusals++;
-    else if (line.kind === 'context' && line.action === 'elided') metrics.contextElisions++;
-    else if (line.kind === 'context' && line.action === 'summarized') metrics.contextSummaries++;
-    else if (line.kind === 'end') applyEnd(metrics, line);
+    if (isEvent(line, 'model')) addCall(metrics, line, price);
+    else if (isEvent(line, 'stall')) metrics.stallFirings++;
+    else if (isEvent(line, 'finish') && line.allowed === false) metrics.gateRefusals++;
+    else if (isEvent(line, 'context') && line.action === 'elided') metrics.contextElisions++;
+    else if (isEvent(line, 'context') && line.action === 'summarized') metrics.contextSummaries++;
+    else if (isEvent(line, 'end')) applyEnd(metrics, line);
   }
   return metrics;
 }
 
 /** `metricsFromTrace` for a trace file; a missing file gives zeros. */
 export function metricsFromTraceFile(path: string, price: Price | null): TraceMetrics {
-  return metricsFromTrace(readJsonLines<TraceLine>(path).values, price);
+  return metricsFromTrace(readJsonLines<TraceRecord>(path).values, price);
 }
 
-function addCall(metrics: TraceMetrics, line: TraceLine, price: Price | null): void {
-  const usage = line.usage as Usage | undefined;
+function addCall(metrics: TraceMetrics, line: TraceRecord & { step?: unknown; usage?: CallUsage }, price: Price | null): void {
+  const usage = line.usage;
   metrics.steps = Math.max(metrics.steps, typeof line.step === 'number' ? line.step : metrics.steps + 1);
   if (!usage) return;
   metrics.promptTokens += usage.promptTokens;
@@ -58,8 +57,8 @@ function addCall(metrics: TraceMetrics, line: TraceLine, price: Price | null): v
   if (price) metrics.costUsd += costOf(usage, price);
 }
 
-function applyEnd(metrics: TraceMetrics, line: TraceLine): void {
-  const usage = line.usage as Usage | undefined;
+function applyEnd(metrics: TraceMetrics, line: TraceRecord & { steps?: unknown; usage?: CallUsage & { costUsd?: number }; status?: unknown; reason?: unknown }): void {
+  const usage = line.usage;
   if (typeof line.steps === 'number') metrics.steps = line.steps;
   if (usage) {
     metrics.promptTokens = usage.promptTokens;

@@ -7,7 +7,7 @@
  * The IPC listeners are set before the harness is loaded (a dynamic import),
  * so the channel is watched from the first moment.
  */
-import type { RunHandle } from '../run/session.js';
+import type { RunHandle } from '../run/start-run.js';
 import type { EvalJob, WorkerMessage } from './job.js';
 
 /** Time the harness gets to abort in-flight tool commands before the worker exits. */

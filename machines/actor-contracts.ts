@@ -7,7 +7,7 @@ import { ReinError } from '../lib/errors.js';
 
 /** What the model actor is invoked with. */
 export interface ModelInput {
-  messages: ChatMessage[];
+  messages: readonly ChatMessage[];
   maxCompletionTokens: number;
   step: number;
 }

@@ -1,20 +1,14 @@
 import type { AssistantMessage, ChatMessage, ToolCall } from '../context/messages.js';
 import type { ContextState } from '../context/context-state.js';
 import type { WorkingView } from '../context/working-view.js';
-import type { TodoItem, ToolOutcome } from '../tools/types.js';
-import type { Phase } from '../rules/schema.js';
+import type { TodoItem, ToolOutcome } from '../lib/tool-effect.js';
+import type { BudgetName, EndStatus, MachineNote } from '../lib/trace-events.js';
+import type { CallUsage, Usage } from '../lib/usage.js';
+import type { Phase, Price } from '../rules/schema.js';
+import type { ProgressKind } from '../rules/stall-rules.js';
+import type { ProgressMemory } from './stall/progress.js';
 
-/** Every way a run ends. */
-export type EndStatus = 'done' | 'step_limit' | 'timeout' | 'budget' | 'stalled' | 'failed';
-
-/** Token and cost totals of a run. */
-export interface Usage {
-  calls: number;
-  promptTokens: number;
-  completionTokens: number;
-  cachedTokens: number;
-  costUsd: number;
-}
+export type { EndStatus, Usage };
 
 /** What a harness run is started with. */
 export interface HarnessInput {
@@ -30,24 +24,40 @@ export interface HarnessInput {
   overheadTokens?: number;
 }
 
+/** One verification check's record since the run began. */
+export interface CheckFacts {
+  /** Passing runs of the exact check command since the last edit. */
+  passesSinceEdit: number;
+  lastRunSeq: number;
+  lastPassed: boolean | null;
+}
+
 /** Facts derived from tool effects; the phase guards and the gate compare them. */
 export interface Facts {
   /** Tool calls seen so far; orders edits and test runs even within one turn. */
   seq: number;
   lastEditSeq: number;
+  /** `seq` of the last run of a verification command, and of the last pass of the test command itself. */
   lastTestSeq: number;
   lastPassSeq: number;
   lastTestPassed: boolean | null;
-  /** `seq` when the current phase was entered. */
+  /** `seq`, `step` and test runs when the current phase was entered. */
   phaseStartSeq: number;
+  phaseStartStep: number;
+  phaseStartTestRuns: number;
   edits: number;
   testRuns: number;
+  /** Verification runs in a row that failed. */
+  failedRunsInRow: number;
   todo: TodoItem[];
   gateRefusals: number;
+  /** Per verification check (`tests` and those in `verification.checks`). */
+  checks: Record<string, CheckFacts>;
 }
 
 /** What happened in the current turn; reset when a reply arrives. */
 export interface TurnFacts {
+  toolCalls: number;
   edited: boolean;
   testRan: boolean;
   testPassed: boolean | null;
@@ -60,20 +70,22 @@ export interface StallCounter {
   count: number;
   /** Highest `count` reached this turn; guards compare it so a pattern inside one turn is seen. */
   peak: number;
-  /** Nudges given since the rule's pattern last broke. */
+  /** Nudges given in this stall; back to 0 as soon as anything new happens. */
   firings: number;
 }
 
 export interface StallState {
   counters: Record<string, StallCounter>;
-  /** Short hashes of the last two actions and of their results. */
+  /** Short hashes of the last two actions, of the last result, and of the last failed action. */
   lastActions: string[];
   lastOutcome: string | null;
   lastFailedAction: string | null;
-  /** Successful edits per file since the last passing test run. */
-  editsPerFile: Record<string, number>;
-  /** Path with most edits, for the nudge text. */
-  busiestFile: string | null;
+  /** The file last put back to an earlier version, for the editThrash nudge. */
+  thrashFile: string | null;
+  /** What the run has seen, to judge what is new. */
+  memory: ProgressMemory;
+  /** The progress this turn made, in order (for the trace and the visualizer). */
+  progress: ProgressKind[];
   /** Rule that fired this turn, if any. */
   fired: string | null;
 }
@@ -90,10 +102,12 @@ export interface ToolCallResult {
 /** The model actor's output. */
 export interface ModelReply {
   message: AssistantMessage;
-  usage: { promptTokens: number; completionTokens: number; cachedTokens: number };
+  usage: CallUsage;
   /** Characters of the request, to calibrate the token estimate. */
   requestChars?: number;
   ms?: number;
+  /** The provider's finish reason (`stop`, `tool_calls`, `length`, …), when it gave one. */
+  finishReason?: string;
 }
 
 /** The tool actor's output: results in call order, stopping at a `finish` call. */
@@ -106,6 +120,8 @@ export interface HarnessContext {
   task: string;
   testCmd: string;
   model: string;
+  /** The model's price from the rules' table (zero for unknown models). */
+  price: Price;
   phase: Phase;
   step: number;
   recordLength: number;
@@ -116,7 +132,7 @@ export interface HarnessContext {
   contextState: ContextState;
   /** Set when the provider rejected the prompt as too long; the next pass compacts harder. */
   forceCompaction: boolean;
-  /** Prompts the provider rejected as too long since the last reply; after a few the run fails instead of looping. */
+  /** Prompts the provider rejected as too long since the last reply. */
   promptRejections: number;
   calls: ToolCall[];
   cursor: number;
@@ -126,7 +142,11 @@ export interface HarnessContext {
   /** Messages (nudges, warnings) waiting for the end of the turn's tool results. */
   notices: string[];
   usage: Usage;
-  warned: { time: boolean; steps: boolean };
+  /** Budgets already warned about (each warns once). */
+  warned: Partial<Record<BudgetName, boolean>>;
+  /** The time budget, and when its warning is due, in milliseconds of run time (the clock's delays read them). */
+  timeLimitMs: number;
+  timeWarningMs: number;
   elapsedMs: number;
   status: EndStatus | null;
   summary: string;
@@ -146,7 +166,7 @@ export interface HarnessOutput {
 /** Emitted for the session: messages to append to the record, and trace notes. */
 export type HarnessEmitted =
   | { type: 'record.append'; messages: ChatMessage[] }
-  | { type: 'harness.note'; kind: string; data: Record<string, unknown> };
+  | { type: 'harness.note'; note: MachineNote };
 
 /** Events sent to the harness from outside: the clock the machine arms itself, and a resumed run's re-arm. */
 export type HarnessEvent = { type: 'clock.restart' } | { type: 'clock.warning' } | { type: 'clock.expired' };

@@ -1,19 +1,21 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { extname, resolve } from 'node:path';
+import { parseDocument } from 'yaml';
 import { UsageError } from '../lib/errors.js';
 import { RULES_FILE_NAMES } from '../lib/harness-files.js';
-import { isUntrusted } from '../lib/rules-file-watch.js';
-import { mergeRules, type Plain } from './merge.js';
-import { findPreset, PRESETS } from './presets.js';
-import { rulesSchema, type Rules } from './schema.js';
-import { formatRulesError } from './format-error.js';
-import { importConfigModule, type ConfigModule } from './import-config.js';
-import { builtInGuards, type GuardRegistry } from '../machines/guards.js';
-import { checkRuleReferences } from '../machines/rule-references.js';
-import { builtInActions, type RuleActionRegistry } from '../machines/rule-actions.js';
+import { isUntrusted } from '../lib/rules-trust.js';
+import { jsonSyntaxError, yamlSyntaxError } from '../lib/syntax-error.js';
+import { formatZodError } from '../lib/zod-error.js';
+import { registerGuards, type GuardRegistry } from '../machines/guards/registry.js';
+import { registerActions, type RuleActionRegistry } from '../machines/rule-actions.js';
+import { checkRuleReferences } from '../machines/rules-check.js';
 import { selectTools } from '../run/tool-selection.js';
 import { defaultTools } from '../tools/index.js';
 import type { AnyTool } from '../tools/types.js';
+import { importConfigModule, type ConfigModule } from './import-config.js';
+import { mergeRules, type Plain } from './merge.js';
+import { presetNames, requirePreset } from './presets.js';
+import { rulesSchema, type Rules } from './schema.js';
 
 /** File names looked up in the workspace when no `--config` is given. */
 export const CONFIG_NAMES: readonly string[] = RULES_FILE_NAMES;
@@ -31,11 +33,11 @@ export interface LoadedRules {
   rules: Rules;
   /** Where the layers came from, for `rein rules show`. */
   sources: string[];
-  /** Guards registered by a `.ts`/`.js` rules file (`export const guards = { name: (context, params) => boolean }`). */
+  /** Guards registered by a `.ts`/`.js` rules file (`export const guards = { name: (view, params) => boolean }`). */
   guards: GuardRegistry;
   /** Tools registered by a rules file (`export const tools = [tool]`), added to rein's own. */
   tools: AnyTool[];
-  /** Rule actions registered by a rules file (`export const actions = { name: (context, params) => ({ notices }) }`). */
+  /** Rule actions registered by a rules file (`export const actions = { name: (view, params) => ({ notices }) }`). */
   actions: RuleActionRegistry;
   /** The rules file used, if any (a resumed run reloads its guards and tools from it). */
   configPath?: string;
@@ -50,9 +52,7 @@ export interface LoadedRules {
  */
 export async function loadRules(options: LoadRulesOptions = {}): Promise<LoadedRules> {
   const sources: string[] = [];
-  const presetName = options.preset ?? 'default';
-  const preset = findPreset(presetName);
-  if (!preset) throw new UsageError(`unknown preset "${presetName}"; presets: ${PRESETS.map((entry) => entry.name).join(', ')}`);
+  const preset = requirePreset(options.preset ?? 'default');
   sources.push(`preset ${preset.name}`);
   const configPath = options.configPath ? resolve(options.configPath) : findConfig(options.workspace);
   let fileLayer: Plain | undefined;
@@ -63,19 +63,23 @@ export async function loadRules(options: LoadRulesOptions = {}): Promise<LoadedR
   }
   if (options.overrides && Object.keys(options.overrides).length > 0) sources.push('command-line flags');
   const merged = mergeRules(preset.rules as Plain, fileLayer, options.overrides);
-  const parsed = rulesSchema.safeParse(merged, { reportInput: true });
-  if (!parsed.success) throw new UsageError(formatRulesError(parsed.error, configPath ?? 'rules', merged, rulesSchema));
-  // Names that rules refer to are checked here, so a bad file stops every command before anything runs.
   const where = configPath ?? 'rules';
+  const parsed = rulesSchema.safeParse(merged, { reportInput: true });
+  if (!parsed.success) throw new UsageError(formatZodError(parsed.error, { input: merged, schema: rulesSchema }).map((line) => `${where}: ${line}`).join('\n'));
+  // Names that rules refer to are checked here, so a bad file stops every command before anything runs.
   try {
-    checkRuleReferences(parsed.data, { ...builtInGuards, ...extensions.guards }, { ...builtInActions, ...extensions.actions });
+    const guards = registerGuards(extensions.guards, where).map((guard) => guard.name);
+    const actions = registerActions(extensions.actions, where).map((action) => action.name);
+    checkRuleReferences(parsed.data, { guards, actions });
     selectTools([...defaultTools, ...extensions.tools], parsed.data.tools.enabled);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
-    throw new UsageError(error.message.split('\n').map((line) => `${where}: ${line}`).join('\n'));
+    throw new UsageError(error.message.split('\n').map((line) => (line.startsWith(`${where}: `) ? line : `${where}: ${line}`)).join('\n'));
   }
   return { rules: parsed.data, sources, ...extensions, ...(configPath ? { configPath } : {}) };
 }
+
+export { presetNames };
 
 function findConfig(workspace: string | undefined): string | undefined {
   if (!workspace) return undefined;
@@ -94,6 +98,8 @@ interface Extensions {
   actions: RuleActionRegistry;
 }
 
+const MODULE_EXTENSIONS = ['.ts', '.mts', '.js', '.mjs'];
+
 async function readConfigFile(path: string): Promise<{ rules: Plain; extensions: Extensions }> {
   if (!existsSync(path)) throw new UsageError(`${path}: rules file not found`);
   const extension = extname(path);
@@ -104,27 +110,30 @@ async function readConfigFile(path: string): Promise<{ rules: Plain; extensions:
     try {
       value = JSON.parse(text);
     } catch (error) {
-      throw new UsageError(`${path}: not valid JSON: ${(error as Error).message}`);
+      throw new UsageError(`${path}: not valid JSON: ${jsonSyntaxError(text, error)}`);
     }
-  } else if (['.ts', '.mts', '.js', '.mjs'].includes(extension)) {
+  } else if (extension === '.yaml' || extension === '.yml') {
+    const text = readFileSync(path, 'utf8');
+    const document = parseDocument(text);
+    const error = document.errors[0];
+    if (error) throw new UsageError(`${path}: not valid YAML: ${yamlSyntaxError(text, error)}`);
+    value = document.toJS();
+  } else if (MODULE_EXTENSIONS.includes(extension)) {
     const module = await importConfigModule(path);
     value = module.default ?? module.rules ?? {};
     extensions = checkExtensions(path, module);
   } else {
-    throw new UsageError(`${path}: rules files are .json, .ts, .mts, .js or .mjs, not "${extension}"`);
+    throw new UsageError(`${path}: rules files are .json, .yaml, .yml, .ts, .mts, .js or .mjs, not "${extension}"`);
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new UsageError(`${path}: expected an object of rules at the top level, found ${Array.isArray(value) ? 'an array' : typeof value}`);
+    throw new UsageError(`${path}: expected an object of rules at the top level, found ${Array.isArray(value) ? 'an array' : value === null ? 'null' : typeof value}`);
   }
   return { rules: value as Plain, extensions };
 }
 
 function checkExtensions(path: string, module: ConfigModule): Extensions {
   const guards = module.guards ?? {};
-  if (typeof guards !== 'object' || guards === null || Array.isArray(guards)) throw new UsageError(`${path}: export "guards" must be an object of named functions`);
-  for (const [name, guard] of Object.entries(guards)) {
-    if (typeof guard !== 'function') throw new UsageError(`${path}: guards.${name}: expected a function (context, params) => boolean, found ${typeof guard}`);
-  }
+  if (typeof guards !== 'object' || guards === null || Array.isArray(guards)) throw new UsageError(`${path}: export "guards" must be an object of named guards`);
   const tools = module.tools ?? [];
   if (!Array.isArray(tools)) throw new UsageError(`${path}: export "tools" must be an array of tools`);
   tools.forEach((tool: Partial<AnyTool>, index) => {
@@ -133,9 +142,6 @@ function checkExtensions(path: string, module: ConfigModule): Extensions {
     }
   });
   const actions = module.actions ?? {};
-  if (typeof actions !== 'object' || actions === null || Array.isArray(actions)) throw new UsageError(`${path}: export "actions" must be an object of named functions`);
-  for (const [name, action] of Object.entries(actions)) {
-    if (typeof action !== 'function') throw new UsageError(`${path}: actions.${name}: expected a function (context, params) => ({ notices?, trace? }), found ${typeof action}`);
-  }
+  if (typeof actions !== 'object' || actions === null || Array.isArray(actions)) throw new UsageError(`${path}: export "actions" must be an object of named actions`);
   return { guards: guards as GuardRegistry, tools: tools as AnyTool[], actions: actions as RuleActionRegistry };
 }

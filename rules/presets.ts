@@ -1,3 +1,5 @@
+import { didYouMean } from '../lib/did-you-mean.js';
+import { UsageError } from '../lib/errors.js';
 import type { RulesInput } from './schema.js';
 
 /** A named rules layer that reproduces one configuration the seed's evidence compares. */
@@ -56,4 +58,19 @@ export const PRESETS: readonly Preset[] = [
 
 export function findPreset(name: string): Preset | undefined {
   return PRESETS.find((preset) => preset.name === name);
+}
+
+/** The preset names, for help texts and errors. */
+export function presetNames(): string[] {
+  return PRESETS.map((preset) => preset.name);
+}
+
+/**
+ * A preset by name, or a usage error that lists every preset (with a "did you
+ * mean" for a misspelling): every command that takes `--preset` goes through here.
+ */
+export function requirePreset(name: string): Preset {
+  const preset = findPreset(name);
+  if (!preset) throw new UsageError(`unknown preset "${name}"${didYouMean(name, presetNames())}; presets: ${presetNames().join(', ')}`);
+  return preset;
 }

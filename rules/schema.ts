@@ -1,10 +1,18 @@
 import { z } from 'zod';
-import {
-  GATE_REFUSAL, NO_TOOL_CALL_REMINDER, STALL_MESSAGES, STEP_WARNING, SUMMARY_PROMPT, SYSTEM_PROMPT, TIME_WARNING,
-} from './texts.js';
+import { BUDGET_WARNING, GATE_REFUSAL, NO_TOOL_CALL_REMINDER, SUMMARY_PROMPT, SYSTEM_PROMPT } from './texts.js';
+import { defaultStallMessages, defaultStallRuleList } from './stall-rules.js';
 
 export const PHASES = ['plan', 'build', 'verify', 'fix'] as const;
 export type Phase = (typeof PHASES)[number];
+
+/** Final states an exit rule may end the run in (`done` is only ever reached through the verification gate). */
+export const END_TARGETS = ['stalled', 'step_limit', 'budget', 'timeout'] as const;
+export type EndTarget = (typeof END_TARGETS)[number];
+export type ExitTarget = Phase | EndTarget;
+
+export function isPhase(target: string): target is Phase {
+  return (PHASES as readonly string[]).includes(target);
+}
 
 export const TOOL_NAMES = ['read_file', 'grep', 'edit_file', 'run', 'update_todo', 'finish'] as const;
 
@@ -17,10 +25,35 @@ const regex = z.string().superRefine((pattern, context) => {
   }
 });
 
-/** A named guard from the registry, optionally with parameters: `{ "guard": "repeatedAction", "limit": 4 }`. */
-const guardCall = z.looseObject({
-  guard: z.string().min(1).describe('Name of a registered guard'),
-});
+/**
+ * When an exit may be taken: a named guard with its parameters inline
+ * (`{ "guard": "phaseSteps", "min": 3 }`), or `all` / `any` of conditions,
+ * or `not` a condition. Exactly one of `guard`, `all`, `any`, `not`.
+ */
+export interface Condition {
+  guard?: string;
+  all?: Condition[];
+  any?: Condition[];
+  not?: Condition;
+  [param: string]: unknown;
+}
+
+const CONDITION_FORMS = ['guard', 'all', 'any', 'not'] as const;
+
+function oneForm(value: Record<string, unknown>, context: z.RefinementCtx): void {
+  const forms = CONDITION_FORMS.filter((form) => value[form] !== undefined);
+  if (forms.length !== 1) {
+    context.addIssue({ code: 'custom', message: forms.length === 0 ? 'expected one of "guard", "all", "any" or "not"' : `expected only one of ${forms.map((form) => `"${form}"`).join(', ')}` });
+  }
+}
+
+const conditionShape = {
+  guard: z.string().min(1).optional().describe('Name of a registered guard; its parameters go beside it'),
+  get all() { return z.array(condition).min(1).optional().describe('Every condition holds'); },
+  get any() { return z.array(condition).min(1).optional().describe('At least one condition holds'); },
+  get not() { return condition.optional().describe('The condition does not hold'); },
+};
+const condition: z.ZodType<Condition> = z.looseObject(conditionShape).superRefine(oneForm);
 
 /** A named action from the registry, with its parameters: `{ "action": "notify", "text": "Run the linter too." }`. */
 const actionCall = z.looseObject({
@@ -28,13 +61,16 @@ const actionCall = z.looseObject({
 });
 export type ActionCall = z.infer<typeof actionCall>;
 
+const exitTarget = z.enum([...PHASES, ...END_TARGETS]);
+
 const phaseExit = z.looseObject({
-  guard: z.string().min(1).describe('Name of a registered guard that lets the phase exit'),
-  to: z.enum(PHASES).describe('Phase entered when the guard holds'),
+  ...conditionShape,
+  to: exitTarget.describe('Phase entered when the condition holds, or a final state that ends the run (stalled, step_limit, budget, timeout)'),
   actions: z.array(actionCall).optional().describe('Actions run when this exit is taken'),
   settle: z.boolean().optional()
     .describe('The entered phase judges the same turn once more (a failing test run that moved build to verify sends it on to fix)'),
-});
+  reason: z.string().optional().describe('For an exit that ends the run: the reason the run ended, in the trace and the summary'),
+}).superRefine(oneForm);
 export type PhaseExitRule = z.infer<typeof phaseExit>;
 
 /**
@@ -51,6 +87,10 @@ function phaseRuleFor(defaults: { description: string; exits: z.input<typeof pha
     exits: z.array(phaseExit).default(() => defaults.exits.map((exit) => phaseExit.parse(exit)))
       .describe('Ordered: the first exit whose guard holds after a turn is taken; giving them replaces the phase\'s defaults'),
     onEnter: z.array(actionCall).default([]).describe('Actions run each time the phase is entered'),
+    maxSteps: z.number().int().positive().optional()
+      .describe('Steps (model replies) the phase may take each time it is entered; then it goes to onMaxSteps'),
+    onMaxSteps: exitTarget.optional()
+      .describe('Where a phase whose maxSteps are spent goes: a phase, or a final state (default: step_limit)'),
     nudges: z.record(z.string(), z.string()).default({})
       .describe('Nudge texts for this phase, by stall rule (e.g. { "repeatedFailure": "Re-read the failing test first." }); others use stall.rules or messages.stall'),
   });
@@ -92,18 +132,19 @@ const defaultPhaseRules = (phase: Phase) => defaultPhases[phase];
 const stallRule = z.looseObject({
   guard: z.string().min(1).describe('A registered stall guard, e.g. repeatedAction'),
   limit: z.number().int().positive().describe('Threshold the guard compares against'),
-  message: z.string().optional().describe('Nudge text; {limit} and {path} are filled in'),
+  message: z.string().optional().describe('Nudge text; {limit}, {count} and {path} are filled in'),
 });
 export type StallRule = z.infer<typeof stallRule>;
 
-const defaultStallRules: StallRule[] = [
-  { guard: 'repeatedAction', limit: 3 },
-  { guard: 'repeatedFailure', limit: 3 },
-  { guard: 'alternation', limit: 6 },
-  { guard: 'editThrash', limit: 5 },
-  { guard: 'readLoop', limit: 8 },
-  { guard: 'noToolCalls', limit: 3 },
-];
+
+const verificationCheck = z.strictObject({
+  name: z.string().min(1).regex(/^[\w.-]+$/, 'expected a name of letters, digits, ".", "_" or "-"').describe('Name shown in refusals and traces, e.g. "lint"'),
+  command: z.string().min(1).describe('The exact command; only a run of it counts (after an optional `cd <dir> &&`)'),
+  passExitCode: z.number().int().default(0).describe('Exit code that counts as a pass'),
+  passPattern: regex.optional().describe('Optional regex the output must also match'),
+  runs: z.number().int().positive().default(1).describe('Passing runs wanted after the last edit'),
+});
+export type VerificationCheck = z.infer<typeof verificationCheck>;
 
 const price = z.strictObject({
   input: z.number().nonnegative().describe('USD per million uncached prompt tokens'),
@@ -123,26 +164,31 @@ export const rulesSchema = z.strictObject({
   }).prefault({}),
   verification: z.strictObject({
     command: z.string().min(1).optional().describe('The test command the agent is told to run (CLI --test-cmd wins)'),
-    gate: z.boolean().default(true).describe('Refuse finish until a passing test run follows the last edit'),
-    passExitCode: z.number().int().default(0).describe('Exit code that counts as a pass'),
-    passPattern: regex.optional().describe('Optional regex the output must also match to count as a pass'),
-    refusal: z.string().default(GATE_REFUSAL).describe('Refusal text; {cmd} is the test command'),
+    gate: z.boolean().default(true).describe('Refuse finish until the checks pass after the last edit'),
+    passExitCode: z.number().int().default(0).describe('Exit code of the test command that counts as a pass'),
+    passPattern: regex.optional().describe('Optional regex the test output must also match to count as a pass'),
+    runs: z.number().int().positive().default(1).describe('Passing runs of the test command the gate wants after the last edit'),
+    checks: z.array(verificationCheck).default([])
+      .describe('More commands the gate wants passing after the last edit (a linter, a type check), each with its own pass rule'),
+    refusal: z.string().default(GATE_REFUSAL).describe('Refusal text; {cmd} is the commands still to pass, {why} what is missing'),
     commandsCountAsEdits: z.boolean().default(false)
       .describe('Treat every non-test command as a possible edit (for a shell-only tool surface, where edits are commands)'),
   }).prefault({}),
   stall: z.strictObject({
     enabled: z.boolean().default(true),
     maxNudges: z.number().int().nonnegative().default(3)
-      .describe('Nudges a persisting stall gets before the run ends as stalled'),
-    rules: z.array(stallRule).default(defaultStallRules).describe('Ordered; at most one nudge per turn'),
+      .describe('Nudges a stall gets; if its rule holds again after them with nothing new in between, onPersist applies'),
+    onPersist: z.enum(['end', 'nudge']).default('end')
+      .describe('What a stall that persists after maxNudges does: end the run as stalled, or keep nudging'),
+    rules: z.array(stallRule).default(defaultStallRuleList).describe('Ordered; at most one nudge per turn'),
   }).prefault({}),
   budgets: z.strictObject({
     maxSteps: z.number().int().positive().default(40).describe('Model calls before step_limit'),
     maxSeconds: z.number().positive().default(900).describe('Wall-clock seconds before timeout'),
     maxTokens: z.number().int().positive().optional().describe('Prompt+completion tokens cap'),
     maxCostUsd: z.number().positive().optional().describe('Cost cap in USD, from the price table'),
-    warnAt: z.number().gt(0).lt(1).default(0.75).describe('Share of the time budget that triggers the warning'),
-    stepWarnAt: z.number().gt(0).lt(1).default(0.75).describe('Share of the step budget that triggers the warning'),
+    warnAt: z.number().gt(0).lt(1).default(0.75).describe('Share of each budget (steps, time, tokens, cost) that triggers its warning'),
+    stepWarnAt: z.number().gt(0).lt(1).optional().describe('Share of the step budget that triggers its warning, if not warnAt'),
   }).prefault({}),
   context: z.strictObject({
     enabled: z.boolean().default(true).describe('Off: the full record is sent; the run stops when the window is full'),
@@ -154,6 +200,10 @@ export const rulesSchema = z.strictObject({
     floor: z.number().int().positive().default(120).describe('Smallest cap an old result is elided to'),
     summarize: z.boolean().default(true).describe('Stage 2: summarize the middle with the model'),
     charsPerToken: z.number().positive().default(4).describe('Initial estimate; calibrated by reported prompt_tokens'),
+    maxPromptRejections: z.number().int().positive().default(3)
+      .describe('Prompts in a row the provider may reject as too long (each retry aims lower) before the run fails'),
+    rejectedPromptShare: z.number().gt(0).lt(1).default(0.75)
+      .describe('After a rejection that states no window, the next view aims for this share of the rejected size'),
   }).prefault({}),
   permissions: z.strictObject({
     deny: z.array(regex).default([]).describe('Extra regex patterns refused before execution'),
@@ -179,11 +229,12 @@ export const rulesSchema = z.strictObject({
     prices: z.record(z.string(), price).default({}).describe('Per-model prices; unknown models cost 0'),
   }).prefault({}),
   messages: z.strictObject({
-    noToolCall: z.string().default(NO_TOOL_CALL_REMINDER),
-    timeWarning: z.string().default(TIME_WARNING),
-    stepWarning: z.string().default(STEP_WARNING),
+    noToolCall: z.string().default(NO_TOOL_CALL_REMINDER)
+      .describe('Sent after a reply without a tool call, unless the noToolCalls stall rule sends its nudge instead'),
+    budgetWarning: z.string().default(BUDGET_WARNING)
+      .describe('Sent once per budget at budgets.warnAt; {budget}, {percent}, {used} and {limit} are filled in'),
     summaryPrompt: z.string().default(SUMMARY_PROMPT),
-    stall: z.record(z.string(), z.string()).default({ ...STALL_MESSAGES }),
+    stall: z.record(z.string(), z.string()).default(defaultStallMessages).describe('Nudge texts by stall rule'),
   }).prefault({}),
 });
 
@@ -197,4 +248,3 @@ export function defaultRules(): Rules {
   return rulesSchema.parse({});
 }
 
-export { guardCall };

@@ -1,31 +1,48 @@
 import type { AnyActorRef, InspectionEvent } from 'xstate';
-import { stateLabel } from '../machines/state-label.js';
-import type { ModelReply, ToolCallResult } from '../machines/types.js';
+import type { MachineNote } from '../lib/trace-events.js';
+import { actionName, guardName, microstepTransitions, stateLabel } from '../machines/introspection.js';
+import type { HarnessEmitted, ModelReply, ToolCallResult } from '../machines/types.js';
 import { headTail } from '../tools/shape.js';
 import type { Tracer } from './trace.js';
 
 /**
- * Turns XState's inspection stream of the run's root actor into trace lines:
- * one `transition` line per microstep (with the guard that held and the
- * actions taken) and one `model` line per reply.
+ * Turns XState's inspection stream of the run's root actor into trace lines,
+ * in cause-then-effect order: each microstep's `transition` line (with the
+ * guard that held and the actions taken), then the notes its actions emitted
+ * (a gate refusal, a stall nudge, the end), before the next microstep; and
+ * one `model` line per reply. XState delivers emitted events only after the
+ * whole macrostep (a gate refusal would follow the phase change it caused),
+ * so notes are read from the `@xstate.action` events of each microstep.
  */
 export function createInspectionTracer(trace: Tracer, stepOf: () => number, forward?: (event: InspectionEvent) => void) {
   let root: AnyActorRef | null = null;
   let label = '';
+  let pending: MachineNote[] = [];
+  const flush = () => {
+    for (const note of pending) logNote(trace, note);
+    pending = [];
+  };
   const inspect = (event: InspectionEvent) => {
     forward?.(event);
     // The root is attached right after createActor; its first events (registration) come before that.
     if (root === null || event.actorRef !== root) return;
-    if (event.type === '@xstate.microstep') {
+    if (event.type === '@xstate.action') {
+      const note = noteOf(event.action);
+      if (note) pending.push(note);
+    } else if (event.type === '@xstate.microstep') {
       const to = stateLabel((event.snapshot as unknown as { value: never }).value);
-      const taken = event._transitions[0];
-      const guard = nameOf(taken?.guard);
-      const actions = (taken?.actions ?? []).map(nameOf).filter(Boolean);
+      const taken = microstepTransitions(event)[0];
+      const guard = taken ? guardName(taken.guard) : null;
+      const actions = (taken?.actions ?? []).map(actionName).filter(Boolean);
       trace.log('transition', { from: label, to, event: event.event.type, ...(guard ? { guard } : {}), ...(actions.length > 0 ? { actions } : {}) });
       label = to;
+      flush();
+    } else if (event.type === '@xstate.snapshot') {
+      // Notes from actions that took no transition (a time warning) are written at the end of the macrostep.
+      flush();
     } else if (event.type === '@xstate.event' && event.event.type === 'xstate.done.actor.model') {
-      const { message, usage, ms } = (event.event as unknown as { output: ModelReply }).output;
-      trace.log('model', { step: stepOf() + 1, content: message.content, tool_calls: message.tool_calls ?? [], usage, ms: ms ?? null });
+      const { message, usage, ms, finishReason } = (event.event as unknown as { output: ModelReply }).output;
+      trace.log('model', { step: stepOf() + 1, content: message.content, tool_calls: message.tool_calls ?? [], usage, ms: ms ?? null, ...(finishReason ? { finishReason } : {}) });
     }
   };
   return {
@@ -36,12 +53,19 @@ export function createInspectionTracer(trace: Tracer, stepOf: () => number, forw
   };
 }
 
+/** A trace note the machine emitted, from the emit action's inspection event. */
+function noteOf(action: { type: string; params?: unknown }): MachineNote | null {
+  if (action.type !== 'xstate.emit') return null;
+  const emitted = (action.params as { event?: HarnessEmitted } | undefined)?.event;
+  return emitted?.type === 'harness.note' ? emitted.note : null;
+}
+
+function logNote(trace: Tracer, note: MachineNote): void {
+  const { kind, ...data } = note;
+  trace.log(kind, data as never);
+}
+
 /** A trace line for one executed tool call; the result is cut to 2,000 characters, head and tail. */
 export function traceTool(trace: Tracer, result: ToolCallResult, step: number): void {
   trace.log('tool', { step, id: result.id, name: result.name, args: result.args, ok: result.outcome.ok, ms: result.ms, effect: result.outcome.effect, result: headTail(result.outcome.content, 2000) });
-}
-
-function nameOf(item: unknown): string {
-  if (typeof item === 'string') return item;
-  return typeof item === 'object' && item !== null && typeof (item as { type?: unknown }).type === 'string' ? (item as { type: string }).type : '';
 }

@@ -2,8 +2,11 @@ import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, w
 import { UsageError } from '../lib/errors.js';
 
 /** What is saved after every step so a killed run can be resumed. */
+/** Bumped when the saved machine context changes shape: a run saved by another version is not resumed by this one. */
+export const STATE_VERSION = 2;
+
 export interface SavedState {
-  version: 1;
+  version: typeof STATE_VERSION;
   savedAt: string;
   /** Milliseconds of the time budget used when this was saved. */
   elapsedMs: number;
@@ -36,6 +39,6 @@ export function saveState(path: string, state: SavedState, options: { fsync?: bo
 export function loadState(path: string): SavedState {
   if (!existsSync(path)) throw new UsageError(`no saved state at ${path}: is this a rein run directory?`);
   const state = JSON.parse(readFileSync(path, 'utf8')) as SavedState;
-  if (state.version !== 1) throw new UsageError(`${path}: saved by an unknown rein version (${String(state.version)})`);
+  if (state.version !== STATE_VERSION) throw new UsageError(`${path}: saved by another rein version (state format ${String(state.version)}, this rein reads ${STATE_VERSION}); resume it with the rein that started it`);
   return state;
 }

@@ -1,34 +1,35 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { redact } from '../lib/redact.js';
+import { TRACE_VERSION, type TraceData, type TraceKind, type TraceLine, type TraceRecord } from '../lib/trace-events.js';
 import { openLineWriter, readJsonLines, type LineWriter } from './jsonl.js';
 
-/** The trace format version; readers show unknown kinds raw. */
-export const TRACE_VERSION = 1;
-
-/** One trace line: `i` orders lines, `t` is seconds since the epoch, `kind` says what happened. */
-export interface TraceLine {
-  i: number;
-  t: number;
-  kind: string;
-  [field: string]: unknown;
-}
+export { TRACE_VERSION, type TraceLine };
 
 export interface Tracer {
   readonly path: string;
-  log(kind: string, data?: Record<string, unknown>): void;
+  /** Writes one event; `data` is the event's fields without its kind. */
+  log<K extends TraceKind>(kind: K, data: TraceData<K>): void;
   /** Writes buffered lines (called at the end of every machine step). */
   flush(): void;
   close(): void;
 }
 
+export interface TracerOptions {
+  firstIndex?: number;
+  now?: () => number;
+  /** Every line as the file gets it (index, time, secrets redacted): the status line, the live page, telemetry. */
+  onLine?: (line: TraceLine) => void;
+}
+
 /**
  * An append-only JSONL trace (seed component 10): one line per event,
- * written at the end of each machine step, secrets redacted.
+ * written at the end of each machine step, secrets redacted. What listeners
+ * get is what the file gets.
  *
- * @example const trace = openTracer('run/trace.jsonl', [process.env.OPENAI_API_KEY]); trace.log('start', { task });
+ * @example const trace = openTracer('run/trace.jsonl', [process.env.OPENAI_API_KEY]); trace.log('retry', { error, attempt: 1, delayMs: 500 });
  */
-export function openTracer(path: string, secrets: (string | undefined)[] = [], options: { firstIndex?: number; now?: () => number } = {}): Tracer {
+export function openTracer(path: string, secrets: (string | undefined)[] = [], options: TracerOptions = {}): Tracer {
   mkdirSync(dirname(path), { recursive: true });
   const writer: LineWriter = openLineWriter(path);
   const now = options.now ?? Date.now;
@@ -36,10 +37,13 @@ export function openTracer(path: string, secrets: (string | undefined)[] = [], o
   let index = options.firstIndex ?? 0;
   return {
     path,
-    log(kind, data = {}) {
+    log(kind, data) {
       // Key order is fixed by construction (i, t, kind, then the event's fields), so plain JSON is deterministic.
-      const line = JSON.stringify({ i: index++, t: Math.round(now()) / 1000, kind, ...data });
-      writer.write(active.length > 0 ? redact(line, active) : line);
+      const line = { i: index++, t: Math.round(now()) / 1000, kind, ...data } as TraceLine;
+      const text = JSON.stringify(line);
+      const written = active.length > 0 ? redact(text, active) : text;
+      writer.write(written);
+      options.onLine?.(written === text ? line : JSON.parse(written) as TraceLine);
     },
     flush() { writer.flush(); },
     close() { writer.close(); },
@@ -48,7 +52,7 @@ export function openTracer(path: string, secrets: (string | undefined)[] = [], o
 
 /** The index after the last complete line of an existing trace (0 for a new one): a resumed run numbers on from there. */
 export function nextTraceIndex(path: string): number {
-  const { values } = readJsonLines<{ i?: unknown }>(path);
+  const { values } = readJsonLines<Partial<TraceRecord>>(path);
   for (let position = values.length - 1; position >= 0; position--) {
     const index = values[position]!.i;
     if (typeof index === 'number') return index + 1;

@@ -2,7 +2,7 @@ import { createActor, fromPromise, type AnyTransitionDefinition, type AnyStateNo
 import { getShortestPaths } from 'xstate/graph';
 import type { HarnessMachine } from '../machines/harness-machine.js';
 import { initialContext } from '../machines/initial-context.js';
-import { stateLabel } from '../machines/state-label.js';
+import { stateLabel } from '../machines/introspection.js';
 import type { HarnessContext } from '../machines/types.js';
 import type { Rules } from '../rules/schema.js';
 import { repeatableKinds, stallLimits, walkEvent, witnessEvents, type Focus } from './witnesses.js';
@@ -198,7 +198,7 @@ function budgetSeeds(machine: HarnessMachine, rules: Rules, phases: ReadonlySet<
   const max = rules.budgets.maxSteps;
   return PHASES.filter((name) => rules.phases[name].enabled && phases.has(name)).flatMap((phase) => {
     const at = (step: number, steps: boolean) => machine.resolveState({ value: { [phase]: 'observe' }, context: { ...base, phase, recordLength: 2, step, warned: { time: false, steps } } });
-    return [at(Math.ceil(max * rules.budgets.stepWarnAt) - 1, false), at(max - 1, true)];
+    return [at(Math.ceil(max * (rules.budgets.stepWarnAt ?? rules.budgets.warnAt)) - 1, false), at(max - 1, true)];
   });
 }
 
@@ -225,7 +225,7 @@ function signature(snapshot: Snapshot, rules: Rules, focus: Focus): string {
   const common = [label, snapshot.status, acting ? turn : null, pending];
   if (focus === 'phases') return JSON.stringify([...common, gateFacts]);
   if (focus === 'runtime') {
-    const stepBucket = step >= rules.budgets.maxSteps ? 2 : step >= Math.ceil(rules.budgets.maxSteps * rules.budgets.stepWarnAt) ? 1 : 0;
+    const stepBucket = step >= rules.budgets.maxSteps ? 2 : step >= Math.ceil(rules.budgets.maxSteps * (rules.budgets.stepWarnAt ?? rules.budgets.warnAt)) ? 1 : 0;
     return JSON.stringify([...common, warned, stepBucket, forceCompaction, Math.min(contextState.summaryFailures, 2)]);
   }
   // Witness turns reach a stall limit within one turn, so a rule is "at its limit or not";

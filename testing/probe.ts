@@ -3,14 +3,14 @@ import type { ChatMessage, ToolCall } from '../context/messages.js';
 import type { ContextOutput } from '../machines/actor-contracts.js';
 import type { HarnessMachine } from '../machines/harness-machine.js';
 import { initialContext } from '../machines/initial-context.js';
-import { stateLabel } from '../machines/state-label.js';
+import { stateLabel } from '../machines/introspection.js';
+import type { MachineNote } from '../lib/trace-events.js';
 import type { HarnessContext, HarnessEmitted, ModelReply, ToolsOutput } from '../machines/types.js';
 import type { Rules } from '../rules/schema.js';
 import type { ScriptedReply } from '../actors/scripted-model.js';
-import { normalizeCalls } from '../machines/turn-updates.js';
+import { normalizeCalls } from '../machines/turn-cycle.js';
 import type { ResultSpec } from './results.js';
-import { finishTool } from '../tools/finish.js';
-import { parseToolArguments } from '../tools/tool-arguments.js';
+import { firstValidFinish } from '../tools/finish.js';
 
 type Snapshot = ReturnType<HarnessMachine['resolveState']>;
 
@@ -23,8 +23,8 @@ export interface ProbeStep {
   emitted: HarnessEmitted[];
   /** Messages appended to the record. */
   appended: ChatMessage[];
-  /** Trace notes by kind (`stall`, `finish`, `context`, `budget_warning`, `end`). */
-  notes: Array<{ kind: string; data: Record<string, unknown> }>;
+  /** Trace notes the step wrote (`stall`, `finish`, `context`, `budget_warning`, `rule_action`, `end`), as they appear in the trace. */
+  notes: MachineNote[];
 }
 
 /**
@@ -51,7 +51,7 @@ export function probeHarness(machine: HarnessMachine, rules: Rules, options: { a
     return {
       state: stateLabel(next.value), context: next.context, emitted,
       appended: emitted.flatMap((event) => (event.type === 'record.append' ? event.messages : [])),
-      notes: emitted.flatMap((event) => (event.type === 'harness.note' ? [{ kind: event.kind, data: event.data }] : [])),
+      notes: emitted.flatMap((event) => (event.type === 'harness.note' ? [event.note] : [])),
     };
   };
 
@@ -109,7 +109,7 @@ function toValue(label: string): StateValue {
  */
 function checkResults(results: readonly ResultSpec[], pendingCalls: readonly ToolCall[], finishing: boolean): void {
   const pending = pendingCalls.map((call) => call.function.name);
-  const finishAt = pendingCalls.findIndex(isValidFinish);
+  const finishAt = firstValidFinish(pendingCalls)?.index ?? -1;
   if (finishing && finishAt < 0) throw new Error(`probe.tools(): a finish was given, but the pending calls (${pending.join(', ') || 'none'}) have no finish with valid arguments`);
   const expected = finishAt >= 0 ? finishAt : pending.length;
   if (results.length !== expected) {
@@ -119,9 +119,4 @@ function checkResults(results: readonly ResultSpec[], pendingCalls: readonly Too
   results.forEach((result, index) => {
     if (result.name !== pending[index]) throw new Error(`probe.tools(): result ${index + 1} is for ${result.name}, but call ${index + 1} is ${pending[index]}`);
   });
-}
-
-/** As the tool actor decides it: a finish call whose arguments pass the finish tool's strict schema. */
-function isValidFinish(call: ToolCall): boolean {
-  return call.function.name === 'finish' && parseToolArguments(finishTool, call.function.arguments).ok;
 }

@@ -1,6 +1,6 @@
 import { createActor, fromPromise, type AnyTransitionDefinition } from 'xstate';
 import type { HarnessMachine } from '../machines/harness-machine.js';
-import { stateLabel } from '../machines/state-label.js';
+import { stateLabel } from '../machines/introspection.js';
 import type { Rules } from '../rules/schema.js';
 import { transitionKeys, type CoverageReport, type Witness } from './coverage.js';
 

@@ -1,15 +1,15 @@
 import type { ToolCall } from '../context/messages.js';
 import { ContextLengthError, type ContextOutput, type SummaryOutput } from '../machines/actor-contracts.js';
-import { stateLabel } from '../machines/state-label.js';
+import { stateLabel } from '../machines/introspection.js';
 import type { HarnessContext, ToolCallResult } from '../machines/types.js';
 import { ModelEndpointError } from '../lib/errors.js';
 import { PHASES, type Rules } from '../rules/schema.js';
-import { phaseTools } from '../machines/rule-usability.js';
+import { phaseTools } from '../machines/phase-exits.js';
 import type { ToolOutcome } from '../tools/types.js';
 
 /** What a witness call's tool returns, carried in its arguments so the `act` step can answer it. */
 type Result =
-  | { edit: 'applied' | 'rejected'; path: string }
+  | { edit: 'applied' | 'rejected'; path: string; before?: string; after?: string }
   | { exit: number; output: string }
   | { read: string; content: string }
   | { todo: true; done?: boolean }
@@ -238,7 +238,10 @@ function actEvent(context: HarnessContext, rules: Rules) {
 }
 
 function outcomeOf(name: string, result: Result, command?: string): ToolOutcome {
-  if ('edit' in result) return { content: `Edit ${result.edit}`, ok: true, effect: { kind: 'edit', path: result.path, applied: result.edit === 'applied' } };
+  if ('edit' in result) {
+    const versions = result.before !== undefined && result.after !== undefined ? { before: result.before, after: result.after } : {};
+    return { content: `Edit ${result.edit}${result.after ? ` (${result.after})` : ''}`, ok: true, effect: { kind: 'edit', path: result.path, applied: result.edit === 'applied', ...versions } };
+  }
   if ('exit' in result) return { content: `exit=${result.exit}\n${result.output}`, ok: true, effect: { kind: 'command', command: command ?? name, exitCode: result.exit, timedOut: false, blocked: false } };
   if ('error' in result) return { content: `Tool error: ${result.error}`, ok: false, effect: { kind: 'none' } };
   if ('todo' in result) return { content: 'Todo:', ok: true, effect: { kind: 'todo', items: ['t1', 't2', 't3'].map((task) => ({ task, done: result.done === true })) } };

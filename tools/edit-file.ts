@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import { z } from 'zod';
 import { writeFileAtomic } from './atomic-write.js';
 import { readWindow, resolveExistingFile } from './read-file.js';
+import { shortHash } from '../lib/short-hash.js';
 import { headTail } from './shape.js';
 import { checkSyntax } from './syntax-check.js';
 import type { Tool, ToolContext, ToolOutcome } from './types.js';
@@ -46,7 +47,7 @@ export const editFileTool: Tool<typeof parameters> = {
       return rejected(path, `Edit rejected, file unchanged. Syntax error:\n${headTail(judgement.error, SYNTAX_ERROR_CHARS)}`);
     }
     writeFileAtomic(file, candidate);
-    return applied(file, path, lineOf(source, at), ctx, judgement.note);
+    return applied(file, path, lineOf(source, at), ctx, judgement.note, { before: shortHash(source), after: shortHash(candidate) });
   },
   // A resumed run asks this for an edit its killed predecessor had started: `old` gone and
   // `new` present means the write happened, so it is reported, not attempted again.
@@ -55,14 +56,18 @@ export const editFileTool: Tool<typeof parameters> = {
     const file = resolveExistingFile(ctx.root, path);
     const source = decodeText(fs.readFileSync(file));
     if (source === null || countOccurrences(source, old) !== 0 || countOccurrences(source, replacement) !== 1) return null;
-    return applied(file, path, lineOf(source, source.indexOf(replacement)), ctx, undefined);
+    const before = source.slice(0, source.indexOf(replacement)) + old + source.slice(source.indexOf(replacement) + replacement.length);
+    return applied(file, path, lineOf(source, source.indexOf(replacement)), ctx, undefined, { before: shortHash(before), after: shortHash(source) });
   },
 };
 
-async function applied(file: string, path: string, line: number, ctx: ToolContext, note: string | undefined): Promise<ToolOutcome> {
+/** Hashes of the file's content before and after the edit: the stall detector tells a new version from a return to an old one. */
+type Versions = { before: string; after: string };
+
+async function applied(file: string, path: string, line: number, ctx: ToolContext, note: string | undefined, versions: Versions): Promise<ToolOutcome> {
   const window = await readWindow(file, path, Math.max(1, line - 3), ctx.limits.viewLines);
   const shownNote = note === undefined ? '' : `[${note}]\n`;
-  return { content: `Edit applied.\n${shownNote}${window.slice(0, EDIT_ECHO_CHARS)}`, ok: true, effect: { kind: 'edit', path, applied: true } };
+  return { content: `Edit applied.\n${shownNote}${window.slice(0, EDIT_ECHO_CHARS)}`, ok: true, effect: { kind: 'edit', path, applied: true, ...versions } };
 }
 
 /** Non-overlapping occurrences, as Python's `str.count` (an empty needle matches length + 1 times). */

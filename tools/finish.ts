@@ -1,5 +1,7 @@
 import { z } from 'zod';
-import type { Tool } from './types.js';
+import type { ToolCall } from '../context/messages.js';
+import { parseToolArguments } from './tool-arguments.js';
+import type { AnyTool, Tool } from './types.js';
 
 const parameters = z
   .object({
@@ -21,3 +23,21 @@ export const finishTool: Tool<typeof parameters> = {
     return { content: 'Finish requested.', ok: true, effect: { kind: 'finish', summary } };
   },
 };
+
+/**
+ * Where a turn's calls stop for the gate: the first `finish` call whose
+ * arguments pass the finish tool's strict schema (its position and summary),
+ * or null. Calls before it run as tools; a malformed finish is a call like
+ * any other (it gets a tool error). The tool runner, the test kit's probe and
+ * the coverage witnesses all decide it here.
+ *
+ * @example firstValidFinish(calls)?.index // 1 for [run, finish, read]
+ */
+export function firstValidFinish(calls: readonly ToolCall[], tool: AnyTool = finishTool as unknown as AnyTool): { index: number; summary: string } | null {
+  for (const [index, call] of calls.entries()) {
+    if (call.function.name !== 'finish') continue;
+    const parsed = parseToolArguments(tool, call.function.arguments);
+    if (parsed.ok) return { index, summary: String((parsed.args as { summary?: unknown }).summary ?? '') };
+  }
+  return null;
+}

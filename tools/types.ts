@@ -1,10 +1,7 @@
 import type { z } from 'zod';
+import type { ToolOutcome } from '../lib/tool-effect.js';
 
-/** One entry of the agent's todo list (seed component 7: plan and state). */
-export interface TodoItem {
-  task: string;
-  done: boolean;
-}
+export type { TodoItem, ToolEffect, ToolOutcome } from '../lib/tool-effect.js';
 
 /** How `run` executes commands; parsed from the rules, fixed for a whole run. */
 export interface CommandPolicy {
@@ -40,28 +37,6 @@ export interface ToolContext {
   policy: CommandPolicy;
   /** More files the agent must not change (a `--config` rules file inside the workspace), absolute paths. */
   protectedFiles?: readonly string[];
-}
-
-/**
- * What a tool call did, as plain data. The machine derives its facts
- * (last edit, last test run, stall counters) from these, never from text.
- */
-export type ToolEffect =
-  | { kind: 'read'; path: string }
-  | { kind: 'search'; pattern: string }
-  | { kind: 'edit'; path: string; applied: boolean }
-  | { kind: 'command'; command: string; exitCode: number | null; timedOut: boolean; blocked: boolean; interrupted?: boolean; /** The deny rule's reason, for a blocked command. */ blockedBy?: string }
-  | { kind: 'todo'; items: TodoItem[] }
-  | { kind: 'finish'; summary: string }
-  | { kind: 'none' };
-
-/** The result of one tool call: the observation text and its effect. */
-export interface ToolOutcome {
-  /** Text that becomes the tool message the model sees. */
-  content: string;
-  /** False when the call failed (bad arguments, missing file, thrown error). */
-  ok: boolean;
-  effect: ToolEffect;
 }
 
 /** A tool in the openai-agents `tool()` shape: a zod schema and an execute function. */

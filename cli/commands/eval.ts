@@ -8,7 +8,7 @@ import { formatEvalTable } from '../../eval/terminal.js';
 import { listFlag, numberFlag, parseCommand, stringFlag, type FlagSpec } from '../args.js';
 import type { Io } from '../execute-run.js';
 import { EXIT } from '../exit-codes.js';
-import { resolveEndpoint } from '../model-source.js';
+import { resolveEndpoint } from '../../actors/model-source.js';
 import { checkReachable } from '../preflight.js';
 
 export const EVAL_USAGE = `rein eval <tasks-dir> [--preset NAME]... [--config [PRESET:]FILE]... [options]

@@ -4,10 +4,10 @@ import { UsageError } from '../../lib/errors.js';
 import { rulesSchema } from '../../rules/schema.js';
 import { loadRules } from '../../rules/load.js';
 import { defaultTools } from '../../tools/index.js';
-import { readRunMeta } from '../../run/session.js';
+import { readRunMeta, traceFileOf } from '../../run/run-dir.js';
 import { parseCommand, stringFlag, type FlagSpec } from '../args.js';
 import { executeRun, type Io } from '../execute-run.js';
-import { openAIModelSource, resolveEndpoint, scriptedModelSource } from '../model-source.js';
+import { openAIModelSource, resolveEndpoint, scriptedModelSource } from '../../actors/model-source.js';
 import type { RunObservers } from '../../visualizer/server/live-viz.js';
 import { keepsServing, parsePort } from '../../visualizer/server/viz-flags.js';
 import { EXIT } from '../exit-codes.js';
@@ -43,7 +43,7 @@ export async function resumeCommand(argv: string[], io: Io, env: NodeJS.ProcessE
     : openAIModelSource(resolveEndpoint({ model: stringFlag(parsed, 'model') ?? meta.model, baseURL: stringFlag(parsed, 'base-url') || env.OPENAI_BASE_URL || meta.baseURL, env }), rules);
   const vizPort = parsePort('rein resume', '--viz-port', stringFlag(parsed, 'viz-port'));
   const secrets = [env.OPENAI_API_KEY].filter((value): value is string => Boolean(value));
-  const tracePath = meta.tracePath ?? join(runDir, 'trace.jsonl');
+  const tracePath = traceFileOf(runDir, meta);
   const execute = (observers: RunObservers) => executeRun({
     io, json: Boolean(parsed.values.json), resume: true,
     run: {

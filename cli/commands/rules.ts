@@ -8,7 +8,7 @@ import { parseCommand, stringFlag, type FlagSpec, type ParsedCommand } from '../
 import type { Io } from '../execute-run.js';
 import { EXIT } from '../exit-codes.js';
 import { printGraph } from './rules-graph.js';
-import { trustRulesFiles } from '../../lib/rules-file-watch.js';
+import { trustRulesFiles } from '../../lib/rules-trust.js';
 
 export const RULES_USAGE = `rein rules <show|graph|coverage|presets|trust> [--config FILE] [--preset NAME] [--workspace DIR]
 

@@ -10,7 +10,7 @@ import { renderReplayPage } from '../../visualizer/server/replay-page.js';
 import { startVizServer } from '../../visualizer/server/viz-server.js';
 import { createLiveFeed } from '../../visualizer/server/live-feed.js';
 import { followTraceFile } from '../../visualizer/server/trace-follow.js';
-import { readRunMeta } from '../../run/session.js';
+import { readRunMeta, runFile } from '../../run/run-dir.js';
 
 export const VIZ_USAGE = `rein viz <trace.jsonl | run-dir> [--port N] [--out FILE] [--no-follow]
 
@@ -62,7 +62,7 @@ export async function vizCommand(argv: string[], io: Io, _env: NodeJS.ProcessEnv
 function traceIn(path: string, given: string): string {
   if (!existsSync(path)) throw new UsageError(`rein viz: trace not found: ${given}`);
   if (statSync(path).isFile()) return path;
-  if (existsSync(join(path, 'run.json'))) {
+  if (existsSync(runFile(path, 'meta'))) {
     try {
       const { tracePath } = readRunMeta(path);
       if (typeof tracePath === 'string' && existsSync(tracePath)) return tracePath;
@@ -70,7 +70,7 @@ function traceIn(path: string, given: string): string {
       // a damaged run.json: the trace beside it may still be there
     }
   }
-  const beside = join(path, 'trace.jsonl');
+  const beside = runFile(path, 'trace');
   if (existsSync(beside)) return beside;
   throw new UsageError(`rein viz: ${given} is a directory without a trace (expected a trace.jsonl file or a run directory)`);
 }

@@ -4,7 +4,7 @@ import { createScriptedModel, type Script } from '../../actors/scripted-model.js
 import { extractiveSummary } from '../../actors/summarizer.js';
 import { ReinError } from '../../lib/errors.js';
 import type { Rules } from '../../rules/schema.js';
-import type { ModelSource } from '../../run/session.js';
+import type { ModelSource } from '../../run/start-run.js';
 import { createSimulatedAgent } from './agent.js';
 import { harnessTexts } from './feedback.js';
 import { traitsOf } from './registry.js';

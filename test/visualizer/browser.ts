@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import type { AnyStateMachine } from 'xstate';
-import { scriptedModelSource } from '../../cli/model-source.js';
+import { scriptedModelSource } from '../../actors/model-source.js';
 import { demoScript, DEMO_TASK, DEMO_TEST_CMD } from '../../demo/demo-model.js';
 import { rulesSchema } from '../../rules/schema.js';
-import { startRun } from '../../run/session.js';
+import { startRun } from '../../run/start-run.js';
 import { demoRepoFiles } from '../helpers/demo-files.js';
 import { writeFiles } from '../helpers/workspace.js';
 

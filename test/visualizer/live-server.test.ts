@@ -1,10 +1,10 @@
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { scriptedModelSource } from '../../cli/model-source.js';
+import { scriptedModelSource } from '../../actors/model-source.js';
 import { demoScript, DEMO_TASK, DEMO_TEST_CMD } from '../../demo/demo-model.js';
 import { defaultRules } from '../../rules/schema.js';
-import { startRun } from '../../run/session.js';
+import { startRun } from '../../run/start-run.js';
 import { createLiveFeed } from '../../visualizer/server/live-feed.js';
 import type { LiveMessage } from '../../visualizer/server/page-data.js';
 import { startVizServer, type VizServer } from '../../visualizer/server/viz-server.js';

@@ -131,9 +131,9 @@ describe('rule action lines', () => {
 
 describe('a run with guards and actions from its rules module', () => {
   it('replays with the run\'s own chart: the rules file named in run.json is loaded again', async () => {
-    const { startRun } = await import('../../run/session.js');
+    const { startRun } = await import('../../run/start-run.js');
     const { loadRules } = await import('../../rules/load.js');
-    const { scriptedModelSource } = await import('../../cli/model-source.js');
+    const { scriptedModelSource } = await import('../../actors/model-source.js');
     const { renderReplayPage } = await import('../../visualizer/server/replay-page.js');
     const { reply, call } = await import('../../testing/index.js');
     const workspace = makeTempDir('rein-viz-custom-');

@@ -1,5 +1,5 @@
 import type { InspectionEvent } from 'xstate';
-import { stateLabel } from '../../machines/state-label.js';
+import { stateLabel } from '../../machines/introspection.js';
 import type { InspectMessage } from './page-data.js';
 
 interface RefLike {

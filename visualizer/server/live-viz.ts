@@ -1,6 +1,7 @@
 import type { InspectionEvent } from 'xstate';
+import type { TraceLine } from '../../lib/trace-events.js';
 import type { Rules } from '../../rules/schema.js';
-import type { RunHandle } from '../../run/session.js';
+import type { RunHandle } from '../../run/start-run.js';
 import type { StatechartGraph } from './graph-types.js';
 import type { PageNote } from './page-data.js';
 import { createLiveFeed } from './live-feed.js';
@@ -24,7 +25,7 @@ export interface LiveVizOptions {
 
 /** The observers a run gets so the page can follow it. */
 export interface RunObservers {
-  onTrace?: (kind: string, data: Record<string, unknown>) => void;
+  onTrace?: (line: TraceLine) => void;
   inspect?: (event: InspectionEvent) => void;
   onStart?: (handle: RunHandle) => void;
 }
@@ -53,7 +54,7 @@ export async function withLiveViz(options: LiveVizOptions | null, execute: (obse
   options.log(`rein: visualizer: ${server.url}\n`);
   let code: number;
   try {
-    code = await execute({ onTrace: feed.onTrace, inspect: feed.inspect, onStart: (handle) => resolveGraph(buildStatechartGraph(handle.machine)) });
+    code = await execute({ onTrace: ({ i: _index, t: _time, kind, ...data }) => feed.onTrace(kind, data), inspect: feed.inspect, onStart: (handle) => resolveGraph(buildStatechartGraph(handle.machine)) });
   } catch (error) {
     await server.close();
     throw error;

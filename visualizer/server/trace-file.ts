@@ -95,7 +95,7 @@ function kindOf(line: unknown): string | undefined {
 export function gaugeLimits(rules: Rules): GaugeLimits {
   return {
     maxSteps: rules.budgets.maxSteps,
-    stepWarnAt: rules.budgets.stepWarnAt,
+    stepWarnAt: rules.budgets.stepWarnAt ?? rules.budgets.warnAt,
     maxSeconds: rules.budgets.maxSeconds,
     warnAt: rules.budgets.warnAt,
     windowTokens: rules.context.windowTokens,

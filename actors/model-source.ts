@@ -1,9 +1,22 @@
-import { createOpenAIModel, openEndpoint, type ChatEndpoint } from '../actors/openai-model.js';
-import { createScriptedModel, type Script } from '../actors/scripted-model.js';
-import { extractiveSummary } from '../actors/summarizer.js';
+import type { AnyActorLogic } from 'xstate';
 import { UsageError } from '../lib/errors.js';
+import type { RetryEvent } from '../lib/trace-events.js';
 import type { Rules } from '../rules/schema.js';
-import type { ModelSource } from '../run/session.js';
+import { createOpenAIModel, openEndpoint, type ChatEndpoint } from './openai-model.js';
+import { createScriptedModel, type Script } from './scripted-model.js';
+import { extractiveSummary, type SummarizeText } from './summarizer.js';
+
+/** Where the model comes from: built once the run's tool schemas are known. */
+export interface ModelSource {
+  name: string;
+  /** One line for the start message and the trace, e.g. `openai-compatible endpoint http://…`. */
+  description: string;
+  /** The endpoint, kept in run.json so `rein resume` finds it again without the environment. */
+  baseURL?: string;
+  /** `note` writes a line to the run's trace (a retry, for example). */
+  createActor(toolSchemas: unknown[], hooks: { note(event: RetryEvent): void }): AnyActorLogic;
+  summarize: SummarizeText;
+}
 
 export interface EndpointFlags {
   model?: string;
@@ -22,20 +35,20 @@ export function resolveEndpoint(flags: EndpointFlags): { model: string; baseURL?
 }
 
 /**
- * An OpenAI-compatible model for `rein run`: the model actor and the
- * summarizer share one endpoint with rein's retry rules.
+ * An OpenAI-compatible model: the model actor and the summarizer share one
+ * endpoint with rein's retry rules.
  *
  * @example const source = openAIModelSource(resolveEndpoint({ env: process.env }), rules);
  */
 export function openAIModelSource(endpoint: { model: string; baseURL?: string; apiKey?: string }, rules: Rules): ModelSource {
-  let note: (kind: string, data: Record<string, unknown>) => void = () => undefined;
+  let note: (event: RetryEvent) => void = () => undefined;
   const chat: ChatEndpoint = openEndpoint({
     ...endpoint,
     requestTimeoutMs: rules.model.requestTimeoutSeconds * 1000,
     retry: { retries: rules.model.retries, baseDelayMs: 500, maxDelayMs: 20_000 },
     ...(rules.model.temperature !== undefined ? { temperature: rules.model.temperature } : {}),
     maxTokensParam: rules.model.maxTokensParam,
-    onRetry: (error, attempt, delayMs) => note('retry', { error, attempt: attempt + 1, delayMs: Math.round(delayMs) }),
+    onRetry: (error, attempt, delayMs) => note({ kind: 'retry', error, attempt: attempt + 1, delayMs: Math.round(delayMs) }),
   });
   return {
     name: endpoint.model,
@@ -49,7 +62,11 @@ export function openAIModelSource(endpoint: { model: string; baseURL?: string; a
   };
 }
 
-/** A scripted model as a model source (the demo, tests, the offline eval suite). */
+/**
+ * A scripted model as a model source (the demo, tests, the offline eval suite).
+ *
+ * @example startRun({ ..., model: scriptedModelSource('demo', [reply(call('finish', { summary: 'done' }))]) })
+ */
 export function scriptedModelSource(name: string, script: Script): ModelSource {
   return {
     name,

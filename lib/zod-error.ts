@@ -1,25 +1,31 @@
 import type { z } from 'zod';
+import { closestName } from './did-you-mean.js';
 
 /**
- * One line per problem: `file: json.path: expected X, found Y`. What was
- * found is read from the merged rules, so it shows the user's own value.
+ * rein's one way of saying what is wrong with validated input: one line per
+ * problem, `json.path: expected X, found Y`, what was found read from the
+ * input itself (the user's own value), unknown keys with the nearest known
+ * key as a hint. `at` prefixes the paths (a value checked inside a larger
+ * document); callers prefix the lines with where the input came from.
+ *
+ * @example formatZodError(error, { input, schema }).map((line) => `rein.config.json: ${line}`)
  */
-export function formatRulesError(error: z.ZodError, file: string, input: unknown, schema?: z.ZodType): string {
-  const lines = error.issues.flatMap((issue) => {
+export function formatZodError(error: z.ZodError, options: { input: unknown; schema?: z.ZodType; at?: readonly PropertyKey[] }): string[] {
+  const at = options.at ?? [];
+  return error.issues.flatMap((issue) => {
     if (issue.code === 'unrecognized_keys') {
-      // One line per unknown key, at the key's own path, with the nearest known key as a hint.
-      const known = schema ? keysAt(schema, issue.path) : [];
+      const known = options.schema ? keysAt(options.schema, issue.path) : [];
       return issue.keys.map((key) => {
-        const near = closest(key, known);
-        return `${file}: ${formatPath([...issue.path, key])}: unknown key${near ? ` (did you mean "${near}"?)` : ''}, found ${describeValue(valueAt(input, [...issue.path, key]))}`;
+        const near = closestName(key, known);
+        return `${formatPath([...at, ...issue.path, key])}: unknown key${near ? ` (did you mean "${near}"?)` : ''}, found ${describeValue(valueAt(options.input, [...issue.path, key]))}`;
       });
     }
-    return [`${file}: ${formatPath(issue.path)}: ${describeIssue(issue)}, found ${describeValue(valueAt(input, issue.path))}`];
+    return [`${formatPath([...at, ...issue.path])}: ${describeIssue(issue)}, found ${describeValue(valueAt(options.input, issue.path))}`];
   });
-  return lines.join('\n');
 }
 
-function formatPath(path: readonly PropertyKey[]): string {
+/** A JSON path as people write it: `phases.plan.exits[0].guard`. */
+export function formatPath(path: readonly PropertyKey[]): string {
   if (path.length === 0) return '(top level)';
   return path.map((key, index) => (typeof key === 'number' ? `[${key}]` : `${index > 0 ? '.' : ''}${String(key)}`)).join('');
 }
@@ -50,26 +56,6 @@ function unwrap(schema: unknown): unknown {
   return current;
 }
 
-/** A known key within two edits (or differing only in case), if there is one. */
-function closest(key: string, known: readonly string[]): string | null {
-  let best: { name: string; distance: number } | null = null;
-  for (const name of known) {
-    const distance = name.toLowerCase() === key.toLowerCase() ? 0 : editDistance(key, name);
-    if (distance <= 2 && (!best || distance < best.distance)) best = { name, distance };
-  }
-  return best?.name ?? null;
-}
-
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i];
-    for (let j = 1; j <= b.length; j++) row[j] = Math.min(previous[j]! + 1, row[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-    previous = row;
-  }
-  return previous[b.length]!;
-}
-
 function describeIssue(issue: z.core.$ZodIssue): string {
   if (issue.code === 'invalid_type') return `expected ${issue.expected}`;
   if (issue.code === 'invalid_value') return `expected one of ${issue.values.map((value) => JSON.stringify(value)).join(', ')}`;
@@ -87,7 +73,8 @@ function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
   return current;
 }
 
-function describeValue(value: unknown): string {
+/** A value as it appears in an error: its JSON, cut to 60 characters. */
+export function describeValue(value: unknown): string {
   if (value === undefined) return 'nothing';
   const text = JSON.stringify(value);
   return text.length > 60 ? `${text.slice(0, 57)}...` : text;

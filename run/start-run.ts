@@ -1,41 +1,34 @@
-import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, realpathSync, rmSync } from 'node:fs';
 import { join, resolve, sep } from 'node:path';
-import { ensureStateDir } from '../lib/state-dir.js';
-import { createActor, toPromise, type AnyActorLogic, type InspectionEvent } from 'xstate';
+import { createActor, toPromise, type InspectionEvent } from 'xstate';
 import { createContextManagerActor } from '../actors/context-manager-actor.js';
-import { createSummarizer, type SummarizeText } from '../actors/summarizer.js';
+import type { ModelSource } from '../actors/model-source.js';
+import { createSummarizer } from '../actors/summarizer.js';
 import { createToolRunner } from '../actors/tool-runner.js';
 import { ViewBuilder } from '../context/view-builder.js';
-import { createHarnessMachine, type HarnessMachine } from '../machines/harness-machine.js';
-import type { GuardRegistry } from '../machines/guards.js';
-import type { RuleActionRegistry } from '../machines/rule-actions.js';
-import { isCheckpoint, stateLabel } from '../machines/state-label.js';
+import { RunInterrupted, UsageError } from '../lib/errors.js';
+import { STATE_DIR_NAME } from '../lib/harness-files.js';
+import { changedRulesFiles, markUntrusted, rulesFilesIn } from '../lib/rules-trust.js';
+import { ensureStateDir } from '../lib/state-dir.js';
+import type { TraceLine } from '../lib/trace-events.js';
+import type { HarnessMachine, HarnessOptions } from '../machines/harness-machine.js';
+import { isCheckpoint, stateLabel } from '../machines/introspection.js';
 import type { HarnessContext, HarnessInput, HarnessOutput } from '../machines/types.js';
 import type { Rules } from '../rules/schema.js';
-import { RunInterrupted, UsageError } from '../lib/errors.js';
 import { toolSchemas, toolSchemasJson } from '../tools/index.js';
-import { selectTools } from './tool-selection.js';
+import { describeSandbox, resolveSandbox } from '../tools/sandbox.js';
 import type { AnyTool, ToolContext } from '../tools/types.js';
 import { readProgress } from '../tools/update-todo.js';
-import { describeSandbox, resolveSandbox } from '../tools/sandbox.js';
 import { openCallJournal } from './call-journal.js';
 import { createInspectionTracer, traceTool } from './inspection-trace.js';
-import { loadState, saveState, type SavedState } from './state-file.js';
+import { harnessMachineFor } from './machine-cache.js';
+import { runFile, writeRunMeta } from './run-dir.js';
+import { loadState, saveState, STATE_VERSION, type SavedState } from './state-file.js';
+import { selectTools } from './tool-selection.js';
 import { nextTraceIndex, openTracer, TRACE_VERSION, type Tracer } from './trace.js';
 import { Transcript } from './transcript.js';
-import { STATE_DIR_NAME } from '../lib/harness-files.js';
 
-/** Where the model comes from: built once the run's tool schemas are known. */
-export interface ModelSource {
-  name: string;
-  /** One line for the start message and the trace, e.g. `openai-compatible at http://…`. */
-  description: string;
-  /** The endpoint, kept in run.json so `rein resume` finds it again without the environment. */
-  baseURL?: string;
-  /** `note` writes a line to the run's trace (retries, for example). */
-  createActor(toolSchemas: unknown[], hooks: { note(kind: string, data: Record<string, unknown>): void }): AnyActorLogic;
-  summarize: SummarizeText;
-}
+export type { ModelSource };
 
 export interface RunOptions {
   workspace: string;
@@ -45,9 +38,10 @@ export interface RunOptions {
   model: ModelSource;
   runDir: string;
   tracePath?: string;
-  guards?: GuardRegistry;
+  /** Guards registered from a rules module. */
+  guards?: HarnessOptions['guards'];
   /** Rule actions registered from a rules module (phase `onEnter`, exit `actions`). */
-  actions?: RuleActionRegistry;
+  actions?: HarnessOptions['actions'];
   /** The tool registry to pick `rules.tools.enabled` from; defaults to rein's six tools. */
   tools?: readonly AnyTool[];
   /** Values that must never appear in the trace (API keys). */
@@ -56,8 +50,8 @@ export interface RunOptions {
   configPath?: string;
   /** XState clock (a `SimulatedClock` in tests). */
   clock?: { setTimeout(fn: (...args: unknown[]) => void, ms: number): unknown; clearTimeout(id: unknown): void };
-  /** Every trace line, as it is written (status line, visualizer). */
-  onTrace?: (kind: string, data: Record<string, unknown>) => void;
+  /** Every trace line, as the file gets it (status line, visualizer, telemetry). */
+  onTrace?: (line: TraceLine) => void;
   /** Every XState inspection event (visualizer). */
   inspect?: (event: InspectionEvent) => void;
   /** fsync the saved state after every step (default true; about 10 ms a step on a busy disk). */
@@ -75,10 +69,12 @@ export interface RunHandle {
   machine: HarnessMachine;
   actor: ReturnType<typeof createActor<HarnessMachine>>;
   done: Promise<HarnessOutput>;
-}
-
-interface Resume {
-  saved: SavedState;
+  /**
+   * Rules files at the workspace root that the run created, changed or
+   * removed (known once `done` settles). They are marked untrusted: rein will
+   * not load them again until a person runs `rein rules trust`.
+   */
+  tamperedRulesFiles(): string[];
 }
 
 /**
@@ -99,39 +95,33 @@ export function startRun(options: RunOptions): RunHandle {
  * directory; the trace keeps what was written and continues after it.
  */
 export function resumeRun(options: RunOptions): RunHandle {
-  const statePath = join(options.runDir, 'state.json');
+  const statePath = runFile(options.runDir, 'state');
   if (!existsSync(statePath)) {
-    rmSync(join(options.runDir, 'record.jsonl'), { force: true });
+    rmSync(runFile(options.runDir, 'record'), { force: true });
     return launch(options, null);
   }
   const saved = loadState(statePath);
   const status = (saved.snapshot as { status?: string }).status;
   if (status !== 'active') throw new UsageError(`${options.runDir}: this run already ended (${(saved.snapshot as { context?: { status?: string } }).context?.status ?? status}); nothing to resume`);
-  return launch(options, { saved });
+  return launch(options, saved);
 }
 
-function launch(options: RunOptions, resume: Resume | null): RunHandle {
+function launch(options: RunOptions, saved: SavedState | null): RunHandle {
   const workspace = realWorkspace(options.workspace);
   const { rules } = options;
   if (resolve(options.runDir).startsWith(join(workspace, STATE_DIR_NAME) + sep)) ensureStateDir(workspace);
   mkdirSync(options.runDir, { recursive: true });
-  const tracePath = options.tracePath ?? join(options.runDir, 'trace.jsonl');
-  const listeners = options.onTrace;
+  const rulesFilesBefore = rulesFilesIn(workspace);
+  const tracePath = options.tracePath ?? runFile(options.runDir, 'trace');
   // Lines written after the last save stay (they show what the killed process did); numbering continues after them.
-  let traceIndex = nextTraceIndex(tracePath);
-  const baseTracer = openTracer(tracePath, options.secrets ?? [], { firstIndex: traceIndex });
-  const trace: Tracer = {
-    path: tracePath,
-    log(kind, data = {}) { traceIndex++; baseTracer.log(kind, data); listeners?.(kind, data); },
-    flush() { baseTracer.flush(); },
-    close() { baseTracer.close(); },
-  };
-  const transcript = resume ? Transcript.resume(join(options.runDir, 'record.jsonl'), resume.saved.recordLength) : new Transcript(join(options.runDir, 'record.jsonl'));
-  const journal = openCallJournal(join(options.runDir, 'calls.jsonl'));
+  const firstIndex = nextTraceIndex(tracePath);
+  let traceIndex = firstIndex;
+  const trace: Tracer = openTracer(tracePath, options.secrets ?? [], { firstIndex, onLine: (line) => { traceIndex = line.i + 1; options.onTrace?.(line); } });
+  const transcript = saved ? Transcript.resume(runFile(options.runDir, 'record'), saved.recordLength) : new Transcript(runFile(options.runDir, 'record'));
+  const journal = openCallJournal(runFile(options.runDir, 'journal'));
   const tools = selectTools(options.tools, rules.tools.enabled);
   const schemas = toolSchemas(tools);
-  const sandboxMode = resolveSandbox(rules.permissions);
-  const sandbox = { description: describeSandbox(sandboxMode) };
+  const sandbox = describeSandbox(resolveSandbox(rules.permissions));
   const toolContext: Omit<ToolContext, 'signal'> = {
     root: workspace,
     limits: { outputChars: rules.tools.outputChars, viewLines: rules.tools.viewLines, maxHits: rules.tools.maxHits },
@@ -141,9 +131,10 @@ function launch(options: RunOptions, resume: Resume | null): RunHandle {
   };
   const builder = new ViewBuilder();
   const record = () => transcript.messages;
-  const machine = harnessMachineFor(rules, options).provide({
+  const machine = harnessMachineFor(rules, { guards: options.guards, actions: options.actions, ...(options.configPath ? { source: options.configPath } : {}) }).provide({
     actors: {
-      model: options.model.createActor(schemas, { note: (kind, data) => trace.log(kind, data) }) as never,
+      // The model source's actor logic is typed by the source; the machine's slot wants its own placeholder's type.
+      model: options.model.createActor(schemas, { note: ({ kind, ...data }) => trace.log(kind, data) }) as never,
       // A call's trace line is written with its journal entry: a resumed run reuses the result without tracing it again.
       tools: createToolRunner({ tools, toolContext, journal, secrets: options.secrets ?? [], onResult: (result, step) => { traceTool(trace, result, step); trace.flush(); } }),
       contextManager: createContextManagerActor({ record, builder, rules: rules.context }),
@@ -155,21 +146,19 @@ function launch(options: RunOptions, resume: Resume | null): RunHandle {
     todo: readProgress(workspace) ?? [], overheadTokens: Math.ceil(toolSchemasJson(tools).length / rules.context.charsPerToken) + 8,
   };
   const startedAt = Date.now();
-  const elapsedBefore = resume?.saved.elapsedMs ?? 0;
-  const elapsed = () => elapsedBefore + (Date.now() - startedAt);
+  const elapsed = () => (saved?.elapsedMs ?? 0) + (Date.now() - startedAt);
   const tracer = createInspectionTracer(trace, () => actorRef.getSnapshot().context.step, options.inspect);
-  const restored = resume ? restoreSnapshot(resume.saved) : undefined;
+  const restored = saved ? restoreSnapshot(saved) : undefined;
   const actorRef = createActor(machine, { input, inspect: tracer.inspect, ...(restored ? { snapshot: restored as never } : {}), ...(options.clock ? { clock: options.clock } : {}) });
   tracer.attach(actorRef, restored ? stateLabel((restored as { value: never }).value) : '');
   actorRef.on('record.append', (event) => transcript.append(event.messages));
-  actorRef.on('harness.note', (event) => trace.log(event.kind, event.data));
 
   const save = () => {
     // With fsync on, the record and the journal reach the disk before a state that points past their ends could.
     if (options.fsync !== false) { transcript.sync(); journal.sync(); }
     const persisted = actorRef.getPersistedSnapshot() as unknown as { context: HarnessContext };
-    saveState(join(options.runDir, 'state.json'), {
-      version: 1, savedAt: new Date().toISOString(), elapsedMs: elapsed(), recordLength: persisted.context.recordLength, traceIndex, snapshot: persisted,
+    saveState(runFile(options.runDir, 'state'), {
+      version: STATE_VERSION, savedAt: new Date().toISOString(), elapsedMs: elapsed(), recordLength: persisted.context.recordLength, traceIndex, snapshot: persisted,
     }, { fsync: options.fsync !== false });
   };
   actorRef.subscribe({
@@ -178,30 +167,29 @@ function launch(options: RunOptions, resume: Resume | null): RunHandle {
       trace.flush();
       transcript.flush();
       if (options.saveState === false) return;
-      if (isCheckpoint(stateLabel(snapshot.value)) || snapshot.status === 'done') save();
+      if (isCheckpoint(snapshot) || snapshot.status === 'done') save();
     },
     error: () => undefined,
   });
 
-  if (!resume && traceIndex > 0) {
+  if (!saved && firstIndex > 0) {
     trace.log('resume', { fromState: 'start', recordLength: 0, elapsedMs: 0, note: 'killed before the first step was saved; starting over' });
-  } else if (!resume) {
-    writeFileSync(join(options.runDir, 'run.json'), JSON.stringify({
-      version: 1, workspace, task: options.task, testCmd: options.testCmd, model: options.model.name, createdAt: new Date().toISOString(), rules,
-      // Never with credentials in it: a URL with a user, a password or a query has to be given again on resume.
-      ...(options.model.baseURL && !/^[a-z]+:\/\/[^/]*@|[?#]/i.test(options.model.baseURL) ? { baseURL: options.model.baseURL } : {}),
+  } else if (!saved) {
+    writeRunMeta(options.runDir, {
+      workspace, task: options.task, testCmd: options.testCmd, model: options.model.name, rules,
+      ...(options.model.baseURL ? { baseURL: options.model.baseURL } : {}),
       ...(options.configPath ? { configPath: options.configPath } : {}),
-      // A trace kept outside the run directory (`--trace`) is where a resumed run goes on writing.
       ...(options.tracePath ? { tracePath } : {}),
-    }, null, 2));
-    trace.log('start', { version: TRACE_VERSION, task: options.task, testCmd: options.testCmd, model: options.model.name, endpoint: options.model.description, workspace, runDir: options.runDir, sandbox: sandbox.description, tools: tools.map((tool) => tool.name), rules });
+    });
+    trace.log('start', { version: TRACE_VERSION, task: options.task, testCmd: options.testCmd, model: options.model.name, endpoint: options.model.description, workspace, runDir: options.runDir, sandbox, tools: tools.map((tool) => tool.name), rules });
   }
-  if (resume) trace.log('resume', { fromState: tracer.label(), recordLength: resume.saved.recordLength, elapsedMs: resume.saved.elapsedMs });
+  if (saved) trace.log('resume', { fromState: tracer.label(), recordLength: saved.recordLength, elapsedMs: saved.elapsedMs });
   let interrupted = false;
+  let tampered: string[] = [];
   const done = (async () => {
     try {
       actorRef.start();
-      if (resume) actorRef.send({ type: 'clock.restart' });
+      if (saved) actorRef.send({ type: 'clock.restart' });
       const output = await toPromise(actorRef);
       if (interrupted) throw new RunInterrupted(`interrupted in ${tracer.label()}; continue with: npx rein resume ${options.runDir}`);
       return output;
@@ -216,10 +204,13 @@ function launch(options: RunOptions, resume: Resume | null): RunHandle {
       trace.close();
       transcript.close();
       journal.close();
+      // A rules file the agent wrote would be code the next run imports: it is not loaded again until a person trusts it.
+      tampered = changedRulesFiles(rulesFilesBefore, rulesFilesIn(workspace));
+      if (tampered.length > 0) markUntrusted(workspace, tampered);
     }
   })();
   const interrupt = () => { interrupted = true; actorRef.stop(); };
-  return { runDir: options.runDir, tracePath, sandbox: sandbox.description, machine, actor: actorRef, done, interrupt };
+  return { runDir: options.runDir, tracePath, sandbox, machine, actor: actorRef, done, interrupt, tamperedRulesFiles: () => tampered };
 }
 
 function realWorkspace(path: string): string {
@@ -231,29 +222,4 @@ function realWorkspace(path: string): string {
 function restoreSnapshot(saved: SavedState): unknown {
   const snapshot = saved.snapshot as { context: HarnessContext };
   return { ...snapshot, context: { ...snapshot.context, elapsedMs: saved.elapsedMs } };
-}
-
-/** Reads a run directory's metadata (task, workspace, rules) for `rein resume`. */
-export function readRunMeta(runDir: string): { workspace: string; task: string; testCmd: string; model: string; rules: unknown; configPath?: string; tracePath?: string; baseURL?: string } {
-  const path = join(runDir, 'run.json');
-  if (!existsSync(path)) throw new UsageError(`${runDir} is not a rein run directory (no run.json)`);
-  return JSON.parse(readFileSync(path, 'utf8'));
-}
-
-/**
- * The statechart for these rules and registries, built once per process: a
- * machine is immutable, and reusing it keeps V8's feedback for its guards
- * and actions warm from one run to the next (an eval worker, the benchmark).
- */
-const machines = new Map<string, { guards: RunOptions['guards']; actions: RunOptions['actions']; machine: ReturnType<typeof createHarnessMachine> }>();
-const MAX_CACHED_MACHINES = 16;
-
-function harnessMachineFor(rules: Rules, options: Pick<RunOptions, 'guards' | 'actions'>) {
-  const key = JSON.stringify(rules);
-  const cached = machines.get(key);
-  if (cached && cached.guards === options.guards && cached.actions === options.actions) return cached.machine;
-  const machine = createHarnessMachine(rules, { guards: options.guards, actions: options.actions });
-  if (machines.size >= MAX_CACHED_MACHINES) machines.delete(machines.keys().next().value!);
-  machines.set(key, { guards: options.guards, actions: options.actions, machine });
-  return machine;
 }

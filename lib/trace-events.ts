@@ -1,0 +1,184 @@
+import type { TodoItem, ToolEffect } from './tool-effect.js';
+import type { CallUsage, Usage } from './usage.js';
+
+/**
+ * The trace format: one JSON line per event (seed component 10). Every
+ * writer (the machine's notes, the session, the inspection tracer, the model
+ * actor) and every reader (status line, visualizer, eval metrics, resume,
+ * telemetry) uses these types. Readers must also accept lines of kinds and
+ * fields they do not know (traces from other rein versions): see `TraceRecord`.
+ */
+export const TRACE_VERSION = 1;
+
+export type EndStatus = 'done' | 'step_limit' | 'timeout' | 'budget' | 'stalled' | 'failed';
+
+/** The run began: what it was asked, with what, where. */
+export interface StartEvent {
+  kind: 'start';
+  version: number;
+  task: string;
+  testCmd: string;
+  model: string;
+  endpoint: string;
+  workspace: string;
+  runDir: string;
+  /** One line saying how commands run (sandboxed or not, what they can read). */
+  sandbox: string;
+  tools: string[];
+  rules: unknown;
+  [extra: string]: unknown;
+}
+
+/** A killed run continued from its saved state. */
+export interface ResumeEvent {
+  kind: 'resume';
+  fromState: string;
+  recordLength: number;
+  elapsedMs: number;
+  note?: string;
+}
+
+export interface InterruptedEvent { kind: 'interrupted'; state: string }
+export interface CrashEvent { kind: 'crash'; error: string }
+
+/** One machine microstep: the state left and entered, the event, the guard that decided and the actions taken. */
+export interface TransitionEvent {
+  kind: 'transition';
+  from: string;
+  to: string;
+  event: string;
+  /** The deciding guard as a readable label, e.g. `phaseSteps(min=3)` or `all(testRun, phaseSteps(min=2))`. */
+  guard?: string;
+  actions?: string[];
+}
+
+/** One model reply. */
+export interface ModelEvent {
+  kind: 'model';
+  step: number;
+  content: string | null;
+  tool_calls: unknown[];
+  usage: CallUsage;
+  ms: number | null;
+  finishReason?: string;
+}
+
+/** One executed tool call; `result` is cut to 2,000 characters, head and tail. */
+export interface ToolEvent {
+  kind: 'tool';
+  step: number;
+  id: string;
+  name: string;
+  args: unknown;
+  ok: boolean;
+  ms: number;
+  effect: ToolEffect;
+  result: string;
+}
+
+/** A model request that failed and is tried again. */
+export interface RetryEvent { kind: 'retry'; error: string; attempt: number; delayMs: number }
+
+/** The context manager changed the working view (or could not). */
+export type ContextEvent =
+  | { kind: 'context'; action: 'elided' | 'summarize' | 'overflow'; before: { chars: number; tokens: number }; after: { chars: number; tokens: number }; step: number }
+  | { kind: 'context'; action: 'summarized'; foldedChars: number; summaryChars: number; through: number; step: number }
+  | { kind: 'context'; action: 'summary_failed'; error: string; step: number }
+  | { kind: 'context'; action: 'provider_rejected_length'; rejectedTokens: number; windowCap: number; attempt: number; step: number };
+
+/** The verification gate judged a finish call. */
+export type FinishEvent =
+  | { kind: 'finish'; allowed: true; step: number; summary: string; gate: boolean }
+  | { kind: 'finish'; allowed: false; step: number; refusals: number; why: string; guard: string };
+
+/** A stall rule fired and the model was nudged. */
+export interface StallEvent {
+  kind: 'stall';
+  step: number;
+  rule: string;
+  limit: number;
+  /** The rule's counter when it fired. */
+  count: number;
+  /** Nudges in this stall so far, this one included; the run ends after `maxNudges` if nothing new happens. */
+  firings: number;
+  maxNudges: number;
+  message: string;
+  /** What the rule saw, for people: "8 reads and searches since the last change …". */
+  reason: string;
+}
+
+export type BudgetName = 'steps' | 'time' | 'tokens' | 'cost';
+
+/** A budget passed its warning share. */
+export interface BudgetWarningEvent {
+  kind: 'budget_warning';
+  budget: BudgetName;
+  step: number;
+  /** The warning share, e.g. 0.75. */
+  share: number;
+  used: number;
+  limit: number;
+}
+
+/** A rule action ran (phase entry or exit). */
+export interface RuleActionEvent {
+  kind: 'rule_action';
+  action: string;
+  step: number;
+  notices?: string[];
+  problem?: string;
+  [field: string]: unknown;
+}
+
+/** The run ended. */
+export interface EndEvent {
+  kind: 'end';
+  status: EndStatus;
+  reason: string;
+  steps: number;
+  summary: string;
+  usage: Usage;
+  /** For `stalled`: the rule that persisted. */
+  rule?: string;
+}
+
+/** Every event a rein trace line can be. */
+export type TraceEvent =
+  | StartEvent | ResumeEvent | InterruptedEvent | CrashEvent | TransitionEvent | ModelEvent | ToolEvent | RetryEvent
+  | ContextEvent | FinishEvent | StallEvent | BudgetWarningEvent | RuleActionEvent | EndEvent | ExtensionEvent;
+
+/** Kinds added by parts of rein outside the machine (sandbox, jobs, telemetry): known by name, read loosely. */
+export interface ExtensionEvent {
+  kind: 'secret_masked' | 'sandbox' | 'job';
+  [field: string]: unknown;
+}
+
+export type TraceKind = TraceEvent['kind'];
+export type TraceEventOf<K extends TraceKind> = Extract<TraceEvent, { kind: K }>;
+/** An event's fields without its kind, as `log(kind, data)` takes them. */
+export type TraceData<K extends TraceKind> = TraceEventOf<K> extends infer E ? (E extends unknown ? Omit<E, 'kind'> : never) : never;
+
+/** A line as written: `i` orders lines, `t` is seconds since the epoch. */
+export type TraceLine = TraceEvent & { i: number; t: number };
+
+/** A line as read from a file, which may come from another rein version: narrow it with `isEvent`. */
+export interface TraceRecord {
+  i: number;
+  t: number;
+  kind: string;
+  [field: string]: unknown;
+}
+
+/**
+ * Narrows a line read from a file to a known event kind.
+ *
+ * @example if (isEvent(line, 'stall')) console.log(line.rule, line.reason);
+ */
+export function isEvent<K extends TraceKind>(line: TraceRecord, kind: K): line is TraceRecord & TraceEventOf<K> {
+  return line.kind === kind;
+}
+
+/** The machine's trace notes: the kinds its actions emit. */
+export type MachineNote = ContextEvent | FinishEvent | StallEvent | BudgetWarningEvent | RuleActionEvent | EndEvent;
+
+export type { TodoItem };

@@ -1,0 +1,172 @@
+import { z } from 'zod';
+import { STALL_RULE_NAMES, STALL_RULES, type StallRuleName } from '../../rules/stall-rules.js';
+import type { GuardView } from './guard-view.js';
+
+/** What a guard needs before it can ever hold in a phase; the machine leaves out exits that cannot. */
+export interface GuardNeeds {
+  /** At least one of these tools must be callable in the phase. */
+  tools?: readonly string[];
+  /** Only holds when the verification gate is on (it reacts to a refusal). */
+  gate?: boolean;
+  /** Looks only at what happened since the phase began: false on the turn that entered the phase. */
+  phaseRelative?: boolean;
+  /** Edits can also come from commands (`verification.commandsCountAsEdits`). */
+  edits?: boolean;
+}
+
+/**
+ * A built-in guard a rules file may name: what it means, its parameters
+ * (with types, defaults and descriptions: they are checked when the rules
+ * load and shown on the chart), what it reads of the guard view, an example
+ * exit, and the predicate itself.
+ */
+export interface GuardSpec<Params extends z.ZodObject = z.ZodObject> {
+  summary: string;
+  params: Params;
+  /** Guard-view fields it reads, for `rein rules guards`. */
+  reads: readonly string[];
+  example: Record<string, unknown>;
+  needs?: GuardNeeds;
+  /** A threshold it compares a count with: coverage drives the count up to each threshold a rule uses. */
+  counts?: { param: string; read(view: GuardView): number };
+  test(view: GuardView, params: z.output<Params>): boolean;
+}
+
+const none = z.strictObject({});
+const atLeast = (what: string) => z.strictObject({ min: z.number().int().positive().describe(`Smallest number of ${what} that makes it hold`) });
+
+function spec<Params extends z.ZodObject>(entry: GuardSpec<Params>): GuardSpec<Params> {
+  return entry;
+}
+
+const PHASE_GUARDS = {
+  todoWritten: spec({
+    summary: 'The model wrote a todo list this turn.', params: none, reads: ['turn.todoWritten'],
+    example: { guard: 'todoWritten', to: 'build' }, needs: { tools: ['update_todo'] },
+    test: (view) => view.turn.todoWritten,
+  }),
+  editMade: spec({
+    summary: 'A successful edit was made this turn.', params: none, reads: ['turn.edited'],
+    example: { guard: 'editMade', to: 'build' }, needs: { edits: true },
+    test: (view) => view.turn.edited,
+  }),
+  testRun: spec({
+    summary: 'A verification command ran this turn, after any edit of the turn.', params: none, reads: ['turn.testRan', 'facts.testedSinceEdit'],
+    example: { guard: 'testRun', to: 'verify', settle: true }, needs: { tools: ['run'] },
+    test: (view) => view.turn.testRan && view.facts.testedSinceEdit,
+  }),
+  testFailed: spec({
+    summary: 'The last verification run this turn failed.', params: none, reads: ['turn.testPassed'],
+    example: { guard: 'testFailed', to: 'fix' }, needs: { tools: ['run'] },
+    test: (view) => view.turn.testPassed === false,
+  }),
+  testPassed: spec({
+    summary: 'The last verification run this turn passed.', params: none, reads: ['turn.testPassed'],
+    example: { guard: 'testPassed', to: 'verify' }, needs: { tools: ['run'] },
+    test: (view) => view.turn.testPassed === true,
+  }),
+  finishRefused: spec({
+    summary: 'The verification gate refused a finish call this turn.', params: none, reads: ['turn.finishRefused'],
+    example: { guard: 'finishRefused', to: 'verify', settle: true }, needs: { gate: true },
+    test: (view) => view.turn.finishRefused,
+  }),
+  editedSinceTest: spec({
+    summary: 'In this phase, an edit was made after the last verification run.', params: none, reads: ['facts.editedInPhase', 'facts.editedSinceTest'],
+    example: { guard: 'editedSinceTest', to: 'build' }, needs: { edits: true, phaseRelative: true },
+    test: (view) => view.facts.editedInPhase && view.facts.editedSinceTest,
+  }),
+  testedAfterEdit: spec({
+    summary: 'In this phase, an edit was made and then a verification command ran.', params: none, reads: ['facts.editedInPhase', 'facts.testedSinceEdit'],
+    example: { guard: 'testedAfterEdit', to: 'verify', settle: true }, needs: { edits: true, phaseRelative: true },
+    test: (view) => view.facts.editedInPhase && view.facts.testedSinceEdit,
+  }),
+  todoProgress: spec({
+    summary: 'At least `count` todo items are done.',
+    params: z.strictObject({ count: z.number().int().positive().default(1).describe('Todo items that must be ticked off') }),
+    reads: ['facts.todoDone'], example: { guard: 'todoProgress', count: 2, to: 'verify' }, needs: { tools: ['update_todo'] },
+    counts: { param: 'count', read: (view) => view.facts.todoDone },
+    test: (view, params) => view.facts.todoDone >= params.count,
+  }),
+  phaseSteps: spec({
+    summary: 'The phase has taken at least `min` steps (model replies) since it was entered.', params: atLeast('steps in this phase'),
+    reads: ['phaseSteps'], example: { guard: 'phaseSteps', min: 3, to: 'build' }, needs: { phaseRelative: true },
+    counts: { param: 'min', read: (view) => view.phaseSteps },
+    test: (view, params) => view.phaseSteps >= params.min,
+  }),
+  phaseTestRuns: spec({
+    summary: 'At least `min` verification runs since the phase was entered.', params: atLeast('verification runs in this phase'),
+    reads: ['facts.phaseTestRuns'], example: { guard: 'phaseTestRuns', min: 3, to: 'plan' }, needs: { tools: ['run'], phaseRelative: true },
+    counts: { param: 'min', read: (view) => view.facts.phaseTestRuns },
+    test: (view, params) => view.facts.phaseTestRuns >= params.min,
+  }),
+  failedRunsInRow: spec({
+    summary: 'The last `min` verification runs all failed.', params: atLeast('failed verification runs in a row'),
+    reads: ['facts.failedRunsInRow'], example: { guard: 'failedRunsInRow', min: 3, to: 'plan' }, needs: { tools: ['run'] },
+    counts: { param: 'min', read: (view) => view.facts.failedRunsInRow },
+    test: (view, params) => view.facts.failedRunsInRow >= params.min,
+  }),
+  gateRefusals: spec({
+    summary: 'The verification gate has refused at least `min` finish calls in the run.', params: atLeast('refused finish calls'),
+    reads: ['facts.gateRefusals'], example: { guard: 'gateRefusals', min: 3, to: 'stalled', reason: 'The model kept calling finish without passing tests.' }, needs: { gate: true },
+    counts: { param: 'min', read: (view) => view.facts.gateRefusals },
+    test: (view, params) => view.facts.gateRefusals >= params.min,
+  }),
+  always: spec({
+    summary: 'Always true: an unconditional exit.', params: none, reads: [],
+    example: { guard: 'always', to: 'build' },
+    test: () => true,
+  }),
+} as const;
+
+/** The verification gate's guard; also usable as an exit condition. */
+const GATE_GUARDS = {
+  testsPassedSinceLastEdit: spec({
+    summary: 'The test command passed at least `runs` times since the last edit (and each named check its own number of times).',
+    params: z.strictObject({
+      runs: z.number().int().positive().default(1).describe('Passing runs of the test command wanted after the last edit'),
+      checks: z.record(z.string(), z.number().int().positive()).default({}).describe('More checks by name (verification.checks) and the passing runs each wants'),
+    }),
+    reads: ['facts.passingRunsSinceEdit', 'facts.checks'], example: { guard: 'testsPassedSinceLastEdit', runs: 2, to: 'verify' }, needs: { tools: ['run'] },
+    counts: { param: 'runs', read: (view) => view.facts.passingRunsSinceEdit },
+    test: (view, params) => view.facts.passingRunsSinceEdit >= params.runs
+      && Object.entries(params.checks).every(([name, runs]) => (view.facts.checks[name]?.passesSinceEdit ?? 0) >= runs),
+  }),
+} as const;
+
+const stallLimit = z.strictObject({ limit: z.number().int().positive().describe('Count at which it holds') });
+
+function stallSpec(rule: StallRuleName): GuardSpec<typeof stallLimit> {
+  const entry: { limit: number; counts: string; needsTools?: readonly string[] } = STALL_RULES[rule];
+  return {
+    summary: `The stall counter of ${rule} reached \`limit\`: ${entry.counts}.`,
+    params: stallLimit, reads: [`stall.${rule}.count`],
+    example: { guard: rule, limit: entry.limit * 2, to: 'plan' },
+    ...(entry.needsTools ? { needs: { tools: entry.needsTools } } : {}),
+    counts: { param: 'limit', read: (view) => view.stall[rule]?.count ?? 0 },
+    test: (view, params) => (view.stall[rule]?.count ?? 0) >= params.limit,
+  };
+}
+
+/** The stall rules' guards: each compares its rule's counter with `limit` (see rules/stall-rules.ts). */
+export const STALL_GUARDS = Object.fromEntries(STALL_RULE_NAMES.map((rule) => [rule, stallSpec(rule)])) as Record<StallRuleName, GuardSpec<typeof stallLimit>>;
+
+/** Every built-in guard a rules file may name, by kind. */
+export const GUARD_CATALOGUE = {
+  phase: PHASE_GUARDS as Record<keyof typeof PHASE_GUARDS, GuardSpec>,
+  gate: GATE_GUARDS as Record<keyof typeof GATE_GUARDS, GuardSpec>,
+  stall: STALL_GUARDS as Record<StallRuleName, GuardSpec>,
+};
+
+export type BuiltInGuardName = keyof typeof PHASE_GUARDS | keyof typeof GATE_GUARDS | StallRuleName;
+
+/** Every built-in guard by name. */
+export const BUILT_IN_GUARDS: Readonly<Record<BuiltInGuardName, GuardSpec>> = { ...GUARD_CATALOGUE.phase, ...GUARD_CATALOGUE.gate, ...GUARD_CATALOGUE.stall };
+
+export function isBuiltInGuard(name: string): name is BuiltInGuardName {
+  return Object.hasOwn(BUILT_IN_GUARDS, name);
+}
+
+/** A guard's parameters with its defaults filled in (they were checked when the rules loaded). */
+export function guardParams(name: string, raw: Record<string, unknown>): Record<string, unknown> {
+  return isBuiltInGuard(name) ? BUILT_IN_GUARDS[name].params.parse(raw) as Record<string, unknown> : raw;
+}

@@ -1,0 +1,97 @@
+import { isPhase, PHASES, type Condition, type Phase, type PhaseExitRule, type Rules } from '../rules/schema.js';
+import { BUILT_IN_GUARDS, isBuiltInGuard } from './guards/catalogue.js';
+
+/**
+ * Which exits and stall rules can ever fire in a phase under the rules. The
+ * machine builder leaves out the ones that cannot (a tool the phase cannot
+ * call, a gate that is off, a phase that is disabled), so the chart shows
+ * only what can happen and model-based coverage can demand every edge.
+ */
+
+/** Tools the model can actually call in a phase: the run's tool surface narrowed by the phase rule. */
+export function phaseTools(phase: Phase, rules: Rules): string[] {
+  const allowed = rules.phases[phase].tools;
+  return rules.tools.enabled.filter((name) => allowed === 'all' || allowed.includes(name));
+}
+
+/** Whether a guard can ever hold in this phase. Guards registered from code declare no needs and always count. */
+export function guardCanHold(guard: string, phase: Phase, rules: Rules): boolean {
+  if (!isBuiltInGuard(guard)) return true;
+  const needs = BUILT_IN_GUARDS[guard].needs;
+  if (!needs) return true;
+  const tools = phaseTools(phase, rules);
+  if (needs.gate && !rules.verification.gate) return false;
+  if (needs.tools && !needs.tools.some((tool) => tools.includes(tool))) return false;
+  if (needs.edits && !tools.includes('edit_file') && !(rules.verification.commandsCountAsEdits && tools.includes('run'))) return false;
+  return true;
+}
+
+/** Whether a condition can ever hold in this phase. */
+export function canHold(condition: Condition, phase: Phase, rules: Rules): boolean {
+  if (condition.all) return condition.all.every((part) => canHold(part, phase, rules));
+  if (condition.any) return condition.any.some((part) => canHold(part, phase, rules));
+  if (condition.not) return true;
+  return guardCanHold(condition.guard ?? '', phase, rules);
+}
+
+/** Whether a condition looks only at what happened since the phase began (so it cannot hold on the turn that entered it). */
+export function isPhaseRelative(condition: Condition): boolean {
+  if (condition.all) return condition.all.some(isPhaseRelative);
+  if (condition.any) return condition.any.every(isPhaseRelative);
+  if (condition.not) return false;
+  const guard = condition.guard ?? '';
+  return isBuiltInGuard(guard) && BUILT_IN_GUARDS[guard].needs?.phaseRelative === true;
+}
+
+/** A phase's exits in order, its step limit first (`maxSteps` is an exit on `phaseSteps`). */
+export function phaseExits(phase: Phase, rules: Rules): PhaseExitRule[] {
+  const rule = rules.phases[phase];
+  if (rule.maxSteps === undefined) return rule.exits;
+  const to = rule.onMaxSteps ?? 'step_limit';
+  const limit: PhaseExitRule = {
+    guard: 'phaseSteps', min: rule.maxSteps, to,
+    ...(isPhase(to) ? {} : { reason: `The ${phase} phase took its ${rule.maxSteps} steps (phases.${phase}.maxSteps).` }),
+  };
+  return [limit, ...rule.exits];
+}
+
+/** A phase's exits that can be taken: to an enabled phase or a final state, with a condition that can hold. */
+export function liveExits(phase: Phase, rules: Rules): PhaseExitRule[] {
+  return phaseExits(phase, rules).filter((exit) => (!isPhase(exit.to) || rules.phases[exit.to].enabled) && canHold(exit, phase, rules));
+}
+
+/** Exits that can hold on the very turn that entered the phase (not tied to the phase's own start). */
+export function settleExits(phase: Phase, rules: Rules): PhaseExitRule[] {
+  return liveExits(phase, rules).filter((exit) => !isPhaseRelative(exit));
+}
+
+/** A phase re-judges its entering turn when some exit into it asks to settle and it has exits that could hold then. */
+export function settles(phase: Phase, rules: Rules): boolean {
+  const entered = PHASES.some((other) => rules.phases[other].enabled && liveExits(other, rules).some((exit) => exit.to === phase && exit.settle));
+  return entered && settleExits(phase, rules).length > 0;
+}
+
+/**
+ * Whether a passing test run can exist while this phase is active: the phase
+ * may run commands, or some other phase (which could have) leads into it.
+ * Otherwise the gate can only refuse there (a strict plan phase).
+ */
+export function testsCanPassBy(phase: Phase, rules: Rules): boolean {
+  if (phaseTools(phase, rules).includes('run')) return true;
+  return PHASES.some((other) => other !== phase && rules.phases[other].enabled && liveExits(other, rules).some((exit) => exit.to === phase));
+}
+
+/** The stall rules that can fire in a phase. */
+export function liveStallRules(phase: Phase, rules: Rules): Rules['stall']['rules'] {
+  return rules.stall.enabled ? rules.stall.rules.filter((rule) => guardCanHold(rule.guard, phase, rules)) : [];
+}
+
+/** The final states some exit of an enabled phase leads to. */
+export function endTargets(rules: Rules): Set<string> {
+  const targets = new Set<string>();
+  for (const phase of PHASES) {
+    if (!rules.phases[phase].enabled) continue;
+    for (const exit of liveExits(phase, rules)) if (!isPhase(exit.to)) targets.add(exit.to);
+  }
+  return targets;
+}

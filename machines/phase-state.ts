@@ -1,0 +1,250 @@
+import { and, not, or } from 'xstate';
+import { isPhase, type ActionCall, type Condition, type Phase, type PhaseExitRule, type Rules } from '../rules/schema.js';
+import type { ContextInput, ModelInput, SummaryInput, ToolsInput } from './actor-contracts.js';
+import { budgetCapsOf, capReason, completionAllowance, warningRulesOf } from './budgets.js';
+import { gateParams, refusalParams } from './gate.js';
+import { guardParams, isBuiltInGuard } from './guards/catalogue.js';
+import { harnessSetup } from './harness-setup.js';
+import { liveExits, liveStallRules, settleExits, settles, testsCanPassBy } from './phase-exits.js';
+import { nudgeText } from './stall/review.js';
+import { verificationOf } from './verification.js';
+
+/** How the machine names a guard or action a rules file may have replaced: `<name> (overridden)` then. */
+export interface Naming {
+  guard(name: string): string;
+  action(name: string): string;
+}
+
+const ROOT = 'harness';
+const at = (state: string) => `#${ROOT}.${state}` as const;
+
+/**
+ * A guard or action that the rules name (an exit's condition, a stall rule,
+ * a rule action): its name is checked when the rules load (`rules-check.ts`),
+ * not by `tsc`, so these are the only places the typed state configs take
+ * any name. Everything else in a phase is checked against `harnessSetup`.
+ */
+const named = (ref: unknown) => ref as never;
+
+/**
+ * One phase of the statechart: the turn cycle, with the states the rules
+ * make possible (summarize, checkBudget, settle), the stall review built from
+ * the live stall rules, and the route built from the phase's exits.
+ */
+export function phaseState(phase: Phase, rules: Rules, naming: Naming) {
+  const caps = budgetCapsOf(rules);
+  const capped = caps.maxTokens !== undefined || caps.maxCostUsd !== undefined;
+  const summarizes = rules.context.enabled && rules.context.summarize;
+  const fold = { verification: verificationOf(rules) };
+  const warnings = warningRulesOf(rules).perTurn;
+  const config = harnessSetup.createStateConfig({
+    description: rules.phases[phase].description,
+    entry: [{ type: 'enterPhase', params: { phase } }, ...rules.phases[phase].onEnter.map((call) => named(actionRef(call, naming)))],
+    initial: 'observe',
+    states: {
+      observe: {
+        description: 'Start of a turn: check the step budget and the budget warnings.',
+        always: [
+          { guard: { type: 'stepLimitReached', params: { max: rules.budgets.maxSteps } }, target: at('step_limit') },
+          { guard: { type: 'budgetWarningDue', params: { warnings } }, target: 'compact', actions: { type: 'warnBudgets', params: { warnings, message: rules.messages.budgetWarning } } },
+          { target: 'compact' },
+        ],
+      },
+      compact: {
+        description: 'Deliver queued notices, then build the working view (stage 1 elision when over the soft limit).',
+        entry: 'deliverNotices',
+        invoke: {
+          id: 'contextManager',
+          src: 'contextManager',
+          input: ({ context }): ContextInput => ({ contextState: context.contextState, force: context.forceCompaction, overheadTokens: context.overheadTokens }),
+          onDone: [
+            {
+              guard: { type: 'contextOverflow', params: ({ event }) => ({ output: event.output }) },
+              target: at('budget'),
+              actions: [
+                { type: 'storeView', params: ({ event }) => ({ output: event.output }) },
+                { type: 'explainEnd', params: { reason: `The context window (${rules.context.windowTokens} tokens) is full and nothing more can be elided or summarized.` } },
+              ],
+            },
+            { guard: { type: 'needsSummary', params: ({ event }) => ({ output: event.output }) }, target: 'summarize', actions: { type: 'storeView', params: ({ event }) => ({ output: event.output }) } },
+            { target: capped ? 'checkBudget' : 'think', actions: { type: 'storeView', params: ({ event }) => ({ output: event.output }) } },
+          ],
+          onError: { target: at('failed'), actions: { type: 'recordFailure', params: ({ event }) => ({ error: event.error }) } },
+        },
+      },
+      summarize: {
+        description: 'Stage 2: fold the middle of the view into a summary.',
+        invoke: {
+          id: 'summarizer',
+          src: 'summarizer',
+          input: ({ context }): SummaryInput => ({ contextState: context.contextState, todo: context.facts.todo }),
+          onDone: [
+            { guard: { type: 'summaryShrank', params: ({ event }) => ({ output: event.output }) }, target: 'compact', actions: { type: 'applySummary', params: ({ event }) => ({ output: event.output }) } },
+            { target: 'compact', actions: { type: 'countSummaryFailure', params: { error: 'the summary did not shrink the view' } } },
+          ],
+          onError: { target: 'compact', actions: { type: 'countSummaryFailure', params: ({ event }) => ({ error: event.error }) } },
+        },
+      },
+      checkBudget: {
+        description: 'Stop before the call that would exceed the token or cost budget.',
+        always: [
+          { guard: { type: 'budgetSpent', params: { caps } }, target: at('budget'), actions: { type: 'explainEnd', params: { reason: capReason(caps) } } },
+          { target: 'think' },
+        ],
+      },
+      think: {
+        description: 'Call the model on the working view.',
+        invoke: {
+          id: 'model',
+          src: 'model',
+          input: ({ context }): ModelInput => ({
+            messages: context.view?.messages ?? [],
+            maxCompletionTokens: completionAllowance(context, caps, context.price),
+            step: context.step,
+          }),
+          onDone: [
+            { guard: { type: 'hasToolCalls', params: ({ event }) => ({ reply: event.output }) }, target: 'act', actions: { type: 'recordReply', params: ({ event }) => ({ reply: event.output }) } },
+            { target: 'review', actions: { type: 'recordReply', params: ({ event }) => ({ reply: event.output }) } },
+          ],
+          onError: [
+            {
+              guard: { type: 'promptTooLong', params: ({ event }) => ({ error: event.error, maxRejections: rules.context.maxPromptRejections }) },
+              target: 'compact',
+              actions: { type: 'forceCompaction', params: ({ event }) => ({ error: event.error, share: rules.context.rejectedPromptShare }) },
+            },
+            { target: at('failed'), actions: { type: 'recordFailure', params: ({ event }) => ({ error: event.error }) } },
+          ],
+        },
+      },
+      act: {
+        description: 'Run the tool calls in order, up to a finish call.',
+        // The model has replied and its calls are about to run: the run's state is saved here, once a step.
+        tags: ['checkpoint'],
+        invoke: {
+          id: 'tools',
+          src: 'tools',
+          input: ({ context }): ToolsInput => ({ calls: context.calls.slice(context.cursor), allowed: rules.phases[phase].tools, phase, step: context.step, offset: context.cursor }),
+          onDone: { target: 'afterTools', actions: { type: 'recordResults', params: ({ event }) => ({ output: event.output, fold }) } },
+          onError: { target: at('failed'), actions: { type: 'recordFailure', params: ({ event }) => ({ error: event.error }) } },
+        },
+      },
+      afterTools: {
+        description: 'A finish call goes to the gate; other calls keep running.',
+        always: [
+          { guard: 'finishPending', target: 'gate' },
+          // Calls after a finish only run when the gate refused it.
+          { guard: 'callsRemaining', target: 'act' },
+          { target: 'review' },
+        ],
+      },
+      gate: gateState(phase, rules, naming),
+      review: reviewState(phase, rules, naming),
+      route: {
+        description: 'Phase exits, in rule order; otherwise another turn in this phase.',
+        always: [...liveExits(phase, rules).map((exit) => named(exitTransition(exit, phase, rules, naming))), { target: 'observe' }],
+      },
+      settle: {
+        description: 'Entered through an exit: this phase judges the same turn once more (a failing test run sends verify on to fix).',
+        always: [...settleExits(phase, rules).map((exit) => named(exitTransition(exit, phase, rules, naming, 'observe'))), { target: 'observe' }],
+      },
+    },
+  });
+  // States and transitions the rules make impossible are left out, so the chart shows only what can happen.
+  const { states } = config;
+  if (!summarizes) {
+    delete (states as Partial<typeof states>).summarize;
+    states.compact.invoke.onDone.splice(1, 1);
+  }
+  if (!capped) delete (states as Partial<typeof states>).checkBudget;
+  if (!rules.verification.gate) states.afterTools.always.splice(1, 1);
+  if (!settles(phase, rules)) delete (states as Partial<typeof states>).settle;
+  return config;
+}
+
+function gateState(phase: Phase, rules: Rules, naming: Naming) {
+  if (!rules.verification.gate) {
+    return harnessSetup.createStateConfig({ description: 'Verification gate off: finish is accepted at once.', always: { target: at('done'), actions: { type: 'acceptFinish', params: { gate: false } } } });
+  }
+  const decidedBy = naming.guard('testsPassedSinceLastEdit');
+  const refusal = refusalParams(rules, decidedBy === 'testsPassedSinceLastEdit' ? undefined : `the gate guard ${decidedBy} did not hold`);
+  if (!testsCanPassBy(phase, rules)) {
+    return harnessSetup.createStateConfig({
+      description: 'The verification gate: no test can have run by the time this phase is active, so finish is refused.',
+      always: { target: 'afterTools', actions: { type: 'refuseFinish', params: refusal } },
+    });
+  }
+  return harnessSetup.createStateConfig({
+    description: 'The verification gate: finish only after the test command (and any other check) has passed since the last edit.',
+    always: [
+      { guard: named({ type: decidedBy, params: gateParams(rules) }), target: at('done'), actions: { type: 'acceptFinish', params: { gate: true } } },
+      { target: 'afterTools', actions: { type: 'refuseFinish', params: refusal } },
+    ],
+  });
+}
+
+function reviewState(phase: Phase, rules: Rules, naming: Naming) {
+  const live = liveStallRules(phase, rules);
+  const reminder = { guard: 'repliedWithoutTools', target: 'route', actions: { type: 'remindToUseTools', params: { message: rules.messages.noToolCall } } } as const;
+  if (live.length === 0) {
+    return harnessSetup.createStateConfig({
+      description: rules.stall.enabled ? 'No stall rule can fire with this phase\'s tools; a reply without a tool call gets a reminder.' : 'Stall detector off; a reply without a tool call gets a reminder.',
+      always: [reminder, { target: 'route' }],
+    });
+  }
+  const { maxNudges } = rules.stall;
+  const builtIn = live.filter((rule) => isBuiltInGuard(rule.guard) && naming.guard(rule.guard) === rule.guard);
+  const custom = live.filter((rule) => !builtIn.includes(rule));
+  const explain = { type: 'explainStall', params: { maxNudges, rules: live.map((rule) => ({ rule: rule.guard, limit: rule.limit })) } } as const;
+  const ends = rules.stall.onPersist === 'end';
+  const limits = Object.fromEntries(live.map((rule) => [rule.guard, rule.limit]));
+  return harnessSetup.createStateConfig({
+    description: ends
+      ? `The stall detector: nudge after all tool results; a stall that holds again after ${maxNudges} nudges with nothing new ends the run.`
+      : 'The stall detector: nudge after all tool results (stall.onPersist is nudge: a stall never ends the run).',
+    always: [
+      ...(ends && builtIn.length > 0 ? [{ guard: { type: 'stallPersists', params: { maxNudges, rules: builtIn.map((rule) => ({ rule: rule.guard, limit: rule.limit })) } }, target: at('stalled'), actions: explain } as const] : []),
+      ...(ends ? custom.map((rule) => ({
+        guard: named(and([{ type: 'nudgedOut', params: { rule: rule.guard, maxNudges } }, { type: naming.guard(rule.guard), params: stallParams(rule) }] as never)),
+        target: at('stalled'), actions: explain,
+      })) : []),
+      ...live.map((rule) => ({
+        guard: named({ type: naming.guard(rule.guard), params: stallParams(rule) }),
+        target: 'route',
+        actions: { type: 'nudge', params: { rule: rule.guard, limit: rule.limit, message: nudgeText(phase, rule, rules), maxNudges, limits } },
+      } as const)),
+      reminder,
+      { target: 'route' },
+    ],
+  });
+}
+
+function stallParams({ guard: _guard, message: _message, ...params }: Rules['stall']['rules'][number]): Record<string, unknown> {
+  return params;
+}
+
+const EXIT_KEYS = new Set(['guard', 'all', 'any', 'not', 'to', 'settle', 'actions', 'reason']);
+
+/** A condition as an XState guard: a named guard with its parameters, or `and`/`or`/`not` of conditions. */
+export function conditionGuard(condition: Condition, naming: Naming): unknown {
+  if (condition.all) return and(condition.all.map((part) => conditionGuard(part, naming)) as never);
+  if (condition.any) return or(condition.any.map((part) => conditionGuard(part, naming)) as never);
+  if (condition.not) return not(conditionGuard(condition.not, naming) as never);
+  const name = condition.guard!;
+  const raw = Object.fromEntries(Object.entries(condition).filter(([key]) => !EXIT_KEYS.has(key)));
+  return { type: naming.guard(name), params: naming.guard(name) === name ? guardParams(name, raw) : raw };
+}
+
+function exitTransition(exit: PhaseExitRule, phase: Phase, rules: Rules, naming: Naming, from: 'route' | 'observe' = 'route') {
+  const actions: unknown[] = (exit.actions ?? []).map((call) => actionRef(call, naming));
+  if (!isPhase(exit.to)) {
+    actions.push({ type: 'explainEnd', params: { reason: exit.reason ?? `An exit rule of the ${phase} phase ended the run (to ${exit.to}).` } });
+    return { guard: conditionGuard(exit, naming), target: at(exit.to), actions };
+  }
+  const entry = from === 'route' && exit.settle && settles(exit.to, rules) ? 'settle' : 'observe';
+  return { guard: conditionGuard(exit, naming), target: at(`${exit.to}.${entry}`), reenter: true, ...(actions.length > 0 ? { actions } : {}) };
+}
+
+/** A rule's action call as a machine action: named after the action, with its parameters. */
+function actionRef({ action, ...params }: ActionCall, naming: Naming) {
+  return { type: naming.action(action), params };
+}

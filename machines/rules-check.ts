@@ -1,0 +1,124 @@
+import { didYouMean } from '../lib/did-you-mean.js';
+import { UsageError } from '../lib/errors.js';
+import { describeValue, formatPath, formatZodError } from '../lib/zod-error.js';
+import { isStallRuleName, STALL_RULE_NAMES } from '../rules/stall-rules.js';
+import { PHASES, type ActionCall, type Condition, type Rules } from '../rules/schema.js';
+import { BUILT_IN_GUARDS, GUARD_CATALOGUE, isBuiltInGuard } from './guards/catalogue.js';
+import { RESERVED_GUARDS } from './guards/registry.js';
+import { ACTION_PARAMS, builtInActions } from './rule-actions.js';
+import { TESTS_CHECK } from './verification.js';
+
+/** Keys of an exit that are the exit's own, not its guard's parameters. */
+const EXIT_KEYS = ['guard', 'all', 'any', 'not', 'to', 'settle', 'actions', 'reason'];
+const CONDITION_KEYS = ['guard', 'all', 'any', 'not'];
+const STALL_RULE_KEYS = ['guard', 'limit', 'message'];
+
+/** The names registered from a rules module, besides the built-ins. */
+export interface Registered {
+  guards: readonly string[];
+  actions: readonly string[];
+}
+
+/**
+ * What the schema alone cannot check: every guard a rule names must exist
+ * (with a "did you mean" for a misspelling) and take the parameters given
+ * (checked against the guard's own parameter schema), every action likewise,
+ * phases may only allow tools the run has, exits may only lead to enabled
+ * phases, nudge texts must name a stall rule. Each problem is a bad rules
+ * file (exit code 2) reported with its JSON path, all of them at once.
+ */
+export function checkRuleReferences(rules: Rules, registered: Registered = { guards: [], actions: [] }): void {
+  const problems: string[] = [];
+  const guardNames = [...new Set([...Object.keys(BUILT_IN_GUARDS), ...registered.guards])].sort();
+  const checkGuard = (call: Record<string, unknown>, path: string, own: readonly string[]) => {
+    const name = String(call.guard);
+    if ((RESERVED_GUARDS as readonly string[]).includes(name)) {
+      problems.push(`${path}.guard: "${name}" is one of the machine's own guards; rules name the guards listed by \`rein rules guards\``);
+      return;
+    }
+    if (!guardNames.includes(name)) {
+      problems.push(`${path}.guard: unknown guard "${name}"${didYouMean(name, guardNames)}; guards: ${guardNames.join(', ')} (rein rules guards describes them)`);
+      return;
+    }
+    // A guard registered from code (or one replacing a built-in) reads whatever parameters its rules give it.
+    if (!isBuiltInGuard(name) || registered.guards.includes(name)) return;
+    const spec = BUILT_IN_GUARDS[name];
+    const params = Object.fromEntries(Object.entries(call).filter(([key]) => !own.includes(key)));
+    const known = Object.keys(spec.params.shape);
+    for (const key of Object.keys(params).filter((entry) => !known.includes(entry))) {
+      const hint = didYouMean(key, [...own, ...known]);
+      problems.push(hint
+        ? `${path}.${key}: unknown key "${key}"${hint}, found ${describeValue(params[key])}`
+        : `${path}.${key}: unknown key "${key}": guard "${name}" takes ${known.length > 0 ? known.map((param) => `"${param}"`).join(', ') : 'no parameters'}, and the rule itself ${own.map((key) => `"${key}"`).join(', ')}`);
+      delete params[key];
+    }
+    const parsed = spec.params.safeParse(params);
+    if (!parsed.success) problems.push(...formatZodError(parsed.error, { input: params }).map((line) => `${path}.${line}`));
+  };
+  const checkCondition = (condition: Condition, path: string, own: readonly string[]): void => {
+    if (condition.all) condition.all.forEach((part, index) => checkCondition(part, `${path}.all[${index}]`, CONDITION_KEYS));
+    else if (condition.any) condition.any.forEach((part, index) => checkCondition(part, `${path}.any[${index}]`, CONDITION_KEYS));
+    else if (condition.not) checkCondition(condition.not, `${path}.not`, CONDITION_KEYS);
+    else checkGuard(condition, path, own);
+    if (!condition.guard) {
+      for (const key of Object.keys(condition).filter((entry) => !own.includes(entry))) {
+        problems.push(`${path}.${key}: unknown key "${key}"${didYouMean(key, own)}; parameters go beside a "guard", not beside "all", "any" or "not"`);
+      }
+    }
+  };
+  const actionNames = [...new Set([...Object.keys(builtInActions), ...registered.actions])].sort();
+  const checkActions = (calls: readonly ActionCall[] | undefined, path: string) => (calls ?? []).forEach((call, index) => {
+    const at = `${path}[${index}]`;
+    if (!actionNames.includes(call.action)) { problems.push(`${at}.action: unknown action "${call.action}"${didYouMean(call.action, actionNames)}; actions: ${actionNames.join(', ')}`); return; }
+    const params = ACTION_PARAMS[call.action];
+    if (!params || registered.actions.includes(call.action)) return;
+    for (const param of params) if (typeof call[param] !== 'string') problems.push(`${at}.${param}: action "${call.action}" needs "${param}" (a string), found ${describeValue(call[param])}`);
+    for (const key of Object.keys(call)) if (key !== 'action' && !params.includes(key)) problems.push(`${at}.${key}: unknown key "${key}"${didYouMean(key, params)}; action "${call.action}" takes only ${params.map((param) => `"${param}"`).join(', ')}`);
+  });
+  const stallNames = new Set([...STALL_RULE_NAMES, ...rules.stall.rules.map((rule) => rule.guard)]);
+  for (const phase of PHASES) {
+    const rule = rules.phases[phase];
+    checkActions(rule.onEnter, `phases.${phase}.onEnter`);
+    rule.exits.forEach((exit, index) => {
+      const path = `phases.${phase}.exits[${index}]`;
+      checkCondition(exit, path, EXIT_KEYS);
+      checkActions(exit.actions, `${path}.actions`);
+      if (rule.enabled && (PHASES as readonly string[]).includes(exit.to) && !rules.phases[exit.to as (typeof PHASES)[number]].enabled) {
+        problems.push(`${path}.to: phase "${exit.to}" is disabled (phases.${exit.to}.enabled is false), so this exit leads nowhere`);
+      }
+    });
+    if (rule.onMaxSteps !== undefined && rule.maxSteps === undefined) problems.push(`phases.${phase}.onMaxSteps: needs phases.${phase}.maxSteps`);
+    if (rule.enabled && rule.onMaxSteps && (PHASES as readonly string[]).includes(rule.onMaxSteps) && !rules.phases[rule.onMaxSteps as (typeof PHASES)[number]].enabled) {
+      problems.push(`phases.${phase}.onMaxSteps: phase "${rule.onMaxSteps}" is disabled`);
+    }
+    if (Array.isArray(rule.tools)) {
+      rule.tools.forEach((tool, index) => {
+        if (!rules.tools.enabled.includes(tool)) problems.push(`phases.${phase}.tools[${index}]: "${tool}" is not a tool of this run${didYouMean(tool, rules.tools.enabled)}; tools.enabled: ${rules.tools.enabled.join(', ')}`);
+      });
+    }
+    for (const name of Object.keys(rule.nudges)) {
+      if (!stallNames.has(name)) problems.push(`phases.${phase}.nudges.${name}: no stall rule "${name}"${didYouMean(name, [...stallNames])}; stall rules: ${[...stallNames].join(', ')}`);
+    }
+  }
+  const stallGuards = [...Object.keys(GUARD_CATALOGUE.stall), ...registered.guards];
+  rules.stall.rules.forEach((rule, index) => {
+    const path = `stall.rules[${index}]`;
+    if (isBuiltInGuard(rule.guard) && !isStallRuleName(rule.guard) && !registered.guards.includes(rule.guard)) {
+      problems.push(`${path}.guard: "${rule.guard}" is not a stall rule${didYouMean(rule.guard, stallGuards)}; stall rules: ${STALL_RULE_NAMES.join(', ')}, or a guard a rules module registers`);
+      return;
+    }
+    checkGuard(rule, path, STALL_RULE_KEYS.filter((key) => key !== 'limit'));
+  });
+  for (const name of Object.keys(rules.messages.stall)) {
+    if (!stallNames.has(name)) problems.push(`messages.stall.${name}: no stall rule "${name}"${didYouMean(name, [...stallNames])}; stall rules: ${[...stallNames].join(', ')}`);
+  }
+  const checkNames = rules.verification.checks.map((check) => check.name);
+  checkNames.forEach((name, index) => {
+    if (name === TESTS_CHECK) problems.push(`verification.checks[${index}].name: "${TESTS_CHECK}" is the test command's own check (set verification.runs for it)`);
+    else if (checkNames.indexOf(name) !== index) problems.push(`verification.checks[${index}].name: "${name}" is used twice`);
+  });
+  if (!rules.phases.build.enabled) problems.push('phases.build.enabled: the build phase cannot be disabled');
+  if (problems.length > 0) throw new UsageError(problems.join('\n'));
+}
+
+export { formatPath };

@@ -1,0 +1,94 @@
+import { shortHash } from '../../lib/short-hash.js';
+import { stableStringify } from '../../lib/stable-json.js';
+import { STALL_RULE_NAMES, STALL_RULES, type ProgressKind, type StallRuleName } from '../../rules/stall-rules.js';
+import type { StallCounter, StallState, ToolCallResult } from '../types.js';
+import { fingerprint, initialProgressMemory, progressOf, type ResultClass } from './progress.js';
+
+export function initialStall(): StallState {
+  const counters: Record<string, StallCounter> = {};
+  for (const name of STALL_RULE_NAMES) counters[name] = { count: 0, peak: 0, firings: 0 };
+  return { counters, lastActions: [], lastOutcome: null, lastFailedAction: null, thrashFile: null, memory: initialProgressMemory(), progress: [], fired: null };
+}
+
+/** An action failed: an error result, a rejected edit, a blocked or failing command. */
+export function isFailure(result: ToolCallResult): boolean {
+  const { outcome } = result;
+  if (!outcome.ok) return true;
+  const effect = outcome.effect;
+  if (effect.kind === 'edit') return !effect.applied;
+  if (effect.kind === 'command') return effect.blocked || effect.timedOut || effect.exitCode !== 0;
+  return false;
+}
+
+/**
+ * One tool result through the stall counters. Each rule's count follows its
+ * pattern (see rules/stall-rules.ts for what each counts), after the progress
+ * the result made has started over the counts of the rules it resets; any
+ * progress at all ends every rule's stall episode (its nudges start over),
+ * so a run only ends stalled when nothing new happens across the nudges.
+ */
+export function foldStall(stall: StallState, result: ToolCallResult, classified: ResultClass): StallState {
+  const { kinds, memory } = progressOf(result, stall.memory, classified);
+  const action = shortHash(result.name + stableStringify(result.args));
+  const outcome = fingerprint(result.outcome.content);
+  const [previous, beforePrevious] = [stall.lastActions[0], stall.lastActions[1]];
+  const counters = { ...stall.counters };
+  const set = (name: StallRuleName, count: number) => {
+    const old = counters[name] ?? { count: 0, peak: 0, firings: 0 };
+    counters[name] = { ...old, count, peak: Math.max(old.peak, count) };
+  };
+  const get = (name: StallRuleName) => counters[name]?.count ?? 0;
+  const anything = kinds.length > 0;
+  // Progress first: it ends the stall episode and starts the counts it resets over; this result then counts afresh.
+  for (const name of STALL_RULE_NAMES) {
+    const rule: { resetBy: readonly ProgressKind[] } = STALL_RULES[name];
+    const counter = counters[name];
+    if (!counter || !anything) continue;
+    const reset = rule.resetBy.some((kind) => kinds.includes(kind));
+    counters[name] = { ...counter, firings: 0, ...(reset ? { count: 0, peak: 0 } : {}) };
+  }
+  set('repeatedAction', action === previous && outcome === stall.lastOutcome ? get('repeatedAction') + 1 : 1);
+  const failed = isFailure(result);
+  set('repeatedFailure', !failed ? 0 : action === stall.lastFailedAction && !kinds.includes('newInfo') ? get('repeatedFailure') + 1 : 1);
+  const alternating = action === beforePrevious && action !== previous && !anything;
+  set('alternation', alternating ? Math.max(get('alternation'), 2) + 1 : action !== previous && previous !== undefined ? 2 : 1);
+  const effect = result.outcome.effect;
+  let thrashFile = stall.thrashFile;
+  if (effect.kind === 'edit' && effect.applied && !kinds.includes('newFileState')) {
+    set('editThrash', get('editThrash') + 1);
+    thrashFile = effect.path;
+  }
+  if (effect.kind === 'read' || effect.kind === 'search') set('readLoop', get('readLoop') + 1);
+
+  return {
+    ...stall, counters, memory, thrashFile,
+    lastActions: [action, previous ?? ''], lastOutcome: outcome, lastFailedAction: failed ? action : null,
+    progress: [...stall.progress, ...kinds],
+  };
+}
+
+/** A reply arrived: every peak starts from the count, and the no-tool-call streak grows or breaks. */
+export function foldReply(stall: StallState, hadToolCalls: boolean): StallState {
+  const counters: Record<string, StallCounter> = {};
+  for (const [name, counter] of Object.entries(stall.counters)) counters[name] = { ...counter, peak: counter.count };
+  const old = counters.noToolCalls ?? { count: 0, peak: 0, firings: 0 };
+  const count = hadToolCalls ? 0 : old.count + 1;
+  counters.noToolCalls = { ...old, count, peak: count };
+  return { ...stall, counters, progress: [], fired: null };
+}
+
+/**
+ * After a nudge: the firing is counted on the rule that fired, and every
+ * rule that saw the same turn (its peak at its limit) starts counting over,
+ * so one stall is nudged once, not once per rule that noticed it.
+ */
+export function noteFiring(stall: StallState, rule: string, limits: Readonly<Record<string, number>>): StallState {
+  const old = stall.counters[rule] ?? { count: 0, peak: 0, firings: 0 };
+  const counters = { ...stall.counters };
+  for (const [name, limit] of Object.entries(limits)) {
+    const counter = counters[name];
+    if (counter && counter.peak >= limit) counters[name] = { ...counter, count: 0, peak: 0 };
+  }
+  counters[rule] = { count: 0, peak: 0, firings: old.firings + 1 };
+  return { ...stall, counters, fired: rule };
+}

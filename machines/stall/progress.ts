@@ -1,0 +1,143 @@
+import { shortHash } from '../../lib/short-hash.js';
+import type { ProgressKind } from '../../rules/stall-rules.js';
+import type { TodoItem, ToolEffect } from '../../tools/types.js';
+import type { ToolCallResult } from '../types.js';
+
+/**
+ * What the run has seen, so "new" can be judged: fingerprints of
+ * observations, the states each edited file has been in, and the last result
+ * of each verification command. Bounded, so a long run's snapshot stays small:
+ * past the caps the oldest entries are forgotten (and would count as new).
+ */
+export interface ProgressMemory {
+  seen: string[];
+  files: Record<string, string[]>;
+  tests: Record<string, TestSignature>;
+}
+
+/** A verification run's result as far as progress is concerned. */
+export interface TestSignature {
+  passed: boolean;
+  /** Failures the output reports, when it says; `null` when it does not. */
+  failures: number | null;
+  /** Fingerprint of the failing set (the names of what failed), or of the output when none can be read. */
+  failing: string;
+}
+
+export const MAX_SEEN = 1024;
+const MAX_FILE_STATES = 64;
+const MAX_FILES = 256;
+
+export function initialProgressMemory(): ProgressMemory {
+  return { seen: [], files: {}, tests: {} };
+}
+
+// Parts of an output that change without saying anything new: timings, clock times, dates, addresses, ids, temp paths.
+const VOLATILE: readonly RegExp[] = [
+  /\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?/g,
+  /\b\d{1,2}:\d{2}:\d{2}(?:\.\d+)?\b/g,
+  /\b\d+(?:\.\d+)?\s?(?:ms|µs|us|ns|s|sec|secs|seconds)\b/g,
+  /\b0x[0-9a-f]{6,}\b/gi,
+  /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi,
+  /\/tmp\/[\w.-]+/g,
+];
+
+/**
+ * A fingerprint of an observation that ignores its volatile parts, so
+ * `3 passed in 0.02s` and `3 passed in 0.03s` are the same observation while
+ * `compiled 3/10` and `compiled 4/10` are not.
+ *
+ * @example fingerprint('ok in 0.02s') === fingerprint('ok in 1.5s') // true
+ */
+export function fingerprint(content: string): string {
+  let text = content;
+  for (const pattern of VOLATILE) text = text.replace(pattern, '#');
+  return shortHash(text);
+}
+
+/** Lines that name a failing test, in the formats of common runners (pytest, node:test/TAP, jest/vitest, go, cargo, unittest). */
+const FAILING_LINE = /^\s*(?:FAILED\s+(\S+)|FAIL:?\s+(\S+)|not ok \d+\s*-?\s*(.+)|--- FAIL:\s*(\S+)|[✗×✕]\s+(.+)|ERROR:?\s+(\S+)|test (\S+) \.\.\. FAILED)/gm;
+/** Reported failure counts: "2 failed", "failures=2", "# fail 2", "Tests: 2 failed". */
+const FAILURE_COUNT = /(?:\b(\d+)\s+(?:failed|failures?|failing|errors?)\b|\bfailures=(\d+)|#\s*fail\s+(\d+))/gi;
+
+/** What a verification run's output says about what failed. */
+export function testSignature(exitCode: number | null, output: string, passed: boolean): TestSignature {
+  const names = new Set<string>();
+  for (const match of output.matchAll(FAILING_LINE)) {
+    const name = match.slice(1).find((group) => group !== undefined);
+    if (name) names.add(name.trim());
+  }
+  let failures: number | null = null;
+  for (const match of output.matchAll(FAILURE_COUNT)) {
+    const count = Number(match.slice(1).find((group) => group !== undefined));
+    failures = (failures ?? 0) + count;
+  }
+  const failing = names.size > 0 ? shortHash([...names].sort().join('\n')) : passed ? '' : `${exitCode}:${fingerprint(output)}`;
+  return { passed, failures, failing };
+}
+
+/** Whether a verification result differs from the last one of the same command: a flip, fewer failures or another failing set. */
+export function isTestChange(previous: TestSignature | undefined, next: TestSignature): boolean {
+  if (!previous) return true;
+  if (previous.passed !== next.passed) return true;
+  if (previous.failures !== null && next.failures !== null && next.failures < previous.failures) return true;
+  return previous.failing !== next.failing;
+}
+
+/** A todo update that adds an item or ticks one off (rewriting the same list, or only removing items, is not progress). */
+export function isTodoChange(before: readonly TodoItem[], after: readonly TodoItem[]): boolean {
+  const done = new Map(before.map((item) => [item.task, item.done]));
+  return after.some((item) => !done.has(item.task) || (item.done && done.get(item.task) === false));
+}
+
+/** How the facts classified a tool result, as far as progress needs it. */
+export interface ResultClass {
+  /** The verification command this result ran, and its signature, when it was one. */
+  test?: { command: string; signature: TestSignature };
+  /** The todo list before this result, for a todo update. */
+  todoBefore?: readonly TodoItem[];
+}
+
+/**
+ * The progress one tool result makes, and the memory after it. The single
+ * definition of "new": every stall rule's resets and the run's ending read
+ * these kinds.
+ */
+export function progressOf(result: ToolCallResult, memory: ProgressMemory, classified: ResultClass): { kinds: ProgressKind[]; memory: ProgressMemory } {
+  const kinds: ProgressKind[] = [];
+  let next = memory;
+  const observed = fingerprintOf(result);
+  if (!next.seen.includes(observed)) {
+    kinds.push('newInfo');
+    next = { ...next, seen: capped([...next.seen, observed], MAX_SEEN) };
+  }
+  const effect: ToolEffect = result.outcome.effect;
+  if (effect.kind === 'edit' && effect.applied && effect.after !== undefined) {
+    const states = next.files[effect.path] ?? (effect.before !== undefined ? [effect.before] : []);
+    if (!states.includes(effect.after)) kinds.push('newFileState');
+    next = { ...next, files: cappedFiles({ ...next.files, [effect.path]: capped(states.includes(effect.after) ? states : [...states, effect.after], MAX_FILE_STATES) }) };
+  } else if (effect.kind === 'edit' && effect.applied) {
+    // An edit that reports no content hash (a tool registered from code) is taken as a new state.
+    kinds.push('newFileState');
+  }
+  if (effect.kind === 'todo' && result.outcome.ok && classified.todoBefore && isTodoChange(classified.todoBefore, effect.items)) kinds.push('todoChange');
+  if (classified.test) {
+    if (isTestChange(next.tests[classified.test.command], classified.test.signature)) kinds.push('testChange');
+    next = { ...next, tests: { ...next.tests, [classified.test.command]: classified.test.signature } };
+  }
+  return { kinds, memory: next };
+}
+
+/** An observation is its tool and its content: the same text from another tool (an empty grep, an empty read) is another observation. */
+function fingerprintOf(result: ToolCallResult): string {
+  return `${result.name}:${fingerprint(result.outcome.content)}`;
+}
+
+function capped<T>(list: T[], max: number): T[] {
+  return list.length > max ? list.slice(list.length - max) : list;
+}
+
+function cappedFiles(files: Record<string, string[]>): Record<string, string[]> {
+  const paths = Object.keys(files);
+  return paths.length > MAX_FILES ? Object.fromEntries(paths.slice(paths.length - MAX_FILES).map((path) => [path, files[path]!])) : files;
+}

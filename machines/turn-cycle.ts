@@ -1,0 +1,110 @@
+import type { AssistantMessage, ChatMessage, ToolCall, ToolMessage } from '../context/messages.js';
+import type { TodoItem } from '../lib/tool-effect.js';
+import type { Phase } from '../rules/schema.js';
+import { addUsage } from './budgets.js';
+import { foldResults, initialTurn, type FoldRules } from './facts.js';
+import { foldReply } from './stall/counters.js';
+import type { HarnessContext, ModelReply, ToolsOutput } from './types.js';
+import type { Update } from './update.js';
+
+/**
+ * The turn cycle every phase runs: deliver queued notices, build the view,
+ * call the model, run its tool calls (a finish goes to the gate), review the
+ * turn for stalls, route by the phase's exits. These are its record and
+ * fact updates; the states are in phase-state.ts.
+ */
+
+/** The first two messages of every record: the static system prompt and the task. */
+export function openingUpdate(context: HarnessContext, params: { systemPrompt: string }): Update {
+  return { append: [{ role: 'system', content: params.systemPrompt }, { role: 'user', content: taskMessage(context.task, context.testCmd, context.facts.todo) }] };
+}
+
+function taskMessage(task: string, testCmd: string, todo: readonly TodoItem[]): string {
+  const parts = [task.trim()];
+  if (testCmd) parts.push(`Verification command: \`${testCmd}\``);
+  if (todo.length > 0) {
+    const lines = todo.map((item) => `[${item.done ? 'x' : ' '}] ${item.task}`).join('\n');
+    parts.push(`Todo list left by an earlier session on this workspace (.rein/progress.json):\n${lines}`);
+  }
+  return parts.join('\n\n');
+}
+
+/** A phase is entered: what the phase-relative guards measure from starts here. */
+export function enterPhaseUpdate(context: HarnessContext, params: { phase: Phase }): Update {
+  const { facts } = context;
+  return { context: { phase: params.phase, facts: { ...facts, phaseStartSeq: facts.seq, phaseStartStep: context.step, phaseStartTestRuns: facts.testRuns } } };
+}
+
+/** Deliver the queued notices as user messages, after all tool results of the turn. */
+export function deliveryUpdate(context: HarnessContext): Update {
+  if (context.notices.length === 0) return {};
+  const append: ChatMessage[] = context.notices.map((text) => ({ role: 'user', content: `[harness] ${text}` }));
+  return { context: { notices: [] }, append };
+}
+
+/**
+ * Gives every tool call an id that is unique in the whole run, so each
+ * result pairs with exactly one call. Provider ids are long and random and
+ * are kept; empty, short, odd or repeated ids (scripted or broken models)
+ * become `call_<step>_<index>`, unique by construction.
+ */
+export function normalizeCalls(message: AssistantMessage, step: number): ToolCall[] {
+  const seen = new Set<string>();
+  return (message.tool_calls ?? []).map((call, index) => {
+    let id = typeof call.id === 'string' ? call.id.trim() : '';
+    if (id.length < 16 || id.length > 80 || !/^[\w.:-]+$/.test(id) || seen.has(id)) id = `call_${step}_${index}`;
+    seen.add(id);
+    const name = typeof call.function?.name === 'string' ? call.function.name : '';
+    const args = typeof call.function?.arguments === 'string' ? call.function.arguments : JSON.stringify(call.function?.arguments ?? {});
+    return { id, type: 'function', function: { name, arguments: args } };
+  });
+}
+
+/** A model reply arrived: count the step and the usage, start a new turn. */
+export function replyUpdate(context: HarnessContext, reply: ModelReply): Update {
+  const step = context.step + 1;
+  const calls = normalizeCalls(reply.message, step);
+  const message: AssistantMessage = { role: 'assistant', content: reply.message.content ?? null };
+  if (calls.length > 0) message.tool_calls = calls;
+  return {
+    context: {
+      step, calls, cursor: 0, turn: initialTurn(calls.length),
+      usage: addUsage(context.usage, reply.usage, context.price),
+      stall: foldReply(context.stall, calls.length > 0),
+      contextState: calibratedState(context, reply),
+      forceCompaction: false,
+      promptRejections: 0,
+    },
+    append: [message],
+  };
+}
+
+/** Requests shorter than this say too little about the tokenizer (the fixed overhead dominates). */
+const MIN_CALIBRATION_CHARS = 400;
+
+/**
+ * The context state after a reply: the chars-per-token estimate moved toward
+ * what the provider reported (smoothed; the first report is taken as it is),
+ * and the provider's correction factor, where the reply says something about them.
+ */
+function calibratedState(context: HarnessContext, reply: ModelReply): HarnessContext['contextState'] {
+  const state = context.contextState;
+  const reported = reply.usage.promptTokens;
+  const reportedRatio = reported > 0 && context.viewTokens > 0 ? Math.round((reported / context.viewTokens) * 1000) / 1000 : undefined;
+  const chars = reply.requestChars ?? 0;
+  const content = reported - context.overheadTokens;
+  let charsPerToken: number | undefined;
+  if (chars >= MIN_CALIBRATION_CHARS && content > 0) {
+    const observed = Math.min(8, Math.max(1.5, chars / content));
+    charsPerToken = Math.round((state.reportedRatio !== undefined ? state.charsPerToken * 0.5 + observed * 0.5 : observed) * 1000) / 1000;
+  }
+  if (charsPerToken === undefined && reportedRatio === undefined) return state;
+  return { ...state, ...(charsPerToken !== undefined ? { charsPerToken } : {}), ...(reportedRatio !== undefined ? { reportedRatio } : {}) };
+}
+
+/** Tool results arrived: fold them into the facts and append them in call order. */
+export function resultsUpdate(context: HarnessContext, output: ToolsOutput, fold: Omit<FoldRules, 'testCmd'>): Update {
+  const folded = foldResults(context, output.results, { ...fold, testCmd: context.testCmd });
+  const append: ToolMessage[] = output.results.map((result) => ({ role: 'tool', tool_call_id: result.id, content: result.outcome.content }));
+  return { context: { ...folded, cursor: context.cursor + output.results.length }, append };
+}
