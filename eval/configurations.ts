@@ -3,7 +3,7 @@ import { basename, extname, resolve } from 'node:path';
 import { UsageError } from '../lib/errors.js';
 import { stableStringify } from '../lib/stable-json.js';
 import { loadRules } from '../rules/load.js';
-import { findPreset } from '../rules/presets.js';
+import { findPreset, requirePreset } from '../rules/presets.js';
 import type { Rules } from '../rules/schema.js';
 
 /** One harness configuration under test: a preset, optionally with a rules file on top. */
@@ -29,10 +29,7 @@ export interface ResolvedConfiguration extends Configuration {
  * @example parseConfigurations(['default', 'no-plan'], ['small-window.json'])
  */
 export function parseConfigurations(presets: readonly string[], configs: readonly string[]): Configuration[] {
-  const list: Configuration[] = presets.map((preset) => {
-    if (!findPreset(preset)) throw new UsageError(`unknown preset "${preset}"`);
-    return { label: preset, preset };
-  });
+  const list: Configuration[] = presets.map((preset) => ({ label: requirePreset(preset).name, preset }));
   for (const spec of configs) list.push(configFromSpec(spec));
   if (list.length === 0) list.push({ label: 'default', preset: 'default' });
   const seen = new Set<string>();

@@ -46,10 +46,10 @@ export function checkRuleReferences(rules: Rules, registered: Registered = { gua
     const params = Object.fromEntries(Object.entries(call).filter(([key]) => !own.includes(key)));
     const known = Object.keys(spec.params.shape);
     for (const key of Object.keys(params).filter((entry) => !known.includes(entry))) {
-      const hint = didYouMean(key, [...own, ...known]);
-      problems.push(hint
-        ? `${path}.${key}: unknown key "${key}"${hint}, found ${describeValue(params[key])}`
-        : `${path}.${key}: unknown key "${key}": guard "${name}" takes ${known.length > 0 ? known.map((param) => `"${param}"`).join(', ') : 'no parameters'}, and the rule itself ${own.map((key) => `"${key}"`).join(', ')}`);
+      // The guard's own parameters first: a near miss of one is the likelier slip.
+      const hint = didYouMean(key, known) || didYouMean(key, own);
+      const takes = known.length > 0 ? `takes ${known.map((param) => `"${param}"`).join(', ')}` : 'takes no parameters';
+      problems.push(`${path}.${key}: unknown key "${key}"${hint}, found ${describeValue(params[key])}; guard "${name}" ${takes}, and the rule itself ${own.map((entry) => `"${entry}"`).join(', ')}`);
       delete params[key];
     }
     const parsed = spec.params.safeParse(params);

@@ -40,7 +40,7 @@ export interface ProbeStep {
  * expect(step.state).toBe('fix.compact');
  */
 export function probeHarness(machine: HarnessMachine, rules: Rules, options: { at?: string; context?: Partial<HarnessContext>; testCmd?: string } = {}) {
-  const base = initialContext({ task: 'the task', testCmd: options.testCmd ?? 'npm test' }, rules);
+  const base = initialContext({ task: 'the task', testCmd: options.testCmd ?? 'npm test', ...(options.context?.model ? { model: options.context.model } : {}) }, rules);
   const at = options.at ?? `${base.phase}.think`;
   let snapshot: Snapshot = machine.resolveState({ value: toValue(at), context: { ...base, recordLength: 2, phase: at.split('.')[0] as HarnessContext['phase'], ...options.context } });
 

@@ -9,9 +9,15 @@ export interface ResultSpec {
 
 const outcome = (content: string, ok: boolean, effect: ToolEffect): ToolOutcome => ({ content, ok, effect });
 
-/** An edit that was applied. */
-export function edited(path: string): ResultSpec {
-  return { name: 'edit_file', args: { path }, outcome: outcome(`Edit applied.\n[${path}]`, true, { kind: 'edit', path, applied: true }) };
+/**
+ * An edit that was applied. `versions` are the file's content before and
+ * after it (any short strings): the stall detector tells a new version of a
+ * file from a return to an earlier one by them. Without them every edit
+ * counts as a new version.
+ */
+export function edited(path: string, versions?: { before: string; after: string }): ResultSpec {
+  const echo = versions ? `Edit applied.\n[${path} @ ${versions.after}]` : `Edit applied.\n[${path}]`;
+  return { name: 'edit_file', args: { path, ...(versions ? { new: versions.after } : {}) }, outcome: outcome(echo, true, { kind: 'edit', path, applied: true, ...versions }) };
 }
 
 /** An edit the guard rejected (file unchanged). */
@@ -29,9 +35,9 @@ export function interrupted(command: string): ResultSpec {
   return { name: 'run', args: { command }, outcome: outcome('exit=interrupted\nNot run again.', false, { kind: 'command', command, exitCode: null, timedOut: false, blocked: false, interrupted: true }) };
 }
 
-/** A command refused by the deny list. */
-export function blocked(command: string): ResultSpec {
-  return { name: 'run', args: { command }, outcome: outcome('Blocked by policy.', false, { kind: 'command', command, exitCode: null, timedOut: false, blocked: true }) };
+/** A command refused by the deny list (`reason`: the rule that matched). */
+export function blocked(command: string, reason = 'privilege escalation (sudo, doas, pkexec, su)'): ResultSpec {
+  return { name: 'run', args: { command }, outcome: outcome(`Blocked by policy: ${reason}. Choose a safer action.`, false, { kind: 'command', command, exitCode: null, timedOut: false, blocked: true, blockedBy: reason }) };
 }
 
 /** A file read (the content decides whether repeats count as the same result). */

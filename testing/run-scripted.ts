@@ -10,7 +10,7 @@ import type { HarnessOutput } from '../machines/types.js';
 import { rulesSchema, type Rules, type RulesInput } from '../rules/schema.js';
 import { readJsonLines } from '../run/jsonl.js';
 import { startRun, type RunOptions } from '../run/start-run.js';
-import type { TraceLine } from '../run/trace.js';
+import type { TraceRecord } from '../lib/trace-events.js';
 import { readRecord } from '../run/transcript.js';
 import type { AnyTool } from '../tools/types.js';
 
@@ -36,9 +36,9 @@ export interface ScriptedRunResult {
   output: HarnessOutput;
   /** The full record, as written to record.jsonl. */
   record: ChatMessage[];
-  trace: TraceLine[];
+  trace: TraceRecord[];
   /** Trace lines of one kind. */
-  lines(kind: string): TraceLine[];
+  lines(kind: string): TraceRecord[];
   model: ScriptedModel;
   workspace: string;
   runDir: string;
@@ -71,7 +71,7 @@ export async function runScripted(options: ScriptedRunOptions): Promise<Scripted
     fsync: options.fsync ?? false,
   });
   const output = await handle.done;
-  const trace = readJsonLines<TraceLine>(handle.tracePath).values;
+  const trace = readJsonLines<TraceRecord>(handle.tracePath).values;
   return {
     output, trace, model, workspace, runDir,
     record: readRecord(join(runDir, 'record.jsonl')),

@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { demoScript, DEMO_TASK, DEMO_TEST_CMD } from '../../demo/demo-model.js';
 import { loadRules } from '../../rules/load.js';
+import { presetNames } from '../../rules/presets.js';
+import { defaultTools } from '../../tools/index.js';
 import { parseCommand, stringFlag, type FlagSpec } from '../args.js';
 import { executeRun, type Io } from '../execute-run.js';
 import { scriptedModelSource } from '../../actors/model-source.js';
@@ -17,11 +19,15 @@ import { STATE_DIR_NAME } from '../../lib/harness-files.js';
 /** With a visualizer watching, the scripted model pauses before each reply: an instant run leaves nothing to watch. */
 const VIZ_PACE_MS = 450;
 
-export const DEMO_USAGE = `rein demo [--preset NAME] [--viz] [--viz-port N] [--viz-exit] [--json] [--run-dir DIR]
+export const DEMO_USAGE = `rein demo [--preset NAME] [--config FILE] [--viz] [--viz-port N] [--viz-exit] [--json] [--run-dir DIR]
 
 Copies a small buggy repo to a temp dir and runs the full harness on it with a
 built-in scripted model: plan, build, a refused finish, verify, fix, finish.
 Offline, no API key.
+
+  --preset NAME  start from a preset (${presetNames().join(', ')})
+  --config FILE  run the demo under your rules file (.json, .yaml, .ts, .mjs, …): a quick
+                 offline way to try a rules change and see its chart and trace
 
   --viz          watch it in the live visualizer (the URL is printed; the scripted
                  model then takes ${VIZ_PACE_MS} ms a reply so there is something to watch)
@@ -30,7 +36,7 @@ Offline, no API key.
                  also when CI is set)`;
 
 const DEMO_FLAGS: FlagSpec = {
-  preset: { type: 'string' }, viz: { type: 'boolean' }, 'viz-port': { type: 'string' }, 'viz-exit': { type: 'boolean' }, json: { type: 'boolean' },
+  preset: { type: 'string' }, config: { type: 'string' }, viz: { type: 'boolean' }, 'viz-port': { type: 'string' }, 'viz-exit': { type: 'boolean' }, json: { type: 'boolean' },
   'run-dir': { type: 'string' }, help: { type: 'boolean', short: 'h' },
 };
 
@@ -44,15 +50,19 @@ export async function demoCommand(argv: string[], io: Io, env: NodeJS.ProcessEnv
   if (parsed.values.help) { io.stdout.write(DEMO_USAGE + '\n'); return EXIT.done; }
   const viz = Boolean(parsed.values.viz);
   const vizPort = parsePort('rein demo', '--viz-port', stringFlag(parsed, 'viz-port'));
+  // Rules first: a bad rules file stops here, before anything is copied or run.
+  const loaded = await loadRules({ preset: stringFlag(parsed, 'preset'), configPath: stringFlag(parsed, 'config'), overrides: { verification: { command: DEMO_TEST_CMD } } });
+  const { rules } = loaded;
   const workspace = mkdtempSync(join(tmpdir(), 'rein-demo-'));
   cpSync(demoRepoPath(), workspace, { recursive: true });
-  const { rules } = await loadRules({ preset: stringFlag(parsed, 'preset'), overrides: { verification: { command: DEMO_TEST_CMD } } });
   io.stderr.write(`rein demo: copied the demo repo to ${workspace}\n`);
   const execute = (observers: RunObservers) => executeRun({
     io, json: Boolean(parsed.values.json),
     run: {
       workspace, task: DEMO_TASK, testCmd: DEMO_TEST_CMD, rules, model: viz ? pacedDemoModel() : scriptedModelSource('demo-scripted', demoScript),
       runDir: stringFlag(parsed, 'run-dir') ?? join(workspace, STATE_DIR_NAME, 'runs', 'demo'),
+      guards: loaded.guards, actions: loaded.actions, tools: [...defaultTools, ...loaded.tools],
+      ...(loaded.configPath ? { configPath: loaded.configPath } : {}),
       onTrace: observers.onTrace, inspect: observers.inspect,
     },
     onStart: observers.onStart,

@@ -2,26 +2,33 @@ import { resolve } from 'node:path';
 import { UsageError } from '../../lib/errors.js';
 import { createHarnessMachine } from '../../machines/harness-machine.js';
 import { loadRules, type LoadedRules } from '../../rules/load.js';
-import { PRESETS } from '../../rules/presets.js';
-import { checkCoverage } from '../../testing/coverage-check.js';
+import { PRESETS, presetNames } from '../../rules/presets.js';
+import { diffRules } from '../../rules/diff.js';
+import { defaultRules } from '../../rules/schema.js';
+import { didYouMean } from '../../lib/did-you-mean.js';
+import { listGuards, printGuards } from './rules-guards.js';
+import { checkCoverage } from '../../coverage/check.js';
 import { parseCommand, stringFlag, type FlagSpec, type ParsedCommand } from '../args.js';
 import type { Io } from '../execute-run.js';
 import { EXIT } from '../exit-codes.js';
 import { printGraph } from './rules-graph.js';
 import { trustRulesFiles } from '../../lib/rules-trust.js';
 
-export const RULES_USAGE = `rein rules <show|graph|coverage|presets|trust> [--config FILE] [--preset NAME] [--workspace DIR]
+export const RULES_USAGE = `rein rules <show|guards|graph|coverage|presets|trust> [--config FILE] [--preset NAME] [--workspace DIR]
 
-  show       the effective rules (preset, then rules file, then defaults) as JSON
+  show       the effective rules as JSON (--diff: only what differs from the defaults, the default with --preset; --full: everything)
+  guards     every guard a rules file may name: parameters, defaults, what it reads, an example (--format json)
   graph      the statechart these rules build: --format mermaid (default) or json
-  coverage   drive every transition of that statechart with generated paths; exit 1 if one is untaken
+  coverage   drive every transition of that statechart with generated paths; exit 1 if one is not covered
   presets    the ablation presets and the finding each reproduces
   trust      after reviewing them: load the rules files an agent run wrote in --workspace (default: .) again
 
-Without --config, rein.config.json|ts|mjs|js in the current directory is used if present.`;
+Without --config, rein.config.json|yaml|yml|ts|mts|mjs|js in the current directory is used if present.
+Presets: ${presetNames().join(', ')}.`;
 
 const RULES_FLAGS: FlagSpec = {
-  config: { type: 'string' }, preset: { type: 'string' }, format: { type: 'string' }, workspace: { type: 'string' }, help: { type: 'boolean', short: 'h' },
+  config: { type: 'string' }, preset: { type: 'string' }, format: { type: 'string' }, workspace: { type: 'string' },
+  diff: { type: 'boolean' }, full: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
 };
 
 export async function rulesCommand(argv: string[], io: Io): Promise<number> {
@@ -37,19 +44,27 @@ export async function rulesCommand(argv: string[], io: Io): Promise<number> {
     return EXIT.done;
   }
   const loaded = await load(parsed);
-  if (action === 'show') return show(loaded, io);
+  if (action === 'show') return show(loaded, io, Boolean(parsed.values.diff) || (Boolean(stringFlag(parsed, 'preset')) && !parsed.values.full));
+  if (action === 'guards') return printGuards(listGuards(loaded.guards, loaded.configPath), stringFlag(parsed, 'format') ?? 'text', io);
   if (action === 'graph') return printGraph(createHarnessMachine(loaded.rules, { guards: loaded.guards, actions: loaded.actions }), stringFlag(parsed, 'format') ?? 'mermaid', io);
   if (action === 'coverage') return coverage(loaded, io);
-  throw new UsageError(`rein rules: unknown action "${action}"\n\n${RULES_USAGE}`);
+  throw new UsageError(`rein rules: unknown action "${action}"${didYouMean(action, ACTIONS)}\n\n${RULES_USAGE}`);
 }
 
 function load(parsed: ParsedCommand): Promise<LoadedRules> {
   return loadRules({ preset: stringFlag(parsed, 'preset'), configPath: stringFlag(parsed, 'config'), workspace: resolve(stringFlag(parsed, 'workspace') ?? '.') });
 }
 
-function show(loaded: LoadedRules, io: Io): number {
-  io.stderr.write(`rein: effective rules from ${loaded.sources.join(' + ')} + defaults\n`);
-  io.stdout.write(JSON.stringify(loaded.rules, null, 2) + '\n');
+const ACTIONS = ['show', 'guards', 'graph', 'coverage', 'presets', 'trust'];
+
+function show(loaded: LoadedRules, io: Io, onlyChanges: boolean): number {
+  if (!onlyChanges) {
+    io.stderr.write(`rein: effective rules from ${loaded.sources.join(' + ')} + defaults (--diff for only what differs from the defaults)\n`);
+    io.stdout.write(JSON.stringify(loaded.rules, null, 2) + '\n');
+    return EXIT.done;
+  }
+  io.stderr.write(`rein: what ${loaded.sources.join(' + ')} changes from the defaults (--full for the whole effective rules)\n`);
+  io.stdout.write(JSON.stringify(diffRules(defaultRules(), loaded.rules) ?? {}, null, 2) + '\n');
   return EXIT.done;
 }
 
@@ -58,8 +73,10 @@ async function coverage(loaded: LoadedRules, io: Io): Promise<number> {
   // Each covered transition's path is run again with scripted actors, as a real run would invoke them.
   const { report, replayFailures, problems, text } = await checkCoverage(machine, loaded.rules, loaded.sources.join(' + '));
   io.stdout.write(text + '\n');
-  io.stdout.write(`  replayed with scripted actors (machine.provide): ${report.witnesses.size - replayFailures.length}/${report.witnesses.size}\n`);
-  for (const failure of replayFailures) io.stdout.write(`  ✗ ${failure}\n`);
-  if (problems.length > 0) io.stderr.write(`rein: ${report.missing.length} transition(s) never taken, ${report.unreachableStates.length} state(s) unreachable, ${replayFailures.length} path(s) that did not replay under these rules\n`);
+  io.stdout.write(`  every covered transition's path replayed with scripted actors (machine.provide): ${report.witnesses.size}/${report.covered.size + replayFailures.length}\n`);
+  if (problems.length > 0) {
+    const notReplayed = replayFailures.length > 0 ? ` (${replayFailures.length} of them taken by the search but not on replay)` : '';
+    io.stdout.write(`rein: ${report.missing.length} transition(s) not covered${notReplayed}, ${report.unreachableStates.length} state(s) unreachable under these rules\n`);
+  }
   return problems.length > 0 ? EXIT.unfinished : EXIT.done;
 }

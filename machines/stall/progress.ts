@@ -57,8 +57,8 @@ export function fingerprint(content: string): string {
 
 /** Lines that name a failing test, in the formats of common runners (pytest, node:test/TAP, jest/vitest, go, cargo, unittest). */
 const FAILING_LINE = /^\s*(?:FAILED\s+(\S+)|FAIL:?\s+(\S+)|not ok \d+\s*-?\s*(.+)|--- FAIL:\s*(\S+)|[✗×✕]\s+(.+)|ERROR:?\s+(\S+)|test (\S+) \.\.\. FAILED)/gm;
-/** Reported failure counts: "2 failed", "failures=2", "# fail 2", "Tests: 2 failed". */
-const FAILURE_COUNT = /(?:\b(\d+)\s+(?:failed|failures?|failing|errors?)\b|\bfailures=(\d+)|#\s*fail\s+(\d+))/gi;
+/** Reported failure counts: "2 failed", "failures=2", "# fail 2", "Tests: 2 failed" (the largest one a runner prints is taken). */
+const FAILURE_COUNT = /(?:\b(\d+)[ \t]+(?:failed|failures?|failing|errors?)\b|\bfailures=(\d+)|#[ \t]*fail[ \t]+(\d+))/gi;
 
 /** What a verification run's output says about what failed. */
 export function testSignature(exitCode: number | null, output: string, passed: boolean): TestSignature {
@@ -70,7 +70,7 @@ export function testSignature(exitCode: number | null, output: string, passed: b
   let failures: number | null = null;
   for (const match of output.matchAll(FAILURE_COUNT)) {
     const count = Number(match.slice(1).find((group) => group !== undefined));
-    failures = (failures ?? 0) + count;
+    failures = Math.max(failures ?? 0, count);
   }
   const failing = names.size > 0 ? shortHash([...names].sort().join('\n')) : passed ? '' : `${exitCode}:${fingerprint(output)}`;
   return { passed, failures, failing };

@@ -49,12 +49,20 @@ describe('rules files', () => {
       [{ budgett: {} }, 'budgett: unknown key (did you mean "budgets"?)'],
       [{ verification: { passPattern: '((' } }, 'verification.passPattern: expected a valid regular expression'],
       [{ permissions: { deny: ['ok', '[a-'] } }, 'permissions.deny[1]: expected a valid regular expression'],
-      [{ phases: { plan: { exits: [{ guard: 'todoProgress', cnt: 2, to: 'build' }] } } }, 'phases.plan.exits[0].cnt: guard "todoProgress" takes only "count", found 2'],
-      [{ stall: { rules: [{ guard: 'readLoop', limit: 9, window: 3 }] } }, 'stall.rules[0].window: guard "readLoop" takes only "limit", found 3'],
+      [{ phases: { plan: { exits: [{ guard: 'todoProgress', cnt: 2, to: 'build' }] } } }, 'phases.plan.exits[0].cnt: unknown key "cnt" (did you mean "count"?), found 2; guard "todoProgress" takes "count"'],
+      [{ stall: { rules: [{ guard: 'readLoop', limit: 9, window: 3 }] } }, 'stall.rules[0].window: unknown key "window", found 3; guard "readLoop" takes "limit"'],
       [{ phases: { build: { tools: ['read_file', 'frobnicate'] } } }, 'phases.build.tools[1]: "frobnicate" is not a tool of this run'],
       [{ phases: { fix: { nudges: { repeatedFailur: 'Re-read it.' } } } }, 'phases.fix.nudges.repeatedFailur: no stall rule "repeatedFailur"'],
       [{ phases: { fix: { enabled: false } } }, 'phases.verify.exits[0].to: phase "fix" is disabled'],
-      [{ phases: { fix: { onEnter: [{ action: 'notfy', text: 'x' }] } } }, 'phases.fix.onEnter[0].action: unknown action "notfy"; registered actions: mark, notify'],
+      [{ phases: { fix: { onEnter: [{ action: 'notfy', text: 'x' }] } } }, 'phases.fix.onEnter[0].action: unknown action "notfy" (did you mean "notify"?); actions: mark, notify'],
+      [{ phases: { plan: { exits: [{ guard: 'todoWriten', to: 'build' }] } } }, 'phases.plan.exits[0].guard: unknown guard "todoWriten" (did you mean "todoWritten"?)'],
+      [{ phases: { build: { exits: [{ guard: 'testRun', to: 'verify', setle: true }] } } }, 'phases.build.exits[0].setle: unknown key "setle" (did you mean "settle"?), found true; guard "testRun" takes no parameters'],
+      [{ phases: { build: { tools: ['read_flie'] } } }, 'phases.build.tools[0]: "read_flie" is not a tool of this run (did you mean "read_file"?)'],
+      [{ phases: { build: { exits: [{ all: [{ guard: 'testRun' }, { guard: 'phaseSteps', max: 2 }], to: 'verify' }] } } }, 'phases.build.exits[0].all[1].max: unknown key "max"'],
+      [{ phases: { build: { exits: [{ guard: 'phaseSteps', to: 'verify' }] } } }, 'phases.build.exits[0].min: expected number, found nothing'],
+      [{ phases: { build: { exits: [{ guard: 'testRun', any: [{ guard: 'always' }], to: 'verify' }] } } }, 'phases.build.exits[0]: expected only one of "guard", "any"'],
+      [{ stall: { rules: [{ guard: 'testRun', limit: 3 }] } }, 'stall.rules[0].guard: "testRun" is not a stall rule'],
+      [{ verification: { checks: [{ name: 'tests', command: 'npm run lint' }] } }, 'verification.checks[0].name: "tests" is the test command\'s own check'],
       [{ phases: { fix: { onEnter: [{ action: 'notify', txt: 'x' }] } } }, 'phases.fix.onEnter[0].text: action "notify" needs "text" (a string), found nothing'],
       [{ phases: { verify: { exits: [{ guard: 'testFailed', to: 'fix', actions: [{ action: 'mark' }] }] } } }, 'phases.verify.exits[0].actions[0].label: action "mark" needs "label"'],
     ];
@@ -73,7 +81,7 @@ describe('rules files', () => {
     const dir = dirWith({ 'rein.config.json': JSON.stringify({ phases: { build: { exits: [{ guard: 'testsGreen', to: 'verify' }] } } }) });
     const result = await runCli(['run', dir, 'task', '--test-cmd', 'true', '--model', 'm'], { env: cleanEnv({ OPENAI_BASE_URL: 'http://127.0.0.1:1/v1' }) });
     expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/phases\.build\.exits\[0\]\.guard: unknown guard "testsGreen"; registered guards: .*testRun/);
+    expect(result.stderr).toMatch(/phases\.build\.exits\[0\]\.guard: unknown guard "testsGreen"; guards: .*testRun/);
   });
 
   it('invalid JSON is a clear error with exit code 2', async () => {
@@ -87,7 +95,7 @@ describe('rules files', () => {
     const dir = dirWith({
       'rein.config.ts': `
         import { z } from 'zod';
-        export const guards = { touchedReadme: (context: { facts: { seq: number } }) => context.facts.seq >= 1 };
+        export const guards = { touchedReadme: (view: { turn: { toolCalls: number } }) => view.turn.toolCalls >= 1 };
         export const tools = [{
           name: 'word_count', description: 'Count words in a string.',
           parameters: z.object({ text: z.string() }).strict(),

@@ -39,8 +39,8 @@ describe('a whole run with real tools and a scripted model', () => {
       ],
     });
     expect(run.output).toMatchObject({ status: 'done', steps: 4, summary: 'fixed and tested' });
-    const refusal = run.record.find((message) => message.role === 'tool' && message.content.startsWith('Not yet.'));
-    expect(refusal?.content).toContain('run `node --test`');
+    const refusal = run.record.find((message) => message.role === 'tool' && message.content.startsWith('Not yet'));
+    expect(refusal?.content).toBe('Not yet: no passing test run after the last edit. Before finishing: run `node --test`, read the full output, and check the result against the original task (not against your code). Cover edge cases, not just the happy path.');
     run.model.assertDone();
   });
 

@@ -51,7 +51,7 @@ describe('the live feed and its server', () => {
     server = await startVizServer({ port: 0, page: () => '<!doctype html><title>live</title>', feed });
     const handle = startRun({
       workspace, task: DEMO_TASK, testCmd: DEMO_TEST_CMD, rules: defaultRules(), model: scriptedModelSource('demo-scripted', demoScript),
-      runDir: join(workspace, '.rein', 'run'), onTrace: feed.onTrace, inspect: feed.inspect,
+      runDir: join(workspace, '.rein', 'run'), onTrace: ({ i: _index, t: _time, kind, ...data }) => feed.onTrace(kind, data), inspect: feed.inspect,
     });
     const early = get(server, '/events', { until: ended });
     await handle.done;

@@ -20,11 +20,14 @@ interface WitnessCall { name: string; args: Record<string, unknown>; result?: Re
 
 export interface TurnKind {
   name: string;
-  calls(testCmd: string): WitnessCall[];
+  /** `checks`: the commands of `verification.checks`, which a passing verification runs too. */
+  calls(testCmd: string, checks: readonly string[]): WitnessCall[];
 }
 
 const read = (path: string, content = 'same'): WitnessCall => ({ name: 'read_file', args: { path }, result: { read: path, content } });
 const test = (testCmd: string, exit: number): WitnessCall => ({ name: 'run', args: { command: testCmd }, result: { exit, output: exit === 0 ? 'ok' : 'FAIL' } });
+/** A passing verification: the test command and every other check the gate wants. */
+const verified = (testCmd: string, checks: readonly string[]): WitnessCall[] => [testCmd, ...checks].map((command) => test(command, 0));
 const edit = (path = 'a.py'): WitnessCall => ({ name: 'edit_file', args: { path }, result: { edit: 'applied', path } });
 const finish: WitnessCall = { name: 'finish', args: { summary: 'done' } };
 
@@ -37,20 +40,20 @@ export const TURN_KINDS: readonly TurnKind[] = [
   { name: 'read', calls: () => [read('a.py')] },
   { name: 'edit', calls: () => [edit()] },
   { name: 'rejectedEdit', calls: () => [{ name: 'edit_file', args: { path: 'a.py' }, result: { edit: 'rejected', path: 'a.py' } }] },
-  { name: 'testPass', calls: (cmd) => [test(cmd, 0)] },
+  { name: 'testPass', calls: (cmd, checks) => verified(cmd, checks) },
   { name: 'testFail', calls: (cmd) => [test(cmd, 1)] },
-  { name: 'editTestPass', calls: (cmd) => [edit(), test(cmd, 0)] },
+  { name: 'editTestPass', calls: (cmd, checks) => [edit(), ...verified(cmd, checks)] },
   { name: 'editTestFail', calls: (cmd) => [edit(), test(cmd, 1)] },
   { name: 'todo', calls: () => [{ name: 'update_todo', args: { items: [] }, result: { todo: true } }] },
   // Items ticked off, for `todoProgress` exits (only offered when a rule uses that guard).
   { name: 'todoDone', calls: () => [{ name: 'update_todo', args: { items: [], done: true }, result: { todo: true, done: true } }] },
   { name: 'finish', calls: () => [finish] },
   { name: 'finishThenTest', calls: (cmd) => [finish, test(cmd, 0)] },
-  { name: 'testThenFinish', calls: (cmd) => [test(cmd, 0), finish] },
+  { name: 'testThenFinish', calls: (cmd, checks) => [...verified(cmd, checks), finish] },
   { name: 'editFinish', calls: () => [edit(), finish] },
   { name: 'todoFinish', calls: () => [{ name: 'update_todo', args: { items: [] }, result: { todo: true } }, finish] },
   { name: 'failEditFinish', calls: (cmd) => [test(cmd, 1), edit(), finish] },
-  { name: 'shellEditTest', calls: (cmd) => [{ name: 'run', args: { command: "sed -i 's/a/b/' a.py" }, result: { exit: 0, output: '' } }, test(cmd, 0)] },
+  { name: 'shellEditTest', calls: (cmd, checks) => [{ name: 'run', args: { command: "sed -i 's/a/b/' a.py" }, result: { exit: 0, output: '' } }, ...verified(cmd, checks)] },
 ];
 
 const times = <T>(count: number, make: (index: number) => T): T[] => Array.from({ length: count }, (_, index) => make(index));
@@ -63,14 +66,17 @@ const times = <T>(count: number, make: (index: number) => T): T[] => Array.from(
  */
 const STALL_PATTERNS: Record<string, (count: number) => WitnessCall[]> = {
   repeat: (count) => times(count, () => read('same.py')),
-  failRepeat: (count) => times(count, (index) => ({ name: 'run', args: { command: 'make' }, result: { exit: 2, output: `error ${index}` } })),
-  // The same failure pattern for a phase without `run` (a strict plan): a read that fails differently each time.
-  failReadRepeat: (count) => times(count, (index) => ({ name: 'read_file', args: { path: 'gone.py' }, result: { error: `gone.py is being written (${index})` } })),
-  alternate: (count) => times(count, (index) => (index % 2 ? { name: 'grep', args: { pattern: 'x' }, result: { read: 'grep', content: `hits ${index}` } } : read('a.py', `v${index}`))),
+  // The same failing action flapping between two outputs it has shown before: nothing new, but never twice the same result.
+  failRepeat: (count) => times(count + 1, (index) => ({ name: 'run', args: { command: 'make' }, result: { exit: 2, output: `error ${index % 2}` } })),
+  // The same failure pattern for a phase without `run` (a strict plan): a read that fails the same two ways.
+  failReadRepeat: (count) => times(count + 1, (index) => ({ name: 'read_file', args: { path: 'gone.py' }, result: { error: `gone.py is being written (${index % 2})` } })),
+  alternate: (count) => times(count, (index) => (index % 2 ? { name: 'grep', args: { pattern: 'x' }, result: { read: 'grep', content: 'hits' } } : read('a.py', 'page'))),
   // Alternation without reads, for when a read-loop limit below it would fire first.
-  alternateRun: (count) => times(count, (index) => ({ name: 'run', args: { command: index % 2 ? 'make b' : 'make a' }, result: { exit: 0, output: `built ${index}` } })),
-  editThrash: (count) => times(count, (index) => ({ name: 'edit_file', args: { path: 'a.py', n: index }, result: { edit: 'applied', path: 'a.py' } })),
-  readMany: (count) => times(count, (index) => read(`f${index}.py`, `${index}`)),
+  alternateRun: (count) => times(count, (index) => ({ name: 'run', args: { command: index % 2 ? 'make b' : 'make a' }, result: { exit: 0, output: index % 2 ? 'built b' : 'built a' } })),
+  // An edit undone and redone: every edit after the first puts the file back to a version it had.
+  editThrash: (count) => times(count + 1, (index) => ({ name: 'edit_file', args: { path: 'a.py', n: index % 2 }, result: { edit: 'applied', path: 'a.py', before: index % 2 ? 'v1' : 'v0', after: index % 2 ? 'v0' : 'v1' } })),
+  // Reads of different files that show nothing new (the same text): a read loop that can persist.
+  readMany: (count) => times(count, (index) => read(`f${index}.py`, 'same')),
 };
 
 /** The patterns that make each built-in stall guard fire (`noCall` is a reply without tool calls, repeated across turns). */
@@ -182,9 +188,9 @@ function offersNoCall(context: HarnessContext, focus: Focus): boolean {
 const WITNESS_USAGE = { promptTokens: 1000, completionTokens: 50, cachedTokens: 0 };
 
 /** The model's reply for one turn kind. The result each call will get rides in its id, so the arguments (what the stall detector compares) stay clean. */
-function replyOf(kind: TurnKind, context: HarnessContext) {
-  const tool_calls: ToolCall[] = kind.calls(context.testCmd).map((call, index) => ({
-    id: `witness_${index}_${Buffer.from(JSON.stringify(call.result ?? null)).toString('base64url')}`, type: 'function', function: { name: call.name, arguments: JSON.stringify(call.args) },
+function replyOf(kind: TurnKind, context: HarnessContext, rules: Rules) {
+  const tool_calls: ToolCall[] = kind.calls(context.testCmd, rules.verification.checks.map((check) => check.command)).map((call, index) => ({
+    id: `witness_call_${index}_${Buffer.from(encodeResult(call.result)).toString('base64url')}`, type: 'function', function: { name: call.name, arguments: JSON.stringify(call.args) },
   }));
   return { type: 'xstate.done.actor.model', output: { message: { role: 'assistant', content: kind.name, tool_calls }, usage: WITNESS_USAGE } };
 }
@@ -201,7 +207,7 @@ export function repeatableKinds(rules: Rules): readonly TurnKind[] {
  */
 export function walkEvent(snapshot: { value: unknown; context: HarnessContext }, kind: TurnKind, rules: Rules): { type: string; [key: string]: unknown } | null {
   const sub = stateLabel(snapshot.value as never).split('.')[1];
-  if (sub === 'think') return replyOf(kind, snapshot.context);
+  if (sub === 'think') return replyOf(kind, snapshot.context, rules);
   if (sub === 'act') return actEvent(snapshot.context, rules);
   if (sub === 'compact') return compactEvents(snapshot.context, rules)[0]!;
   if (sub === 'summarize') return summaryEvents()[0]!;
@@ -212,7 +218,7 @@ function thinkEvents(context: HarnessContext, focus: Focus, rules: Rules) {
   const usage = { promptTokens: 1000, completionTokens: 50, cachedTokens: 0 };
   const ticks = focus === 'phases' && PHASES.some((phase) => rules.phases[phase].exits.some((exit) => exit.guard === 'todoProgress'));
   const kinds = ticks ? [...kindsFor(context, focus, rules), ...TURN_KINDS.filter((kind) => kind.name === 'todoDone')] : kindsFor(context, focus, rules);
-  const replies = kinds.map((kind) => replyOf(kind, context));
+  const replies = kinds.map((kind) => replyOf(kind, context, rules));
   const noCall = { type: 'xstate.done.actor.model', output: { message: { role: 'assistant', content: 'no tool call' }, usage } };
   if (focus !== 'runtime') return offersNoCall(context, focus) ? [...replies, noCall] : replies;
   return [
@@ -229,7 +235,7 @@ function actEvent(context: HarnessContext, rules: Rules) {
   for (const call of context.calls.slice(context.cursor)) {
     if (call.function.name === 'finish') return { type: 'xstate.done.actor.tools', output: { results, finish: { summary: 'done' } } };
     const args = JSON.parse(call.function.arguments) as { command?: string };
-    const result = JSON.parse(Buffer.from(call.id.split('_').slice(2).join('_'), 'base64url').toString('utf8')) as Result | null;
+    const result = decodeResult(Buffer.from(call.id.split('_').slice(3).join('_'), 'base64url').toString('utf8'));
     const allowed = callable.includes(call.function.name);
     const outcome = allowed && result ? outcomeOf(call.function.name, result, args.command) : { content: 'Tool error: not allowed', ok: false, effect: { kind: 'none' } as const };
     results.push({ id: call.id, name: call.function.name, args, outcome, ms: 1 });
@@ -246,4 +252,31 @@ function outcomeOf(name: string, result: Result, command?: string): ToolOutcome 
   if ('error' in result) return { content: `Tool error: ${result.error}`, ok: false, effect: { kind: 'none' } };
   if ('todo' in result) return { content: 'Todo:', ok: true, effect: { kind: 'todo', items: ['t1', 't2', 't3'].map((task) => ({ task, done: result.done === true })) } };
   return { content: result.content, ok: true, effect: name === 'grep' ? { kind: 'search', pattern: 'x' } : { kind: 'read', path: result.read } };
+}
+
+/**
+ * A witness result in a few characters (it rides in the call id, which the
+ * machine keeps only while it is short): `E|path|applied|before|after`,
+ * `X|exit|output`, `R|path|content`, `T|done`, `!|error`.
+ */
+function encodeResult(result: Result | undefined): string {
+  if (!result) return '';
+  if ('edit' in result) return ['E', result.path, result.edit === 'applied' ? '1' : '0', result.before ?? '', result.after ?? ''].join('|');
+  if ('exit' in result) return ['X', String(result.exit), result.output].join('|');
+  if ('read' in result) return ['R', result.read, result.content].join('|');
+  if ('todo' in result) return ['T', result.done ? '1' : '0'].join('|');
+  return ['!', result.error].join('|');
+}
+
+function decodeResult(text: string): Result | null {
+  const [kind, ...fields] = text.split('|');
+  if (kind === 'E') {
+    const [path, applied, before, after] = fields as [string, string, string, string];
+    return { edit: applied === '1' ? 'applied' : 'rejected', path, ...(before ? { before } : {}), ...(after ? { after } : {}) };
+  }
+  if (kind === 'X') return { exit: Number(fields[0]), output: fields.slice(1).join('|') };
+  if (kind === 'R') return { read: fields[0]!, content: fields.slice(1).join('|') };
+  if (kind === 'T') return { todo: true, done: fields[0] === '1' };
+  if (kind === '!') return { error: fields.join('|') };
+  return null;
 }

@@ -1,21 +1,18 @@
-import { createActor, fromPromise, type AnyTransitionDefinition, type AnyStateNode } from 'xstate';
+import { createActor, fromPromise, type AnyTransitionDefinition } from 'xstate';
 import { getShortestPaths } from 'xstate/graph';
 import type { HarnessMachine } from '../machines/harness-machine.js';
 import { initialContext } from '../machines/initial-context.js';
-import { stateLabel } from '../machines/introspection.js';
+import { listTransitions, microstepTransitions, stateIds, stateLabel, type TransitionInfo } from '../machines/introspection.js';
 import type { HarnessContext } from '../machines/types.js';
 import type { Rules } from '../rules/schema.js';
 import { repeatableKinds, stallLimits, walkEvent, witnessEvents, type Focus } from './witnesses.js';
-import { PHASES } from '../rules/schema.js';
+import { PHASES, type Condition } from '../rules/schema.js';
+import { isStallRuleName } from '../rules/stall-rules.js';
+import { BUILT_IN_GUARDS, isBuiltInGuard } from '../machines/guards/catalogue.js';
+import { guardView, type GuardView } from '../machines/guards/guard-view.js';
+import { phaseExits } from '../machines/phase-exits.js';
 
-/** One transition of the statechart, as `rein rules graph` would label it. */
-export interface TransitionInfo {
-  key: string;
-  source: string;
-  event: string;
-  guard: string | null;
-  targets: string[];
-}
+export { listTransitions, type TransitionInfo };
 
 export interface CoverageReport {
   transitions: TransitionInfo[];
@@ -28,6 +25,8 @@ export interface CoverageReport {
   statesExplored: number;
   /** Key → the path that took it: a start (the initial state, or a budget seed), the events to its source state, and the event that fired it. */
   witnesses: Map<string, Witness>;
+  /** Key → why a missing transition is not covered, when more is known than "no path takes it" (its witness did not replay). */
+  reasons?: Map<string, string>;
 }
 
 /** How a transition was first taken: replayable with scripted actors (see `replay.ts`). */
@@ -39,43 +38,6 @@ export interface Witness {
 }
 
 const never = fromPromise(() => new Promise<never>(() => undefined));
-
-/**
- * Every transition in the machine: one entry per guarded alternative of each
- * event, eventless (`always`) and invoke done/error transition.
- */
-export function listTransitions(machine: HarnessMachine): TransitionInfo[] {
-  const list: TransitionInfo[] = [];
-  const visit = (node: AnyStateNode) => {
-    for (const [event, definitions] of node.transitions) definitions.forEach((definition) => list.push(describe(node, event, definition)));
-    (node.always ?? []).forEach((definition) => list.push(describe(node, 'always', definition)));
-    for (const child of Object.values(node.states)) visit(child);
-  };
-  visit(machine.root);
-  const seen = new Map<string, number>();
-  return list.map((info) => {
-    const count = seen.get(info.key) ?? 0;
-    seen.set(info.key, count + 1);
-    return count === 0 ? info : { ...info, key: `${info.key} #${count + 1}` };
-  });
-}
-
-function describe(node: AnyStateNode, event: string, definition: AnyTransitionDefinition): TransitionInfo {
-  const guard = guardLabel(definition.guard);
-  const targets = (definition.target ?? []).map((target: AnyStateNode) => shortId(target.id));
-  const source = shortId(node.id);
-  return { key: `${source} --${event}${guard ? ` [${guard}]` : ''}--> ${targets.join(',') || '(self)'}`, source, event, guard, targets };
-}
-
-function guardLabel(guard: unknown): string | null {
-  if (!guard) return null;
-  if (typeof guard === 'string') return guard;
-  const { type, params } = guard as { type?: string; params?: Record<string, unknown> };
-  const shown = params && Object.keys(params).length > 0 && !('checks' in params) ? `(${Object.entries(params).map(([key, value]) => `${key}=${JSON.stringify(value)}`).join(', ')})` : '';
-  return `${type ?? 'guard'}${shown}`;
-}
-
-const shortId = (id: string) => id.replace(/^harness\.?/, '') || 'harness';
 
 /**
  * Model-based coverage: breadth-first paths through the machine (xstate/graph
@@ -90,8 +52,7 @@ const shortId = (id: string) => id.replace(/^harness\.?/, '') || 'harness';
 export function coverTransitions(machine: HarnessMachine, rules: Rules, options: { limit?: number } = {}): CoverageReport {
   const driven = machine.provide({ actors: { model: never, tools: never, contextManager: never, summarizer: never } as never });
   const transitions = listTransitions(driven);
-  const byDefinition = new Map<AnyTransitionDefinition, TransitionInfo>();
-  indexDefinitions(driven.root, transitions, byDefinition);
+  const byDefinition = new Map<AnyTransitionDefinition, TransitionInfo>(transitions.map((info) => [info.definition, info]));
   const covered = new Map<string, string>();
   const witnesses = new Map<string, Witness>();
   const entered = new Set<string>();
@@ -112,7 +73,7 @@ export function coverTransitions(machine: HarnessMachine, rules: Rules, options:
       covered.set(info.key, `from ${from} on ${witness.event.type}, after ${witness.path.length} events`);
       witnesses.set(info.key, { ...witness, definition });
     }
-    for (const target of definition.target ?? []) entered.add(shortId((target as AnyStateNode).id));
+    for (const target of definition.target ?? []) entered.add(stateIdOf(target.id, driven.root.id));
   };
   for (const { state, focus, seed, path } of explored) {
     for (const event of witnessEvents(state as never, rules, focus)) fire(driven, state, event, (definition, from) => record(definition, from, { seed, path, event }));
@@ -149,7 +110,7 @@ export function coverTransitions(machine: HarnessMachine, rules: Rules, options:
     }
   }
   for (const state of states) entered.add(stateLabel(state.value as never));
-  const allStates = stateIds(driven.root);
+  const allStates = stateIds(driven);
   return {
     transitions, covered,
     missing: transitions.filter((info) => !covered.has(info.key)),
@@ -161,21 +122,7 @@ export function coverTransitions(machine: HarnessMachine, rules: Rules, options:
 
 /** Each transition definition of a machine with its key, as `listTransitions` names it. */
 export function transitionKeys(machine: HarnessMachine): Map<AnyTransitionDefinition, string> {
-  const byDefinition = new Map<AnyTransitionDefinition, TransitionInfo>();
-  indexDefinitions(machine.root, listTransitions(machine), byDefinition);
-  return new Map([...byDefinition].map(([definition, info]) => [definition, info.key]));
-}
-
-function indexDefinitions(node: AnyStateNode, transitions: TransitionInfo[], map: Map<AnyTransitionDefinition, TransitionInfo>, cursor = { index: 0 }): void {
-  for (const definitions of node.transitions.values()) for (const definition of definitions) map.set(definition, transitions[cursor.index++]!);
-  for (const definition of node.always ?? []) map.set(definition, transitions[cursor.index++]!);
-  for (const child of Object.values(node.states)) indexDefinitions(child, transitions, map, cursor);
-}
-
-function stateIds(node: AnyStateNode): string[] {
-  const ids = node === node.machine.root ? [] : [shortId(node.id)];
-  for (const child of Object.values(node.states)) ids.push(...stateIds(child));
-  return ids;
+  return new Map(listTransitions(machine).map((info) => [info.definition, info.key]));
 }
 
 type Snapshot = { value: unknown; context: HarnessContext; status: string };
@@ -223,7 +170,12 @@ function signature(snapshot: Snapshot, rules: Rules, focus: Focus): string {
   const pending = acting ? calls.slice(cursor).map((call) => `${call.function.name}:${call.id}`) : [];
   const gateFacts = [facts.lastPassSeq > facts.lastEditSeq, facts.lastPassSeq >= 0, facts.lastEditSeq > facts.lastTestSeq, facts.lastEditSeq > facts.phaseStartSeq, facts.lastTestSeq > facts.phaseStartSeq];
   const common = [label, snapshot.status, acting ? turn : null, pending];
-  if (focus === 'phases') return JSON.stringify([...common, gateFacts]);
+  if (focus === 'phases') {
+    // Guards that count (phaseSteps, gateRefusals, …): each count up to the largest threshold a rule compares it with.
+    const view = guardView(snapshot.context);
+    const counts = countingThresholds(rules).map(({ read, max }) => Math.min(read(view), max));
+    return JSON.stringify([...common, gateFacts, counts]);
+  }
   if (focus === 'runtime') {
     const stepBucket = step >= rules.budgets.maxSteps ? 2 : step >= Math.ceil(rules.budgets.maxSteps * (rules.budgets.stepWarnAt ?? rules.budgets.warnAt)) ? 1 : 0;
     return JSON.stringify([...common, warned, stepBucket, forceCompaction, Math.min(contextState.summaryFailures, 2)]);
@@ -251,7 +203,7 @@ function fire(machine: HarnessMachine, state: Snapshot, event: { type: string },
     input: undefined as never,
     snapshot: start as never,
     inspect: (inspection) => {
-      if (inspection.type === '@xstate.microstep' && inspection.actorRef === actor) for (const definition of inspection._transitions) onTransition(definition, from);
+      if (inspection.type === '@xstate.microstep' && inspection.actorRef === actor) for (const definition of microstepTransitions(inspection)) onTransition(definition, from);
     },
   });
   actor.subscribe({ error: () => undefined });
@@ -287,7 +239,7 @@ function walkRepeats(
         snapshot: machine.resolveState({ value: entry.state.value as never, context: entry.state.context }) as never,
         inspect: (inspection) => {
           if (inspection.type !== '@xstate.microstep' || inspection.actorRef !== actor || !current) return;
-          for (const definition of inspection._transitions) onTransition(definition, current.from, { seed: entry.seed, path: [...entry.path, ...sent], event: current.event });
+          for (const definition of microstepTransitions(inspection)) onTransition(definition, current.from, { seed: entry.seed, path: [...entry.path, ...sent], event: current.event });
         },
       });
       actor.subscribe({ error: () => undefined });
@@ -316,7 +268,48 @@ interface Continuation { state: Snapshot; seed: unknown; path: Witness['path'] }
 /** A readable coverage table: every transition, covered or not, and unreachable states. */
 export function formatCoverage(report: CoverageReport, title: string): string {
   const lines = [`${title}: ${report.covered.size}/${report.transitions.length} transitions covered (${report.statesExplored} abstract states explored)`];
-  for (const info of report.transitions) lines.push(`  ${report.covered.has(info.key) ? '✓' : '✗'} ${info.key}`);
+  for (const info of report.transitions) {
+    const reason = report.reasons?.get(info.key);
+    lines.push(`  ${report.covered.has(info.key) ? '✓' : '✗'} ${info.key}${!report.covered.has(info.key) && reason ? `  (${reason})` : ''}`);
+  }
   if (report.unreachableStates.length > 0) lines.push(`  unreachable states: ${report.unreachableStates.join(', ')}`);
   return lines.join('\n');
+}
+
+/**
+ * The counts the rules' counting guards compare (`phaseSteps(min=3)`, the
+ * gate's `runs`, …), each with the largest threshold used: the path search
+ * tells states apart by them, so it walks a count up to every threshold.
+ */
+function countingThresholds(rules: Rules): Array<{ guard: string; read(view: GuardView): number; max: number }> {
+  const cached = thresholdCache.get(rules);
+  if (cached) return cached;
+  const found = new Map<string, { read(view: GuardView): number; max: number }>();
+  const note = (guard: string, params: Record<string, unknown>) => {
+    if (!isBuiltInGuard(guard)) return;
+    const counts = BUILT_IN_GUARDS[guard].counts;
+    const threshold = counts ? params[counts.param] : undefined;
+    if (!counts || typeof threshold !== 'number' || isStallRuleName(guard)) return;
+    const old = found.get(guard);
+    found.set(guard, { read: counts.read, max: Math.max(old?.max ?? 0, threshold) });
+  };
+  const visit = (condition: Condition) => {
+    condition.all?.forEach(visit);
+    condition.any?.forEach(visit);
+    if (condition.not) visit(condition.not);
+    if (condition.guard) note(condition.guard, condition as Record<string, unknown>);
+  };
+  for (const phase of PHASES) if (rules.phases[phase].enabled) phaseExits(phase, rules).forEach(visit);
+  if (rules.verification.gate && rules.verification.runs > 1) note('testsPassedSinceLastEdit', { runs: rules.verification.runs });
+  // Stall guards count within a turn: their own witness patterns reach their limits (see witnesses.ts).
+  const list = [...found].sort(([a], [b]) => a.localeCompare(b)).map(([guard, entry]) => ({ guard, ...entry }));
+  thresholdCache.set(rules, list);
+  return list;
+}
+
+const thresholdCache = new WeakMap<Rules, Array<{ guard: string; read(view: GuardView): number; max: number }>>();
+
+/** A state node's id as `stateIds` gives it: its dotted path below the root. */
+function stateIdOf(id: string, rootId: string): string {
+  return id.startsWith(`${rootId}.`) ? id.slice(rootId.length + 1) : id;
 }

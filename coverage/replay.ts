@@ -1,8 +1,8 @@
 import { createActor, fromPromise, type AnyTransitionDefinition } from 'xstate';
 import type { HarnessMachine } from '../machines/harness-machine.js';
-import { stateLabel } from '../machines/introspection.js';
+import { microstepTransitions, stateLabel } from '../machines/introspection.js';
 import type { Rules } from '../rules/schema.js';
-import { transitionKeys, type CoverageReport, type Witness } from './coverage.js';
+import { transitionKeys, type CoverageReport, type Witness } from './explore.js';
 
 type ScriptedEvent = Witness['path'][number];
 
@@ -34,7 +34,7 @@ export async function replayWithScriptedActors(machine: HarnessMachine, witness:
     input: { task: 'task', testCmd: 'npm test' } as never,
     ...(start ? { snapshot: start as never } : {}),
     inspect: (inspection) => {
-      if (recording && inspection.type === '@xstate.microstep' && inspection.actorRef === actor) for (const definition of inspection._transitions) taken.push(keys.get(definition as AnyTransitionDefinition) ?? '(unknown)');
+      if (recording && inspection.type === '@xstate.microstep' && inspection.actorRef === actor) for (const definition of microstepTransitions(inspection)) taken.push(keys.get(definition as AnyTransitionDefinition) ?? '(unknown)');
     },
   });
   actor.subscribe({ error: () => undefined });
@@ -74,16 +74,16 @@ export async function replayWithScriptedActors(machine: HarnessMachine, witness:
  * Replays every covered transition's witness path with scripted actors and
  * checks XState takes that transition: the coverage's pure exploration,
  * confirmed by running the machine as a run would. Returns the keys that did
- * not replay, with why.
+ * not replay, each with why.
  *
  * @example const failures = await confirmWithScriptedActors(machine, rules, coverTransitions(machine, rules));
  */
-export async function confirmWithScriptedActors(machine: HarnessMachine, _rules: Rules, report: CoverageReport): Promise<string[]> {
-  const failures: string[] = [];
+export async function confirmWithScriptedActors(machine: HarnessMachine, _rules: Rules, report: CoverageReport): Promise<Map<string, string>> {
+  const failures = new Map<string, string>();
   for (const [key, witness] of report.witnesses) {
     const { taken, problem } = await replayWithScriptedActors(machine, witness);
-    if (problem) failures.push(`${key}: ${problem}`);
-    else if (!taken.includes(key)) failures.push(`${key}: replayed with scripted actors, XState took ${taken.join('; ') || 'nothing'}`);
+    if (problem) failures.set(key, problem);
+    else if (!taken.includes(key)) failures.set(key, `replayed with scripted actors, XState took ${taken.join('; ') || 'nothing'}`);
   }
   return failures;
 }

@@ -1,12 +1,13 @@
 import type { HarnessMachine } from '../machines/harness-machine.js';
 import type { Rules } from '../rules/schema.js';
-import { coverTransitions, formatCoverage, type CoverageReport } from './coverage.js';
+import { coverTransitions, formatCoverage, type CoverageReport } from './explore.js';
 import { confirmWithScriptedActors } from './replay.js';
 
 /** Everything model-based coverage found wrong with a machine, each problem one readable line. */
 export interface CoverageCheck {
+  /** The exploration, with transitions whose witness did not replay moved from covered to missing. */
   report: CoverageReport;
-  /** Covered transitions whose path did not take them again when replayed with scripted actors. */
+  /** Transitions the exploration took whose path did not take them again when replayed with scripted actors, with why. */
   replayFailures: string[];
   /** Untaken transitions, unreachable states and replay failures; empty when the machine is fully covered. */
   problems: string[];
@@ -21,14 +22,21 @@ export interface CoverageCheck {
  * @example const { problems, text } = await checkCoverage(machine, rules); expect(problems, text).toEqual([]);
  */
 export async function checkCoverage(machine: HarnessMachine, rules: Rules, title = 'rules'): Promise<CoverageCheck> {
-  const report = coverTransitions(machine, rules);
-  const replayFailures = await confirmWithScriptedActors(machine, rules, report);
+  const explored = coverTransitions(machine, rules);
+  const failures = await confirmWithScriptedActors(machine, rules, explored);
+  // A transition is covered only with a witness that replays: one that does not is reported once, as not covered, with why.
+  const report: CoverageReport = {
+    ...explored,
+    covered: new Map([...explored.covered].filter(([key]) => !failures.has(key))),
+    witnesses: new Map([...explored.witnesses].filter(([key]) => !failures.has(key))),
+    missing: explored.transitions.filter((info) => !explored.covered.has(info.key) || failures.has(info.key)),
+    reasons: new Map([...failures].map(([key, why]) => [key, `its witness did not replay: ${why}`])),
+  };
   const problems = [
-    ...report.missing.map((info) => `never taken: ${info.key}`),
+    ...report.missing.map((info) => `not covered: ${info.key}${report.reasons?.has(info.key) ? ` (${report.reasons.get(info.key)})` : ' (no generated path takes it)'}`),
     ...report.unreachableStates.map((state) => `unreachable state: ${state}`),
-    ...replayFailures.map((failure) => `did not replay: ${failure}`),
   ];
-  return { report, replayFailures, problems, text: formatCoverage(report, title) };
+  return { report, replayFailures: [...failures].map(([key, why]) => `${key}: ${why}`), problems, text: formatCoverage(report, title) };
 }
 
 /**

@@ -1,0 +1,233 @@
+import { describe, expect, it } from 'vitest';
+import type { MachineNote, StallEvent } from '../../lib/trace-events.js';
+import { blocked, createHarnessMachine, edited, probeHarness, ran, read, rulesSchema, searched, todo, toolError, type ResultSpec } from '../../testing/index.js';
+
+// Room for long behaviours: the step budget is not what these tests are about.
+const rules = rulesSchema.parse({ budgets: { maxSteps: 200 } });
+const machine = createHarnessMachine(rules);
+
+type Probe = ReturnType<typeof probeHarness>;
+
+/** One turn: the model calls these tools and gets these results; returns the stall notes of the turn. */
+function turn(probe: Probe, results: ResultSpec[]) {
+  if (probe.state.endsWith('compact')) probe.contextReady();
+  probe.reply({ calls: results.map((result) => ({ name: result.name, args: result.args ?? {} })) });
+  return probe.tools(results);
+}
+
+/** The same results, one per turn, `count` turns; every stall note on the way. */
+function turns(probe: Probe, results: ResultSpec[]): StallEvent[] {
+  const notes: StallEvent[] = [];
+  for (const result of results) {
+    if (!probe.state.includes('.')) break; // the run ended
+    notes.push(...stallNotes(turn(probe, [result]).notes));
+  }
+  return notes;
+}
+
+const stallNotes = (notes: readonly MachineNote[]) => notes.filter((note): note is StallEvent => note.kind === 'stall');
+const rulesOf = (notes: readonly StallEvent[]) => notes.map((note) => note.rule);
+const start = () => probeHarness(machine, rules, { at: 'build.think' });
+const times = <T>(count: number, make: (index: number) => T) => Array.from({ length: count }, (_, index) => make(index));
+
+describe('repeatedAction: the same action with the same result', () => {
+  it('the third identical run is nudged after all tool results, traced with what the rule saw', () => {
+    const probe = start();
+    const notes = turns(probe, times(2, () => ran('make', 2, 'error: x')));
+    const third = turn(probe, [ran('make', 2, 'error: x')]);
+    expect([...notes, ...stallNotes(third.notes)]).toEqual([expect.objectContaining({ rule: 'repeatedAction', limit: 3, count: 3, firings: 1, maxNudges: 3, reason: '3 identical actions in a row with the same result' })]);
+    // Delivered as the next turn starts: after the turn's tool result, as a user message.
+    expect(third.appended.at(-2)).toMatchObject({ role: 'tool' });
+    expect(third.appended.at(-1)?.content).toBe('[harness] The same action produced the same result 3 times. Do something different: read something you have not seen, change a file, or run the tests.');
+  });
+
+  it('looks like one but is not: polling a log whose output changes each time is never nudged', () => {
+    const probe = start();
+    expect(turns(probe, times(12, (poll) => ran('tail -n 2 build.log', 0, `[${poll}/12] compiling`)))).toEqual([]);
+  });
+
+  it('timings do not make a result new: the same test output with another duration is the same result', () => {
+    const probe = start();
+    expect(rulesOf(turns(probe, [0.11, 0.12, 0.13].map((seconds) => ran('make lint', 0, `lint ok in ${seconds}s`))))).toEqual(['repeatedAction']);
+  });
+});
+
+describe('ending: a stall that persists with nothing new across its nudges ends the run', () => {
+  it('the same failing command, again and again: three nudges, then stalled, the reason naming the rule', () => {
+    const probe = start();
+    turns(probe, times(11, () => ran('make', 2, 'error: x')));
+    expect(probe.state).toBe('build.compact');
+    const last = turn(probe, [ran('make', 2, 'error: x')]);
+    expect(last.state).toBe('stalled');
+    expect(last.context.reason).toBe('repeatedAction: 3 identical actions in a row with the same result, still after 3 nudges with nothing new in between.');
+    expect(last.notes.at(-1)).toMatchObject({ kind: 'end', status: 'stalled', rule: 'repeatedAction' });
+  });
+
+  it('looks like one but is not: the same loop with something new between its nudges is nudged on, never ended', () => {
+    const probe = start();
+    for (let round = 0; round < 6; round++) {
+      turns(probe, times(3, () => ran('make', 2, 'error: x')));
+      turn(probe, [read('notes.md', `finding ${round}`)]);
+    }
+    expect(probe.state).toMatch(/^build\./);
+    expect(probe.context.stall.counters.repeatedAction!.firings).toBe(0);
+  });
+
+  it('stall.onPersist "nudge" keeps nudging and never ends the run', () => {
+    const nudgeOnly = rulesSchema.parse({ stall: { onPersist: 'nudge' } });
+    const probe = probeHarness(createHarnessMachine(nudgeOnly), nudgeOnly, { at: 'build.think' });
+    const notes = turns(probe, times(30, () => ran('make', 2, 'error: x')));
+    expect(probe.state).toMatch(/^build\./);
+    expect(notes.length).toBe(10);
+  });
+});
+
+describe('repeatedFailure: the same action failing with nothing new in its output', () => {
+  it('a command flapping between two errors it has shown before is nudged', () => {
+    const probe = start();
+    const notes = turns(probe, ['error A', 'error B', 'error A', 'error B'].map((output) => ran('make', 2, output)));
+    expect(rulesOf(notes)).toEqual(['repeatedFailure']);
+  });
+
+  it('looks like one but is not: a failing command whose output says something new each time', () => {
+    const probe = start();
+    expect(turns(probe, times(6, (index) => ran('make', 2, `error in module_${index}.c`)))).toEqual([]);
+  });
+
+  it('blocked commands and tool errors are failures', () => {
+    const probe = start();
+    const notes = turns(probe, [blocked('sudo make'), toolError('run', 'boom', { command: 'sudo make' }), blocked('sudo make'), toolError('run', 'boom', { command: 'sudo make' })]);
+    expect(rulesOf(notes)).toEqual(['repeatedFailure']);
+  });
+});
+
+describe('alternation: A-B-A-B with nothing new', () => {
+  it('two actions alternating over six calls, showing the same outputs, are nudged', () => {
+    const probe = start();
+    const notes = turns(probe, times(6, (index) => (index % 2 ? ran('cat config.yml', 0, 'debug: false') : ran('ls src', 0, 'app.py'))));
+    expect(rulesOf(notes)).toEqual(['alternation']);
+  });
+
+  it('looks like one but is not: test, edit, test, edit with a new result each run (TDD)', () => {
+    const probe = start();
+    const results = times(5, (index) => [
+      ran('npm test', 1, `${5 - index} failing`),
+      edited('calc.js', { before: `c${index}`, after: `c${index + 1}` }),
+    ]).flat();
+    expect(turns(probe, results)).toEqual([]);
+  });
+});
+
+describe('editThrash: a file put back to an earlier version', () => {
+  it('an edit undone and redone is nudged on the fourth edit, naming the file', () => {
+    const probe = start();
+    const notes = turns(probe, times(4, (index) => edited('src/a.py', index % 2 ? { before: 'changed', after: 'original' } : { before: 'original', after: 'changed' })));
+    expect(rulesOf(notes)).toEqual(['editThrash']);
+    expect(notes[0]!.message).toBe('You have put src/a.py back to an earlier version 3 times. Step back: re-read the task and the failing output, then make one change you have not tried.');
+  });
+
+  it('looks like one but is not: fifteen distinct edits to one big file', () => {
+    const probe = start();
+    expect(turns(probe, times(15, (index) => edited('big.py', { before: `v${index}`, after: `v${index + 1}` })))).toEqual([]);
+  });
+
+  it('a test run with a new result starts the count over', () => {
+    const back = (index: number) => edited('a.py', index % 2 ? { before: 'x', after: 'y' } : { before: 'y', after: 'x' });
+    const probe = start();
+    turns(probe, [edited('a.py', { before: 'x', after: 'y' }), back(0), back(1)]);
+    turns(probe, [ran('npm test', 0, 'ok')]);
+    expect(turns(probe, [back(2), back(3)])).toEqual([]);
+  });
+});
+
+describe('readLoop: reading without changing anything', () => {
+  it('eight reads are a reminder even when each is new; it never ends a run that keeps finding new things', () => {
+    const probe = start();
+    const notes = turns(probe, times(40, (index) => read(`lib/f${index}.py`, `content ${index}`)));
+    expect(rulesOf(notes)).toEqual(['readLoop', 'readLoop', 'readLoop', 'readLoop', 'readLoop']);
+    expect(probe.state).toMatch(/^build\./);
+  });
+
+  it('re-reading what was seen before is a loop: it ends', () => {
+    const probe = start();
+    turns(probe, times(40, (index) => read('app.py', `page ${index % 3}`)));
+    expect(probe.state).toBe('stalled');
+  });
+
+  it('an edit to a new version starts the count over (seven reads, an edit, seven reads: no nudge)', () => {
+    const probe = start();
+    const reads = (prefix: string) => times(7, (index) => read(`${prefix}${index}.py`));
+    turns(probe, reads('f'));
+    turns(probe, [edited('x.py', { before: 'a', after: 'b' })]);
+    expect(turns(probe, reads('g'))).toEqual([]);
+  });
+
+  it('a todo update that adds or ticks an item starts the count over; rewriting the same list does not', () => {
+    const reads = (prefix: string) => times(7, (index) => read(`${prefix}${index}.py`));
+    const item = (done: boolean) => [{ task: 'find the parser', done }];
+    const updated = start();
+    turns(updated, [todo(item(false)), ...reads('f'), todo(item(true))]);
+    expect(turns(updated, reads('g'))).toEqual([]);
+    const rewritten = start();
+    turns(rewritten, [todo(item(false)), ...reads('f'), todo(item(false))]);
+    expect(rulesOf(turns(rewritten, reads('g')))).toEqual(['readLoop']);
+  });
+
+  it('searches count like reads', () => {
+    const probe = start();
+    expect(rulesOf(turns(probe, times(8, (index) => searched(`name${index}`, `hit ${index}`))))).toEqual(['readLoop']);
+  });
+});
+
+describe('noToolCalls: replies without a tool call', () => {
+  it('each such reply gets exactly one message: the reminder twice, then the nudge instead of the reminder', () => {
+    const probe = start();
+    const delivered: string[] = [];
+    for (let index = 0; index < 3; index++) {
+      if (probe.state.endsWith('compact')) probe.contextReady();
+      // The reply's turn ends at once (no tools), so its message is delivered in the same step.
+      const step = probe.reply({ content: `thinking ${index}` });
+      delivered.push(...step.appended.filter((message) => message.role === 'user').map((message) => String(message.content)));
+    }
+    expect(delivered).toEqual([
+      '[harness] Use a tool, or call finish.',
+      '[harness] Use a tool, or call finish.',
+      '[harness] You replied 3 times without using a tool. Use a tool to make progress (read, edit, run the tests), or call finish.',
+    ]);
+  });
+
+  it('a monologue ends the run; a tool call between replies starts the count over', () => {
+    const talker = start();
+    for (let index = 0; index < 12; index++) {
+      if (talker.state.endsWith('compact')) talker.contextReady();
+      talker.reply({ content: 'hmm' });
+    }
+    expect(talker.state).toBe('stalled');
+    const thinker = start();
+    for (let index = 0; index < 12; index++) {
+      if (thinker.state.endsWith('compact')) thinker.contextReady();
+      if (index % 2) thinker.reply({ content: 'hmm' });
+      else turn(thinker, [read(`f${index}.py`, `new ${index}`)]);
+    }
+    expect(thinker.context.stall.counters.noToolCalls!.firings).toBe(0);
+  });
+});
+
+describe('one stall, one message', () => {
+  it('a turn that trips several rules at once is nudged once, by the first rule in order', () => {
+    const probe = start();
+    const notes = turns(probe, times(3, () => read('same.py', 'same')));
+    expect(rulesOf(notes)).toEqual(['repeatedAction']);
+  });
+
+  it('a phase can word a nudge its own way; other phases keep the default', () => {
+    const worded = rulesSchema.parse({ phases: { fix: { nudges: { repeatedAction: 'Read the failing assertion before running the tests again.' } } } });
+    const wordedMachine = createHarnessMachine(worded);
+    const nudgeIn = (phase: string) => {
+      const probe = probeHarness(wordedMachine, worded, { at: `${phase}.think` });
+      return turns(probe, times(3, () => ran('make', 2, 'error'))).at(0)?.message;
+    };
+    expect(nudgeIn('fix')).toBe('Read the failing assertion before running the tests again.');
+    expect(nudgeIn('plan')).toBe('The same action produced the same result 3 times. Do something different: read something you have not seen, change a file, or run the tests.');
+  });
+});
