@@ -10,7 +10,7 @@ import { PHASES, type Condition } from '../rules/schema.js';
 import { isStallRuleName } from '../rules/stall-rules.js';
 import { BUILT_IN_GUARDS, isBuiltInGuard } from '../machines/guards/catalogue.js';
 import { guardView, type GuardView } from '../machines/guards/guard-view.js';
-import { phaseExits } from '../machines/phase-exits.js';
+import { phaseExits, stepCap } from '../machines/phase-exits.js';
 
 export { listTransitions, type TransitionInfo };
 
@@ -143,8 +143,11 @@ function reachableStates(machine: HarnessMachine, rules: Rules, focus: Focus, li
 function budgetSeeds(machine: HarnessMachine, rules: Rules, phases: ReadonlySet<string>): unknown[] {
   const base = initialContext({ task: 'task', testCmd: 'npm test' }, rules);
   const max = rules.budgets.maxSteps;
-  return PHASES.filter((name) => rules.phases[name].enabled && phases.has(name)).flatMap((phase) => {
-    const at = (step: number, steps: boolean) => machine.resolveState({ value: { [phase]: 'observe' }, context: { ...base, phase, recordLength: 2, step, warned: { time: false, steps } } });
+  // A phase that can only take a few steps (maxSteps, entered once) never gets near the budget: no seed there.
+  return PHASES.filter((name) => rules.phases[name].enabled && phases.has(name) && stepCap(name, rules) === Number.POSITIVE_INFINITY).flatMap((phase) => {
+    // As if the phase had just been entered that late in the run, so what counts steps in the phase starts at 0.
+    const facts = { ...base.facts, phaseStartStep: 0 };
+    const at = (step: number, steps: boolean) => machine.resolveState({ value: { [phase]: 'observe' }, context: { ...base, phase, recordLength: 2, step, facts: { ...facts, phaseStartStep: step }, warned: steps ? { steps: true } : {} } });
     return [at(Math.ceil(max * (rules.budgets.stepWarnAt ?? rules.budgets.warnAt)) - 1, false), at(max - 1, true)];
   });
 }

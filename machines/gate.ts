@@ -12,6 +12,9 @@ import { TESTS_CHECK, verificationOf, type CheckRule } from './verification.js';
  * refusal is that call's result, saying what is still missing.
  */
 
+/** The verification gate's built-in guard. */
+export const GATE_GUARD = 'testsPassedSinceLastEdit';
+
 /** The gate guard's parameters, as the chart shows them: `testsPassedSinceLastEdit(runs=1)`. */
 export function gateParams(rules: Rules): { runs: number; checks: Record<string, number> } {
   const checks = Object.fromEntries(rules.verification.checks.map((check) => [check.name, check.runs]));
@@ -23,13 +26,13 @@ export interface RefusalParams {
   refusal: string;
   checks: CheckRule[];
   fold: Omit<FoldRules, 'testCmd'>;
-  /** Set when a rules file overrides `testsPassedSinceLastEdit`: the refusal then names that guard. */
-  decidedBy?: string;
+  /** The gate's guard as the machine names it (`testsPassedSinceLastEdit (overridden)` when a rules file replaced it). */
+  guard: string;
 }
 
-export function refusalParams(rules: Rules, decidedBy?: string): RefusalParams {
+export function refusalParams(rules: Rules, guard: string): RefusalParams {
   const verification = verificationOf(rules);
-  return { refusal: rules.verification.refusal, checks: verification.checks, fold: { verification }, ...(decidedBy ? { decidedBy } : {}) };
+  return { refusal: rules.verification.refusal, checks: verification.checks, fold: { verification }, guard };
 }
 
 /** What keeps the gate shut, in words: one clause per check still short of its passing runs. */
@@ -54,7 +57,8 @@ export function missingChecks(context: HarnessContext, checks: readonly CheckRul
 export function refusalUpdate(context: HarnessContext, params: RefusalParams): Update {
   const call = context.calls[context.cursor]!;
   const missing = missingChecks(context, params.checks);
-  const why = params.decidedBy ?? (missing.map((entry) => entry.why).join('; ') || 'the gate did not hold');
+  // A guard a rules file put in place of the built-in decides by its own logic: the refusal can only name it.
+  const why = params.guard !== GATE_GUARD ? `the gate guard ${params.guard} did not hold` : missing.map((entry) => entry.why).join('; ') || 'the gate did not hold';
   const cmd = (missing.length > 0 ? missing.map((entry) => entry.command) : [context.testCmd]).join('` and `');
   const refusal = fillTemplate(params.refusal, { cmd, why });
   const attempt: ToolCallResult = { id: call.id, name: 'finish', args: {}, outcome: { content: refusal, ok: false, effect: { kind: 'none' } }, ms: 0 };
@@ -68,7 +72,7 @@ export function refusalUpdate(context: HarnessContext, params: RefusalParams): U
       stall: folded.stall,
     },
     append: [{ role: 'tool', tool_call_id: call.id, content: refusal }],
-    notes: [{ kind: 'finish', allowed: false, step: context.step, refusals, why, guard: 'testsPassedSinceLastEdit' }],
+    notes: [{ kind: 'finish', allowed: false, step: context.step, refusals, why, guard: params.guard }],
   };
 }
 

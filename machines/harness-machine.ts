@@ -6,7 +6,7 @@ import { guardView } from './guards/guard-view.js';
 import { overriddenName, registerGuards, type GuardRegistry, type RegisteredGuard } from './guards/registry.js';
 import { applyUpdate, harnessSetup, ruleActionUpdate } from './harness-setup.js';
 import { firstPhase, initialContext } from './initial-context.js';
-import { endTargets, liveStallRules } from './phase-exits.js';
+import { endTargets, stallCanEnd } from './phase-exits.js';
 import { phaseState, type Naming } from './phase-state.js';
 import { registerActions, type ActionParams, type RegisteredAction, type RuleActionRegistry } from './rule-actions.js';
 import { checkRuleReferences } from './rules-check.js';
@@ -53,7 +53,7 @@ export type HarnessMachine = ReturnType<typeof createHarnessMachine>;
 function rootConfig(rules: Rules, naming: Naming) {
   const phases: Partial<Record<Phase, ReturnType<typeof phaseState>>> = {};
   for (const phase of PHASES) if (rules.phases[phase].enabled) phases[phase] = phaseState(phase, rules, naming);
-  const stallEnds = (rules.stall.onPersist === 'end' && PHASES.some((phase) => rules.phases[phase].enabled && liveStallRules(phase, rules).length > 0)) || endTargets(rules).has('stalled');
+  const stallEnds = PHASES.some((phase) => rules.phases[phase].enabled && stallCanEnd(phase, rules)) || endTargets(rules).has('stalled');
   return harnessSetup.createStateConfig({
     id: ROOT,
     description: 'A coding agent harness: phases plan → build → verify → fix, each a turn cycle of context manager, model, tools and review.',

@@ -1,5 +1,6 @@
 import { isPhase, PHASES, type Condition, type Phase, type PhaseExitRule, type Rules } from '../rules/schema.js';
 import { BUILT_IN_GUARDS, isBuiltInGuard } from './guards/catalogue.js';
+import { firstPhase } from './initial-context.js';
 
 /**
  * Which exits and stall rules can ever fire in a phase under the rules. The
@@ -81,9 +82,13 @@ export function testsCanPassBy(phase: Phase, rules: Rules): boolean {
   return PHASES.some((other) => other !== phase && rules.phases[other].enabled && liveExits(other, rules).some((exit) => exit.to === phase));
 }
 
-/** The stall rules that can fire in a phase. */
+/** The stall rules that can fire in a phase, with the phase's own limits (`phases.<phase>.stallLimits`). */
 export function liveStallRules(phase: Phase, rules: Rules): Rules['stall']['rules'] {
-  return rules.stall.enabled ? rules.stall.rules.filter((rule) => guardCanHold(rule.guard, phase, rules)) : [];
+  if (!rules.stall.enabled) return [];
+  const limits = rules.phases[phase].stallLimits;
+  return rules.stall.rules
+    .filter((rule) => guardCanHold(rule.guard, phase, rules))
+    .map((rule) => (limits[rule.guard] !== undefined ? { ...rule, limit: limits[rule.guard]! } : rule));
 }
 
 /** The final states some exit of an enabled phase leads to. */
@@ -94,4 +99,23 @@ export function endTargets(rules: Rules): Set<string> {
     for (const exit of liveExits(phase, rules)) if (!isPhase(exit.to)) targets.add(exit.to);
   }
   return targets;
+}
+
+/**
+ * The most steps a run can have taken while in this phase: its `maxSteps`
+ * (or an exit on `phaseSteps` alone) when it is only ever the phase a run
+ * starts in (no exit leads back into it), unbounded otherwise. The builder leaves out what needs more steps
+ * there (the step budget's end, its warning, a stall outlasting its nudges).
+ */
+export function stepCap(phase: Phase, rules: Rules): number {
+  // Any exit that holds leaves the phase, so an exit on phaseSteps alone (maxSteps is one) bounds its steps.
+  const bounds = liveExits(phase, rules).filter((exit) => exit.guard === 'phaseSteps' && exit.to !== phase && typeof exit.min === 'number').map((exit) => exit.min as number);
+  if (bounds.length === 0 || phase !== firstPhase(rules)) return Number.POSITIVE_INFINITY;
+  const entered = PHASES.some((other) => other !== phase && rules.phases[other].enabled && liveExits(other, rules).some((exit) => exit.to === phase));
+  return entered ? Number.POSITIVE_INFINITY : Math.min(...bounds);
+}
+
+/** Whether a stall can end the run in this phase: stall.onPersist is `end`, a rule can fire, and the phase lasts long enough to outlast the nudges. */
+export function stallCanEnd(phase: Phase, rules: Rules): boolean {
+  return rules.stall.onPersist === 'end' && liveStallRules(phase, rules).length > 0 && stepCap(phase, rules) > rules.stall.maxNudges;
 }

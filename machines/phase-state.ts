@@ -2,10 +2,10 @@ import { and, not, or } from 'xstate';
 import { isPhase, type ActionCall, type Condition, type Phase, type PhaseExitRule, type Rules } from '../rules/schema.js';
 import type { ContextInput, ModelInput, SummaryInput, ToolsInput } from './actor-contracts.js';
 import { budgetCapsOf, capReason, completionAllowance, warningRulesOf } from './budgets.js';
-import { gateParams, refusalParams } from './gate.js';
+import { GATE_GUARD, gateParams, refusalParams } from './gate.js';
 import { guardParams, isBuiltInGuard } from './guards/catalogue.js';
 import { harnessSetup } from './harness-setup.js';
-import { liveExits, liveStallRules, settleExits, settles, testsCanPassBy } from './phase-exits.js';
+import { liveExits, liveStallRules, settleExits, settles, stallCanEnd, stepCap, testsCanPassBy } from './phase-exits.js';
 import { nudgeText } from './stall/review.js';
 import { verificationOf } from './verification.js';
 
@@ -158,6 +158,11 @@ export function phaseState(phase: Phase, rules: Rules, naming: Naming) {
   if (!capped) delete (states as Partial<typeof states>).checkBudget;
   if (!rules.verification.gate) states.afterTools.always.splice(1, 1);
   if (!settles(phase, rules)) delete (states as Partial<typeof states>).settle;
+  // A phase that can only take a few steps (maxSteps, entered once) never reaches the step budget or its warning there.
+  const cap = stepCap(phase, rules);
+  const warnStep = Math.ceil(rules.budgets.maxSteps * (rules.budgets.stepWarnAt ?? rules.budgets.warnAt));
+  if (cap <= warnStep && warnings.length === 1) states.observe.always.splice(1, 1);
+  if (cap <= rules.budgets.maxSteps) states.observe.always.splice(0, 1);
   return config;
 }
 
@@ -165,8 +170,8 @@ function gateState(phase: Phase, rules: Rules, naming: Naming) {
   if (!rules.verification.gate) {
     return harnessSetup.createStateConfig({ description: 'Verification gate off: finish is accepted at once.', always: { target: at('done'), actions: { type: 'acceptFinish', params: { gate: false } } } });
   }
-  const decidedBy = naming.guard('testsPassedSinceLastEdit');
-  const refusal = refusalParams(rules, decidedBy === 'testsPassedSinceLastEdit' ? undefined : `the gate guard ${decidedBy} did not hold`);
+  const decidedBy = naming.guard(GATE_GUARD);
+  const refusal = refusalParams(rules, decidedBy);
   if (!testsCanPassBy(phase, rules)) {
     return harnessSetup.createStateConfig({
       description: 'The verification gate: no test can have run by the time this phase is active, so finish is refused.',
@@ -195,7 +200,8 @@ function reviewState(phase: Phase, rules: Rules, naming: Naming) {
   const builtIn = live.filter((rule) => isBuiltInGuard(rule.guard) && naming.guard(rule.guard) === rule.guard);
   const custom = live.filter((rule) => !builtIn.includes(rule));
   const explain = { type: 'explainStall', params: { maxNudges, rules: live.map((rule) => ({ rule: rule.guard, limit: rule.limit })) } } as const;
-  const ends = rules.stall.onPersist === 'end';
+  // A stall ends the run only after maxNudges nudges, one a turn: a phase with fewer steps than that never sees it.
+  const ends = stallCanEnd(phase, rules);
   const limits = Object.fromEntries(live.map((rule) => [rule.guard, rule.limit]));
   return harnessSetup.createStateConfig({
     description: ends

@@ -99,6 +99,10 @@ export function checkRuleReferences(rules: Rules, registered: Registered = { gua
     for (const name of Object.keys(rule.nudges)) {
       if (!stallNames.has(name)) problems.push(`phases.${phase}.nudges.${name}: no stall rule "${name}"${didYouMean(name, [...stallNames])}; stall rules: ${[...stallNames].join(', ')}`);
     }
+    const inEffect = rules.stall.rules.map((stallRule) => stallRule.guard);
+    for (const name of Object.keys(rule.stallLimits)) {
+      if (!inEffect.includes(name)) problems.push(`phases.${phase}.stallLimits.${name}: no stall rule "${name}" in stall.rules${didYouMean(name, inEffect)}; in effect: ${inEffect.join(', ')}`);
+    }
   }
   const stallGuards = [...Object.keys(GUARD_CATALOGUE.stall), ...registered.guards];
   rules.stall.rules.forEach((rule, index) => {

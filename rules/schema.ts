@@ -93,6 +93,8 @@ function phaseRuleFor(defaults: { description: string; exits: z.input<typeof pha
       .describe('Where a phase whose maxSteps are spent goes: a phase, or a final state (default: step_limit)'),
     nudges: z.record(z.string(), z.string()).default({})
       .describe('Nudge texts for this phase, by stall rule (e.g. { "repeatedFailure": "Re-read the failing test first." }); others use stall.rules or messages.stall'),
+    stallLimits: z.record(z.string(), z.number().int().positive()).default({})
+      .describe('Stall limits for this phase, by stall rule (e.g. { "repeatedFailure": 2 }); others use stall.rules'),
   });
 }
 const phaseRule = phaseRuleFor({ description: '', exits: [] });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { PRESETS } from '../../rules/presets.js';
 import { rulesSchema } from '../../rules/schema.js';
 // Through the public test kit, as a user's own coverage test would import it.
-import { assertFullCoverage, confirmWithScriptedActors, coverTransitions, createHarnessMachine, formatCoverage } from '../../testing/index.js';
+import { assertFullCoverage, checkCoverage, confirmWithScriptedActors, coverTransitions, createHarnessMachine, formatCoverage } from '../../testing/index.js';
 
 function coverage(rulesInput: unknown, title: string) {
   const rules = rulesSchema.parse(rulesInput);
@@ -22,7 +22,7 @@ describe('model-based coverage: every transition of every preset is taken', { ti
       expect(report.transitions.length).toBeGreaterThan(40);
       // Every covered transition, taken again by running its path with scripted actors via machine.provide().
       expect(report.witnesses.size).toBe(report.transitions.length);
-      expect(await replay()).toEqual([]);
+      expect([...await replay()]).toEqual([]);
     });
   }
 
@@ -36,7 +36,7 @@ describe('model-based coverage: every transition of every preset is taken', { ti
     const { report, text, replay } = coverage({ phases: { build: { exits: [{ guard: 'todoProgress', count: 2, to: 'verify' }, { guard: 'testRun', to: 'verify', settle: true }] } } }, 'todo progress');
     expect(report.covered.has('build.route --always [todoProgress(count=2)]--> verify.observe'), text).toBe(true);
     expect(report.missing.map((info) => info.key), text).toEqual([]);
-    expect(await replay()).toEqual([]);
+    expect([...await replay()]).toEqual([]);
   });
 
   it('names a transition that a rules change leaves untaken', () => {
@@ -60,7 +60,7 @@ describe('model-based coverage: every transition of every preset is taken', { ti
 
   it('reaches an exit on a custom guard that counts (eight test runs), by walks that repeat one kind of turn, and replays it', async () => {
     const rules = rulesSchema.parse({ phases: { fix: { exits: [{ guard: 'manyTests', to: 'plan' }, { guard: 'testedAfterEdit', to: 'verify' }] } } });
-    const machine = createHarnessMachine(rules, { guards: { manyTests: (context) => context.facts.testRuns >= 8 } });
+    const machine = createHarnessMachine(rules, { guards: { manyTests: (view) => view.facts.testRuns >= 8 } });
     const report = await assertFullCoverage(machine, rules);
     // Eight test runs take at least eight model replies on the way there.
     const witness = report.witnesses.get('fix.route --always [manyTests]--> plan.observe')!;
@@ -69,22 +69,45 @@ describe('model-based coverage: every transition of every preset is taken', { ti
 
   it('explores a phase that only a counting guard leads into (fix after three refused finishes) as fully as any other', async () => {
     const rules = rulesSchema.parse({ phases: { verify: { exits: [{ guard: 'refusedThrice', to: 'fix' }, { guard: 'editedSinceTest', to: 'build' }] } } });
-    const machine = createHarnessMachine(rules, { guards: { refusedThrice: (context) => context.facts.gateRefusals >= 3 } });
+    const machine = createHarnessMachine(rules, { guards: { refusedThrice: (view) => view.facts.gateRefusals >= 3 } });
     const report = await assertFullCoverage(machine, rules);
-    expect(report.covered.has('fix.observe --always [stepLimitReached]--> step_limit')).toBe(true);
+    expect(report.covered.has('fix.observe --always [stepLimitReached(max=40)]--> step_limit')).toBe(true);
   });
 
   it('runs the stall search from a phase that the phase search reaches but the stall search only reaches by counting', async () => {
     // verify is reached through plan's finishRefused, but the stall search's turns only get there after five edits.
     const rules = rulesSchema.parse({ phases: { build: { exits: [{ guard: 'manyEdits', to: 'verify' }] } } });
-    const machine = createHarnessMachine(rules, { guards: { manyEdits: (context) => context.facts.edits >= 5 } });
+    const machine = createHarnessMachine(rules, { guards: { manyEdits: (view) => view.facts.edits >= 5 } });
     const report = await assertFullCoverage(machine, rules);
     expect(report.covered.has('verify.review --always [noToolCalls(limit=3)]--> verify.route')).toBe(true);
   });
 
   it('assertFullCoverage rejects naming what is untaken and unreachable', async () => {
     const rules = rulesSchema.parse({ phases: { verify: { exits: [{ guard: 'editedSinceTest', to: 'build' }] } } });
-    await expect(assertFullCoverage(createHarnessMachine(rules), rules)).rejects.toThrow(/never taken: fix\.think[\s\S]*unreachable state: fix\b/);
+    await expect(assertFullCoverage(createHarnessMachine(rules), rules)).rejects.toThrow(/not covered: fix\.think[\s\S]*unreachable state: fix\b/);
+  });
+
+  // The case: "the plan phase lasts at most 3 steps", in JSON and as a guard of one's own: covered, and each covered path replays.
+  it.each([
+    ['phases.plan.maxSteps', { phases: { plan: { maxSteps: 3, onMaxSteps: 'build' } } }, {}],
+    ['a phaseSteps exit', { phases: { plan: { exits: [{ guard: 'phaseSteps', min: 3, to: 'build' }, { guard: 'todoWritten', to: 'build' }] } } }, {}],
+    ['combinators', { phases: { build: { exits: [{ all: [{ guard: 'testRun' }, { not: { guard: 'testFailed' } }], to: 'verify', settle: true }, { any: [{ guard: 'testFailed' }, { guard: 'failedRunsInRow', min: 2 }], to: 'fix' }] } } }, {}],
+    ['an exit that ends the run after three refusals', { phases: { verify: { exits: [{ guard: 'gateRefusals', min: 3, to: 'stalled' }, { guard: 'testFailed', to: 'fix' }, { guard: 'editedSinceTest', to: 'build' }] } } }, {}],
+  ])('with %s, every transition is covered and replays (covered means a witness that replays)', async (_name, rulesInput, guards) => {
+    const rules = rulesSchema.parse(rulesInput);
+    const report = await assertFullCoverage(createHarnessMachine(rules, { guards: guards as never }), rules);
+    expect(report.missing).toEqual([]);
+  });
+
+  it('with a registered guard that counts steps, every transition is either covered with a replaying witness or reported as not covered, with the reason, never both', async () => {
+    const rules = rulesSchema.parse({ phases: { plan: { exits: [{ guard: 'planLong', to: 'build' }, { guard: 'todoWritten', to: 'build' }] } } });
+    const machine = createHarnessMachine(rules, { guards: { planLong: (view) => view.phaseSteps >= 3 } });
+    const { report, problems, replayFailures } = await checkCoverage(machine, rules);
+    expect(report.covered.has('plan.route --always [planLong]--> build.observe')).toBe(true);
+    expect(replayFailures).toEqual([]);
+    for (const info of report.missing) expect(report.covered.has(info.key)).toBe(false);
+    // rein cannot see inside the guard: what the three steps it allows plan make impossible is reported, with why.
+    expect(problems).toEqual(['not covered: plan.review --always [stallPersists(maxNudges=3)]--> stalled (no generated path takes it)']);
   });
 
   it('names a state that a rules change leaves unreachable', () => {
