@@ -21,7 +21,8 @@ export function demoScript(_messages: readonly ChatMessage[], context: ScriptCon
     case 1: return { content: 'Two suspicious spots: mean divides by n-1, median sorts as text. Writing a plan.', calls: [call('update_todo', { items: [{ task: 'mean: divide by the number of values', done: false }, { task: 'median: sort numerically', done: false }] })] };
     case 2: return reply(call('edit_file', { path: 'stats.js', old: 'return total / (values.length - 1);', new: 'return total / values.length;' }));
     case 3: return { content: 'The mean is fixed; that should be it.', calls: [call('finish', { summary: 'Fixed mean() to divide by the number of values.' })] };
-    case 4: return expect(last, 'Not yet', { content: 'The gate wants a test run first.', calls: [call('run', { command: 'node --test' })] });
+    // Only a refused finish gets here (an accepted one ends the run), whatever words the rules refuse it with.
+    case 4: return { content: 'The gate wants a test run first.', calls: [call('run', { command: 'node --test' })] };
     case 5: return expect(last, 'exit=1', { content: 'median still fails: it sorts as text. Fixing the sort.', calls: [call('edit_file', { path: 'stats.js', old: BROKEN_SORT, new: 'const sorted = [...values].sort((a, b) => a - b;' })] });
     case 6: return expect(last, 'Edit rejected', { content: 'My edit had a syntax error and was rejected; the file is unchanged. Retrying with balanced parentheses.', calls: [call('edit_file', { path: 'stats.js', old: BROKEN_SORT, new: 'const sorted = [...values].sort((a, b) => a - b);' })] });
     case 7: return expect(last, 'Edit applied', reply(call('run', { command: 'node --test' })));

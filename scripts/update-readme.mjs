@@ -1,13 +1,21 @@
-// Regenerates the statechart diagram in README.md from the machine the default rules build.
-// Run after changing the machine or the default rules: npm run build && node scripts/update-readme.mjs
+// Regenerates README.md's generated sections from the code they describe: the statechart (from the machine the
+// default rules build), the stall rules (from their table), the guards (from their catalogue), every rules key (from
+// the schema) and the cookbook (from docs/cookbook). Run after changing any of them: npm run docs:readme
+// test/docs/readme.test.ts fails while a section is out of date.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createHarnessMachine } from '../dist/machines/harness-machine.js';
 import { defaultRules } from '../dist/rules/schema.js';
 import { toMermaid } from '../dist/visualizer/server/mermaid.js';
+import { readmeSections } from '../dist/docs/readme-sections.js';
 
 const path = new URL('../README.md', import.meta.url);
 const readme = readFileSync(path, 'utf8');
-const block = `<!-- statechart:start -->\n\`\`\`mermaid\n${toMermaid(createHarnessMachine(defaultRules()))}\n\`\`\`\n<!-- statechart:end -->`;
-const updated = readme.replace(/<!-- statechart:start -->[\s\S]*<!-- statechart:end -->/, block);
-if (updated === readme) console.log('README.md: statechart already up to date');
-else { writeFileSync(path, updated); console.log('README.md: statechart regenerated'); }
+const sections = { statechart: `\`\`\`mermaid\n${toMermaid(createHarnessMachine(defaultRules()))}\n\`\`\``, ...readmeSections() };
+let updated = readme;
+for (const [name, text] of Object.entries(sections)) {
+  const marker = new RegExp(`<!-- ${name}:start -->[\\s\\S]*<!-- ${name}:end -->`);
+  if (!marker.test(updated)) { console.error(`README.md: no <!-- ${name}:start --> marker`); process.exitCode = 1; continue; }
+  updated = updated.replace(marker, () => `<!-- ${name}:start -->\n${text}\n<!-- ${name}:end -->`);
+}
+if (updated === readme) console.log('README.md: generated sections already up to date');
+else { writeFileSync(path, updated); console.log('README.md: generated sections regenerated'); }

@@ -77,6 +77,19 @@ describe('rules files', () => {
     await expect(loadRules({ workspace: dir })).resolves.toBeDefined();
   });
 
+  it('a JSON or YAML syntax error names the line and column and shows the line', async () => {
+    const json = dirWith({ 'rein.config.json': '{\n  "budgets": {\n    "maxSteps": 10\n    "maxSeconds": 60\n  }\n}\n' });
+    const jsonError = await loadRules({ workspace: json }).catch((caught: unknown) => caught as Error);
+    expect(jsonError.message).toMatch(/rein\.config\.json: not valid JSON: line 4, column 5: .*\n {8}"maxSeconds": 60\n {8}\^$/);
+    const yaml = dirWith({ 'rein.config.yaml': 'budgets:\n  maxSteps: [10\nstall:\n  maxNudges: 2\n' });
+    const yamlError = await loadRules({ workspace: yaml }).catch((caught: unknown) => caught as Error);
+    expect(yamlError).toBeInstanceOf(UsageError);
+    expect(yamlError.message).toMatch(/rein\.config\.yaml: not valid YAML: line \d+, column \d+: /);
+    // A good YAML file is a rules file like any other.
+    const good = dirWith({ 'rein.config.yml': 'budgets:\n  maxSteps: 12\nphases:\n  plan:\n    maxSteps: 3\n' });
+    expect((await loadRules({ workspace: good })).rules.phases.plan.maxSteps).toBe(3);
+  });
+
   it('an unknown guard name fails before anything runs, naming the path and the known guards', async () => {
     const dir = dirWith({ 'rein.config.json': JSON.stringify({ phases: { build: { exits: [{ guard: 'testsGreen', to: 'verify' }] } } }) });
     const result = await runCli(['run', dir, 'task', '--test-cmd', 'true', '--model', 'm'], { env: cleanEnv({ OPENAI_BASE_URL: 'http://127.0.0.1:1/v1' }) });

@@ -1,0 +1,151 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { packageRoot } from '../lib/package-root.js';
+import { z } from 'zod';
+import { listGuards } from '../cli/commands/rules-guards.js';
+import { createHarnessMachine } from '../machines/harness-machine.js';
+import { listTransitions } from '../machines/introspection.js';
+import { PROGRESS_KINDS, STALL_RULE_NAMES, STALL_RULES } from '../rules/stall-rules.js';
+import { PHASES, rulesSchema } from '../rules/schema.js';
+
+/**
+ * The README's generated sections: each is printed from the code it
+ * describes (the stall table, the guard catalogue, the rules schema, the
+ * cookbook's rules files), written into README.md by
+ * `npm run docs:readme` and checked by test/docs/readme.test.ts.
+ */
+
+const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+
+/** The stall rules, from the one table in rules/stall-rules.ts. */
+export function stallRulesSection(): string {
+  const rows = STALL_RULE_NAMES.map((name) => {
+    const rule: { limit: number; counts: string; resetBy: readonly string[]; needsTools?: readonly string[]; message: string } = STALL_RULES[name];
+    const resets = rule.resetBy.length > 0 ? rule.resetBy.join(', ') : '(a reply with a tool call)';
+    return `| \`${name}\` | ${rule.limit} | ${cell(rule.counts)} | ${resets} | ${rule.needsTools ? rule.needsTools.join(' or ') : 'any'} | ${cell(rule.message)} |`;
+  });
+  return [
+    '| rule | default limit | counts | starts over on | needs | nudge (default) |',
+    '|---|---|---|---|---|---|',
+    ...rows,
+    '',
+    `Progress, defined once in [\`machines/stall/progress.ts\`](machines/stall/progress.ts): ${PROGRESS_KINDS.map((kind) => `\`${kind}\``).join(', ')}. `
+      + 'Any progress ends a stall\'s episode: its nudges start over, so a run ends `stalled` only when a rule holds again after `stall.maxNudges` nudges with nothing new in between.',
+  ].join('\n');
+}
+
+/** Every built-in guard a rules file may name, from the catalogue. */
+export function guardsSection(): string {
+  const rows = listGuards().map((guard) => {
+    const params = guard.params.map((param) => `\`${param.name}\` ${param.type}${param.required ? '' : ` = ${JSON.stringify(param.default)}`}`).join(', ') || '-';
+    return `| \`${guard.name}\` | ${guard.kind} | ${params} | ${cell(guard.summary)} |`;
+  });
+  return ['| guard | kind | parameters | holds when |', '|---|---|---|---|', ...rows].join('\n');
+}
+
+interface JsonSchema {
+  type?: string;
+  description?: string;
+  default?: unknown;
+  properties?: Record<string, JsonSchema>;
+  enum?: unknown[];
+  anyOf?: JsonSchema[];
+}
+
+/** Every key of a rules file with its default and meaning, from the zod schema. */
+export function rulesKeysSection(): string {
+  const schema = z.toJSONSchema(rulesSchema, { io: 'input', unrepresentable: 'any' }) as JsonSchema;
+  const rows: string[] = [];
+  const visit = (node: JsonSchema, path: string) => {
+    for (const [key, child] of Object.entries(node.properties ?? {})) {
+      const at = path ? `${path}.${key}` : key;
+      if (path === 'phases') {
+        // The four phases share one shape; their defaults differ (shown by `rein rules show`).
+        if (key === PHASES[0]) visit(child, 'phases.<phase>');
+        continue;
+      }
+      if (child.properties && child.type === 'object' && key !== 'prices') { visit(child, at); continue; }
+      const shown = at.startsWith('phases.<phase>') && (key === 'exits' || key === 'description') ? 'per phase' : defaultText(child.default);
+      rows.push(`| \`${at}\` | ${shown} | ${cell(child.description ?? typeText(child))} |`);
+    }
+  };
+  visit(schema, '');
+  return ['| key | default | meaning |', '|---|---|---|', ...rows].join('\n');
+}
+
+function defaultText(value: unknown): string {
+  if (value === undefined) return '(none)';
+  const text = JSON.stringify(value);
+  return text.length > 40 ? (Array.isArray(value) ? `${value.length} entries` : 'see `rein rules show`') : `\`${cell(text)}\``;
+}
+
+function typeText(node: JsonSchema): string {
+  if (node.enum) return `one of ${node.enum.map((value) => JSON.stringify(value)).join(', ')}`;
+  return node.type ?? 'any';
+}
+
+/** One recipe of the cookbook: a rules file in docs/cookbook/ and what it is for. */
+export interface Recipe {
+  file: string;
+  title: string;
+  note: string;
+}
+
+export function cookbookRecipes(): Recipe[] {
+  return JSON.parse(readFileSync(join(packageRoot(), 'docs', 'cookbook', 'recipes.json'), 'utf8')) as Recipe[];
+}
+
+export function recipeRules(recipe: Recipe): unknown {
+  return JSON.parse(readFileSync(join(packageRoot(), 'docs', 'cookbook', recipe.file), 'utf8'));
+}
+
+/** What a rules file changes in the chart: transitions added and removed against the default machine, one phase standing for the rest. */
+export function chartDifference(rulesInput: unknown): { added: string[]; removed: string[] } {
+  const keys = (input: unknown) => new Set(listTransitions(createHarnessMachine(rulesSchema.parse(input))).map((info) => info.key));
+  const before = keys({});
+  const after = keys(rulesInput);
+  return { added: [...after].filter((key) => !before.has(key)), removed: [...before].filter((key) => !after.has(key)) };
+}
+
+/** The cookbook: each recipe's rules file and the chart difference it makes. */
+export function cookbookSection(): string {
+  const parts: string[] = [];
+  for (const recipe of cookbookRecipes()) {
+    const rules = recipeRules(recipe);
+    const { added, removed } = chartDifference(rules);
+    parts.push(`**${recipe.title}** ([\`docs/cookbook/${recipe.file}\`](docs/cookbook/${recipe.file})). ${recipe.note}`, '', '```json', JSON.stringify(rules, null, 2), '```', '');
+    // A phase the rules switch off is one line, not every transition of its turn cycle.
+    const gone = PHASES.filter((phase) => removed.some((key) => key.startsWith(`${phase}.`)) && !added.some((key) => key.startsWith(`${phase}.`)) && !(rulesSchema.parse(rules).phases[phase].enabled));
+    const inGone = (key: string) => gone.some((phase) => key.startsWith(`${phase}.`));
+    const lines = [
+      ...byPhase(added).map((key) => `+ ${key}`),
+      ...gone.map((phase) => `- ${phase}: the whole phase (${removed.filter((key) => key.startsWith(`${phase}.`)).length} transitions)`),
+      ...byPhase(removed.filter((key) => !inGone(key))).map((key) => `- ${key}`),
+    ];
+    const what = added.length > 0 && removed.length > 0 ? `${added.length} added, ${removed.length} removed` : added.length > 0 ? `${added.length} added` : `${removed.length} removed`;
+    parts.push(lines.length > 0 ? `Chart: ${what} (transitions that differ only in their phase share a line).` : 'Chart: the same transitions; only the texts the model sees change.', '');
+    if (lines.length > 0) parts.push('```diff', ...summarise(lines), '```', '');
+  }
+  return parts.join('\n').trimEnd();
+}
+
+/** Transitions that differ only in their phase, as one line: `{plan,build}.gate --always [...]--> done`. */
+function byPhase(keys: readonly string[]): string[] {
+  const groups = new Map<string, string[]>();
+  for (const key of keys) {
+    const phase = PHASES.find((name) => key.startsWith(`${name}.`));
+    const shape = phase ? key.split(`${phase}.`).join('<phase>.') : key;
+    groups.set(shape, [...(groups.get(shape) ?? []), phase ?? '']);
+  }
+  return [...groups].map(([shape, phases]) => (phases.length > 1 ? shape.split('<phase>.').join(`{${phases.join(',')}}.`) : shape.split('<phase>.').join(`${phases[0]}.`)));
+}
+
+/** Long diffs list the first dozen lines and say how many more. */
+function summarise(lines: string[]): string[] {
+  return lines.length <= 12 ? lines : [...lines.slice(0, 12), `  … and ${lines.length - 12} more (rein rules graph shows the whole chart)`];
+}
+
+/** Every generated section by its marker name in README.md. */
+export function readmeSections(): Record<string, string> {
+  return { 'stall-rules': stallRulesSection(), guards: guardsSection(), 'rules-keys': rulesKeysSection(), cookbook: cookbookSection() };
+}
