@@ -6,6 +6,7 @@ import { measureViewConstruction } from './view-construction.js';
 import { defaultRules } from '../rules/schema.js';
 import { formatTable } from './table.js';
 import { measureSuiteTokens } from './suite-tokens.js';
+import { measureStallPrecision } from './stall-precision.js';
 
 /** Long runs whose per-step windows are compared; their median is reported. */
 const LONG_RUNS = 3;
@@ -74,8 +75,18 @@ async function main(): Promise<void> {
     row.steps, row.providerCharsPerToken, `${(row.prefixReuse * 100).toFixed(1)}%`, row.breaks, `${(row.peakShare * 100).toFixed(1)}%`, row.elisions, row.summaries,
   ]));
 
+  stallSection(out, table);
   if (!process.argv.includes('--no-suite')) await suiteSection(out, table);
   if (process.argv.includes('--write')) writeFigures(written.join('\n'));
+}
+
+function stallSection(out: (text: string) => void, table: (...args: Parameters<typeof formatTable>) => void): void {
+  const result = measureStallPrecision();
+  out('5. Stall detector precision on labelled behaviours (bench/stall-behaviours.ts, through the real machine; steps are model replies)');
+  table(['behaviour', 'kind', 'ended', 'nudges', 'first nudge at', 'seed rules first nudge at', 'ended at'], result.rows.map((row) => [
+    row.behaviour, row.kind, row.status === 'stalled' ? 'stalled' : row.status, row.nudges, row.firstNudge ?? '-', row.seedFirstNudge ?? 'never', row.endedAt ?? '-',
+  ]));
+  out(`False stops on progress: ${result.falseStops}; loops ended: ${result.loopsEnded}/${result.loops}; loops first nudged later than the seed's rules would: ${result.laterThanSeed}.\n`);
 }
 
 async function suiteSection(out: (text: string) => void, table: (...args: Parameters<typeof formatTable>) => void): Promise<void> {
