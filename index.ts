@@ -13,7 +13,7 @@ export { isEvent } from './lib/trace-events.js';
 export type { Usage } from './lib/usage.js';
 export { defaultRules, rulesSchema, type Rules, type RulesInput } from './rules/schema.js';
 export { STALL_RULES, type StallRuleName } from './rules/stall-rules.js';
-export { loadRules, type LoadedRules } from './rules/load.js';
+export { loadRules, type LoadedRules } from './config/load-rules.js';
 export { PRESETS, findPreset, type Preset } from './rules/presets.js';
 export { startRun, resumeRun, type RunHandle, type RunOptions } from './run/start-run.js';
 export { readRunMeta, RUN_FILES, type RunMeta } from './run/run-dir.js';

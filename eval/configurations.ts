@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { basename, extname, resolve } from 'node:path';
 import { UsageError } from '../lib/errors.js';
 import { stableStringify } from '../lib/stable-json.js';
-import { loadRules } from '../rules/load.js';
+import { loadRules } from '../config/load-rules.js';
 import { findPreset, requirePreset } from '../rules/presets.js';
 import type { Rules } from '../rules/schema.js';
 

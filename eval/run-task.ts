@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import type { HarnessOutput } from '../machines/types.js';
 import { mergeRules, type Plain } from '../rules/merge.js';
-import { loadRules, type LoadedRules } from '../rules/load.js';
+import { loadRules, type LoadedRules } from '../config/load-rules.js';
 import { defaultTools } from '../tools/index.js';
 import type { Rules } from '../rules/schema.js';
 import { startRun, type ModelSource, type RunHandle } from '../run/start-run.js';

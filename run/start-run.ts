@@ -24,7 +24,7 @@ import { createInspectionTracer, traceTool } from './inspection-trace.js';
 import { harnessMachineFor } from './machine-cache.js';
 import { runFile, writeRunMeta } from './run-dir.js';
 import { loadState, saveState, STATE_VERSION, type SavedState } from './state-file.js';
-import { selectTools } from './tool-selection.js';
+import { selectTools } from '../tools/select-tools.js';
 import { nextTraceIndex, openTracer, TRACE_VERSION, type Tracer } from './trace.js';
 import { Transcript } from './transcript.js';
 

@@ -26,4 +26,5 @@ export { startOpenAIStub, type OpenAIStub, type StubAnswer, type StubRequest } f
 export { coverTransitions, formatCoverage, listTransitions, type CoverageReport, type TransitionInfo, type Witness } from '../coverage/explore.js';
 export { confirmWithScriptedActors, replayWithScriptedActors } from '../coverage/replay.js';
 export { assertFullCoverage, checkCoverage, type CoverageCheck } from '../coverage/check.js';
-export { loadRules, type LoadedRules } from '../rules/load.js';
+export { loadRules, type LoadedRules } from '../config/load-rules.js';
+export { makeTempDir, removeTempDirs } from './temp-dir.js';

@@ -1,5 +1,4 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { createScriptedModel, type Script, type ScriptedModel } from '../actors/scripted-model.js';
 import { extractiveSummary, type SummarizeText } from '../actors/summarizer.js';
@@ -13,6 +12,7 @@ import { startRun, type RunOptions } from '../run/start-run.js';
 import type { TraceRecord } from '../lib/trace-events.js';
 import { readRecord } from '../run/transcript.js';
 import type { AnyTool } from '../tools/types.js';
+import { makeTempDir } from './temp-dir.js';
 
 export interface ScriptedRunOptions {
   script: Script;
@@ -53,12 +53,13 @@ export interface ScriptedRunResult {
  * expect(run.output.status).toBe('step_limit');
  */
 export async function runScripted(options: ScriptedRunOptions): Promise<ScriptedRunResult> {
-  const workspace = options.workspace ?? mkdtempSync(join(tmpdir(), 'rein-test-ws-'));
+  // Temp directories go when removeTempDirs() runs (after each test) or, at the latest, when the process exits.
+  const workspace = options.workspace ?? makeTempDir('rein-test-ws-');
   for (const [path, content] of Object.entries(options.files ?? {})) {
     mkdirSync(dirname(join(workspace, path)), { recursive: true });
     writeFileSync(join(workspace, path), content);
   }
-  const runDir = mkdtempSync(join(tmpdir(), 'rein-test-run-'));
+  const runDir = makeTempDir('rein-test-run-');
   const rules = rulesSchema.parse(options.rules ?? {});
   const model = createScriptedModel(options.script);
   const handle = startRun({

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { demoScript, DEMO_TASK, DEMO_TEST_CMD } from '../../demo/demo-model.js';
-import { loadRules } from '../../rules/load.js';
+import { loadRules } from '../../config/load-rules.js';
 import { presetNames } from '../../rules/presets.js';
 import { defaultTools } from '../../tools/index.js';
 import { parseCommand, stringFlag, type FlagSpec } from '../args.js';

@@ -2,7 +2,7 @@ import { join, resolve } from 'node:path';
 import { demoScript } from '../../demo/demo-model.js';
 import { UsageError } from '../../lib/errors.js';
 import { rulesSchema } from '../../rules/schema.js';
-import { loadRules } from '../../rules/load.js';
+import { loadRules } from '../../config/load-rules.js';
 import { defaultTools } from '../../tools/index.js';
 import { readRunMeta, traceFileOf } from '../../run/run-dir.js';
 import { parseCommand, stringFlag, type FlagSpec } from '../args.js';

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { UsageError } from '../../lib/errors.js';
 import { createHarnessMachine } from '../../machines/harness-machine.js';
-import { loadRules, type LoadedRules } from '../../rules/load.js';
+import { loadRules, type LoadedRules } from '../../config/load-rules.js';
 import { PRESETS, presetNames } from '../../rules/presets.js';
 import { diffRules } from '../../rules/diff.js';
 import { defaultRules } from '../../rules/schema.js';

@@ -2,7 +2,7 @@ import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { ModelEndpointError, UsageError } from '../../lib/errors.js';
 import type { Plain } from '../../rules/merge.js';
-import { loadRules } from '../../rules/load.js';
+import { loadRules } from '../../config/load-rules.js';
 import { defaultTools } from '../../tools/index.js';
 import { numberFlag, parseCommand, stringFlag, type FlagSpec, type ParsedCommand } from '../args.js';
 import { executeRun, type Io } from '../execute-run.js';

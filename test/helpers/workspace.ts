@@ -1,21 +1,13 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterEach } from 'vitest';
 import type { CommandPolicy, ObservationLimits, ToolContext } from '../../tools/types.js';
+import { makeTempDir, removeTempDirs } from '../../testing/temp-dir.js';
 
-const created: string[] = [];
+// Every temp directory a test made (here or through runScripted) goes after the test.
+afterEach(removeTempDirs);
 
-afterEach(() => {
-  for (const dir of created.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
-});
-
-/** A fresh, realpath'd temp directory, removed after the test. */
-export function makeTempDir(prefix = 'rein-test-'): string {
-  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
-  created.push(dir);
-  return dir;
-}
+export { makeTempDir };
 
 /** Writes files (relative path → content) below root, creating directories. */
 export function writeFiles(root: string, files: Record<string, string | Buffer>): void {

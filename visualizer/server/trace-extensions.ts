@@ -24,7 +24,7 @@ export async function extensionsForTrace(tracePath: string, start: Record<string
   }
   if (typeof configPath !== 'string') return { extensions: {}, notes: [] };
   try {
-    const { loadRules } = await import('../../rules/load.js');
+    const { loadRules } = await import('../../config/load-rules.js');
     const loaded = await loadRules({ configPath });
     return { extensions: { guards: loaded.guards, actions: loaded.actions }, notes: [] };
   } catch (error) {

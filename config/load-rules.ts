@@ -9,13 +9,13 @@ import { formatZodError } from '../lib/zod-error.js';
 import { registerGuards, type GuardRegistry } from '../machines/guards/registry.js';
 import { registerActions, type RuleActionRegistry } from '../machines/rule-actions.js';
 import { checkRuleReferences } from '../machines/rules-check.js';
-import { selectTools } from '../run/tool-selection.js';
+import { selectTools } from '../tools/select-tools.js';
 import { defaultTools } from '../tools/index.js';
 import type { AnyTool } from '../tools/types.js';
 import { importConfigModule, type ConfigModule } from './import-config.js';
-import { mergeRules, type Plain } from './merge.js';
-import { presetNames, requirePreset } from './presets.js';
-import { rulesSchema, type Rules } from './schema.js';
+import { mergeRules, type Plain } from '../rules/merge.js';
+import { presetNames, requirePreset } from '../rules/presets.js';
+import { rulesSchema, type Rules } from '../rules/schema.js';
 
 /** File names looked up in the workspace when no `--config` is given. */
 export const CONFIG_NAMES: readonly string[] = RULES_FILE_NAMES;

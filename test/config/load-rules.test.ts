@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../lib/errors.js';
-import { loadRules } from '../../rules/load.js';
+import { loadRules } from '../../config/load-rules.js';
 import { call, reply, runScripted } from '../../testing/index.js';
 import { cleanEnv, repoRoot, runCli } from '../helpers/cli.js';
 
@@ -79,10 +79,10 @@ describe('rules files', () => {
 
   it('a JSON or YAML syntax error names the line and column and shows the line', async () => {
     const json = dirWith({ 'rein.config.json': '{\n  "budgets": {\n    "maxSteps": 10\n    "maxSeconds": 60\n  }\n}\n' });
-    const jsonError = await loadRules({ workspace: json }).catch((caught: unknown) => caught as Error);
+    const jsonError = await loadRules({ workspace: json }).then(() => new Error('loaded'), (caught: unknown) => caught as Error);
     expect(jsonError.message).toMatch(/rein\.config\.json: not valid JSON: line 4, column 5: .*\n {8}"maxSeconds": 60\n {8}\^$/);
     const yaml = dirWith({ 'rein.config.yaml': 'budgets:\n  maxSteps: [10\nstall:\n  maxNudges: 2\n' });
-    const yamlError = await loadRules({ workspace: yaml }).catch((caught: unknown) => caught as Error);
+    const yamlError = await loadRules({ workspace: yaml }).then(() => new Error('loaded'), (caught: unknown) => caught as Error);
     expect(yamlError).toBeInstanceOf(UsageError);
     expect(yamlError.message).toMatch(/rein\.config\.yaml: not valid YAML: line \d+, column \d+: /);
     // A good YAML file is a rules file like any other.
