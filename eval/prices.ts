@@ -1,3 +1,5 @@
+import { jsonSyntaxError } from '../lib/syntax-error.js';
+import { formatZodError } from '../lib/zod-error.js';
 import { existsSync, readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { UsageError } from '../lib/errors.js';
@@ -26,10 +28,10 @@ export function loadPriceTable(path: string): Record<string, Price> {
   try {
     json = JSON.parse(readFileSync(path, 'utf8'));
   } catch (error) {
-    throw new UsageError(`--prices: ${path} is not valid JSON: ${(error as Error).message}`);
+    throw new UsageError(`--prices: ${path}: not valid JSON: ${jsonSyntaxError(readFileSync(path, 'utf8'), error)}`);
   }
   const parsed = priceTableSchema.safeParse(json);
-  if (!parsed.success) throw new UsageError(`--prices: ${path}: ${parsed.error.issues[0]?.path.join('.')}: ${parsed.error.issues[0]?.message}`);
+  if (!parsed.success) throw new UsageError(formatZodError(parsed.error, { input: json, schema: priceTableSchema }).map((line) => `--prices: ${path}: ${line}`).join('\n'));
   return parsed.data;
 }
 

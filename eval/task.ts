@@ -1,3 +1,5 @@
+import { jsonSyntaxError } from '../lib/syntax-error.js';
+import { formatZodError } from '../lib/zod-error.js';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
@@ -74,10 +76,10 @@ function loadTask(id: string, dir: string): EvalTask | { problem: string } {
   try {
     json = JSON.parse(readFileSync(file, 'utf8'));
   } catch (error) {
-    return { problem: `task.json is not valid JSON: ${(error as Error).message}` };
+    return { problem: `task.json: not valid JSON: ${jsonSyntaxError(readFileSync(file, 'utf8'), error)}` };
   }
   const parsed = taskSchema.safeParse(json);
-  if (!parsed.success) return { problem: `task.json: ${describeIssues(parsed.error)}` };
+  if (!parsed.success) return { problem: `task.json: ${formatZodError(parsed.error, { input: json, schema: taskSchema }).slice(0, 3).join('; ')}` };
   const rulesProblem = parsed.data.rules ? checkRulesLayer(parsed.data.rules) : null;
   if (rulesProblem) return { problem: `task.json rules: ${rulesProblem}` };
   const simulated = simulatedChoice(parsed.data, dir);
@@ -99,9 +101,5 @@ function simulatedChoice(task: TaskFile, dir: string): SimulatedModelChoice | nu
 
 function checkRulesLayer(layer: Record<string, unknown>): string | null {
   const parsed = rulesSchema.safeParse(layer);
-  return parsed.success ? null : describeIssues(parsed.error);
-}
-
-function describeIssues(error: z.ZodError): string {
-  return error.issues.slice(0, 3).map((issue) => `${issue.path.join('.') || '(top level)'}: ${issue.message}`).join('; ');
+  return parsed.success ? null : formatZodError(parsed.error, { input: layer, schema: rulesSchema }).slice(0, 3).join('; ');
 }

@@ -1,3 +1,5 @@
+import { jsonSyntaxError } from '../lib/syntax-error.js';
+import { formatZodError } from '../lib/zod-error.js';
 import fs from 'node:fs';
 import { ensureStateDir } from '../lib/state-dir.js';
 import { z } from 'zod';
@@ -68,9 +70,9 @@ export function readProgress(root: string): TodoItem[] | null {
   try {
     parsed = JSON.parse(text);
   } catch (error) {
-    throw new UsageError(`${file} is not valid JSON (${(error as Error).message}); fix or delete it`);
+    throw new UsageError(`${file}: not valid JSON: ${jsonSyntaxError(text, error)}\nfix or delete it`);
   }
   const result = progressFile.safeParse(parsed);
-  if (!result.success) throw new UsageError(`${file} is not a rein progress file (${result.error.issues[0]?.message}); fix or delete it`);
+  if (!result.success) throw new UsageError(`${file} is not a rein progress file (${formatZodError(result.error, { input: parsed }).join('; ')}); fix or delete it`);
   return result.data.todo;
 }

@@ -35,7 +35,7 @@ describe('update_todo', () => {
     writeFiles(root, { '.rein/progress.json': '{"todo": [{"task": 1}]}' });
     expect(() => readProgress(root)).toThrow(UsageError);
     writeFiles(root, { '.rein/progress.json': '{not json' });
-    expect(() => readProgress(root)).toThrow(/progress\.json is not valid JSON/);
+    expect(() => readProgress(root)).toThrow(/progress\.json: not valid JSON: line 1, column \d+/);
   });
 
   it('refuses to follow a .rein symlink out of the workspace', async () => {
