@@ -12,6 +12,7 @@ import type { Tracer } from './trace.js';
 export function createInspectionTracer(trace: Tracer, stepOf: () => number, forward?: (event: InspectionEvent) => void) {
   let root: AnyActorRef | null = null;
   let label = '';
+  let lastEvent: unknown = null;
   const inspect = (event: InspectionEvent) => {
     forward?.(event);
     // The root is attached right after createActor; its first events (registration) come before that.
@@ -21,7 +22,10 @@ export function createInspectionTracer(trace: Tracer, stepOf: () => number, forw
       const taken = event._transitions[0];
       const guard = nameOf(taken?.guard);
       const actions = (taken?.actions ?? []).map(nameOf).filter(Boolean);
-      trace.log('transition', { from: label, to, event: event.event.type, ...(guard ? { guard } : {}), ...(actions.length > 0 ? { actions } : {}) });
+      // An actor's failure says what failed, once (the macrostep's later microsteps carry the same event).
+      const error = event.event !== lastEvent && event.event.type.startsWith('xstate.error.actor.') ? describeError((event.event as { error?: unknown }).error) : undefined;
+      lastEvent = event.event;
+      trace.log('transition', { from: label, to, event: event.event.type, ...(guard ? { guard } : {}), ...(actions.length > 0 ? { actions } : {}), ...(error ? { error } : {}) });
       label = to;
     } else if (event.type === '@xstate.event' && event.event.type === 'xstate.done.actor.model') {
       const { message, usage, ms } = (event.event as unknown as { output: ModelReply }).output;
@@ -39,6 +43,10 @@ export function createInspectionTracer(trace: Tracer, stepOf: () => number, forw
 /** A trace line for one executed tool call; the result is cut to 2,000 characters, head and tail. */
 export function traceTool(trace: Tracer, result: ToolCallResult, step: number): void {
   trace.log('tool', { step, id: result.id, name: result.name, args: result.args, ok: result.outcome.ok, ms: result.ms, effect: result.outcome.effect, result: headTail(result.outcome.content, 2000) });
+}
+
+function describeError(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
 }
 
 function nameOf(item: unknown): string {

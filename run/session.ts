@@ -58,6 +58,8 @@ export interface RunOptions {
   clock?: { setTimeout(fn: (...args: unknown[]) => void, ms: number): unknown; clearTimeout(id: unknown): void };
   /** Every trace line, as it is written (status line, visualizer). */
   onTrace?: (kind: string, data: Record<string, unknown>) => void;
+  /** Every trace line as the file gets it: JSON text, secrets redacted (the OpenTelemetry export). */
+  onTraceLine?: (line: string) => void;
   /** Every XState inspection event (visualizer). */
   inspect?: (event: InspectionEvent) => void;
   /** fsync the saved state after every step (default true; about 10 ms a step on a busy disk). */
@@ -119,7 +121,7 @@ function launch(options: RunOptions, resume: Resume | null): RunHandle {
   const listeners = options.onTrace;
   // Lines written after the last save stay (they show what the killed process did); numbering continues after them.
   let traceIndex = nextTraceIndex(tracePath);
-  const baseTracer = openTracer(tracePath, options.secrets ?? [], { firstIndex: traceIndex });
+  const baseTracer = openTracer(tracePath, options.secrets ?? [], { firstIndex: traceIndex, ...(options.onTraceLine ? { onLine: options.onTraceLine } : {}) });
   const trace: Tracer = {
     path: tracePath,
     log(kind, data = {}) { traceIndex++; baseTracer.log(kind, data); listeners?.(kind, data); },

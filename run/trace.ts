@@ -28,22 +28,34 @@ export interface Tracer {
  *
  * @example const trace = openTracer('run/trace.jsonl', [process.env.OPENAI_API_KEY]); trace.log('start', { task });
  */
-export function openTracer(path: string, secrets: (string | undefined)[] = [], options: { firstIndex?: number; now?: () => number } = {}): Tracer {
+export function openTracer(path: string, secrets: (string | undefined)[] = [], options: { firstIndex?: number; now?: () => number; onLine?: (line: string) => void } = {}): Tracer {
   mkdirSync(dirname(path), { recursive: true });
   const writer: LineWriter = openLineWriter(path);
   const now = options.now ?? Date.now;
-  const active = secrets.filter((secret): secret is string => typeof secret === 'string' && secret.length >= 6);
   let index = options.firstIndex ?? 0;
   return {
     path,
     log(kind, data = {}) {
       // Key order is fixed by construction (i, t, kind, then the event's fields), so plain JSON is deterministic.
-      const line = JSON.stringify({ i: index++, t: Math.round(now()) / 1000, kind, ...data });
-      writer.write(active.length > 0 ? redact(line, active) : line);
+      const line = redactTraceLine(JSON.stringify({ i: index++, t: Math.round(now()) / 1000, kind, ...data }), secrets);
+      writer.write(line);
+      // Listeners of the written line (the OpenTelemetry export) see exactly what the file holds.
+      options.onLine?.(line);
     },
     flush() { writer.flush(); },
     close() { writer.close(); },
   };
+}
+
+/**
+ * The trace's secret redaction, one path for every reader of trace text: the
+ * trace writer and the OpenTelemetry exporters (live and `rein trace export`).
+ *
+ * @example redactTraceLine('{"kind":"model","content":"key sk-abc123"}', ['sk-abc123']) // '{"kind":"model","content":"key [redacted]"}'
+ */
+export function redactTraceLine(text: string, secrets: readonly (string | undefined)[]): string {
+  const active = secrets.filter((secret): secret is string => typeof secret === 'string' && secret.length >= 6);
+  return active.length > 0 ? redact(text, active) : text;
 }
 
 /** The index after the last complete line of an existing trace (0 for a new one): a resumed run numbers on from there. */

@@ -1,0 +1,71 @@
+import { existsSync, statSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+import { UsageError } from '../../lib/errors.js';
+import { readRunMeta } from '../../run/session.js';
+import { exportTraceFile } from '../../telemetry/export-trace.js';
+import { DEFAULT_TRACES_URL, displayUrl, resolveOtlpSettings } from '../../telemetry/otlp-settings.js';
+import { parseCommand, stringFlag, type FlagSpec } from '../args.js';
+import type { Io } from '../execute-run.js';
+import { EXIT } from '../exit-codes.js';
+
+export const TRACE_USAGE = `rein trace export <trace.jsonl | run-dir> [--endpoint URL] [--content] [--json]
+
+Sends a run's trace (finished, killed or still going) to an OpenTelemetry
+collector as the spans a live export (\`--otel\`) sends: \`invoke_agent rein\`
+per run, \`chat {model}\` per model call, \`execute_tool {name}\` per tool call,
+with the original timestamps. Works on eval runs' traces too.
+
+  --endpoint URL   the collector: a base URL (…:4318) or its traces URL; default
+                   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, OTEL_EXPORTER_OTLP_ENDPOINT,
+                   else ${DEFAULT_TRACES_URL}
+  --content        include message contents, tool arguments and results (secrets
+                   redacted as in the trace; or OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true)
+  --json           print one JSON line with the counts
+
+Exit codes: 0 sent, 1 the collector did not take the spans, 2 bad usage.`;
+
+const TRACE_FLAGS: FlagSpec = { endpoint: { type: 'string' }, content: { type: 'boolean' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } };
+
+export async function traceCommand(argv: string[], io: Io, env: NodeJS.ProcessEnv): Promise<number> {
+  const parsed = parseCommand('rein trace', argv, TRACE_FLAGS);
+  if (parsed.values.help) { io.stdout.write(TRACE_USAGE + '\n'); return EXIT.done; }
+  const [verb, file, ...extra] = parsed.positionals;
+  if (verb !== 'export') throw new UsageError(`rein trace: ${verb ? `unknown subcommand "${verb}"` : 'expected a subcommand'}\n\n${TRACE_USAGE}`);
+  if (!file) throw new UsageError(`rein trace export: expected <trace.jsonl | run-dir>\n\n${TRACE_USAGE}`);
+  if (extra.length > 0) throw new UsageError(`rein trace export: unexpected argument "${extra[0]}"`);
+  const path = traceFileIn(resolve(file), file);
+  let settings;
+  try {
+    settings = resolveOtlpSettings({ url: stringFlag(parsed, 'endpoint'), flag: '--endpoint', content: parsed.values.content === true, env, fallbackUrl: DEFAULT_TRACES_URL })!;
+  } catch (error) {
+    throw error instanceof UsageError ? new UsageError(`rein trace export: ${error.message}`) : error;
+  }
+  for (const note of settings.notes) io.stderr.write(`rein trace export: ${note}\n`);
+  const target = displayUrl(settings.url);
+  const result = await exportTraceFile(path, settings, { secrets: [env.OPENAI_API_KEY], facts: { runId: basename(dirname(path)) } });
+  if (result.skipped.length > 0) io.stderr.write(`rein trace export: skipped line${result.skipped.length > 1 ? 's' : ''} ${result.skipped.slice(0, 10).join(', ')} (not JSON: a cut last line or damage)\n`);
+  if (parsed.values.json) io.stdout.write(JSON.stringify({ endpoint: target, lines: result.lines, spans: result.spans, exported: result.exported, skipped: result.skipped.length, ...(result.error ? { error: result.error } : {}) }) + '\n');
+  if (result.error) {
+    io.stderr.write(`rein trace export: ${target} did not take the spans (${result.error}); ${result.exported} of ${result.spans} sent\n`);
+    return EXIT.unfinished;
+  }
+  io.stderr.write(`rein trace export: sent ${result.spans} spans from ${result.lines} trace lines to ${target}\n`);
+  return EXIT.done;
+}
+
+/** The trace file itself, or the trace of a run directory (`--trace` kept elsewhere is found through run.json). */
+function traceFileIn(path: string, given: string): string {
+  if (!existsSync(path)) throw new UsageError(`rein trace export: not found: ${given}`);
+  if (statSync(path).isFile()) return path;
+  if (existsSync(join(path, 'run.json'))) {
+    try {
+      const { tracePath } = readRunMeta(path);
+      if (typeof tracePath === 'string' && existsSync(tracePath)) return tracePath;
+    } catch {
+      // a damaged run.json: the trace beside it may still be there
+    }
+  }
+  const beside = join(path, 'trace.jsonl');
+  if (existsSync(beside)) return beside;
+  throw new UsageError(`rein trace export: ${given} is a directory without a trace (expected a trace.jsonl file or a run directory)`);
+}
