@@ -38,15 +38,16 @@ export function startLiveExport(settings: OtlpSettings, options: LiveExportOptio
     options.warn(`rein: OpenTelemetry: ${text}`);
   };
   let alive = true;
-  let finished: ((message: Extract<WorkerMessage, { type: 'finished' }>) => void) | null = null;
-  const worker = new Worker(new URL('./export-worker.js', import.meta.url), { workerData: { settings, facts: options.facts } satisfies WorkerInput });
+  let finished: ((message: Extract<WorkerMessage, { type: 'finished' }> | 'stopped') => void) | null = null;
+  // No inherited Node flags: the worker runs compiled JavaScript, whatever the process was started with (--input-type, --inspect…).
+  const worker = new Worker(new URL('./export-worker.js', import.meta.url), { workerData: { settings, facts: options.facts } satisfies WorkerInput, execArgv: [] });
   worker.unref();
   worker.on('message', (message: WorkerMessage) => {
     if (message.type === 'failure') warnOnce(`could not send spans to ${target} (${message.error}); the run goes on without them`);
     else finished?.(message);
   });
-  worker.on('error', (error) => { alive = false; warnOnce(`the span export stopped (${error.message}); the run goes on without it`); });
-  worker.on('exit', () => { alive = false; finished = null; });
+  worker.on('error', (error) => { alive = false; warnOnce(`the span export stopped (${error.message}); the run goes on without it`); finished?.('stopped'); });
+  worker.on('exit', () => { alive = false; finished?.('stopped'); });
 
   return {
     line(text) {
@@ -56,13 +57,15 @@ export function startLiveExport(settings: OtlpSettings, options: LiveExportOptio
       if (!alive) return;
       const timeoutMs = options.flushTimeoutMs ?? FLUSH_TIMEOUT_MS;
       let timer: NodeJS.Timeout | undefined;
-      const outcome = await new Promise<Extract<WorkerMessage, { type: 'finished' }> | null>((resolve) => {
+      const outcome = await new Promise<Extract<WorkerMessage, { type: 'finished' }> | 'stopped' | null>((resolve) => {
         finished = resolve;
         timer = setTimeout(() => resolve(null), timeoutMs);
         worker.postMessage({ type: 'finish' });
       });
       clearTimeout(timer);
-      if (outcome === null) warnOnce(`${target} did not take the last spans within ${timeoutMs / 1000} s; they are dropped (the run is not affected)`);
+      finished = null;
+      if (outcome === 'stopped') warnOnce('the span export stopped before the run ended; spans are lost (the run is not affected)');
+      else if (outcome === null) warnOnce(`${target} did not take the last spans within ${timeoutMs / 1000} s; they are dropped (the run is not affected)`);
       else if (outcome.exported < outcome.ended) warnOnce(`${outcome.ended - outcome.exported} of ${outcome.ended} spans did not reach ${target}`);
       alive = false;
       await worker.terminate().catch(() => undefined);

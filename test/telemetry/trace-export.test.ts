@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -81,6 +81,25 @@ describe('rein trace export: a finished or killed run, sent afterwards', () => {
     expect(sent).toContain('my key is [redacted]');
     expect(sent).not.toContain(key);
     expect(sent).not.toContain(key.slice(0, 12));
+  }, 30_000);
+
+  it('given a directory of runs (an eval\'s output), sends every run\'s trace found under it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'rein-runs-'));
+    const traceFor = (id: string) => [
+      { i: 0, t: 1_700_000_000, kind: 'start', model: 'm', endpoint: 'x', runDir: join(dir, id) },
+      { i: 1, t: 1_700_000_001, kind: 'end', status: 'done', steps: 0, usage: { calls: 0, promptTokens: 0, completionTokens: 0, cachedTokens: 0, costUsd: 0 } },
+    ].map((line) => JSON.stringify(line)).join('\n') + '\n';
+    for (const id of ['runs/task-a-default-1', 'runs/task-b-strict-1', 'deeper/runs/task-c-default-2']) {
+      mkdirSync(join(dir, id), { recursive: true });
+      writeFileSync(join(dir, id, 'trace.jsonl'), traceFor(id));
+    }
+    writeFileSync(join(dir, 'results.jsonl'), '{}\n');
+    const collector = await receiver();
+    const result = await runCli(['trace', 'export', dir, '--endpoint', collector.url, '--json'], { env: cleanEnv() });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toContain('of 3 traces');
+    expect(collector.spans.map((span) => span.attributes['gen_ai.conversation.id']).sort()).toEqual(['task-a-default-1', 'task-b-strict-1', 'task-c-default-2']);
+    expect(JSON.parse(result.stdout)).toMatchObject({ traces: 3, spans: 3, exported: 3 });
   }, 30_000);
 
   it('says when the collector did not take the spans (exit 1), and what is wrong with bad input (exit 2)', async () => {
