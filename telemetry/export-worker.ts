@@ -9,9 +9,10 @@ import { createTracing } from './tracing.js';
 /** What the live export's worker is started with. */
 export interface WorkerInput { settings: OtlpSettings; facts: RunFacts }
 
-/** Messages from the worker: its first failure, and the tally once flushed. */
+/** Messages from the worker: its first failure; every line mapped (the spans are then the collector's to take); the tally once flushed. */
 export type WorkerMessage =
   | { type: 'failure'; error: string }
+  | { type: 'mapped' }
   | { type: 'finished'; ended: number; exported: number; failed: number };
 
 /** A bounded queue (spans beyond it are dropped, not held) and batches of up to 512 spans a request. */
@@ -40,6 +41,7 @@ port.on('message', (message: { type: 'line'; text: string } | { type: 'finish' }
     return;
   }
   mapper.close();
+  port.postMessage({ type: 'mapped' } satisfies WorkerMessage);
   void provider.forceFlush().catch(() => undefined).then(() => {
     port.postMessage({ type: 'finished', ended, exported: tally.exported, failed: tally.failed } satisfies WorkerMessage);
   });

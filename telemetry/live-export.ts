@@ -3,8 +3,13 @@ import type { WorkerInput, WorkerMessage } from './export-worker.js';
 import { displayUrl, type OtlpSettings } from './otlp-settings.js';
 import type { RunFacts } from './run-attributes.js';
 
-/** How long the end of a run waits for the last spans to reach the collector. */
+/** How long the end of a run waits for the collector to take the last spans. */
 export const FLUSH_TIMEOUT_MS = 3000;
+/**
+ * How long it waits, before that, for the worker to map the lines it was sent: local work, done
+ * long before the run ends unless the machine is starved; the cap only guards against a stuck worker.
+ */
+const MAPPING_TIMEOUT_MS = 30_000;
 
 export interface LiveExport {
   /** One trace line as the trace file got it (redacted JSON text). */
@@ -38,16 +43,35 @@ export function startLiveExport(settings: OtlpSettings, options: LiveExportOptio
     options.warn(`rein: OpenTelemetry: ${text}`);
   };
   let alive = true;
-  let finished: ((message: Extract<WorkerMessage, { type: 'finished' }> | 'stopped') => void) | null = null;
+  let finished: ((message: Exclude<WorkerMessage, { type: 'failure' }> | 'stopped') => void) | null = null;
+  // Messages can arrive together (several in one turn of the event loop): each is kept until awaited.
+  const received = new Map<string, WorkerMessage>();
   // No inherited Node flags: the worker runs compiled JavaScript, whatever the process was started with (--input-type, --inspect…).
   const worker = new Worker(new URL('./export-worker.js', import.meta.url), { workerData: { settings, facts: options.facts } satisfies WorkerInput, execArgv: [] });
   worker.unref();
   worker.on('message', (message: WorkerMessage) => {
     if (message.type === 'failure') warnOnce(`could not send spans to ${target} (${message.error}); the run goes on without them`);
-    else finished?.(message);
+    else { received.set(message.type, message); finished?.(message); }
   });
   worker.on('error', (error) => { alive = false; warnOnce(`the span export stopped (${error.message}); the run goes on without it`); finished?.('stopped'); });
   worker.on('exit', () => { alive = false; finished?.('stopped'); });
+
+  /** The worker's next message of this type, 'stopped' if it died, null after `timeoutMs`. */
+  function next<T extends 'mapped' | 'finished'>(type: T, timeoutMs: number, send?: () => void) {
+    return new Promise<Extract<WorkerMessage, { type: T }> | 'stopped' | null>((resolve) => {
+      send?.();
+      const early = received.get(type);
+      if (early) { resolve(early as Extract<WorkerMessage, { type: T }>); return; }
+      if (!alive) { resolve('stopped'); return; }
+      const timer = setTimeout(() => { finished = null; resolve(null); }, timeoutMs);
+      finished = (message) => {
+        if (message !== 'stopped' && message.type !== type) return;
+        clearTimeout(timer);
+        finished = null;
+        resolve(message as Extract<WorkerMessage, { type: T }> | 'stopped');
+      };
+    });
+  }
 
   return {
     line(text) {
@@ -56,17 +80,16 @@ export function startLiveExport(settings: OtlpSettings, options: LiveExportOptio
     async finish() {
       if (!alive) return;
       const timeoutMs = options.flushTimeoutMs ?? FLUSH_TIMEOUT_MS;
-      let timer: NodeJS.Timeout | undefined;
-      const outcome = await new Promise<Extract<WorkerMessage, { type: 'finished' }> | 'stopped' | null>((resolve) => {
-        finished = resolve;
-        timer = setTimeout(() => resolve(null), timeoutMs);
-        worker.postMessage({ type: 'finish' });
-      });
-      clearTimeout(timer);
-      finished = null;
-      if (outcome === 'stopped') warnOnce('the span export stopped before the run ended; spans are lost (the run is not affected)');
-      else if (outcome === null) warnOnce(`${target} did not take the last spans within ${timeoutMs / 1000} s; they are dropped (the run is not affected)`);
-      else if (outcome.exported < outcome.ended) warnOnce(`${outcome.ended - outcome.exported} of ${outcome.ended} spans did not reach ${target}`);
+      const mapped = await next('mapped', MAPPING_TIMEOUT_MS, () => worker.postMessage({ type: 'finish' }));
+      const outcome = mapped !== null && mapped !== 'stopped' ? await next('finished', timeoutMs) : mapped;
+      if (outcome === 'stopped') {
+        warnOnce('the span export stopped before the run ended; spans are lost (the run is not affected)');
+      } else if (outcome === null) {
+        const waited = mapped === null ? MAPPING_TIMEOUT_MS : timeoutMs;
+        warnOnce(`${mapped === null ? 'the span export' : target} did not finish within ${waited / 1000} s; the last spans are dropped (the run is not affected)`);
+      } else if (outcome.type === 'finished' && outcome.exported < outcome.ended) {
+        warnOnce(`${outcome.ended - outcome.exported} of ${outcome.ended} spans did not reach ${target}`);
+      }
       alive = false;
       await worker.terminate().catch(() => undefined);
     },

@@ -81,7 +81,7 @@ describe('rein trace export: a finished or killed run, sent afterwards', () => {
     expect(sent).toContain('my key is [redacted]');
     expect(sent).not.toContain(key);
     expect(sent).not.toContain(key.slice(0, 12));
-  }, 30_000);
+  }, 60_000);
 
   it('given a directory of runs (an eval\'s output), sends every run\'s trace found under it', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'rein-runs-'));
@@ -100,7 +100,7 @@ describe('rein trace export: a finished or killed run, sent afterwards', () => {
     expect(result.stderr).toContain('of 3 traces');
     expect(collector.spans.map((span) => span.attributes['gen_ai.conversation.id']).sort()).toEqual(['task-a-default-1', 'task-b-strict-1', 'task-c-default-2']);
     expect(JSON.parse(result.stdout)).toMatchObject({ traces: 3, spans: 3, exported: 3 });
-  }, 30_000);
+  }, 60_000);
 
   it('says when the collector did not take the spans (exit 1), and what is wrong with bad input (exit 2)', async () => {
     const demo = await runCli(['demo', '--json'], { env: cleanEnv() });
@@ -126,7 +126,7 @@ describe('rein trace export: a finished or killed run, sent afterwards', () => {
     const contentAlone = await runCli(['demo', '--otel-content'], { env: cleanEnv() });
     expect(contentAlone.code).toBe(2);
     expect(contentAlone.stderr).toMatch(/rein demo: --otel-content needs a collector/);
-  }, 90_000);
+  }, 120_000);
 });
 
 describe('rein resume --otel', () => {
