@@ -28,7 +28,7 @@ export async function measureOtelOverhead(steps: number, rounds = 3): Promise<Ot
     for (let round = 0; round < rounds; round++) {
       for (const setting of settings) {
         const url = setting === 'collector on loopback' ? collector.url : setting === 'collector down (closed port)' ? `http://127.0.0.1:${down}` : undefined;
-        const live = url ? startLiveExport(resolveOtlpSettings({ url, env: {} })!, { facts: {}, warn: () => undefined }) : null;
+        const live = url ? startLiveExport((await resolveOtlpSettings({ url, env: {} }))!, { facts: {}, warn: () => undefined }) : null;
         const before = collector.spans;
         const result = await measureOverhead(steps, live ? { onTraceLine: live.line } : {});
         const waitStart = performance.now();

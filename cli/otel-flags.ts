@@ -11,10 +11,10 @@ export const OTEL_USAGE = `  --otel URL             export OpenTelemetry GenAI s
                          the trace; or OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true)`;
 
 /** The live export's settings from the flags and the OTEL_* environment, or null for none. */
-export function otelSettings(command: string, parsed: ParsedCommand, env: NodeJS.ProcessEnv): OtlpSettings | null {
+export async function otelSettings(command: string, parsed: ParsedCommand, env: NodeJS.ProcessEnv): Promise<OtlpSettings | null> {
   let settings: OtlpSettings | null;
   try {
-    settings = resolveOtlpSettings({ url: stringFlag(parsed, 'otel'), content: parsed.values['otel-content'] === true, env });
+    settings = await resolveOtlpSettings({ url: stringFlag(parsed, 'otel'), content: parsed.values['otel-content'] === true, env });
   } catch (error) {
     throw error instanceof UsageError ? new UsageError(`${command}: ${error.message}`) : error;
   }

@@ -1,4 +1,3 @@
-import { parseKeyPairsIntoRecord } from '@opentelemetry/core';
 import { UsageError } from '../lib/errors.js';
 import { contentOptedIn } from './content.js';
 
@@ -38,12 +37,14 @@ const DEFAULT_TIMEOUT_MS = 10_000;
  * (+ `/v1/traces`), as the OTLP exporter specification says. OTEL_SDK_DISABLED=true
  * or OTEL_TRACES_EXPORTER=none turn the environment's export off (a flag still wins).
  *
- * @example resolveOtlpSettings({ url: 'http://localhost:4318', env: process.env })?.url // 'http://localhost:4318/v1/traces'
+ * @example (await resolveOtlpSettings({ url: 'http://localhost:4318', env: process.env }))?.url // 'http://localhost:4318/v1/traces'
  */
-export function resolveOtlpSettings(input: SettingsInput): OtlpSettings | null {
+export async function resolveOtlpSettings(input: SettingsInput): Promise<OtlpSettings | null> {
   const { env } = input;
   const url = input.url !== undefined ? tracesUrl(input.url, input.flag ?? '--otel') : envUrl(env) ?? input.fallbackUrl;
   if (url === undefined) return null;
+  // Loaded only when there is an export: every run's start-up would pay for it otherwise.
+  const { parseKeyPairsIntoRecord } = await import('@opentelemetry/core');
   const notes: string[] = [];
   const protocol = (env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? env.OTEL_EXPORTER_OTLP_PROTOCOL ?? '').trim();
   if (protocol === 'grpc') notes.push(`OTEL_EXPORTER_OTLP_PROTOCOL=grpc is not supported: rein sends OTLP over HTTP (JSON bodies) to ${displayUrl(url)}; point it at the collector's HTTP port (4318)`);

@@ -37,7 +37,7 @@ export async function traceCommand(argv: string[], io: Io, env: NodeJS.ProcessEn
   const paths = tracesIn(resolve(file), file);
   let settings;
   try {
-    settings = resolveOtlpSettings({ url: stringFlag(parsed, 'endpoint'), flag: '--endpoint', content: parsed.values.content === true, env, fallbackUrl: DEFAULT_TRACES_URL })!;
+    settings = (await resolveOtlpSettings({ url: stringFlag(parsed, 'endpoint'), flag: '--endpoint', content: parsed.values.content === true, env, fallbackUrl: DEFAULT_TRACES_URL }))!;
   } catch (error) {
     throw error instanceof UsageError ? new UsageError(`rein trace export: ${error.message}`) : error;
   }
