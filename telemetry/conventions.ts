@@ -122,8 +122,9 @@ export const EVENT = {
 /**
  * `error.type` values rein reports (the conventions ask instrumentations to list them):
  * on `invoke_agent`, the end status of a run that did not finish (`step_limit`, `timeout`, `budget`,
- * `stalled`, `failed`, `interrupted`, `crashed`, `killed` for a trace that stops without an end line);
- * on `chat`, the error's class name (`ModelEndpointError`, `ContextLengthError`, …);
+ * `stalled`, `failed`, `interrupted`, `crashed`, `unfinished` for a trace that stops without an end line);
+ * on `chat`, the error's class name (`ModelEndpointError`, `ContextLengthError`, …), or `timeout` / `cancelled` for a call
+ * the time budget or a stop cut short;
  * on `execute_tool`, the outcome below.
  */
 export const TOOL_ERROR = { blocked: 'blocked', rejected: 'rejected', refused: 'refused', timeout: 'timeout', interrupted: 'interrupted', error: 'tool_error' } as const;

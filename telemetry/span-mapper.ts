@@ -88,9 +88,10 @@ export function createSpanMapper(tracer: Tracer, options: SpanMapperOptions): Sp
     endCall(span, line.t);
   }
 
-  function onFailedModel(line: TraceLine) {
-    const error = str(line.error) ?? 'model call failed';
-    const type = /^([A-Za-z_][\w.]*)(?::|\s|$)/.exec(error)?.[1] ?? '_OTHER';
+  /** A model call that ended without a reply: failed (its error's class is the type), or cut short (`timeout`, `cancelled`). */
+  function onFailedModel(line: TraceLine, cutShort?: string) {
+    const error = cutShort ? `the call was cut short (${cutShort})` : str(line.error) ?? 'model call failed';
+    const type = cutShort ?? /^([A-Za-z_][\w.]*)(?::|\s|$)/.exec(error)?.[1] ?? '_OTHER';
     const span = child(`${OPERATION.chat} ${facts.model ?? ''}`.trim(), SpanKind.CLIENT, thinkAt ?? line.t, { ...modelScope(scope()), [GENERAL.errorType]: type });
     endCall(span, line.t, type, error);
   }
@@ -102,7 +103,11 @@ export function createSpanMapper(tracer: Tracer, options: SpanMapperOptions): Sp
       const event = phaseEvent(line, phaseOf(from), phaseOf(to));
       run!.span.addEvent(event.name, event.attributes, hrTime(line.t));
     }
-    if (line.event === 'xstate.error.actor.model' && from.endsWith('.think')) onFailedModel(line);
+    if (from.endsWith('.think') && !to.endsWith('.think')) {
+      // Leaving think without the model's answer: the time budget or another event cut the call short.
+      if (line.event === 'xstate.error.actor.model') onFailedModel(line);
+      else if (line.event !== 'xstate.done.actor.model') onFailedModel(line, line.event === 'clock.expired' ? 'timeout' : 'cancelled');
+    }
     if (to.endsWith('.think')) thinkAt = line.t;
     // A final state (`done`) has no turn cycle: the lines its entry writes (the accepted finish) belong to the phase before it.
     if (to.includes('.')) state = to;
@@ -150,7 +155,7 @@ export function createSpanMapper(tracer: Tracer, options: SpanMapperOptions): Sp
       case 'context': pending.push({ ...contextEvent(entry), at: entry.t }); break;
       case 'retry': pending.push({ ...retryEvent(entry), at: entry.t }); break;
       case 'end': endRun(entry.t, runEndAttributes(entry, options.content)); break;
-      case 'interrupted': endRun(entry.t, runStopAttributes('interrupted', `interrupted in ${str(entry.state) ?? 'an unknown state'}`)); break;
+      case 'interrupted': if (state.endsWith('.think') && thinkAt !== undefined) onFailedModel(entry, 'cancelled'); endRun(entry.t, runStopAttributes('interrupted', `interrupted in ${str(entry.state) ?? 'an unknown state'}`)); break;
       case 'crash': endRun(entry.t, runStopAttributes('crashed', str(entry.error) ?? 'crashed')); break;
     }
   }

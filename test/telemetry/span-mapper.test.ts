@@ -195,6 +195,29 @@ describe('the span mapper on lines a run writes when things go wrong', () => {
     expect(spans.find((span) => span.name === 'chat qwen')!.attributes).toMatchObject({ 'server.address': '127.0.0.1', 'server.port': 8000 });
   });
 
+  it('a model call cut short by the time budget or Ctrl+C is a chat span too, ended when it was cut, with error.type', () => {
+    const t0 = 1_700_000_000;
+    const think = (i: number, t: number): TraceLine => ({ i, t, kind: 'transition', from: 'fix.compact', to: 'fix.think', event: 'xstate.done.actor.contextManager' });
+    const timedOut = mapLines([
+      { i: 0, t: t0, kind: 'start', model: 'm', endpoint: 'x', runDir: '/r/r5' }, think(1, t0 + 1),
+      { i: 2, t: t0 + 31, kind: 'transition', from: 'fix.think', to: 'timeout', event: 'clock.expired' },
+      { i: 3, t: t0 + 31, kind: 'end', status: 'timeout', reason: 'time budget', steps: 3, usage: {} },
+    ]);
+    const cut = timedOut.find((span) => span.name === 'chat m')!;
+    expect(cut.attributes['error.type']).toBe('timeout');
+    expect([millis(cut, 'startTime'), millis(cut, 'endTime')]).toEqual([(t0 + 1) * 1000, (t0 + 31) * 1000]);
+    const interrupted = mapLines([{ i: 0, t: t0, kind: 'start', model: 'm', endpoint: 'x', runDir: '/r/r6' }, think(1, t0 + 1), { i: 2, t: t0 + 5, kind: 'interrupted', state: 'fix.think' }]);
+    expect(interrupted.find((span) => span.name === 'chat m')!.attributes['error.type']).toBe('cancelled');
+    // A model call that answered is not cut short by what follows.
+    const answered = mapLines([
+      { i: 0, t: t0, kind: 'start', model: 'm', endpoint: 'x', runDir: '/r/r7' }, think(1, t0 + 1),
+      { i: 2, t: t0 + 2, kind: 'model', step: 1, content: 'x', tool_calls: [], usage: {}, ms: 900 },
+      { i: 3, t: t0 + 2, kind: 'transition', from: 'fix.think', to: 'fix.review', event: 'xstate.done.actor.model' },
+      { i: 4, t: t0 + 3, kind: 'interrupted', state: 'fix.review' },
+    ]);
+    expect(answered.filter((span) => span.name === 'chat m').map((span) => span.attributes['error.type'])).toEqual([undefined]);
+  });
+
   it('a trace cut off mid-run still maps: the open run ends at its last line as unfinished', () => {
     const spans = mapLines([
       { i: 0, t: 1_700_000_000, kind: 'start', model: 'm', endpoint: 'x', runDir: '/r/r4' },
