@@ -2,7 +2,7 @@ import { basename } from 'node:path';
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span, type Tracer } from '@opentelemetry/api';
 import type { TraceLine } from '../run/trace.js';
 import { chatAttributes, finishAttributes, modelScope, toolAttributes, type CallScope } from './call-attributes.js';
-import { AGENT_NAME, GENERAL, OPERATION, REIN } from './conventions.js';
+import { AGENT_NAME, GENERAL, OPERATION, PROVIDER, REIN } from './conventions.js';
 import { endpointFacts, type EndpointFacts } from './endpoint-facts.js';
 import { contextEvent, phaseEvent, retryEvent, runEvent, type LineEvent } from './event-attributes.js';
 import { hrTime, num, phaseOf, str } from './line-fields.js';
@@ -49,6 +49,8 @@ export function createSpanMapper(tracer: Tracer, options: SpanMapperOptions): Sp
   let pending: Array<LineEvent & { at: number }> = [];
 
   const scope = (phase = phaseOf(state)): CallScope => ({ model: facts.model ?? '', endpoint, phase, content: options.content });
+  // A model call leaves the process, unless the model is the offline scripted one (the conventions' INTERNAL case).
+  const chatKind = () => (endpoint.provider === PROVIDER.scripted ? SpanKind.INTERNAL : SpanKind.CLIENT);
   const child = (name: string, kind: SpanKind, start: number, attributes: Attributes) =>
     tracer.startSpan(name, { kind, startTime: hrTime(start), attributes }, run!.context);
 
@@ -80,7 +82,7 @@ export function createSpanMapper(tracer: Tracer, options: SpanMapperOptions): Sp
 
   function onModel(line: TraceLine) {
     const ms = num(line.ms);
-    const span = child(`${OPERATION.chat} ${facts.model ?? ''}`.trim(), SpanKind.CLIENT, ms !== undefined ? line.t - ms / 1000 : thinkAt ?? line.t, chatAttributes(line, scope()));
+    const span = child(`${OPERATION.chat} ${facts.model ?? ''}`.trim(), chatKind(), ms !== undefined ? line.t - ms / 1000 : thinkAt ?? line.t, chatAttributes(line, scope()));
     callPhase = phaseOf(state);
     finishCalls = (Array.isArray(line.tool_calls) ? line.tool_calls : [])
       .filter((call) => (call as { function?: { name?: unknown } }).function?.name === 'finish')
@@ -92,7 +94,7 @@ export function createSpanMapper(tracer: Tracer, options: SpanMapperOptions): Sp
   function onFailedModel(line: TraceLine, cutShort?: string) {
     const error = cutShort ? `the call was cut short (${cutShort})` : str(line.error) ?? 'model call failed';
     const type = cutShort ?? /^([A-Za-z_][\w.]*)(?::|\s|$)/.exec(error)?.[1] ?? '_OTHER';
-    const span = child(`${OPERATION.chat} ${facts.model ?? ''}`.trim(), SpanKind.CLIENT, thinkAt ?? line.t, { ...modelScope(scope()), [GENERAL.errorType]: type });
+    const span = child(`${OPERATION.chat} ${facts.model ?? ''}`.trim(), chatKind(), thinkAt ?? line.t, { ...modelScope(scope()), [GENERAL.errorType]: type });
     endCall(span, line.t, type, error);
   }
 

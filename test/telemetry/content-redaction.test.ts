@@ -40,6 +40,7 @@ describe('contents in spans pass through the trace\'s redaction', () => {
     for (const piece of PIECES) expect(live).not.toContain(piece);
     // The contents are there, redacted: the reply text, the command, its output and the summary.
     const chat = collector.spans.find((span) => span.name === 'chat stub-model' && span.attributes['rein.step'] === 1)!;
+    expect(chat.kind).toBe(3); // CLIENT: the model is behind a URL
     expect(chat.attributes['gen_ai.output.messages']).toContain('Using key [redacted] to check.');
     const echo = collector.spans.find((span) => span.name === 'execute_tool run' && span.attributes['rein.step'] === 1)!;
     expect(echo.attributes['gen_ai.tool.call.arguments']).toContain('echo [redacted]');

@@ -66,7 +66,7 @@ describe('rein demo --otel: live OpenTelemetry export to a real OTLP/HTTP receiv
     const chats = spans.filter((span) => span.name === 'chat demo-scripted').sort((a, b) => Number(a.attributes['rein.step']) - Number(b.attributes['rein.step']));
     expect(chats.map((span) => [span.attributes['gen_ai.usage.input_tokens'], span.attributes['gen_ai.usage.output_tokens'], span.attributes['gen_ai.usage.cache_read.input_tokens']]))
       .toEqual(models.map((line) => { const used = line.usage as typeof usage; return [used.promptTokens, used.completionTokens, used.cachedTokens]; }));
-    expect(chats.every((span) => span.attributes['gen_ai.operation.name'] === 'chat' && span.attributes['gen_ai.provider.name'] === 'rein.scripted' && span.kind === 3)).toBe(true);
+    expect(chats.every((span) => span.attributes['gen_ai.operation.name'] === 'chat' && span.attributes['gen_ai.provider.name'] === 'rein.scripted' && span.kind === 1)).toBe(true);
 
     const tools = spans.filter((span) => span.name.startsWith('execute_tool '));
     const calls = models.flatMap((line) => (line.tool_calls as Array<{ id: string }>).map((call) => call.id)).sort();
