@@ -61,5 +61,5 @@ describe('contents in spans pass through the trace\'s redaction', () => {
     } finally {
       await later.close();
     }
-  }, 90_000);
+  }, 120_000);
 });

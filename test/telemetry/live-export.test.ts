@@ -82,7 +82,7 @@ describe('rein demo --otel: live OpenTelemetry export to a real OTLP/HTTP receiv
     expect(sent).not.toContain('stats.js');
     expect(root.resource).toMatchObject({ 'service.name': 'rein' });
     expect(root.scope).toMatchObject({ name: 'rein', schemaUrl: 'https://opentelemetry.io/schemas/1.41.0' });
-  }, 60_000);
+  }, 120_000);
 
   it('turns on from OTEL_EXPORTER_OTLP_ENDPOINT alone, with contents when the GenAI variable opts in', async () => {
     const collector = await receiver();
@@ -96,7 +96,7 @@ describe('rein demo --otel: live OpenTelemetry export to a real OTLP/HTTP receiv
     expect(read.attributes['gen_ai.tool.call.result']).toContain('export function mean');
     const chat = collector.spans.find((span) => span.name === 'chat demo-scripted' && span.attributes['rein.step'] === 1)!;
     expect(JSON.parse(chat.attributes['gen_ai.output.messages'] as string)[0].parts[0]).toEqual({ type: 'text', content: 'Let me look at the code under test first.' });
-  }, 60_000);
+  }, 120_000);
 
   it('a dead collector changes nothing in the run: a closed port and one that never answers give the same status and exit code, in bounded time, with one warning', async () => {
     const baseline = await timed(() => runCli(['demo', '--json'], { env: cleanEnv() }));

@@ -47,7 +47,7 @@ describe('rein trace export: a finished or killed run, sent afterwards', () => {
     const lines = readFileSync(join(runDir, 'trace.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { kind: string; t: number });
     const root = later.spans.find((span) => span.parentSpanId === '')!;
     expect([root.start, root.end]).toEqual([lines[0]!.t * 1000, lines.at(-1)!.t * 1000]);
-  }, 60_000);
+  }, 120_000);
 
   it('a killed run\'s trace (cut mid-line) still exports: the cut line is skipped and said, the run span is unfinished', async () => {
     const demo = await runCli(['demo', '--json'], { env: cleanEnv() });
@@ -64,7 +64,7 @@ describe('rein trace export: a finished or killed run, sent afterwards', () => {
     expect(root.attributes).toMatchObject({ 'rein.run.status': 'unfinished', 'error.type': 'unfinished' });
     expect(root.status.code).toBe(2);
     expect(collector.spans.filter((span) => span.name.startsWith('chat ')).length).toBeGreaterThan(0);
-  }, 60_000);
+  }, 120_000);
 
   it('redacts with today\'s key too: a trace written without redaction does not leak it', async () => {
     const key = 'sk-live-0123456789abcdefghijKEY';
@@ -81,7 +81,7 @@ describe('rein trace export: a finished or killed run, sent afterwards', () => {
     expect(sent).toContain('my key is [redacted]');
     expect(sent).not.toContain(key);
     expect(sent).not.toContain(key.slice(0, 12));
-  }, 60_000);
+  }, 120_000);
 
   it('given a directory of runs (an eval\'s output), sends every run\'s trace found under it', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'rein-runs-'));
@@ -100,7 +100,7 @@ describe('rein trace export: a finished or killed run, sent afterwards', () => {
     expect(result.stderr).toContain('of 3 traces');
     expect(collector.spans.map((span) => span.attributes['gen_ai.conversation.id']).sort()).toEqual(['task-a-default-1', 'task-b-strict-1', 'task-c-default-2']);
     expect(JSON.parse(result.stdout)).toMatchObject({ traces: 3, spans: 3, exported: 3 });
-  }, 60_000);
+  }, 120_000);
 
   it('says when the collector did not take the spans (exit 1), and what is wrong with bad input (exit 2)', async () => {
     const demo = await runCli(['demo', '--json'], { env: cleanEnv() });
@@ -148,7 +148,7 @@ describe('rein resume --otel', () => {
     const env = cleanEnv({ OPENAI_BASE_URL: stub.url });
     const child = spawn(process.execPath, [join(repoRoot, 'bin', 'rein.js'), 'run', repo, 'Run the tests', '--test-cmd', 'node --test', '--model', 'stub-model', '--run-dir', runDir], { env, stdio: 'ignore' });
     const exited = new Promise((resolve) => child.on('exit', resolve));
-    await waitUntil(() => stub!.requests.length >= 2 && existsSync(join(runDir, 'state.json')), 'the run to wait on its second model call', 30_000);
+    await waitUntil(() => stub!.requests.length >= 2 && existsSync(join(runDir, 'state.json')), 'the run to wait on its second model call', 60_000);
     child.kill('SIGKILL');
     await exited;
 
@@ -164,5 +164,5 @@ describe('rein resume --otel', () => {
     });
     expect(collector.spans.filter((span) => span.name === 'chat stub-model').length).toBeGreaterThan(0);
     expect(collector.spans.find((span) => span.name === 'execute_tool finish')?.attributes['rein.gate.allowed']).toBe(true);
-  }, 90_000);
+  }, 120_000);
 });
