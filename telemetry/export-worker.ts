@@ -30,14 +30,18 @@ const { provider, tracer } = createTracing(settings, [counter, batches]);
 const mapper = createSpanMapper(tracer, { content: settings.content, facts });
 let mappingFailed = false;
 
-port.on('message', (message: { type: 'line'; text: string } | { type: 'finish' }) => {
-  if (message.type === 'line') {
-    try {
-      mapper.line(JSON.parse(message.text));
-    } catch (error) {
-      if (!mappingFailed) port.postMessage({ type: 'failure', error: `a trace line could not be mapped: ${(error as Error).message}` } satisfies WorkerMessage);
-      mappingFailed = true;
-    }
+function mapLine(text: string): void {
+  try {
+    mapper.line(JSON.parse(text));
+  } catch (error) {
+    if (!mappingFailed) port.postMessage({ type: 'failure', error: `a trace line could not be mapped: ${(error as Error).message}` } satisfies WorkerMessage);
+    mappingFailed = true;
+  }
+}
+
+port.on('message', (message: { type: 'lines'; texts: string[] } | { type: 'finish' }) => {
+  if (message.type === 'lines') {
+    for (const text of message.texts) mapLine(text);
     return;
   }
   mapper.close();

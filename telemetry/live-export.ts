@@ -73,11 +73,21 @@ export function startLiveExport(settings: OtlpSettings, options: LiveExportOptio
     });
   }
 
+  // Lines written in one synchronous burst (a machine step writes several) cross to the worker in one message.
+  let batch: string[] = [];
+  const post = () => {
+    if (alive && batch.length > 0) worker.postMessage({ type: 'lines', texts: batch });
+    batch = [];
+  };
+
   return {
     line(text) {
-      if (alive) worker.postMessage({ type: 'line', text });
+      if (!alive) return;
+      if (batch.length === 0) queueMicrotask(post);
+      batch.push(text);
     },
     async finish() {
+      post();
       if (!alive) return;
       const timeoutMs = options.flushTimeoutMs ?? FLUSH_TIMEOUT_MS;
       const mapped = await next('mapped', MAPPING_TIMEOUT_MS, () => worker.postMessage({ type: 'finish' }));
