@@ -10,11 +10,17 @@ export const OTEL_USAGE = `  --otel URL             export OpenTelemetry GenAI s
   --otel-content         include message contents, tool arguments and results in the spans (redacted as in
                          the trace; or OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true)`;
 
-/** The live export's settings from the flags and the OTEL_* environment, or null for none. */
-export async function otelSettings(command: string, parsed: ParsedCommand, env: NodeJS.ProcessEnv): Promise<OtlpSettings | null> {
+/**
+ * The live export's settings from the flags and the OTEL_* environment, or null for none. A bad
+ * `--otel` is a usage error; a bad OTEL_* endpoint is a warning (it may be set for other programs).
+ */
+export async function otelSettings(command: string, parsed: ParsedCommand, env: NodeJS.ProcessEnv, warn: (text: string) => void): Promise<OtlpSettings | null> {
   let settings: OtlpSettings | null;
   try {
-    settings = await resolveOtlpSettings({ url: stringFlag(parsed, 'otel'), content: parsed.values['otel-content'] === true, env });
+    settings = await resolveOtlpSettings({
+      url: stringFlag(parsed, 'otel'), content: parsed.values['otel-content'] === true, env,
+      onEnvProblem: (message) => warn(`${command}: OpenTelemetry: ${message}\n`),
+    });
   } catch (error) {
     throw error instanceof UsageError ? new UsageError(`${command}: ${error.message}`) : error;
   }

@@ -25,6 +25,11 @@ export interface SettingsInput {
   env: NodeJS.ProcessEnv;
   /** Where to send when neither a flag nor the environment names a collector (`rein trace export`); none means no export. */
   fallbackUrl?: string;
+  /**
+   * Told when an OTEL_* endpoint variable is not a URL, which then exports nothing: a run is not
+   * refused for a variable set for other programs. Without it, that is a usage error.
+   */
+  onEnvProblem?: (message: string) => void;
 }
 
 /** The OTLP/HTTP default of every OpenTelemetry SDK. */
@@ -41,7 +46,7 @@ const DEFAULT_TIMEOUT_MS = 10_000;
  */
 export async function resolveOtlpSettings(input: SettingsInput): Promise<OtlpSettings | null> {
   const { env } = input;
-  const url = input.url !== undefined ? tracesUrl(input.url, input.flag ?? '--otel') : envUrl(env) ?? input.fallbackUrl;
+  const url = input.url !== undefined ? tracesUrl(input.url, input.flag ?? '--otel') : checkedEnvUrl(env, input.onEnvProblem) ?? input.fallbackUrl;
   if (url === undefined) return null;
   // Loaded only when there is an export: every run's start-up would pay for it otherwise.
   const { parseKeyPairsIntoRecord } = await import('@opentelemetry/core');
@@ -68,6 +73,17 @@ export function displayUrl(url: string): string {
     return `${parsed.protocol}//${parsed.host}${parsed.pathname}`;
   } catch {
     return '(unparsable URL)';
+  }
+}
+
+function checkedEnvUrl(env: NodeJS.ProcessEnv, onProblem: SettingsInput['onEnvProblem']): string | undefined {
+  if (!onProblem) return envUrl(env);
+  try {
+    return envUrl(env);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    onProblem(`${error.message}; no spans are exported`);
+    return undefined;
   }
 }
 

@@ -46,7 +46,7 @@ export async function demoCommand(argv: string[], io: Io, env: NodeJS.ProcessEnv
   if (parsed.values.help) { io.stdout.write(DEMO_USAGE + '\n'); return EXIT.done; }
   const viz = Boolean(parsed.values.viz);
   const vizPort = parsePort('rein demo', '--viz-port', stringFlag(parsed, 'viz-port'));
-  const otel = await otelSettings('rein demo', parsed, env);
+  const otel = await otelSettings('rein demo', parsed, env, (text) => io.stderr.write(text));
   const workspace = mkdtempSync(join(tmpdir(), 'rein-demo-'));
   cpSync(demoRepoPath(), workspace, { recursive: true });
   const { rules } = await loadRules({ preset: stringFlag(parsed, 'preset'), overrides: { verification: { command: DEMO_TEST_CMD } } });

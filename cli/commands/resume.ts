@@ -45,7 +45,7 @@ export async function resumeCommand(argv: string[], io: Io, env: NodeJS.ProcessE
     // The endpoint the run started with, unless a flag or the environment names another.
     : openAIModelSource(resolveEndpoint({ model: stringFlag(parsed, 'model') ?? meta.model, baseURL: stringFlag(parsed, 'base-url') || env.OPENAI_BASE_URL || meta.baseURL, env }), rules);
   const vizPort = parsePort('rein resume', '--viz-port', stringFlag(parsed, 'viz-port'));
-  const otel = await otelSettings('rein resume', parsed, env);
+  const otel = await otelSettings('rein resume', parsed, env, (text) => io.stderr.write(text));
   const secrets = [env.OPENAI_API_KEY].filter((value): value is string => Boolean(value));
   const tracePath = meta.tracePath ?? join(runDir, 'trace.jsonl');
   const execute = (observers: RunObservers) => executeRun({

@@ -63,7 +63,7 @@ export async function runCommand(argv: string[], io: Io, env: NodeJS.ProcessEnv)
   if (!repo || !task) throw new UsageError(`rein run: expected <repo> and "<task>"\n\n${RUN_USAGE}`);
   if (extra.length > 0) throw new UsageError(`rein run: unexpected argument "${extra[0]}" (quote the task)`);
   const vizPort = parsePort('rein run', '--viz-port', stringFlag(parsed, 'viz-port'));
-  const otel = await otelSettings('rein run', parsed, env);
+  const otel = await otelSettings('rein run', parsed, env, (text) => io.stderr.write(text));
   const workspace = resolve(repo);
   if (!existsSync(workspace) || !statSync(workspace).isDirectory()) throw new UsageError(`rein run: repo not found or not a directory: ${repo}`);
   const { rules, guards, actions, tools, configPath } = await loadRules({ preset: stringFlag(parsed, 'preset'), configPath: stringFlag(parsed, 'config'), workspace, overrides: ruleOverrides('rein run', parsed) });

@@ -47,6 +47,11 @@ describe('where spans go: --otel and the standard OTEL_* variables', () => {
     await expect(resolveOtlpSettings({ url: 'localhost:4318', env: {} })).rejects.toThrow(UsageError);
     await expect(resolveOtlpSettings({ url: 'not a url', env: {} })).rejects.toThrow(/--otel: not a URL/);
     await expect(resolveOtlpSettings({ env: { OTEL_EXPORTER_OTLP_ENDPOINT: 'ftp://c' } })).rejects.toThrow(/OTEL_EXPORTER_OTLP_ENDPOINT: expected an http/);
+    // For a run, a variable set for other programs (a gRPC-style host:port) is a warning and no export, not a refused run.
+    const problems: string[] = [];
+    expect(await resolveOtlpSettings({ env: { OTEL_EXPORTER_OTLP_ENDPOINT: 'localhost:4317' }, onEnvProblem: (message) => problems.push(message) })).toBeNull();
+    expect(problems).toEqual(['OTEL_EXPORTER_OTLP_ENDPOINT: expected an http:// or https:// URL, got "localhost:4317"; no spans are exported']);
+    await expect(resolveOtlpSettings({ url: 'localhost:4318', env: {}, onEnvProblem: () => undefined })).rejects.toThrow(UsageError);
   });
 
   it('contents are opt-in: the flag, or the GenAI instrumentations\' variable', async () => {
