@@ -7,6 +7,7 @@ import { defaultRules } from '../rules/schema.js';
 import { formatTable } from './table.js';
 import { measureSuiteTokens } from './suite-tokens.js';
 import { measureStallPrecision } from './stall-precision.js';
+import { measureOtelOverhead } from './otel-overhead.js';
 
 /** Long runs whose per-step windows are compared; their median is reported. */
 const LONG_RUNS = 3;
@@ -77,6 +78,7 @@ async function main(): Promise<void> {
 
   stallSection(out, table);
   if (!process.argv.includes('--no-suite')) await suiteSection(out, table);
+  await otelSection(out, table);
   if (process.argv.includes('--write')) writeFigures(written.join('\n'));
 }
 
@@ -95,6 +97,15 @@ async function suiteSection(out: (text: string) => void, table: (...args: Parame
   table(['preset', 'resolved', 'prompt tokens', 'cached share', 'est. cost', 'cost per solved task', 'agent seconds'], suite.map((row) => [
     row.preset, `${row.resolved}/${row.tasks}`, row.promptTokens, `${(row.cachedShare * 100).toFixed(1)}%`, `$${row.costUsd.toFixed(3)}`,
     Number.isNaN(row.costPerSolved) ? '-' : `$${row.costPerSolved.toFixed(4)}`, Math.round(row.wallSeconds),
+  ]));
+}
+
+async function otelSection(out: (text: string) => void, table: (...args: Parameters<typeof formatTable>) => void): Promise<void> {
+  out('5. Live OpenTelemetry export (--otel): harness overhead per step, 1,000-step runs, median of 3 alternating rounds');
+  const rows = await measureOtelOverhead(1000);
+  const off = rows[0]!.msPerStep;
+  table(['export', 'ms/step', 'vs off', 'spans received', 'end-of-run wait ms'], rows.map((row) => [
+    row.setting, row.msPerStep.toFixed(3), `${(row.msPerStep / off).toFixed(2)}x`, row.setting === 'collector on loopback' ? row.spans : '-', Math.round(row.endWaitMs),
   ]));
 }
 

@@ -37,7 +37,7 @@ export interface OverheadResult {
  * timing the harness: machine transitions, view construction, trace and
  * record writing, state saving (without fsync unless asked) and token estimates.
  */
-export async function measureOverhead(steps: number, options: { fsync?: boolean; saveState?: boolean; windows?: number[] } = {}): Promise<OverheadResult> {
+export async function measureOverhead(steps: number, options: { fsync?: boolean; saveState?: boolean; windows?: number[]; onTraceLine?: (line: string) => void } = {}): Promise<OverheadResult> {
   const workspace = mkdtempSync(join(tmpdir(), 'rein-bench-ws-'));
   const runDir = mkdtempSync(join(tmpdir(), 'rein-bench-run-'));
   const base = defaultRules();
@@ -48,7 +48,7 @@ export async function measureOverhead(steps: number, options: { fsync?: boolean;
   const heap = { peak: heapBefore };
   const handle = startRun({
     workspace, task: 'Benchmark task.', testCmd: 'true', rules, runDir, fsync: options.fsync ?? false, saveState: options.saveState ?? false,
-    tools: [...defaultTools, noteTool],
+    tools: [...defaultTools, noteTool], ...(options.onTraceLine ? { onTraceLine: options.onTraceLine } : {}),
     model: { name: 'instant', description: 'benchmark', createActor: () => instantModel('note', (step) => ({ text: `step ${step}` }), callTimes, heap), summarize: extractiveSummary },
   });
   const output = await handle.done;

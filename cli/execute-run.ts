@@ -1,4 +1,4 @@
-import { relative } from 'node:path';
+import { basename, relative } from 'node:path';
 import type { HarnessOutput } from '../machines/types.js';
 import type { Rules } from '../rules/schema.js';
 import { resumeRun, startRun, type RunHandle, type RunOptions } from '../run/start-run.js';
@@ -6,6 +6,8 @@ import { EXIT, exitCodeFor } from './exit-codes.js';
 import { RunInterrupted } from '../lib/errors.js';
 import { createStatusLine } from './status-line.js';
 import type { TraceLine } from '../lib/trace-events.js';
+import type { OtlpSettings } from '../telemetry/otlp-settings.js';
+import { startOtelExport } from './otel-export.js';
 
 export interface Io {
   stdout: { write(text: string): boolean; isTTY?: boolean };
@@ -20,6 +22,8 @@ export interface ExecuteOptions {
   io: Io;
   /** Called once the run has started (the visualizer attaches here). */
   onStart?: (handle: RunHandle) => void | Promise<void>;
+  /** Export the run as OpenTelemetry spans while it runs (`--otel`, OTEL_EXPORTER_OTLP_ENDPOINT). */
+  otel?: OtlpSettings | null;
 }
 
 /**
@@ -36,9 +40,18 @@ export async function executeRun(options: ExecuteOptions): Promise<number> {
     else status.onTrace(line);
     run.onTrace?.(line);
   };
-  const handle = (options.resume ? resumeRun : startRun)({ ...run, onTrace });
+  // The exporter only ever sees trace lines; its failures are a warning, never the run's.
+  const otel = options.otel ? startOtelExport(options.otel, { runId: basename(run.runDir), model: run.model.name, endpoint: run.model.description }, io) : null;
+  let handle: RunHandle;
+  try {
+    handle = (options.resume ? resumeRun : startRun)({ ...run, onTrace, ...(otel ? { onTraceLine: otel.line } : {}) });
+  } catch (error) {
+    await otel?.finish();
+    throw error;
+  }
   if (handle.sandbox.includes('unsandboxed')) status = createStatusLine(io.stderr, run.rules, { unsandboxed: true });
   io.stderr.write(startMessage(run, handle, Boolean(options.resume)));
+  if (otel) io.stderr.write(otel.startNote);
   for (const line of early) status.onTrace(line);
   early = null;
   await options.onStart?.(handle);
@@ -61,6 +74,7 @@ export async function executeRun(options: ExecuteOptions): Promise<number> {
     process.removeListener('SIGINT', onSigint);
     process.removeListener('SIGTERM', onSigint);
     status.finish();
+    await otel?.finish();
   }
   io.stderr.write(endMessage(output, handle, run.rules));
   const tampered = handle.tamperedRulesFiles();

@@ -10,6 +10,7 @@ const USAGE = `rein: an agent harness built as an explicit statechart
   rein resume <run-dir>             continue a killed run from its last saved step
   rein rules show|graph|coverage    the effective rules, the statechart they build, its transition coverage
   rein viz <trace.jsonl>            replay a run in the visualizer (--out run.html for one offline file)
+  rein trace export <trace.jsonl>   send a run's trace to an OpenTelemetry collector as GenAI spans
   rein eval <tasks> --preset A --preset B    run a task set under several configurations
   rein compare <A> <B>              paired comparison of two eval results (exact McNemar)
 
@@ -25,6 +26,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   demo: async () => (await import('./commands/demo.js')).demoCommand,
   resume: async () => (await import('./commands/resume.js')).resumeCommand,
   viz: async () => (await import('./commands/viz.js')).vizCommand,
+  trace: async () => (await import('./commands/trace.js')).traceCommand,
   eval: async () => (await import('./commands/eval.js')).evalCommand,
   compare: async () => (await import('./commands/compare.js')).compareCommand,
   rules: async () => (await import('./commands/rules.js')).rulesCommand,

@@ -50,6 +50,8 @@ export interface TransitionEvent {
   /** The deciding guard as a readable label, e.g. `phaseSteps(min=3)` or `all(testRun, phaseSteps(min=2))`. */
   guard?: string;
   actions?: string[];
+  /** For an actor's failure (`xstate.error.actor.*`): what failed, once per macrostep. */
+  error?: string;
 }
 
 /** One model reply. */

@@ -18,6 +18,7 @@ export function createInspectionTracer(trace: Tracer, stepOf: () => number, forw
   let root: AnyActorRef | null = null;
   let label = '';
   let pending: MachineNote[] = [];
+  let lastEvent: unknown = null;
   const flush = () => {
     for (const note of pending) logNote(trace, note);
     pending = [];
@@ -34,7 +35,10 @@ export function createInspectionTracer(trace: Tracer, stepOf: () => number, forw
       const taken = microstepTransitions(event)[0];
       const guard = taken ? guardName(taken.guard) : null;
       const actions = (taken?.actions ?? []).map(actionName).filter(Boolean);
-      trace.log('transition', { from: label, to, event: event.event.type, ...(guard ? { guard } : {}), ...(actions.length > 0 ? { actions } : {}) });
+      // An actor's failure says what failed, once (the macrostep's later microsteps carry the same event).
+      const error = event.event !== lastEvent && event.event.type.startsWith('xstate.error.actor.') ? describeError((event.event as { error?: unknown }).error) : undefined;
+      lastEvent = event.event;
+      trace.log('transition', { from: label, to, event: event.event.type, ...(guard ? { guard } : {}), ...(actions.length > 0 ? { actions } : {}), ...(error ? { error } : {}) });
       label = to;
       flush();
     } else if (event.type === '@xstate.snapshot') {
@@ -68,4 +72,8 @@ function logNote(trace: Tracer, note: MachineNote): void {
 /** A trace line for one executed tool call; the result is cut to 2,000 characters, head and tail. */
 export function traceTool(trace: Tracer, result: ToolCallResult, step: number): void {
   trace.log('tool', { step, id: result.id, name: result.name, args: result.args, ok: result.outcome.ok, ms: result.ms, effect: result.outcome.effect, result: headTail(result.outcome.content, 2000) });
+}
+
+function describeError(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
 }

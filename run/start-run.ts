@@ -50,8 +50,10 @@ export interface RunOptions {
   configPath?: string;
   /** XState clock (a `SimulatedClock` in tests). */
   clock?: { setTimeout(fn: (...args: unknown[]) => void, ms: number): unknown; clearTimeout(id: unknown): void };
-  /** Every trace line, as the file gets it (status line, visualizer, telemetry). */
+  /** Every trace line, as the file gets it (status line, visualizer). */
   onTrace?: (line: TraceLine) => void;
+  /** Every trace line as the file gets it, as JSON text (the OpenTelemetry export hands it to its worker as it is). */
+  onTraceLine?: (text: string) => void;
   /** Every XState inspection event (visualizer). */
   inspect?: (event: InspectionEvent) => void;
   /** fsync the saved state after every step (default true; about 10 ms a step on a busy disk). */
@@ -116,7 +118,8 @@ function launch(options: RunOptions, saved: SavedState | null): RunHandle {
   // Lines written after the last save stay (they show what the killed process did); numbering continues after them.
   const firstIndex = nextTraceIndex(tracePath);
   let traceIndex = firstIndex;
-  const trace: Tracer = openTracer(tracePath, options.secrets ?? [], { firstIndex, onLine: (line) => { traceIndex = line.i + 1; options.onTrace?.(line); } });
+  const onLine = (line: TraceLine, text: string) => { traceIndex = line.i + 1; options.onTrace?.(line); options.onTraceLine?.(text); };
+  const trace: Tracer = openTracer(tracePath, options.secrets ?? [], { firstIndex, onLine });
   const transcript = saved ? Transcript.resume(runFile(options.runDir, 'record'), saved.recordLength) : new Transcript(runFile(options.runDir, 'record'));
   const journal = openCallJournal(runFile(options.runDir, 'journal'));
   const tools = selectTools(options.tools, rules.tools.enabled);

@@ -18,8 +18,8 @@ export interface Tracer {
 export interface TracerOptions {
   firstIndex?: number;
   now?: () => number;
-  /** Every line as the file gets it (index, time, secrets redacted): the status line, the live page, telemetry. */
-  onLine?: (line: TraceLine) => void;
+  /** Every line as the file gets it (index, time, secrets redacted), parsed and as its JSON text: the status line, the live page, telemetry. */
+  onLine?: (line: TraceLine, text: string) => void;
 }
 
 /**
@@ -33,7 +33,6 @@ export function openTracer(path: string, secrets: (string | undefined)[] = [], o
   mkdirSync(dirname(path), { recursive: true });
   const writer: LineWriter = openLineWriter(path);
   const now = options.now ?? Date.now;
-  const active = secrets.filter((secret): secret is string => typeof secret === 'string' && secret.length >= 6);
   let index = options.firstIndex ?? 0;
   return {
     path,
@@ -41,13 +40,24 @@ export function openTracer(path: string, secrets: (string | undefined)[] = [], o
       // Key order is fixed by construction (i, t, kind, then the event's fields), so plain JSON is deterministic.
       const line = { i: index++, t: Math.round(now()) / 1000, kind, ...data } as TraceLine;
       const text = JSON.stringify(line);
-      const written = active.length > 0 ? redact(text, active) : text;
+      const written = redactTraceLine(text, secrets);
       writer.write(written);
-      options.onLine?.(written === text ? line : JSON.parse(written) as TraceLine);
+      options.onLine?.(written === text ? line : JSON.parse(written) as TraceLine, written);
     },
     flush() { writer.flush(); },
     close() { writer.close(); },
   };
+}
+
+/**
+ * The trace's secret redaction, one path for every reader of trace text: the
+ * trace writer and the OpenTelemetry exporters (live and `rein trace export`).
+ *
+ * @example redactTraceLine('{"kind":"model","content":"key sk-abc123"}', ['sk-abc123']) // '{"kind":"model","content":"key [redacted]"}'
+ */
+export function redactTraceLine(text: string, secrets: readonly (string | undefined)[]): string {
+  const active = secrets.filter((secret): secret is string => typeof secret === 'string' && secret.length >= 6);
+  return active.length > 0 ? redact(text, active) : text;
 }
 
 /** The index after the last complete line of an existing trace (0 for a new one): a resumed run numbers on from there. */

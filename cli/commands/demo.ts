@@ -15,11 +15,12 @@ import type { RunObservers } from '../../visualizer/server/live-viz.js';
 import { keepsServing, parsePort } from '../../visualizer/server/viz-flags.js';
 import { EXIT } from '../exit-codes.js';
 import { STATE_DIR_NAME } from '../../lib/harness-files.js';
+import { OTEL_FLAGS, OTEL_USAGE, otelSettings } from '../otel-flags.js';
 
 /** With a visualizer watching, the scripted model pauses before each reply: an instant run leaves nothing to watch. */
 const VIZ_PACE_MS = 450;
 
-export const DEMO_USAGE = `rein demo [--preset NAME] [--config FILE] [--viz] [--viz-port N] [--viz-exit] [--json] [--run-dir DIR]
+export const DEMO_USAGE = `rein demo [--preset NAME] [--config FILE] [--viz] [--viz-port N] [--viz-exit] [--json] [--run-dir DIR] [--otel URL]
 
 Copies a small buggy repo to a temp dir and runs the full harness on it with a
 built-in scripted model: plan, build, a refused finish, verify, fix, finish.
@@ -33,11 +34,12 @@ Offline, no API key.
                  model then takes ${VIZ_PACE_MS} ms a reply so there is something to watch)
   --viz-port N   the visualizer's port (default: any free port)
   --viz-exit     stop the visualizer when the run ends (default: serve until Ctrl+C;
-                 also when CI is set)`;
+                 also when CI is set)
+${OTEL_USAGE}`;
 
 const DEMO_FLAGS: FlagSpec = {
   preset: { type: 'string' }, config: { type: 'string' }, viz: { type: 'boolean' }, 'viz-port': { type: 'string' }, 'viz-exit': { type: 'boolean' }, json: { type: 'boolean' },
-  'run-dir': { type: 'string' }, help: { type: 'boolean', short: 'h' },
+  'run-dir': { type: 'string' }, help: { type: 'boolean', short: 'h' }, ...OTEL_FLAGS,
 };
 
 /** The bundled demo repo, found from the compiled file's location. */
@@ -50,6 +52,7 @@ export async function demoCommand(argv: string[], io: Io, env: NodeJS.ProcessEnv
   if (parsed.values.help) { io.stdout.write(DEMO_USAGE + '\n'); return EXIT.done; }
   const viz = Boolean(parsed.values.viz);
   const vizPort = parsePort('rein demo', '--viz-port', stringFlag(parsed, 'viz-port'));
+  const otel = await otelSettings('rein demo', parsed, env, (text) => io.stderr.write(text));
   // Rules first: a bad rules file stops here, before anything is copied or run.
   const loaded = await loadRules({ preset: stringFlag(parsed, 'preset'), configPath: stringFlag(parsed, 'config'), overrides: { verification: { command: DEMO_TEST_CMD } } });
   const { rules } = loaded;
@@ -57,7 +60,7 @@ export async function demoCommand(argv: string[], io: Io, env: NodeJS.ProcessEnv
   cpSync(demoRepoPath(), workspace, { recursive: true });
   io.stderr.write(`rein demo: copied the demo repo to ${workspace}\n`);
   const execute = (observers: RunObservers) => executeRun({
-    io, json: Boolean(parsed.values.json),
+    io, json: Boolean(parsed.values.json), otel,
     run: {
       workspace, task: DEMO_TASK, testCmd: DEMO_TEST_CMD, rules, model: viz ? pacedDemoModel() : scriptedModelSource('demo-scripted', demoScript),
       runDir: stringFlag(parsed, 'run-dir') ?? join(workspace, STATE_DIR_NAME, 'runs', 'demo'),

@@ -11,8 +11,9 @@ import { openAIModelSource, resolveEndpoint, scriptedModelSource } from '../../a
 import type { RunObservers } from '../../visualizer/server/live-viz.js';
 import { keepsServing, parsePort } from '../../visualizer/server/viz-flags.js';
 import { EXIT } from '../exit-codes.js';
+import { OTEL_FLAGS, OTEL_USAGE, otelSettings } from '../otel-flags.js';
 
-export const RESUME_USAGE = `rein resume <run-dir> [--model NAME] [--base-url URL] [--viz] [--viz-port N] [--viz-exit] [--json]
+export const RESUME_USAGE = `rein resume <run-dir> [--model NAME] [--base-url URL] [--viz] [--viz-port N] [--viz-exit] [--json] [--otel URL]
 
 Continues a run that was killed or interrupted, from its last saved step:
 the record, the todo list and the machine state are reloaded, tool calls
@@ -20,11 +21,13 @@ already executed are not run again, and the trace continues.
 
   --viz          watch it in the live visualizer, the steps before the kill included
   --viz-port N   the visualizer's port (default: any free port)
-  --viz-exit     stop the visualizer when the run ends (default: serve until Ctrl+C)`;
+  --viz-exit     stop the visualizer when the run ends (default: serve until Ctrl+C)
+${OTEL_USAGE}`;
 
 const RESUME_FLAGS: FlagSpec = {
   model: { type: 'string' }, 'base-url': { type: 'string' }, json: { type: 'boolean' },
   viz: { type: 'boolean' }, 'viz-port': { type: 'string' }, 'viz-exit': { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
+  ...OTEL_FLAGS,
 };
 
 export async function resumeCommand(argv: string[], io: Io, env: NodeJS.ProcessEnv): Promise<number> {
@@ -42,10 +45,11 @@ export async function resumeCommand(argv: string[], io: Io, env: NodeJS.ProcessE
     // The endpoint the run started with, unless a flag or the environment names another.
     : openAIModelSource(resolveEndpoint({ model: stringFlag(parsed, 'model') ?? meta.model, baseURL: stringFlag(parsed, 'base-url') || env.OPENAI_BASE_URL || meta.baseURL, env }), rules);
   const vizPort = parsePort('rein resume', '--viz-port', stringFlag(parsed, 'viz-port'));
+  const otel = await otelSettings('rein resume', parsed, env, (text) => io.stderr.write(text));
   const secrets = [env.OPENAI_API_KEY].filter((value): value is string => Boolean(value));
   const tracePath = traceFileOf(runDir, meta);
   const execute = (observers: RunObservers) => executeRun({
-    io, json: Boolean(parsed.values.json), resume: true,
+    io, json: Boolean(parsed.values.json), resume: true, otel,
     run: {
       workspace: meta.workspace, task: meta.task, testCmd: meta.testCmd, rules, model, runDir, tracePath,
       guards: extensions.guards, actions: extensions.actions, tools: [...defaultTools, ...extensions.tools], ...(meta.configPath ? { configPath: meta.configPath } : {}),

@@ -12,6 +12,7 @@ import { chooseRunDir } from '../../run/run-dir.js';
 import { EXIT } from '../exit-codes.js';
 import type { RunObservers } from '../../visualizer/server/live-viz.js';
 import { keepsServing, parsePort } from '../../visualizer/server/viz-flags.js';
+import { OTEL_FLAGS, OTEL_USAGE, otelSettings } from '../otel-flags.js';
 
 export const RUN_USAGE = `rein run <repo> "<task>" --test-cmd "<cmd>" [options]
 
@@ -28,7 +29,8 @@ export const RUN_USAGE = `rein run <repo> "<task>" --test-cmd "<cmd>" [options]
   --viz                  serve the live visualizer on 127.0.0.1 (the URL is printed)
   --viz-port N           its port (default: any free port)
   --viz-exit             stop it when the run ends (default: serve until Ctrl+C; also when CI is set)
-  --json                 print one JSON summary line at the end`;
+  --json                 print one JSON summary line at the end
+${OTEL_USAGE}`;
 
 /** Flags shared by commands that run the harness. */
 export const RUN_FLAGS: FlagSpec = {
@@ -37,6 +39,7 @@ export const RUN_FLAGS: FlagSpec = {
   'max-steps': { type: 'string' }, 'max-seconds': { type: 'string' }, 'max-tokens': { type: 'string' }, 'max-cost': { type: 'string' },
   'context-window': { type: 'string' }, trace: { type: 'string' }, 'run-dir': { type: 'string' },
   viz: { type: 'boolean' }, 'viz-port': { type: 'string' }, 'viz-exit': { type: 'boolean' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
+  ...OTEL_FLAGS,
 };
 
 /** Rule overrides from the command-line flags (the last rules layer). */
@@ -60,6 +63,7 @@ export async function runCommand(argv: string[], io: Io, env: NodeJS.ProcessEnv)
   if (!repo || !task) throw new UsageError(`rein run: expected <repo> and "<task>"\n\n${RUN_USAGE}`);
   if (extra.length > 0) throw new UsageError(`rein run: unexpected argument "${extra[0]}" (quote the task)`);
   const vizPort = parsePort('rein run', '--viz-port', stringFlag(parsed, 'viz-port'));
+  const otel = await otelSettings('rein run', parsed, env, (text) => io.stderr.write(text));
   const workspace = resolve(repo);
   if (!existsSync(workspace) || !statSync(workspace).isDirectory()) throw new UsageError(`rein run: repo not found or not a directory: ${repo}`);
   const { rules, guards, actions, tools, configPath } = await loadRules({ preset: stringFlag(parsed, 'preset'), configPath: stringFlag(parsed, 'config'), workspace, overrides: ruleOverrides('rein run', parsed) });
@@ -77,7 +81,7 @@ export async function runCommand(argv: string[], io: Io, env: NodeJS.ProcessEnv)
   const model = openAIModelSource(endpoint, rules);
   const secrets = [env.OPENAI_API_KEY].filter((value): value is string => Boolean(value));
   const execute = (observers: RunObservers) => executeRun({
-    io, json: Boolean(parsed.values.json),
+    io, json: Boolean(parsed.values.json), otel,
     run: {
       workspace, task, testCmd: testCmd ?? '', rules, model,
       runDir: chooseRunDir(workspace, stringFlag(parsed, 'run-dir')),

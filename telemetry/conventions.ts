@@ -1,0 +1,130 @@
+/**
+ * Every OpenTelemetry name rein exports, in one place. The GenAI semantic
+ * conventions are still marked Development, so rein pins the release it
+ * follows: a newer release may rename things, and this is the one file to
+ * change (a test checks each `gen_ai.*` name against the official
+ * `@opentelemetry/semantic-conventions` package generated from that release).
+ */
+
+/** The semantic-conventions release these names follow (the last to hold the GenAI conventions before they moved to their own repository). */
+export const SEMCONV_VERSION = '1.41.0';
+export const SCHEMA_URL = `https://opentelemetry.io/schemas/${SEMCONV_VERSION}`;
+
+/** The instrumentation scope and agent name. */
+export const AGENT_NAME = 'rein';
+
+export const GEN_AI = {
+  operationName: 'gen_ai.operation.name',
+  providerName: 'gen_ai.provider.name',
+  agentName: 'gen_ai.agent.name',
+  conversationId: 'gen_ai.conversation.id',
+  requestModel: 'gen_ai.request.model',
+  requestMaxTokens: 'gen_ai.request.max_tokens',
+  responseFinishReasons: 'gen_ai.response.finish_reasons',
+  usageInputTokens: 'gen_ai.usage.input_tokens',
+  usageOutputTokens: 'gen_ai.usage.output_tokens',
+  usageCacheReadInputTokens: 'gen_ai.usage.cache_read.input_tokens',
+  toolName: 'gen_ai.tool.name',
+  toolCallId: 'gen_ai.tool.call.id',
+  toolType: 'gen_ai.tool.type',
+  // Opt-in: message contents, tool arguments and results.
+  inputMessages: 'gen_ai.input.messages',
+  outputMessages: 'gen_ai.output.messages',
+  systemInstructions: 'gen_ai.system_instructions',
+  toolCallArguments: 'gen_ai.tool.call.arguments',
+  toolCallResult: 'gen_ai.tool.call.result',
+} as const;
+
+/** Stable general attributes used on GenAI spans. */
+export const GENERAL = {
+  errorType: 'error.type',
+  serverAddress: 'server.address',
+  serverPort: 'server.port',
+  serviceName: 'service.name',
+  serviceVersion: 'service.version',
+} as const;
+
+/** `gen_ai.operation.name` values; span names are `{operation} {subject}`. */
+export const OPERATION = { invokeAgent: 'invoke_agent', chat: 'chat', executeTool: 'execute_tool' } as const;
+
+/** `gen_ai.provider.name`: `openai` for any OpenAI-compatible endpoint (the conventions' rule for OpenAI client libraries), a custom value for the offline scripted model. */
+export const PROVIDER = { openai: 'openai', scripted: 'rein.scripted' } as const;
+
+export const TOOL_TYPE_FUNCTION = 'function';
+
+/** The variable the OpenTelemetry GenAI instrumentations read to record message contents. */
+export const CAPTURE_CONTENT_ENV = 'OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT';
+
+/** rein's own facts (not part of the conventions). */
+export const REIN = {
+  runStatus: 'rein.run.status',
+  runReason: 'rein.run.reason',
+  runSteps: 'rein.run.steps',
+  runCostUsd: 'rein.run.cost_usd',
+  runResumed: 'rein.run.resumed',
+  runDir: 'rein.run.dir',
+  testCmd: 'rein.test_cmd',
+  sandbox: 'rein.sandbox',
+  tools: 'rein.tools',
+  traceVersion: 'rein.trace.version',
+  step: 'rein.step',
+  phase: 'rein.phase',
+  modelCalls: 'rein.model.calls',
+  toolOk: 'rein.tool.ok',
+  toolOutcome: 'rein.tool.outcome',
+  toolEffect: 'rein.tool.effect',
+  exitCode: 'rein.command.exit_code',
+  blockedBy: 'rein.command.blocked_by',
+  path: 'rein.tool.path',
+  command: 'rein.command',
+  gateAllowed: 'rein.gate.allowed',
+  gateWhy: 'rein.gate.why',
+  gateRefusals: 'rein.gate.refusals',
+  // Span-event attributes.
+  from: 'rein.from',
+  to: 'rein.to',
+  guard: 'rein.guard',
+  event: 'rein.event',
+  stallRule: 'rein.stall.rule',
+  stallLimit: 'rein.stall.limit',
+  stallFirings: 'rein.stall.firings',
+  message: 'rein.message',
+  budget: 'rein.budget',
+  limit: 'rein.limit',
+  contextAction: 'rein.context.action',
+  beforeChars: 'rein.context.before.chars',
+  beforeTokens: 'rein.context.before.tokens',
+  afterChars: 'rein.context.after.chars',
+  afterTokens: 'rein.context.after.tokens',
+  retryAttempt: 'rein.retry.attempt',
+  retryDelayMs: 'rein.retry.delay_ms',
+  error: 'rein.error',
+  action: 'rein.action',
+  problem: 'rein.problem',
+} as const;
+
+/** Span events rein adds (on the run span unless noted). */
+export const EVENT = {
+  phase: 'rein.phase_change',
+  gate: 'rein.gate',
+  stall: 'rein.stall',
+  budgetWarning: 'rein.budget_warning',
+  ruleAction: 'rein.rule_action',
+  resume: 'rein.resume',
+  /** On the `chat` span the compaction prepared the view for. */
+  context: 'rein.context',
+  /** On the `chat` span whose request was retried. */
+  retry: 'rein.retry',
+  /** A trace line of a kind this version does not know: `rein.trace.<kind>`. */
+  unknownPrefix: 'rein.trace.',
+} as const;
+
+/**
+ * `error.type` values rein reports (the conventions ask instrumentations to list them):
+ * on `invoke_agent`, the end status of a run that did not finish (`step_limit`, `timeout`, `budget`,
+ * `stalled`, `failed`, `interrupted`, `crashed`, `unfinished` for a trace that stops without an end line);
+ * on `chat`, the error's class name (`ModelEndpointError`, `ContextLengthError`, …), or `timeout` / `cancelled` for a call
+ * the time budget or a stop cut short;
+ * on `execute_tool`, the outcome below.
+ */
+export const TOOL_ERROR = { blocked: 'blocked', rejected: 'rejected', refused: 'refused', timeout: 'timeout', interrupted: 'interrupted', error: 'tool_error' } as const;

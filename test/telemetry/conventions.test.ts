@@ -1,0 +1,39 @@
+import * as incubating from '@opentelemetry/semantic-conventions/incubating';
+import { describe, expect, it } from 'vitest';
+import { GEN_AI, GENERAL, OPERATION, SCHEMA_URL, SEMCONV_VERSION } from '../../telemetry/conventions.js';
+
+// The official package's constants, generated from the semantic-conventions release rein pins.
+const official: Record<keyof typeof GEN_AI, string> = {
+  operationName: incubating.ATTR_GEN_AI_OPERATION_NAME,
+  providerName: incubating.ATTR_GEN_AI_PROVIDER_NAME,
+  agentName: incubating.ATTR_GEN_AI_AGENT_NAME,
+  conversationId: incubating.ATTR_GEN_AI_CONVERSATION_ID,
+  requestModel: incubating.ATTR_GEN_AI_REQUEST_MODEL,
+  requestMaxTokens: incubating.ATTR_GEN_AI_REQUEST_MAX_TOKENS,
+  responseFinishReasons: incubating.ATTR_GEN_AI_RESPONSE_FINISH_REASONS,
+  usageInputTokens: incubating.ATTR_GEN_AI_USAGE_INPUT_TOKENS,
+  usageOutputTokens: incubating.ATTR_GEN_AI_USAGE_OUTPUT_TOKENS,
+  usageCacheReadInputTokens: incubating.ATTR_GEN_AI_USAGE_CACHE_READ_INPUT_TOKENS,
+  toolName: incubating.ATTR_GEN_AI_TOOL_NAME,
+  toolCallId: incubating.ATTR_GEN_AI_TOOL_CALL_ID,
+  toolType: incubating.ATTR_GEN_AI_TOOL_TYPE,
+  inputMessages: incubating.ATTR_GEN_AI_INPUT_MESSAGES,
+  outputMessages: incubating.ATTR_GEN_AI_OUTPUT_MESSAGES,
+  systemInstructions: incubating.ATTR_GEN_AI_SYSTEM_INSTRUCTIONS,
+  toolCallArguments: incubating.ATTR_GEN_AI_TOOL_CALL_ARGUMENTS,
+  toolCallResult: incubating.ATTR_GEN_AI_TOOL_CALL_RESULT,
+};
+
+describe('the names rein exports are the pinned conventions\' names', () => {
+  it('every gen_ai.* attribute matches the official constant', () => {
+    expect(GEN_AI).toEqual(official);
+  });
+
+  it('the general attributes and operation names match too', () => {
+    expect(GENERAL).toMatchObject({ errorType: incubating.ATTR_ERROR_TYPE, serverAddress: incubating.ATTR_SERVER_ADDRESS, serverPort: incubating.ATTR_SERVER_PORT, serviceName: incubating.ATTR_SERVICE_NAME, serviceVersion: incubating.ATTR_SERVICE_VERSION });
+    expect(OPERATION).toEqual({
+      invokeAgent: incubating.GEN_AI_OPERATION_NAME_VALUE_INVOKE_AGENT, chat: incubating.GEN_AI_OPERATION_NAME_VALUE_CHAT, executeTool: incubating.GEN_AI_OPERATION_NAME_VALUE_EXECUTE_TOOL,
+    });
+    expect(SCHEMA_URL).toBe(`https://opentelemetry.io/schemas/${SEMCONV_VERSION}`);
+  });
+});
