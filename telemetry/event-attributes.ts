@@ -23,14 +23,15 @@ export function phaseEvent(line: TraceLine, from: string, to: string): LineEvent
 export function runEvent(line: TraceLine, content: boolean): LineEvent | null {
   switch (line.kind) {
     case 'finish':
-      return { name: EVENT.gate, attributes: defined({ [REIN.gateAllowed]: bool(line.allowed), [REIN.gateWhy]: str(line.why), [REIN.gateRefusals]: num(line.refusals), [REIN.step]: num(line.step) }) };
+      return { name: EVENT.gate, attributes: defined({ [REIN.gateAllowed]: bool(line.allowed), [REIN.gateWhy]: str(line.why), [REIN.gateGuard]: str(line.guard), [REIN.gateRefusals]: num(line.refusals), [REIN.step]: num(line.step) }) };
     case 'stall':
       return { name: EVENT.stall, attributes: defined({
-        [REIN.stallRule]: str(line.rule), [REIN.stallLimit]: num(line.limit), [REIN.stallFirings]: num(line.firings), [REIN.step]: num(line.step),
+        [REIN.stallRule]: str(line.rule), [REIN.stallLimit]: num(line.limit), [REIN.stallCount]: num(line.count), [REIN.stallFirings]: num(line.firings),
+        [REIN.stallMaxNudges]: num(line.maxNudges), [REIN.stallReason]: str(line.reason), [REIN.step]: num(line.step),
         [REIN.message]: content ? str(line.message) : undefined,
       }) };
     case 'budget_warning':
-      return { name: EVENT.budgetWarning, attributes: defined({ [REIN.budget]: str(line.budget), [REIN.limit]: num(line.limit) ?? num(line.limitSeconds), [REIN.step]: num(line.step) }) };
+      return { name: EVENT.budgetWarning, attributes: defined({ [REIN.budget]: str(line.budget), [REIN.limit]: num(line.limit) ?? num(line.limitSeconds), [REIN.share]: num(line.share), [REIN.used]: num(line.used), [REIN.step]: num(line.step) }) };
     case 'rule_action':
       return { name: EVENT.ruleAction, attributes: defined({
         [REIN.action]: str(line.action), [REIN.problem]: str(line.problem), [REIN.step]: num(line.step),
