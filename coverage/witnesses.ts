@@ -5,6 +5,7 @@ import type { HarnessContext, ToolCallResult } from '../machines/types.js';
 import { ModelEndpointError } from '../lib/errors.js';
 import { PHASES, type Rules } from '../rules/schema.js';
 import { phaseTools } from '../machines/phase-exits.js';
+import { firstValidFinish } from '../tools/finish.js';
 import type { ToolOutcome } from '../tools/types.js';
 
 /** What a witness call's tool returns, carried in its arguments so the `act` step can answer it. */
@@ -232,8 +233,10 @@ function thinkEvents(context: HarnessContext, focus: Focus, rules: Rules) {
 function actEvent(context: HarnessContext, rules: Rules) {
   const results: ToolCallResult[] = [];
   const callable = phaseTools(context.phase, rules);
-  for (const call of context.calls.slice(context.cursor)) {
-    if (call.function.name === 'finish') return { type: 'xstate.done.actor.tools', output: { results, finish: { summary: 'done' } } };
+  const pending = context.calls.slice(context.cursor);
+  const finish = firstValidFinish(pending);
+  for (const [index, call] of pending.entries()) {
+    if (index === finish?.index) return { type: 'xstate.done.actor.tools', output: { results, finish: { summary: finish.summary } } };
     const args = JSON.parse(call.function.arguments) as { command?: string };
     const result = decodeResult(Buffer.from(call.id.split('_').slice(3).join('_'), 'base64url').toString('utf8'));
     const allowed = callable.includes(call.function.name);
