@@ -6,6 +6,7 @@ import { measureViewConstruction } from './view-construction.js';
 import { defaultRules } from '../rules/schema.js';
 import { formatTable } from './table.js';
 import { measureSuiteTokens } from './suite-tokens.js';
+import { measureSyntaxChecks } from './syntax-checks.js';
 
 /** Long runs whose per-step windows are compared; their median is reported. */
 const LONG_RUNS = 3;
@@ -75,6 +76,7 @@ async function main(): Promise<void> {
   ]));
 
   if (!process.argv.includes('--no-suite')) await suiteSection(out, table);
+  await syntaxSection(out, table);
   if (process.argv.includes('--write')) writeFigures(written.join('\n'));
 }
 
@@ -84,6 +86,15 @@ async function suiteSection(out: (text: string) => void, table: (...args: Parame
   table(['preset', 'resolved', 'prompt tokens', 'cached share', 'est. cost', 'cost per solved task', 'agent seconds'], suite.map((row) => [
     row.preset, `${row.resolved}/${row.tasks}`, row.promptTokens, `${(row.cachedShare * 100).toFixed(1)}%`, `$${row.costUsd.toFixed(3)}`,
     Number.isNaN(row.costPerSolved) ? '-' : `$${row.costPerSolved.toFixed(4)}`, Math.round(row.wallSeconds),
+  ]));
+}
+
+async function syntaxSection(out: (text: string) => void, table: (...args: Parameters<typeof formatTable>) => void): Promise<void> {
+  const syntax = await measureSyntaxChecks();
+  const warm = syntax.rows.find((row) => row.checker.includes('warm'))!;
+  out(`5. Syntax check of an edit to a 300-line file (python3 on PATH: ${syntax.python.path}${syntax.python.shim ? `, a shim for ${syntax.python.interpreter}` : ''})`);
+  table(['checker', 'checks', 'first check ms', 'median ms after the first', 'vs warm python'], syntax.rows.map((row) => [
+    row.checker, row.checks, row.firstMs.toFixed(1), row.medianMs.toFixed(2), `${(row.medianMs / warm.medianMs).toFixed(1)}x`,
   ]));
 }
 

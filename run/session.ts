@@ -18,6 +18,7 @@ import { selectTools } from './tool-selection.js';
 import type { AnyTool, ToolContext } from '../tools/types.js';
 import { readProgress } from '../tools/update-todo.js';
 import { describeSandbox, resolveSandbox } from '../tools/sandbox.js';
+import { createSyntaxChecker } from '../tools/syntax-check.js';
 import { openCallJournal } from './call-journal.js';
 import { createInspectionTracer, traceTool } from './inspection-trace.js';
 import { loadState, saveState, type SavedState } from './state-file.js';
@@ -138,6 +139,8 @@ function launch(options: RunOptions, resume: Resume | null): RunHandle {
     policy: { deny: rules.permissions.deny, sandbox: rules.permissions.sandbox, network: rules.permissions.network, envAllow: rules.permissions.envAllow, timeoutSeconds: rules.tools.commandTimeoutSeconds },
     // The rules file this run was started with, wherever it lives: the agent must not rewrite what the next run imports.
     protectedFiles: options.configPath ? [options.configPath] : [],
+    // One warm python3 for the run's syntax checks, closed with the run below.
+    syntax: createSyntaxChecker(),
   };
   const builder = new ViewBuilder();
   const record = () => transcript.messages;
@@ -216,6 +219,7 @@ function launch(options: RunOptions, resume: Resume | null): RunHandle {
       trace.close();
       transcript.close();
       journal.close();
+      toolContext.syntax?.close();
     }
   })();
   const interrupt = () => { interrupted = true; actorRef.stop(); };

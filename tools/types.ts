@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { SyntaxChecker } from './syntax-check.js';
 
 /** One entry of the agent's todo list (seed component 7: plan and state). */
 export interface TodoItem {
@@ -40,6 +41,8 @@ export interface ToolContext {
   policy: CommandPolicy;
   /** More files the agent must not change (a `--config` rules file inside the workspace), absolute paths. */
   protectedFiles?: readonly string[];
+  /** The run's warm syntax checker; without one, each Python check starts python3 for itself. */
+  syntax?: SyntaxChecker;
 }
 
 /**
