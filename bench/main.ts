@@ -57,15 +57,7 @@ async function main(): Promise<void> {
     row.steps, row.reinMicros.toFixed(2), row.seedMicros.toFixed(2), `${(row.seedMicros / row.reinMicros).toFixed(1)}x`,
   ]));
 
-  out('3. Prompt-cache reuse, ~4,000-char tool results, 32K-token window, $3/M uncached, $0.30/M cached');
-  const rules = { ...defaultRules().context, windowTokens: 32_768 };
-  const rows = [];
-  for (const steps of [100, 300, 500]) {
-    for (const figures of compareCachePolicies({ steps, resultChars: 4000, windowTokens: 32_768, charsPerToken: 4 }, rules)) {
-      rows.push([steps, figures.policy, `${(figures.prefixReuse * 100).toFixed(1)}%`, `${(figures.peakShare * 100).toFixed(1)}%`, figures.promptTokens, figures.cachedTokens, figures.summaries, `$${figures.estimatedCost.toFixed(2)}`]);
-    }
-  }
-  table(['steps', 'context manager', 'prefix reuse', 'peak / window', 'prompt tokens', 'cached tokens', 'summaries', 'est. cost'], rows);
+  await contextSection(out, table);
   out('3b. The same session through the real harness (statechart, context manager, tool schemas, calibration from reported prompt_tokens)');
   const endToEnd = [];
   for (const providerCharsPerToken of [4, 2.5]) {
@@ -78,6 +70,27 @@ async function main(): Promise<void> {
   if (!process.argv.includes('--no-suite')) await suiteSection(out, table);
   await syntaxSection(out, table);
   if (process.argv.includes('--write')) writeFigures(written.join('\n'));
+}
+
+async function contextSection(out: (text: string) => void, table: (...args: Parameters<typeof formatTable>) => void): Promise<void> {
+  out('3. Prompt tokens and cache reuse: one session of ~4,000-char tool results, 32K-token window, $3/M uncached, $0.30/M cached, summarizer prompts counted');
+  const rules = { ...defaultRules().context, windowTokens: 32_768 };
+  const rows = [];
+  const ceilings = [];
+  for (const charsPerToken of [4, 2.5]) {
+    for (const steps of [100, 300, 500]) {
+      const { policies, ceiling } = compareCachePolicies({ steps, resultChars: 4000, windowTokens: 32_768, charsPerToken }, rules);
+      const seed = policies[policies.length - 1]!;
+      for (const figures of policies) {
+        rows.push([steps, charsPerToken, figures.policy, `${(figures.prefixReuse * 100).toFixed(1)}%`, `${(figures.peakShare * 100).toFixed(1)}%`, figures.allTokens,
+          `${(figures.allTokens / seed.allTokens).toFixed(2)}x`, figures.summaries, `$${figures.estimatedCost.toFixed(2)}`, `${(figures.estimatedCost / seed.estimatedCost).toFixed(2)}x`,
+          `$${figures.costWithoutCache.toFixed(2)}`, `${(figures.costWithoutCache / seed.costWithoutCache).toFixed(2)}x`]);
+      }
+      ceilings.push([steps, charsPerToken, `${(ceiling * 100).toFixed(1)}%`]);
+    }
+  }
+  table(['steps', 'chars/token', 'context manager', 'prefix reuse', 'peak / window', 'prompt tokens', 'vs seed', 'summaries', 'est. cost', 'vs seed', 'cost, no cache discount', 'vs seed'], rows);
+  table(['steps', 'chars/token', 'most reuse possible without sending more than the seed'], ceilings);
 }
 
 async function suiteSection(out: (text: string) => void, table: (...args: Parameters<typeof formatTable>) => void): Promise<void> {

@@ -154,6 +154,10 @@ export const rulesSchema = z.strictObject({
     floor: z.number().int().positive().default(120).describe('Smallest cap an old result is elided to'),
     summarize: z.boolean().default(true).describe('Stage 2: summarize the middle with the model'),
     charsPerToken: z.number().positive().default(4).describe('Initial estimate; calibrated by reported prompt_tokens'),
+    growth: z.number().gt(0).lt(1).default(0.18)
+      .describe('Share of the window the view grows by, append-only (each request the previous one plus new messages, so the provider caches it), before the next compaction; larger caches more of each prompt, smaller sends fewer tokens'),
+    lowWater: z.number().gt(0).lt(1).default(0.45)
+      .describe('Most of the window a compaction leaves: results older than keepRecent go to the floor, then the oldest part is summarized'),
   }).prefault({}),
   permissions: z.strictObject({
     deny: z.array(regex).default([]).describe('Extra regex patterns refused before execution'),
