@@ -7,6 +7,7 @@ import { defaultRules } from '../rules/schema.js';
 import { formatTable } from './table.js';
 import { measureSuiteTokens } from './suite-tokens.js';
 import { measureSyntaxChecks } from './syntax-checks.js';
+import { compareMemory } from './memory.js';
 
 /** Long runs whose per-step windows are compared; their median is reported. */
 const LONG_RUNS = 3;
@@ -69,6 +70,7 @@ async function main(): Promise<void> {
 
   if (!process.argv.includes('--no-suite')) await suiteSection(out, table);
   await syntaxSection(out, table);
+  await memorySection(out, table);
   if (process.argv.includes('--write')) writeFigures(written.join('\n'));
 }
 
@@ -109,6 +111,16 @@ async function syntaxSection(out: (text: string) => void, table: (...args: Param
   table(['checker', 'checks', 'first check ms', 'median ms after the first', 'vs warm python'], syntax.rows.map((row) => [
     row.checker, row.checks, row.firstMs.toFixed(1), row.medianMs.toFixed(2), `${(row.medianMs / warm.medianMs).toFixed(1)}x`,
   ]));
+}
+
+async function memorySection(out: (text: string) => void, table: (...args: Parameters<typeof formatTable>) => void): Promise<void> {
+  out('6. Memory of one run, each in a fresh process (instant model, ~4,000-char tool results, 32K-token window)');
+  const rows = await compareMemory([100, 1000, 5000]);
+  const first = rows[0]!;
+  table(['steps', 'record held', 'peak RSS MB', 'vs 100 steps', 'peak heap MB', 'heap held after the run MB', 'vs 100 steps'], rows.flatMap((row) => (['now', 'before'] as const).map((mode) => [
+    row.steps, mode === 'now' ? 'on disk (now)' : 'in memory (before)', row[mode].peakRssMb.toFixed(1), `${(row[mode].peakRssMb / first[mode].peakRssMb).toFixed(2)}x`,
+    row[mode].peakHeapMb.toFixed(1), row[mode].retainedHeapMb.toFixed(1), `${(row[mode].retainedHeapMb / first[mode].retainedHeapMb).toFixed(2)}x`,
+  ])));
 }
 
 /** `--write`: puts this run's tables into BENCHMARKS.md between its figure markers. */

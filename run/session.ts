@@ -143,7 +143,7 @@ function launch(options: RunOptions, resume: Resume | null): RunHandle {
     syntax: createSyntaxChecker(),
   };
   const builder = new ViewBuilder();
-  const record = () => transcript.messages;
+  const record = () => transcript;
   const machine = harnessMachineFor(rules, options).provide({
     actors: {
       model: options.model.createActor(schemas, { note: (kind, data) => trace.log(kind, data) }) as never,
