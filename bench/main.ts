@@ -64,8 +64,8 @@ async function main(): Promise<void> {
   for (const providerCharsPerToken of [4, 2.5]) {
     for (const steps of [100, 300]) endToEnd.push(await measureHarnessPrefix(steps, { providerCharsPerToken }));
   }
-  table(['steps', 'provider chars/token', 'prefix reuse', 'requests reusing < 50%', 'peak / window', 'elision passes', 'summaries'], endToEnd.map((row) => [
-    row.steps, row.providerCharsPerToken, `${(row.prefixReuse * 100).toFixed(1)}%`, row.breaks, `${(row.peakShare * 100).toFixed(1)}%`, row.elisions, row.summaries,
+  table(['steps', 'provider chars/token', 'prefix reuse', 'requests reusing < 50%', 'peak / window', 'prompt tokens', 'elision passes', 'summaries'], endToEnd.map((row) => [
+    row.steps, row.providerCharsPerToken, `${(row.prefixReuse * 100).toFixed(1)}%`, row.breaks, `${(row.peakShare * 100).toFixed(1)}%`, row.promptTokens, row.elisions, row.summaries,
   ]));
 
   if (!process.argv.includes('--no-suite')) await suiteSection(out, table);
