@@ -74,77 +74,90 @@ interface Pending {
  * @example const python = openPythonChecker(); await python.check('x = (1,\n', 'a.py'); python.close();
  */
 export function openPythonChecker(options: PythonCheckerOptions = {}): PythonChecker {
-  const timeoutMs = options.timeoutMs ?? PYTHON_TIMEOUT_MS;
-  let child: ChildProcessWithoutNullStreams | null = null;
-  let startedAt = 0;
-  const queue: Pending[] = [];
-  let buffered = '';
-  let stderr = '';
+  return new WarmPython(options);
+}
 
-  const settle = (verdict: PythonCheck) => {
-    const pending = queue.shift();
+class WarmPython implements PythonChecker {
+  private child: ChildProcessWithoutNullStreams | null = null;
+  private startedAt = 0;
+  private readonly queue: Pending[] = [];
+  private buffered = '';
+  private stderr = '';
+
+  constructor(private readonly options: PythonCheckerOptions) {}
+
+  get pid(): number | null { return this.child?.pid ?? null; }
+
+  check(source: string, displayName: string): Promise<PythonCheck> {
+    return new Promise<PythonCheck>((resolve) => {
+      const child = this.child ?? this.start();
+      const timeoutMs = this.options.timeoutMs ?? PYTHON_TIMEOUT_MS;
+      const starting = Math.max(0, this.startedAt + (this.options.startAllowanceMs ?? START_ALLOWANCE_MS) - Date.now());
+      const timer = setTimeout(() => this.stop(`python3 syntax check timed out after ${timeoutMs / 1000}s`), timeoutMs + starting);
+      this.queue.push({ resolve, timer });
+      this.idle(false);
+      const bytes = Buffer.from(source, 'utf8');
+      child.stdin.write(`${JSON.stringify({ name: displayName, bytes: bytes.length })}\n`);
+      child.stdin.write(bytes);
+    });
+  }
+
+  close(): void { this.stop('the syntax checker was closed'); }
+
+  private start(): ChildProcessWithoutNullStreams {
+    const child = spawn(this.options.python ?? 'python3', ['-I', '-c', SCRIPT], { env: buildCommandEnv(process.env), stdio: ['pipe', 'pipe', 'pipe'] });
+    this.child = child;
+    this.startedAt = Date.now();
+    this.stderr = '';
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', (chunk: string) => { if (child === this.child) this.receive(chunk); });
+    child.stderr.on('data', (chunk: Buffer) => (this.stderr = (this.stderr + chunk.toString('utf8')).slice(-4000)));
+    child.on('error', (error: NodeJS.ErrnoException) => {
+      if (child === this.child) this.stop(error.code === 'ENOENT' ? 'python3 not found on PATH' : `python3 failed to start: ${error.message}`);
+    });
+    child.on('exit', (code, signal) => {
+      if (child === this.child) this.stop(`python3 could not check the file (${signal ? `stopped by ${signal}` : `exit ${code}`}): ${this.stderr.slice(0, 300)}`);
+    });
+    // A python3 that exits early closes its stdin; the 'exit' handler reports it.
+    child.stdin.on('error', () => {});
+    return child;
+  }
+
+  private receive(chunk: string): void {
+    this.buffered += chunk;
+    for (let end = this.buffered.indexOf('\n'); end !== -1; end = this.buffered.indexOf('\n')) {
+      const line = this.buffered.slice(0, end);
+      this.buffered = this.buffered.slice(end + 1);
+      this.settle(toVerdict(line));
+    }
+  }
+
+  private settle(verdict: PythonCheck): void {
+    const pending = this.queue.shift();
     if (!pending) return;
     clearTimeout(pending.timer);
     pending.resolve(verdict);
-    if (queue.length === 0) idle(true);
-  };
-  // An idle checker must not keep Node's event loop alive: a harness that forgets close() still exits, and Python with it.
-  const idle = (yes: boolean) => {
+    if (this.queue.length === 0) this.idle(true);
+  }
+
+  /** An idle checker does not keep Node's event loop alive: a harness that forgets close() still exits, and Python with it. */
+  private idle(yes: boolean): void {
+    const child = this.child;
     if (!child) return;
     for (const handle of [child, child.stdin, child.stdout, child.stderr] as Array<{ ref(): void; unref(): void }>) {
       if (yes) handle.unref();
       else handle.ref();
     }
-  };
-  const stop = (reason: string) => {
-    const ending = child;
-    child = null;
-    buffered = '';
+  }
+
+  private stop(reason: string): void {
+    const ending = this.child;
+    this.child = null;
+    this.buffered = '';
     ending?.stdin.destroy();
     ending?.kill('SIGKILL');
-    while (queue.length > 0) settle({ kind: 'skipped', reason });
-  };
-  const start = (): ChildProcessWithoutNullStreams => {
-    const started = spawn(options.python ?? 'python3', ['-I', '-c', SCRIPT], { env: buildCommandEnv(process.env), stdio: ['pipe', 'pipe', 'pipe'] });
-    stderr = '';
-    started.stdout.setEncoding('utf8');
-    started.stdout.on('data', (chunk: string) => {
-      if (started !== child) return;
-      buffered += chunk;
-      for (let end = buffered.indexOf('\n'); end !== -1; end = buffered.indexOf('\n')) {
-        const line = buffered.slice(0, end);
-        buffered = buffered.slice(end + 1);
-        settle(toVerdict(line));
-      }
-    });
-    started.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString('utf8')).slice(-4000)));
-    started.on('error', (error: NodeJS.ErrnoException) => {
-      if (started === child) stop(error.code === 'ENOENT' ? 'python3 not found on PATH' : `python3 failed to start: ${error.message}`);
-    });
-    started.on('exit', (code, signal) => {
-      if (started === child) stop(`python3 could not check the file (${signal ? `stopped by ${signal}` : `exit ${code}`}): ${stderr.slice(0, 300)}`);
-    });
-    // A python3 that exits early closes its stdin; the 'exit' handler reports it.
-    started.stdin.on('error', () => {});
-    return started;
-  };
-
-  return {
-    get pid() { return child?.pid ?? null; },
-    check(source, displayName) {
-      return new Promise<PythonCheck>((resolve) => {
-        if (!child) { child = start(); startedAt = Date.now(); }
-        const starting = Math.max(0, startedAt + (options.startAllowanceMs ?? START_ALLOWANCE_MS) - Date.now());
-        const timer = setTimeout(() => stop(`python3 syntax check timed out after ${timeoutMs / 1000}s`), timeoutMs + starting);
-        queue.push({ resolve, timer });
-        idle(false);
-        const bytes = Buffer.from(source, 'utf8');
-        child.stdin.write(`${JSON.stringify({ name: displayName, bytes: bytes.length })}\n`);
-        child.stdin.write(bytes);
-      });
-    },
-    close() { stop('the syntax checker was closed'); },
-  };
+    while (this.queue.length > 0) this.settle({ kind: 'skipped', reason });
+  }
 }
 
 function toVerdict(line: string): PythonCheck {
