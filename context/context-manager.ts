@@ -92,7 +92,8 @@ export function manageContext(
     }
   }
   // Overflow is judged against the rules' window: under a learnt (smaller) one the best effort is sent, and the provider decides.
-  const action = tokens > rules.windowTokens ? 'overflow' : next === state ? 'none' : 'elided';
+  // A pass that only moved the caps past results already shorter than the floor changed nothing the model sees.
+  const action = tokens > rules.windowTokens ? 'overflow' : view.chars < before.chars ? 'elided' : 'none';
   return { state: settle(next, view.chars), view, tokens, action, before };
 }
 
