@@ -1,5 +1,5 @@
 import { fromPromise } from 'xstate';
-import type { ChatMessage } from '../context/messages.js';
+import type { MessageRecord } from '../context/messages.js';
 import { manageContext, type ContextRules } from '../context/context-manager.js';
 import type { ViewBuilder } from '../context/view-builder.js';
 import type { ContextInput, ContextOutput } from '../machines/actor-contracts.js';
@@ -8,9 +8,9 @@ import type { ContextInput, ContextOutput } from '../machines/actor-contracts.js
  * The context-manager actor: builds the working view from the full record
  * (which it never modifies) and decides on elision or a summary.
  *
- * @example const contextManager = createContextManagerActor({ record: () => transcript.messages, builder: new ViewBuilder(), rules: rules.context });
+ * @example const contextManager = createContextManagerActor({ record: () => transcript, builder: new ViewBuilder(), rules: rules.context });
  */
-export function createContextManagerActor(deps: { record: () => readonly ChatMessage[]; builder: ViewBuilder; rules: ContextRules }) {
+export function createContextManagerActor(deps: { record: () => MessageRecord; builder: ViewBuilder; rules: ContextRules }) {
   return fromPromise<ContextOutput, ContextInput>(async ({ input }) => {
     // XState delivers emitted events (the record appends) after the transition that
     // started this actor; wait one microtask so the record includes them.

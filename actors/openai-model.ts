@@ -6,6 +6,7 @@ import { ContextLengthError, type ModelInput } from '../machines/actor-contracts
 import type { ModelReply } from '../machines/types.js';
 import { ModelEndpointError } from '../lib/errors.js';
 import { redact } from '../lib/redact.js';
+import { shortHash } from '../lib/short-hash.js';
 import { normalizingErrorFetch } from './error-body.js';
 import { MalformedResponseError, withRetries, type RetryPolicy } from './retry.js';
 
@@ -21,6 +22,12 @@ export interface EndpointOptions {
   temperature?: number;
   /** `max_tokens` works with vLLM, Ollama, LM Studio and most of OpenAI; reasoning models want `max_completion_tokens`. */
   maxTokensParam?: MaxTokensParam;
+  /**
+   * Send `prompt_cache_key`, a hash of the system prompt, the task and the tool schemas, so the provider routes a
+   * run's requests (which share that prefix) to the same prompt cache. On by default; dropped for good the first
+   * time the endpoint rejects the field.
+   */
+  promptCacheKey?: boolean;
   /** Called on every retried failure, with the key already redacted. */
   onRetry?: (message: string, attempt: number, delayMs: number) => void;
   /** A custom fetch (tests). */
@@ -50,6 +57,16 @@ export function openEndpoint(options: EndpointOptions): ChatEndpoint {
   const secrets = [options.apiKey];
   // Which name the completion limit goes by; switched for good the first time the endpoint asks for the other one.
   let maxTokensParam = options.maxTokensParam ?? 'max_tokens';
+  let sendCacheKey = options.promptCacheKey ?? true;
+  const cacheKey = memoizedCacheKey();
+  // An endpoint that rejects one of rein's choices says which: the request is adapted and sent again, and the choice kept.
+  const adapt = (error: unknown): boolean => {
+    const other = otherMaxTokensParam(error, maxTokensParam);
+    if (other) maxTokensParam = other;
+    else if (sendCacheKey && rejectsField(error, 'prompt_cache_key')) sendCacheKey = false;
+    else return false;
+    return true;
+  };
   return {
     async complete(body, signal) {
       const started = Date.now();
@@ -59,15 +76,15 @@ export function openEndpoint(options: EndpointOptions): ChatEndpoint {
         ...(body.tools && body.tools.length > 0 ? { tools: body.tools as OpenAI.Chat.ChatCompletionTool[] } : {}),
         [maxTokensParam]: body.maxTokens,
         ...(options.temperature !== undefined ? { temperature: options.temperature } : {}),
+        ...(sendCacheKey ? { prompt_cache_key: cacheKey(body.messages, body.tools) } : {}),
       }) as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming;
       const attempt = async () => {
-        try {
-          return checkShape(await client.chat.completions.create(request(), { signal }));
-        } catch (error) {
-          const other = otherMaxTokensParam(error, maxTokensParam);
-          if (!other) throw error;
-          maxTokensParam = other;
-          return checkShape(await client.chat.completions.create(request(), { signal }));
+        for (let adapted = 0; ; adapted++) {
+          try {
+            return checkShape(await client.chat.completions.create(request(), { signal }));
+          } catch (error) {
+            if (adapted >= 2 || !adapt(error)) throw error;
+          }
         }
       };
       try {
@@ -92,6 +109,26 @@ function otherMaxTokensParam(error: unknown, sent: MaxTokensParam): MaxTokensPar
   if (!(error instanceof APIError) || error.status !== 400) return null;
   const other: MaxTokensParam = sent === 'max_tokens' ? 'max_completion_tokens' : 'max_tokens';
   return error.message.includes(sent) && error.message.includes(other) ? other : null;
+}
+
+/** True when a 400 names `field` as the problem (an endpoint that refuses fields it does not know). */
+function rejectsField(error: unknown, field: string): boolean {
+  return error instanceof APIError && error.status === 400 && (error.message.includes(field) || (error as { param?: unknown }).param === field);
+}
+
+/**
+ * The prompt cache key of a request: the same for every request that starts with the same system prompt, task
+ * and tool schemas (all of a run's, and a resumed run's), computed once while those stay the same objects.
+ */
+function memoizedCacheKey(): (messages: readonly ChatMessage[], tools: unknown[] | undefined) => string {
+  let last: { system: unknown; task: unknown; tools: unknown; key: string } | null = null;
+  return (messages, tools) => {
+    const [system, task] = messages;
+    if (last && last.system === system && last.task === task && last.tools === tools) return last.key;
+    const key = `rein-${shortHash(JSON.stringify([system ?? null, task ?? null, tools ?? []]))}`;
+    last = { system, task, tools, key };
+    return key;
+  };
 }
 
 function checkShape(response: OpenAI.Chat.ChatCompletion): OpenAI.Chat.ChatCompletion {

@@ -1,5 +1,5 @@
 import { fromPromise } from 'xstate';
-import type { ChatMessage } from '../context/messages.js';
+import type { ChatMessage, MessageRecord } from '../context/messages.js';
 import { summaryRange } from '../context/context-manager.js';
 import type { ViewBuilder } from '../context/view-builder.js';
 import type { SummaryInput, SummaryOutput } from '../machines/actor-contracts.js';
@@ -13,14 +13,15 @@ export type SummarizeText = (prompt: string, transcript: string, signal: AbortSi
  * the view, between the task and the last messages, into one summary. The
  * todo list is appended by the harness, not the model, so the plan survives.
  *
- * @example const summarizer = createSummarizer({ record: () => messages, builder, prompt: rules.messages.summaryPrompt, summarize });
+ * @example const summarizer = createSummarizer({ record: () => transcript, builder, prompt: rules.messages.summaryPrompt, summarize });
  */
-export function createSummarizer(deps: { record: () => readonly ChatMessage[]; builder: ViewBuilder; prompt: string; summarize: SummarizeText; windowTokens: number }) {
+export function createSummarizer(deps: { record: () => MessageRecord; builder: ViewBuilder; prompt: string; summarize: SummarizeText; windowTokens: number }) {
   return fromPromise<SummaryOutput, SummaryInput>(async ({ input, signal }) => {
     await Promise.resolve(); // let the record appends of the starting transition land first
     const record = deps.record();
     const view = deps.builder.viewFor(record, input.contextState);
-    const range = summaryRange(record, input.contextState, view, deps.windowTokens);
+    // The manager decided what to fold; a state saved before it did (an older run resumed) is worked out here.
+    const range = input.contextState.fold ?? summaryRange(record, input.contextState, view, deps.windowTokens);
     if (!range) throw new ReinError('nothing to summarize: the view is all head and tail');
     const folded = view.messages.filter((_, position) => {
       const source = view.sources[position]!;

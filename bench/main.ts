@@ -8,6 +8,8 @@ import { formatTable } from './table.js';
 import { measureSuiteTokens } from './suite-tokens.js';
 import { measureStallPrecision } from './stall-precision.js';
 import { measureOtelOverhead } from './otel-overhead.js';
+import { measureSyntaxChecks } from './syntax-checks.js';
+import { compareMemory } from './memory.js';
 
 /** Long runs whose per-step windows are compared; their median is reported. */
 const LONG_RUNS = 3;
@@ -58,27 +60,21 @@ async function main(): Promise<void> {
     row.steps, row.reinMicros.toFixed(2), row.seedMicros.toFixed(2), `${(row.seedMicros / row.reinMicros).toFixed(1)}x`,
   ]));
 
-  out('3. Prompt-cache reuse, ~4,000-char tool results, 32K-token window, $3/M uncached, $0.30/M cached');
-  const rules = { ...defaultRules().context, windowTokens: 32_768 };
-  const rows = [];
-  for (const steps of [100, 300, 500]) {
-    for (const figures of compareCachePolicies({ steps, resultChars: 4000, windowTokens: 32_768, charsPerToken: 4 }, rules)) {
-      rows.push([steps, figures.policy, `${(figures.prefixReuse * 100).toFixed(1)}%`, `${(figures.peakShare * 100).toFixed(1)}%`, figures.promptTokens, figures.cachedTokens, figures.summaries, `$${figures.estimatedCost.toFixed(2)}`]);
-    }
-  }
-  table(['steps', 'context manager', 'prefix reuse', 'peak / window', 'prompt tokens', 'cached tokens', 'summaries', 'est. cost'], rows);
+  await contextSection(out, table);
   out('3b. The same session through the real harness (statechart, context manager, tool schemas, calibration from reported prompt_tokens)');
   const endToEnd = [];
   for (const providerCharsPerToken of [4, 2.5]) {
     for (const steps of [100, 300]) endToEnd.push(await measureHarnessPrefix(steps, { providerCharsPerToken }));
   }
-  table(['steps', 'provider chars/token', 'prefix reuse', 'requests reusing < 50%', 'peak / window', 'elision passes', 'summaries'], endToEnd.map((row) => [
-    row.steps, row.providerCharsPerToken, `${(row.prefixReuse * 100).toFixed(1)}%`, row.breaks, `${(row.peakShare * 100).toFixed(1)}%`, row.elisions, row.summaries,
+  table(['steps', 'provider chars/token', 'prefix reuse', 'requests reusing < 50%', 'peak / window', 'prompt tokens', 'elision passes', 'summaries'], endToEnd.map((row) => [
+    row.steps, row.providerCharsPerToken, `${(row.prefixReuse * 100).toFixed(1)}%`, row.breaks, `${(row.peakShare * 100).toFixed(1)}%`, row.promptTokens, row.elisions, row.summaries,
   ]));
 
   stallSection(out, table);
   if (!process.argv.includes('--no-suite')) await suiteSection(out, table);
   await otelSection(out, table);
+  await syntaxSection(out, table);
+  await memorySection(out, table);
   if (process.argv.includes('--write')) writeFigures(written.join('\n'));
 }
 
@@ -89,6 +85,28 @@ function stallSection(out: (text: string) => void, table: (...args: Parameters<t
     row.behaviour, row.kind, row.status === 'stalled' ? 'stalled' : row.status, row.nudges, row.firstNudge ?? '-', row.seedFirstNudge ?? 'never', row.endedAt ?? '-',
   ]));
   out(`False stops on progress: ${result.falseStops}; loops ended: ${result.loopsEnded}/${result.loops}; loops first nudged later than the seed's rules would: ${result.laterThanSeed}.\n`);
+}
+
+async function contextSection(out: (text: string) => void, table: (...args: Parameters<typeof formatTable>) => void): Promise<void> {
+  out('3. Prompt tokens and cache reuse: one session of ~4,000-char tool results, 32K-token window, $3/M uncached, $0.30/M cached, summarizer prompts counted');
+  // The seed's schedule and rein's earlier one both cap results just outside the newest at 2,000 characters (the seed's base_cap).
+  const rules = { ...defaultRules().context, windowTokens: 32_768, baseCap: 2000 };
+  const rows = [];
+  const ceilings = [];
+  for (const charsPerToken of [4, 2.5]) {
+    for (const steps of [100, 300, 500]) {
+      const { policies, ceiling } = compareCachePolicies({ steps, resultChars: 4000, windowTokens: 32_768, charsPerToken }, rules);
+      const seed = policies[policies.length - 1]!;
+      for (const figures of policies) {
+        rows.push([steps, charsPerToken, figures.policy, `${(figures.prefixReuse * 100).toFixed(1)}%`, `${(figures.peakShare * 100).toFixed(1)}%`, figures.allTokens,
+          `${(figures.allTokens / seed.allTokens).toFixed(2)}x`, figures.summaries, `$${figures.estimatedCost.toFixed(2)}`, `${(figures.estimatedCost / seed.estimatedCost).toFixed(2)}x`,
+          `$${figures.costWithoutCache.toFixed(2)}`, `${(figures.costWithoutCache / seed.costWithoutCache).toFixed(2)}x`]);
+      }
+      ceilings.push([steps, charsPerToken, `${(ceiling * 100).toFixed(1)}%`]);
+    }
+  }
+  table(['steps', 'chars/token', 'context manager', 'prefix reuse', 'peak / window', 'prompt tokens', 'vs seed', 'summaries', 'est. cost', 'vs seed', 'cost, no cache discount', 'vs seed'], rows);
+  table(['steps', 'chars/token', 'most reuse possible without sending more than the seed'], ceilings);
 }
 
 async function suiteSection(out: (text: string) => void, table: (...args: Parameters<typeof formatTable>) => void): Promise<void> {
@@ -107,6 +125,25 @@ async function otelSection(out: (text: string) => void, table: (...args: Paramet
   table(['export', 'ms/step', 'vs off', 'spans received', 'end-of-run wait ms'], rows.map((row) => [
     row.setting, row.msPerStep.toFixed(3), `${(row.msPerStep / off).toFixed(2)}x`, row.setting === 'collector on loopback' ? row.spans : '-', Math.round(row.endWaitMs),
   ]));
+}
+
+async function syntaxSection(out: (text: string) => void, table: (...args: Parameters<typeof formatTable>) => void): Promise<void> {
+  const syntax = await measureSyntaxChecks();
+  const warm = syntax.rows.find((row) => row.checker.includes('warm'))!;
+  out(`5. Syntax check of an edit to a 300-line file (python3 on PATH: ${syntax.python.path}${syntax.python.shim ? `, a shim for ${syntax.python.interpreter}` : ''})`);
+  table(['checker', 'checks', 'first check ms', 'median ms after the first', 'vs warm python'], syntax.rows.map((row) => [
+    row.checker, row.checks, row.firstMs.toFixed(1), row.medianMs.toFixed(2), `${(row.medianMs / warm.medianMs).toFixed(1)}x`,
+  ]));
+}
+
+async function memorySection(out: (text: string) => void, table: (...args: Parameters<typeof formatTable>) => void): Promise<void> {
+  out('6. Memory of one run, each in a fresh process (instant model, ~4,000-char tool results, 32K-token window)');
+  const rows = await compareMemory([100, 1000, 5000]);
+  const first = rows[0]!;
+  table(['steps', 'record held', 'peak RSS MB', 'vs 100 steps', 'peak heap MB', 'heap held after the run MB', 'vs 100 steps'], rows.flatMap((row) => (['now', 'before'] as const).map((mode) => [
+    row.steps, mode === 'now' ? 'on disk (now)' : 'in memory (before)', row[mode].peakRssMb.toFixed(1), `${(row[mode].peakRssMb / first[mode].peakRssMb).toFixed(2)}x`,
+    row[mode].peakHeapMb.toFixed(1), row[mode].retainedHeapMb.toFixed(1), `${(row[mode].retainedHeapMb / first[mode].retainedHeapMb).toFixed(2)}x`,
+  ])));
 }
 
 /** `--write`: puts this run's tables into BENCHMARKS.md between its figure markers. */

@@ -25,7 +25,7 @@ export interface OverheadResult {
   msPerStepAtEnd: number;
   /** Mean per step in a window of 100 steps around record length N, for N in `windows`. */
   atLength: Record<number, number>;
-  /** Heap the finished run still holds, per step (the full record stays in memory). */
+  /** Heap the finished run still holds, per step (the record is on disk; what is held is bounded by the window). */
   heapBytesPerStep: number;
   /** Highest heap above the start during the run, garbage included, in MB. */
   peakHeapMb: number;

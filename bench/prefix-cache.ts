@@ -1,4 +1,5 @@
-import { manageContext, summaryRange, type ContextRules } from '../context/context-manager.js';
+import { manageContext, summaryRange, type ContextDecision, type ContextRules, type SummaryRange } from '../context/context-manager.js';
+import { manageContextStaged, type StagedRules } from './staged-context.js';
 import { initialContextState, type ContextState } from '../context/context-state.js';
 import { headTail } from '../tools/shape.js';
 import type { ChatMessage } from '../context/messages.js';
@@ -19,8 +20,12 @@ export interface CacheFigures {
   /** Summarizer calls and the prompt tokens they were sent (the folded messages). */
   summaries: number;
   summaryTokens: number;
+  /** Agent and summarizer prompt tokens together: what an endpoint without a cache bills. */
+  allTokens: number;
   /** USD at $3 per million uncached prompt tokens and $0.30 cached, summarizer prompts included (uncached). */
   estimatedCost: number;
+  /** USD at $3 per million for every prompt token: an endpoint without a cache discount. */
+  costWithoutCache: number;
 }
 
 export interface SessionShape {
@@ -77,7 +82,8 @@ function figures(policy: string, requests: Request[], shape: SessionShape): Cach
     previous = body;
   }
   const estimatedCost = ((promptTokens - cachedTokens + summaryTokens) * PRICE.input + cachedTokens * PRICE.cachedInput) / 1e6;
-  return { policy, requests: requests.length, prefixReuse: reused / total, peakShare: peak, promptTokens, cachedTokens, summaries, summaryTokens, estimatedCost };
+  const allTokens = promptTokens + summaryTokens;
+  return { policy, requests: requests.length, prefixReuse: reused / total, peakShare: peak, promptTokens, cachedTokens, summaries, summaryTokens, allTokens, estimatedCost, costWithoutCache: (allTokens * PRICE.input) / 1e6 };
 }
 
 function commonPrefix(a: string, b: string): number {
@@ -87,22 +93,23 @@ function commonPrefix(a: string, b: string): number {
   return index;
 }
 
-/** rein's context manager over the session: elision in stages, summaries kept as state. */
-export function reinRequests(record: ChatMessage[], rules: ContextRules, shape: SessionShape): Request[] {
+type Manage = (record: ChatMessage[], state: ContextState, builder: ViewBuilder) => ContextDecision;
+
+/** A context manager over the session as the machine drives it: a summary when asked for, then the manager again. */
+function managedRequests(record: ChatMessage[], shape: SessionShape, manage: Manage, fold: (slice: ChatMessage[], decision: ContextDecision, builder: ViewBuilder) => SummaryRange): Request[] {
   const builder = new ViewBuilder();
   let state: ContextState = initialContextState(shape.charsPerToken);
   const requests: Request[] = [];
   for (let length = 4; length <= record.length; length += 2) {
     const slice = record.slice(0, length);
-    let decision = manageContext(slice, state, rules, builder, { force: false, overheadTokens: 0 });
+    let decision = manage(slice, state, builder);
     let summarizedChars = 0;
     if (decision.action === 'summarize') {
       const view = builder.viewFor(slice, decision.state);
-      const range = summaryRange(slice, decision.state, view, rules.windowTokens)!;
-      const folded = slice.slice(range.from, range.through + 1);
+      const range = fold(slice, decision, builder);
       summarizedChars = view.messages.filter((_, position) => view.sources[position]! >= range.from && view.sources[position]! <= range.through).reduce((sum, message) => sum + (message.content?.length ?? 0), 0);
-      state = { ...decision.state, summary: { text: digest(folded), through: range.through }, summaries: decision.state.summaries + 1, version: decision.state.version + 1 };
-      decision = manageContext(slice, state, rules, builder, { force: false, overheadTokens: 0 });
+      state = { ...decision.state, summary: { text: digest(slice.slice(range.from, range.through + 1)), through: range.through }, summaries: decision.state.summaries + 1, version: decision.state.version + 1 };
+      decision = manage(slice, state, builder);
     }
     state = decision.state;
     requests.push({ body: JSON.stringify(decision.view.messages), chars: decision.view.chars, summarizedChars });
@@ -110,8 +117,19 @@ export function reinRequests(record: ChatMessage[], rules: ContextRules, shape: 
   return requests;
 }
 
+/** rein's context manager over the session: append-only between compactions, each down to the low-water mark. */
+export function reinRequests(record: ChatMessage[], rules: ContextRules, shape: SessionShape): Request[] {
+  return managedRequests(record, shape, (slice, state, builder) => manageContext(slice, state, rules, builder, { force: false, overheadTokens: 0 }), (_slice, decision) => decision.state.fold!);
+}
+
+/** rein's context manager before it (the baseline "today's design"): staged half-life elision at the soft limit. */
+export function stagedRequests(record: ChatMessage[], rules: StagedRules, shape: SessionShape): Request[] {
+  return managedRequests(record, shape, (slice, state, builder) => manageContextStaged(slice, state, rules, builder, { force: false, overheadTokens: 0 }),
+    (slice, decision, builder) => summaryRange(slice, decision.state, builder.viewFor(slice, decision.state), rules.windowTokens)!);
+}
+
 /** The seed's reference: every request re-caps every old result by its current age, and re-summarizes. */
-export function seedRequests(record: ChatMessage[], rules: ContextRules, shape: SessionShape): Request[] {
+export function seedRequests(record: ChatMessage[], rules: StagedRules, shape: SessionShape): Request[] {
   const requests: Request[] = [];
   const windowChars = rules.windowTokens * shape.charsPerToken;
   for (let length = 4; length <= record.length; length += 2) {
@@ -140,8 +158,27 @@ export function seedRequests(record: ChatMessage[], rules: ContextRules, shape: 
   return requests;
 }
 
-/** Both policies over the same session, side by side. */
-export function compareCachePolicies(shape: SessionShape, rules: ContextRules): CacheFigures[] {
+/**
+ * The most prefix reuse any manager that shows the newest result whole can
+ * have while sending no more than `bytes` in all: each request carries the
+ * newest call and result, which the previous request cannot have held.
+ */
+export function reuseCeiling(record: ChatMessage[], bytes: number): number {
+  let fresh = 0;
+  for (let length = 4; length <= record.length; length += 2) fresh += JSON.stringify(record.slice(length - 2, length)).length;
+  return 1 - fresh / bytes;
+}
+
+/** The three policies over the same session, side by side, and the reuse ceiling at the seed's request bytes. */
+export function compareCachePolicies(shape: SessionShape, rules: ContextRules & StagedRules): { policies: CacheFigures[]; ceiling: number } {
   const record = sessionRecord(shape);
-  return [figures('rein (staged, append-only between thresholds)', reinRequests(record, rules, shape), shape), figures('seed (half-life re-capped every step)', seedRequests(record, rules, shape), shape)];
+  const seed = seedRequests(record, rules, shape);
+  return {
+    policies: [
+      figures('rein (append-only, compacted to a low-water mark)', reinRequests(record, rules, shape), shape),
+      figures('rein before (staged at the soft limit)', stagedRequests(record, rules, shape), shape),
+      figures('seed (half-life re-capped every step)', seed, shape),
+    ],
+    ceiling: reuseCeiling(record, seed.reduce((sum, request) => sum + request.body.length, 0)),
+  };
 }

@@ -1,5 +1,11 @@
 import { NO_CAPS, type CapSteps } from './elision.js';
 
+/** The record range a pending summary folds: decided by the context manager, done by the summarizer. */
+export interface FoldRange {
+  from: number;
+  through: number;
+}
+
 /** A summary that stands in for the record up to and including `through`. */
 export interface SummaryNote {
   text: string;
@@ -29,6 +35,10 @@ export interface ContextState {
   summaryFailures: number;
   /** A smaller window than the rules say, learnt from the provider rejecting a prompt as too long. */
   windowCap?: number;
+  /** The view's size in characters right after the last compaction, at state `version`: the base the next one grows from. */
+  settled?: { version: number; chars: number };
+  /** What the summary the manager asked for folds. */
+  fold?: FoldRange;
 }
 
 export function initialContextState(charsPerToken: number): ContextState {

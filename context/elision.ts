@@ -1,32 +1,11 @@
 import { headTail } from '../tools/shape.js';
 
-/** Parameters of the half-life schedule (seed component 4, stage 1). */
-export interface HalfLifeParams {
-  keepRecent: number;
-  baseCap: number;
-  floor: number;
-}
-
-/**
- * Character cap for a tool result of the given age (0 = newest), or null when
- * it is one of the newest `keepRecent` and stays whole. As a result's age
- * doubles its cap halves: tiers 0,1,1,2,2,2,2,… of `baseCap >> tier`, never
- * below `floor`. `shift` tightens every tier for a harder pass.
- *
- * @example halfLifeCap(4, { keepRecent: 4, baseCap: 2000, floor: 120 }) // 2000
- */
-export function halfLifeCap(age: number, params: HalfLifeParams, shift = 0): number | null {
-  if (age < params.keepRecent) return null;
-  const tier = Math.floor(Math.log2(age - params.keepRecent + 1)) + shift;
-  return Math.max(params.baseCap >> Math.min(tier, 30), params.floor);
-}
-
 /**
  * Caps as a step function over record indices: `[fromIndex, cap]` pairs with
- * rising indices and rising caps (older results are capped harder). A tool
- * message at index i, up to `through`, is shown at the cap of the last step
- * whose `fromIndex <= i`. Half-life caps are monotone in age, so a handful of
- * steps describes any number of elided results, and the state stays small.
+ * rising indices. A tool message at index i, up to `through`, is shown at the
+ * cap of the last step whose `fromIndex <= i`. Results are capped in runs
+ * (a whole block at once), so a handful of steps describes any number of
+ * elided results, and the state stays small.
  */
 export interface CapSteps {
   steps: Array<[number, number]>;
@@ -46,32 +25,41 @@ export function capAt(caps: CapSteps, index: number): number | null {
   return cap;
 }
 
+/** Which results a pass caps: all but the newest `keepRecent`, at `floor` characters. */
+export interface FloorParams {
+  keepRecent: number;
+  floor: number;
+}
+
 /**
- * Half-life caps for the tool results at `toolIndices` (record indices,
- * oldest first), merged with the caps already in force by taking the smaller:
- * an elided result never grows back, so elision only ever changes the prefix
- * when a threshold is crossed. With `frozenThrough`, only results after that
- * record index are capped (by their age in the whole list).
+ * Caps every tool result at `toolIndices` (record indices, oldest first)
+ * except the newest `keepRecent` at `floor`, merged with the caps already in
+ * force by taking the smaller: an elided result never grows back. Results up
+ * to `frozenThrough` keep the cap they have, so the prompt prefix they form
+ * stays byte-identical; only the block after it changes.
+ *
+ * @example floorCaps(NO_CAPS, [3, 5, 7, 9, 11, 13], { keepRecent: 4, floor: 120 }) // { steps: [[3, 120]], through: 5 }
  */
-export function tightenCaps(previous: CapSteps, toolIndices: readonly number[], params: HalfLifeParams, shift = 0, frozenThrough = -1): CapSteps {
+export function floorCaps(previous: CapSteps, toolIndices: readonly number[], params: FloorParams, frozenThrough = -1): CapSteps {
   const pairs: Array<[number, number]> = [];
-  const count = toolIndices.length;
+  const older = Math.max(0, toolIndices.length - Math.max(0, params.keepRecent));
   let through = previous.through;
-  for (let position = 0; position < count; position++) {
+  for (let position = 0; position < toolIndices.length; position++) {
     const index = toolIndices[position]!;
     const old = capAt(previous, index);
-    // Results up to `frozenThrough` keep what they have, so the prompt prefix they form stays byte-identical.
-    if (index <= frozenThrough) {
+    if (position >= older || index <= frozenThrough) {
       if (old !== null) pairs.push([index, old]);
       continue;
     }
-    const fresh = halfLifeCap(count - 1 - position, params, shift);
-    const cap = fresh === null ? old : old === null ? fresh : Math.min(old, fresh);
-    if (cap === null) continue;
-    pairs.push([index, cap]);
+    pairs.push([index, old === null ? params.floor : Math.min(old, params.floor)]);
     through = Math.max(through, index);
   }
   return { steps: compressSteps(pairs), through };
+}
+
+/** True when two cap functions are the same. */
+export function sameCaps(a: CapSteps, b: CapSteps): boolean {
+  return a.through === b.through && a.steps.length === b.steps.length && a.steps.every(([from, cap], index) => b.steps[index]![0] === from && b.steps[index]![1] === cap);
 }
 
 function compressSteps(pairs: Array<[number, number]>): Array<[number, number]> {

@@ -14,6 +14,17 @@ export interface ToolMessage { role: 'tool'; tool_call_id: string; content: stri
 export type ChatMessage = SystemMessage | UserMessage | AssistantMessage | ToolMessage;
 
 /**
+ * The full record as the context layer reads it: a plain array, or the run's
+ * record on disk, which keeps only recent messages in memory.
+ */
+export interface MessageRecord {
+  readonly length: number;
+  at(index: number): ChatMessage | undefined;
+  /** Messages `start` to `end` (exclusive), in order. */
+  slice(start: number, end: number): ChatMessage[];
+}
+
+/**
  * Characters a message adds to a request: content plus serialized tool calls.
  * The same measure the seed's context manager uses, so its numbers reproduce.
  */

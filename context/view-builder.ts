@@ -1,4 +1,4 @@
-import type { ChatMessage } from './messages.js';
+import type { ChatMessage, MessageRecord } from './messages.js';
 import { messageChars } from './messages.js';
 import { capAt, elideContent } from './elision.js';
 import type { ContextState } from './context-state.js';
@@ -18,7 +18,9 @@ export const HEAD_LENGTH = 2;
 /**
  * Builds the view from the record and the context state. The full record is
  * never modified. While the state is unchanged the view only grows by the new
- * record messages (O(new) per step); a state change rebuilds it once.
+ * record messages (O(new) per step). A state change rebuilds it once, reusing
+ * every message whose form did not change, so only results whose cap changed
+ * are read back from the record: the record may live on disk.
  *
  * @example const builder = new ViewBuilder(); const view = builder.viewFor(record, state);
  */
@@ -28,25 +30,52 @@ export class ViewBuilder {
   private summary: ContextState['summary'] | undefined = undefined;
   private consumed = 0;
 
-  viewFor(record: readonly ChatMessage[], state: ContextState): View {
+  viewFor(record: MessageRecord, state: ContextState): View {
     // Keyed on the decisions themselves (caps and summary), which are new objects whenever they change.
-    if (state.caps !== this.caps || state.summary !== this.summary || record.length < this.consumed) this.rebuild(record, state);
-    for (let index = this.consumed; index < record.length; index++) this.push(shown(record[index]!, index, state), index);
+    if (record.length < this.consumed) this.reset();
+    if (state.caps !== this.caps || state.summary !== this.summary) this.rebuild(record, state);
+    for (let index = this.consumed; index < record.length; index++) this.push(shown(record.at(index)!, index, state), index);
     this.consumed = record.length;
     return this.view;
   }
 
-  private rebuild(record: readonly ChatMessage[], state: ContextState): void {
+  private reset(): void {
+    this.view = { messages: [], sources: [], chars: 0 };
+    this.caps = null;
+    this.summary = undefined;
+    this.consumed = 0;
+  }
+
+  private rebuild(record: MessageRecord, state: ContextState): void {
+    const old = this.view;
+    const oldCaps = this.caps;
     this.view = { messages: [], sources: [], chars: 0 };
     this.caps = state.caps;
     this.summary = state.summary;
     const head = Math.min(HEAD_LENGTH, record.length);
-    for (let index = 0; index < head; index++) this.push(record[index]!, index);
-    this.consumed = head;
+    for (let index = 0; index < head; index++) this.push(old.sources[index] === index ? old.messages[index]! : record.at(index)!, index);
+    let start = head;
     if (state.summary && state.summary.through >= head) {
       this.push({ role: 'user', content: `${SUMMARY_HEADER}\n${state.summary.text}` }, -1);
-      this.consumed = Math.min(state.summary.through + 1, record.length);
+      start = Math.min(state.summary.through + 1, record.length);
     }
+    // The old view covered one contiguous run of the record, up to what it had consumed.
+    const end = Math.max(this.consumed, start);
+    const oldFirst = old.sources.findIndex((source) => source >= head);
+    const oldStart = oldFirst === -1 ? end : old.sources[oldFirst]!;
+    let originals: { from: number; messages: ChatMessage[] } | null = null;
+    for (let index = start; index < end; index++) {
+      const position = oldFirst === -1 || index < oldStart ? -1 : oldFirst + index - oldStart;
+      const reused = position >= 0 && old.sources[position] === index ? old.messages[position]! : null;
+      if (reused && (reused.role !== 'tool' || (oldCaps !== null && capAt(oldCaps, index) === capAt(state.caps, index)))) {
+        this.push(reused, index);
+        continue;
+      }
+      // One sequential read from the first changed message on: they are the newest block.
+      originals ??= { from: index, messages: record.slice(index, end) };
+      this.push(shown(originals.messages[index - originals.from]!, index, state), index);
+    }
+    this.consumed = end;
   }
 
   private push(message: ChatMessage, source: number): void {

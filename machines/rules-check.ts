@@ -122,6 +122,9 @@ export function checkRuleReferences(rules: Rules, registered: Registered = { gua
     else if (checkNames.indexOf(name) !== index) problems.push(`verification.checks[${index}].name: "${name}" is used twice`);
   });
   if (!rules.phases.build.enabled) problems.push('phases.build.enabled: the build phase cannot be disabled');
+  const { context } = rules;
+  if (context.lowWater >= context.soft) problems.push(`context.lowWater: a compaction must leave the view below where the next is due (context.soft ${context.soft}), found ${context.lowWater}`);
+  if (context.soft >= context.hard) problems.push(`context.soft: compactions must be due before the view reaches context.hard (${context.hard}), found ${context.soft}`);
   if (problems.length > 0) throw new UsageError(problems.join('\n'));
 }
 

@@ -195,10 +195,9 @@ export const rulesSchema = z.strictObject({
   context: z.strictObject({
     enabled: z.boolean().default(true).describe('Off: the full record is sent; the run stops when the window is full'),
     windowTokens: z.number().int().positive().default(32_768).describe('Model context window in tokens'),
-    soft: z.number().gt(0).lt(1).default(0.6).describe('Share of the window where elision starts'),
-    hard: z.number().gt(0).lt(1).default(0.85).describe('Share of the window where the middle is summarized'),
+    soft: z.number().gt(0).lt(1).default(0.6).describe('Share of the window at which a compaction is due at the latest (growth may make one due earlier)'),
+    hard: z.number().gt(0).lt(1).default(0.85).describe('Most of the window a view may fill: above it even the newest results are shortened'),
     keepRecent: z.number().int().nonnegative().default(4).describe('Newest tool results always shown whole'),
-    baseCap: z.number().int().positive().default(2000).describe('Cap of the results just outside the recent set'),
     floor: z.number().int().positive().default(120).describe('Smallest cap an old result is elided to'),
     summarize: z.boolean().default(true).describe('Stage 2: summarize the middle with the model'),
     charsPerToken: z.number().positive().default(4).describe('Initial estimate; calibrated by reported prompt_tokens'),
@@ -206,6 +205,10 @@ export const rulesSchema = z.strictObject({
       .describe('Prompts in a row the provider may reject as too long (each retry aims lower) before the run fails'),
     rejectedPromptShare: z.number().gt(0).lt(1).default(0.75)
       .describe('After a rejection that states no window, the next view aims for this share of the rejected size'),
+    growth: z.number().gt(0).lt(1).default(0.18)
+      .describe('Share of the window the view grows by, append-only (each request the previous one plus new messages, so the provider caches it), before the next compaction; larger caches more of each prompt, smaller sends fewer tokens'),
+    lowWater: z.number().gt(0).lt(1).default(0.45)
+      .describe('Most of the window a compaction leaves: results older than keepRecent go to the floor, then the oldest part is summarized'),
   }).prefault({}),
   permissions: z.strictObject({
     deny: z.array(regex).default([]).describe('Extra regex patterns refused before execution'),

@@ -19,6 +19,7 @@ import { toolSchemas, toolSchemasJson } from '../tools/index.js';
 import { describeSandbox, resolveSandbox } from '../tools/sandbox.js';
 import type { AnyTool, ToolContext } from '../tools/types.js';
 import { readProgress } from '../tools/update-todo.js';
+import { createSyntaxChecker } from '../tools/syntax-check.js';
 import { openCallJournal } from './call-journal.js';
 import { createInspectionTracer, traceTool } from './inspection-trace.js';
 import { harnessMachineFor } from './machine-cache.js';
@@ -131,9 +132,11 @@ function launch(options: RunOptions, saved: SavedState | null): RunHandle {
     policy: { deny: rules.permissions.deny, sandbox: rules.permissions.sandbox, network: rules.permissions.network, envAllow: rules.permissions.envAllow, timeoutSeconds: rules.tools.commandTimeoutSeconds },
     // The rules file this run was started with, wherever it lives: the agent must not rewrite what the next run imports.
     protectedFiles: options.configPath ? [options.configPath] : [],
+    // One warm python3 for the run's syntax checks, closed with the run below.
+    syntax: createSyntaxChecker(),
   };
   const builder = new ViewBuilder();
-  const record = () => transcript.messages;
+  const record = () => transcript;
   const machine = harnessMachineFor(rules, { guards: options.guards, actions: options.actions, ...(options.configPath ? { source: options.configPath } : {}) }).provide({
     actors: {
       // The model source's actor logic is typed by the source; the machine's slot wants its own placeholder's type.
@@ -207,6 +210,7 @@ function launch(options: RunOptions, saved: SavedState | null): RunHandle {
       trace.close();
       transcript.close();
       journal.close();
+      toolContext.syntax?.close();
       // A rules file the agent wrote would be code the next run imports: it is not loaded again until a person trusts it.
       tampered = changedRulesFiles(rulesFilesBefore, rulesFilesIn(workspace));
       if (tampered.length > 0) markUntrusted(workspace, tampered);

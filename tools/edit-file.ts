@@ -4,7 +4,7 @@ import { writeFileAtomic } from './atomic-write.js';
 import { readWindow, resolveExistingFile } from './read-file.js';
 import { shortHash } from '../lib/short-hash.js';
 import { headTail } from './shape.js';
-import { checkSyntax } from './syntax-check.js';
+import { checkSyntax, type SyntaxChecker } from './syntax-check.js';
 import type { Tool, ToolContext, ToolOutcome } from './types.js';
 
 /** Echo of the edited region, as in the seed. */
@@ -42,7 +42,7 @@ export const editFileTool: Tool<typeof parameters> = {
     const at = source.indexOf(old);
     // Slicing, not String.replace: `new` may contain `$&` and friends.
     const candidate = source.slice(0, at) + replacement + source.slice(at + old.length);
-    const judgement = await judgeSyntax(path, source, candidate);
+    const judgement = await judgeSyntax(ctx.syntax ?? { check: checkSyntax, close: () => {} }, path, source, candidate);
     if ('error' in judgement) {
       return rejected(path, `Edit rejected, file unchanged. Syntax error:\n${headTail(judgement.error, SYNTAX_ERROR_CHARS)}`);
     }
@@ -83,11 +83,11 @@ export function countOccurrences(haystack: string, needle: string): number {
  * broken (a merge conflict, a dialect our parser lacks, a second error still
  * to fix), the edit goes through with a note, so files can be repaired step by step.
  */
-async function judgeSyntax(name: string, before: string, after: string): Promise<{ error: string } | { note?: string }> {
-  const verdict = await checkSyntax(name, after);
+async function judgeSyntax(syntax: SyntaxChecker, name: string, before: string, after: string): Promise<{ error: string } | { note?: string }> {
+  const verdict = await syntax.check(name, after);
   if (verdict.kind === 'skipped') return { note: `syntax not checked: ${verdict.reason}` };
   if (verdict.kind !== 'invalid') return {};
-  const previous = await checkSyntax(name, before);
+  const previous = await syntax.check(name, before);
   if (previous.kind !== 'invalid') return { error: verdict.message };
   return { note: `the file still has a syntax error, as it had before this edit:\n${headTail(verdict.message, SYNTAX_ERROR_CHARS)}` };
 }

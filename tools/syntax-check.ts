@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { ParserOptions, ParserPlugin } from '@babel/parser';
 import { locateJsonError } from './json-error.js';
-import { compilePython } from './python-check.js';
+import { compilePython, openPythonChecker, type PythonCheck, type PythonCheckerOptions } from './python-check.js';
 
 /**
  * The outcome of checking one candidate file. `none` means no checker exists
@@ -13,7 +13,8 @@ export type SyntaxVerdict =
   | { kind: 'none' }
   | { kind: 'skipped'; reason: string };
 
-type Checker = (source: string, name: string) => SyntaxVerdict | Promise<SyntaxVerdict>;
+type Checker = (source: string, name: string, python: PythonCompile) => SyntaxVerdict | Promise<SyntaxVerdict>;
+type PythonCompile = (source: string, name: string) => Promise<PythonCheck>;
 
 /** Extension → in-process checker (Python goes to python3, see python-check.ts). */
 const CHECKERS: Record<string, Checker> = {
@@ -33,14 +34,37 @@ const CHECKERS: Record<string, Checker> = {
 
 /**
  * Checks a candidate file's syntax by its extension, in process where a
- * parser is available (JS, TS, JSX, JSON, YAML) and with `python3` for Python.
+ * parser is available (JS, TS, JSX, JSON, YAML) and with `python3` for Python
+ * (a process of its own for this one check; a run uses `createSyntaxChecker`).
  * Error messages read `name:line:col: kind: message` plus the offending line.
  *
  * @example await checkSyntax('src/app.ts', 'const x: = 1;') // { kind: 'invalid', message: 'src/app.ts:1:10: SyntaxError: Unexpected token\n...' }
  */
-export async function checkSyntax(name: string, source: string): Promise<SyntaxVerdict> {
+export async function checkSyntax(name: string, source: string, python: PythonCompile = compilePython): Promise<SyntaxVerdict> {
   const checker = CHECKERS[path.extname(name).toLowerCase()];
-  return checker === undefined ? { kind: 'none' } : checker(source, name);
+  return checker === undefined ? { kind: 'none' } : checker(source, name, python);
+}
+
+/** Syntax checks for one run: Python through one warm python3, closed with the run. */
+export interface SyntaxChecker {
+  check(name: string, source: string): Promise<SyntaxVerdict>;
+  close(): void;
+}
+
+/**
+ * A syntax checker that stays warm for a run: the first Python check starts
+ * one python3 process and every later one reuses it (no start-up per edit);
+ * the other languages are checked in process as by `checkSyntax`. Close it
+ * when the run ends; the process also exits on its own if the harness dies.
+ *
+ * @example const syntax = createSyntaxChecker(); await syntax.check('a.py', 'x = 1\n'); syntax.close();
+ */
+export function createSyntaxChecker(options: PythonCheckerOptions = {}): SyntaxChecker {
+  const python = openPythonChecker(options);
+  return {
+    check: (name, source) => checkSyntax(name, source, (code, displayName) => python.check(code, displayName)),
+    close: () => python.close(),
+  };
 }
 
 function typeScriptOptions(name: string, jsx: boolean): ParserOptions {
@@ -88,8 +112,8 @@ async function checkYaml(source: string, name: string): Promise<SyntaxVerdict> {
   return { kind: 'invalid', message: `${name}:${at?.line ?? 0}:${at?.col ?? 0}: ${error.name}: ${error.message.trim()}` };
 }
 
-async function checkPython(source: string, name: string): Promise<SyntaxVerdict> {
-  const verdict = await compilePython(source, name);
+async function checkPython(source: string, name: string, python: PythonCompile): Promise<SyntaxVerdict> {
+  const verdict = await python(source, name);
   if (verdict.kind !== 'invalid') return verdict;
   return invalid(source, name, verdict.line, verdict.column, verdict.message);
 }

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { ToolOutcome } from '../lib/tool-effect.js';
+import type { SyntaxChecker } from './syntax-check.js';
 
 export type { TodoItem, ToolEffect, ToolOutcome } from '../lib/tool-effect.js';
 
@@ -37,6 +38,8 @@ export interface ToolContext {
   policy: CommandPolicy;
   /** More files the agent must not change (a `--config` rules file inside the workspace), absolute paths. */
   protectedFiles?: readonly string[];
+  /** The run's warm syntax checker; without one, each Python check starts python3 for itself. */
+  syntax?: SyntaxChecker;
 }
 
 /** A tool in the openai-agents `tool()` shape: a zod schema and an execute function. */

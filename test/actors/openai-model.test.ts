@@ -21,6 +21,9 @@ async function endpointWith(answers: StubAnswer[], options: Partial<EndpointOpti
   return { ask, sleeps };
 }
 
+/** The stub keeps the whole request body; the key is not one of the fields its type names. */
+const cacheKeyOf = (request: object) => (request as { prompt_cache_key?: string }).prompt_cache_key;
+
 const ok: StubAnswer = { content: 'hello', usage: { prompt_tokens: 12, completion_tokens: 3, cached_tokens: 8 } };
 
 describe('the OpenAI-compatible model actor', () => {
@@ -107,6 +110,39 @@ describe('the OpenAI-compatible model actor', () => {
     expect((await ask()).message.content).toBe('hello');
     expect((await ask()).message.content).toBe('hello');
     expect(stub.requests.map((request) => [request.max_tokens, request.max_completion_tokens])).toEqual([[50, undefined], [undefined, 50], [undefined, 50]]);
+  });
+
+  it('sends a prompt_cache_key that is the same for every request sharing the system prompt, task and tools', async () => {
+    const { ask } = await endpointWith([ok]);
+    const endpoint = openEndpoint({ baseURL: stub!.url, apiKey: KEY, model: 'm', requestTimeoutMs: 2000, retry: { retries: 0, baseDelayMs: 1, maxDelayMs: 1 } });
+    const tools = [{ type: 'function', function: { name: 'run', parameters: {} } }];
+    const send = (task: string, more: Array<{ role: 'assistant'; content: string }> = []) =>
+      endpoint.complete({ messages: [{ role: 'system', content: 'sys' }, { role: 'user', content: task }, ...more], tools, maxTokens: 50 }, new AbortController().signal);
+    await send('fix the parser');
+    await send('fix the parser', [{ role: 'assistant', content: 'looking' }]);
+    await send('fix the lexer');
+    await ask();
+    const keys = stub!.requests.map((request) => cacheKeyOf(request));
+    expect(keys[0]).toMatch(/^rein-/);
+    expect(keys[1]).toBe(keys[0]);
+    expect(keys[2]).not.toBe(keys[0]);
+    expect(new Set(keys).size).toBe(3);
+  });
+
+  it('drops prompt_cache_key for good when the endpoint rejects unknown fields, and still adapts max_tokens', async () => {
+    stub = await startOpenAIStub((request) => {
+      if (cacheKeyOf(request) !== undefined) return { status: 400, body: JSON.stringify({ error: { message: 'Unrecognized request argument supplied: prompt_cache_key', type: 'invalid_request_error' } }) };
+      if (request.max_tokens !== undefined) return { status: 400, body: JSON.stringify({ error: { message: "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead." } }) };
+      return ok;
+    });
+    const endpoint = openEndpoint({ baseURL: stub.url, apiKey: KEY, model: 'strict', requestTimeoutMs: 2000, retry: { retries: 0, baseDelayMs: 1, maxDelayMs: 1 } });
+    const ask = () => endpoint.complete({ messages: [{ role: 'user', content: 'hi' }], maxTokens: 50 }, new AbortController().signal);
+    expect((await ask()).message.content).toBe('hello');
+    expect((await ask()).message.content).toBe('hello');
+    expect(stub.requests.map((request) => [cacheKeyOf(request) === undefined ? 'no key' : 'key', request.max_tokens ?? request.max_completion_tokens])).toEqual([
+      ['key', 50], ['no key', 50], ['no key', 50], ['no key', 50],
+    ]);
+    expect(stub.requests.map((request) => request.max_tokens === undefined)).toEqual([false, false, true, true]);
   });
 
   it('backoff never exceeds its ceiling and honours the server\'s Retry-After up to ten minutes', () => {

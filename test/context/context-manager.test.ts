@@ -2,12 +2,14 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { manageContext, summaryRange, type ContextRules } from '../../context/context-manager.js';
 import { initialContextState } from '../../context/context-state.js';
-import { halfLifeCap } from '../../context/elision.js';
+import { NO_CAPS } from '../../context/elision.js';
 import type { ChatMessage } from '../../context/messages.js';
+import { headTail } from '../../tools/shape.js';
+import { halfLifeCap, manageContextStaged } from '../../bench/staged-context.js';
 import { ViewBuilder } from '../../context/view-builder.js';
 import { checkPairing } from '../../context/pairing.js';
 
-const seedRules: ContextRules = { enabled: true, windowTokens: 15_000, soft: 0.6, hard: 0.85, keepRecent: 4, baseCap: 2000, floor: 120, summarize: true };
+const seedRules: ContextRules = { enabled: true, windowTokens: 15_000, soft: 0.6, hard: 0.85, growth: 0.18, lowWater: 0.45, keepRecent: 4, floor: 120, summarize: true };
 
 function recordWith(results: string[]): ChatMessage[] {
   const record: ChatMessage[] = [{ role: 'system', content: 'sys' }, { role: 'user', content: 'task' }];
@@ -20,13 +22,29 @@ function recordWith(results: string[]): ChatMessage[] {
 
 const fourThousand = (index: number) => `${index}`.padEnd(4000, `line ${index} of output\n`);
 
-describe('half-life elision (stage 1)', () => {
+describe('the seed\'s half-life schedule (the benchmark\'s baseline, bench/staged-context.ts)', () => {
   it('reproduces the seed: 12 results of ~4,000 chars become 198, 448×4, 948×2, 1,948, then 4 whole', () => {
+    const record = recordWith(Array.from({ length: 12 }, (_, index) => fourThousand(index)));
+    const decision = manageContextStaged(record, initialContextState(4), { ...seedRules, baseCap: 2000 }, new ViewBuilder(), { force: false, overheadTokens: 0 });
+    const sizes = decision.view.messages.filter((message) => message.role === 'tool').map((message) => message.content.length);
+    expect(sizes).toEqual([198, 448, 448, 448, 448, 948, 948, 1948, 4000, 4000, 4000, 4000]);
+  });
+
+  it('caps halve as age doubles, with the floor', () => {
+    const params = { keepRecent: 4, baseCap: 2000, floor: 120 };
+    expect([0, 3, 4, 5, 6, 7, 10, 11, 18, 19, 34, 35, 1000].map((age) => halfLifeCap(age, params))).toEqual([null, null, 2000, 1000, 1000, 500, 500, 250, 250, 125, 125, 120, 120]);
+  });
+});
+
+describe('compaction (stage 1): results older than the newest keepRecent go to the floor, as one block', () => {
+  it('on the seed\'s example the 8 older results go to the floor and the 4 newest stay whole; the task, the model\'s messages and the record are untouched', () => {
     const record = recordWith(Array.from({ length: 12 }, (_, index) => fourThousand(index)));
     const frozen = JSON.stringify(record);
     const decision = manageContext(record, initialContextState(4), seedRules, new ViewBuilder(), { force: false, overheadTokens: 0 });
-    const sizes = decision.view.messages.filter((message) => message.role === 'tool').map((message) => message.content.length);
-    expect(sizes).toEqual([198, 448, 448, 448, 448, 948, 948, 1948, 4000, 4000, 4000, 4000]);
+    const shown = decision.view.messages.filter((message) => message.role === 'tool').map((message) => message.content);
+    const originals = record.filter((message) => message.role === 'tool').map((message) => message.content);
+    expect(shown).toEqual(originals.map((content, index) => (index < 8 ? headTail(content, seedRules.floor) : content)));
+    expect(shown.slice(0, 8).every((content) => content.length <= seedRules.floor)).toBe(true);
     expect(decision.action).toBe('elided');
     expect(JSON.stringify(record)).toBe(frozen);
     const assistantAndTask = decision.view.messages.filter((message) => message.role !== 'tool');
@@ -57,12 +75,7 @@ describe('half-life elision (stage 1)', () => {
     expect(checkPairing(decision.view.messages)).toEqual([]);
   });
 
-  it('caps halve as age doubles, with the floor', () => {
-    const params = { keepRecent: 4, baseCap: 2000, floor: 120 };
-    expect([0, 3, 4, 5, 6, 7, 10, 11, 18, 19, 34, 35, 1000].map((age) => halfLifeCap(age, params))).toEqual([null, null, 2000, 1000, 1000, 500, 500, 250, 250, 125, 125, 120, 120]);
-  });
-
-  it('below the soft limit the view is the record, append-only', () => {
+  it('below the soft limit and before the view has grown by `growth` of the window, the view is the record, append-only', () => {
     const record = recordWith(['a', 'b']);
     const builder = new ViewBuilder();
     const first = manageContext(record, initialContextState(4), seedRules, builder, { force: false, overheadTokens: 0 });
@@ -81,8 +94,7 @@ describe('half-life elision (stage 1)', () => {
     expect(JSON.stringify(decision.view.messages).startsWith(before.slice(0, -1))).toBe(true);
   });
 
-  it('a later pass caps only the results added since the last one, tighter if needed, leaving every earlier byte of the view as it was', () => {
-    // A window where capping the new results by age alone would not leave enough room: they are capped tighter instead.
+  it('a later pass caps only the results added since the last one, leaving every earlier byte of the view as it was, and ends below the low-water mark', () => {
     const roomy = { ...seedRules, windowTokens: 14_000, summarize: false };
     const record = recordWith(Array.from({ length: 14 }, (_, index) => fourThousand(index)));
     const builder = new ViewBuilder();
@@ -100,7 +112,7 @@ describe('half-life elision (stage 1)', () => {
     expect(decision.action).toBe('elided');
     // Everything before the results the first pass left whole is byte for byte the first pass's view.
     expect(JSON.stringify(decision.view.messages.slice(0, firstWhole))).toBe(kept);
-    expect(decision.tokens).toBeLessThan((roomy.soft - 0.15) * roomy.windowTokens);
+    expect(decision.tokens).toBeLessThanOrEqual(roomy.lowWater * roomy.windowTokens);
   });
 
   it('an elided result never grows back when a later pass recomputes caps', () => {
@@ -113,7 +125,7 @@ describe('half-life elision (stage 1)', () => {
     sizes(second.view.messages).forEach((size, index) => expect(size).toBeLessThanOrEqual(sizes(first.view.messages)[index]!));
   });
 
-  it('asks for a summary over the hard limit, and falls back to floor elision after 2 summary failures', () => {
+  it('asks for a summary when the floor pass leaves the view above the low-water mark, and stops asking after 2 summary failures', () => {
     const big = recordWith(Array.from({ length: 40 }, (_, index) => fourThousand(index)));
     const small: ContextRules = { ...seedRules, windowTokens: 3000 };
     const decision = manageContext(big, initialContextState(4), small, new ViewBuilder(), { force: false, overheadTokens: 0 });
@@ -175,5 +187,118 @@ describe('view invariant: every tool call is answered right after it, no orphan 
       const fresh = new ViewBuilder().viewFor(record, incremental.state);
       expect(incremental.view.messages).toEqual(fresh.messages);
     }), { numRuns: 200 });
+  });
+});
+
+/** Drives the manager over a record growing by whole turns, as the machine does: a summary when asked for, then the manager again. */
+function drive(record: ChatMessage[], rules: ContextRules, turns: number[]) {
+  const builder = new ViewBuilder();
+  let state = initialContextState(4);
+  const passes: Array<{ length: number; action: string; tokens: number; before: number; view: ChatMessage[]; settledBefore: number | null }> = [];
+  let length = 2;
+  for (const count of turns) {
+    length = Math.min(record.length, length + 2 * count);
+    const slice = record.slice(0, length);
+    const settledBefore = state.settled?.version === state.version ? Math.ceil(state.settled.chars / state.charsPerToken) : null;
+    let decision = manageContext(slice, state, rules, builder, { force: false, overheadTokens: 0 });
+    const action = decision.action;
+    if (decision.action === 'summarize') {
+      const fold = decision.state.fold!;
+      expect(slice[fold.through + 1]!.role).not.toBe('tool');
+      state = { ...decision.state, summary: { text: `folded ${fold.from}-${fold.through}`, through: fold.through }, summaries: decision.state.summaries + 1, version: decision.state.version + 1 };
+      decision = manageContext(slice, state, rules, builder, { force: false, overheadTokens: 0 });
+    }
+    state = decision.state;
+    passes.push({ length, action, tokens: decision.tokens, before: decision.before.tokens, view: decision.view.messages.slice(), settledBefore });
+  }
+  return passes;
+}
+
+describe('append-only between compactions, each down to the low-water mark', () => {
+  const results = Array.from({ length: 300 }, (_, index) => fourThousand(index));
+  const rules: ContextRules = { ...seedRules, windowTokens: 32_768 };
+
+  it('a request is the previous one plus the new messages, except when a compaction is due: the view grew by `growth` of the window or reached `soft`', () => {
+    const record = recordWith(results);
+    const passes = drive(record, rules, Array.from({ length: 300 }, () => 1));
+    let compactions = 0;
+    passes.forEach((pass, index) => {
+      if (index === 0) return;
+      const previous = JSON.stringify(passes[index - 1]!.view).slice(0, -1);
+      const appended = JSON.stringify(pass.view).startsWith(previous);
+      if (pass.action === 'none') {
+        expect(appended, `step ${index}`).toBe(true);
+        return;
+      }
+      compactions++;
+      const grown = pass.before - (pass.settledBefore ?? 0);
+      expect(pass.before >= rules.soft * rules.windowTokens || grown >= rules.growth * rules.windowTokens, `step ${index}`).toBe(true);
+      // After it (and its summary, if one was needed) the view is at or below the low-water mark.
+      expect(pass.tokens, `step ${index}`).toBeLessThanOrEqual(rules.lowWater * rules.windowTokens);
+    });
+    // Rarely: a compaction every few results, not every step.
+    expect(compactions).toBeGreaterThan(10);
+    expect(compactions).toBeLessThan(passes.length / 4);
+    expect(Math.max(...passes.map((pass) => pass.tokens))).toBeLessThanOrEqual(rules.soft * rules.windowTokens + 1100);
+  });
+
+  it('changing the rule changes the schedule: a larger growth compacts less often and keeps more of each prompt', () => {
+    const record = recordWith(results.slice(0, 150));
+    const count = (growth: number) => drive(record, { ...rules, growth }, Array.from({ length: 150 }, () => 1)).filter((pass) => pass.action !== 'none').length;
+    expect(count(0.3)).toBeLessThan(count(0.1));
+  });
+
+  it('keeps the seed\'s guarantees over random sessions: newest results whole, task and model messages as sent, no orphaned result, the peak within the hard limit', () => {
+    const session = fc.record({
+      sizes: fc.array(fc.integer({ min: 1, max: 9000 }), { minLength: 5, maxLength: 120 }),
+      steps: fc.array(fc.integer({ min: 1, max: 3 }), { minLength: 5, maxLength: 120 }),
+      windowTokens: fc.integer({ min: 6000, max: 40_000 }),
+      growth: fc.double({ min: 0.05, max: 0.3, noNaN: true }),
+    });
+    fc.assert(fc.property(session, ({ sizes, steps, windowTokens, growth }) => {
+      const record = recordWith(sizes.map((size, index) => `${index}`.padEnd(size, '.')));
+      const sessionRules = { ...rules, windowTokens, growth };
+      for (const pass of drive(record, sessionRules, steps)) {
+        expect(checkPairing(pass.view)).toEqual([]);
+        expect(pass.view[0]).toBe(record[0]);
+        expect(pass.view[1]).toBe(record[1]);
+        for (const message of pass.view) if (message.role === 'assistant') expect(record).toContain(message);
+        const tools = pass.view.filter((message) => message.role === 'tool');
+        const newest = record.slice(0, pass.length).filter((message) => message.role === 'tool').slice(-rules.keepRecent);
+        // Whole, unless the newest results alone overflow the hard limit (the last resort shortens them).
+        if (pass.tokens <= sessionRules.hard * windowTokens && newest.every((message) => tools.includes(message))) continue;
+        expect(newest.reduce((sum, message) => sum + message.content.length, 0) / 4).toBeGreaterThan(sessionRules.hard * windowTokens - 2000);
+      }
+    }), { numRuns: 60 });
+  });
+});
+
+describe('view builder over a record on disk', () => {
+  it('a compaction rebuild reads back only the results whose cap changed, in one read from the first of them', () => {
+    const record = recordWith(Array.from({ length: 34 }, (_, index) => fourThousand(index)));
+    const reads: Array<[number, number]> = [];
+    // A record that holds only its head and the messages since the last pass in memory, like the run's: older ones must be read back.
+    const stored = {
+      get length() { return record.length; },
+      at(index: number) {
+        if (index >= 2 && index < 50) throw new Error(`message ${index} is on disk`);
+        return record[index];
+      },
+      slice(start: number, end: number) { reads.push([start, end]); return record.slice(start, end); },
+    };
+    const builder = new ViewBuilder();
+    const partial = record.slice(0, 50);
+    let state = manageContext(partial, initialContextState(4), { ...seedRules, windowTokens: 32_768 }, builder, { force: false, overheadTokens: 0 }).state;
+    expect(state.caps.through).toBeGreaterThan(0);
+    const firstBlockEnd = state.caps.through;
+    // Later results arrive; the next pass floors only them.
+    const decision = manageContext(stored, state, { ...seedRules, windowTokens: 32_768, growth: 0.01 }, builder, { force: false, overheadTokens: 0 });
+    state = decision.state;
+    expect(decision.action).toBe('elided');
+    // The first result of the new block sits after its call (reused from the view as it was).
+    expect(record[firstBlockEnd + 1]!.role).toBe('assistant');
+    expect(reads).toEqual([[firstBlockEnd + 2, record.length]]);
+    expect(decision.view.messages).toEqual(new ViewBuilder().viewFor(record, state).messages);
+    expect(state.caps).not.toBe(NO_CAPS);
   });
 });

@@ -1,9 +1,10 @@
+import { shortHash } from '../../lib/short-hash.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { MissingFileError } from '../../lib/errors.js';
 import { editFileTool } from '../../tools/edit-file.js';
-import { checkSyntax } from '../../tools/syntax-check.js';
+import { checkSyntax, createSyntaxChecker } from '../../tools/syntax-check.js';
 import { makeContext, makeTempDir, writeFiles } from '../helpers/workspace.js';
 
 const edit = (root: string, file: string, old: string, replacement: string) =>
@@ -77,7 +78,9 @@ describe('edit_file accepted edits', () => {
     writeFiles(root, { 'm.py': `${lines.join('\n')}\n` });
     const result = await edit(root, 'm.py', 'x20 = 20', 'x20 = 200');
     expect(result.ok).toBe(true);
-    expect(result.effect).toEqual({ kind: 'edit', path: 'm.py', applied: true });
+    // The file's content before and after, hashed: the stall detector tells a new version from an old one by them.
+    const before = `${lines.join('\n')}\n`;
+    expect(result.effect).toEqual({ kind: 'edit', path: 'm.py', applied: true, before: shortHash(before), after: shortHash(before.replace('x20 = 20', 'x20 = 200')) });
     expect(result.content.split('\n').slice(0, 3)).toEqual(['Edit applied.', '[m.py: lines 17-30 of 30; 16 above, 0 below]', '   17  x17 = 17']);
     expect(result.content).toContain('   20  x20 = 200');
     expect(fs.readFileSync(path.join(root, 'm.py'), 'utf8')).toContain('x20 = 200\nx21 = 21');
@@ -171,5 +174,25 @@ describe('edit_file recovery for a resumed run', () => {
     writeFiles(root, { 'a.js': 'x();\nx();\n' });
     expect(await editFileTool.recover!({ path: 'a.js', old: 'y();', new: 'x();' }, makeContext(root))).toBeNull();
     expect(await editFileTool.recover!({ path: 'a.js', old: 'x();', new: 'x(); x();' }, makeContext(root))).toBeNull();
+  });
+});
+
+describe('edit_file with the run\'s syntax checker', () => {
+  it('sends every check of a run to the checker in the tool context (one warm python3), with the same verdicts', async () => {
+    const root = makeTempDir();
+    writeFiles(root, { 'm.py': 'def f():\n    return 1\n' });
+    const warm = createSyntaxChecker();
+    const checked: string[] = [];
+    const syntax = { check: (name: string, source: string) => { checked.push(name); return warm.check(name, source); }, close: () => warm.close() };
+    try {
+      const context = { ...makeContext(root), syntax };
+      expect((await editFileTool.execute({ path: 'm.py', old: 'return 1', new: 'return 2' }, context)).ok).toBe(true);
+      const refused = await editFileTool.execute({ path: 'm.py', old: '    return 2', new: 'return 2' }, context);
+      expect(refused.content).toMatch(/^Edit rejected, file unchanged\. Syntax error:\nm\.py:2:1: IndentationError: expected an indented block/);
+      // The rejected edit is checked twice (after, then before, to tell a new error from an old one).
+      expect(checked).toEqual(['m.py', 'm.py', 'm.py']);
+    } finally {
+      syntax.close();
+    }
   });
 });
