@@ -148,6 +148,7 @@ function toReply(response: OpenAI.Chat.ChatCompletion, requestChars: number, ms:
     });
   }
   const usage = response.usage;
+  const finishReason = response.choices[0]!.finish_reason;
   return {
     message,
     usage: {
@@ -157,6 +158,8 @@ function toReply(response: OpenAI.Chat.ChatCompletion, requestChars: number, ms:
     },
     requestChars,
     ms,
+    // The provider's own word on why it stopped (`length` says max_tokens cut the answer): kept in the trace and the spans.
+    ...(typeof finishReason === 'string' && finishReason ? { finishReason } : {}),
   };
 }
 

@@ -22,10 +22,10 @@ export function chatAttributes(line: TraceLine, scope: CallScope): Attributes {
     [GEN_AI.usageInputTokens]: num(usage.promptTokens),
     [GEN_AI.usageOutputTokens]: num(usage.completionTokens),
     [GEN_AI.usageCacheReadInputTokens]: num(usage.cachedTokens),
-    [GEN_AI.responseFinishReasons]: [finishReasonOf(toolCalls)],
+    [GEN_AI.responseFinishReasons]: [finishReasonOf(toolCalls, line.finishReason)],
     [REIN.step]: num(line.step),
     [REIN.phase]: scope.phase || undefined,
-    [GEN_AI.outputMessages]: scope.content ? outputMessages(line.content, toolCalls) : undefined,
+    [GEN_AI.outputMessages]: scope.content ? outputMessages(line.content, toolCalls, line.finishReason) : undefined,
   });
 }
 

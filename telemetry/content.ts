@@ -10,13 +10,14 @@ import { str } from './line-fields.js';
 
 type Part = { type: 'text'; content: string } | { type: 'tool_call'; id?: string; name: string; arguments: unknown };
 
-/** The finish reason a reply implies: rein's trace keeps the reply, not the provider's field. */
-export function finishReasonOf(toolCalls: unknown[]): string {
+/** The provider's finish reason when the trace kept it (`length`: max_tokens cut the answer), else the one the reply implies. */
+export function finishReasonOf(toolCalls: unknown[], reported?: unknown): string {
+  if (typeof reported === 'string' && reported) return reported;
   return toolCalls.length > 0 ? 'tool_calls' : 'stop';
 }
 
 /** `gen_ai.output.messages` for one reply: its text and its tool calls. */
-export function outputMessages(content: unknown, toolCalls: unknown[]): string {
+export function outputMessages(content: unknown, toolCalls: unknown[], reported?: unknown): string {
   const parts: Part[] = [];
   const text = str(content);
   if (text) parts.push({ type: 'text', content: text });
@@ -25,7 +26,7 @@ export function outputMessages(content: unknown, toolCalls: unknown[]): string {
     const id = str((call as { id?: unknown }).id);
     parts.push({ type: 'tool_call', ...(id ? { id } : {}), name: str(fn.name) ?? '', arguments: parseArguments(fn.arguments) });
   }
-  return JSON.stringify([{ role: 'assistant', parts, finish_reason: finishReasonOf(toolCalls) }]);
+  return JSON.stringify([{ role: 'assistant', parts, finish_reason: finishReasonOf(toolCalls, reported) }]);
 }
 
 /** `gen_ai.output.messages` for the run's final summary. */

@@ -9,12 +9,14 @@ export interface StubRequest {
   tools?: unknown[];
   max_tokens?: number;
   max_completion_tokens?: number;
+  /** The cache-routing hint rein sends where the endpoint accepts it. */
+  prompt_cache_key?: string;
   headers: Record<string, string | string[] | undefined>;
 }
 
 /** What the stub answers: a reply, or a raw HTTP response (status, headers, body) to simulate faults. */
 export type StubAnswer =
-  | { content?: string | null; toolCalls?: Array<{ name: string; arguments: unknown; id?: string }>; usage?: { prompt_tokens: number; completion_tokens: number; cached_tokens?: number } }
+  | { content?: string | null; toolCalls?: Array<{ name: string; arguments: unknown; id?: string }>; usage?: { prompt_tokens: number; completion_tokens: number; cached_tokens?: number }; finishReason?: string }
   | { status: number; body: string; headers?: Record<string, string>; delayMs?: number }
   | { hang: true }
   | { reset: true };
@@ -85,7 +87,7 @@ function completion(model: string, answer: Extract<StubAnswer, { content?: unkno
   const usage = answer.usage ?? { prompt_tokens: 100, completion_tokens: 20 };
   return {
     id: `chatcmpl-${index}`, object: 'chat.completion', created: 0, model,
-    choices: [{ index: 0, finish_reason: toolCalls.length > 0 ? 'tool_calls' : 'stop', message: { role: 'assistant', content: answer.content ?? null, ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}) } }],
+    choices: [{ index: 0, finish_reason: answer.finishReason ?? (toolCalls.length > 0 ? 'tool_calls' : 'stop'), message: { role: 'assistant', content: answer.content ?? null, ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}) } }],
     usage: { prompt_tokens: usage.prompt_tokens, completion_tokens: usage.completion_tokens, total_tokens: usage.prompt_tokens + usage.completion_tokens, prompt_tokens_details: { cached_tokens: usage.cached_tokens ?? 0 } },
   };
 }

@@ -22,7 +22,7 @@ async function endpointWith(answers: StubAnswer[], options: Partial<EndpointOpti
 }
 
 /** The stub keeps the whole request body; the key is not one of the fields its type names. */
-const cacheKeyOf = (request: object) => (request as { prompt_cache_key?: string }).prompt_cache_key;
+const cacheKeyOf = (request: { prompt_cache_key?: string }) => request.prompt_cache_key;
 
 const ok: StubAnswer = { content: 'hello', usage: { prompt_tokens: 12, completion_tokens: 3, cached_tokens: 8 } };
 
@@ -32,6 +32,12 @@ describe('the OpenAI-compatible model actor', () => {
     const reply = await ask();
     expect(reply.message).toEqual({ role: 'assistant', content: 'hello' });
     expect(reply.usage).toEqual({ promptTokens: 12, completionTokens: 3, cachedTokens: 8 });
+    expect(reply.finishReason).toBe('stop');
+  });
+
+  it('keeps the provider\'s finish reason: `length` says max_tokens cut the answer', async () => {
+    const { ask } = await endpointWith([{ ...ok, finishReason: 'length' }]);
+    expect((await ask()).finishReason).toBe('length');
   });
 
   it('retries 429 after the Retry-After the server asked for', async () => {
