@@ -5,7 +5,7 @@ import { headTail } from '../tools/shape.js';
 import type { ChatMessage } from '../context/messages.js';
 import { totalChars } from '../context/messages.js';
 import { ViewBuilder } from '../context/view-builder.js';
-import { SUMMARY_HEADER } from '../rules/texts.js';
+import { SUMMARY_HEADER } from '../context/context-state.js';
 
 /** One policy's figures over a whole simulated session. */
 export interface CacheFigures {

@@ -6,6 +6,9 @@ export interface FoldRange {
   through: number;
 }
 
+/** How a summary opens in the view, so the model knows it stands for earlier work. */
+export const SUMMARY_HEADER = '[Summary of earlier work]';
+
 /** A summary that stands in for the record up to and including `through`. */
 export interface SummaryNote {
   text: string;

@@ -1,4 +1,4 @@
-import { headTail } from '../tools/shape.js';
+import { headTail } from '../lib/head-tail.js';
 
 /**
  * Caps as a step function over record indices: `[fromIndex, cap]` pairs with

@@ -22,4 +22,3 @@ export const SUMMARY_PROMPT = `You are summarizing the earlier part of a coding 
 Write a compact summary with these headings: Task progress, Files changed, Findings (errors seen, causes found), Commands that matter (tests and their last result), Next steps.
 Keep file paths, function names, commands and exact error messages. Do not invent anything. Do not address the user.`;
 
-export const SUMMARY_HEADER = '[Summary of earlier work]';
