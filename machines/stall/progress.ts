@@ -1,6 +1,6 @@
 import { shortHash } from '../../lib/short-hash.js';
 import type { ProgressKind } from '../../rules/stall-rules.js';
-import type { TodoItem, ToolEffect } from '../../tools/types.js';
+import type { TodoItem, ToolEffect } from '../../lib/tool-effect.js';
 import type { ToolCallResult } from '../types.js';
 
 /**
