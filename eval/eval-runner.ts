@@ -14,6 +14,7 @@ import { runKey, type RunRecord } from './run-record.js';
 import { renderSummary } from './summary-md.js';
 import { loadTaskSet, type EvalTask } from './task.js';
 import { describeModel, describePrices } from './notes.js';
+import { writeReplayPages } from '../visualizer/server/replay-files.js';
 
 export interface EvalOptions {
   tasksDir: string;
@@ -75,6 +76,8 @@ export async function runEval(options: EvalOptions): Promise<EvalResult> {
     modelNote: describeModel(options.endpoint), priceNote: describePrices(records),
     taskNotes: Object.fromEntries(taskSet.tasks.map((task) => [task.id, options.endpoint ? '' : simulatedNote(task)])),
   });
+  // Each run's replay page beside its trace: report.html links every cell to it.
+  await writeReplayPages(records.filter((record) => record.tracePath).map((record) => join(outDir, record.tracePath)));
   const files = { results: resultsPath, summary: join(outDir, 'summary.md'), report: join(outDir, 'report.html') };
   writeFileSync(files.summary, renderSummary(view));
   writeFileSync(files.report, renderReport(view));

@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve, sep } from 'node:path';
 import { ensureStateDir } from '../lib/state-dir.js';
+import { thisTraceWriter } from '../lib/trace-writer.js';
 import { createActor, toPromise, type AnyActorLogic, type InspectionEvent } from 'xstate';
 import { createContextManagerActor } from '../actors/context-manager-actor.js';
 import { createSummarizer, type SummarizeText } from '../actors/summarizer.js';
@@ -184,7 +185,7 @@ function launch(options: RunOptions, resume: Resume | null): RunHandle {
   });
 
   if (!resume && traceIndex > 0) {
-    trace.log('resume', { fromState: 'start', recordLength: 0, elapsedMs: 0, note: 'killed before the first step was saved; starting over' });
+    trace.log('resume', { fromState: 'start', recordLength: 0, elapsedMs: 0, note: 'killed before the first step was saved; starting over', ...thisTraceWriter() });
   } else if (!resume) {
     writeFileSync(join(options.runDir, 'run.json'), JSON.stringify({
       version: 1, workspace, task: options.task, testCmd: options.testCmd, model: options.model.name, createdAt: new Date().toISOString(), rules,
@@ -194,9 +195,9 @@ function launch(options: RunOptions, resume: Resume | null): RunHandle {
       // A trace kept outside the run directory (`--trace`) is where a resumed run goes on writing.
       ...(options.tracePath ? { tracePath } : {}),
     }, null, 2));
-    trace.log('start', { version: TRACE_VERSION, task: options.task, testCmd: options.testCmd, model: options.model.name, endpoint: options.model.description, workspace, runDir: options.runDir, sandbox: sandbox.description, tools: tools.map((tool) => tool.name), rules });
+    trace.log('start', { version: TRACE_VERSION, task: options.task, testCmd: options.testCmd, model: options.model.name, endpoint: options.model.description, workspace, runDir: options.runDir, sandbox: sandbox.description, tools: tools.map((tool) => tool.name), rules, ...thisTraceWriter() });
   }
-  if (resume) trace.log('resume', { fromState: tracer.label(), recordLength: resume.saved.recordLength, elapsedMs: resume.saved.elapsedMs });
+  if (resume) trace.log('resume', { fromState: tracer.label(), recordLength: resume.saved.recordLength, elapsedMs: resume.saved.elapsedMs, ...thisTraceWriter() });
   let interrupted = false;
   const done = (async () => {
     try {

@@ -2,7 +2,17 @@ import { h, setText } from './dom.js';
 import type { Entry } from './entries.js';
 import { FILTERS, filterOf, type Filter } from './event-filters.js';
 import { describeEntry, type RowText } from './event-format.js';
+import type { RowHints } from './harness-events.js';
 import type { Timeline } from './timeline.js';
+
+/** A subset of the timeline picked on the chart: the times a state was entered or an arrow taken. */
+export interface ListScope {
+  /** What the bar over the list says: `entered build.think`. */
+  label: string;
+  matches(entry: Entry): boolean;
+  /** For a state: everything that happened while the run was in it (a wider subset the person can switch to). */
+  inside?: { label: string; matches(entry: Entry): boolean };
+}
 
 export const ROW_HEIGHT = 28;
 const OVERSCAN = 8;
@@ -10,9 +20,12 @@ const OVERSCAN = 8;
 /**
  * The timeline as a virtualized list: only the rows in view (plus a few)
  * exist in the DOM, so 10,000 events scroll like 10. Chips filter by kind,
- * the search box by text; the row at the scrubber's position is marked.
+ * the search box by text (a row's words, and every field of its line:
+ * arguments, results, errors); a scope picked on the chart narrows it to
+ * the times a state was entered or an arrow taken. The row at the
+ * scrubber's position is marked.
  *
- * @example const list = new EventList(timeline, (index) => app.moveTo(index)); list.appended(0);
+ * @example const list = new EventList(timeline, (index) => app.moveTo(index), () => app.pick(null)); list.appended(0);
  */
 export class EventList {
   readonly element: HTMLDivElement;
@@ -20,6 +33,11 @@ export class EventList {
   private readonly spacer: HTMLDivElement;
   private readonly rows = new Map<number, HTMLDivElement>();
   private readonly texts: Array<RowText | undefined> = [];
+  private readonly haystacks: Array<string | undefined> = [];
+  private readonly scopeBar: HTMLDivElement;
+  private readonly chips: HTMLButtonElement[];
+  private scope: ListScope | null = null;
+  private wide = false;
   private readonly enabled = new Set<Filter>(FILTERS.filter((filter) => filter.on).map((filter) => filter.key));
   private readonly counter: HTMLSpanElement;
   private visible: number[] = [];
@@ -31,8 +49,8 @@ export class EventList {
   private scrollTop = 0;
   private height = 0;
 
-  constructor(private readonly timeline: Timeline, private readonly onPick: (index: number) => void) {
-    const chips = FILTERS.map((filter) => {
+  constructor(private readonly timeline: Timeline, private readonly onPick: (index: number) => void, private readonly onClear: () => void) {
+    this.chips = FILTERS.map((filter) => {
       const chip = h('button', { class: `chip${filter.on ? ' on' : ''}`, title: filter.title, 'aria-pressed': String(filter.on), 'data-filter': filter.key }, filter.label);
       chip.addEventListener('click', () => this.toggle(filter.key, chip));
       return chip;
@@ -52,13 +70,31 @@ export class EventList {
       this.revealPending = true;
       this.schedule();
     }).observe(this.scroller);
-    this.element = h('div', { class: 'events' }, h('div', { class: 'filters' }, ...chips, search, this.counter), this.scroller);
+    this.scopeBar = h('div', { class: 'scope', hidden: true, role: 'status' });
+    this.element = h('div', { class: 'events' }, h('div', { class: 'list-head' }, h('div', { class: 'filters' }, ...this.chips, search, this.counter), this.scopeBar), this.scroller);
   }
 
   /** Entries from `from` on were appended to the timeline. */
   appended(from: number): void {
     for (let index = from; index < this.timeline.length; index++) if (this.passes(this.timeline.entries[index]!)) this.visible.push(index);
     this.layout();
+  }
+
+  /** Entries from `from` on moved (a line joined its cause): their rows are made again. */
+  changedFrom(from: number): void {
+    this.texts.length = Math.min(this.texts.length, from);
+    this.haystacks.length = Math.min(this.haystacks.length, from);
+    this.visible = this.visible.filter((index) => index < from);
+    for (const [index, element] of this.rows) if (index >= from) { element.remove(); this.rows.delete(index); }
+    this.appended(from);
+  }
+
+  /** Narrows the list to a scope picked on the chart (null: the whole list again). */
+  setScope(scope: ListScope | null): void {
+    this.scope = scope;
+    this.wide = false;
+    this.showScope();
+    this.refilter();
   }
 
   /** Marks the row at (or just before) `index`; scrolls it into view when asked. */
@@ -88,20 +124,57 @@ export class EventList {
     this.appended(0);
   }
 
+  private showScope(): void {
+    const scope = this.scope;
+    this.scopeBar.hidden = scope === null;
+    for (const chip of this.chips) chip.disabled = scope !== null;
+    if (!scope) { this.scopeBar.replaceChildren(); return; }
+    const clear = h('button', { class: 'tool close', type: 'button', title: 'Show every event again (or click the chart\'s background)', 'aria-label': 'Clear the chart filter' }, '×');
+    clear.addEventListener('click', () => this.onClear());
+    const parts: Node[] = [h('span', { class: 'scope-label' }, this.wide && scope.inside ? scope.inside.label : scope.label)];
+    if (scope.inside) {
+      const toggle = h('button', { class: `chip${this.wide ? ' on' : ''}`, type: 'button', 'aria-pressed': String(this.wide), title: 'Also list what happened while the run was there' }, 'and inside');
+      toggle.addEventListener('click', () => { this.wide = !this.wide; this.showScope(); this.refilter(); });
+      parts.push(toggle);
+    }
+    this.scopeBar.replaceChildren(...parts, clear);
+  }
+
   private passes(entry: Entry): boolean {
-    if (!this.enabled.has(filterOf(entry))) return false;
+    if (this.scope) {
+      const matches = this.wide && this.scope.inside ? this.scope.inside.matches : this.scope.matches;
+      if (!matches(entry)) return false;
+    } else if (!this.enabled.has(filterOf(entry))) return false;
     if (!this.query) return true;
     const row = this.rowText(entry);
-    return `${row.badge} ${row.text} ${row.meta}`.toLowerCase().includes(this.query);
+    return `${row.badge} ${row.text} ${row.meta}`.toLowerCase().includes(this.query) || this.haystack(entry).includes(this.query);
+  }
+
+  /** Every field of the line as text, for search: arguments, results, errors. */
+  private haystack(entry: Entry): string {
+    let text = this.haystacks[entry.index];
+    if (text === undefined) {
+      try {
+        text = JSON.stringify(entry.data).toLowerCase();
+      } catch {
+        text = '';
+      }
+      this.haystacks[entry.index] = text;
+    }
+    return text;
   }
 
   private rowText(entry: Entry): RowText {
     let row = this.texts[entry.index];
     if (!row) {
-      row = describeEntry(entry, entry.kind === 'transition' ? this.timeline.matchOf(entry) : null);
+      row = describeEntry(entry, entry.kind === 'transition' ? this.timeline.matchOf(entry) : null, this.hintsFor(entry));
       this.texts[entry.index] = row;
     }
     return row;
+  }
+
+  private hintsFor(entry: Entry): RowHints {
+    return entry.kind === 'context' ? { charsPerToken: this.timeline.charsPerToken(entry.index) } : {};
   }
 
   /** Position in `visible` of the last row at or before the current index. */
@@ -170,7 +243,7 @@ export class EventList {
     element.className = `row tone-${row.tone}`;
     element.dataset.index = String(entry.index);
     element.dataset.kind = entry.kind;
-    element.title = `${row.badge}: ${row.text}`;
+    element.title = row.title ?? `${row.badge}: ${row.text}`;
     const [idx, clock, badge, body, meta] = element.children;
     idx!.textContent = String(entry.index);
     clock!.textContent = time;

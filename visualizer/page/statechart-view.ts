@@ -1,85 +1,100 @@
-import type { Box, GraphNode } from '../server/graph-types.js';
+import type { Box } from '../server/graph-types.js';
+import { METRICS } from '../server/metrics.js';
 import { Camera } from './camera.js';
 import type { ChartIndex, TransitionMatch } from './chart-index.js';
-import { compoundNode, edgeView, initialMarker, leafNode, markers, setLines, type EdgeView } from './chart-drawing.js';
-import { guardLabel } from './event-format.js';
+import { drawnLevel, phasesOf, type DrawnLevel, type LevelKey } from './chart-level.js';
+import { compoundNode, edgeView, initialMarker, leafNode, markers, phaseCard, setLines, type EdgeView, type PhaseCardParts } from './chart-drawing.js';
 import { h, s, setText } from './dom.js';
+import { takenLines, refusedLine } from './edge-text.js';
+import { ChartToolbar } from './chart-toolbar.js';
+
+/** What the run did in one phase up to the moment shown. */
+export interface PhaseStats {
+  visits: number;
+  steps: number;
+}
 
 /** What to mark on the chart for one moment of the run. */
 export interface Highlight {
   state: string | null;
   match: TransitionMatch | null;
   visits: { states: Map<string, number>; edges: Map<string, number> };
+  phases: Map<string, PhaseStats>;
   /** Names of the actors running now (live): the active state pulses while its call is out. */
   inFlight: Set<string>;
 }
 
+/** A state or an arrow the person clicked: the event list shows the times it was entered or taken. */
+export type ChartPick = { kind: 'state'; id: string } | { kind: 'edge'; id: string } | null;
+
+// The phase level's smallest text that must stay readable (arrow labels, 13 px) at 11 px on screen.
+const READABLE_PHASE_SCALE = 11 / 13;
+// Inside an open phase, state names (12.5 px) and labels (11 px) at their own size.
+const READABLE_INNER_SCALE = 1;
 
 /**
- * The statechart as SVG, drawn from the laid-out graph: compound states as
- * boxes holding their turn cycle, final states double-bordered, one arrow
- * per pair of states with its guard labels. `update` marks the active state
- * and its ancestors, the transition just taken, the arrows whose guards
- * refused, and how often each state was entered.
+ * The statechart as SVG. It opens at the phase level: phases as large
+ * boxes with what they are doing now and how often they ran, the arrows
+ * between them labelled with the guards that can take them. Clicking a
+ * phase opens its turn cycle (its title closes it again); "All states"
+ * draws every state of the machine. `update` marks the active state and its
+ * phase, the transition just taken, the arrows whose guards refused, and
+ * how often each state was entered; Follow keeps the active phase and its
+ * neighbours in view.
  *
- * @example const view = new StatechartView(chart, (id) => showState(id)); view.update({ state: 'build.act', match, visits, inFlight });
+ * @example const view = new StatechartView(chart, whyCard.element, (pick) => list.setScope(pick)); view.update(highlight);
  */
 export class StatechartView {
   readonly element: HTMLDivElement;
   private readonly svg: SVGSVGElement;
+  private readonly viewport: SVGGElement;
   private readonly camera: Camera;
-  private readonly nodes = new Map<string, SVGGElement>();
-  private readonly edges = new Map<string, EdgeView>();
-  private readonly followButton: HTMLButtonElement;
+  private readonly toolbar: ChartToolbar;
+  private readonly phases: string[];
+  private level: DrawnLevel;
+  private nodes = new Map<string, SVGGElement>();
+  private cards = new Map<string, PhaseCardParts>();
+  private edges = new Map<string, EdgeView>();
   private following = true;
-  /** The states the camera keeps in view when following. */
-  private framed: string[] = [];
-  private focused: string | null = null;
+  private framedKey = '';
   private marked: Element[] = [];
-  private selected: string | null = null;
+  private picked: ChartPick = null;
+  private last: Highlight | null = null;
 
-  constructor(private readonly chart: ChartIndex, private readonly onSelect: (id: string) => void) {
-    const viewport = s('g', { class: 'viewport' });
-    this.svg = s('svg', { class: 'chart', role: 'img', 'aria-label': `Statechart of ${chart.graph.machineId}` }, markers(), viewport);
-    this.followButton = h('button', { class: 'tool on', title: 'Keep the active phase in view' }, 'Follow');
-    const fitButton = h('button', { class: 'tool', title: 'Show the whole chart (double-click the chart)' }, 'Fit');
-    const zoomOut = h('button', { class: 'tool', title: 'Zoom out', 'aria-label': 'Zoom out' }, '−');
-    const zoomIn = h('button', { class: 'tool', title: 'Zoom in', 'aria-label': 'Zoom in' }, '+');
-    this.element = h('div', { class: 'chart-pane' }, this.svg, h('div', { class: 'chart-tools' }, this.followButton, fitButton, zoomOut, zoomIn));
-    this.camera = new Camera(this.svg, viewport, () => this.setFollowing(false), () => this.fitAll());
-    this.followButton.addEventListener('click', () => { this.setFollowing(!this.following); this.frame(true); });
-    fitButton.addEventListener('click', () => this.fitAll());
-    zoomOut.addEventListener('click', () => { this.setFollowing(false); this.camera.zoomBy(1 / 1.25); });
-    zoomIn.addEventListener('click', () => { this.setFollowing(false); this.camera.zoomBy(1.25); });
-    this.draw(viewport);
+  constructor(private readonly chart: ChartIndex, why: HTMLElement, private readonly onPick: (pick: ChartPick) => void) {
+    this.phases = phasesOf(chart.graph);
+    this.viewport = s('g', { class: 'viewport' });
+    this.svg = s('svg', { class: 'chart', role: 'img', 'aria-label': `Statechart of ${chart.graph.machineId}` }, markers(), this.viewport);
+    this.toolbar = new ChartToolbar({
+      level: (whole) => this.setLevel(whole ? 'whole' : 'phases', true),
+      follow: () => { this.setFollowing(!this.following); this.frame(true); },
+      fit: () => this.fitAll(),
+      zoom: (factor) => { this.setFollowing(false); this.camera.zoomBy(factor); },
+    });
+    this.element = h('div', { class: 'chart-pane' }, h('div', { class: 'chart-head' }, why, this.toolbar.element), h('div', { class: 'chart-area' }, this.svg));
+    this.camera = new Camera(this.svg, this.viewport, () => this.setFollowing(false), () => this.fitAll());
+    this.svg.addEventListener('click', (event) => this.onClick(event));
+    this.svg.addEventListener('keydown', (event) => this.onKey(event));
+    this.level = drawnLevel(chart.graph, 'phases');
+    this.draw();
+  }
+
+  /** The level drawn now (`phases`, `phases:build`, `whole`). */
+  get levelKey(): LevelKey {
+    return this.level.key;
   }
 
   update(highlight: Highlight): void {
-    for (const element of this.marked) element.classList.remove('active', 'active-parent', 'taken', 'refused', 'busy');
-    this.marked = [];
-    const mark = (element: Element | undefined, name: string) => { if (element) { element.classList.add(name); this.marked.push(element); } };
-    const lineage = highlight.state ? this.chart.lineage(highlight.state) : [];
-    lineage.forEach((id, depth) => mark(this.nodes.get(id), depth === 0 ? 'active' : 'active-parent'));
-    const invokes = highlight.state ? this.chart.nodes.get(highlight.state)?.invokes ?? [] : [];
-    if (invokes.some((name) => highlight.inFlight.has(name))) mark(this.nodes.get(highlight.state!), 'busy');
-    this.markVisits(highlight.visits);
-    this.resetLabels();
-    const taken = highlight.match?.transition ?? null;
-    for (const refused of highlight.match?.refused ?? []) {
-      if (refused.edge && refused.edge !== taken?.edge) {
-        mark(this.edges.get(refused.edge)?.group, 'refused');
-        this.showLabel(refused.edge, `✗ ${guardLabel(refused)}`);
-      }
+    this.last = highlight;
+    if (this.following && this.level.open && highlight.state) {
+      // Following with a phase open: the open phase is the active one.
+      const phase = this.chart.topLevel(highlight.state);
+      if (phase && phase !== this.level.open && this.phases.includes(phase)) this.setLevel(`phases:${phase}`, false);
     }
-    if (taken?.edge) {
-      mark(this.edges.get(taken.edge)?.group, 'taken');
-      this.showLabel(taken.edge, taken.label || '(no guard)');
-      this.edges.get(taken.edge)?.group.parentNode?.appendChild(this.edges.get(taken.edge)!.group);
-    }
-    const framed = this.frameFor(highlight.state, highlight.match?.transition?.source ?? null);
-    if (framed.join() !== this.framed.join() || highlight.state !== this.focused) {
-      this.framed = framed;
-      this.focused = highlight.state;
+    this.mark(highlight);
+    const framed = `${this.level.key}|${this.frameTargets(highlight).join()}|${highlight.state}`;
+    if (framed !== this.framedKey) {
+      this.framedKey = framed;
       this.frame(true);
     }
   }
@@ -90,88 +105,217 @@ export class StatechartView {
     this.frame(false);
   }
 
-  /** Marks the state whose details are shown. */
-  select(id: string | null): void {
-    if (this.selected) this.nodes.get(this.selected)?.classList.remove('selected');
-    this.selected = id;
-    if (id) this.nodes.get(id)?.classList.add('selected');
+  /** Marks the state or arrow whose entries the event list shows. */
+  pick(pick: ChartPick): void {
+    this.picked = pick;
+    for (const element of this.viewport.querySelectorAll('.picked')) element.classList.remove('picked');
+    const target = pick?.kind === 'state' ? this.nodes.get(pick.id) : pick?.kind === 'edge' ? this.edges.get(pick.id)?.group : undefined;
+    target?.classList.add('picked');
+  }
+
+  /** Opens a phase (`phases:build`), closes it (`phases`) or shows every state (`whole`). */
+  setLevel(key: LevelKey, animate: boolean): void {
+    if (key === this.level.key) return;
+    this.level = drawnLevel(this.chart.graph, key);
+    this.draw();
+    this.toolbar.showLevel(this.level.key);
+    if (this.last) this.mark(this.last);
+    this.pick(this.picked);
+    this.framedKey = '';
+    if (this.following) this.frame(animate);
+    else this.fitLevel(animate);
   }
 
   private setFollowing(on: boolean): void {
     this.following = on;
-    this.followButton.classList.toggle('on', on);
+    this.toolbar.showFollowing(on);
   }
 
-  /** The active phase; for a final state, the final with the phase the run left from. */
-  private frameFor(state: string | null, from: string | null): string[] {
-    const top = state ? this.chart.topLevel(state) : null;
-    if (!top) return [];
-    if (this.chart.nodes.get(top)?.kind === 'compound') return [top];
-    const origin = from ? this.chart.topLevel(from) : null;
-    return origin && origin !== top ? [top, origin] : [top];
+  private onClick(event: MouseEvent): void {
+    if (this.camera.dragged) return;
+    const target = event.target as Element;
+    const edge = target.closest<SVGGElement>('.edge');
+    const node = target.closest<SVGGElement>('.node');
+    if (node?.dataset.id) {
+      const id = node.dataset.id;
+      if (node.classList.contains('phase')) this.setLevel(`phases:${id}`, true);
+      else if (node.classList.contains('open') && target.closest('.header, .title, .hint, .desc, .band')) { this.setLevel('phases', true); return; }
+      this.onPick({ kind: 'state', id });
+    } else if (edge?.dataset.id) {
+      this.onPick({ kind: 'edge', id: edge.dataset.id });
+    } else {
+      this.onPick(null);
+    }
   }
 
-  private frame(animate: boolean): void {
-    if (!this.following) return;
-    const boxes = this.framed.map((id) => this.chart.nodes.get(id)).filter((node): node is GraphNode => node !== undefined && node.width > 0);
-    const active = this.focused ? this.chart.nodes.get(this.focused) : undefined;
-    // Inside a phase: the active state at a readable scale. At a final state: the phase it left and where it ended, together.
-    if (boxes.length > 0 && active?.kind === 'state') this.camera.focus(active, union(boxes), { animate });
-    else if (boxes.length > 0) this.camera.fit(union(boxes), { animate, maxScale: 1.1 });
-    else this.camera.fit({ x: 0, y: 0, width: this.chart.graph.width, height: this.chart.graph.height }, { animate });
+  private onKey(event: KeyboardEvent): void {
+    const node = (event.target as Element).closest<SVGGElement>('.node.phase');
+    if (node?.dataset.id && (event.key === 'Enter' || event.key === ' ')) {
+      event.preventDefault();
+      event.stopPropagation();
+      this.setLevel(`phases:${node.dataset.id}`, true);
+      this.onPick({ kind: 'state', id: node.dataset.id });
+    }
   }
 
-  private fitAll(): void {
-    this.setFollowing(false);
-    this.camera.fit({ x: 0, y: 0, width: this.chart.graph.width, height: this.chart.graph.height });
+  private mark(highlight: Highlight): void {
+    for (const element of this.marked) element.classList.remove('active', 'active-parent', 'taken', 'refused', 'busy');
+    this.marked = [];
+    const mark = (element: Element | undefined, name: string) => { if (element) { element.classList.add(name); this.marked.push(element); } };
+    const lineage = highlight.state ? this.chart.lineage(highlight.state) : [];
+    const shown = lineage.find((id) => this.nodes.has(id));
+    lineage.forEach((id) => mark(this.nodes.get(id), id === shown ? 'active' : 'active-parent'));
+    const invokes = highlight.state ? this.chart.nodes.get(highlight.state)?.invokes ?? [] : [];
+    if (shown && invokes.some((name) => highlight.inFlight.has(name))) mark(this.nodes.get(shown), 'busy');
+    this.markVisits(highlight);
+    this.markCards(highlight, shown ?? null);
+    this.resetLabels();
+    const taken = highlight.match?.transition ?? null;
+    for (const refused of highlight.match?.refused ?? []) {
+      if (refused.edge && refused.edge !== taken?.edge && this.edges.has(refused.edge)) {
+        mark(this.edges.get(refused.edge)!.group, 'refused');
+        this.showLabel(refused.edge, [refusedLine(refused, this.level.key !== 'whole')]);
+      }
+    }
+    const takenView = taken?.edge ? this.edges.get(taken.edge) : undefined;
+    if (taken && takenView) {
+      mark(takenView.group, 'taken');
+      this.showLabel(taken.edge!, takenLines(taken, takenView.restLines, this.level.key !== 'whole' && takenView.drawn.edge.source !== takenView.drawn.edge.target && this.isTopLevel(takenView)), true);
+      takenView.group.parentNode?.appendChild(takenView.group);
+    }
   }
 
-  private markVisits(visits: Highlight['visits']): void {
+  private isTopLevel(view: EdgeView): boolean {
+    return this.chart.nodes.get(view.drawn.edge.source)?.parent === this.chart.graph.machineId || view.drawn.edge.source === this.chart.graph.machineId;
+  }
+
+  private markCards(highlight: Highlight, shown: string | null): void {
+    for (const [id, parts] of this.cards) {
+      const stats = highlight.phases.get(id);
+      setText(parts.counts, stats && stats.visits > 0 ? `${stats.visits} ${stats.visits === 1 ? 'visit' : 'visits'} · ${stats.steps} ${stats.steps === 1 ? 'step' : 'steps'}` : 'not entered yet');
+      const node = this.chart.nodes.get(id)!;
+      const inner = shown === id && highlight.state && highlight.state !== id ? this.chart.nodes.get(highlight.state) : undefined;
+      const doing = inner ? `● ${inner.key}${inner.invokes.length > 0 ? ` ⇢ ${inner.invokes.join(', ')}` : ''}` : node.description ?? '';
+      const room = inner ? 25 : 28;
+      setText(parts.line, doing.length > room ? `${doing.slice(0, room - 1)}…` : doing);
+      parts.line.classList.toggle('now', inner !== undefined);
+    }
+  }
+
+  private markVisits(highlight: Highlight): void {
     for (const [id, group] of this.nodes) {
-      const times = visits.states.get(id) ?? 0;
+      const times = highlight.visits.states.get(id) ?? 0;
       group.classList.toggle('visited', times > 0);
-      const badge = group.querySelector('.visits');
+      const badge = group.querySelector(':scope > .visits');
       if (badge) setText(badge, times > 1 ? `×${times}` : '');
     }
-    for (const [id, view] of this.edges) view.group.classList.toggle('visited', (visits.edges.get(id) ?? 0) > 0);
+    for (const [id, view] of this.edges) view.group.classList.toggle('visited', (highlight.visits.edges.get(id) ?? 0) > 0);
   }
 
   private resetLabels(): void {
     for (const view of this.edges.values()) {
-      if (view.label.dataset.shown === 'true') setLines(view.label, view.edge.label ? view.edge.label.text.split('\n') : []);
+      if (view.label.dataset.shown === 'true') setLines(view.label, view.restLines);
       view.label.dataset.shown = 'false';
     }
   }
 
-  private showLabel(edgeId: string, text: string): void {
+  private showLabel(edgeId: string, lines: Array<string | { text: string; hit: boolean }>, _taken = false): void {
     const view = this.edges.get(edgeId);
     if (!view) return;
-    setLines(view.label, [text]);
+    setLines(view.label, lines.map((line) => (typeof line === 'string' ? line : line.text)));
+    lines.forEach((line, index) => { if (typeof line !== 'string' && line.hit) view.label.children[index]?.classList.add('hit'); });
     view.label.dataset.shown = 'true';
   }
 
-  private draw(viewport: SVGGElement): void {
+  /** The states Follow keeps in view: the active phase and its neighbours (at the phase level), or the active phase (inside). */
+  private frameTargets(highlight: Highlight | null): string[] {
+    const state = highlight?.state ?? null;
+    const top = state ? this.chart.topLevel(state) : null;
+    if (!top) return [];
+    const from = highlight?.match?.transition?.source ? this.chart.topLevel(highlight.match.transition.source) : null;
+    if (this.level.key === 'whole') {
+      if (this.chart.nodes.get(top)?.kind === 'compound') return [top];
+      return from && from !== top ? [top, from] : [top];
+    }
+    const neighbours = this.level.edges.filter(({ edge }) => !edge.toFinal && (edge.source === top || edge.target === top)).flatMap(({ edge }) => [edge.source, edge.target]);
+    return [...new Set([top, ...(from ? [from] : []), ...neighbours])].filter((id) => this.level.nodes.some((drawn) => drawn.node.id === id));
+  }
+
+  private frame(animate: boolean): void {
+    if (!this.following) return;
+    const boxes = this.frameTargets(this.last).map((id) => this.boxOf(id)).filter((box): box is Box => box !== undefined);
+    if (this.level.key === 'whole') { this.frameWhole(boxes, animate); return; }
+    const whole = { x: 0, y: 0, width: this.level.width, height: this.level.height };
+    const active = this.last?.state ? this.boxOf(this.last.state) : undefined;
+    const insideOpen = this.level.open !== null && this.last?.state?.startsWith(`${this.level.open}.`) && active !== undefined;
+    if (insideOpen) { this.camera.focus(active!, this.boxOf(this.level.open!)!, { readable: READABLE_INNER_SCALE, animate }); return; }
+    if (this.camera.fitScale(whole) >= READABLE_PHASE_SCALE) { this.camera.fit(whole, { animate, maxScale: 1.15, padding: 14 }); return; }
+    if (boxes.length === 0) { this.camera.focus({ x: 0, y: 0, width: 1, height: 1 }, whole, { readable: READABLE_PHASE_SCALE, animate }); return; }
+    const around = union(boxes);
+    if (this.camera.fitScale(around) >= READABLE_PHASE_SCALE) this.camera.fit(around, { animate, maxScale: 1.15, padding: 14 });
+    else this.camera.focus(active ?? around, whole, { readable: READABLE_PHASE_SCALE, animate });
+  }
+
+  private frameWhole(boxes: Box[], animate: boolean): void {
+    const active = this.last?.state ? this.chart.nodes.get(this.last.state) : undefined;
+    // Inside a phase: the active state at a readable scale. At a final state: the phase it left and where it ended, together.
+    if (boxes.length > 0 && active?.kind === 'state') this.camera.focus(active, union(boxes), { animate, readable: 0.9 });
+    else if (boxes.length > 0) this.camera.fit(union(boxes), { animate, maxScale: 1.1 });
+    else this.camera.fit({ x: 0, y: 0, width: this.level.width, height: this.level.height }, { animate });
+  }
+
+  private fitAll(): void {
+    this.setFollowing(false);
+    this.fitLevel(true);
+  }
+
+  private fitLevel(animate: boolean): void {
+    this.camera.fit({ x: 0, y: 0, width: this.level.width, height: this.level.height }, { animate, padding: 14 });
+  }
+
+  private boxOf(id: string): Box | undefined {
+    for (const candidate of this.chart.lineage(id)) {
+      const drawn = this.level.nodes.find((entry) => entry.node.id === candidate);
+      if (drawn) return drawn.box;
+    }
+    return undefined;
+  }
+
+  private draw(): void {
     const { graph } = this.chart;
-    const drawn = graph.nodes.filter((node) => node.width > 0);
+    const phaseLevel = this.level.key !== 'whole';
+    this.nodes = new Map();
+    this.cards = new Map();
+    this.edges = new Map();
+    this.marked = [];
     const compounds = s('g', { class: 'compounds' });
     const edges = s('g', { class: 'edges' });
     const leaves = s('g', { class: 'leaves' });
-    const phases = drawn.filter((node) => node.kind === 'compound' && node.parent === graph.machineId).map((node) => node.id);
-    for (const node of drawn) {
-      const group = node.kind === 'compound' ? compoundNode(node, phases.indexOf(node.id)) : leafNode(node, graph.machineId);
-      group.addEventListener('click', (event) => { event.stopPropagation(); if (!this.camera.dragged) this.onSelect(node.id); });
+    for (const { node, box, closed } of this.level.nodes) {
+      const phaseIndex = this.phases.indexOf(node.id);
+      if (closed) {
+        const card = phaseCard(node, box, phaseIndex);
+        this.cards.set(node.id, card.parts);
+        this.nodes.set(node.id, card.group);
+        leaves.append(card.group);
+        continue;
+      }
+      const group = node.kind === 'compound' ? compoundNode(node, box, phaseIndex, phaseLevel && node.id === this.level.open) : leafNode(node, box, graph.machineId);
       this.nodes.set(node.id, group);
       (node.kind === 'compound' ? compounds : leaves).append(group);
-      const initial = node.initial ? this.chart.nodes.get(node.initial) : undefined;
-      if (initial && node.kind === 'compound') compounds.append(initialMarker(initial));
+      const initial = node.initial ? this.level.nodes.find((drawn) => drawn.node.id === node.initial) : undefined;
+      if (initial && node.kind === 'compound') compounds.append(initialMarker(initial.box));
     }
-    for (const edge of graph.edges) {
-      if (edge.points.length < 2) continue;
-      const view = edgeView(edge, this.chart.graph.transitions);
-      this.edges.set(edge.id, view);
+    for (const drawn of this.level.edges) {
+      const top = drawn.edge.source === graph.machineId || this.chart.nodes.get(drawn.edge.source)?.parent === graph.machineId;
+      const railTarget = phaseLevel && drawn.edge.toFinal && top ? this.level.nodes.find((node) => node.node.id === drawn.edge.target)?.box : undefined;
+      const view = edgeView(drawn, graph.transitions, phaseLevel && top ? METRICS.phaseLabelLineHeight : METRICS.labelLineHeight, railTarget);
+      if (phaseLevel && top) view.group.classList.add('between-phases');
+      this.edges.set(drawn.edge.id, view);
       edges.append(view.group);
     }
-    viewport.append(compounds, edges, leaves);
+    this.svg.classList.toggle('phase-level', phaseLevel);
+    this.viewport.replaceChildren(compounds, edges, leaves);
   }
 }
 
