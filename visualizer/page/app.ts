@@ -58,7 +58,7 @@ class App {
     this.header = new RunHeader(data);
     this.gauges = new Gauges(data.limits);
     this.detail = new DetailView(this.chart);
-    this.view = new StatechartView(this.chart, this.why.element, (pick) => this.pick(pick));
+    this.view = new StatechartView(this.chart, this.why.element, (pick) => this.pick(pick), () => this.schedule());
     this.list = new EventList(this.timeline, (index) => this.moveTo(index), () => this.pick(null));
     this.scrubber = new Scrubber(this.timeline, phasePalette(phasesOf(data.graph)), {
       move: (index) => this.moveTo(index),

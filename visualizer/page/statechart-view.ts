@@ -42,7 +42,7 @@ const READABLE_INNER_SCALE = 1;
  * how often each state was entered; Follow keeps the active phase and its
  * neighbours in view.
  *
- * @example const view = new StatechartView(chart, whyCard.element, (pick) => list.setScope(pick)); view.update(highlight);
+ * @example const view = new StatechartView(chart, whyCard.element, (pick) => list.setScope(pick), () => render()); view.update(highlight);
  */
 export class StatechartView {
   readonly element: HTMLDivElement;
@@ -60,8 +60,9 @@ export class StatechartView {
   private marked: Element[] = [];
   private picked: ChartPick = null;
   private last: Highlight | null = null;
+  private activePhase: string | null = null;
 
-  constructor(private readonly chart: ChartIndex, why: HTMLElement, private readonly onPick: (pick: ChartPick) => void) {
+  constructor(private readonly chart: ChartIndex, why: HTMLElement, private readonly onPick: (pick: ChartPick) => void, private readonly onLevel: (key: LevelKey) => void = () => undefined) {
     this.phases = phasesOf(chart.graph);
     this.viewport = s('g', { class: 'viewport' });
     this.svg = s('svg', { class: 'chart', role: 'img', 'aria-label': `Statechart of ${chart.graph.machineId}` }, markers(), this.viewport);
@@ -86,11 +87,10 @@ export class StatechartView {
 
   update(highlight: Highlight): void {
     this.last = highlight;
-    if (this.following && this.level.open && highlight.state) {
-      // Following with a phase open: the open phase is the active one.
-      const phase = this.chart.topLevel(highlight.state);
-      if (phase && phase !== this.level.open && this.phases.includes(phase)) this.setLevel(`phases:${phase}`, false);
-    }
+    const phase = highlight.state ? this.chart.topLevel(highlight.state) : null;
+    // Following with a phase open, the open phase moves on when the run does (a phase the person opened stays until then).
+    if (this.following && this.level.open && phase !== this.activePhase && phase && phase !== this.level.open && this.phases.includes(phase)) this.setLevel(`phases:${phase}`, false);
+    this.activePhase = phase;
     this.mark(highlight);
     const framed = `${this.level.key}|${this.frameTargets(highlight).join()}|${highlight.state}`;
     if (framed !== this.framedKey) {
@@ -124,6 +124,7 @@ export class StatechartView {
     this.framedKey = '';
     if (this.following) this.frame(animate);
     else this.fitLevel(animate);
+    this.onLevel(this.level.key);
   }
 
   private setFollowing(on: boolean): void {
@@ -249,6 +250,9 @@ export class StatechartView {
     const active = this.last?.state ? this.boxOf(this.last.state) : undefined;
     const insideOpen = this.level.open !== null && this.last?.state?.startsWith(`${this.level.open}.`) && active !== undefined;
     if (insideOpen) { this.camera.focus(active!, this.boxOf(this.level.open!)!, { readable: READABLE_INNER_SCALE, animate }); return; }
+    // A phase opened while the run is elsewhere: its title and the top of its cycle, readable.
+    const open = this.level.open ? this.boxOf(this.level.open) : undefined;
+    if (open) { this.camera.focus({ ...open, height: METRICS.compoundHeader }, open, { readable: READABLE_INNER_SCALE, animate }); return; }
     if (this.camera.fitScale(whole) >= READABLE_PHASE_SCALE) { this.camera.fit(whole, { animate, maxScale: 1.15, padding: 14 }); return; }
     if (boxes.length === 0) { this.camera.focus({ x: 0, y: 0, width: 1, height: 1 }, whole, { readable: READABLE_PHASE_SCALE, animate }); return; }
     const around = union(boxes);

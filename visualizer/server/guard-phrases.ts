@@ -54,7 +54,8 @@ const JOINERS: Record<string, string> = { and: ' and ', all: ' and ', or: ' or '
 export function phraseGuard(guard: GuardRef): string {
   const nested = nestedGuards(guard);
   if (nested && (guard.name in JOINERS || guard.name === 'not')) {
-    const parts = nested.map((part) => (nestedGuards(part) && nested.length > 1 ? `(${phraseGuard(part)})` : phraseGuard(part)));
+    const grouped = (part: GuardRef) => part.name in JOINERS && (nestedGuards(part)?.length ?? 0) > 1 && nested.length > 1;
+    const parts = nested.map((part) => (grouped(part) ? `(${phraseGuard(part)})` : phraseGuard(part)));
     return guard.name === 'not' ? `not ${parts.join(', ')}` : parts.join(JOINERS[guard.name]);
   }
   const phrase = PHRASES[guard.name];
