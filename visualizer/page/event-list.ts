@@ -3,16 +3,10 @@ import type { Entry } from './entries.js';
 import { FILTERS, filterOf, type Filter } from './event-filters.js';
 import { describeEntry, type RowText } from './event-format.js';
 import type { RowHints } from './harness-events.js';
+import { ScopeBar, type ListScope } from './scope-bar.js';
 import type { Timeline } from './timeline.js';
 
-/** A subset of the timeline picked on the chart: the times a state was entered or an arrow taken. */
-export interface ListScope {
-  /** What the bar over the list says: `entered build.think`. */
-  label: string;
-  matches(entry: Entry): boolean;
-  /** For a state: everything that happened while the run was in it (a wider subset the person can switch to). */
-  inside?: { label: string; matches(entry: Entry): boolean };
-}
+export type { ListScope } from './scope-bar.js';
 
 export const ROW_HEIGHT = 28;
 const OVERSCAN = 8;
@@ -34,10 +28,8 @@ export class EventList {
   private readonly rows = new Map<number, HTMLDivElement>();
   private readonly texts: Array<RowText | undefined> = [];
   private readonly haystacks: Array<string | undefined> = [];
-  private readonly scopeBar: HTMLDivElement;
+  private readonly scopeBar: ScopeBar;
   private readonly chips: HTMLButtonElement[];
-  private scope: ListScope | null = null;
-  private wide = false;
   private readonly enabled = new Set<Filter>(FILTERS.filter((filter) => filter.on).map((filter) => filter.key));
   private readonly counter: HTMLSpanElement;
   private visible: number[] = [];
@@ -49,7 +41,7 @@ export class EventList {
   private scrollTop = 0;
   private height = 0;
 
-  constructor(private readonly timeline: Timeline, private readonly onPick: (index: number) => void, private readonly onClear: () => void) {
+  constructor(private readonly timeline: Timeline, private readonly onPick: (index: number) => void, onClear: () => void) {
     this.chips = FILTERS.map((filter) => {
       const chip = h('button', { class: `chip${filter.on ? ' on' : ''}`, title: filter.title, 'aria-pressed': String(filter.on), 'data-filter': filter.key }, filter.label);
       chip.addEventListener('click', () => this.toggle(filter.key, chip));
@@ -70,8 +62,8 @@ export class EventList {
       this.revealPending = true;
       this.schedule();
     }).observe(this.scroller);
-    this.scopeBar = h('div', { class: 'scope', hidden: true, role: 'status' });
-    this.element = h('div', { class: 'events' }, h('div', { class: 'list-head' }, h('div', { class: 'filters' }, ...this.chips, search, this.counter), this.scopeBar), this.scroller);
+    this.scopeBar = new ScopeBar(() => this.refilter(), onClear);
+    this.element = h('div', { class: 'events' }, h('div', { class: 'list-head' }, h('div', { class: 'filters' }, ...this.chips, search, this.counter), this.scopeBar.element), this.scroller);
   }
 
   /** Entries from `from` on were appended to the timeline. */
@@ -91,9 +83,8 @@ export class EventList {
 
   /** Narrows the list to a scope picked on the chart (null: the whole list again). */
   setScope(scope: ListScope | null): void {
-    this.scope = scope;
-    this.wide = false;
-    this.showScope();
+    this.scopeBar.show(scope);
+    for (const chip of this.chips) chip.disabled = scope !== null;
     this.refilter();
   }
 
@@ -124,26 +115,9 @@ export class EventList {
     this.appended(0);
   }
 
-  private showScope(): void {
-    const scope = this.scope;
-    this.scopeBar.hidden = scope === null;
-    for (const chip of this.chips) chip.disabled = scope !== null;
-    if (!scope) { this.scopeBar.replaceChildren(); return; }
-    const clear = h('button', { class: 'tool close', type: 'button', title: 'Show every event again (or click the chart\'s background)', 'aria-label': 'Clear the chart filter' }, '×');
-    clear.addEventListener('click', () => this.onClear());
-    const parts: Node[] = [h('span', { class: 'scope-label' }, this.wide && scope.inside ? scope.inside.label : scope.label)];
-    if (scope.inside) {
-      const toggle = h('button', { class: `chip${this.wide ? ' on' : ''}`, type: 'button', 'aria-pressed': String(this.wide), title: 'Also list what happened while the run was there' }, 'and inside');
-      toggle.addEventListener('click', () => { this.wide = !this.wide; this.showScope(); this.refilter(); });
-      parts.push(toggle);
-    }
-    this.scopeBar.replaceChildren(...parts, clear);
-  }
-
   private passes(entry: Entry): boolean {
-    if (this.scope) {
-      const matches = this.wide && this.scope.inside ? this.scope.inside.matches : this.scope.matches;
-      if (!matches(entry)) return false;
+    if (this.scopeBar.active) {
+      if (!this.scopeBar.matches(entry)) return false;
     } else if (!this.enabled.has(filterOf(entry))) return false;
     if (!this.query) return true;
     const row = this.rowText(entry);
