@@ -30,7 +30,7 @@ a{color:#1f5fa8}`;
  * comparisons with their significance explained, and a task × configuration
  * grid of pass/fail, cost and tokens, where flips against the first
  * configuration are outlined and each cell opens that run's replay page
- * (written beside its trace by `rein eval`, see `writeReplayPages`).
+ * (written beside its trace by `rein eval`, see `createReplayWriter`).
  * Usable from 800 px wide: wide tables scroll within themselves.
  *
  * @example writeFileSync(join(outDir, 'report.html'), renderReport(view));

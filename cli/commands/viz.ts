@@ -37,9 +37,13 @@ export async function vizCommand(argv: string[], io: Io, _env: NodeJS.ProcessEnv
   const port = parsePort('rein viz', '--port', stringFlag(parsed, 'port'));
   const out = stringFlag(parsed, 'out');
   if (out !== undefined) checkWritable(out);
-  const { html, trace, following } = await renderReplayPage(path, { follow: !out && parsed.values['no-follow'] !== true });
+  const { html, trace, following } = await renderReplayPage(path, {
+    follow: !out && parsed.values['no-follow'] !== true,
+    check: (loaded) => {
+      if (loaded.lines.length === 0) throw new UsageError(`rein viz: ${file} holds no trace lines (${statSync(path).size === 0 ? 'the file is empty' : 'none of it is JSON lines'}); nothing to show`);
+    },
+  });
   for (const note of trace.notes) io.stderr.write(`rein viz: ${note.text}\n`);
-  if (trace.lines.length === 0) throw new UsageError(`rein viz: ${file} holds no trace lines (${statSync(path).size === 0 ? 'the file is empty' : 'none of it is JSON lines'}); nothing to show`);
   if (out !== undefined) {
     writeOut(out, html);
     io.stderr.write(`rein viz: wrote ${out} (${trace.lines.length} events; open it in a browser, no server needed)\n`);

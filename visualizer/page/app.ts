@@ -5,7 +5,7 @@ import { scopeOfPick } from './chart-scope.js';
 import { DetailView } from './detail-view.js';
 import { h } from './dom.js';
 import { EventList } from './event-list.js';
-import { duration } from './format.js';
+import { clockPair } from './format.js';
 import { Gauges } from './gauges.js';
 import { bindKeys } from './keys.js';
 import { connectLive, type Connection } from './live-client.js';
@@ -133,7 +133,7 @@ class App {
     this.showDetail(moment, visits.states);
     const ended = timeline.moment(timeline.length - 1).status ?? (live?.status === 'done' ? 'ended' : null);
     this.header.update(timeline.entries.find((entry) => entry.kind === 'start') ?? null, { ended, live: live !== null, connection: this.connection, following: this.data.mode === 'follow', followEnded: this.followEnded });
-    this.scrubber.update(this.index, positionLabel(moment.index, timeline.length, moment.step, moment.elapsed), { following: this.following, playing: this.playing, live: live !== null && connected && !this.followEnded });
+    this.scrubber.update(this.index, positionLabel(moment.index, timeline.length, moment.step, moment.elapsed, this.data.limits.maxSeconds), { following: this.following, playing: this.playing, live: live !== null && connected && !this.followEnded });
     Object.assign(this.root.dataset, { index: String(moment.index), state: shown ?? '', status: moment.status ?? '', level: this.view.levelKey }, live ? { inspected: String(live.received) } : {});
     document.title = `${shown ?? 'rein'} · rein`;
   }
@@ -176,9 +176,10 @@ function phaseStats(visits: ReturnType<Timeline['visits']>): Map<string, PhaseSt
   return stats;
 }
 
-function positionLabel(index: number, length: number, step: number, elapsed: number | null): string {
+/** Where the scrubber is; the time in the TIME gauge's format. */
+function positionLabel(index: number, length: number, step: number, elapsed: number | null, maxSeconds: number): string {
   if (length === 0) return 'no events';
-  return `event ${index + 1} / ${length.toLocaleString('en-US')} · step ${step}${elapsed !== null ? ` · ${duration(elapsed)}` : ''}`;
+  return `event ${index + 1} / ${length.toLocaleString('en-US')} · step ${step}${elapsed !== null ? ` · ${clockPair(elapsed, maxSeconds)[0]}` : ''}`;
 }
 
 /** A colour per phase, in chart order, from the stylesheet's phase palette. */

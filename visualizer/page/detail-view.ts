@@ -36,15 +36,21 @@ export class DetailView {
   }
 
   showNode(node: GraphNode, entered: number): void {
-    this.shown = `node:${node.id}:${entered}`;
-    const exits = this.chart.outgoing(node.id);
+    const key = `node:${node.id}:${entered}`;
+    if (key === this.shown) return;
+    this.shown = key;
+    const inside = (id: string | null) => id !== null && (id === node.id || id.startsWith(`${node.id}.`));
+    // A phase is left from the states inside it: its ways out are theirs.
+    const ways = node.kind === 'compound' ? this.chart.graph.transitions.filter((transition) => inside(transition.source) && transition.source !== node.id && transition.target !== null && !inside(transition.target)) : [];
+    const exits = [...this.chart.outgoing(node.id), ...ways];
     const head = h('header', {}, h('span', { class: 'badge tone-phase' }, node.kind === 'root' ? 'machine' : node.kind), h('span', { class: 'title' }, node.kind === 'root' ? 'any state' : node.id), h('span', { class: 'meta' }, entered > 0 ? `entered ×${entered} so far` : 'not entered yet'));
     const fields: Field[] = [];
     if (node.invokes.length > 0) fields.push(['invokes', node.invokes.join(', ')]);
     if (node.entry.length > 0) fields.push(['on entry', node.entry.join(', ')]);
-    const list = h('ol', { class: 'exits' }, ...exits.map((transition) => h('li', {}, transitionLine(transition), ...(transition.guard && knowsGuard(transition.guard.name) ? [h('div', { class: 'said' }, phraseGuard(transition.guard))] : []))));
+    const list = h('ol', { class: 'exits' }, ...exits.map((transition) => h('li', {}, ways.includes(transition) ? h('span', { class: 'from' }, `${transition.source.slice(node.id.length + 1)}: `) : '', transitionLine(transition), ...(transition.guard && knowsGuard(transition.guard.name) ? [h('div', { class: 'said' }, phraseGuard(transition.guard))] : []))));
+    const title = ways.length > 0 ? 'Ways out of this phase, from the state that takes each, in the order XState tries them' : 'Transitions, in the order XState tries them';
     this.element.replaceChildren(head, node.description ? h('p', { class: 'desc' }, node.description) : '', fieldGrid(fields),
-      exits.length > 0 ? h('h4', {}, 'Transitions, in the order XState tries them') : '', exits.length > 0 ? list : '');
+      exits.length > 0 ? h('h4', {}, title) : '', exits.length > 0 ? list : '');
   }
 
   showEdge(edge: GraphEdge): void {

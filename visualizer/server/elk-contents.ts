@@ -7,16 +7,18 @@ import { METRICS } from './metrics.js';
 
 /**
  * The children and the arrows laid out inside one container; the root draws
- * itself as "any state" when it has arrows. A compound that `closed` says is
- * closed is one box of the phase card's size.
+ * itself as "any state" when it has arrows. A compound for which `fixed`
+ * gives a size is laid out as one box of that size (a closed phase, or an
+ * open one whose inside is already laid out).
  */
-export function elkContents(shape: MachineShape, container: string, edges: EdgeGroup[], rail: Set<string>, closed: (node: NodeShape) => boolean, arrow: (edge: EdgeGroup) => ElkExtendedEdge = wholeArrow): Pick<ElkNode, 'children' | 'edges'> {
+export function elkContents(shape: MachineShape, container: string, edges: EdgeGroup[], rail: Set<string>, fixed: (node: NodeShape) => { width: number; height: number } | null, arrow: (edge: EdgeGroup) => ElkExtendedEdge = wholeArrow): Pick<ElkNode, 'children' | 'edges'> {
   const own = edges.filter((edge) => edge.container === container);
   const root = shape.nodes.find((node) => node.kind === 'root');
   const drawRoot = container === shape.machineId && root !== undefined && !rail.has(root.id) && own.some((edge) => edge.source === root.id);
   const children = shape.nodes.filter((node) => node.parent === container && !rail.has(node.id)).map((node): ElkNode => {
-    if (closed(node)) return { id: node.id, width: METRICS.phaseWidth, height: METRICS.phaseHeight };
-    const inner = elkContents(shape, node.id, edges, rail, closed, arrow);
+    const size = fixed(node);
+    if (size) return { id: node.id, ...size };
+    const inner = elkContents(shape, node.id, edges, rail, fixed, arrow);
     return (inner.children?.length ?? 0) > 0 ? { id: node.id, layoutOptions: COMPOUND_OPTIONS, ...inner } : leaf(node);
   });
   return { children: [...(drawRoot ? [leaf(root)] : []), ...children], edges: own.map(arrow) };

@@ -13,7 +13,8 @@ const WHOLE_OPTIONS = topOptions('RIGHT', { layers: 48, nodes: 28, label: 3 });
  * state laid out inside its box; top-level phases left to right) and returns
  * the drawable graph. Top-level final states sit on a rail underneath (see
  * `layoutRail`), so the chart stays about twice as wide as it is tall. The
- * phase-level views (`levels`) are laid out too, from the same arrows.
+ * phase-level views (`levels`) are laid out after it, reusing each phase's
+ * inside.
  *
  * @example const graph = await layoutMachine(describeMachine(machine));
  */
@@ -21,24 +22,22 @@ export async function layoutMachine(shape: MachineShape): Promise<StatechartGrap
   const edges = groupEdges(shape);
   const rail = railNodes(shape, edges);
   const onRail = (edge: EdgeGroup) => edge.container === shape.machineId && (rail.has(edge.target) || rail.has(edge.source));
-  const [whole, levels] = await Promise.all([
-    runElk({ id: '__layout_root__', layoutOptions: WHOLE_OPTIONS, ...elkContents(shape, shape.machineId, edges.filter((edge) => !onRail(edge)), rail, () => false) }),
-    layoutLevels(shape, edges),
-  ]);
+  const whole = await runElk({ id: '__layout_root__', layoutOptions: WHOLE_OPTIONS, ...elkContents(shape, shape.machineId, edges.filter((edge) => !onRail(edge)), rail, () => null) });
   const laidOut = whole.root;
   const railed = layoutRail(shape.nodes.filter((node) => rail.has(node.id)), edges.filter(onRail), boxesOf(whole.nodes), { side: 'below', width: laidOut.width ?? 0, bottom: (laidOut.height ?? 0) - 12 });
   const nodes: GraphNode[] = shape.nodes.map((node) => {
     const box = railed.boxes.get(node.id) ?? whole.nodes.get(node.id);
     return { ...node, x: box?.x ?? 0, y: box?.y ?? 0, width: box?.width ?? 0, height: box?.height ?? 0 };
   });
+  const routes = new Map(edges.map((edge) => [edge.id, placedRoute(whole.edges.get(edge.id), railed.routes.get(edge.id))]));
+  const levels = await layoutLevels(shape, edges, { boxes: boxesOf(whole.nodes), routes });
   return {
     machineId: shape.machineId,
     width: rail.size > 0 ? railed.width : Math.ceil(laidOut.width ?? 0),
     height: rail.size > 0 ? railed.height : Math.ceil(laidOut.height ?? 0),
     nodes,
     edges: edges.map((edge): GraphEdge => ({
-      id: edge.id, source: edge.source, target: edge.target, transitions: edge.transitions, lines: edge.lines, toFinal: edge.toFinal,
-      ...placedRoute(whole.edges.get(edge.id), railed.routes.get(edge.id)),
+      id: edge.id, source: edge.source, target: edge.target, transitions: edge.transitions, lines: edge.lines, toFinal: edge.toFinal, ...routes.get(edge.id)!,
     })),
     transitions: shape.transitions,
     levels,

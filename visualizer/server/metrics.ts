@@ -3,7 +3,7 @@ export const METRICS = {
   nodeHeight: 32,
   invokeHeight: 44,
   nodeMinWidth: 76,
-  /** 12.5 px sans, as `.node .name`. */
+  /** 12 px sans, as `.node .name` (with room to spare). */
   nodeCharWidth: 7.6,
   /** 11 px mono, as `.edge .label`. */
   labelCharWidth: 6.7,

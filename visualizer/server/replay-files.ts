@@ -18,37 +18,59 @@ export function replayPathFor(tracePath: string): string {
   return join(dirname(tracePath), name === 'trace.jsonl' ? REPLAY_FILE : `${name.replace(/\.jsonl$/, '')}.replay.html`);
 }
 
+export interface ReplayPages {
+  written: string[];
+  failed: Array<{ tracePath: string; error: string }>;
+}
+
 /**
  * Writes the replay page of each trace beside it (see `replayPathFor`), so
  * a report can link every run to its replay and the pages open from disk.
- * A page newer than its trace is kept. Each distinct machine is laid out
- * once. Returns the pages
- * written; a trace that cannot be read is skipped and named in `failed`.
+ * Pages are written one after another in the background as runs finish
+ * (`add`), so an eval's pages are ready soon after its last run; `finish`
+ * adds any left (runs kept from an earlier eval) and resolves when all are
+ * written. A page newer than its trace is kept; each distinct machine is
+ * laid out once; a trace that cannot be read is named in `failed`.
  *
- * @example const { written } = await writeReplayPages(records.map((record) => join(outDir, record.tracePath)));
+ * @example const replays = createReplayWriter(); onRecord = (record) => replays.add(join(outDir, record.tracePath)); await replays.finish(all);
  */
-export async function writeReplayPages(tracePaths: string[]): Promise<{ written: string[]; failed: Array<{ tracePath: string; error: string }> }> {
+export function createReplayWriter(): { add(tracePath: string): void; finish(tracePaths: string[]): Promise<ReplayPages> } {
   const charts = new Map<string, Promise<StatechartGraph>>();
-  const written: string[] = [];
-  const failed: Array<{ tracePath: string; error: string }> = [];
-  for (const tracePath of tracePaths.map((path) => resolve(path))) {
-    const page = replayPathFor(tracePath);
-    if (!existsSync(tracePath) || (existsSync(page) && statSync(page).mtimeMs >= statSync(tracePath).mtimeMs)) continue;
-    try {
-      const { html } = await renderReplayPage(tracePath, {
-        chart: (trace) => {
-          // Rules differ per task (the test command, say) while the machine often does not: one layout per machine shape.
-          const shape = describeMachine(trace.machine);
-          const key = JSON.stringify(shape);
-          if (!charts.has(key)) charts.set(key, layoutMachine(shape));
-          return charts.get(key)!;
-        },
-      });
-      writeFileSync(page, html);
-      written.push(page);
-    } catch (error) {
-      failed.push({ tracePath, error: (error as Error).message });
-    }
+  const done: ReplayPages = { written: [], failed: [] };
+  const queued = new Set<string>();
+  let queue: Promise<void> = Promise.resolve();
+  const add = (tracePath: string) => {
+    const path = resolve(tracePath);
+    if (queued.has(path)) return;
+    queued.add(path);
+    queue = queue.then(() => writeOne(path, charts, done));
+  };
+  return {
+    add,
+    async finish(tracePaths) {
+      tracePaths.forEach(add);
+      await queue;
+      return done;
+    },
+  };
+}
+
+async function writeOne(tracePath: string, charts: Map<string, Promise<StatechartGraph>>, done: ReplayPages): Promise<void> {
+  const page = replayPathFor(tracePath);
+  if (!existsSync(tracePath) || (existsSync(page) && statSync(page).mtimeMs >= statSync(tracePath).mtimeMs)) return;
+  try {
+    const { html } = await renderReplayPage(tracePath, {
+      chart: (trace) => {
+        // Rules differ per task (the test command, say) while the machine often does not: one layout per machine shape.
+        const shape = describeMachine(trace.machine);
+        const key = JSON.stringify(shape);
+        if (!charts.has(key)) charts.set(key, layoutMachine(shape));
+        return charts.get(key)!;
+      },
+    });
+    writeFileSync(page, html);
+    done.written.push(page);
+  } catch (error) {
+    done.failed.push({ tracePath, error: (error as Error).message });
   }
-  return { written, failed };
 }
