@@ -22,7 +22,7 @@ function serve(args: string[]): Promise<Served> {
   let stderr = '';
   const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no URL printed:\n${stderr}`)), 20_000);
+    const timer = setTimeout(() => reject(new Error(`no URL printed:\n${stderr}`)), 60_000);
     child.stdout!.resume();
     child.stderr!.setEncoding('utf8');
     child.stderr!.on('data', (chunk: string) => {

@@ -30,7 +30,7 @@ describe('the replay page of a rein demo trace', () => {
     watched = watchPage(page);
     await page.goto(`file://${htmlPath}`);
     await page.waitForSelector('#app.ready');
-  });
+  }, 180_000);
 
   afterAll(async () => {
     await browser?.close();
