@@ -76,7 +76,7 @@ describe('the served page', () => {
     await waitForText(page, '.scrubber .transport button:last-child', 'Latest');
     expect(await page.textContent('.scrubber .transport button:last-child')).toBe('Latest');
     expect(await page.textContent('.top .pill')).toBe('done');
-  }, 60_000);
+  }, 120_000);
 
   it('follows `rein resume --viz` of a killed run: the page starts with the steps before the kill and reaches done', async () => {
     const runDir = join(dir.path, 'killed-run');
@@ -154,7 +154,7 @@ describe('the served page', () => {
     await page.goto(served.url);
     await waitForText(page, '.top .pill', 'no end line');
     expect((await fetch(`${served.url}events`)).status).toBe(404);
-  }, 90_000);
+  }, 150_000);
 
   it('serves a finished trace with `rein viz <trace> --port 0`', async () => {
     // The trace the live run above wrote, or a fresh one when that test was skipped.
@@ -172,5 +172,5 @@ describe('the served page', () => {
     expect(watched.errors).toEqual([]);
     served.child.kill('SIGINT');
     expect(await served.exit).toBe(0);
-  }, 60_000);
+  }, 120_000);
 });
