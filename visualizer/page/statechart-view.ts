@@ -44,7 +44,7 @@ export class StatechartView {
   constructor(private readonly chart: ChartIndex, why: HTMLElement, private readonly onPick: (pick: ChartPick) => void, private readonly onLevel: (key: LevelKey) => void = () => undefined) {
     this.phases = phasesOf(chart.graph);
     this.viewport = s('g', { class: 'viewport' });
-    this.svg = s('svg', { class: 'chart', role: 'img', 'aria-label': `Statechart of ${chart.graph.machineId}` }, markers(), this.viewport);
+    this.svg = s('svg', { class: 'chart', role: 'group', 'aria-label': `Statechart of ${chart.graph.machineId}: click a phase to open it, a state or an arrow to list its events` }, markers(), this.viewport);
     this.toolbar = new ChartToolbar({
       level: (whole) => this.setLevel(whole ? 'whole' : 'phases', true),
       follow: () => { this.setFollowing(!this.following); this.frame(true); },
