@@ -14,6 +14,7 @@ import { runKey, type RunRecord } from './run-record.js';
 import { renderSummary } from './summary-md.js';
 import { loadTaskSet, type EvalTask } from './task.js';
 import { describeModel, describePrices } from './notes.js';
+import { createReplayWriter } from '../visualizer/server/replay-files.js';
 
 export interface EvalOptions {
   tasksDir: string;
@@ -66,7 +67,8 @@ export async function runEval(options: EvalOptions): Promise<EvalResult> {
   const pending = jobs.filter((job) => !finished.has(jobKey(job)));
   mkdirSync(outDir, { recursive: true });
   writeManifest(outDir, options, configs);
-  await runPending(pending, previous, jobs.length, configs, options, resultsPath);
+  const replays = createReplayWriter();
+  await runPending(pending, previous, jobs.length, configs, options, resultsPath, (record) => { if (record.tracePath) replays.add(join(outDir, record.tracePath)); });
   // The reports cover everything this folder holds for these configurations, so a `--task` re-run does not shrink them.
   const labels = new Set(configs.map((config) => config.label));
   const records = latestPerKey(readResults(resultsPath).records.filter((record) => labels.has(record.config) && record.repeat < options.repeat));
@@ -75,6 +77,8 @@ export async function runEval(options: EvalOptions): Promise<EvalResult> {
     modelNote: describeModel(options.endpoint), priceNote: describePrices(records),
     taskNotes: Object.fromEntries(taskSet.tasks.map((task) => [task.id, options.endpoint ? '' : simulatedNote(task)])),
   });
+  // Each run's replay page beside its trace (written as runs finish; kept runs' now): report.html links every cell to it.
+  await replays.finish(records.filter((record) => record.tracePath).map((record) => join(outDir, record.tracePath)));
   const files = { results: resultsPath, summary: join(outDir, 'summary.md'), report: join(outDir, 'report.html') };
   writeFileSync(files.summary, renderSummary(view));
   writeFileSync(files.report, renderReport(view));
@@ -95,7 +99,7 @@ function selectTasks(tasks: EvalTask[], options: EvalOptions, problems: Array<{ 
   });
 }
 
-async function runPending(pending: EvalJob[], previous: RunRecord[], total: number, configs: ResolvedConfiguration[], options: EvalOptions, resultsPath: string): Promise<void> {
+async function runPending(pending: EvalJob[], previous: RunRecord[], total: number, configs: ResolvedConfiguration[], options: EvalOptions, resultsPath: string, recorded: (record: RunRecord) => void): Promise<void> {
   const writer = openResultsWriter(resultsPath);
   const progress = createProgress(options.progress ?? { write: () => true }, { total, configs: configs.map((config) => config.label), previous });
   try {
@@ -103,7 +107,7 @@ async function runPending(pending: EvalJob[], previous: RunRecord[], total: numb
       parallel: options.parallel,
       ...(options.workerPath ? { workerPath: options.workerPath } : {}),
       ...(options.env ? { env: options.env } : {}),
-      onRecord: (record) => { writer.append(record); progress.finished(record); },
+      onRecord: (record) => { writer.append(record); progress.finished(record); recorded(record); },
     });
   } finally {
     writer.close();

@@ -1,3 +1,4 @@
+import { runFile } from '../run/run-dir.js';
 import { cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
@@ -100,7 +101,7 @@ interface Ending {
 
 /** The results line for a job, with counts from its trace (also used for runs the parent had to kill). */
 export function recordFor(job: EvalJob, startedAt: string, ending: Ending, check: ShellResult | null): RunRecord {
-  const tracePath = join(job.runDir, 'trace.jsonl');
+  const tracePath = runFile(job.runDir, 'trace');
   const { end: _end, ...metrics } = metricsFromTraceFile(tracePath, job.price);
   return {
     task: job.task.id, config: job.config.label, repeat: job.repeat,

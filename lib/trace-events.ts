@@ -36,6 +36,9 @@ export interface ResumeEvent {
   recordLength: number;
   elapsedMs: number;
   note?: string;
+  /** The process that writes the trace from here on (a follower stops when it is gone). */
+  pid?: number;
+  host?: string;
 }
 
 export interface InterruptedEvent { kind: 'interrupted'; state: string }

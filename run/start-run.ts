@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, realpathSync, rmSync } from 'node:fs';
 import { join, resolve, sep } from 'node:path';
 import { createActor, toPromise, type InspectionEvent } from 'xstate';
+import { thisTraceWriter } from '../lib/trace-writer.js';
 import { createContextManagerActor } from '../actors/context-manager-actor.js';
 import type { ModelSource } from '../actors/model-source.js';
 import { createSummarizer } from '../actors/summarizer.js';
@@ -179,7 +180,7 @@ function launch(options: RunOptions, saved: SavedState | null): RunHandle {
   });
 
   if (!saved && firstIndex > 0) {
-    trace.log('resume', { fromState: 'start', recordLength: 0, elapsedMs: 0, note: 'killed before the first step was saved; starting over' });
+    trace.log('resume', { fromState: 'start', recordLength: 0, elapsedMs: 0, note: 'killed before the first step was saved; starting over', ...thisTraceWriter() });
   } else if (!saved) {
     writeRunMeta(options.runDir, {
       workspace, task: options.task, testCmd: options.testCmd, model: options.model.name, rules,
@@ -187,9 +188,9 @@ function launch(options: RunOptions, saved: SavedState | null): RunHandle {
       ...(options.configPath ? { configPath: options.configPath } : {}),
       ...(options.tracePath ? { tracePath } : {}),
     });
-    trace.log('start', { version: TRACE_VERSION, task: options.task, testCmd: options.testCmd, model: options.model.name, endpoint: options.model.description, workspace, runDir: options.runDir, sandbox, tools: tools.map((tool) => tool.name), rules });
+    trace.log('start', { version: TRACE_VERSION, task: options.task, testCmd: options.testCmd, model: options.model.name, endpoint: options.model.description, workspace, runDir: options.runDir, sandbox, tools: tools.map((tool) => tool.name), rules, ...thisTraceWriter() });
   }
-  if (saved) trace.log('resume', { fromState: tracer.label(), recordLength: saved.recordLength, elapsedMs: saved.elapsedMs });
+  if (saved) trace.log('resume', { fromState: tracer.label(), recordLength: saved.recordLength, elapsedMs: saved.elapsedMs, ...thisTraceWriter() });
   let interrupted = false;
   let tampered: string[] = [];
   const done = (async () => {

@@ -1,5 +1,5 @@
-import { existsSync, statSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { accessSync, constants, existsSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { UsageError } from '../../lib/errors.js';
 import { parseCommand, stringFlag, type FlagSpec } from '../args.js';
 import type { Io } from '../execute-run.js';
@@ -9,7 +9,7 @@ import { parsePort } from '../../visualizer/server/viz-flags.js';
 import { renderReplayPage } from '../../visualizer/server/replay-page.js';
 import { startVizServer } from '../../visualizer/server/viz-server.js';
 import { createLiveFeed } from '../../visualizer/server/live-feed.js';
-import { followTraceFile } from '../../visualizer/server/trace-follow.js';
+import { followRun } from '../../visualizer/server/follow-run.js';
 import { readRunMeta, runFile } from '../../run/run-dir.js';
 
 export const VIZ_USAGE = `rein viz <trace.jsonl | run-dir> [--port N] [--out FILE] [--no-follow]
@@ -36,18 +36,21 @@ export async function vizCommand(argv: string[], io: Io, _env: NodeJS.ProcessEnv
   const path = traceIn(resolve(file), file);
   const port = parsePort('rein viz', '--port', stringFlag(parsed, 'port'));
   const out = stringFlag(parsed, 'out');
-  const { html, trace, following } = await renderReplayPage(path, { follow: !out && parsed.values['no-follow'] !== true });
+  if (out !== undefined) checkWritable(out);
+  const { html, trace, following } = await renderReplayPage(path, {
+    follow: !out && parsed.values['no-follow'] !== true,
+    check: (loaded) => {
+      if (loaded.lines.length === 0) throw new UsageError(`rein viz: ${file} holds no trace lines (${statSync(path).size === 0 ? 'the file is empty' : 'none of it is JSON lines'}); nothing to show`);
+    },
+  });
   for (const note of trace.notes) io.stderr.write(`rein viz: ${note.text}\n`);
-  if (trace.lines.length === 0 && statSync(path).size > 0) throw new UsageError(`rein viz: ${file} holds no trace lines (none of it is JSON lines); nothing to show`);
-  if (out) {
-    writeFileSync(resolve(out), html);
+  if (out !== undefined) {
+    writeOut(out, html);
     io.stderr.write(`rein viz: wrote ${out} (${trace.lines.length} events; open it in a browser, no server needed)\n`);
     return EXIT.done;
   }
   const feed = following ? createLiveFeed() : undefined;
-  const stopFollowing = feed ? followTraceFile(path, trace.completeBytes, (line) => sayWhenEnded(feed.traceLine(line), io), {
-    onReset: () => io.stderr.write('rein viz: the trace file got shorter (replaced?); no longer following it\n'),
-  }) : undefined;
+  const stopFollowing = feed ? followRun(path, { lines: trace.lines, from: trace.completeBytes, feed, say: (text) => io.stderr.write(text) }) : undefined;
   const server = await startVizServer({ port, page: () => html, ...(feed ? { feed } : {}) });
   io.stderr.write(`rein viz: ${trace.lines.length} events from ${file}\n`);
   if (following) io.stderr.write('rein viz: the run has no end line yet: following the trace, new events appear as it is written (a killed run writes none; --no-follow turns this off)\n');
@@ -75,7 +78,23 @@ function traceIn(path: string, given: string): string {
   throw new UsageError(`rein viz: ${given} is a directory without a trace (expected a trace.jsonl file or a run directory)`);
 }
 
-/** A followed run that ends is said so on the terminal too. */
-function sayWhenEnded(line: Record<string, unknown> | null, io: Io): void {
-  if (line?.kind === 'end') io.stderr.write(`rein viz: the run ended (${String(line.status)})\n`);
+/** `--out` must name a file in a directory that exists and can be written: checked before the page is built. */
+function checkWritable(out: string): void {
+  const path = resolve(out);
+  if (out === '' || (existsSync(path) && statSync(path).isDirectory())) throw new UsageError(`rein viz: --out ${out} is a directory; give a file name, e.g. ${join(out || '.', 'run.html')}`);
+  const dir = dirname(path);
+  if (!existsSync(dir)) throw new UsageError(`rein viz: cannot write --out ${out}: the directory ${dir} does not exist`);
+  try {
+    accessSync(existsSync(path) ? path : dir, constants.W_OK);
+  } catch {
+    throw new UsageError(`rein viz: cannot write --out ${out}: ${existsSync(path) ? 'the file' : `the directory ${dir}`} is not writable`);
+  }
+}
+
+function writeOut(out: string, html: string): void {
+  try {
+    writeFileSync(resolve(out), html);
+  } catch (error) {
+    throw new UsageError(`rein viz: cannot write --out ${out}: ${(error as Error).message}`);
+  }
 }

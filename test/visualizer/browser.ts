@@ -5,6 +5,8 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import type { AnyStateMachine } from 'xstate';
 import { scriptedModelSource } from '../../actors/model-source.js';
 import { demoScript, DEMO_TASK, DEMO_TEST_CMD } from '../../demo/demo-model.js';
+import { simulatedModelSource } from '../../eval/simulated/model-source.js';
+import { simulationSchema } from '../../eval/simulated/simulation-schema.js';
 import { rulesSchema } from '../../rules/schema.js';
 import { startRun } from '../../run/start-run.js';
 import { demoRepoFiles } from '../helpers/demo-files.js';
@@ -35,6 +37,34 @@ export async function recordDemoTrace(runDir: string): Promise<string> {
   });
   const output = await handle.done;
   if (output.status !== 'done') throw new Error(`the demo ended ${output.status}: ${output.reason}`);
+  return handle.tracePath;
+}
+
+const ROUGH_TASK = 'Fix calc.js so the tests pass.';
+const ROUGH_FILES: Record<string, string> = {
+  'package.json': '{ "type": "module" }\n',
+  'calc.js': 'export function add(a, b) {\n  return a - b;\n}\n',
+  'calc.test.js': "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { add } from './calc.js';\ntest('add', () => assert.equal(add(2, 3), 5, 'add adds'));\n",
+};
+
+/**
+ * A rough run, in this process with real tools: a simulated model that
+ * tries `git push --force` first (the deny list blocks it) and re-runs the
+ * failing tests unchanged until the stall detector nudges it. Its trace has
+ * a blocked command, a stall nudge and a gate decision.
+ */
+export async function recordRoughTrace(runDir: string): Promise<string> {
+  const workspace = `${runDir}-workspace`;
+  mkdirSync(workspace, { recursive: true });
+  writeFiles(workspace, ROUGH_FILES);
+  const rules = rulesSchema.parse({ verification: { command: 'node --test' } });
+  const model = await simulatedModelSource({
+    kind: 'registry', names: ['destructive-commands', 'repeat-failing-command'],
+    simulation: simulationSchema.parse({ inspect: ['calc.js'], fixes: [{ path: 'calc.js', old: 'return a - b;', new: 'return a + b;', reveal: 'add adds' }], destructive: [{ command: 'git push --force origin HEAD:main' }] }),
+  }, rules, { prompt: ROUGH_TASK, testCmd: 'node --test' });
+  const handle = startRun({ workspace, task: ROUGH_TASK, testCmd: 'node --test', rules, model, runDir });
+  const output = await handle.done;
+  if (output.status !== 'done') throw new Error(`the rough run ended ${output.status}: ${output.reason}`);
   return handle.tracePath;
 }
 

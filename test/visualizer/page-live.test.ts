@@ -22,7 +22,7 @@ function serve(args: string[]): Promise<Served> {
   let stderr = '';
   const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no URL printed:\n${stderr}`)), 20_000);
+    const timer = setTimeout(() => reject(new Error(`no URL printed:\n${stderr}`)), 60_000);
     child.stdout!.resume();
     child.stderr!.setEncoding('utf8');
     child.stderr!.on('data', (chunk: string) => {
@@ -69,16 +69,21 @@ describe('the served page', () => {
     expect(watched.requests.every((url) => url.startsWith(served!.url))).toBe(true);
 
     expect(served.stderr()).toContain('press Ctrl+C to exit');
+    expect(await page.textContent('.scrubber .transport button:last-child')).toBe('● Live');
     served.child.kill('SIGTERM');
     expect(await served.exit).toBe(0);
-  }, 60_000);
+    // The server has gone: the page no longer claims to be live.
+    await waitForText(page, '.scrubber .transport button:last-child', 'Latest');
+    expect(await page.textContent('.scrubber .transport button:last-child')).toBe('Latest');
+    expect(await page.textContent('.top .pill')).toBe('done');
+  }, 120_000);
 
   it('follows `rein resume --viz` of a killed run: the page starts with the steps before the kill and reaches done', async () => {
     const runDir = join(dir.path, 'killed-run');
     const tracePath = join(runDir, 'trace.jsonl');
     const first = await serve(['demo', '--viz', '--viz-exit', '--viz-port', '0', '--run-dir', runDir]);
     // The paced demo model answers every 450 ms: kill it once its first edit is traced, well before the end.
-    const deadline = Date.now() + 30_000;
+    const deadline = Date.now() + 60_000;
     while (!(existsSync(tracePath) && readFileSync(tracePath, 'utf8').includes('"name":"edit_file"'))) {
       if (Date.now() > deadline) throw new Error(`the demo never made its first edit:\n${first.stderr()}`);
       await new Promise((resolve) => setTimeout(resolve, 50));
@@ -87,6 +92,17 @@ describe('the served page', () => {
     await first.exit;
     // The kill may cut the last line mid-write; the lines before it are whole.
     expect(readFileSync(tracePath, 'utf8')).not.toContain('"kind":"end"');
+
+    // Served now, the cut trace of the dead run is not "following" forever: rein viz sees its process is gone.
+    served = await serve(['viz', runDir, '--port', '0']);
+    const cut = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    await cut.goto(served.url);
+    await waitForText(cut, '.top .pill', 'run gone: no end line');
+    expect(await cut.textContent('.notes')).toMatch(/the run's process \(pid \d+\) is gone and wrote no end line/);
+    await waitUntil(() => served!.stderr().includes('no longer following the trace'), 'rein viz to say it stopped following');
+    await cut.close();
+    served.child.kill('SIGINT');
+    await served.exit;
 
     served = await serve(['resume', runDir, '--viz', '--viz-port', '0']);
     const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
@@ -102,7 +118,7 @@ describe('the served page', () => {
     expect(watched.errors).toEqual([]);
     served.child.kill('SIGTERM');
     expect(await served.exit).toBe(0);
-  }, 90_000);
+  }, 180_000);
 
   it('follows a trace still being written with `rein viz <trace>`, a half-written line included, to its end line', async () => {
     const whole = readFileSync(await recordDemoTrace(join(dir.path, 'followed-source')), 'utf8');
@@ -138,7 +154,7 @@ describe('the served page', () => {
     await page.goto(served.url);
     await waitForText(page, '.top .pill', 'no end line');
     expect((await fetch(`${served.url}events`)).status).toBe(404);
-  }, 90_000);
+  }, 150_000);
 
   it('serves a finished trace with `rein viz <trace> --port 0`', async () => {
     // The trace the live run above wrote, or a fresh one when that test was skipped.
@@ -149,9 +165,12 @@ describe('the served page', () => {
     const watched = watchPage(page);
     await page.goto(served.url);
     await page.waitForSelector('#app.ready[data-state="done"]');
+    expect(await page.locator('svg.chart .node.phase').count()).toBe(4);
+    await page.click('.chart-tools button:text("All states")');
+    await page.waitForSelector('#app[data-level="whole"]');
     expect(await page.locator('svg.chart .node').count()).toBeGreaterThan(40);
     expect(watched.errors).toEqual([]);
     served.child.kill('SIGINT');
     expect(await served.exit).toBe(0);
-  }, 60_000);
+  }, 120_000);
 });

@@ -1,10 +1,13 @@
-import { copyFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarnessMachine } from '../../machines/harness-machine.js';
 import { rulesSchema } from '../../rules/schema.js';
+import { ChartIndex } from '../../visualizer/page/chart-index.js';
+import { Timeline } from '../../visualizer/page/timeline.js';
 import { renderReplayPage } from '../../visualizer/server/replay-page.js';
+import { buildStatechartGraph } from '../../visualizer/server/statechart-graph.js';
 import { expectedStates, launchChromium, readLines, recordDemoTrace, scrubTo, stateIds, tempDir, waitForText, watchPage } from './browser.js';
 
 // The replay page of a recorded `rein demo`, opened from disk in headless Chromium.
@@ -27,25 +30,29 @@ describe('the replay page of a rein demo trace', () => {
     watched = watchPage(page);
     await page.goto(`file://${htmlPath}`);
     await page.waitForSelector('#app.ready');
-  });
+  }, 180_000);
 
   afterAll(async () => {
     await browser?.close();
     dir.remove();
   });
 
-  it('draws every state of the run\'s machine, with guards on the arrows', async () => {
+  it('draws every state of the run\'s machine, with guards on the arrows, under "All states"', async () => {
     const machine = createHarnessMachine(rulesSchema.parse(lines[0]!.rules));
+    await page.click('.chart-tools button:text("All states")');
+    await page.waitForSelector('#app[data-level="whole"]');
     const drawn = await page.$$eval('svg.chart .node', (nodes) => nodes.map((node) => (node as SVGGElement).dataset.id));
     for (const id of stateIds(machine)) expect(drawn, id).toContain(id);
     const labels = await page.$$eval('svg.chart .edge .label', (texts) => texts.map((text) => text.textContent ?? ''));
     expect(labels.join(' ')).toContain('[hasToolCalls]');
     const tooltips = await page.$$eval('svg.chart .edge title', (titles) => titles.map((title) => title.textContent ?? ''));
-    expect(tooltips.join('\n')).toContain('[testsPassedSinceLastEdit] / acceptFinish');
+    expect(tooltips.join('\n')).toContain('[tests passed since the last edit] / acceptFinish');
   });
 
   it('moves the highlight with the scrubber: at every index, the state the trace says', async () => {
-    const expected = expectedStates(lines);
+    const timeline = new Timeline(new ChartIndex(await buildStatechartGraph(createHarnessMachine(rulesSchema.parse(lines[0]!.rules)))));
+    lines.forEach((line) => timeline.append(line));
+    const expected = expectedStates(timeline.entries.map((entry) => entry.data));
     // One round trip: move the range as a person would, let the page render, read what is highlighted.
     const seen = await page.evaluate(async (count) => {
       const range = document.querySelector<HTMLInputElement>('.scrubber .range')!;
@@ -68,21 +75,26 @@ describe('the replay page of a rein demo trace', () => {
   }, 60_000);
 
   it('marks the gate refusal: the fallback taken, the refused guard, the row in the event list', async () => {
-    const refusal = lines.findIndex((line) => Array.isArray(line.actions) && line.actions.includes('refuseFinish'));
-    const from = String(lines[refusal]!.from);
+    const timeline = new Timeline(new ChartIndex(await buildStatechartGraph(createHarnessMachine(rulesSchema.parse(lines[0]!.rules)))));
+    lines.forEach((line) => timeline.append(line));
+    const ordered = timeline.entries.map((entry) => entry.data);
+    const refusal = ordered.findIndex((line) => Array.isArray(line.actions) && line.actions.includes('refuseFinish'));
+    const from = String(ordered[refusal]!.from);
     await scrubTo(page, refusal);
-    expect(await page.$eval('svg.chart .edge.taken', (edge) => (edge as SVGGElement).dataset.id)).toBe(`${from}->${String(lines[refusal]!.to)}`);
+    expect(await page.$eval('svg.chart .edge.taken', (edge) => (edge as SVGGElement).dataset.id)).toBe(`${from}->${String(ordered[refusal]!.to)}`);
     expect(await page.$eval('svg.chart .edge.refused', (edge) => (edge as SVGGElement).dataset.id)).toBe(`${from.split('.')[0]}->done`);
-    expect(await page.textContent('.why .guards')).toContain('✗ [testsPassedSinceLastEdit]');
+    expect(await page.textContent('.why .guards')).toContain('✗ [tests passed since the last edit]');
     expect(await page.textContent('.detail')).toContain('refused');
 
-    const finish = lines.findIndex((line) => line.kind === 'finish' && line.allowed === false);
+    // The decision's row comes right after the gate's transition, before the phase change it led to.
+    const finish = ordered.findIndex((line) => line.kind === 'finish' && line.allowed === false);
+    expect(finish).toBe(refusal + 1);
     await scrubTo(page, finish);
     const row = await page.$eval('.rows .row.current', (element) => ({ tone: element.className, text: element.textContent ?? '' }));
     expect(row.tone).toContain('tone-refusal');
     expect(row.text).toContain('gate refused finish');
 
-    await page.click('.scrubber button[aria-label^="Next event"]');
+    await page.click('.scrubber button[aria-label^="One event on"]');
     await page.waitForSelector(`#app[data-index="${finish + 1}"]`);
     await page.screenshot({ path: join(dir.path, 'replay-gate-refusal.png') });
   });
@@ -104,13 +116,7 @@ describe('the replay page of a rein demo trace', () => {
     expect(await page.textContent('.pill')).toBe('done');
   });
 
-  it('loads nothing from the network, logs no error, and takes a screenshot at 1280×800', async () => {
-    // The moment the README shows: the gate has just refused a finish.
-    await scrubTo(page, lines.findIndex((line) => Array.isArray(line.actions) && line.actions.includes('refuseFinish')));
-    await page.waitForTimeout(500);
-    const screenshot = join(dir.path, 'visualizer.png');
-    await page.screenshot({ path: screenshot });
-    if (process.env.REIN_VIZ_SCREENSHOT) copyFileSync(screenshot, process.env.REIN_VIZ_SCREENSHOT);
+  it('loads nothing from the network and logs no error', async () => {
     expect(watched.errors).toEqual([]);
     expect(watched.requests.filter((url) => !url.startsWith('file://') && !url.startsWith('data:'))).toEqual([]);
   });

@@ -45,7 +45,7 @@ describe('a 10,000-event trace, and narrow windows', () => {
     await page.goto(`file://${join(dir.path, 'big.html')}`);
     await page.waitForSelector(`#app.ready[data-index="${count - 1}"]`);
     openMs = Date.now() - started;
-  });
+  }, 180_000);
 
   afterAll(async () => {
     await browser?.close();

@@ -31,11 +31,34 @@ function timelineOf(values: unknown[]): Timeline {
 }
 
 describe('replaying a trace on the chart', () => {
-  it('the state at every index is the target of the last transition at or before it', () => {
+  it('the state at every index is the target of the last transition at or before it, in the timeline\'s order', () => {
     const timeline = timelineOf(lines);
-    const expected = expectedStates(lines);
-    lines.forEach((_, index) => expect(timeline.moment(index).state ?? '', `index ${index}`).toBe(expected[index]));
+    const shown = timeline.entries.map((entry) => entry.data);
+    const expected = expectedStates(shown);
+    shown.forEach((_, index) => expect(timeline.moment(index).state ?? '', `index ${index}`).toBe(expected[index]));
     expect(timeline.moment(lines.length - 1)).toMatchObject({ state: 'done', status: 'done', step: 9 });
+    // Nothing is lost or doubled by the reordering.
+    expect(shown.map((line) => line.i).sort((a, b) => Number(a) - Number(b))).toEqual(lines.map((line) => line.i));
+  });
+
+  it('puts each effect line right after the transition whose action wrote it, whatever order the trace used', () => {
+    const refusal = lines.findIndex((line) => line.kind === 'finish' && line.allowed === false);
+    const cause = lines.findIndex((line) => Array.isArray(line.actions) && line.actions.includes('refuseFinish'));
+    expect(refusal).toBeGreaterThan(cause + 1); // the recorder writes the decision after the phase change it caused
+    const effectFirst = [...lines];
+    const [moved] = effectFirst.splice(refusal, 1);
+    effectFirst.splice(cause, 0, moved!);
+    for (const order of [lines, effectFirst]) {
+      const timeline = timelineOf(order);
+      const at = timeline.entries.findIndex((entry) => entry.kind === 'finish' && entry.data.allowed === false);
+      const previous = timeline.entries[at - 1]!;
+      expect(previous.data.actions).toContain('refuseFinish');
+      // The moment of the refusal shows the gate's transition, not the phase change that came of it.
+      expect(timeline.moment(at).transition).toBe(previous);
+      expect(timeline.moment(at).match!.refused.map((transition) => transition.guard?.name)).toEqual(['testsPassedSinceLastEdit']);
+      const phaseChange = timeline.entries.findIndex((entry) => entry.data.guard === 'finishRefused');
+      expect(phaseChange).toBeGreaterThan(at);
+    }
   });
 
   it('matches every transition line to the machine transition it took, with the guards that refused before it', () => {
@@ -71,10 +94,13 @@ describe('replaying a trace on the chart', () => {
     const timeline = timelineOf(lines);
     const rows = timeline.entries.map((entry) => describeEntry(entry, entry.kind === 'transition' ? timeline.matchOf(entry) : null));
     expect(rows.find((row) => row.tone === 'refusal')!.text).toMatch(/^gate refused finish/);
-    expect(rows.find((row) => row.tone === 'failed')!.text).toBe('edit_file stats.js  (failed)');
+    expect(rows.find((row) => row.tone === 'failed')!.text).toBe('edit_file stats.js → rejected');
+    expect(rows.find((row) => row.text.startsWith('run node --test'))!.text).toBe('run node --test → exit 1');
     expect(rows.find((row) => row.badge === 'model')!.meta).toMatch(/^\d+ in · \d+ out/);
-    const gateStep = rows.find((row) => row.text.includes('.gate →') && row.text.includes('✗'));
-    expect(gateStep?.text).toMatch(/✗ testsPassedSinceLastEdit$/);
+    const gateStep = rows.find((row) => row.text.includes(': gate →') && row.text.includes('✗'));
+    expect(gateStep?.text).toMatch(/✗ testsPassedSinceLastEdit → else$/);
+    // A phase change names the phases and the exit guard that held; the event is left to the tooltip.
+    expect(rows.find((row) => row.badge === 'phase' && row.text.startsWith('plan → build'))).toMatchObject({ text: 'plan → build  ✓ todoWritten', meta: '' });
   });
 });
 
@@ -154,5 +180,45 @@ describe('a run with guards and actions from its rules module', () => {
     expect(trace.notes.map((note) => note.text).join('\n')).not.toMatch(/default rules/);
     expect(trace.rules.phases.plan.exits[0]!.guard).toBe('readSomething');
     expect(html).toContain('readSomething');
+  });
+});
+
+describe('stall, gate, blocked and context lines, as a person reads them', () => {
+  const row = (line: Record<string, unknown>) => describeEntry(toEntry({ i: 1, t: 1, ...line }, 1), null);
+
+  it('a stall names the rule, what it saw, the count against the limit and which nudge; an older line shows what it has', () => {
+    const now = row({ kind: 'stall', step: 12, rule: 'readLoop', limit: 8, count: 8, firings: 2, maxNudges: 3, message: 'Stop reading; edit.', reason: '8 reads in a row with nothing new' });
+    expect(now).toMatchObject({ badge: 'stall', tone: 'stall', text: 'readLoop: 8 reads in a row with nothing new (8/8) → nudge 2 of 3', meta: 'step 12' });
+    expect(now.title).toContain('nudge sent: Stop reading; edit.');
+    // Before the count and the reason were traced: the limit, and the rule said in words.
+    expect(row({ kind: 'stall', step: 3, rule: 'repeatedAction', limit: 3, firings: 1, message: 'm' }).text).toBe('repeatedAction: the same call with the same result 3 times in a row (3/3) → nudge 1');
+    expect(row({ kind: 'stall', rule: 'myOwnRule', firings: 1, message: 'm' }).text).toBe('myOwnRule → nudge 1');
+    expect(row({ kind: 'end', status: 'stalled', steps: 20, rule: 'readLoop', reason: '8 reads in a row with nothing new' }).text).toBe('stalled after 20 steps: readLoop: 8 reads in a row with nothing new');
+  });
+
+  it('a command the deny list refused is blocked, with the rule that matched, not failed', () => {
+    const blocked = row({ kind: 'tool', name: 'run', args: { command: 'git push --force' }, ok: false, effect: { kind: 'command', command: 'git push --force', exitCode: null, timedOut: false, blocked: true, blockedBy: 'git push publishes work outside the workspace' } });
+    expect(blocked).toMatchObject({ badge: 'blocked', tone: 'blocked', text: 'run git push --force  ⊘ blocked: git push publishes work outside the workspace' });
+    expect(blocked.text).not.toContain('failed');
+    const failed = row({ kind: 'tool', name: 'run', args: { command: 'make' }, ok: false, effect: { kind: 'command', command: 'make', exitCode: null, timedOut: true, blocked: false } });
+    expect(failed).toMatchObject({ tone: 'failed', text: 'run make → timed out' });
+    // An effect kind from a newer rein (a background job) is named, not dropped.
+    expect(row({ kind: 'tool', name: 'job_status', args: { id: 'j1' }, ok: true, effect: { kind: 'job', status: 'running' } }).text).toBe('job_status {"id":"j1"} → job running');
+  });
+
+  it('every context size is in tokens: a summary\'s characters convert with the run\'s own ratio', () => {
+    const timeline = timelineOf([
+      lines[0],
+      { i: 1, t: 1, kind: 'context', action: 'summarize', before: { chars: 30_000, tokens: 10_000 }, after: { chars: 27_000, tokens: 9_000 }, step: 6 },
+      { i: 2, t: 1, kind: 'context', action: 'summarized', foldedChars: 600, summaryChars: 300, step: 6 },
+      { i: 3, t: 1, kind: 'context', action: 'provider_rejected_length', rejectedTokens: 9_120, windowCap: 8_000, attempt: 1, step: 7 },
+    ]);
+    const text = (index: number) => describeEntry(timeline.entries[index]!, null, { charsPerToken: timeline.charsPerToken(index) }).text;
+    expect(text(1)).toBe('view over the hard limit, summarizing: 10,000 → 9,000 tokens');
+    expect(text(2)).toBe('summarized: old turns folded into a summary: ≈200 → ≈100 tokens');
+    expect(text(3)).toBe('the provider rejected a 9,120-token prompt as too long: window now 8,000 tokens, compacting harder (try 1)');
+    // The gauge's window follows what the provider said from then on.
+    expect(timeline.moment(2).learntWindow).toBeNull();
+    expect(timeline.moment(3).learntWindow).toBe(8_000);
   });
 });

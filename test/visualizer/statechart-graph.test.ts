@@ -79,3 +79,67 @@ describe('toMermaid', () => {
     for (const line of text.split('\n').filter((candidate) => candidate.includes('-->'))) expect(line.split(' : ').length, line).toBeLessThanOrEqual(2);
   });
 });
+
+describe('the phase level', () => {
+  const machine = createHarnessMachine(defaultRules());
+  let graph: StatechartGraph;
+  const phases = ['plan', 'build', 'verify', 'fix'];
+  const finals = ['done', 'step_limit', 'timeout', 'budget', 'stalled', 'failed'];
+
+  it('draws the phases as boxes with the ways a run ends beside them, and no state inside a phase', async () => {
+    graph = await buildStatechartGraph(machine);
+    const { overview } = graph.levels;
+    expect(Object.keys(overview.boxes).sort()).toEqual([...phases, ...finals, graph.machineId].sort());
+    const boxes = Object.entries(overview.boxes);
+    for (const [index, [a, boxA]] of boxes.entries()) for (const [b, boxB] of boxes.slice(index + 1)) expect(overlap(boxA, boxB), `${a} / ${b}`).toBe(false);
+    // Phases top to bottom in the machine's order; the finals in a column to their right.
+    const tops = phases.map((phase) => overview.boxes[phase]!.y);
+    expect([...tops].sort((a, b) => a - b)).toEqual(tops);
+    const phasesRight = Math.max(...phases.map((phase) => overview.boxes[phase]!.x + overview.boxes[phase]!.width));
+    for (const final of finals) expect(overview.boxes[final]!.x, final).toBeGreaterThan(phasesRight);
+    for (const [id, route] of Object.entries(overview.routes)) {
+      const edge = graph.edges.find((candidate) => candidate.id === id)!;
+      expect(overview.boxes[edge.source], id).toBeDefined();
+      expect(overview.boxes[edge.target], id).toBeDefined();
+      expect(route.points.length, id).toBeGreaterThanOrEqual(2);
+    }
+  });
+
+  it('labels each arrow between phases with the exit guards that can take it, from the rules', async () => {
+    graph ??= await buildStatechartGraph(machine);
+    const label = (id: string) => graph.levels.overview.routes[id]?.label?.text;
+    expect(label('plan->build')).toBe('todoWritten\neditMade');
+    expect(label('build->verify')).toBe('testRun\nfinishRefused');
+    expect(label('verify->fix')).toBe('testFailed');
+    expect(label('fix->verify')).toBe('testedAfterEdit');
+    // Into a final the arrow is labelled only when taken (the page writes it under the final).
+    expect(graph.levels.overview.routes['build->done']!.label).toBeNull();
+    const custom = await buildStatechartGraph(createHarnessMachine(rulesSchema.parse({ phases: { plan: { exits: [{ guard: 'todoProgress', count: 2, to: 'build' }] } } })));
+    expect(custom.levels.overview.routes['plan->build']!.label!.text).toBe('todoProgress(count: 2)');
+  });
+
+  it('opens one phase on its turn cycle inside its box, the other phases staying closed', async () => {
+    graph ??= await buildStatechartGraph(machine);
+    expect(Object.keys(graph.levels.open).sort()).toEqual([...phases].sort());
+    const open = graph.levels.open.build!;
+    const inner = graph.nodes.filter((node) => node.parent === 'build').map((node) => node.id);
+    for (const id of inner) expect(inside(open.boxes[id]!, open.boxes.build!), id).toBe(true);
+    for (const other of ['plan', 'verify', 'fix']) {
+      expect(open.boxes[other], other).toBeDefined();
+      expect(Object.keys(open.boxes).some((id) => id.startsWith(`${other}.`)), other).toBe(false);
+    }
+    const cycle = graph.edges.filter((edge) => edge.source.startsWith('build.') && edge.target.startsWith('build.'));
+    expect(cycle.length).toBeGreaterThan(5);
+    for (const edge of cycle) expect(open.routes[edge.id]?.points.length ?? 0, edge.id).toBeGreaterThanOrEqual(2);
+    expect(open.routes['build->verify']!.label!.text).toBe('testRun\nfinishRefused');
+  });
+
+  it('says the gate and "stall persists" in words on the chart, keeping the guard name in the label Mermaid uses', async () => {
+    graph ??= await buildStatechartGraph(machine);
+    const persists = graph.transitions.find((transition) => transition.guard?.name === 'stallPersists')!;
+    expect(persists.text).toBe('[a stall persists after 3 nudges]');
+    expect(persists.label).toMatch(/^\[stallPersists\(checks: \[6\], maxNudges: 3\)\]$/);
+    expect(graph.transitions.find((transition) => transition.guard?.name === 'testsPassedSinceLastEdit')!.text).toBe('[tests passed since the last edit]');
+    expect(graph.transitions.find((transition) => transition.guard?.name === 'readLoop')!.text).toBe('[readLoop(limit: 8)]');
+  });
+});

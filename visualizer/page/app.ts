@@ -1,15 +1,18 @@
 import type { PageData } from '../server/page-data.js';
 import { ChartIndex } from './chart-index.js';
+import { phasesOf } from './chart-level.js';
+import { scopeOfPick } from './chart-scope.js';
 import { DetailView } from './detail-view.js';
 import { h } from './dom.js';
 import { EventList } from './event-list.js';
-import { duration } from './format.js';
+import { clockPair } from './format.js';
 import { Gauges } from './gauges.js';
+import { bindKeys } from './keys.js';
 import { connectLive, type Connection } from './live-client.js';
 import { LiveState } from './live-state.js';
 import { RunHeader } from './run-header.js';
 import { Scrubber } from './scrubber.js';
-import { StatechartView } from './statechart-view.js';
+import { StatechartView, type ChartPick, type PhaseStats } from './statechart-view.js';
 import { Timeline } from './timeline.js';
 import { WhyCard } from './why-card.js';
 
@@ -40,8 +43,9 @@ class App {
   private index: number;
   private following = true;
   private playing = false;
-  private selected: string | null = null;
+  private picked: ChartPick = null;
   private connection: Connection | null = null;
+  private followEnded: string | null = null;
   private frame = 0;
   private player = 0;
 
@@ -54,10 +58,9 @@ class App {
     this.header = new RunHeader(data);
     this.gauges = new Gauges(data.limits);
     this.detail = new DetailView(this.chart);
-    this.view = new StatechartView(this.chart, (id) => { this.selected = id; this.schedule(); });
-    this.list = new EventList(this.timeline, (index) => this.moveTo(index));
-    const phases = data.graph.nodes.filter((node) => node.kind === 'compound' && node.parent === data.graph.machineId).map((node) => node.id);
-    this.scrubber = new Scrubber(this.timeline, phasePalette(phases), {
+    this.view = new StatechartView(this.chart, this.why.element, (pick) => this.pick(pick), () => this.schedule());
+    this.list = new EventList(this.timeline, (index) => this.moveTo(index), () => this.pick(null));
+    this.scrubber = new Scrubber(this.timeline, phasePalette(phasesOf(data.graph)), {
       move: (index) => this.moveTo(index),
       step: (delta) => this.moveTo(this.index + delta),
       togglePlay: () => this.setPlaying(!this.playing),
@@ -66,7 +69,6 @@ class App {
   }
 
   start(): void {
-    this.view.element.append(this.why.element);
     this.root.replaceChildren(this.header.element, this.header.banner, this.gauges.element,
       h('main', { class: 'main' }, this.view.element, h('aside', { class: 'side' }, this.list.element, this.detail.element)),
       this.scrubber.element);
@@ -74,7 +76,12 @@ class App {
     this.list.appended(0);
     this.list.setCurrent(this.index, true);
     if (this.data.eventsUrl) this.connect(this.data.eventsUrl);
-    bindKeys(this.timeline, () => this.index, (index, latest) => this.moveTo(index, latest), () => this.setPlaying(!this.playing));
+    bindKeys(this.timeline, {
+      index: () => this.index,
+      moveTo: (index, latest) => this.moveTo(index, latest),
+      togglePlay: () => this.setPlaying(!this.playing),
+      back: () => (this.view.levelKey.startsWith('phases:') ? this.view.setLevel('phases', true) : this.pick(null)),
+    });
     new ResizeObserver(() => this.view.resize()).observe(this.view.element);
     this.schedule();
   }
@@ -82,8 +89,15 @@ class App {
   private moveTo(index: number, latest = false): void {
     this.index = Math.max(0, Math.min(this.timeline.length - 1, index));
     this.following = latest || (this.live !== null && this.index === this.timeline.length - 1);
-    this.selected = null;
     this.list.setCurrent(this.index, true);
+    this.schedule();
+  }
+
+  /** A state or arrow clicked on the chart: the list shows the times it was entered or taken, the details say what it is. */
+  private pick(pick: ChartPick): void {
+    this.picked = pick;
+    this.view.pick(pick);
+    this.list.setScope(scopeOfPick(pick, this.chart, this.timeline));
     this.schedule();
   }
 
@@ -105,48 +119,67 @@ class App {
   private render(): void {
     const { timeline, live } = this;
     const moment = timeline.moment(this.index);
+    const connected = this.connection === 'open';
     // Following a live run, XState's own snapshot is the freshest word on the state.
-    const ahead = live !== null && this.following && live.state !== null && live.state !== moment.state;
+    const ahead = live !== null && connected && this.following && live.state !== null && live.state !== moment.state;
     const shown = ahead ? live.state : moment.state;
     const now = Date.now() / 1000;
     const visits = timeline.visits(this.index);
-    this.view.update({ state: shown, match: ahead ? null : moment.match, visits, inFlight: live && this.following ? live.inFlight() : new Set() });
-    this.view.select(this.selected);
-    this.why.update({ state: shown, transition: moment.transition, match: moment.match, ahead, live: this.following ? live : null, now });
+    this.view.update({ state: shown, match: ahead ? null : moment.match, visits, phases: phaseStats(visits), inFlight: live && this.following && connected ? live.inFlight() : new Set() });
+    this.why.update({ state: shown, transition: moment.transition, match: moment.match, entry: moment.entry, ahead, live: this.following && connected ? live : null, now });
     // A followed trace file may belong to a killed run, so its clock only moves with its lines.
-    const running = this.data.mode === 'live' && live !== null && this.following && !moment.status && timeline.startT !== null && this.connection === 'open';
+    const running = this.data.mode === 'live' && live !== null && this.following && !moment.status && timeline.startT !== null && connected;
     this.gauges.update(moment, running ? now - timeline.startT! : moment.elapsed);
-    const node = this.selected ? this.chart.nodes.get(this.selected) : undefined;
-    if (node) this.detail.showNode(node, visits.states.get(node.id) ?? 0);
-    else this.detail.showEntry(moment.entry, moment.entry?.kind === 'transition' ? moment.match : null);
+    this.showDetail(moment, visits.states);
     const ended = timeline.moment(timeline.length - 1).status ?? (live?.status === 'done' ? 'ended' : null);
-    this.header.update(timeline.entries.find((entry) => entry.kind === 'start') ?? null, { ended, live: live !== null, connection: this.connection, following: this.data.mode === 'follow' });
-    this.scrubber.update(this.index, positionLabel(moment.index, timeline.length, moment.step, moment.elapsed), { following: this.following, playing: this.playing, live: live !== null });
-    Object.assign(this.root.dataset, { index: String(moment.index), state: shown ?? '', status: moment.status ?? '' }, live ? { inspected: String(live.received) } : {});
+    this.header.update(timeline.entries.find((entry) => entry.kind === 'start') ?? null, { ended, live: live !== null, connection: this.connection, following: this.data.mode === 'follow', followEnded: this.followEnded });
+    this.scrubber.update(this.index, positionLabel(moment.index, timeline.length, moment.step, moment.elapsed, this.data.limits.maxSeconds), { following: this.following, playing: this.playing, live: live !== null && connected && !this.followEnded });
+    Object.assign(this.root.dataset, { index: String(moment.index), state: shown ?? '', status: moment.status ?? '', level: this.view.levelKey }, live ? { inspected: String(live.received) } : {});
     document.title = `${shown ?? 'rein'} · rein`;
+  }
+
+  private showDetail(moment: ReturnType<Timeline['moment']>, entered: Map<string, number>): void {
+    const picked = this.picked;
+    const node = picked?.kind === 'state' ? this.chart.nodes.get(picked.id) : undefined;
+    const edge = picked?.kind === 'edge' ? this.chart.graph.edges.find((candidate) => candidate.id === picked.id) : undefined;
+    if (node) this.detail.showNode(node, entered.get(node.id) ?? 0);
+    else if (edge) this.detail.showEdge(edge);
+    else this.detail.showEntry(moment.entry, moment.entry?.kind === 'transition' ? moment.match : null);
   }
 
   private connect(url: string): void {
     connectLive(url, {
       trace: (line) => {
-        const from = this.timeline.length;
-        this.timeline.append(line);
-        this.list.appended(from);
+        const current = this.timeline.entries[this.index];
+        const from = this.timeline.append(line);
+        if (from < this.timeline.length - 1) this.list.changedFrom(from);
+        else this.list.appended(from);
         this.scrubber.redraw();
-        if (this.following) { this.index = this.timeline.length - 1; this.list.setCurrent(this.index, true); }
+        // Following: the newest line. Scrubbed back: the same line as before, wherever the move put it.
+        this.index = this.following || !current ? this.timeline.length - 1 : current.index;
+        this.list.setCurrent(this.index, this.following);
       },
       inspect: (message) => this.live?.apply(message),
       flush: () => this.schedule(),
       connection: (connection) => { this.connection = connection; this.schedule(); },
+      followEnd: (text) => { this.followEnded = text; this.header.addNote({ level: 'warn', text }); this.schedule(); },
     });
     // The clock and the "waiting on model" timer move between messages.
     window.setInterval(() => { if (this.following && this.connection === 'open') this.schedule(); }, 500);
   }
 }
 
-function positionLabel(index: number, length: number, step: number, elapsed: number | null): string {
+/** Per phase: how often it was entered and how many model calls it made, so far. */
+function phaseStats(visits: ReturnType<Timeline['visits']>): Map<string, PhaseStats> {
+  const stats = new Map<string, PhaseStats>();
+  for (const [id, count] of visits.states) stats.set(id, { visits: count, steps: visits.steps.get(id) ?? 0 });
+  return stats;
+}
+
+/** Where the scrubber is; the time in the TIME gauge's format. */
+function positionLabel(index: number, length: number, step: number, elapsed: number | null, maxSeconds: number): string {
   if (length === 0) return 'no events';
-  return `event ${index + 1} / ${length.toLocaleString('en-US')} · step ${step}${elapsed !== null ? ` · ${duration(elapsed)}` : ''}`;
+  return `event ${index + 1} / ${length.toLocaleString('en-US')} · step ${step}${elapsed !== null ? ` · ${clockPair(elapsed, maxSeconds)[0]}` : ''}`;
 }
 
 /** A colour per phase, in chart order, from the stylesheet's phase palette. */
@@ -156,27 +189,4 @@ function phasePalette(phases: string[]): (phase: string) => string {
     const index = phases.indexOf(phase);
     return styles.getPropertyValue(index >= 0 ? `--phase-${index % 6}` : '--c-final').trim() || '#999';
   };
-}
-
-/** ←/→ one event (with Shift: one model call), Home/End, Space to play; not while typing in the filter. */
-function bindKeys(timeline: Timeline, index: () => number, moveTo: (index: number, latest?: boolean) => void, togglePlay: () => void): void {
-  const nextModel = (from: number, direction: 1 | -1) => {
-    for (let at = from + direction; at >= 0 && at < timeline.length; at += direction) if (timeline.entries[at]!.kind === 'model') return at;
-    return direction > 0 ? timeline.length - 1 : 0;
-  };
-  const keys: Record<string, (shift: boolean) => void> = {
-    ArrowLeft: (shift) => moveTo(shift ? nextModel(index(), -1) : index() - 1),
-    ArrowRight: (shift) => moveTo(shift ? nextModel(index(), 1) : index() + 1),
-    Home: () => moveTo(0),
-    End: () => moveTo(timeline.length - 1, true),
-    ' ': () => togglePlay(),
-  };
-  document.addEventListener('keydown', (event) => {
-    const action = keys[event.key];
-    const target = event.target as HTMLElement;
-    // Inputs keep their keys (the range moves itself); a focused button keeps Space.
-    if (!action || target.closest('input, textarea, select') || (event.key === ' ' && target.closest('button')) || event.metaKey || event.ctrlKey || event.altKey) return;
-    event.preventDefault();
-    action(event.shiftKey);
-  });
 }

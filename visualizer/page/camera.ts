@@ -42,6 +42,12 @@ export class Camera {
     return this.size;
   }
 
+  /** The scale at which `box` would just fit the visible area. */
+  fitScale(box: Box, padding = 14): number {
+    const { width, height } = this.viewSize();
+    return Math.min((width - padding * 2) / Math.max(box.width, 1), (height - padding * 2) / Math.max(box.height, 1));
+  }
+
   /** Frames `box` in the visible area, at most `maxScale`. */
   fit(box: Box, options: { maxScale?: number; padding?: number; animate?: boolean } = {}): void {
     const { width, height } = this.viewSize();
@@ -71,8 +77,7 @@ export class Camera {
     if (width === 0 || height === 0) return;
     const padding = 24;
     const readable = options.readable ?? 0.9;
-    const fitScale = Math.min((width - padding * 2) / Math.max(area.width, 1), (height - padding * 2) / Math.max(area.height, 1));
-    if (fitScale >= readable) { this.fit(area, { maxScale: 1.1, ...(options.animate === false ? { animate: false } : {}) }); return; }
+    if (this.fitScale(area, padding) >= readable) { this.fit(area, { maxScale: Math.max(1.1, readable), ...(options.animate === false ? { animate: false } : {}) }); return; }
     const scale = readable;
     const axis = (start: number, size: number, center: number, view: number) => {
       if (size * scale <= view - padding * 2) return view / 2 - (start + size / 2) * scale;

@@ -1,9 +1,13 @@
-import type { GraphNode, GraphTransition } from '../server/graph-types.js';
+import type { GraphEdge, GraphNode, GraphTransition } from '../server/graph-types.js';
+import { knowsGuard, phraseGuard } from '../server/guard-phrases.js';
 import { shortEvent } from '../server/transition-label.js';
 import type { ChartIndex, TransitionMatch } from './chart-index.js';
 import { h } from './dom.js';
 import { num, obj, text, type Entry } from './entries.js';
-import { describeEntry, guardLabel, withoutBookkeeping } from './event-format.js';
+import { guardPart } from './edge-text.js';
+import { describeEntry, effectOutcome, withoutBookkeeping } from './event-format.js';
+import { stallText } from './harness-events.js';
+import { isBlocked } from './marks.js';
 import { brief, count, millis } from './format.js';
 
 type Field = [string, string | Node];
@@ -32,15 +36,32 @@ export class DetailView {
   }
 
   showNode(node: GraphNode, entered: number): void {
-    this.shown = `node:${node.id}:${entered}`;
-    const exits = this.chart.outgoing(node.id);
+    const key = `node:${node.id}:${entered}`;
+    if (key === this.shown) return;
+    this.shown = key;
+    const inside = (id: string | null) => id !== null && (id === node.id || id.startsWith(`${node.id}.`));
+    // A phase is left from the states inside it: its ways out are theirs.
+    const ways = node.kind === 'compound' ? this.chart.graph.transitions.filter((transition) => inside(transition.source) && transition.source !== node.id && transition.target !== null && !inside(transition.target)) : [];
+    const exits = [...this.chart.outgoing(node.id), ...ways];
     const head = h('header', {}, h('span', { class: 'badge tone-phase' }, node.kind === 'root' ? 'machine' : node.kind), h('span', { class: 'title' }, node.kind === 'root' ? 'any state' : node.id), h('span', { class: 'meta' }, entered > 0 ? `entered ×${entered} so far` : 'not entered yet'));
     const fields: Field[] = [];
     if (node.invokes.length > 0) fields.push(['invokes', node.invokes.join(', ')]);
     if (node.entry.length > 0) fields.push(['on entry', node.entry.join(', ')]);
-    const list = h('ol', { class: 'exits' }, ...exits.map((transition) => h('li', {}, transitionLine(transition))));
+    const list = h('ol', { class: 'exits' }, ...exits.map((transition) => h('li', {}, ways.includes(transition) ? h('span', { class: 'from' }, `${transition.source.slice(node.id.length + 1)}: `) : '', transitionLine(transition), ...(transition.guard && knowsGuard(transition.guard.name) ? [h('div', { class: 'said' }, phraseGuard(transition.guard))] : []))));
+    const title = ways.length > 0 ? 'Ways out of this phase, from the state that takes each, in the order XState tries them' : 'Transitions, in the order XState tries them';
     this.element.replaceChildren(head, node.description ? h('p', { class: 'desc' }, node.description) : '', fieldGrid(fields),
-      exits.length > 0 ? h('h4', {}, 'Transitions, in the order XState tries them') : '', exits.length > 0 ? list : '');
+      exits.length > 0 ? h('h4', {}, title) : '', exits.length > 0 ? list : '');
+  }
+
+  showEdge(edge: GraphEdge): void {
+    const key = `edge:${edge.id}`;
+    if (key === this.shown) return;
+    this.shown = key;
+    const own = this.chart.graph.transitions.filter((transition) => edge.transitions.includes(transition.id));
+    const name = (id: string) => (id === this.chart.graph.machineId ? 'any state' : id);
+    const head = h('header', {}, h('span', { class: 'badge tone-phase' }, 'arrow'), h('span', { class: 'title' }, `${name(edge.source)} → ${name(edge.target)}`));
+    const list = h('ol', { class: 'exits' }, ...own.map((transition) => h('li', {}, transitionLine(transition), ...(transition.guard && knowsGuard(transition.guard.name) ? [h('div', { class: 'said' }, phraseGuard(transition.guard))] : []))));
+    this.element.replaceChildren(head, h('p', { class: 'desc' }, 'The transitions this arrow draws; the list shows the times the run took one.'), list);
   }
 
   private body(entry: Entry, match: TransitionMatch | null): Node[] {
@@ -49,6 +70,7 @@ export class DetailView {
       case 'transition': return transitionBody(data, match, this.chart);
       case 'model': return modelBody(data);
       case 'tool': return toolBody(data);
+      case 'stall': return stallBody(data);
       case 'start': return [fieldGrid(['task', 'testCmd', 'model', 'endpoint', 'workspace', 'sandbox', 'version'].filter((key) => data[key] !== undefined).map((key): Field => [key, brief(data[key], 400)])), ...(Array.isArray(data.tools) ? [fieldGrid([['tools', (data.tools as unknown[]).join(', ')]])] : [])];
       default: {
         const intro = entry.known ? [] : [h('p', { class: 'desc' }, `This rein does not know events of kind “${entry.kind}” (a trace from another version?): the line is shown as it is.`)];
@@ -65,8 +87,8 @@ function transitionBody(data: Record<string, unknown>, match: TransitionMatch | 
   const actions = Array.isArray(data.actions) ? (data.actions as unknown[]).map(String) : [];
   const guard = text(data, 'guard');
   const fields: Field[] = [['from', text(data, 'from') || '(initial state)'], ['to', text(data, 'to')], ['event', `${text(data, 'event')}  (${shortEvent(text(data, 'event'))})`]];
-  if (guard) fields.push(['guard', h('span', { class: 'ok' }, `✓ ${match?.transition?.guard ? guardLabel(match.transition) : guard} held`)]);
-  if (match && match.refused.length > 0) fields.push(['refused', h('span', { class: 'no' }, match.refused.map((transition) => `✗ ${guardLabel(transition)}`).join('   '))]);
+  if (guard) fields.push(['guard', h('span', { class: 'ok' }, `✓ ${match?.transition?.guard ? guardPart(match.transition) : guard} held`)]);
+  if (match && match.refused.length > 0) fields.push(['refused', h('span', { class: 'no' }, match.refused.map((transition) => `✗ ${guardPart(transition)}`).join('   '))]);
   if (match?.transition && !guard && match.refused.length > 0) fields.push(['taken', `${match.transition.label || 'the unguarded fallback'}: every guard before it refused`]);
   if (actions.length > 0) fields.push(['actions', actions.join(', ')]);
   if (!match?.transition && text(data, 'from')) fields.push(['chart', 'This transition is not in the chart drawn here (the trace comes from other rules or another version).']);
@@ -87,9 +109,23 @@ function modelBody(data: Record<string, unknown>): Node[] {
   })];
 }
 
+function stallBody(data: Record<string, unknown>): Node[] {
+  const fields: Field[] = [['rule', text(data, 'rule')], ['what it saw', stallText(data)]];
+  const count = num(data, 'count');
+  const limit = num(data, 'limit');
+  if (limit !== null) fields.push(['count', `${count ?? limit} against a limit of ${limit}${count === null ? ' (this trace does not say the count; at least the limit)' : ''}`]);
+  const nudges = num(data, 'maxNudges');
+  fields.push(['nudge', `#${num(data, 'firings') ?? 1}${nudges !== null ? ` of ${nudges}; after that the run ends as stalled` : ''}`]);
+  return [fieldGrid(fields), block('nudge sent to the model', text(data, 'message'))];
+}
+
 function toolBody(data: Record<string, unknown>): Node[] {
   const ms = num(data, 'ms');
-  const fields: Field[] = [['tool', text(data, 'name')], ['outcome', data.ok === false ? h('span', { class: 'no' }, 'failed') : h('span', { class: 'ok' }, 'ok')]];
+  const effect = obj(data, 'effect');
+  const outcome = isBlocked(data)
+    ? h('span', { class: 'blocked' }, `blocked before it ran${text(effect, 'blockedBy') ? `: ${text(effect, 'blockedBy')}` : ' (the deny list)'}`)
+    : data.ok === false ? h('span', { class: 'no' }, `failed${effectOutcome(effect) ? ` (${effectOutcome(effect)})` : ''}`) : h('span', { class: 'ok' }, effectOutcome(effect) || 'ok');
+  const fields: Field[] = [['tool', text(data, 'name')], ['outcome', outcome]];
   if (ms !== null) fields.push(['time', millis(ms)]);
   if (data.effect !== undefined) fields.push(['effect', brief(data.effect, 240)]);
   return [fieldGrid(fields), block('arguments', JSON.stringify(data.args ?? {}, null, 2)), block('result (as the model saw it, truncated)', text(data, 'result'))];
@@ -98,7 +134,7 @@ function toolBody(data: Record<string, unknown>): Node[] {
 function transitionLine(transition: GraphTransition): HTMLElement {
   const target = transition.target ?? '(stays)';
   const actions = transition.actions.length > 0 ? ` / ${transition.actions.join(', ')}` : '';
-  return h('span', {}, h('code', {}, transition.label || (transition.event === null ? '(always)' : transition.event)), ` → ${target}${actions}`);
+  return h('span', {}, h('code', {}, transition.text || (transition.event === null ? '(always)' : transition.event)), ` → ${target}${actions}`);
 }
 
 function fieldGrid(fields: Field[]): HTMLElement {

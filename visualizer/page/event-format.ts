@@ -1,11 +1,11 @@
-import type { GraphTransition } from '../server/graph-types.js';
-import { shortEvent } from '../server/transition-label.js';
 import type { TransitionMatch } from './chart-index.js';
 import { num, obj, text, type Entry } from './entries.js';
 import { brief, clip, count, millis } from './format.js';
+import { budgetText, contextText, endText, finishText, stallText, type RowHints } from './harness-events.js';
+import { isBlocked } from './marks.js';
 
 export type Tone =
-  | 'start' | 'step' | 'phase' | 'model' | 'tool' | 'failed' | 'stall' | 'refusal' | 'accept'
+  | 'start' | 'step' | 'phase' | 'model' | 'tool' | 'failed' | 'blocked' | 'stall' | 'refusal' | 'accept'
   | 'warning' | 'context' | 'error' | 'resume' | 'unknown';
 
 /** One row of the event list: a badge, one line of text and a right-aligned figure. */
@@ -14,44 +14,52 @@ export interface RowText {
   tone: Tone;
   text: string;
   meta: string;
+  /** The full story for the row's tooltip. */
+  title?: string;
 }
 
 /**
  * How an entry reads in the event list. Unknown kinds show their raw JSON.
  *
- * @example describeEntry(entry, match).text // 'edit_file stats.js (failed)'
+ * @example describeEntry(entry, match).text // 'edit_file stats.js → rejected'
  */
-export function describeEntry(entry: Entry, match: TransitionMatch | null): RowText {
+export function describeEntry(entry: Entry, match: TransitionMatch | null, hints: RowHints = {}): RowText {
   const { data } = entry;
+  const step = stepMeta(data);
   switch (entry.kind) {
     case 'start': return { badge: 'start', tone: 'start', text: `task: ${clip(text(data, 'task'), 200)}`, meta: text(data, 'model') };
     case 'transition': return describeTransition(data, match);
     case 'model': return describeModel(data);
     case 'tool': return describeTool(data);
-    case 'stall': return { badge: 'stall', tone: 'stall', text: `${text(data, 'rule')} (limit ${num(data, 'limit') ?? '?'}) → nudge #${num(data, 'firings') ?? 1}: ${clip(text(data, 'message'), 160)}`, meta: stepMeta(data) };
-    case 'finish': return data.allowed === false
-      ? { badge: 'gate', tone: 'refusal', text: `gate refused finish${num(data, 'refusals') ? ` (refusal #${num(data, 'refusals')})` : ''}: ${text(data, 'why') || 'no passing test run after the last edit'}`, meta: stepMeta(data) }
-      : { badge: 'gate', tone: 'accept', text: `${data.gate === false ? 'finish accepted (gate off)' : 'gate accepted finish'}: ${clip(text(data, 'summary'), 160)}`, meta: stepMeta(data) };
-    case 'rule_action': return { badge: 'rule', tone: 'stall', text: `${text(data, 'action')}${Array.isArray(data.notices) && data.notices.length > 0 ? `: ${clip(data.notices.join(' / '), 180)}` : text(data, 'label') ? `: ${text(data, 'label')}` : ''}`, meta: stepMeta(data) };
-    case 'budget_warning': return { badge: 'budget', tone: 'warning', text: budgetText(data), meta: stepMeta(data) };
-    case 'context': return { badge: 'context', tone: 'context', text: contextText(data), meta: stepMeta(data) };
+    case 'stall': return { badge: 'stall', tone: 'stall', text: stallText(data), meta: step, title: `${stallText(data)}\nnudge sent: ${text(data, 'message')}` };
+    case 'finish': return { badge: 'gate', tone: data.allowed === false ? 'refusal' : 'accept', text: finishText(data), meta: step };
+    case 'rule_action': return { badge: 'rule', tone: 'stall', text: `${text(data, 'action')}${Array.isArray(data.notices) && data.notices.length > 0 ? `: ${clip(data.notices.join(' / '), 180)}` : text(data, 'label') ? `: ${text(data, 'label')}` : ''}`, meta: step };
+    case 'budget_warning': return { badge: 'budget', tone: 'warning', text: budgetText(data), meta: step };
+    case 'context': return { badge: 'context', tone: 'context', text: contextText(data, hints), meta: step };
     case 'retry': return { badge: 'retry', tone: 'error', text: `model call failed, retrying: ${clip(text(data, 'error') || brief(data), 160)}`, meta: '' };
     case 'resume': return { badge: 'resume', tone: 'resume', text: `resumed from ${text(data, 'fromState') || 'the saved state'}`, meta: '' };
     case 'interrupted': return { badge: 'stopped', tone: 'warning', text: `stopped from outside in ${text(data, 'state') || 'the run'} (Ctrl+C or SIGTERM); rein resume continues it`, meta: '' };
     case 'crash': return { badge: 'crash', tone: 'error', text: clip(text(data, 'error') || brief(data), 200), meta: '' };
-    case 'end': return { badge: 'end', tone: text(data, 'status') === 'done' ? 'accept' : 'error', text: `${text(data, 'status') || 'ended'} after ${num(data, 'steps') ?? '?'} steps: ${clip(text(data, 'summary') || text(data, 'reason'), 160)}`, meta: '' };
+    case 'end': return { badge: 'end', tone: text(data, 'status') === 'done' ? 'accept' : 'error', text: endText(data), meta: '' };
     default: return { badge: clip(entry.kind, 14), tone: 'unknown', text: brief(withoutBookkeeping(data), 220), meta: 'raw' };
   }
 }
 
+/** A transition: between phases `plan → build`, inside one `build: compact → think`, with the guard that held or the ones that refused first. */
 function describeTransition(data: Record<string, unknown>, match: TransitionMatch | null): RowText {
   const from = text(data, 'from');
   const to = text(data, 'to');
-  const phaseChange = from.split('.')[0] !== to.split('.')[0];
+  const [fromPhase, ...fromRest] = from.split('.');
+  const [toPhase, ...toRest] = to.split('.');
+  const phaseChange = fromPhase !== toPhase;
   const guard = text(data, 'guard');
   const refused = match?.refused.map((transition) => transition.guard?.name).filter(Boolean) ?? [];
-  const why = guard ? `  ✓ ${guard}` : refused.length > 0 ? `  ✗ ${refused.join(', ')}` : '';
-  return { badge: phaseChange ? 'phase' : 'step', tone: phaseChange ? 'phase' : 'step', text: `${from || '(start)'} → ${to}${why}`, meta: shortEvent(text(data, 'event')) };
+  const why = guard ? `  ✓ ${guard}` : refused.length > 0 ? `  ✗ ${refused.join(', ')} → else` : '';
+  const moved = !from ? `(start) → ${to}` : phaseChange ? `${fromPhase} → ${toPhase}` : `${fromPhase}: ${fromRest.join('.') || fromPhase} → ${toRest.join('.') || toPhase}`;
+  return {
+    badge: phaseChange ? 'phase' : 'step', tone: phaseChange ? 'phase' : 'step', text: `${moved}${why}`, meta: '',
+    title: `${from || '(start)'} → ${to} on ${text(data, 'event')}${Array.isArray(data.actions) && data.actions.length > 0 ? ` / ${data.actions.join(', ')}` : ''}`,
+  };
 }
 
 function describeModel(data: Record<string, unknown>): RowText {
@@ -66,15 +74,6 @@ function describeModel(data: Record<string, unknown>): RowText {
   return { badge: 'model', tone: 'model', text: [`step ${num(data, 'step') ?? '?'}`, said, asked].filter(Boolean).join('  '), meta };
 }
 
-/**
- * A transition's guard as its label shows it, without the event.
- *
- * @example guardLabel(transition) // '[repeatedAction(limit: 3)]' for the label 'done [repeatedAction(limit: 3)]'
- */
-export function guardLabel(transition: GraphTransition): string {
-  return transition.guard ? transition.label.replace(/^.*?\[/, '[') : transition.label;
-}
-
 /** The argument that says what a tool call did: its command, path or pattern. */
 export function toolTarget(args: Record<string, unknown>): string {
   if (Array.isArray(args.items)) {
@@ -85,30 +84,32 @@ export function toolTarget(args: Record<string, unknown>): string {
   return brief(args, 120);
 }
 
+/** A tool call; one the deny list refused reads as blocked (it never ran), naming the rule, not as failed. */
 function describeTool(data: Record<string, unknown>): RowText {
-  const ok = data.ok !== false;
   const ms = num(data, 'ms');
-  return { badge: 'tool', tone: ok ? 'tool' : 'failed', text: `${text(data, 'name') || 'tool'} ${toolTarget(obj(data, 'args'))}${ok ? '' : '  (failed)'}`, meta: ms !== null ? millis(ms) : '' };
+  const effect = obj(data, 'effect');
+  const call = `${text(data, 'name') || 'tool'} ${toolTarget(obj(data, 'args'))}`;
+  if (isBlocked(data)) {
+    const rule = text(effect, 'blockedBy');
+    return { badge: 'blocked', tone: 'blocked', text: `${call}  ⊘ blocked${rule ? `: ${rule}` : ' by the deny list'}`, meta: '', title: `Blocked before it ran${rule ? `: ${rule}` : ''}` };
+  }
+  const ok = data.ok !== false;
+  const outcome = effectOutcome(effect);
+  return { badge: 'tool', tone: ok ? 'tool' : 'failed', text: `${call}${outcome ? ` → ${outcome}` : ''}${ok || outcome ? '' : '  (failed)'}`, meta: ms !== null ? millis(ms) : '' };
 }
 
-function budgetText(data: Record<string, unknown>): string {
-  const budget = text(data, 'budget') || 'a';
-  const limit = num(data, 'limit') ?? num(data, 'limitSeconds');
-  return `${budget} budget warning${limit !== null ? ` (limit ${count(limit)}${budget === 'time' ? ' s' : ''})` : ''}`;
-}
-
-function contextText(data: Record<string, unknown>): string {
-  const before = num(obj(data, 'before'), 'tokens');
-  const after = num(obj(data, 'after'), 'tokens');
-  const sizes = before !== null && after !== null ? `${count(before)} → ${count(after)} tokens` : '';
-  switch (text(data, 'action')) {
-    case 'elided': return `old tool results elided: ${sizes}`;
-    case 'summarize': return `view over the hard limit, summarizing: ${sizes}`;
-    case 'summarized': return `summarized: ${count(num(data, 'foldedChars') ?? 0)} chars folded into ${count(num(data, 'summaryChars') ?? 0)}`;
-    case 'summary_failed': return `summary failed: ${clip(text(data, 'error'), 140)}`;
-    case 'overflow': return `context overflow: the view does not fit the window (${sizes})`;
-    case 'provider_rejected_length': return 'the provider rejected the prompt as too long: compacting harder';
-    default: return `${text(data, 'action') || 'context'} ${sizes || brief(withoutBookkeeping(data), 140)}`;
+/** What a tool's effect says happened: a command's exit code, an edit applied or rejected; another kind by its name. */
+export function effectOutcome(effect: Record<string, unknown>): string {
+  switch (text(effect, 'kind')) {
+    case 'command': {
+      if (effect.interrupted === true) return 'interrupted';
+      if (effect.timedOut === true) return 'timed out';
+      const code = num(effect, 'exitCode');
+      return code !== null ? `exit ${code}` : '';
+    }
+    case 'edit': return effect.applied === false ? 'rejected' : 'applied';
+    case '': case 'read': case 'search': case 'todo': case 'finish': return '';
+    default: return `${text(effect, 'kind')}${text(effect, 'status') ? ` ${text(effect, 'status')}` : ''}`;
   }
 }
 

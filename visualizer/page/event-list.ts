@@ -2,7 +2,11 @@ import { h, setText } from './dom.js';
 import type { Entry } from './entries.js';
 import { FILTERS, filterOf, type Filter } from './event-filters.js';
 import { describeEntry, type RowText } from './event-format.js';
+import type { RowHints } from './harness-events.js';
+import { ScopeBar, type ListScope } from './scope-bar.js';
 import type { Timeline } from './timeline.js';
+
+export type { ListScope } from './scope-bar.js';
 
 export const ROW_HEIGHT = 28;
 const OVERSCAN = 8;
@@ -10,9 +14,12 @@ const OVERSCAN = 8;
 /**
  * The timeline as a virtualized list: only the rows in view (plus a few)
  * exist in the DOM, so 10,000 events scroll like 10. Chips filter by kind,
- * the search box by text; the row at the scrubber's position is marked.
+ * the search box by text (a row's words, and every field of its line:
+ * arguments, results, errors); a scope picked on the chart narrows it to
+ * the times a state was entered or an arrow taken. The row at the
+ * scrubber's position is marked.
  *
- * @example const list = new EventList(timeline, (index) => app.moveTo(index)); list.appended(0);
+ * @example const list = new EventList(timeline, (index) => app.moveTo(index), () => app.pick(null)); list.appended(0);
  */
 export class EventList {
   readonly element: HTMLDivElement;
@@ -20,6 +27,9 @@ export class EventList {
   private readonly spacer: HTMLDivElement;
   private readonly rows = new Map<number, HTMLDivElement>();
   private readonly texts: Array<RowText | undefined> = [];
+  private readonly haystacks: Array<string | undefined> = [];
+  private readonly scopeBar: ScopeBar;
+  private readonly chips: HTMLButtonElement[];
   private readonly enabled = new Set<Filter>(FILTERS.filter((filter) => filter.on).map((filter) => filter.key));
   private readonly counter: HTMLSpanElement;
   private visible: number[] = [];
@@ -31,8 +41,8 @@ export class EventList {
   private scrollTop = 0;
   private height = 0;
 
-  constructor(private readonly timeline: Timeline, private readonly onPick: (index: number) => void) {
-    const chips = FILTERS.map((filter) => {
+  constructor(private readonly timeline: Timeline, private readonly onPick: (index: number) => void, onClear: () => void) {
+    this.chips = FILTERS.map((filter) => {
       const chip = h('button', { class: `chip${filter.on ? ' on' : ''}`, title: filter.title, 'aria-pressed': String(filter.on), 'data-filter': filter.key }, filter.label);
       chip.addEventListener('click', () => this.toggle(filter.key, chip));
       return chip;
@@ -52,13 +62,30 @@ export class EventList {
       this.revealPending = true;
       this.schedule();
     }).observe(this.scroller);
-    this.element = h('div', { class: 'events' }, h('div', { class: 'filters' }, ...chips, search, this.counter), this.scroller);
+    this.scopeBar = new ScopeBar(() => this.refilter(), onClear);
+    this.element = h('div', { class: 'events' }, h('div', { class: 'list-head' }, h('div', { class: 'filters' }, ...this.chips, search, this.counter), this.scopeBar.element), this.scroller);
   }
 
   /** Entries from `from` on were appended to the timeline. */
   appended(from: number): void {
     for (let index = from; index < this.timeline.length; index++) if (this.passes(this.timeline.entries[index]!)) this.visible.push(index);
     this.layout();
+  }
+
+  /** Entries from `from` on moved (a line joined its cause): their rows are made again. */
+  changedFrom(from: number): void {
+    this.texts.length = Math.min(this.texts.length, from);
+    this.haystacks.length = Math.min(this.haystacks.length, from);
+    this.visible = this.visible.filter((index) => index < from);
+    for (const [index, element] of this.rows) if (index >= from) { element.remove(); this.rows.delete(index); }
+    this.appended(from);
+  }
+
+  /** Narrows the list to a scope picked on the chart (null: the whole list again). */
+  setScope(scope: ListScope | null): void {
+    this.scopeBar.show(scope);
+    for (const chip of this.chips) chip.disabled = scope !== null;
+    this.refilter();
   }
 
   /** Marks the row at (or just before) `index`; scrolls it into view when asked. */
@@ -89,19 +116,39 @@ export class EventList {
   }
 
   private passes(entry: Entry): boolean {
-    if (!this.enabled.has(filterOf(entry))) return false;
+    if (this.scopeBar.active) {
+      if (!this.scopeBar.matches(entry)) return false;
+    } else if (!this.enabled.has(filterOf(entry))) return false;
     if (!this.query) return true;
     const row = this.rowText(entry);
-    return `${row.badge} ${row.text} ${row.meta}`.toLowerCase().includes(this.query);
+    return `${row.badge} ${row.text} ${row.meta}`.toLowerCase().includes(this.query) || this.haystack(entry).includes(this.query);
+  }
+
+  /** Every field of the line as text, for search: arguments, results, errors. */
+  private haystack(entry: Entry): string {
+    let text = this.haystacks[entry.index];
+    if (text === undefined) {
+      try {
+        text = JSON.stringify(entry.data).toLowerCase();
+      } catch {
+        text = '';
+      }
+      this.haystacks[entry.index] = text;
+    }
+    return text;
   }
 
   private rowText(entry: Entry): RowText {
     let row = this.texts[entry.index];
     if (!row) {
-      row = describeEntry(entry, entry.kind === 'transition' ? this.timeline.matchOf(entry) : null);
+      row = describeEntry(entry, entry.kind === 'transition' ? this.timeline.matchOf(entry) : null, this.hintsFor(entry));
       this.texts[entry.index] = row;
     }
     return row;
+  }
+
+  private hintsFor(entry: Entry): RowHints {
+    return entry.kind === 'context' ? { charsPerToken: this.timeline.charsPerToken(entry.index) } : {};
   }
 
   /** Position in `visible` of the last row at or before the current index. */
@@ -170,7 +217,7 @@ export class EventList {
     element.className = `row tone-${row.tone}`;
     element.dataset.index = String(entry.index);
     element.dataset.kind = entry.kind;
-    element.title = `${row.badge}: ${row.text}`;
+    element.title = row.title ?? `${row.badge}: ${row.text}`;
     const [idx, clock, badge, body, meta] = element.children;
     idx!.textContent = String(entry.index);
     clock!.textContent = time;

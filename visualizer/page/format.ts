@@ -24,6 +24,24 @@ export function duration(seconds: number): string {
   return h > 0 ? `${h}:${String(m).padStart(2, '0')}:${s}` : `${m}:${s}`;
 }
 
+/**
+ * A time spent and its budget in one format, the budget's: `0:11 / 15:00`,
+ * `1:02:03 / 2:00:00`; under 10 s the spent time keeps a tenth (`0:01.4`).
+ *
+ * @example clockPair(11, 900) // ['0:11', '15:00']
+ */
+export function clockPair(spent: number | null, budget: number): [string, string] {
+  const hours = budget >= 3600 || (spent ?? 0) >= 3600;
+  const clock = (seconds: number, tenths: boolean) => {
+    const whole = Math.floor(seconds);
+    const h = Math.floor(whole / 3600);
+    const m = Math.floor((whole % 3600) / 60);
+    const s = String(whole % 60).padStart(2, '0') + (tenths ? `.${Math.floor((seconds - whole) * 10)}` : '');
+    return hours ? `${h}:${String(m).padStart(2, '0')}:${s}` : `${m}:${s}`;
+  };
+  return [spent === null ? '—' : clock(spent, spent < 10), clock(budget, false)];
+}
+
 /** Milliseconds as `840 ms` or `2.4 s`. */
 export function millis(ms: number): string {
   return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`;

@@ -1,6 +1,6 @@
 import type { GaugeLimits } from '../server/page-data.js';
 import { h, setText } from './dom.js';
-import { count, duration } from './format.js';
+import { clockPair, count } from './format.js';
 import type { Moment } from './timeline.js';
 
 interface Gauge {
@@ -53,15 +53,20 @@ export class Gauges {
     const stepRatio = moment.step / limits.maxSteps;
     set(this.steps, stepRatio, `${moment.step} / ${limits.maxSteps}`, moment.status ? `ended: ${moment.status}` : `${Math.max(0, limits.maxSteps - moment.step)} left`, level(stepRatio, limits.stepWarnAt));
     const timeRatio = elapsed !== null ? elapsed / limits.maxSeconds : 0;
-    set(this.time, timeRatio, elapsed !== null ? `${duration(elapsed)} / ${duration(limits.maxSeconds)}` : `— / ${duration(limits.maxSeconds)}`, elapsed !== null ? `${Math.round(timeRatio * 100)}% of the time budget` : 'no timestamps', level(timeRatio, limits.warnAt));
-    const contextRatio = moment.contextTokens !== null ? moment.contextTokens / limits.windowTokens : 0;
-    const contextNote = contextRatio >= limits.hard ? 'over the hard limit: summary' : contextRatio >= limits.soft ? 'over the soft limit: elision' : `window ${count(limits.windowTokens)}`;
-    set(this.context, contextRatio, moment.contextTokens !== null ? `${count(moment.contextTokens)} tok` : '—', contextNote, contextRatio >= limits.hard ? 'over' : contextRatio >= limits.soft ? 'warn' : 'ok');
+    const [spent, budget] = clockPair(elapsed, limits.maxSeconds);
+    set(this.time, timeRatio, `${spent} / ${budget}`, elapsed !== null ? `${Math.round(timeRatio * 100)}% of the time budget` : 'no timestamps', level(timeRatio, limits.warnAt));
+    // The window the provider turned out to have (it rejected a prompt as too long) replaces the one the rules assumed.
+    const window = moment.learntWindow !== null ? Math.min(moment.learntWindow, limits.windowTokens) : limits.windowTokens;
+    const contextRatio = moment.contextTokens !== null ? moment.contextTokens / window : 0;
+    const windowNote = moment.learntWindow !== null && moment.learntWindow < limits.windowTokens ? `of ${count(window)} (learnt; rules said ${count(limits.windowTokens)})` : `of ${count(window)}`;
+    const contextNote = contextRatio >= limits.hard ? `${windowNote} · over the hard limit` : contextRatio >= limits.soft ? `${windowNote} · over the soft limit` : windowNote;
+    set(this.context, contextRatio, moment.contextTokens !== null ? `${count(moment.contextTokens)} tokens` : '—', contextNote, contextRatio >= limits.hard ? 'over' : contextRatio >= limits.soft ? 'warn' : 'ok');
+    this.context.element.title = `Prompt size of the last model call against the context window (${count(window)} tokens${moment.learntWindow !== null ? ', learnt from the provider' : ''}); marks: soft limit (elision) and hard limit (summary)`;
     const total = moment.prompt + moment.completion;
     const cachedShare = moment.prompt > 0 ? moment.cached / moment.prompt : 0;
     const capped = limits.maxTokens !== null ? ` of ${count(limits.maxTokens)}` : '';
     const tokenRatio = limits.maxTokens !== null ? total / limits.maxTokens : cachedShare;
-    set(this.tokens, tokenRatio, `${count(moment.prompt)} in · ${count(moment.completion)} out`, `${count(total)}${capped} total · ${count(moment.cached)} cached (${Math.round(cachedShare * 100)}%)`, limits.maxTokens !== null ? level(tokenRatio, 0.75) : 'ok');
+    set(this.tokens, tokenRatio, `${count(moment.prompt)} in · ${count(moment.completion)} out`, `${count(total)}${capped} tokens · ${count(moment.cached)} cached (${Math.round(cachedShare * 100)}%)`, limits.maxTokens !== null ? level(tokenRatio, 0.75) : 'ok');
     this.tokens.element.dataset.kind = limits.maxTokens !== null ? 'budget' : 'cache';
   }
 }

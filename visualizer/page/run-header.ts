@@ -11,6 +11,8 @@ export interface RunStatus {
   connection: Connection | null;
   /** Following a trace file rather than a run in this process. */
   following?: boolean;
+  /** Why following stopped before an end line came (the run's process is gone). */
+  followEnded?: string | null;
 }
 
 /**
@@ -53,8 +55,17 @@ export class RunHeader {
     setText(this.pill, label);
     this.pill.dataset.tone = tone;
     this.pill.title = status.ended ? 'How the run ended (the end line of the trace)'
-      : status.following ? 'New lines of the trace appear as the run writes them; a killed run writes none'
+      : status.followEnded ? status.followEnded
+      : status.following ? 'New lines of the trace appear as the run writes them; rein viz says when the run\'s process is gone'
         : status.live ? 'The live connection to the run' : 'The trace has no end line: the run was killed, or is still going';
+  }
+
+  /** A note that arrives later (following stopped). */
+  addNote(note: PageNote): void {
+    this.notes.hidden = false;
+    const list = this.notes.querySelector('ul');
+    if (list) list.append(h('li', { class: `note-${note.level}` }, note.text));
+    else this.showNotes([note]);
   }
 
   private showNotes(notes: PageNote[]): void {
@@ -67,6 +78,7 @@ export class RunHeader {
 
 function pillFor(status: RunStatus): [string, string] {
   if (status.ended) return [status.ended, status.ended === 'done' ? 'done' : 'failed'];
+  if (status.followEnded) return ['run gone: no end line', 'warn'];
   if (!status.live) return ['no end line', 'warn'];
   switch (status.connection) {
     case 'open': return status.following ? ['● following the trace', 'live'] : ['● running', 'live'];

@@ -9,8 +9,8 @@ export interface ScrubberActions {
 }
 
 const ICONS = {
-  first: 'M3 3h2v10H3zM13 3v10L6 8z',
-  previous: 'M11 3v10L4 8z',
+  first: 'M2 3h2v10H2zM9 3v10L4 8zM15 3v10l-5-5z',
+  previous: 'M3 3h2v10H3zM13 3v10L6 8z',
   play: 'M5 3v10l8-5z',
   pause: 'M4 3h3v10H4zM9 3h3v10H9z',
   next: 'M3 3v10l7-5zM11 3h2v10h-2z',
@@ -21,7 +21,7 @@ function icon(name: keyof typeof ICONS): SVGSVGElement {
 }
 
 const MARK_COLORS: Record<Mark['tone'], string> = {
-  refusal: '--c-refusal', accept: '--c-accept', stall: '--c-stall', warning: '--c-warning', context: '--c-context', error: '--c-error', unknown: '--c-muted',
+  refusal: '--c-refusal', accept: '--c-accept', stall: '--c-stall', warning: '--c-warning', context: '--c-context', error: '--c-error', blocked: '--c-blocked', unknown: '--c-muted',
 };
 
 /**
@@ -45,20 +45,27 @@ export class Scrubber {
     this.range.addEventListener('input', () => actions.move(Number(this.range.value)));
     this.canvas = h('canvas', { class: 'marks', 'aria-hidden': 'true' });
     this.position = h('span', { class: 'position' });
-    const button = (label: string | SVGSVGElement, title: string, run: () => void) => {
-      const element = h('button', { class: 'tool', title, 'aria-label': title }, label);
+    const button = (content: Array<string | Element>, title: string, run: () => void, name = 'tool') => {
+      const element = h('button', { class: name, type: 'button', title, 'aria-label': title }, ...content);
       element.addEventListener('click', run);
       return element;
     };
-    this.playButton = button(icon('play'), 'Play (space)', () => actions.togglePlay());
-    this.latestButton = button('Latest', 'Jump to the newest event and follow it (End)', () => actions.toLatest());
+    // Play is the one wide, labelled button; the steps say "step", so ▶ and ▶| are not mistaken for each other.
+    this.playButton = button([icon('play'), h('span', {}, 'Play')], 'Play the run from here (Space)', () => actions.togglePlay(), 'tool play');
+    this.latestButton = button(['Latest'], 'Jump to the newest event and follow it (End)', () => actions.toLatest());
     this.element = h('footer', { class: 'scrubber' },
-      h('div', { class: 'transport' }, button(icon('first'), 'First event (Home)', () => actions.move(0)), button(icon('previous'), 'Previous event (←; Shift+← previous model call)', () => actions.step(-1)), this.playButton, button(icon('next'), 'Next event (→; Shift+→ next model call)', () => actions.step(1)), this.latestButton),
+      h('div', { class: 'transport' },
+        button([icon('first')], 'First event (Home)', () => actions.move(0)),
+        button([icon('previous'), h('span', {}, 'step')], 'One event back (←; Shift+← one model call back)', () => actions.step(-1), 'tool step'),
+        this.playButton,
+        button([h('span', {}, 'step'), icon('next')], 'One event on (→; Shift+→ one model call on)', () => actions.step(1), 'tool step'),
+        this.latestButton),
       h('div', { class: 'track' }, this.canvas, this.range),
       this.position);
     new ResizeObserver(() => this.redraw()).observe(this.canvas);
   }
 
+  /** `live`: the page has a live connection open now (a closed one shows plain "Latest"). */
   update(index: number, label: string, state: { following: boolean; playing: boolean; live: boolean }): void {
     const max = String(Math.max(0, this.timeline.length - 1));
     if (this.range.max !== max) { this.range.max = max; this.redraw(); }
@@ -66,7 +73,9 @@ export class Scrubber {
     setText(this.position, label);
     if (this.playButton.dataset.playing !== String(state.playing)) {
       this.playButton.dataset.playing = String(state.playing);
-      this.playButton.replaceChildren(icon(state.playing ? 'pause' : 'play'));
+      this.playButton.replaceChildren(icon(state.playing ? 'pause' : 'play'), h('span', {}, state.playing ? 'Pause' : 'Play'));
+      this.playButton.title = state.playing ? 'Pause (Space)' : 'Play the run from here (Space)';
+      this.playButton.setAttribute('aria-label', this.playButton.title);
     }
     setText(this.latestButton, state.live ? (state.following ? '● Live' : 'Go live') : 'Latest');
     this.latestButton.classList.toggle('on', state.following);

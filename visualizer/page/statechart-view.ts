@@ -1,85 +1,81 @@
-import type { Box, GraphNode } from '../server/graph-types.js';
 import { Camera } from './camera.js';
-import type { ChartIndex, TransitionMatch } from './chart-index.js';
-import { compoundNode, edgeView, initialMarker, leafNode, markers, setLines, type EdgeView } from './chart-drawing.js';
-import { guardLabel } from './event-format.js';
-import { h, s, setText } from './dom.js';
+import type { ChartIndex } from './chart-index.js';
+import { drawnLevel, phasesOf, type DrawnLevel, type LevelKey } from './chart-level.js';
+import { markers } from './chart-drawing.js';
+import { ChartFraming } from './chart-framing.js';
+import { MomentMarks, type Highlight } from './chart-marks.js';
+import { ChartToolbar } from './chart-toolbar.js';
+import { h, s } from './dom.js';
+import { drawLevel, type LevelViews } from './level-drawing.js';
 
-/** What to mark on the chart for one moment of the run. */
-export interface Highlight {
-  state: string | null;
-  match: TransitionMatch | null;
-  visits: { states: Map<string, number>; edges: Map<string, number> };
-  /** Names of the actors running now (live): the active state pulses while its call is out. */
-  inFlight: Set<string>;
-}
+export type { Highlight, PhaseStats } from './chart-marks.js';
 
+/** A state or an arrow the person clicked: the event list shows the times it was entered or taken. */
+export type ChartPick = { kind: 'state'; id: string } | { kind: 'edge'; id: string } | null;
 
 /**
- * The statechart as SVG, drawn from the laid-out graph: compound states as
- * boxes holding their turn cycle, final states double-bordered, one arrow
- * per pair of states with its guard labels. `update` marks the active state
- * and its ancestors, the transition just taken, the arrows whose guards
- * refused, and how often each state was entered.
+ * The statechart as SVG. It opens at the phase level: phases as large
+ * boxes with what they are doing now and how often they ran, the arrows
+ * between them labelled with the guards that can take them. Clicking a
+ * phase opens its turn cycle (its title closes it again); "All states"
+ * draws every state of the machine. `update` marks the moment (see
+ * `MomentMarks`); Follow keeps the active phase and its neighbours in view
+ * (see `ChartFraming`). Clicking a state or an arrow picks it.
  *
- * @example const view = new StatechartView(chart, (id) => showState(id)); view.update({ state: 'build.act', match, visits, inFlight });
+ * @example const view = new StatechartView(chart, whyCard.element, (pick) => list.setScope(pick), () => render()); view.update(highlight);
  */
 export class StatechartView {
   readonly element: HTMLDivElement;
   private readonly svg: SVGSVGElement;
+  private readonly viewport: SVGGElement;
   private readonly camera: Camera;
-  private readonly nodes = new Map<string, SVGGElement>();
-  private readonly edges = new Map<string, EdgeView>();
-  private readonly followButton: HTMLButtonElement;
+  private readonly toolbar: ChartToolbar;
+  private readonly framing: ChartFraming;
+  private readonly marks: MomentMarks;
+  private readonly phases: string[];
+  private level: DrawnLevel;
+  private views!: LevelViews;
   private following = true;
-  /** The states the camera keeps in view when following. */
-  private framed: string[] = [];
-  private focused: string | null = null;
-  private marked: Element[] = [];
-  private selected: string | null = null;
+  private framedKey = '';
+  private picked: ChartPick = null;
+  private last: Highlight | null = null;
+  private activePhase: string | null = null;
 
-  constructor(private readonly chart: ChartIndex, private readonly onSelect: (id: string) => void) {
-    const viewport = s('g', { class: 'viewport' });
-    this.svg = s('svg', { class: 'chart', role: 'img', 'aria-label': `Statechart of ${chart.graph.machineId}` }, markers(), viewport);
-    this.followButton = h('button', { class: 'tool on', title: 'Keep the active phase in view' }, 'Follow');
-    const fitButton = h('button', { class: 'tool', title: 'Show the whole chart (double-click the chart)' }, 'Fit');
-    const zoomOut = h('button', { class: 'tool', title: 'Zoom out', 'aria-label': 'Zoom out' }, '−');
-    const zoomIn = h('button', { class: 'tool', title: 'Zoom in', 'aria-label': 'Zoom in' }, '+');
-    this.element = h('div', { class: 'chart-pane' }, this.svg, h('div', { class: 'chart-tools' }, this.followButton, fitButton, zoomOut, zoomIn));
-    this.camera = new Camera(this.svg, viewport, () => this.setFollowing(false), () => this.fitAll());
-    this.followButton.addEventListener('click', () => { this.setFollowing(!this.following); this.frame(true); });
-    fitButton.addEventListener('click', () => this.fitAll());
-    zoomOut.addEventListener('click', () => { this.setFollowing(false); this.camera.zoomBy(1 / 1.25); });
-    zoomIn.addEventListener('click', () => { this.setFollowing(false); this.camera.zoomBy(1.25); });
-    this.draw(viewport);
+  constructor(private readonly chart: ChartIndex, why: HTMLElement, private readonly onPick: (pick: ChartPick) => void, private readonly onLevel: (key: LevelKey) => void = () => undefined) {
+    this.phases = phasesOf(chart.graph);
+    this.viewport = s('g', { class: 'viewport' });
+    this.svg = s('svg', { class: 'chart', role: 'group', 'aria-label': `Statechart of ${chart.graph.machineId}: click a phase to open it, a state or an arrow to list its events` }, markers(), this.viewport);
+    this.toolbar = new ChartToolbar({
+      level: (whole) => this.setLevel(whole ? 'whole' : 'phases', true),
+      follow: () => { this.setFollowing(!this.following); this.frame(true); },
+      fit: () => this.fitAll(),
+      zoom: (factor) => { this.setFollowing(false); this.camera.zoomBy(factor); },
+    });
+    this.element = h('div', { class: 'chart-pane' }, h('div', { class: 'chart-head' }, why, this.toolbar.element), h('div', { class: 'chart-area' }, this.svg));
+    this.camera = new Camera(this.svg, this.viewport, () => this.setFollowing(false), () => this.fitAll());
+    this.framing = new ChartFraming(chart, this.camera);
+    this.marks = new MomentMarks(chart);
+    this.svg.addEventListener('click', (event) => this.onClick(event));
+    this.svg.addEventListener('keydown', (event) => this.onKey(event));
+    this.level = drawnLevel(chart.graph, 'phases');
+    this.draw();
+  }
+
+  /** The level drawn now (`phases`, `phases:build`, `whole`). */
+  get levelKey(): LevelKey {
+    return this.level.key;
   }
 
   update(highlight: Highlight): void {
-    for (const element of this.marked) element.classList.remove('active', 'active-parent', 'taken', 'refused', 'busy');
-    this.marked = [];
-    const mark = (element: Element | undefined, name: string) => { if (element) { element.classList.add(name); this.marked.push(element); } };
-    const lineage = highlight.state ? this.chart.lineage(highlight.state) : [];
-    lineage.forEach((id, depth) => mark(this.nodes.get(id), depth === 0 ? 'active' : 'active-parent'));
-    const invokes = highlight.state ? this.chart.nodes.get(highlight.state)?.invokes ?? [] : [];
-    if (invokes.some((name) => highlight.inFlight.has(name))) mark(this.nodes.get(highlight.state!), 'busy');
-    this.markVisits(highlight.visits);
-    this.resetLabels();
-    const taken = highlight.match?.transition ?? null;
-    for (const refused of highlight.match?.refused ?? []) {
-      if (refused.edge && refused.edge !== taken?.edge) {
-        mark(this.edges.get(refused.edge)?.group, 'refused');
-        this.showLabel(refused.edge, `✗ ${guardLabel(refused)}`);
-      }
-    }
-    if (taken?.edge) {
-      mark(this.edges.get(taken.edge)?.group, 'taken');
-      this.showLabel(taken.edge, taken.label || '(no guard)');
-      this.edges.get(taken.edge)?.group.parentNode?.appendChild(this.edges.get(taken.edge)!.group);
-    }
-    const framed = this.frameFor(highlight.state, highlight.match?.transition?.source ?? null);
-    if (framed.join() !== this.framed.join() || highlight.state !== this.focused) {
-      this.framed = framed;
-      this.focused = highlight.state;
+    this.last = highlight;
+    const phase = highlight.state ? this.chart.topLevel(highlight.state) : null;
+    // Following with a phase open, the open phase moves on when the run does (a phase the person opened stays until then).
+    if (this.following && this.level.open && phase !== this.activePhase && phase && phase !== this.level.open && this.phases.includes(phase)) this.setLevel(`phases:${phase}`, false);
+    this.activePhase = phase;
+    this.marks.apply(this.views, highlight, this.level.key !== 'whole');
+    const framed = `${this.level.key}|${this.framing.targets(this.level, highlight).join()}|${highlight.state}`;
+    if (framed !== this.framedKey) {
+      this.framedKey = framed;
       this.frame(true);
     }
   }
@@ -90,94 +86,73 @@ export class StatechartView {
     this.frame(false);
   }
 
-  /** Marks the state whose details are shown. */
-  select(id: string | null): void {
-    if (this.selected) this.nodes.get(this.selected)?.classList.remove('selected');
-    this.selected = id;
-    if (id) this.nodes.get(id)?.classList.add('selected');
+  /** Marks the state or arrow whose entries the event list shows. */
+  pick(pick: ChartPick): void {
+    this.picked = pick;
+    for (const element of this.viewport.querySelectorAll('.picked')) element.classList.remove('picked');
+    const target = pick?.kind === 'state' ? this.views.nodes.get(pick.id) : pick?.kind === 'edge' ? this.views.edges.get(pick.id)?.group : undefined;
+    target?.classList.add('picked');
+  }
+
+  /** Opens a phase (`phases:build`), closes it (`phases`) or shows every state (`whole`). */
+  setLevel(key: LevelKey, animate: boolean): void {
+    if (key === this.level.key) return;
+    this.level = drawnLevel(this.chart.graph, key);
+    this.draw();
+    this.toolbar.showLevel(this.level.key);
+    if (this.last) this.marks.apply(this.views, this.last, this.level.key !== 'whole');
+    this.pick(this.picked);
+    this.framedKey = '';
+    if (this.following) this.frame(animate);
+    else this.framing.fit(this.level, animate);
+    this.onLevel(this.level.key);
   }
 
   private setFollowing(on: boolean): void {
     this.following = on;
-    this.followButton.classList.toggle('on', on);
-  }
-
-  /** The active phase; for a final state, the final with the phase the run left from. */
-  private frameFor(state: string | null, from: string | null): string[] {
-    const top = state ? this.chart.topLevel(state) : null;
-    if (!top) return [];
-    if (this.chart.nodes.get(top)?.kind === 'compound') return [top];
-    const origin = from ? this.chart.topLevel(from) : null;
-    return origin && origin !== top ? [top, origin] : [top];
+    this.toolbar.showFollowing(on);
   }
 
   private frame(animate: boolean): void {
-    if (!this.following) return;
-    const boxes = this.framed.map((id) => this.chart.nodes.get(id)).filter((node): node is GraphNode => node !== undefined && node.width > 0);
-    const active = this.focused ? this.chart.nodes.get(this.focused) : undefined;
-    // Inside a phase: the active state at a readable scale. At a final state: the phase it left and where it ended, together.
-    if (boxes.length > 0 && active?.kind === 'state') this.camera.focus(active, union(boxes), { animate });
-    else if (boxes.length > 0) this.camera.fit(union(boxes), { animate, maxScale: 1.1 });
-    else this.camera.fit({ x: 0, y: 0, width: this.chart.graph.width, height: this.chart.graph.height }, { animate });
+    if (this.following) this.framing.frame(this.level, this.last, animate);
   }
 
   private fitAll(): void {
     this.setFollowing(false);
-    this.camera.fit({ x: 0, y: 0, width: this.chart.graph.width, height: this.chart.graph.height });
+    this.framing.fit(this.level, true);
   }
 
-  private markVisits(visits: Highlight['visits']): void {
-    for (const [id, group] of this.nodes) {
-      const times = visits.states.get(id) ?? 0;
-      group.classList.toggle('visited', times > 0);
-      const badge = group.querySelector('.visits');
-      if (badge) setText(badge, times > 1 ? `×${times}` : '');
+  private onClick(event: MouseEvent): void {
+    if (this.camera.dragged) return;
+    const target = event.target as Element;
+    const edge = target.closest<SVGGElement>('.edge');
+    const node = target.closest<SVGGElement>('.node');
+    if (node?.dataset.id) {
+      const id = node.dataset.id;
+      if (node.classList.contains('phase')) this.setLevel(`phases:${id}`, true);
+      else if (node.classList.contains('open') && target.closest('.header, .title, .hint, .desc, .band')) { this.setLevel('phases', true); return; }
+      this.onPick({ kind: 'state', id });
+    } else if (edge?.dataset.id) {
+      this.onPick({ kind: 'edge', id: edge.dataset.id });
+    } else {
+      this.onPick(null);
     }
-    for (const [id, view] of this.edges) view.group.classList.toggle('visited', (visits.edges.get(id) ?? 0) > 0);
   }
 
-  private resetLabels(): void {
-    for (const view of this.edges.values()) {
-      if (view.label.dataset.shown === 'true') setLines(view.label, view.edge.label ? view.edge.label.text.split('\n') : []);
-      view.label.dataset.shown = 'false';
+  private onKey(event: KeyboardEvent): void {
+    const node = (event.target as Element).closest<SVGGElement>('.node.phase');
+    if (node?.dataset.id && (event.key === 'Enter' || event.key === ' ')) {
+      event.preventDefault();
+      event.stopPropagation();
+      this.setLevel(`phases:${node.dataset.id}`, true);
+      this.onPick({ kind: 'state', id: node.dataset.id });
     }
   }
 
-  private showLabel(edgeId: string, text: string): void {
-    const view = this.edges.get(edgeId);
-    if (!view) return;
-    setLines(view.label, [text]);
-    view.label.dataset.shown = 'true';
+  private draw(): void {
+    this.views = drawLevel(this.chart, this.level, this.phases);
+    this.marks.reset();
+    this.svg.classList.toggle('phase-level', this.level.key !== 'whole');
+    this.viewport.replaceChildren(...this.views.layers);
   }
-
-  private draw(viewport: SVGGElement): void {
-    const { graph } = this.chart;
-    const drawn = graph.nodes.filter((node) => node.width > 0);
-    const compounds = s('g', { class: 'compounds' });
-    const edges = s('g', { class: 'edges' });
-    const leaves = s('g', { class: 'leaves' });
-    const phases = drawn.filter((node) => node.kind === 'compound' && node.parent === graph.machineId).map((node) => node.id);
-    for (const node of drawn) {
-      const group = node.kind === 'compound' ? compoundNode(node, phases.indexOf(node.id)) : leafNode(node, graph.machineId);
-      group.addEventListener('click', (event) => { event.stopPropagation(); if (!this.camera.dragged) this.onSelect(node.id); });
-      this.nodes.set(node.id, group);
-      (node.kind === 'compound' ? compounds : leaves).append(group);
-      const initial = node.initial ? this.chart.nodes.get(node.initial) : undefined;
-      if (initial && node.kind === 'compound') compounds.append(initialMarker(initial));
-    }
-    for (const edge of graph.edges) {
-      if (edge.points.length < 2) continue;
-      const view = edgeView(edge, this.chart.graph.transitions);
-      this.edges.set(edge.id, view);
-      edges.append(view.group);
-    }
-    viewport.append(compounds, edges, leaves);
-  }
-}
-
-/** The smallest box around all of `boxes`. */
-function union(boxes: Box[]): Box {
-  const x = Math.min(...boxes.map((box) => box.x));
-  const y = Math.min(...boxes.map((box) => box.y));
-  return { x, y, width: Math.max(...boxes.map((box) => box.x + box.width)) - x, height: Math.max(...boxes.map((box) => box.y + box.height)) - y };
 }

@@ -9,6 +9,8 @@
 export interface GuardRef {
   name: string;
   params?: Record<string, unknown>;
+  /** The guard as trace lines name it (machines/introspection `guardName`), where that differs from `name`: `all(testRun, phaseSteps)`. */
+  key?: string;
 }
 
 /** `root` is drawn as the "any state" source of the machine's own transitions. */
@@ -51,6 +53,8 @@ export interface GraphTransition {
   reenter: boolean;
   /** Short label: `model.done [hasToolCalls]`, `[repeatedAction(limit: 3)]`, `[else]`. */
   label: string;
+  /** The label as the page draws it: the same, but the gate's and "stall persists" guards in words. */
+  text: string;
   /** The drawn edge that carries it; null for targetless transitions. */
   edge: string | null;
 }
@@ -70,7 +74,7 @@ export interface GraphEdge {
   source: string;
   target: string;
   transitions: string[];
-  /** The label's lines: one per distinct transition label. */
+  /** The label's lines: one per distinct transition label (as drawn: `text`). */
   lines: string[];
   /** True for arrows into final states: drawn quietly, labelled only when taken. */
   toFinal: boolean;
@@ -80,6 +84,11 @@ export interface GraphEdge {
   label: EdgeLabel | null;
 }
 
+/**
+ * The statechart as a whole (`nodes`, `edges`: every phase open) and at the
+ * level of phases (`levels`): the same states and arrows, but with phases
+ * drawn closed, as one box each, except the one a level opens.
+ */
 export interface StatechartGraph {
   machineId: string;
   width: number;
@@ -87,4 +96,28 @@ export interface StatechartGraph {
   nodes: GraphNode[];
   edges: GraphEdge[];
   transitions: GraphTransition[];
+  levels: PhaseLevels;
+}
+
+export interface PhaseLevels {
+  /** Every phase closed: the phases, the other top-level states and the ways a run ends. */
+  overview: ChartLevel;
+  /** One level per phase, with that phase open (its turn cycle inside) and the others closed. */
+  open: Record<string, ChartLevel>;
+}
+
+/** Where a level draws its states and arrows; a state or arrow it does not list is not drawn at that level. */
+export interface ChartLevel {
+  width: number;
+  height: number;
+  /** By node id: the drawn states (a closed phase is a box without children). */
+  boxes: Record<string, Box>;
+  /** By edge id (the ids of `StatechartGraph.edges`): the routed arrows. */
+  routes: Record<string, LevelRoute>;
+}
+
+export interface LevelRoute {
+  points: Array<{ x: number; y: number }>;
+  /** The laid-out label; at the phase level it names the guards that can take the arrow. */
+  label: EdgeLabel | null;
 }

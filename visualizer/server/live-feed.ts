@@ -21,6 +21,8 @@ export interface LiveFeed {
   /** Messages after `seq`, oldest first. */
   since(seq: number): FeedMessage[];
   subscribe(listener: (message: FeedMessage) => void): () => void;
+  /** Tells connected pages that following the trace file stopped, and why. */
+  followEnded(text: string): void;
   /** Tells connected pages the server is going away. */
   close(): void;
 }
@@ -76,6 +78,9 @@ export function createLiveFeed(options: { secrets?: Array<string | undefined>; n
     subscribe(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);
+    },
+    followEnded(text) {
+      push(`"type":"follow_end","text":${JSON.stringify(text)}`, false);
     },
     close() {
       push('"type":"closing"', false);

@@ -47,7 +47,9 @@ export type InspectMessage =
 export type LiveMessage =
   | { seq: number; type: 'trace'; line: Record<string, unknown> }
   | { seq: number; type: 'inspect'; event: InspectMessage }
-  | { seq: number; type: 'closing' };
+  | { seq: number; type: 'closing' }
+  /** `rein viz` stopped following a trace file: its run's process is gone (or the file was replaced). */
+  | { seq: number; type: 'follow_end'; text: string };
 
 /** The kinds of trace line this version writes; others are shown raw. */
 export const TRACE_KINDS = ['start', 'transition', 'model', 'tool', 'stall', 'finish', 'budget_warning', 'context', 'retry', 'resume', 'crash', 'end', 'rule_action', 'interrupted'] as const;

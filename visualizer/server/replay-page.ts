@@ -1,3 +1,4 @@
+import type { StatechartGraph } from './graph-types.js';
 import { buildStatechartGraph } from './statechart-graph.js';
 import { loadPageAssets, renderPageHtml } from './page-html.js';
 import type { PageData } from './page-data.js';
@@ -9,19 +10,22 @@ import { readFirstLine } from './first-line.js';
  * The replay page for a trace file: one self-contained HTML document with
  * the chart built from the trace's own rules and every line inlined. With
  * `follow`, a trace whose run has not ended yet gets a page that also takes
- * new lines from the server's `/events` (see `followTraceFile`).
+ * new lines from the server's `/events` (see `followTraceFile`). `chart`
+ * lays the chart out (a caller writing many pages shares one per machine);
+ * `check` may refuse the trace (by throwing) before that work is done.
  *
  * @example const { html, trace } = await renderReplayPage('trace.jsonl'); writeFileSync('run.html', html);
  */
-export async function renderReplayPage(path: string, options: { follow?: boolean } = {}): Promise<{ html: string; trace: LoadedTrace; following: boolean }> {
+export async function renderReplayPage(path: string, options: { follow?: boolean; chart?: (trace: LoadedTrace) => Promise<StatechartGraph>; check?: (trace: LoadedTrace) => void } = {}): Promise<{ html: string; trace: LoadedTrace; following: boolean }> {
   const assets = loadPageAssets();
   // A run with guards or actions from its rules module is drawn with them; the start line says where the run lived.
   const { extensions, notes } = await extensionsForTrace(path, startLineOf(path));
   const loaded = loadTrace(path, extensions);
   const trace = { ...loaded, notes: [...notes, ...loaded.notes] };
+  options.check?.(trace);
   const following = options.follow === true && !trace.ended;
   const data: PageData = {
-    mode: following ? 'follow' : 'replay', source: path, graph: await buildStatechartGraph(trace.machine), limits: gaugeLimits(trace.rules),
+    mode: following ? 'follow' : 'replay', source: path, graph: await (options.chart ? options.chart(trace) : buildStatechartGraph(trace.machine)), limits: gaugeLimits(trace.rules),
     lines: trace.lines, notes: trace.notes, eventsUrl: following ? '/events' : null,
   };
   return { html: renderPageHtml(data, assets), trace, following };

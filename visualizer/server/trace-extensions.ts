@@ -1,5 +1,6 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { readRunMeta, runFile } from '../../run/run-dir.js';
 import type { HarnessOptions } from '../../machines/harness-machine.js';
 import type { PageNote } from './page-data.js';
 
@@ -13,16 +14,16 @@ import type { PageNote } from './page-data.js';
  * @example const { extensions } = await extensionsForTrace('.rein/runs/abc/trace.jsonl', start);
  */
 export async function extensionsForTrace(tracePath: string, start: Record<string, unknown> | undefined): Promise<{ extensions: HarnessOptions; notes: PageNote[] }> {
-  const candidates = [join(dirname(tracePath), 'run.json'), ...(typeof start?.runDir === 'string' ? [join(start.runDir, 'run.json')] : [])];
-  const runJson = candidates.find((path) => existsSync(path));
-  if (!runJson) return { extensions: {}, notes: [] };
-  let configPath: unknown;
+  const candidates = [dirname(tracePath), ...(typeof start?.runDir === 'string' ? [start.runDir] : [])];
+  const runDir = candidates.find((dir) => existsSync(runFile(dir, 'meta')));
+  if (!runDir) return { extensions: {}, notes: [] };
+  let configPath: string | undefined;
   try {
-    configPath = (JSON.parse(readFileSync(runJson, 'utf8')) as { configPath?: unknown }).configPath;
+    configPath = readRunMeta(runDir).configPath;
   } catch {
     return { extensions: {}, notes: [] };
   }
-  if (typeof configPath !== 'string') return { extensions: {}, notes: [] };
+  if (configPath === undefined) return { extensions: {}, notes: [] };
   try {
     const { loadRules } = await import('../../config/load-rules.js');
     const loaded = await loadRules({ configPath });

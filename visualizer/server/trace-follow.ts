@@ -5,6 +5,10 @@ export interface TraceFollowOptions {
   intervalMs?: number;
   /** The file got shorter (replaced or truncated): following stops, since its lines no longer continue what was shown. */
   onReset?: () => void;
+  /** Asked when a look finds nothing new: true means no more lines will come (the writing process is gone), and following stops. */
+  writerGone?: () => boolean;
+  /** Following stopped because `writerGone` said so, after every line written was handed over. */
+  onWriterGone?: () => void;
 }
 
 const DEFAULT_INTERVAL_MS = 250;
@@ -14,7 +18,9 @@ const READ_CHUNK = 1 << 20;
  * Reads a growing JSONL file from byte `from` on: each whole line is handed
  * to `onLine` once its newline is written, so a line caught half-written
  * waits for the rest. Polling, not fs.watch: it behaves the same on every
- * file system, and a step's lines arrive together anyway.
+ * file system, and a step's lines arrive together anyway. When a look finds
+ * nothing new and `writerGone` says the writer is gone, following stops: a
+ * killed run writes no end line.
  *
  * @example const stop = followTraceFile(path, trace.completeBytes, (line) => feed.traceLine(line));
  */
@@ -31,7 +37,10 @@ export function followTraceFile(path: string, from: number, onLine: (line: strin
       return; // moved away for a moment, or not there yet: look again next time
     }
     if (size < offset) { stop(); options.onReset?.(); return; }
-    if (size === offset) return;
+    if (size === offset) {
+      if (options.writerGone?.()) { stop(); options.onWriterGone?.(); }
+      return;
+    }
     let fd: number;
     try {
       fd = openSync(path, 'r');
