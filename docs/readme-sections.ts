@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { listGuards } from '../cli/commands/rules-guards.js';
 import { createHarnessMachine } from '../machines/harness-machine.js';
 import { listTransitions } from '../machines/introspection.js';
+import { toPhaseMermaid, toTurnCycleMermaid } from '../visualizer/server/mermaid-overview.js';
 import { PROGRESS_KINDS, STALL_RULE_NAMES, STALL_RULES } from '../rules/stall-rules.js';
 import { PHASES, rulesSchema } from '../rules/schema.js';
 
@@ -145,7 +146,17 @@ function summarise(lines: string[]): string[] {
   return lines.length <= 12 ? lines : [...lines.slice(0, 12), `  … and ${lines.length - 12} more (rein rules graph shows the whole chart)`];
 }
 
+/** The chart as a person reads it first: the phases and the ways a run ends, then one phase's turn cycle. */
+export function statechartSection(): string {
+  const machine = createHarnessMachine(rulesSchema.parse({}));
+  return [
+    '```mermaid', toPhaseMermaid(machine).trimEnd(), '```', '',
+    'Inside every phase, the same turn cycle (here build; `observe`, `compact`, `think`, `act` and `review` are the same in each phase, `route` holds the phase\'s own exits):', '',
+    '```mermaid', toTurnCycleMermaid(machine, 'build').trimEnd(), '```',
+  ].join('\n');
+}
+
 /** Every generated section by its marker name in README.md. */
 export function readmeSections(): Record<string, string> {
-  return { 'stall-rules': stallRulesSection(), guards: guardsSection(), 'rules-keys': rulesKeysSection(), cookbook: cookbookSection() };
+  return { statechart: statechartSection(), 'stall-rules': stallRulesSection(), guards: guardsSection(), 'rules-keys': rulesKeysSection(), cookbook: cookbookSection() };
 }

@@ -1,4 +1,7 @@
 import { and, not, or, type AnyStateMachine, type AnyStateNode, type AnyTransitionDefinition, type StateValue } from 'xstate';
+import { namedGuardLabel } from './guard-labels.js';
+
+export { COMBINATOR_NAMES, namedGuardLabel } from './guard-labels.js';
 
 /**
  * Reading a built machine: state labels, its transitions, how its guards
@@ -83,36 +86,7 @@ export function guardLabel(guard: unknown): string | null {
 
 function labelOf(shape: GuardShape): string {
   if (!('name' in shape)) return `${shape.combinator}(${shape.parts.map(labelOf).join(', ')})`;
-  const shown = shape.params ? paramsText(shape.name, shape.params) : '';
-  return shown ? `${shape.name}(${shown})` : shape.name;
-}
-
-/** Parameters whose full value would swamp a label, shown by what matters. */
-const PARAM_TEXT: Record<string, (params: Record<string, unknown>) => string> = {
-  stallPersists: (params) => `maxNudges=${String(params.maxNudges)}`,
-  nudgedOut: (params) => `${String(params.rule)}, maxNudges=${String(params.maxNudges)}`,
-  budgetWarningDue: (params) => ((params.warnings as Array<{ budget: string; share: number; limit: number }> | undefined) ?? [])
-    .map((warning) => `${warning.budget} ${Math.round(warning.share * 100)}% of ${warning.limit}`).join(', '),
-  budgetSpent: (params) => Object.entries((params.caps as Record<string, unknown> | undefined) ?? {})
-    .filter(([key]) => key === 'maxTokens' || key === 'maxCostUsd').map(([key, value]) => `${key}=${String(value)}`).join(', '),
-};
-
-function paramsText(name: string, params: Record<string, unknown>): string {
-  const custom = PARAM_TEXT[name.replace(/ \(overridden\)$/, '')];
-  if (custom) return custom(params);
-  return Object.entries(params)
-    .filter(([, value]) => typeof value !== 'function' && !(value !== null && typeof value === 'object' && Object.keys(value).length === 0))
-    .map(([key, value]) => `${key}=${valueText(value)}`)
-    .join(', ');
-}
-
-function valueText(value: unknown): string {
-  if (typeof value === 'string') return JSON.stringify(value.length > 24 ? `${value.slice(0, 23)}…` : value);
-  if (value !== null && typeof value === 'object') {
-    const text = JSON.stringify(value);
-    return text.length <= 32 ? text : Array.isArray(value) ? `[${value.length}]` : '{…}';
-  }
-  return String(value);
+  return namedGuardLabel(shape.name, shape.params);
 }
 
 /** An action by name: `'deliverNotices'`, `{ type: 'nudge', params }`, or an inline function's name. */

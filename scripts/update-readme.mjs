@@ -1,16 +1,13 @@
-// Regenerates README.md's generated sections from the code they describe: the statechart (from the machine the
-// default rules build), the stall rules (from their table), the guards (from their catalogue), every rules key (from
+// Regenerates README.md's generated sections from the code they describe: the phase-level chart and one turn cycle
+// (from the machine the default rules build), the stall rules (from their table), the guards (from their catalogue), every rules key (from
 // the schema) and the cookbook (from docs/cookbook). Run after changing any of them: npm run docs:readme
 // test/docs/readme.test.ts fails while a section is out of date.
 import { readFileSync, writeFileSync } from 'node:fs';
-import { createHarnessMachine } from '../dist/machines/harness-machine.js';
-import { defaultRules } from '../dist/rules/schema.js';
-import { toMermaid } from '../dist/visualizer/server/mermaid.js';
 import { readmeSections } from '../dist/docs/readme-sections.js';
 
 const path = new URL('../README.md', import.meta.url);
 const readme = readFileSync(path, 'utf8');
-const sections = { statechart: `\`\`\`mermaid\n${toMermaid(createHarnessMachine(defaultRules()))}\n\`\`\``, ...readmeSections() };
+const sections = readmeSections();
 let updated = readme;
 for (const [name, text] of Object.entries(sections)) {
   const marker = new RegExp(`<!-- ${name}:start -->[\\s\\S]*<!-- ${name}:end -->`);

@@ -3,17 +3,11 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createHarnessMachine, defaultRules, probeHarness, ran, rulesSchema } from 'rein/testing';
 import { readmeSections } from '../../docs/readme-sections.js';
-import { toMermaid } from '../../visualizer/server/mermaid.js';
 import { cleanEnv, repoRoot, runCli } from '../helpers/cli.js';
 
 const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
 
 describe('README', () => {
-  it('shows the statechart generated from the default machine, not a hand-kept copy', () => {
-    const block = /<!-- statechart:start -->\n```mermaid\n([\s\S]*?)\n```\n<!-- statechart:end -->/.exec(readme)?.[1];
-    expect(block, 'README.md is out of date: run `npm run docs:readme`').toBe(toMermaid(createHarnessMachine(defaultRules())));
-  });
-
   it.each(Object.entries(readmeSections()))('its %s reference is generated from the code it describes', (name, text) => {
     const block = new RegExp(`<!-- ${name}:start -->\\n([\\s\\S]*?)\\n<!-- ${name}:end -->`).exec(readme)?.[1];
     expect(block, `README.md's ${name} section is out of date: run \`npm run docs:readme\``).toBe(text);

@@ -221,7 +221,7 @@ describe('the chart at the level of phases', () => {
       await rough.fill('.events .search', 'nudge');
       await rough.click(`.rows .row[data-index="${stall.index}"]`);
       await rough.waitForSelector(`#app[data-index="${stall.index}"]`);
-      await waitForText(rough, '.why .guards', `✓ [${String(stall.data.rule)}(limit: 3)] the same call failed 3 times in a row`);
+      await waitForText(rough, '.why .guards', `✓ [${String(stall.data.rule)}(limit=3)] the same call failed 3 times in a row`);
       expect(await rough.textContent('.why .how')).toBe(`${String(cause.data.from)} → ${String(cause.data.to)}  on tools.done`);
       expect(await rough.textContent('.why .story')).toContain(`${String(stall.data.rule)}: the same call failed 3 times in a row (3/3) → nudge 1`);
       expect(await rough.textContent('.why .story')).toContain(`nudge sent: “${String(stall.data.message)}”`);

@@ -1,6 +1,6 @@
 import type { GraphEdge, GraphNode, GraphTransition } from '../server/graph-types.js';
 import { knowsGuard, phraseGuard } from '../server/guard-phrases.js';
-import { shortEvent } from '../server/transition-label.js';
+import { shortEvent } from '../server/event-label.js';
 import type { ChartIndex, TransitionMatch } from './chart-index.js';
 import { h } from './dom.js';
 import { num, obj, text, type Entry } from './entries.js';

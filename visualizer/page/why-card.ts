@@ -1,5 +1,5 @@
 import { knowsGuard, phraseGuard } from '../server/guard-phrases.js';
-import { shortEvent } from '../server/transition-label.js';
+import { shortEvent } from '../server/event-label.js';
 import type { TransitionMatch } from './chart-index.js';
 import { h, setText } from './dom.js';
 import { text, type Entry } from './entries.js';
