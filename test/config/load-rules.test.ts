@@ -1,6 +1,6 @@
-import { mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { makeTempDir } from '../helpers/workspace.js';
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../lib/errors.js';
 import { loadRules } from '../../config/load-rules.js';
@@ -8,7 +8,7 @@ import { call, reply, runScripted } from '../../testing/index.js';
 import { cleanEnv, repoRoot, runCli } from '../helpers/cli.js';
 
 function dirWith(files: Record<string, string>): string {
-  const dir = mkdtempSync(join(tmpdir(), 'rein-rules-'));
+  const dir = makeTempDir('rein-rules-');
   for (const [name, content] of Object.entries(files)) writeFileSync(join(dir, name), content);
   return dir;
 }

@@ -1,6 +1,6 @@
+import { makeTempDir } from '../helpers/workspace.js';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkPairing } from '../../context/pairing.js';
@@ -10,7 +10,7 @@ import { startOpenAIStub, type OpenAIStub, type StubRequest } from '../../testin
 import { cleanEnv, repoRoot, runCli } from '../helpers/cli.js';
 
 function workspace(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'rein-resume-ws-'));
+  const dir = makeTempDir('rein-resume-ws-');
   writeFileSync(join(dir, 'count.js'), 'export function count(items) {\n  return items.length - 1;\n}\n');
   writeFileSync(join(dir, 'check.js'), "import { count } from './count.js';\nconst got = count([1, 2, 3]);\nconsole.log(got === 3 ? 'PASS' : `FAIL: expected 3, got ${got}`);\nprocess.exit(got === 3 ? 0 : 1);\n");
   return dir;
@@ -62,7 +62,7 @@ describe('crash and resume', () => {
   let fullMs = 0;
   beforeAll(async () => {
     stub = await startOpenAIStub(async (request) => { await new Promise((resolve) => setTimeout(resolve, 100)); return policy(request); });
-    const runDir = join(mkdtempSync(join(tmpdir(), 'rein-resume-ref-')), 'run');
+    const runDir = join(makeTempDir('rein-resume-ref-'), 'run');
     const started = Date.now();
     const result = await runCli(['run', workspace(), 'Make node check.js pass', '--test-cmd', 'node check.js', '--model', 'stub', '--run-dir', runDir], { env: cleanEnv({ OPENAI_BASE_URL: stub.url }) });
     fullMs = Date.now() - started;
@@ -78,7 +78,7 @@ describe('crash and resume', () => {
 
   it('Ctrl+C stops a run cleanly with exit 130 and says how to resume; resuming finishes it, in the trace file it was given', async () => {
     const ws = workspace();
-    const base = mkdtempSync(join(tmpdir(), 'rein-sigint-'));
+    const base = makeTempDir('rein-sigint-');
     const runDir = join(base, 'run');
     const tracePath = join(base, 'elsewhere', 'my-trace.jsonl');
     const child = spawn(process.execPath, [join(repoRoot, 'bin', 'rein.js'), 'run', ws, 'Make node check.js pass', '--test-cmd', 'node check.js', '--model', 'stub', '--run-dir', runDir, '--trace', tracePath],
@@ -110,7 +110,7 @@ describe('crash and resume', () => {
       const extraMs = Math.floor(Math.random() * 150);
       const delay = `${afterReplies} replies + ${extraMs} ms`;
       const ws = workspace();
-      const runDir = join(mkdtempSync(join(tmpdir(), 'rein-resume-')), 'run');
+      const runDir = join(makeTempDir('rein-resume-'), 'run');
       const child = spawn(process.execPath, [join(repoRoot, 'bin', 'rein.js'), 'run', ws, 'Make node check.js pass', '--test-cmd', 'node check.js', '--model', 'stub', '--run-dir', runDir],
         { env: cleanEnv({ OPENAI_BASE_URL: stub.url }), stdio: 'ignore' });
       // Listen before killing: a run that already finished has already closed.
@@ -149,7 +149,7 @@ describe('crash and resume', () => {
     try {
       const ws = workspace();
       writeFileSync(join(ws, 'count.js'), 'export function count(items) {\n  return items.length;\n}\n');
-      const runDir = join(mkdtempSync(join(tmpdir(), 'rein-interrupt-')), 'run');
+      const runDir = join(makeTempDir('rein-interrupt-'), 'run');
       const env = cleanEnv({ OPENAI_BASE_URL: slow.url });
       const child = spawn(process.execPath, [join(repoRoot, 'bin', 'rein.js'), 'run', ws, 'Make node check.js pass', '--test-cmd', 'node check.js', '--model', 'stub', '--run-dir', runDir],
         { env, stdio: ['ignore', 'ignore', 'pipe'] });

@@ -1,5 +1,5 @@
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { makeTempDir } from '../helpers/workspace.js';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -19,7 +19,7 @@ async function closedPort(): Promise<number> {
 }
 
 function buggyRepo(): string {
-  const repo = mkdtempSync(join(tmpdir(), 'rein-e2e-'));
+  const repo = makeTempDir('rein-e2e-');
   writeFileSync(join(repo, 'add.js'), 'export function add(a, b) {\n  return a - b;\n}\n');
   writeFileSync(join(repo, 'add.test.js'), "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { add } from './add.js';\ntest('adds', () => assert.equal(add(2, 3), 5));\n");
   return repo;
@@ -160,9 +160,9 @@ describe('rein run as a child process against a local OpenAI-compatible server',
     mkdirSync(join(repo, 'notes'));
     writeFileSync(join(repo, 'notes', 'deploy.txt'), `token: ${SECRET}\n`);
     // Unsandboxed (the sandbox would refuse to write the rules file), from a rules file outside the repo.
-    const rulesFile = join(mkdtempSync(join(tmpdir(), 'rein-rules-')), 'rules.json');
+    const rulesFile = join(makeTempDir('rein-rules-'), 'rules.json');
     writeFileSync(rulesFile, JSON.stringify({ permissions: { sandbox: 'none' } }));
-    const runDir = join(mkdtempSync(join(tmpdir(), 'rein-run-')), 'run');
+    const runDir = join(makeTempDir('rein-run-'), 'run');
     const result = await runCli(['run', repo, 'look', '--test-cmd', 'node --test', '--model', 'm', '--run-dir', runDir, '--config', rulesFile], { env: cleanEnv({ OPENAI_BASE_URL: stub.url, OPENAI_API_KEY: SECRET }) });
     expect(result.code, result.stderr).toBe(0);
     const everything = [JSON.stringify(stub.requests.map((request) => request.messages)), ...['trace.jsonl', 'record.jsonl', 'calls.jsonl'].map((name) => readFileSync(join(runDir, name), 'utf8'))].join('\n');
