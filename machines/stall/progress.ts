@@ -37,6 +37,8 @@ const VOLATILE: readonly RegExp[] = [
   /\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?/g,
   /\b\d{1,2}:\d{2}:\d{2}(?:\.\d+)?\b/g,
   /\b\d+(?:\.\d+)?\s?(?:ms|µs|us|ns|s|sec|secs|seconds)\b/g,
+  // Timings named by a key rather than a unit: node:test's `duration_ms: 10.01`, `elapsed=3.2`, `took 45`.
+  /\b(?:duration|elapsed|took|time)(?:_?(?:ms|us|ns|s|sec|seconds))?\b["']?\s*[:=]?\s*\d+(?:\.\d+)?/gi,
   /\b0x[0-9a-f]{6,}\b/gi,
   /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi,
   /\/tmp\/[\w.-]+/g,

@@ -9,6 +9,10 @@ describe('what counts as progress (machines/stall/progress.ts)', () => {
     expect(fingerprint('3 passed in 0.02s')).toBe(fingerprint('3 passed in 1.5s'));
     expect(fingerprint('built at 2026-12-01T10:00:01Z')).toBe(fingerprint('built at 2026-12-01T10:07:44Z'));
     expect(fingerprint('object at 0x7f3a9c001234')).toBe(fingerprint('object at 0x7f3a9c00ffff'));
+    // node:test prints its timings as keys: the same failing run again is the same observation.
+    const nodeTest = (ms: string) => `not ok 1 - add\n  ---\n  duration_ms: ${ms}\n  error: |-\n    1 !== 2\n# fail 1\n# duration_ms 8${ms}`;
+    expect(fingerprint(nodeTest('10.010731'))).toBe(fingerprint(nodeTest('9.88312')));
+    expect(fingerprint('{"elapsed": 3.25, "ok": true}')).toBe(fingerprint('{"elapsed": 4.5, "ok": true}'));
     expect(fingerprint('compiled 3/10')).not.toBe(fingerprint('compiled 4/10'));
     expect(fingerprint('2 failed')).not.toBe(fingerprint('1 failed'));
   });
