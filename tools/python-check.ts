@@ -115,10 +115,11 @@ class WarmPython implements PythonChecker {
     child.on('error', (error: NodeJS.ErrnoException) => {
       if (child === this.child) this.stop(error.code === 'ENOENT' ? 'python3 not found on PATH' : `python3 failed to start: ${error.message}`);
     });
-    child.on('exit', (code, signal) => {
+    // 'close', not 'exit': only then has all of stderr arrived to say why.
+    child.on('close', (code, signal) => {
       if (child === this.child) this.stop(`python3 could not check the file (${signal ? `stopped by ${signal}` : `exit ${code}`}): ${this.stderr.slice(0, 300)}`);
     });
-    // A python3 that exits early closes its stdin; the 'exit' handler reports it.
+    // A python3 that exits early closes its stdin; the 'close' handler reports it.
     child.stdin.on('error', () => {});
     return child;
   }

@@ -50,7 +50,8 @@ const ROUGH_FILES: Record<string, string> = {
 /**
  * A rough run, in this process with real tools: a simulated model that
  * tries `git push --force` first (the deny list blocks it) and re-runs the
- * failing tests unchanged until the stall detector nudges it. Its trace has
+ * failing tests unchanged until the stall detector nudges it (the same call
+ * with the same result: node:test's timings do not make a run new). Its trace has
  * a blocked command, a stall nudge and a gate decision.
  */
 export async function recordRoughTrace(runDir: string): Promise<string> {

@@ -215,15 +215,16 @@ describe('the chart at the level of phases', () => {
 
     it('a stall reads as the rule that fired, what it saw, the count and the nudge; its row lands on the guard that fired', async () => {
       const stall = roughTimeline.entries.find((entry) => entry.kind === 'stall')!;
-      expect(stall.data.rule).toBe('repeatedFailure');
+      // The same failing test run, the same output each time (its timings aside): the same call with the same result.
+      expect(stall.data.rule).toBe('repeatedAction');
       const cause = roughTimeline.entries[stall.index - 1]!;
       expect(cause.data).toMatchObject({ kind: 'transition', guard: stall.data.rule, actions: expect.arrayContaining(['nudge']) });
       await rough.fill('.events .search', 'nudge');
       await rough.click(`.rows .row[data-index="${stall.index}"]`);
       await rough.waitForSelector(`#app[data-index="${stall.index}"]`);
-      await waitForText(rough, '.why .guards', `✓ [${String(stall.data.rule)}(limit=3)] the same call failed 3 times in a row`);
+      await waitForText(rough, '.why .guards', `✓ [${String(stall.data.rule)}(limit=3)] the same call with the same result 3 times in a row`);
       expect(await rough.textContent('.why .how')).toBe(`${String(cause.data.from)} → ${String(cause.data.to)}  on tools.done`);
-      expect(await rough.textContent('.why .story')).toContain(`${String(stall.data.rule)}: the same call failed 3 times in a row (3/3) → nudge 1`);
+      expect(await rough.textContent('.why .story')).toContain(`${String(stall.data.rule)}: ${String(stall.data.reason)} (3/3) → nudge 1`);
       expect(await rough.textContent('.why .story')).toContain(`nudge sent: “${String(stall.data.message)}”`);
       expect(await rough.textContent('.detail')).toContain('nudge sent to the model');
       await rough.fill('.events .search', '');
