@@ -108,7 +108,7 @@ export function compileDenyPatterns(sources: readonly string[]): DenyRule[] {
  */
 export function normalizeCommand(command: string): string {
   return command
-    .replace(/\\\r?\n/g, ' ')
+    .replace(/\\\r?\n/g, '')
     .replace(/\\(?=[\w/~-])/g, '')
     .replace(/(?<=\w)(?:''|"")(?=\w)/g, '')
     .replace(/(["'])([\w./~-]+)\1/g, '$2')

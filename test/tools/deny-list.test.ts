@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../lib/errors.js';
-import { checkCommand, DENY_RULES } from '../../tools/deny-list.js';
+import { checkCommand, DENY_RULES, normalizeCommand } from '../../tools/deny-list.js';
 
 const mustBlock: Array<[string, RegExp]> = [
   ['rm -rf /', /recursive delete/],
@@ -130,5 +130,34 @@ describe('checkCommand', () => {
 
   it('gives every built-in rule a readable reason', () => {
     for (const rule of DENY_RULES) expect(rule.reason).toMatch(/^[a-z-].{6,}[^.]$/);
+  });
+});
+
+// Each disguise is the plain command rewritten the way bash would still run it. The plain form is blocked by
+// the rules; what each case checks is that the disguise is undone before the rules see the command.
+const disguises: Array<[string, string]> = [
+  ['$IFS as a space, braced', 'rm${IFS}-rf${IFS}/'],
+  ['$IFS as a space, bare', 'rm$IFS-rf$IFS/'],
+  ['a line continuation between arguments', 'rm \\\n-rf /'],
+  ['a line continuation before the target', 'rm -rf \\\n/'],
+  ['a line continuation inside the command name', 'r\\\nm -rf /'],
+  ['a CRLF line continuation', 'rm -rf \\\r\n/'],
+  ['empty double quotes inside the name', 'r""m -rf /'],
+  ['a double-quoted target', 'rm -rf "/"'],
+];
+
+describe('disguised commands', () => {
+  it.each(disguises)('blocks %s', (_disguise, command) => {
+    expect(checkCommand(command)).toMatch(/^Blocked by policy: recursive delete of the filesystem root/);
+  });
+
+  it('a line continuation disappears as bash removes it, so a name split across lines is one word again', () => {
+    expect(normalizeCommand('r\\\nm -rf \\\n/')).toBe('rm -rf /');
+    expect(normalizeCommand('echo a\\\r\nb')).toBe('echo ab');
+  });
+
+  it('$IFS becomes a space and quotes around a plain word go, but other variables and quoted phrases stay', () => {
+    expect(normalizeCommand('rm${IFS}-rf$IFS/')).toBe('rm -rf /');
+    expect(normalizeCommand('echo ${PATH} "a b" \'/tmp\'  x')).toBe('echo ${PATH} "a b" /tmp x');
   });
 });
