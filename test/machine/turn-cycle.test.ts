@@ -226,8 +226,15 @@ describe('stall detector (review)', () => {
   it('blocked commands and tool errors count as failures', () => {
     const probe = probeHarness(machine, rules, { at: 'build.think' });
     probe.reply({ calls: [{ name: 'run', args: {} }, { name: 'run', args: {} }, { name: 'run', args: {} }] });
-    const step = probe.tools([blocked('sudo rm'), toolError('run', 'x'), blocked('sudo rm')]);
-    expect(step.context.stall.counters.repeatedFailure!.peak).toBeGreaterThanOrEqual(1);
+    const step = probe.tools([blocked('sudo rm'), blocked('sudo rm'), toolError('run', 'no such file', { command: 'make' })]);
+    // Two blocked runs of one command are a repeated failure of 2; a failure of another call starts over at 1.
+    expect(step.context.stall.counters.repeatedFailure).toMatchObject({ count: 1, peak: 2 });
+    // A tool error counts as a failure even when its text changes each time (so repeatedAction does not see it).
+    const again = probeHarness(machine, rules, { at: 'build.think' });
+    again.reply({ calls: [{ name: 'run', args: {} }, { name: 'run', args: {} }, { name: 'run', args: {} }] });
+    const errors = again.tools([1, 2, 3].map((attempt) => toolError('run', `attempt ${attempt} failed`, { command: 'make' })));
+    expect(errors.notes.find((note) => note.kind === 'stall')?.data.rule).toBe('repeatedFailure');
+    expect(errors.context.stall.counters.repeatedAction!.peak).toBe(1);
   });
 });
 
