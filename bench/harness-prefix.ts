@@ -22,6 +22,8 @@ export interface HarnessPrefixFigures {
   breaks: number;
   /** Largest request against the window, in the provider's count. */
   peakShare: number;
+  /** Prompt tokens of all requests, in the provider's count. */
+  promptTokens: number;
   elisions: number;
   summaries: number;
 }
@@ -60,11 +62,13 @@ export async function measureHarnessPrefix(steps: number, options: { resultChars
   });
   const bodies: string[] = [];
   let peak = 0;
+  let promptTokensSent = 0;
   const model = () => fromPromise<ModelReply, ModelInput>(async ({ input }) => {
     const body = JSON.stringify(input.messages);
     bodies.push(body);
     const promptTokens = Math.ceil(contentChars(input.messages) / providerCharsPerToken) + 4 * input.messages.length + SCHEMA_TOKENS;
     peak = Math.max(peak, promptTokens);
+    promptTokensSent += promptTokens;
     return {
       message: { role: 'assistant', content: null, tool_calls: [{ id: `call_${input.step + 1}_0`, type: 'function', function: { name: 'probe', arguments: JSON.stringify({ n: input.step }) } }] },
       // Counted as a provider would (text at `providerCharsPerToken`, a few tokens of framing per message), so rein's estimate calibrates as in a real run.
@@ -95,5 +99,5 @@ export async function measureHarnessPrefix(steps: number, options: { resultChars
     if (common < body.length / 2) breaks++;
   });
   const count = (action: string) => trace.split(`"action":"${action}"`).length - 1;
-  return { steps: output.steps, providerCharsPerToken, requests: bodies.length, prefixReuse: reused / total, breaks, peakShare: peak / windowTokens, elisions: count('elided'), summaries: count('summarized') };
+  return { steps: output.steps, providerCharsPerToken, requests: bodies.length, prefixReuse: reused / total, breaks, peakShare: peak / windowTokens, promptTokens: promptTokensSent, elisions: count('elided'), summaries: count('summarized') };
 }

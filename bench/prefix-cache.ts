@@ -21,6 +21,8 @@ export interface CacheFigures {
   summaryTokens: number;
   /** USD at $3 per million uncached prompt tokens and $0.30 cached, summarizer prompts included (uncached). */
   estimatedCost: number;
+  /** The same tokens all at the uncached price: what the session costs where no prompt cache applies. */
+  costWithoutCache: number;
 }
 
 export interface SessionShape {
@@ -77,7 +79,8 @@ function figures(policy: string, requests: Request[], shape: SessionShape): Cach
     previous = body;
   }
   const estimatedCost = ((promptTokens - cachedTokens + summaryTokens) * PRICE.input + cachedTokens * PRICE.cachedInput) / 1e6;
-  return { policy, requests: requests.length, prefixReuse: reused / total, peakShare: peak, promptTokens, cachedTokens, summaries, summaryTokens, estimatedCost };
+  const costWithoutCache = ((promptTokens + summaryTokens) * PRICE.input) / 1e6;
+  return { policy, requests: requests.length, prefixReuse: reused / total, peakShare: peak, promptTokens, cachedTokens, summaries, summaryTokens, estimatedCost, costWithoutCache };
 }
 
 function commonPrefix(a: string, b: string): number {
