@@ -1,3 +1,4 @@
+import { availableParallelism, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { writeSections } from './write-figures.js';
 import { renderSection, type BenchSection } from './section.js';
@@ -34,7 +35,9 @@ async function main(argv: readonly string[]): Promise<void> {
     const sectionStarted = performance.now();
     const result = await section.run({ parallel: 2 });
     const seconds = (performance.now() - sectionStarted) / 1000;
-    const provenance = `Printed by \`npm run bench\` (section \`${section.id}\`, ${seconds.toFixed(0)} s), node ${process.version}, ${new Date().toISOString().slice(0, 10)}.`;
+    // The load average says how far the absolute times can be trusted: on a shared machine other work slows every row alike.
+    const provenance = `Printed by \`npm run bench\` (section \`${section.id}\`, ${seconds.toFixed(0)} s), node ${process.version}, ${new Date().toISOString().slice(0, 10)}, `
+      + `load average ${loadavg()[0]!.toFixed(1)} on ${availableParallelism()} CPUs at the end of the section.`;
     const text = renderSection(SECTIONS.indexOf(section) + 1, section, result, provenance);
     blocks.push({ id: section.id, text });
     process.stdout.write(`${text}\n\n`);
