@@ -10,7 +10,7 @@
 export const groups = [
   { id: 'deny-list', name: 'deny list', files: ['tools/deny-list.ts'], tests: ['test/tools/deny-list.test.ts'] },
   { id: 'path-guard', name: 'path guard', files: ['tools/path-guard.ts'], tests: ['test/tools/path-guard.test.ts', 'test/tools/read-file.test.ts', 'test/tools/edit-file.test.ts', 'test/tools/update-todo.test.ts'] },
-  { id: 'edit', name: 'guarded edit', files: ['tools/edit-file.ts'], tests: ['test/tools/edit-file.test.ts'] },
+  { id: 'edit', name: 'guarded edit', files: ['tools/edit-file.ts'], tests: ['test/tools/edit-file.test.ts', 'test/tools/index.test.ts'] },
   { id: 'shape', name: 'observation shaping', files: ['tools/shape.ts'], tests: ['test/tools/shape.test.ts', 'test/tools/read-file.test.ts', 'test/tools/grep.test.ts'] },
   { id: 'redact', name: 'redaction', files: ['lib/redact.ts'], tests: ['test/lib/redact.test.ts', 'test/actors/openai-model.test.ts', 'test/actors/tool-runner.test.ts'] },
   { id: 'retry', name: 'retries', files: ['actors/retry.ts'], tests: ['test/actors/retry.test.ts', 'test/actors/openai-model.test.ts'] },
