@@ -73,7 +73,7 @@ export function createOutputCollector(cap: number): OutputCollector {
     head += text.slice(0, room);
     const rest = text.slice(room);
     if (tailLimit === 0) return;
-    tail = rest.length >= tailLimit ? rest.slice(-tailLimit) : (tail + rest).slice(-tailLimit);
+    tail = (tail + rest).slice(-tailLimit);
   };
 
   return {
@@ -89,6 +89,7 @@ export function createOutputCollector(cap: number): OutputCollector {
       accept(decoder.decode());
       finished = true;
       // Everything is still held when the tail window never had to roll.
+      // Stryker disable next-line EqualityOperator: at equality the window holds exactly the last keepPerSide(cap) chars, so both ways give the same text
       if (total <= headLimit + tailLimit) return headTail(prefix + head + tail, cap);
       // Here the tail window is full: exactly keepPerSide(cap) chars, the same `keep` headTail uses.
       const keep = tailLimit;
