@@ -1,4 +1,5 @@
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError, AuthenticationError, BadRequestError, InternalServerError, RateLimitError } from 'openai';
+import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { abortableSleep, backoffMs, isRetryable, MalformedResponseError, MAX_RETRY_AFTER_MS, retryAfterMs, withRetries, type RetryPolicy } from '../../actors/retry.js';
 
@@ -61,8 +62,20 @@ describe('isRetryable', () => {
     expect(isRetryable(new Error('bug'))).toBe(false);
   });
 
-  it('an APIError without a status is not retried', () => {
+  it('an APIError without a status is not retried; one built with a 5xx status directly is', () => {
     expect(isRetryable(new APIError(undefined, undefined, 'no status', undefined))).toBe(false);
+    expect(isRetryable(new APIError(500, {}, 'raw 500', new Headers()))).toBe(true);
+    expect(isRetryable(new APIError(502, {}, 'raw 502', new Headers()))).toBe(true);
+    expect(isRetryable(new APIError(499, {}, 'raw 499', new Headers()))).toBe(false);
+  });
+
+  it('a status on an error that is not from the API client does not make it retryable', () => {
+    expect(isRetryable(Object.assign(new Error('fetch failed'), { status: 503 }))).toBe(false);
+  });
+
+  it('names a malformed response in messages and traces', () => {
+    expect(new MalformedResponseError('cut body').name).toBe('MalformedResponseError');
+    expect(String(new MalformedResponseError('cut body'))).toBe('MalformedResponseError: cut body');
   });
 });
 
@@ -72,6 +85,10 @@ describe('backoffMs', () => {
   it('doubles from the base up to the ceiling, jittered between half and all of it', () => {
     expect([0, 1, 2, 3, 4].map((attempt) => backoffMs(attempt, { ...policy, random: () => 0 }, null))).toEqual([50, 100, 200, 400, 500]);
     expect([0, 1, 2, 3, 4].map((attempt) => backoffMs(attempt, { ...policy, random: () => 0.999_999 }, null)).map(Math.round)).toEqual([100, 200, 400, 800, 1000]);
+  });
+
+  it('without a server ask the policy\'s own ceiling applies, even above ten minutes', () => {
+    expect(backoffMs(0, { retries: 1, baseDelayMs: 1_200_000, maxDelayMs: 2_000_000, random: () => 1 }, null)).toBe(1_200_000);
   });
 
   it('waits at least what the server asked, and no more than ten minutes', () => {
@@ -124,8 +141,19 @@ describe('withRetries', () => {
 });
 
 describe('abortableSleep', () => {
-  it('resolves after the delay', async () => {
-    await expect(abortableSleep(1, new AbortController().signal)).resolves.toBeUndefined();
+  it('resolves after the delay and leaves no listener on the signal (a long run retries many times)', async () => {
+    const controller = new AbortController();
+    await expect(abortableSleep(1, controller.signal)).resolves.toBeUndefined();
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
+  });
+
+  it('leaves no listener behind after an abort either', async () => {
+    const controller = new AbortController();
+    const sleeping = abortableSleep(60_000, controller.signal);
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(1);
+    controller.abort(new Error('stop'));
+    await expect(sleeping).rejects.toThrow('stop');
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
   });
 
   it('rejects at once with the reason when aborted before or during the wait', async () => {

@@ -22,6 +22,11 @@ describe('redact', () => {
     expect(redact(`${KEY.slice(0, 11)} ${KEY.slice(-7)}`, [KEY])).toBe(`${KEY.slice(0, 11)} ${KEY.slice(-7)}`);
   });
 
+  it('a secret of exactly 16 characters is masked by its parts too', () => {
+    const sixteen = 'k-0123456789abcd';
+    expect(redact(`${sixteen.slice(0, 12)}…`, [sixteen])).toBe('[redacted]…');
+  });
+
   it('a secret under 16 characters is masked whole but not by its parts, so common prefixes are not eaten', () => {
     const short = 'pw-1234567890ab';
     expect(redact(`${short} and ${short.slice(0, 12)}`, [short])).toBe(`[redacted] and ${short.slice(0, 12)}`);
