@@ -1,4 +1,4 @@
-import { APIConnectionError, APIError, APIUserAbortError, InternalServerError, RateLimitError } from 'openai';
+import { APIConnectionError, APIError, InternalServerError, RateLimitError } from 'openai';
 
 /** How failed model requests are retried. */
 export interface RetryPolicy {
@@ -18,19 +18,19 @@ export class MalformedResponseError extends Error {
 
 /** True for failures worth another attempt: 429, 5xx, connection errors, timeouts, malformed bodies. */
 export function isRetryable(error: unknown): boolean {
-  if (error instanceof APIUserAbortError) return false;
   if (error instanceof RateLimitError || error instanceof InternalServerError || error instanceof APIConnectionError) return true;
-  if (error instanceof APIError && typeof error.status === 'number') return error.status === 408 || error.status === 409 || error.status >= 500;
+  // An APIError without a status (a user abort) is not retried.
+  if (error instanceof APIError) return error.status === 408 || error.status === 409 || (error.status ?? 0) >= 500;
   return error instanceof MalformedResponseError || error instanceof SyntaxError;
 }
 
 /** Milliseconds the server asked us to wait (`retry-after-ms` or `retry-after`, seconds or a date). */
 export function retryAfterMs(error: unknown, now = Date.now()): number | null {
   if (!(error instanceof APIError) || !error.headers) return null;
-  const headers = error.headers as Headers;
-  const ms = Number(headers.get?.('retry-after-ms'));
-  if (Number.isFinite(ms) && ms >= 0 && headers.get?.('retry-after-ms') !== null) return ms;
-  const value = headers.get?.('retry-after');
+  const { headers } = error;
+  const ms = Number(headers.get('retry-after-ms'));
+  if (Number.isFinite(ms) && ms >= 0 && headers.get('retry-after-ms') !== null) return ms;
+  const value = headers.get('retry-after');
   if (!value) return null;
   const seconds = Number(value);
   if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);

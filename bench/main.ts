@@ -1,158 +1,75 @@
-import { readFileSync, writeFileSync } from 'node:fs';
-import { compareCachePolicies } from './prefix-cache.js';
-import { measureHarnessPrefix } from './harness-prefix.js';
-import { measureOverhead } from './overhead.js';
-import { measureViewConstruction } from './view-construction.js';
-import { defaultRules } from '../rules/schema.js';
-import { formatTable } from './table.js';
-import { measureSuiteTokens } from './suite-tokens.js';
-import { measureStallPrecision } from './stall-precision.js';
-import { measureOtelOverhead } from './otel-overhead.js';
-import { measureSyntaxChecks } from './syntax-checks.js';
-import { compareMemory } from './memory.js';
+import { availableParallelism, loadavg } from 'node:os';
+import { performance } from 'node:perf_hooks';
+import { writeSections } from './write-figures.js';
+import { renderSection, type BenchSection } from './section.js';
+import { harnessOverheadSection } from './sections/harness-overhead.js';
+import { promptCacheEndToEndSection } from './sections/prompt-cache-end-to-end.js';
+import { promptCacheSection } from './sections/prompt-cache.js';
+import { suiteTokensSection } from './sections/suite-tokens.js';
+import { viewConstructionSection } from './sections/view-construction.js';
+import { stallPrecisionSection } from './sections/stall-precision.js';
+import { otelOverheadSection } from './sections/otel-overhead.js';
+import { syntaxChecksSection } from './sections/syntax-checks.js';
+import { memorySection } from './sections/memory.js';
 
-/** Long runs whose per-step windows are compared; their median is reported. */
-const LONG_RUNS = 3;
+/** The sections of `npm run bench`, in the order they run and are numbered. A new section is a file and a line here. */
+const SECTIONS: readonly BenchSection[] = [
+  harnessOverheadSection,
+  viewConstructionSection,
+  promptCacheSection,
+  promptCacheEndToEndSection,
+  suiteTokensSection,
+  stallPrecisionSection,
+  otelOverheadSection,
+  syntaxChecksSection,
+  memorySection,
+];
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-}
+const USAGE = `node --expose-gc dist/bench/main.js [--only ID,…] [--skip ID,…] [--write]
+  sections: ${SECTIONS.map((section) => section.id).join(', ')}
+  --write   put the figures of the sections run into BENCHMARKS.md, each between its own markers`;
 
 /**
- * `npm run bench`: the harness's own cost per step, view construction
- * against the seed's, and prompt-cache reuse against the seed's elision.
- * Figures are measured side by side in one run; compare ratios, not times.
+ * `npm run bench`: every figure BENCHMARKS.md shows, measured side by side in
+ * one process; compare ratios, not times. `--only`/`--skip` pick sections,
+ * `--write` updates BENCHMARKS.md for the sections run.
  */
-async function main(): Promise<void> {
-  const written: string[] = [];
-  const out = (text: string) => { written.push(text); process.stdout.write(text + '\n'); };
-  // A blank line after each table, so Markdown does not run two tables together.
-  const table = (...args: Parameters<typeof formatTable>) => out(`${formatTable(...args)}\n`);
-  out(`rein benchmarks — node ${process.version}, ${new Date().toISOString()}\n`);
-
-  await measureOverhead(1000); // warm up: module loading and JIT, so the first measured run is not the slow one
-  const sizes = [100, 1000, 5000];
-  // Per-step cost at record lengths 100, 1,000 and 5,000, read from long runs so warm-up does not blur it. A window
-  // of 100 steps can catch a garbage collection or not: the median of three runs keeps one pause from deciding it.
-  const longRuns: Awaited<ReturnType<typeof measureOverhead>>[] = [];
-  for (let run = 0; run < LONG_RUNS; run++) longRuns.push(await measureOverhead(5000, { windows: sizes }));
-  const atLength = Object.fromEntries(sizes.map((length) => [length, median(longRuns.map((run) => run.atLength[length]!))]));
-  const base = atLength[100]!;
-  out('1. Harness overhead per step (instant model, free tool; transitions, view, trace, record, token estimates)');
-  table([`record length (steps)`, `ms/step there (median of ${LONG_RUNS} runs)`, 'vs length 100'], sizes.map((length) => [length, atLength[length]!.toFixed(3), `${(atLength[length]! / base).toFixed(2)}x`]));
-  const overhead = [];
-  for (const steps of sizes) overhead.push(await measureOverhead(steps));
-  table(['whole run of', 'mean ms/step', 'retained heap bytes/step', 'peak heap MB', 'trace lines/step'], overhead.map((row) => [
-    `${row.steps} steps`, row.msPerStep.toFixed(3), Math.max(0, Math.round(row.heapBytesPerStep)), row.peakHeapMb.toFixed(1), (row.traceLines / row.steps).toFixed(1),
-  ]));
-  const saving = await measureOverhead(1000, { saveState: true, fsync: false });
-  const durable = await measureOverhead(200, { saveState: true, fsync: true });
-  table(['with state saved for resume', 'ms/step', 'vs no saving (1000 steps)'], [
-    ['write + rename every step', saving.msPerStep.toFixed(3), `${(saving.msPerStep / overhead[1]!.msPerStep).toFixed(2)}x`],
-    ['write + fsync + rename every step', durable.msPerStep.toFixed(3), `${(durable.msPerStep / overhead[1]!.msPerStep).toFixed(2)}x`],
-  ]);
-
-  out('2. View construction per step: rein (incremental) vs seed (rebuild and re-measure every step)');
-  const views = sizes.map((steps) => measureViewConstruction(steps));
-  table(['steps', 'rein µs/step', 'seed µs/step', 'seed / rein'], views.map((row) => [
-    row.steps, row.reinMicros.toFixed(2), row.seedMicros.toFixed(2), `${(row.seedMicros / row.reinMicros).toFixed(1)}x`,
-  ]));
-
-  await contextSection(out, table);
-  out('3b. The same session through the real harness (statechart, context manager, tool schemas, calibration from reported prompt_tokens)');
-  const endToEnd = [];
-  for (const providerCharsPerToken of [4, 2.5]) {
-    for (const steps of [100, 300]) endToEnd.push(await measureHarnessPrefix(steps, { providerCharsPerToken }));
+async function main(argv: readonly string[]): Promise<void> {
+  const chosen = chooseSections(argv);
+  if (!chosen) { process.stderr.write(`${USAGE}\n`); process.exitCode = 2; return; }
+  const started = performance.now();
+  const blocks: Array<{ id: string; text: string }> = [];
+  for (const section of chosen) {
+    const sectionStarted = performance.now();
+    const result = await section.run({ parallel: 2 });
+    const seconds = (performance.now() - sectionStarted) / 1000;
+    // The load average says how far the absolute times can be trusted: on a shared machine other work slows every row alike.
+    const provenance = `Printed by \`npm run bench\` (section \`${section.id}\`, ${seconds.toFixed(0)} s), node ${process.version}, ${new Date().toISOString().slice(0, 10)}, `
+      + `load average ${loadavg()[0]!.toFixed(1)} on ${availableParallelism()} CPUs at the end of the section.`;
+    const text = renderSection(SECTIONS.indexOf(section) + 1, section, result, provenance);
+    blocks.push({ id: section.id, text });
+    process.stdout.write(`${text}\n\n`);
   }
-  table(['steps', 'provider chars/token', 'prefix reuse', 'requests reusing < 50%', 'peak / window', 'prompt tokens', 'elision passes', 'summaries'], endToEnd.map((row) => [
-    row.steps, row.providerCharsPerToken, `${(row.prefixReuse * 100).toFixed(1)}%`, row.breaks, `${(row.peakShare * 100).toFixed(1)}%`, row.promptTokens, row.elisions, row.summaries,
-  ]));
-
-  stallSection(out, table);
-  if (!process.argv.includes('--no-suite')) await suiteSection(out, table);
-  await otelSection(out, table);
-  await syntaxSection(out, table);
-  await memorySection(out, table);
-  if (process.argv.includes('--write')) writeFigures(written.join('\n'));
-}
-
-function stallSection(out: (text: string) => void, table: (...args: Parameters<typeof formatTable>) => void): void {
-  const result = measureStallPrecision();
-  out('5. Stall detector precision on labelled behaviours (bench/stall-behaviours.ts, through the real machine; steps are model replies)');
-  table(['behaviour', 'kind', 'ended', 'nudges', 'first nudge at', 'seed rules first nudge at', 'ended at'], result.rows.map((row) => [
-    row.behaviour, row.kind, row.status === 'stalled' ? 'stalled' : row.status, row.nudges, row.firstNudge ?? '-', row.seedFirstNudge ?? 'never', row.endedAt ?? '-',
-  ]));
-  out(`False stops on progress: ${result.falseStops}; loops ended: ${result.loopsEnded}/${result.loops}; loops first nudged later than the seed's rules would: ${result.laterThanSeed}.\n`);
-}
-
-async function contextSection(out: (text: string) => void, table: (...args: Parameters<typeof formatTable>) => void): Promise<void> {
-  out('3. Prompt tokens and cache reuse: one session of ~4,000-char tool results, 32K-token window, $3/M uncached, $0.30/M cached, summarizer prompts counted');
-  // The seed's schedule and rein's earlier one both cap results just outside the newest at 2,000 characters (the seed's base_cap).
-  const rules = { ...defaultRules().context, windowTokens: 32_768, baseCap: 2000 };
-  const rows = [];
-  const ceilings = [];
-  for (const charsPerToken of [4, 2.5]) {
-    for (const steps of [100, 300, 500]) {
-      const { policies, ceiling } = compareCachePolicies({ steps, resultChars: 4000, windowTokens: 32_768, charsPerToken }, rules);
-      const seed = policies[policies.length - 1]!;
-      for (const figures of policies) {
-        rows.push([steps, charsPerToken, figures.policy, `${(figures.prefixReuse * 100).toFixed(1)}%`, `${(figures.peakShare * 100).toFixed(1)}%`, figures.allTokens,
-          `${(figures.allTokens / seed.allTokens).toFixed(2)}x`, figures.summaries, `$${figures.estimatedCost.toFixed(2)}`, `${(figures.estimatedCost / seed.estimatedCost).toFixed(2)}x`,
-          `$${figures.costWithoutCache.toFixed(2)}`, `${(figures.costWithoutCache / seed.costWithoutCache).toFixed(2)}x`]);
-      }
-      ceilings.push([steps, charsPerToken, `${(ceiling * 100).toFixed(1)}%`]);
-    }
+  const total = `npm run bench: ${chosen.length} of ${SECTIONS.length} sections in ${((performance.now() - started) / 1000).toFixed(0)} s wall time.`;
+  process.stdout.write(`${total}\n`);
+  if (argv.includes('--write')) {
+    if (chosen.length === SECTIONS.length) blocks.push({ id: 'total', text: `<!-- bench:total -->\n_${total}_\n<!-- /bench:total -->` });
+    writeSections(new URL('../../BENCHMARKS.md', import.meta.url), blocks);
+    process.stdout.write('BENCHMARKS.md: figures updated\n');
   }
-  table(['steps', 'chars/token', 'context manager', 'prefix reuse', 'peak / window', 'prompt tokens', 'vs seed', 'summaries', 'est. cost', 'vs seed', 'cost, no cache discount', 'vs seed'], rows);
-  table(['steps', 'chars/token', 'most reuse possible without sending more than the seed'], ceilings);
 }
 
-async function suiteSection(out: (text: string) => void, table: (...args: Parameters<typeof formatTable>) => void): Promise<void> {
-  out('4. Tokens per solved task on the offline simulated suite (eval/suite; a simulation of the harness, not a model benchmark; nominal $3/$0.30/$15 per M)');
-  const suite = await measureSuiteTokens(2);
-  table(['preset', 'resolved', 'prompt tokens', 'cached share', 'est. cost', 'cost per solved task', 'agent seconds'], suite.map((row) => [
-    row.preset, `${row.resolved}/${row.tasks}`, row.promptTokens, `${(row.cachedShare * 100).toFixed(1)}%`, `$${row.costUsd.toFixed(3)}`,
-    Number.isNaN(row.costPerSolved) ? '-' : `$${row.costPerSolved.toFixed(4)}`, Math.round(row.wallSeconds),
-  ]));
+/** The sections `--only`/`--skip` select, or null for an unknown id. */
+function chooseSections(argv: readonly string[]): BenchSection[] | null {
+  const ids = (flag: string) => {
+    const index = argv.indexOf(flag);
+    return index < 0 ? null : (argv[index + 1] ?? '').split(',').filter(Boolean);
+  };
+  const only = ids('--only');
+  const skip = ids('--skip') ?? [];
+  const known = new Set(SECTIONS.map((section) => section.id));
+  if ([...(only ?? []), ...skip].some((id) => !known.has(id))) return null;
+  return SECTIONS.filter((section) => (only === null || only.includes(section.id)) && !skip.includes(section.id));
 }
 
-async function otelSection(out: (text: string) => void, table: (...args: Parameters<typeof formatTable>) => void): Promise<void> {
-  out('5. Live OpenTelemetry export (--otel): harness overhead per step, 1,000-step runs, median of 3 alternating rounds');
-  const rows = await measureOtelOverhead(1000);
-  const off = rows[0]!.msPerStep;
-  table(['export', 'ms/step', 'vs off', 'spans received', 'end-of-run wait ms'], rows.map((row) => [
-    row.setting, row.msPerStep.toFixed(3), `${(row.msPerStep / off).toFixed(2)}x`, row.setting === 'collector on loopback' ? row.spans : '-', Math.round(row.endWaitMs),
-  ]));
-}
-
-async function syntaxSection(out: (text: string) => void, table: (...args: Parameters<typeof formatTable>) => void): Promise<void> {
-  const syntax = await measureSyntaxChecks();
-  const warm = syntax.rows.find((row) => row.checker.includes('warm'))!;
-  out(`5. Syntax check of an edit to a 300-line file (python3 on PATH: ${syntax.python.path}${syntax.python.shim ? `, a shim for ${syntax.python.interpreter}` : ''})`);
-  table(['checker', 'checks', 'first check ms', 'median ms after the first', 'vs warm python'], syntax.rows.map((row) => [
-    row.checker, row.checks, row.firstMs.toFixed(1), row.medianMs.toFixed(2), `${(row.medianMs / warm.medianMs).toFixed(1)}x`,
-  ]));
-}
-
-async function memorySection(out: (text: string) => void, table: (...args: Parameters<typeof formatTable>) => void): Promise<void> {
-  out('6. Memory of one run, each in a fresh process (instant model, ~4,000-char tool results, 32K-token window)');
-  const rows = await compareMemory([100, 1000, 5000]);
-  const first = rows[0]!;
-  table(['steps', 'record held', 'peak RSS MB', 'vs 100 steps', 'peak heap MB', 'heap held after the run MB', 'vs 100 steps'], rows.flatMap((row) => (['now', 'before'] as const).map((mode) => [
-    row.steps, mode === 'now' ? 'on disk (now)' : 'in memory (before)', row[mode].peakRssMb.toFixed(1), `${(row[mode].peakRssMb / first[mode].peakRssMb).toFixed(2)}x`,
-    row[mode].peakHeapMb.toFixed(1), row[mode].retainedHeapMb.toFixed(1), `${(row[mode].retainedHeapMb / first[mode].retainedHeapMb).toFixed(2)}x`,
-  ])));
-}
-
-/** `--write`: puts this run's tables into BENCHMARKS.md between its figure markers. */
-function writeFigures(text: string): void {
-  const path = new URL('../../BENCHMARKS.md', import.meta.url);
-  const document = readFileSync(path, 'utf8');
-  const block = `<!-- figures:start -->\n${text.replace(/^(\d[a-z]?\. .*)$/gm, '### $1')}\n<!-- figures:end -->`;
-  writeFileSync(path, document.replace(/<!-- figures:start -->[\s\S]*<!-- figures:end -->/, block));
-  process.stdout.write('BENCHMARKS.md: figures updated\n');
-}
-
-await main();
+await main(process.argv.slice(2));

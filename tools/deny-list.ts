@@ -66,7 +66,11 @@ export const DENY_RULES: readonly DenyRule[] = [
  *
  * @example checkCommand('sudo make install') // 'Blocked by policy: privilege escalation (sudo, doas, pkexec, su). Choose a safer action.'
  */
-export function checkCommand(command: string, extraPatterns: readonly string[] = []): string | null {
+export function checkCommand(
+  command: string,
+  // Stryker disable next-line ArrayDeclaration: a default holding any pattern that no command contains blocks nothing, as [] does
+  extraPatterns: readonly string[] = [],
+): string | null {
   const hit = findDenyRule(command, extraPatterns);
   return hit === null ? null : `Blocked by policy: ${hit.reason}. Choose a safer action.`;
 }
@@ -77,7 +81,11 @@ export function checkCommand(command: string, extraPatterns: readonly string[] =
  *
  * @example findDenyRule('sudo ls')?.reason // 'privilege escalation (sudo, doas, pkexec, su)'
  */
-export function findDenyRule(command: string, extraPatterns: readonly string[] = []): DenyRule | null {
+export function findDenyRule(
+  command: string,
+  // Stryker disable next-line ArrayDeclaration: a default holding any pattern that no command contains blocks nothing, as [] does
+  extraPatterns: readonly string[] = [],
+): DenyRule | null {
   const normalized = normalizeCommand(command);
   const extra = compileDenyPatterns(extraPatterns);
   return DENY_RULES.find(({ pattern }) => pattern.test(normalized))
@@ -108,7 +116,7 @@ export function compileDenyPatterns(sources: readonly string[]): DenyRule[] {
  */
 export function normalizeCommand(command: string): string {
   return command
-    .replace(/\\\r?\n/g, ' ')
+    .replace(/\\\r?\n/g, '')
     .replace(/\\(?=[\w/~-])/g, '')
     .replace(/(?<=\w)(?:''|"")(?=\w)/g, '')
     .replace(/(["'])([\w./~-]+)\1/g, '$2')

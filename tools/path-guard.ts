@@ -38,7 +38,12 @@ export function resolveInWorkspace(root: string, relOrAbs: string): string {
  *
  * @example resolveWritableInWorkspace('/work/repo', 'rein.config.mjs') // throws PathEscapeError
  */
-export function resolveWritableInWorkspace(root: string, relOrAbs: string, protectedFiles: readonly string[] = []): string {
+export function resolveWritableInWorkspace(
+  root: string,
+  relOrAbs: string,
+  // Stryker disable next-line ArrayDeclaration: a default naming a file that does not exist protects nothing, as [] does
+  protectedFiles: readonly string[] = [],
+): string {
   const file = resolveInWorkspace(root, relOrAbs);
   if (isHarnessFile(toWorkspaceRelative(fs.realpathSync(root), file)) || protectedFiles.some((protectedFile) => realOrSelf(protectedFile) === file)) {
     throw new PathEscapeError(`${quote(relOrAbs)} belongs to rein (its state or rules file); the agent may not change it`);
@@ -54,8 +59,8 @@ export function toWorkspaceRelative(root: string, absolute: string): string {
 
 function isInside(root: string, candidate: string): boolean {
   const rel = path.relative(root, candidate);
-  // `..foo` is a legal name inside the root, so compare whole segments.
-  return rel === '' || (rel !== '..' && !rel.startsWith('..' + path.sep) && !path.isAbsolute(rel));
+  // `..foo` is a legal name inside the root, so compare whole segments ('' is the root itself).
+  return rel !== '..' && !rel.startsWith('..' + path.sep) && !path.isAbsolute(rel);
 }
 
 /**
@@ -65,6 +70,7 @@ function isInside(root: string, candidate: string): boolean {
  */
 function resolveLinks(absolute: string, hops: number): string {
   if (hops > MAX_LINK_HOPS) throw new PathEscapeError(`too many levels of symbolic links at ${absolute}`);
+  // Stryker disable next-line BlockStatement: realpath is the fast path; the walk below resolves the same links by hand
   try {
     return fs.realpathSync(absolute);
   } catch (error) {
@@ -73,6 +79,7 @@ function resolveLinks(absolute: string, hops: number): string {
     if (code !== 'ENOENT' && code !== 'ENOTDIR') throw error;
   }
   const parent = path.dirname(absolute);
+  // Stryker disable next-line ConditionalExpression: only '/' is its own parent, and realpath('/') never fails, so the walk stops before
   if (parent === absolute) return absolute;
   const candidate = path.join(resolveLinks(parent, hops), path.basename(absolute));
   const target = readLinkOrNull(candidate);

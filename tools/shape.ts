@@ -45,15 +45,13 @@ export function createOutputCollector(cap: number): OutputCollector {
   let finished = false;
 
   const accept = (text: string): void => {
-    if (text.length === 0) return;
     total += text.length;
+    // The head fills first (`room` is never negative); what does not fit rolls through the tail window.
     const room = headLimit - head.length;
-    if (room > 0) {
-      head += text.slice(0, room);
-      text = text.slice(room);
-    }
-    if (text.length === 0 || tailLimit === 0) return;
-    tail = text.length >= tailLimit ? text.slice(-tailLimit) : (tail + text).slice(-tailLimit);
+    head += text.slice(0, room);
+    const rest = text.slice(room);
+    if (tailLimit === 0) return;
+    tail = (tail + rest).slice(-tailLimit);
   };
 
   return {
@@ -65,13 +63,15 @@ export function createOutputCollector(cap: number): OutputCollector {
       return total;
     },
     finish(prefix = '') {
-      if (!finished) accept(decoder.decode());
+      // A second call flushes nothing more: the decoder is already empty.
+      accept(decoder.decode());
       finished = true;
       // Everything is still held when the tail window never had to roll.
+      // Stryker disable next-line EqualityOperator: at equality the window holds exactly the last keepPerSide(cap) chars, so both ways give the same text
       if (total <= headLimit + tailLimit) return headTail(prefix + head + tail, cap);
-      const keep = keepPerSide(cap);
-      const start = (prefix + head).slice(0, keep);
-      return joinWithMarker(start, prefix.length + total - 2 * keep, keep === 0 ? '' : tail.slice(-keep));
+      // Here the tail window is full: exactly keepPerSide(cap) chars, the same `keep` headTail uses.
+      const keep = tailLimit;
+      return joinWithMarker((prefix + head).slice(0, keep), prefix.length + total - 2 * keep, tail);
     },
   };
 }

@@ -3,7 +3,8 @@ import type { ScriptContext, ScriptedReply } from '../../actors/scripted-model.j
 import { readFeedback, type Feedback, type HarnessTexts } from './feedback.js';
 import { toReply, type Intent, type Surface } from './intents.js';
 import type { Traits } from './registry.js';
-import type { Simulation } from './simulation-schema.js';
+import { itemDone, todoItemOf, type Simulation } from './simulation-schema.js';
+import { readVisibleTodo } from './todo-readback.js';
 
 export interface SimulatedAgentSpec {
   traits: Traits;
@@ -42,9 +43,10 @@ interface AgentState {
  */
 export function createSimulatedAgent(spec: SimulatedAgentSpec): (messages: readonly ChatMessage[], context: ScriptContext) => ScriptedReply {
   const state = initialState(spec);
-  return (_messages, context) => {
+  return (messages, context) => {
     if (state.last) observe(state, spec, readFeedback(context.lastResults, spec.texts));
-    const intent = nextIntent(state, spec);
+    if (spec.traits.planner) recallFromList(state, spec, messages);
+    const intent = nextIntent(state, spec, messages);
     state.last = intent;
     return toReply(intent, spec.simulation, spec.testCmd, state.surface);
   };
@@ -56,7 +58,7 @@ function initialState(spec: SimulatedAgentSpec): AgentState {
   const queue: Intent[] = [
     ...(traits.reckless ? destructive(simulation, 'start') : []),
     ...simulation.inspect.map((path): Intent => ({ kind: 'read', path })),
-    ...(traits.planner && spec.tools.includes('update_todo') ? [{ kind: 'todo' } as const] : []),
+    ...(traits.planner && spec.tools.includes('update_todo') ? [{ kind: 'todo', applied: [] } as const] : []),
     ...(traits.flood ? simulation.flood.map((command): Intent => ({ kind: 'command', command, purpose: 'flood' })) : []),
     ...[...known].map((fix) => editIntent(spec, fix)),
   ];
@@ -81,7 +83,7 @@ function observe(state: AgentState, spec: SimulatedAgentSpec, feedback: Feedback
   if (feedback.notAllowedInPhase) return retryAfterPlanning(state, last);
   if (last.kind === 'edit') afterEdit(state, last, feedback);
   else if (last.kind === 'test') afterTest(state, spec, feedback);
-  else if (last.kind === 'todo') afterTodo(state, spec, feedback);
+  else if (last.kind === 'todo') afterTodo(state, feedback);
   else if (last.kind === 'finish' && feedback.gateRefused) state.queue.unshift({ kind: 'test', retry: false });
   else if (last.kind === 'command' && feedback.blocked && last.instead) state.queue.unshift({ kind: 'command', command: last.instead, purpose: 'instead' });
   if (!state.retrying) discover(state, spec, feedback);
@@ -89,7 +91,7 @@ function observe(state: AgentState, spec: SimulatedAgentSpec, feedback: Feedback
 
 /** A phase refused the tool (a plan phase that wants a todo list first): write one, then try again. */
 function retryAfterPlanning(state: AgentState, last: Intent): void {
-  state.queue.unshift(...(state.todoWritten || !state.surface.tools.includes('update_todo') ? [] : [{ kind: 'todo' } as const]), last);
+  state.queue.unshift(...(state.todoWritten || !state.surface.tools.includes('update_todo') ? [] : [{ kind: 'todo', applied: [] } as const]), last);
 }
 
 function afterEdit(state: AgentState, last: Extract<Intent, { kind: 'edit' }>, feedback: Feedback): void {
@@ -119,12 +121,34 @@ function afterTest(state: AgentState, spec: SimulatedAgentSpec, feedback: Feedba
   }
 }
 
-function afterTodo(state: AgentState, spec: SimulatedAgentSpec, feedback: Feedback): void {
+function afterTodo(state: AgentState, feedback: Feedback): void {
   if (feedback.unknownTool !== null || feedback.text.startsWith('Tool error')) return;
   state.todoWritten = true;
+}
+
+/**
+ * The plan-dependent model keeps its requirements nowhere but the todo list, and it reads the
+ * list back from what the harness shows it each turn (the update_todo result, a summary, a
+ * later run's task): an open item it knows a fix for becomes its next edit. A list the harness
+ * no longer shows is a list it has forgotten.
+ */
+function recallFromList(state: AgentState, spec: SimulatedAgentSpec, messages: readonly ChatMessage[]): void {
+  const open = openItems(messages);
   spec.simulation.fixes.forEach((fix, index) => {
-    if (fix.needs_plan && !state.known.has(index)) { state.known.add(index); state.queue.push(editIntent(spec, index)); }
+    const item = todoItemOf(spec.simulation, index);
+    if (!fix.needs_plan || state.known.has(index) || item === undefined || !open.includes(item)) return;
+    state.known.add(index);
+    state.queue.push(editIntent(spec, index));
   });
+}
+
+/** True when the visible list shows an item open although every fix under it is applied: time to tick it off. */
+function listLagsBehind(state: AgentState, spec: SimulatedAgentSpec, messages: readonly ChatMessage[]): boolean {
+  return openItems(messages).some((item) => itemDone(state.applied, spec.simulation, item));
+}
+
+function openItems(messages: readonly ChatMessage[]): string[] {
+  return (readVisibleTodo(messages) ?? []).filter((item) => !item.done).map((item) => item.task);
 }
 
 /** Fixes whose `reveal` text just appeared in a result: the model now knows what to change. */
@@ -136,7 +160,7 @@ function discover(state: AgentState, spec: SimulatedAgentSpec, feedback: Feedbac
   });
 }
 
-function nextIntent(state: AgentState, spec: SimulatedAgentSpec): Intent {
+function nextIntent(state: AgentState, spec: SimulatedAgentSpec, messages: readonly ChatMessage[]): Intent {
   const queued = state.queue.shift();
   if (queued) return queued;
   const edited = state.applied.size + state.brokenWritten.size > 0;
@@ -151,6 +175,9 @@ function nextIntent(state: AgentState, spec: SimulatedAgentSpec): Intent {
     state.queue.push(...destructive(spec.simulation, 'end'));
     const next = state.queue.shift();
     if (next) return next;
+  }
+  if (spec.traits.planner && state.surface.tools.includes('update_todo')) {
+    if (listLagsBehind(state, spec, messages)) return { kind: 'todo', applied: [...state.applied] };
   }
   return { kind: 'finish', giveUp: false };
 }

@@ -1,11 +1,12 @@
 import { call, type ScriptedReply } from '../../actors/scripted-model.js';
-import type { Fix, Simulation } from './simulation-schema.js';
+import { itemDone, type Fix, type Simulation } from './simulation-schema.js';
 
 /** One thing the simulated model means to do next. */
 export type Intent =
   | { kind: 'read'; path: string }
   | { kind: 'command'; command: string; purpose: 'flood' | 'destructive' | 'instead'; instead?: string }
-  | { kind: 'todo' }
+  /** `applied`: the fixes made so far (empty when first writing the list). */
+  | { kind: 'todo'; applied: readonly number[] }
   | { kind: 'edit'; fix: number; variant: 'correct' | 'broken' | 'repair' }
   | { kind: 'test'; retry: boolean }
   | { kind: 'finish'; giveUp: boolean };
@@ -32,7 +33,9 @@ export function toReply(intent: Intent, simulation: Simulation, testCmd: string,
     case 'command':
       return { content: commandReason(intent), calls: [call('run', { command: intent.command })] };
     case 'todo':
-      return { content: 'Writing down what the task asks for.', calls: [call('update_todo', { items: todoItems(simulation) })] };
+      return intent.applied.length === 0
+        ? { content: 'Writing down what the task asks for.', calls: [call('update_todo', { items: todoItems(simulation, intent.applied) })] }
+        : { content: 'Ticking off what is done.', calls: [call('update_todo', { items: todoItems(simulation, intent.applied) })] };
     case 'edit':
       return editReply(simulation.fixes[intent.fix]!, intent.variant, surface);
     case 'test':
@@ -48,8 +51,10 @@ function commandReason(intent: Extract<Intent, { kind: 'command' }>): string {
   return 'Blocked; doing it the safe way instead.';
 }
 
-function todoItems(simulation: Simulation): Array<{ task: string; done: boolean }> {
-  return simulation.fixes.filter((fix) => fix.todo !== undefined).map((fix) => ({ task: fix.todo!, done: false }));
+/** The list as the model writes it: one item per requirement, ticked when every fix under it is in `applied`. */
+function todoItems(simulation: Simulation, applied: readonly number[]): Array<{ task: string; done: boolean }> {
+  const appliedSet = new Set(applied);
+  return simulation.fixes.flatMap((fix) => (fix.todo === undefined ? [] : [{ task: fix.todo, done: itemDone(appliedSet, simulation, fix.todo) }]));
 }
 
 function editReply(fix: Fix, variant: 'correct' | 'broken' | 'repair', surface: Surface): ScriptedReply {

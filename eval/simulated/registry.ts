@@ -1,4 +1,4 @@
-import type { Simulation } from './simulation-schema.js';
+import { todoItemOf, type Simulation } from './simulation-schema.js';
 
 /** Behaviours a simulated model can combine; each stresses one harness component. */
 export interface Traits {
@@ -55,7 +55,7 @@ export const SIMULATED_MODELS: readonly SimulatedModelInfo[] = [
   },
   {
     name: 'plan-dependent', trait: 'planner', exercises: 'plan phase and todo list',
-    description: 'Keeps track of the requirements only through a todo list: without update_todo it fixes what the failing tests show and forgets the rest.',
+    description: 'Keeps track of the requirements only through its todo list, read back each turn from what the harness shows (the update_todo result, a summary, a later run\'s task): without the list in view it fixes what the failing tests show and forgets the rest.',
     check: (simulation) => simulation.fixes.some((fix) => fix.needs_plan) ? null : 'needs a fix with `needs_plan`',
   },
 ];
@@ -89,6 +89,9 @@ export function checkSimulatedModel(names: readonly string[], simulation: Simula
     const problem = model.check(simulation);
     if (problem) problems.push(`simulated model "${name}" ${problem}`);
   }
+  simulation.fixes.forEach((fix, index) => {
+    if (fix.needs_plan && todoItemOf(simulation, index) === undefined) problems.push(`fix ${index + 1} has \`needs_plan\` but no \`todo\` item (its own or an earlier needs_plan fix's)`);
+  });
   if (simulation.fixes.some((fix) => fix.needs_plan) && !names.includes('plan-dependent')) {
     problems.push('a fix with `needs_plan` can only be found by the plan-dependent model');
   }

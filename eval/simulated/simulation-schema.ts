@@ -8,9 +8,9 @@ const fixSchema = z.object({
   reveal: z.string().min(1).optional()
     .describe('Text that, once it appears in a tool result (a failing assertion message, a log line), makes the model find this fix; absent: known from reading the code'),
   broken: z.string().optional().describe('A syntax-breaking version of `new` that the syntax-breaking-edit model writes first'),
-  todo: z.string().min(1).optional().describe('The todo item the plan-dependent model writes for this fix'),
+  todo: z.string().min(1).optional().describe('The todo item the plan-dependent model writes for this fix; a `needs_plan` fix without one belongs to the item of the `needs_plan` fix before it'),
   needs_plan: z.boolean().default(false)
-    .describe('A requirement no visible test covers: the plan-dependent model remembers it only when it could write a todo list'),
+    .describe('A requirement no visible test covers: the plan-dependent model does it only while the harness shows its todo list with the item open'),
 }).strict();
 export type Fix = z.infer<typeof fixSchema>;
 
@@ -34,3 +34,26 @@ export const simulationSchema = z.object({
   summary: z.string().min(1).default('Fixed the bugs; the tests pass.').describe('The finish summary'),
 }).strict();
 export type Simulation = z.infer<typeof simulationSchema>;
+
+/**
+ * The todo item a fix belongs to: its own `todo`; for a `needs_plan` fix
+ * without one, that of the nearest `needs_plan` fix before it (one
+ * requirement may take several edits).
+ *
+ * @example todoItemOf(simulation, 3) // 'parse_env: convert booleans and integers'
+ */
+export function todoItemOf(simulation: Simulation, index: number): string | undefined {
+  const fix = simulation.fixes[index]!;
+  if (fix.todo !== undefined || !fix.needs_plan) return fix.todo;
+  for (let position = index - 1; position >= 0; position--) {
+    const earlier = simulation.fixes[position]!;
+    if (earlier.needs_plan && earlier.todo !== undefined) return earlier.todo;
+  }
+  return undefined;
+}
+
+/** True when every fix under the item is among `applied`. */
+export function itemDone(applied: ReadonlySet<number>, simulation: Simulation, item: string): boolean {
+  const fixes = simulation.fixes.flatMap((_, index) => (todoItemOf(simulation, index) === item ? [index] : []));
+  return fixes.length > 0 && fixes.every((index) => applied.has(index));
+}

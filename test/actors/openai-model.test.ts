@@ -46,6 +46,22 @@ describe('the OpenAI-compatible model actor', () => {
     expect(sleeps).toEqual([3000]);
   });
 
+  it('honours retry-after-ms, the milliseconds form, over the seconds form', async () => {
+    const { ask, sleeps } = await endpointWith([{ status: 429, body: '{"error":{"message":"slow down"}}', headers: { 'retry-after-ms': '1250', 'retry-after': '9' } }, ok]);
+    expect((await ask()).message.content).toBe('hello');
+    expect(sleeps).toEqual([1250]);
+  });
+
+  it('honours an HTTP-date Retry-After: it waits until that time', async () => {
+    // HTTP dates have whole seconds: a date 30 s ahead is 29-30 s away when the header is read (more on a loaded machine, never more than 30).
+    const until = new Date(Math.floor(Date.now() / 1000) * 1000 + 30_000).toUTCString();
+    const { ask, sleeps } = await endpointWith([{ status: 503, body: '{"error":{"message":"maintenance"}}', headers: { 'retry-after': until } }, ok]);
+    expect((await ask()).message.content).toBe('hello');
+    expect(sleeps).toHaveLength(1);
+    expect(sleeps[0]).toBeGreaterThan(15_000);
+    expect(sleeps[0]).toBeLessThanOrEqual(30_000);
+  });
+
   it('retries 5xx and malformed bodies with exponential backoff and jitter', async () => {
     const { ask, sleeps } = await endpointWith([
       { status: 503, body: '{"error":{"message":"overloaded"}}' },
@@ -61,7 +77,9 @@ describe('the OpenAI-compatible model actor', () => {
   it('retries a connection reset', async () => {
     const { ask, sleeps } = await endpointWith([{ reset: true }, ok]);
     expect((await ask()).message.content).toBe('hello');
-    expect(sleeps).toHaveLength(1);
+    // The first backoff (base 100 ms, jitter 0.5 → 75 ms), and the second request is the one that answered.
+    expect(sleeps).toEqual([75]);
+    expect(stub!.requests).toHaveLength(2);
   });
 
   it('retries a hung request after the request timeout', async () => {
@@ -69,7 +87,10 @@ describe('the OpenAI-compatible model actor', () => {
     // the hang is what must be cut short, and each retry is one more request seen.
     const { ask, sleeps } = await endpointWith([{ hang: true }, ok], { requestTimeoutMs: 1500 });
     expect((await ask()).message.content).toBe('hello');
+    // Normally one timeout and one answer; on a loaded machine the answering request may time out too,
+    // and each such retry must still back off on the doubling schedule (75, 150, 300, 600 ms).
     expect(sleeps.length).toBeGreaterThanOrEqual(1);
+    expect(sleeps).toEqual([75, 150, 300, 600].slice(0, sleeps.length));
     expect(stub!.requests).toHaveLength(sleeps.length + 1);
   });
 

@@ -56,7 +56,14 @@ describe('the tool actor and its journal', () => {
     const { journal, logic } = runner(root, journalPath);
     const output = await toPromise(createActor(logic, { input: input([call('read_file', { path: 'a.txt' })]) }).start());
     journal.close();
-    expect(output.results[0]!.outcome.content).toContain('alpha');
+    // The same outcome as a read that was never interrupted (not the interrupted-command report), and the file is as it was.
+    const fresh = runner(root, path.join(makeTempDir(), 'calls.jsonl'));
+    const expected = await toPromise(createActor(fresh.logic, { input: input([call('read_file', { path: 'a.txt' })]) }).start());
+    fresh.journal.close();
+    expect(output.results[0]!.outcome).toEqual(expected.results[0]!.outcome);
+    expect(output.results[0]!.outcome).toMatchObject({ ok: true, effect: { kind: 'read', path: 'a.txt' } });
+    expect(output.results[0]!.outcome.content).toBe('[a.txt: lines 1-1 of 1; 0 above, 0 below]\n    1  alpha');
+    expect(fs.readFileSync(path.join(root, 'a.txt'), 'utf8')).toBe('alpha\n');
   });
 
   it('a call cut short by stopping the actor leaves no result in the journal, only its start', async () => {

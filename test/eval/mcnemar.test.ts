@@ -29,6 +29,14 @@ describe('exact McNemar test', () => {
     expect(mcnemarP(1, 0)).toBe(1);
     expect(mcnemarP(6, 0)).toBe(0.0312); // 2/64 = 0.03125 exactly
     expect(mcnemarP(10, 0)).toBe(0.002); // 2/1024 = 0.001953125
+    expect(mcnemarP(5, 1)).toBe(0.2188); // 14/64 = 0.21875: a tie on an odd digit rounds up
+    expect(mcnemarP(1, 5)).toBe(0.2188);
+  });
+
+  it('refuses flip counts that are negative or not whole numbers, naming the problem', () => {
+    for (const [onlyA, onlyB] of [[-1, 0], [0, -1], [1.5, 0], [0, 2.5], [Number.NaN, 1]] as const) {
+      expect(() => mcnemarP(onlyA, onlyB)).toThrow(new RangeError('flip counts must be whole numbers ≥ 0'));
+    }
   });
 
   it('matches a brute-force enumeration of every outcome for up to 14 flips', () => {

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ScriptedReply } from '../../actors/scripted-model.js';
+import type { ChatMessage } from '../../context/messages.js';
 import { defaultRules } from '../../rules/schema.js';
 import { createSimulatedAgent } from '../../eval/simulated/agent.js';
 import { harnessTexts } from '../../eval/simulated/feedback.js';
@@ -26,11 +27,18 @@ const simulation = simulationSchema.parse({
   destructive: [{ command: 'git push --force origin main', when: 'start', instead: 'git status' }],
 });
 
-/** Drives a simulated agent: each step hands it the harness's answer to its previous call and returns its next call. */
+/**
+ * Drives a simulated agent: each step hands it the harness's answer to its previous call and returns its next
+ * call. The answers pile up as the view would (tool results, `[harness]` notes as user messages).
+ */
 function agentFor(names: string[], tools = ALL_TOOLS) {
   const script = createSimulatedAgent({ traits: traitsOf(names), simulation, testCmd: 'npm test', tools, texts: harnessTexts(rules) });
+  const view: ChatMessage[] = [{ role: 'system', content: rules.systemPrompt }];
   let call = 0;
-  return (...lastResults: string[]) => firstCall(script([], { call: call++, lastResults }));
+  return (...lastResults: string[]) => {
+    view.push(...lastResults.map((content): ChatMessage => (content.startsWith('[harness]') ? { role: 'user', content } : { role: 'tool', tool_call_id: `c${call}`, content })));
+    return firstCall(script(view, { call: call++, lastResults }));
+  };
 }
 
 function firstCall(reply: ScriptedReply): { name: string; args: Record<string, string> } {
@@ -76,18 +84,50 @@ describe('simulated models react to what the harness sends back', () => {
     expect(next('exit=0\n 1 a + (b').args.command).toContain('"a + (b"');
   });
 
-  it('plan-dependent does the unseen requirement only when it could write a todo list', () => {
+  it('plan-dependent does the unseen requirement when the todo list the harness echoes shows it open, and ticks it off before finishing', () => {
     const planned = agentFor(['plan-dependent']);
     planned('task');
     expect(planned('[calc.js]')).toMatchObject({ name: 'update_todo' });
-    expect(planned('Todo:\n[ ] add adds')).toMatchObject({ name: 'edit_file', args: { new: 'a + b' } });
+    expect(planned('Todo:\n[ ] add adds\n[ ] abs is never negative')).toMatchObject({ name: 'edit_file', args: { new: 'a + b' } });
     expect(planned('Edit applied.')).toMatchObject({ name: 'edit_file', args: { new: 'return Math.abs(n);' } });
+    expect(planned('Edit applied.')).toMatchObject({ name: 'run' });
+    const tick = planned('exit=0\nok');
+    expect(tick).toMatchObject({ name: 'update_todo' });
+    expect(tick.args).toEqual({ items: [{ task: 'add adds', done: true }, { task: 'abs is never negative', done: true }] });
+    expect(planned('Todo:\n[x] add adds\n[x] abs is never negative')).toMatchObject({ name: 'finish' });
+  });
 
+  it('plan-dependent forgets a requirement the harness does not show back (no todo tool, or a todo tool that does not echo the list)', () => {
     const unplanned = agentFor(['plan-dependent'], ['read_file', 'grep', 'edit_file', 'run', 'finish']);
     unplanned('task');
     expect(unplanned('[calc.js]')).toMatchObject({ name: 'edit_file', args: { new: 'a + b' } });
     expect(unplanned('Edit applied.')).toMatchObject({ name: 'run' });
     expect(unplanned('exit=0\nok')).toMatchObject({ name: 'finish' });
+
+    const silent = agentFor(['plan-dependent']);
+    silent('task');
+    expect(silent('[calc.js]')).toMatchObject({ name: 'update_todo' });
+    expect(silent('Saved.')).toMatchObject({ name: 'edit_file', args: { new: 'a + b' } });
+    expect(silent('Edit applied.')).toMatchObject({ name: 'run' });
+    expect(silent('exit=0\nok')).toMatchObject({ name: 'finish' });
+  });
+
+  it('plan-dependent reads its list back from a summary or from a list an earlier run left, wherever it is newest', () => {
+    const fromSummary = agentFor(['plan-dependent'], ['read_file', 'grep', 'edit_file', 'run', 'finish']);
+    fromSummary('task');
+    fromSummary('[calc.js]');
+    expect(fromSummary('Edit applied.', '[Summary of earlier work]\nedited calc.js\n\nTodo list (kept by the harness):\n[x] add adds\n[ ] abs is never negative'))
+      .toMatchObject({ name: 'edit_file', args: { new: 'return Math.abs(n);' } });
+
+    const resumed = agentFor(['plan-dependent'], ['read_file', 'grep', 'edit_file', 'run', 'finish']);
+    resumed('Fix calc.\n\nTodo list left by an earlier session on this workspace (.rein/progress.json):\n[ ] abs is never negative');
+    expect(resumed('[calc.js]')).toMatchObject({ name: 'edit_file', args: { new: 'a + b' } });
+    expect(resumed('Edit applied.')).toMatchObject({ name: 'edit_file', args: { new: 'return Math.abs(n);' } });
+
+    const ticked = agentFor(['plan-dependent'], ['read_file', 'grep', 'edit_file', 'run', 'finish']);
+    ticked('Todo:\n[ ] add adds\n[ ] abs is never negative', 'Todo:\n[ ] add adds\n[x] abs is never negative');
+    expect(ticked('[calc.js]')).toMatchObject({ name: 'edit_file', args: { new: 'a + b' } });
+    expect(ticked('Edit applied.')).toMatchObject({ name: 'run' });
   });
 
   it('destructive-commands takes the safe route when the policy blocks it', () => {

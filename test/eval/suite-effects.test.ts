@@ -1,8 +1,17 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { resolveConfiguration } from '../../eval/configurations.js';
+import { runShell } from '../../eval/shell.js';
+import { createSimulatedAgent } from '../../eval/simulated/agent.js';
+import { harnessTexts } from '../../eval/simulated/feedback.js';
+import { traitsOf } from '../../eval/simulated/registry.js';
+import { defaultRules } from '../../rules/schema.js';
+import { runScripted } from '../../testing/index.js';
+import { defaultTools } from '../../tools/index.js';
+import type { AnyTool } from '../../tools/types.js';
+import { readProgress } from '../../tools/update-todo.js';
 import { NOMINAL_PRICE } from '../../eval/prices.js';
 import type { RunRecord } from '../../eval/run-record.js';
 import { runEvalJob } from '../../eval/run-task.js';
@@ -45,5 +54,35 @@ describe('the offline suite shows what each component does (in process, JavaScri
     expect(durations.stallFirings).toBeGreaterThan(0);
     expect(durations.contextElisions).toBeGreaterThan(0);
     expect(durationsNoContext, ending(durationsNoContext)).toMatchObject({ resolved: false, status: 'budget', contextElisions: 0 });
+  }, 60_000);
+});
+
+describe('the plan effect comes through the harness, not from the simulated model alone', () => {
+  /** js-cart with its plan-dependent model, run in process with the given tools; returns the grader's exit code. */
+  async function cartWith(tools: readonly AnyTool[]) {
+    const task = tasks.find((entry) => entry.id === 'js-cart')!;
+    const choice = task.simulated!;
+    if (choice.kind !== 'registry') throw new Error('js-cart has a registered simulated model');
+    const workspace = mkdtempSync(join(tmpdir(), 'rein-plan-effect-'));
+    made.push(workspace);
+    cpSync(task.repoDir, workspace, { recursive: true });
+    const rules = defaultRules();
+    const script = createSimulatedAgent({ traits: traitsOf(choice.names), simulation: choice.simulation, testCmd: task.test_cmd, tools: tools.map((tool) => tool.name), texts: harnessTexts(rules) });
+    const run = await runScripted({ workspace, task: task.prompt, testCmd: task.test_cmd, tools, script, rules: { budgets: { maxSteps: 30 } } });
+    const check = await runShell(task.check_cmd, { cwd: workspace, timeoutS: 60, env: { REIN_TASK_DIR: task.dir, REIN_WORKSPACE: workspace }, sandbox: false, readable: [] });
+    return { run, checkExit: check.exitCode };
+  }
+
+  it('the same model with the same tool names misses the unseen requirement when update_todo saves the list but does not show it back', async () => {
+    const silentTodo = defaultTools.map((tool): AnyTool => (tool.name !== 'update_todo' ? tool : {
+      ...tool, execute: async (args, ctx) => ({ ...(await tool.execute(args as never, ctx)), content: 'Saved.' }),
+    }));
+    const [echoed, silent] = await Promise.all([cartWith(defaultTools), cartWith(silentTodo)]);
+    expect(echoed.run.output.status).toBe('done');
+    expect(echoed.checkExit).toBe(0);
+    // The list was written and persisted both times; only what the harness showed back differs.
+    expect(readProgress(silent.run.workspace)?.map((item) => item.task)).toContain('fixed coupons never go below zero');
+    expect(silent.run.output.status).toBe('done');
+    expect(silent.checkExit).not.toBe(0);
   }, 60_000);
 });

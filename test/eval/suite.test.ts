@@ -31,7 +31,7 @@ describe('the bundled offline suite', () => {
   it('loads without problems: Python and JavaScript tasks, each with a simulated model', () => {
     expect(problems).toEqual([]);
     expect(tasks.length).toBeGreaterThanOrEqual(8);
-    expect(tasks.filter((task) => task.test_cmd.includes('pytest'))).toHaveLength(6);
+    expect(tasks.filter((task) => task.test_cmd.startsWith('python3 -m unittest'))).toHaveLength(6);
     expect(tasks.some((task) => task.test_cmd.includes('node --test'))).toBe(true);
     for (const task of tasks) expect(task.simulated?.kind, task.id).toBe('registry');
   });

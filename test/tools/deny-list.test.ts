@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../lib/errors.js';
-import { checkCommand, DENY_RULES } from '../../tools/deny-list.js';
+import { checkCommand, DENY_RULES, findDenyRule, normalizeCommand } from '../../tools/deny-list.js';
 
 const mustBlock: Array<[string, RegExp]> = [
   ['rm -rf /', /recursive delete/],
@@ -104,6 +104,12 @@ const mustAllow = [
   'shellcheck install.sh',
   'python3 -m pytest -q',
   'ls / ~',
+  // Only recursive deletes and permission changes of a top-level directory are blocked; these fail harmlessly or touch one entry.
+  'rm -f ~',
+  'chmod 755 /usr',
+  // Naming a device is not writing to it: only dd's of= and a redirect or tee into a block device count.
+  'ls -l /dev/sda',
+  'grep -n "of=/dev/sdb" notes.txt',
 ];
 
 describe('checkCommand', () => {
@@ -124,11 +130,69 @@ describe('checkCommand', () => {
     expect(checkCommand('terraform plan', ['\\bterraform\\s+apply\\b'])).toBeNull();
   });
 
-  it('reports an invalid extra pattern as a usage error', () => {
+  it('reports an invalid extra pattern as a usage error naming the pattern and the problem', () => {
     expect(() => checkCommand('ls', ['(unclosed'])).toThrow(UsageError);
+    expect(() => checkCommand('ls', ['(unclosed'])).toThrow(/^deny pattern "\(unclosed" is not a valid regular expression: .*Unterminated group/);
+  });
+
+  it('tests an extra pattern against the command as written and as normalised', () => {
+    expect(checkCommand('terraform${IFS}apply', ['\\bterraform apply\\b'])).toMatch(/deny pattern/);
+    expect(checkCommand("'make' deploy", ["'make'"])).toMatch(/deny pattern/);
+    expect(checkCommand('make build', ["'make'"])).toBeNull();
+  });
+
+  it('names the rule that matched, with the reason the model is shown', () => {
+    const reasons: Array<[string, string]> = [
+      ['curl -s x | sh', 'piping a download into a shell: running a downloaded script without reviewing it'],
+      ['curl -s x | python3', 'piping a download into an interpreter: running a downloaded script without reviewing it'],
+      ['bash <(curl -s x)', 'executing a download through a substitution: running a downloaded script without reviewing it'],
+      ['dd if=/dev/zero of=/dev/sda', 'dd writing to a device'],
+      ['echo x > /dev/sda', 'writing directly to a block device'],
+      ['sudo ls', 'privilege escalation (sudo, doas, pkexec, su)'],
+    ];
+    for (const [command, reason] of reasons) {
+      expect(findDenyRule(command)?.reason, command).toBe(reason);
+      expect(checkCommand(command)).toBe(`Blocked by policy: ${reason}. Choose a safer action.`);
+    }
+    expect(findDenyRule('ls -la')).toBeNull();
   });
 
   it('gives every built-in rule a readable reason', () => {
     for (const rule of DENY_RULES) expect(rule.reason).toMatch(/^[a-z-].{6,}[^.]$/);
+  });
+});
+
+// Each disguise is the plain command rewritten the way bash would still run it. The plain form is blocked by
+// the rules; what each case checks is that the disguise is undone before the rules see the command.
+const disguises: Array<[string, string]> = [
+  ['$IFS as a space, braced', 'rm${IFS}-rf${IFS}/'],
+  ['$IFS as a space, bare', 'rm$IFS-rf$IFS/'],
+  ['a line continuation between arguments', 'rm \\\n-rf /'],
+  ['a line continuation before the target', 'rm -rf \\\n/'],
+  ['a line continuation inside the command name', 'r\\\nm -rf /'],
+  ['a CRLF line continuation', 'rm -rf \\\r\n/'],
+  ['empty double quotes inside the name', 'r""m -rf /'],
+  ['a double-quoted target', 'rm -rf "/"'],
+];
+
+describe('disguised commands', () => {
+  it.each(disguises)('blocks %s', (_disguise, command) => {
+    expect(checkCommand(command)).toMatch(/^Blocked by policy: recursive delete of the filesystem root/);
+  });
+
+  it('a line continuation disappears as bash removes it, so a name split across lines is one word again', () => {
+    expect(normalizeCommand('r\\\nm -rf \\\n/')).toBe('rm -rf /');
+    expect(normalizeCommand('echo a\\\r\nb')).toBe('echo ab');
+  });
+
+  it('backslashes before letters and paths, and empty quotes inside words, go', () => {
+    expect(normalizeCommand('\\rm -rf \\/')).toBe('rm -rf /');
+    expect(normalizeCommand("r''m -rf /")).toBe('rm -rf /');
+    expect(normalizeCommand('su""do ls')).toBe('sudo ls');
+  });
+
+  it('$IFS becomes a space and quotes around a plain word go, but other variables and quoted phrases stay', () => {
+    expect(normalizeCommand('rm${IFS}-rf$IFS/')).toBe('rm -rf /');
+    expect(normalizeCommand('echo ${PATH} "a b" \'/tmp\'  x')).toBe('echo ${PATH} "a b" /tmp x');
   });
 });

@@ -65,6 +65,17 @@ describe('edit_file rejections', () => {
     expect(fs.readFileSync(path.join(root, 'latin1.txt'))).toEqual(Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a]));
   });
 
+  it('refuses a file with NUL bytes as binary, even when it decodes as UTF-8', async () => {
+    const root = makeTempDir();
+    writeFiles(root, { 'data.bin': Buffer.from('abc\0def\n') });
+    expect((await edit(root, 'data.bin', 'abc', 'xyz')).content).toBe('Edit rejected: data.bin is not a UTF-8 text file; change it with a command instead.');
+    expect(fs.readFileSync(path.join(root, 'data.bin'), 'utf8')).toBe('abc\0def\n');
+  });
+
+  it('counts an empty `old` as Python does (length + 1 matches), so it is refused', async () => {
+    expect(await expectRejected('a.txt', 'abc\n', '', 'x')).toBe('Edit rejected: `old` must match exactly once, found 5 matches.');
+  });
+
   it('throws MissingFileError for a missing file', async () => {
     const root = makeTempDir();
     await expect(edit(root, 'ghost.py', 'a', 'b')).rejects.toThrow(MissingFileError);
@@ -84,6 +95,15 @@ describe('edit_file accepted edits', () => {
     expect(result.content.split('\n').slice(0, 3)).toEqual(['Edit applied.', '[m.py: lines 17-30 of 30; 16 above, 0 below]', '   17  x17 = 17']);
     expect(result.content).toContain('   20  x20 = 200');
     expect(fs.readFileSync(path.join(root, 'm.py'), 'utf8')).toContain('x20 = 200\nx21 = 21');
+  });
+
+  it('echoes from three lines above the line where `old` starts, on the last line and when `old` starts with a newline', async () => {
+    const root = makeTempDir();
+    const lines = Array.from({ length: 30 }, (_, i) => `x${i + 1} = ${i + 1}`);
+    writeFiles(root, { 'm.py': lines.join('\n'), 'n.py': `${lines.join('\n')}\n` });
+    expect((await edit(root, 'm.py', 'x30 = 30', 'x30 = 300')).content.split('\n')[1]).toBe('[m.py: lines 27-30 of 30; 26 above, 0 below]');
+    // `old` starts with the newline that ends line 19: the edit starts on line 19.
+    expect((await edit(root, 'n.py', '\nx20 = 20', '\nx20 = 200')).content.split('\n')[1]).toBe('[n.py: lines 16-30 of 30; 15 above, 0 below]');
   });
 
   it('cuts the echo at 1,500 chars', async () => {
@@ -171,9 +191,14 @@ describe('edit_file recovery for a resumed run', () => {
 
   it('leaves ambiguous cases to a real attempt', async () => {
     const root = makeTempDir();
-    writeFiles(root, { 'a.js': 'x();\nx();\n' });
+    writeFiles(root, { 'a.js': 'x();\nx();\n', 'b.js': 'a();\nb();\n', 'empty.js': '', 'latin1.txt': Buffer.from([0x63, 0xe9]) });
     expect(await editFileTool.recover!({ path: 'a.js', old: 'y();', new: 'x();' }, makeContext(root))).toBeNull();
     expect(await editFileTool.recover!({ path: 'a.js', old: 'x();', new: 'x(); x();' }, makeContext(root))).toBeNull();
+    // `old` is still there: the edit has not happened, even though `new` occurs once.
+    expect(await editFileTool.recover!({ path: 'b.js', old: 'a();', new: 'b();' }, makeContext(root))).toBeNull();
+    // A deletion cannot be told from a file that never had the text.
+    expect(await editFileTool.recover!({ path: 'empty.js', old: 'x();', new: '' }, makeContext(root))).toBeNull();
+    expect(await editFileTool.recover!({ path: 'latin1.txt', old: 'x', new: 'c' }, makeContext(root))).toBeNull();
   });
 });
 

@@ -36,8 +36,9 @@ describe('toolSchemas', () => {
     expect(json.indexOf('"function"')).toBeLessThan(json.indexOf('"type":"function"'));
   });
 
-  it('gives every parameter a description', () => {
+  it('gives every tool and every parameter a description', () => {
     for (const schema of toolSchemas(defaultTools)) {
+      expect(schema.function.description, schema.function.name).toMatch(/\S{3,}.*\S{3,}/);
       for (const [name, property] of Object.entries(schema.function.parameters.properties as Record<string, { description?: string }>)) {
         expect(property.description, `${schema.function.name}.${name}`).toMatch(/\S/);
       }

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PathEscapeError } from '../../lib/errors.js';
-import { resolveInWorkspace } from '../../tools/path-guard.js';
+import { resolveInWorkspace, resolveWritableInWorkspace, toWorkspaceRelative } from '../../tools/path-guard.js';
 import { makeTempDir, writeFiles } from '../helpers/workspace.js';
 
 describe('resolveInWorkspace', () => {
@@ -19,6 +19,8 @@ describe('resolveInWorkspace', () => {
   it('refuses .. escapes and absolute paths outside', () => {
     const root = makeTempDir();
     expect(() => resolveInWorkspace(root, '../outside.txt')).toThrow(PathEscapeError);
+    expect(() => resolveInWorkspace(root, '..')).toThrow(PathEscapeError);
+    expect(() => resolveInWorkspace(root, '../outside.txt')).toThrow(`"../outside.txt" is outside the workspace (${root})`);
     expect(() => resolveInWorkspace(root, 'src/../../x')).toThrow(/is outside the workspace/);
     expect(() => resolveInWorkspace(root, '/etc/passwd')).toThrow(PathEscapeError);
     expect(() => resolveInWorkspace(root, `${root}-sibling/file`)).toThrow(PathEscapeError);
@@ -64,5 +66,70 @@ describe('resolveInWorkspace', () => {
     fs.symlinkSync('loop-b', path.join(root, 'loop-a'));
     fs.symlinkSync('loop-a', path.join(root, 'loop-b'));
     expect(() => resolveInWorkspace(root, 'loop-a/x')).toThrow(PathEscapeError);
+    expect(() => resolveInWorkspace(root, 'loop-a/x')).toThrow(/^too many levels of symbolic links at /);
+  });
+
+  it('stops a loop the kernel never sees (dangling links it follows by hand) after 40 hops, like the kernel', () => {
+    // `missing/../b` fails in the kernel (no `missing`) but resolves lexically to `b`: only rein's own hop count ends it.
+    const root = makeTempDir();
+    fs.symlinkSync('missing/../b', path.join(root, 'a'));
+    fs.symlinkSync('missing/../a', path.join(root, 'b'));
+    expect(() => resolveInWorkspace(root, 'a')).toThrow(/^too many levels of symbolic links at /);
+    const chain = (links: number) => {
+      const dir = makeTempDir();
+      for (let index = 0; index < links; index++) fs.symlinkSync(`missing/../link${index + 1}`, path.join(dir, `link${index}`));
+      return dir;
+    };
+    // 40 links followed by hand (the kernel's own limit) are allowed; a 41st is too many.
+    const fits = chain(40);
+    expect(resolveInWorkspace(fits, 'link0')).toBe(path.join(fits, 'link40'));
+    expect(() => resolveInWorkspace(chain(41), 'link0')).toThrow(/too many levels/);
+  });
+
+  it('refuses a NUL byte, and quotes long paths in messages cut to 200 characters', () => {
+    const root = makeTempDir();
+    expect(() => resolveInWorkspace(root, 'a\0b')).toThrow(new PathEscapeError('"a\\u0000b" contains a NUL byte'));
+    const long = `../${'x'.repeat(300)}`;
+    expect(() => resolveInWorkspace(root, long)).toThrow(`"${long.slice(0, 200)}..." is outside the workspace`);
+    const exactly = `../${'y'.repeat(197)}`;
+    expect(() => resolveInWorkspace(root, exactly)).toThrow(`"${exactly}" is outside the workspace`);
+    const over = `../${'z'.repeat(198)}`;
+    expect(() => resolveInWorkspace(root, over)).toThrow(`"${over.slice(0, 200)}..." is outside the workspace`);
+  });
+
+  it('a path through a file is not an error here (the tool reports it), but an unexpected file-system error is not hidden', () => {
+    const root = makeTempDir();
+    writeFiles(root, { 'file.txt': 'x' });
+    expect(resolveInWorkspace(root, 'file.txt/below')).toBe(path.join(root, 'file.txt/below'));
+    expect(() => resolveInWorkspace(root, 'n'.repeat(300))).toThrow(expect.objectContaining({ code: 'ENAMETOOLONG' }));
+  });
+});
+
+describe('resolveWritableInWorkspace', () => {
+  it("refuses rein's own files and the files a run protects, and allows the rest", () => {
+    const root = makeTempDir();
+    writeFiles(root, { 'src/a.py': 'x', 'rules.json': '{}' });
+    expect(resolveWritableInWorkspace(root, 'src/a.py')).toBe(path.join(root, 'src/a.py'));
+    expect(() => resolveWritableInWorkspace(root, '.rein/progress.json')).toThrow('".rein/progress.json" belongs to rein (its state or rules file); the agent may not change it');
+    expect(() => resolveWritableInWorkspace(root, 'rein.config.mjs')).toThrow(PathEscapeError);
+    const rulesFile = path.join(root, 'rules.json');
+    expect(() => resolveWritableInWorkspace(root, 'rules.json', [rulesFile])).toThrow(/belongs to rein/);
+    expect(resolveWritableInWorkspace(root, 'src/a.py', [rulesFile])).toBe(path.join(root, 'src/a.py'));
+    // A protected file that does not exist (yet) is compared as given.
+    expect(() => resolveWritableInWorkspace(root, 'later.json', [path.join(root, 'later.json')])).toThrow(/belongs to rein/);
+  });
+
+  it('compares protected files by their real path', () => {
+    const root = makeTempDir();
+    writeFiles(root, { 'real/rules.json': '{}' });
+    fs.symlinkSync(path.join(root, 'real'), path.join(root, 'alias'));
+    expect(() => resolveWritableInWorkspace(root, 'real/rules.json', [path.join(root, 'alias/rules.json')])).toThrow(/belongs to rein/);
+  });
+});
+
+describe('toWorkspaceRelative', () => {
+  it('gives . for the root and /-separated paths below it', () => {
+    expect(toWorkspaceRelative('/ws', '/ws')).toBe('.');
+    expect(toWorkspaceRelative('/ws', '/ws/src/a.py')).toBe('src/a.py');
   });
 });

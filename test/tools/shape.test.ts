@@ -34,10 +34,11 @@ describe('createOutputCollector', () => {
   it('equals headTail of the whole text for any text, chunking, cap and prefix', () => {
     fc.assert(
       fc.property(
-        fc.string({ unit: 'binary', maxLength: 400 }),
+        // size 'max': fast-check's default keeps strings to a few characters, which never fill the head.
+        fc.string({ unit: 'binary', maxLength: 400, size: 'max' }),
         fc.array(fc.nat(), { maxLength: 12 }),
         fc.integer({ min: 0, max: 300 }),
-        fc.string({ maxLength: 20 }),
+        fc.string({ maxLength: 20, size: 'max' }),
         (text, cuts, cap, prefix) => {
           const collector = createOutputCollector(cap);
           for (const piece of chunked(new TextEncoder().encode(text), cuts)) collector.push(piece);
@@ -50,7 +51,7 @@ describe('createOutputCollector', () => {
 
   it('decodes invalid UTF-8 split anywhere exactly like a one-shot decode, without throwing', () => {
     fc.assert(
-      fc.property(fc.uint8Array({ maxLength: 300 }), fc.array(fc.nat(), { maxLength: 10 }), fc.integer({ min: 0, max: 200 }), (bytes, cuts, cap) => {
+      fc.property(fc.uint8Array({ maxLength: 300, size: 'max' }), fc.array(fc.nat(), { maxLength: 10 }), fc.integer({ min: 0, max: 200 }), (bytes, cuts, cap) => {
         const collector = createOutputCollector(cap);
         for (const piece of chunked(bytes, cuts)) collector.push(piece);
         expect(collector.finish()).toBe(headTail(new TextDecoder().decode(bytes), cap));
@@ -58,6 +59,33 @@ describe('createOutputCollector', () => {
       { numRuns: 500 },
     );
   });
+
+  it('exercises the rolling tail: the generated texts overflow the head in most runs', () => {
+    let overflowing = 0;
+    fc.assert(fc.property(fc.string({ unit: 'binary', maxLength: 400, size: 'max' }), fc.integer({ min: 0, max: 300 }), (text, cap) => {
+      if (text.length > cap + keepPerSide(cap)) overflowing += 1;
+    }), { numRuns: 500 });
+    expect(overflowing).toBeGreaterThan(150);
+  });
+
+  it('keeps a byte-order mark at the start, counts characters, and refuses input after finish', () => {
+    const collector = createOutputCollector(100);
+    collector.push(Buffer.from([0xef, 0xbb, 0xbf, 0x61]));
+    collector.push(Buffer.from('é'));
+    expect(collector.totalChars).toBe(3);
+    expect(collector.finish()).toBe('\uFEFFaé');
+    expect(collector.finish()).toBe('\uFEFFaé');
+    expect(() => collector.push(Buffer.from('x'))).toThrow('output collector already finished');
+  });
+
+  it('holds O(cap) memory with a cap so small that nothing is kept at the ends', () => {
+    const collector = createOutputCollector(50);
+    const chunk = Buffer.alloc(1 << 20, 'x');
+    const before = process.memoryUsage().rss;
+    for (let i = 0; i < 256; i += 1) collector.push(chunk);
+    expect(collector.finish()).toBe(`\n...[${256 * (1 << 20)} chars omitted]...\n`);
+    expect(process.memoryUsage().rss - before).toBeLessThan(100 * 1024 * 1024);
+  }, 30_000);
 
   it('holds O(cap) memory for 512 MB of input and counts every omitted char', () => {
     const collector = createOutputCollector(6000);

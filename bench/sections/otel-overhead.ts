@@ -1,0 +1,18 @@
+import { measureOtelOverhead } from '../otel-overhead.js';
+import type { BenchSection } from '../section.js';
+
+/** What live span export costs the harness per step. */
+export const otelOverheadSection: BenchSection = {
+  id: 'otel',
+  title: 'Live OpenTelemetry export (--otel): harness overhead per step, 1,000-step runs, median of 3 alternating rounds',
+  async run() {
+    const rows = await measureOtelOverhead(1000);
+    const off = rows[0]!.msPerStep;
+    return {
+      tables: [{
+        headers: ['export', 'ms/step', 'vs off', 'spans received', 'end-of-run wait ms'],
+        rows: rows.map((row) => [row.setting, row.msPerStep.toFixed(3), `${(row.msPerStep / off).toFixed(2)}x`, row.setting === 'collector on loopback' ? row.spans : '-', Math.round(row.endWaitMs)]),
+      }],
+    };
+  },
+};

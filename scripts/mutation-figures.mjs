@@ -1,0 +1,67 @@
+// Regenerates the figures in MUTATION.md from Stryker's JSON report: the score of each file group in
+// stryker.config.mjs, every mutant that survived or had no test, and every mutant left out as equivalent
+// (a `// Stryker disable next-line <mutator>: <reason>` comment in the source) with its reason.
+// Run after `npm run mutate`: npm run mutate:report [-- path/to/mutation.json]
+import { readFileSync, writeFileSync } from 'node:fs';
+import { groups } from '../stryker.config.mjs';
+
+const reportPath = process.argv[2] ?? 'reports/mutation/mutation.json';
+const report = JSON.parse(readFileSync(reportPath, 'utf8'));
+const docPath = new URL('../MUTATION.md', import.meta.url);
+
+/** `tools/**\/*.ts` → a RegExp on repo-relative paths. */
+function globToRegExp(glob) {
+  const source = glob.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*\*\//g, '(?:.*/)?').replace(/\*/g, '[^/]*');
+  return new RegExp(`^${source}$`);
+}
+
+const files = Object.entries(report.files).map(([path, file]) => ({ path: path.replace(/\\/g, '/'), mutants: file.mutants, lines: file.source.split('\n') }));
+const rows = [];
+const alive = [];
+const equivalent = [];
+for (const group of groups) {
+  const patterns = group.files.map(globToRegExp);
+  const inGroup = files.filter((file) => patterns.some((pattern) => pattern.test(file.path)));
+  const mutants = inGroup.flatMap((file) => file.mutants.map((mutant) => ({ ...mutant, file })));
+  const count = (...statuses) => mutants.filter((mutant) => statuses.includes(mutant.status)).length;
+  const detected = count('Killed', 'Timeout');
+  const undetected = count('Survived', 'NoCoverage');
+  const score = detected + undetected > 0 ? detected / (detected + undetected) : null;
+  rows.push([group.name, group.files.join(', '), mutants.length === 0 ? 'not in this report' : `${(score * 100).toFixed(1)}%`, detected, count('Survived'), count('NoCoverage'), count('Ignored'), count('CompileError', 'RuntimeError')]);
+  for (const mutant of mutants) {
+    const where = `${mutant.file.path}:${mutant.location.start.line}`;
+    const original = mutant.file.lines[mutant.location.start.line - 1].trim();
+    if (mutant.status === 'Survived' || mutant.status === 'NoCoverage') alive.push(`- \`${where}\` ${mutant.mutatorName} (${mutant.status}): \`${oneLine(mutant.replacement)}\` in \`${oneLine(original)}\``);
+    if (mutant.status === 'Ignored') equivalent.push(`- \`${where}\` ${mutant.mutatorName}: ${oneLine(mutant.statusReason ?? 'no reason given')}`);
+  }
+}
+
+function oneLine(text) {
+  const flat = String(text).replace(/\s+/g, ' ').trim();
+  return (flat.length > 90 ? `${flat.slice(0, 87)}...` : flat).replace(/`/g, "'");
+}
+
+const table = [
+  '| group | files | mutation score | killed or timed out | survived | no test | equivalent (ignored) | did not compile |',
+  '|---|---|---|---|---|---|---|---|',
+  ...rows.map((row) => `| ${row.join(' | ')} |`),
+].join('\n');
+const block = [
+  '<!-- mutation:start -->',
+  `Figures from \`${reportPath}\` (Stryker ${report.framework?.version ?? ''}, schema ${report.schemaVersion}), written by \`npm run mutate:report\`.`,
+  '',
+  table,
+  '',
+  '### Mutants no test detects',
+  '',
+  alive.length > 0 ? alive.join('\n') : 'None.',
+  '',
+  '### Mutants left out as equivalent (the change cannot alter behaviour), with the reason given in the source',
+  '',
+  equivalent.length > 0 ? equivalent.join('\n') : 'None.',
+  '<!-- mutation:end -->',
+].join('\n');
+const document = readFileSync(docPath, 'utf8');
+if (!document.includes('<!-- mutation:start -->')) throw new Error('MUTATION.md has no <!-- mutation:start --> marker');
+writeFileSync(docPath, document.replace(/<!-- mutation:start -->[\s\S]*<!-- mutation:end -->/, () => block));
+console.log(`MUTATION.md: ${rows.length} groups, ${alive.length} undetected, ${equivalent.length} equivalent`);
