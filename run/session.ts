@@ -17,7 +17,8 @@ import { toolSchemas, toolSchemasJson } from '../tools/index.js';
 import { selectTools } from './tool-selection.js';
 import type { AnyTool, ToolContext } from '../tools/types.js';
 import { readProgress } from '../tools/update-todo.js';
-import { describeSandbox, resolveSandbox } from '../tools/sandbox.js';
+import { createRunSandbox } from '../tools/run-sandbox.js';
+import { describeLostJobs, jobTraceLine } from '../tools/job-lines.js';
 import { openCallJournal } from './call-journal.js';
 import { createInspectionTracer, traceTool } from './inspection-trace.js';
 import { loadState, saveState, type SavedState } from './state-file.js';
@@ -71,7 +72,10 @@ export interface RunHandle {
   interrupt(): void;
   runDir: string;
   tracePath: string;
+  /** One line: how commands run and what they can see (the start line prints it). */
   sandbox: string;
+  /** `none`: commands run unsandboxed and can read the whole disk. */
+  sandboxMode: 'bwrap' | 'none' | 'unavailable';
   machine: HarnessMachine;
   actor: ReturnType<typeof createActor<HarnessMachine>>;
   done: Promise<HarnessOutput>;
@@ -130,14 +134,22 @@ function launch(options: RunOptions, resume: Resume | null): RunHandle {
   const journal = openCallJournal(join(options.runDir, 'calls.jsonl'));
   const tools = selectTools(options.tools, rules.tools.enabled);
   const schemas = toolSchemas(tools);
-  const sandboxMode = resolveSandbox(rules.permissions);
-  const sandbox = { description: describeSandbox(sandboxMode) };
+  const policy = {
+    deny: rules.permissions.deny, sandbox: rules.permissions.sandbox, network: rules.permissions.network, envAllow: rules.permissions.envAllow,
+    readable: rules.permissions.readable, hidden: rules.permissions.hidden, timeoutSeconds: rules.tools.commandTimeoutSeconds,
+  };
+  // One sandbox for the whole run (issue 16): commands and background jobs; its job lines go to the trace.
+  const sandbox = createRunSandbox({
+    root: workspace, policy, testCmd: options.testCmd, protectedFiles: options.configPath ? [options.configPath] : [], stateDir: options.runDir,
+    onJob: (job) => trace.log('job', jobTraceLine(job)),
+  });
   const toolContext: Omit<ToolContext, 'signal'> = {
     root: workspace,
     limits: { outputChars: rules.tools.outputChars, viewLines: rules.tools.viewLines, maxHits: rules.tools.maxHits },
-    policy: { deny: rules.permissions.deny, sandbox: rules.permissions.sandbox, network: rules.permissions.network, envAllow: rules.permissions.envAllow, timeoutSeconds: rules.tools.commandTimeoutSeconds },
+    policy,
     // The rules file this run was started with, wherever it lives: the agent must not rewrite what the next run imports.
     protectedFiles: options.configPath ? [options.configPath] : [],
+    sandbox,
   };
   const builder = new ViewBuilder();
   const record = () => transcript.messages;
@@ -145,7 +157,10 @@ function launch(options: RunOptions, resume: Resume | null): RunHandle {
     actors: {
       model: options.model.createActor(schemas, { note: (kind, data) => trace.log(kind, data) }) as never,
       // A call's trace line is written with its journal entry: a resumed run reuses the result without tracing it again.
-      tools: createToolRunner({ tools, toolContext, journal, secrets: options.secrets ?? [], onResult: (result, step) => { traceTool(trace, result, step); trace.flush(); } }),
+      tools: createToolRunner({
+        tools, toolContext, journal, secrets: options.secrets ?? [], onResult: (result, step) => { traceTool(trace, result, step); trace.flush(); },
+        onSecretsMasked: (findings, call, step) => trace.log('secrets_masked', { step, id: call.id, name: call.name, findings }),
+      }),
       contextManager: createContextManagerActor({ record, builder, rules: rules.context }),
       summarizer: createSummarizer({ record, builder, prompt: rules.messages.summaryPrompt, summarize: options.model.summarize, windowTokens: rules.context.windowTokens }),
     },
@@ -158,7 +173,9 @@ function launch(options: RunOptions, resume: Resume | null): RunHandle {
   const elapsedBefore = resume?.saved.elapsedMs ?? 0;
   const elapsed = () => elapsedBefore + (Date.now() - startedAt);
   const tracer = createInspectionTracer(trace, () => actorRef.getSnapshot().context.step, options.inspect);
-  const restored = resume ? restoreSnapshot(resume.saved) : undefined;
+  // Background jobs of the process this run continues died with it: the trace and the agent are told.
+  const lostJobs = sandbox.takeLostJobs();
+  const restored = resume ? restoreSnapshot(resume.saved, describeLostJobs(lostJobs)) : undefined;
   const actorRef = createActor(machine, { input, inspect: tracer.inspect, ...(restored ? { snapshot: restored as never } : {}), ...(options.clock ? { clock: options.clock } : {}) });
   tracer.attach(actorRef, restored ? stateLabel((restored as { value: never }).value) : '');
   actorRef.on('record.append', (event) => transcript.append(event.messages));
@@ -194,9 +211,10 @@ function launch(options: RunOptions, resume: Resume | null): RunHandle {
       // A trace kept outside the run directory (`--trace`) is where a resumed run goes on writing.
       ...(options.tracePath ? { tracePath } : {}),
     }, null, 2));
-    trace.log('start', { version: TRACE_VERSION, task: options.task, testCmd: options.testCmd, model: options.model.name, endpoint: options.model.description, workspace, runDir: options.runDir, sandbox: sandbox.description, tools: tools.map((tool) => tool.name), rules });
+    trace.log('start', { version: TRACE_VERSION, task: options.task, testCmd: options.testCmd, model: options.model.name, endpoint: options.model.description, workspace, runDir: options.runDir, sandbox: sandbox.description, visibility: sandbox.visibility, tools: tools.map((tool) => tool.name), rules });
   }
   if (resume) trace.log('resume', { fromState: tracer.label(), recordLength: resume.saved.recordLength, elapsedMs: resume.saved.elapsedMs });
+  for (const job of lostJobs) trace.log('job', jobTraceLine(job));
   let interrupted = false;
   const done = (async () => {
     try {
@@ -213,13 +231,15 @@ function launch(options: RunOptions, resume: Resume | null): RunHandle {
       trace.log('crash', { error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) });
       throw error;
     } finally {
+      // Jobs end with the run; their last lines go into the trace before it closes.
+      await sandbox.dispose();
       trace.close();
       transcript.close();
       journal.close();
     }
   })();
   const interrupt = () => { interrupted = true; actorRef.stop(); };
-  return { runDir: options.runDir, tracePath, sandbox: sandbox.description, machine, actor: actorRef, done, interrupt };
+  return { runDir: options.runDir, tracePath, sandbox: sandbox.description, sandboxMode: sandbox.mode.kind, machine, actor: actorRef, done, interrupt };
 }
 
 function realWorkspace(path: string): string {
@@ -227,10 +247,10 @@ function realWorkspace(path: string): string {
   return realpathSync(path);
 }
 
-/** The saved snapshot with the elapsed time written into the context, so the clock re-arms with what is left. */
-function restoreSnapshot(saved: SavedState): unknown {
+/** The saved snapshot with the elapsed time written into the context, so the clock re-arms with what is left; `notices` are queued for the model. */
+function restoreSnapshot(saved: SavedState, notices: string[] = []): unknown {
   const snapshot = saved.snapshot as { context: HarnessContext };
-  return { ...snapshot, context: { ...snapshot.context, elapsedMs: saved.elapsedMs } };
+  return { ...snapshot, context: { ...snapshot.context, elapsedMs: saved.elapsedMs, notices: [...snapshot.context.notices, ...notices] } };
 }
 
 /** Reads a run directory's metadata (task, workspace, rules) for `rein resume`. */

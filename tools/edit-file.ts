@@ -33,7 +33,7 @@ export const editFileTool: Tool<typeof parameters> = {
     'Replace one exact occurrence of `old` with `new`. Edits that break the syntax of Python, JS/TS, JSON or YAML files are rejected.',
   parameters,
   async execute({ path, old, new: replacement }, ctx) {
-    const file = resolveExistingFile(ctx.root, path, { forWriting: true, protectedFiles: ctx.protectedFiles ?? [] });
+    const file = resolveExistingFile(ctx.root, path, { forWriting: true, protectedFiles: ctx.protectedFiles ?? [], hiding: ctx.policy });
     const source = decodeText(fs.readFileSync(file));
     if (source === null) return rejected(path, `Edit rejected: ${path} is not a UTF-8 text file; change it with a command instead.`);
     const count = countOccurrences(source, old);
@@ -52,7 +52,7 @@ export const editFileTool: Tool<typeof parameters> = {
   // `new` present means the write happened, so it is reported, not attempted again.
   async recover({ path, old, new: replacement }, ctx) {
     if (replacement === '' || old === replacement || replacement.includes(old)) return null;
-    const file = resolveExistingFile(ctx.root, path);
+    const file = resolveExistingFile(ctx.root, path, { hiding: ctx.policy });
     const source = decodeText(fs.readFileSync(file));
     if (source === null || countOccurrences(source, old) !== 0 || countOccurrences(source, replacement) !== 1) return null;
     return applied(file, path, lineOf(source, source.indexOf(replacement)), ctx, undefined);

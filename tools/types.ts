@@ -1,4 +1,6 @@
 import type { z } from 'zod';
+import type { JobState } from './job-store.js';
+import type { RunSandbox } from './run-sandbox.js';
 
 /** One entry of the agent's todo list (seed component 7: plan and state). */
 export interface TodoItem {
@@ -18,6 +20,10 @@ export interface CommandPolicy {
   envAllow: string[];
   /** Seconds before a command's whole process group is killed. */
   timeoutSeconds: number;
+  /** `permissions.readable`: host paths (`/…`, `~/…`) shown read-only to commands, workspace patterns un-hidden (`.env.test`). */
+  readable?: string[];
+  /** `permissions.hidden`: host paths and workspace patterns (gitignore syntax) hidden from commands and file tools. */
+  hidden?: string[];
 }
 
 /** Limits on what one observation may put into the context (seed component 2). */
@@ -40,6 +46,35 @@ export interface ToolContext {
   policy: CommandPolicy;
   /** More files the agent must not change (a `--config` rules file inside the workspace), absolute paths. */
   protectedFiles?: readonly string[];
+  /**
+   * The run's warm sandbox (commands and background jobs), created at run start and disposed at its end.
+   * Without one, `run` starts a fresh sandbox per command and background jobs are refused.
+   */
+  sandbox?: RunSandbox;
+}
+
+/**
+ * A background job (`run` with `background: true` or a trailing `&`; the `job`
+ * tool). The stall detector can tell polling without progress (`newBytes: 0`
+ * while `running`) from a job that is producing output.
+ */
+export interface JobEffect {
+  kind: 'job';
+  /** `start` (run), `read`, `stop` or `list` (job). */
+  action: 'start' | 'read' | 'stop' | 'list';
+  /** The job's id; null for `list` and for a job that could not start. */
+  id: string | null;
+  command: string;
+  /** After the call; null for `list`. */
+  state: JobState | null;
+  /** Exit code, or 128 + signal number, once it exited by itself; else null. */
+  exitCode: number | null;
+  /** Its log file ('' for `list`). */
+  log: string;
+  /** Bytes of output this call showed that earlier calls had not (0: nothing new). */
+  newBytes: number;
+  /** Jobs of the run still running after the call. */
+  running: number;
 }
 
 /**
@@ -51,6 +86,7 @@ export type ToolEffect =
   | { kind: 'search'; pattern: string }
   | { kind: 'edit'; path: string; applied: boolean }
   | { kind: 'command'; command: string; exitCode: number | null; timedOut: boolean; blocked: boolean; interrupted?: boolean; /** The deny rule's reason, for a blocked command. */ blockedBy?: string }
+  | JobEffect
   | { kind: 'todo'; items: TodoItem[] }
   | { kind: 'finish'; summary: string }
   | { kind: 'none' };

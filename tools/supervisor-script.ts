@@ -1,0 +1,160 @@
+/**
+ * The supervisor that runs inside a run's sandbox, in bash: one process per
+ * run, so a command costs a fork and an exec instead of a new sandbox.
+ *
+ * Arguments: a random token (tags every process it starts, through the
+ * `REIN_JOB=<token>-<id>` variable), the kill grace in 25 ms ticks, and the
+ * scope: `ns` when it runs in its own PID namespace (bubblewrap), `host`
+ * when it does not.
+ *
+ * Requests arrive on stdin as NUL-terminated fields:
+ *   run  <id> <nonce> <command>   a command whose output goes to stdout, then `\0\0REIN-END-<nonce>\0\0`
+ *   job  <id> <log> <command>     a background job whose output is appended to <log>
+ *   stop <pgid>                   SIGTERM the group, SIGKILL it after the grace
+ * Reports go to fd 3, one line each: `R <pid>` (ready), `S <id> <pgid>`
+ * (started), `E <id> <status>` (a command ended), `X <id> <status>` (a job ended).
+ * The status is the exit code, or 128 + the signal number.
+ *
+ * Each command is the leader of its own process group (job control in the
+ * reporter subshell). When its leader exits, the rest of its group is
+ * stopped, then everything it left outside the group: processes carrying
+ * its tag, and (in the namespace) untagged orphans that no live reporter
+ * owns. Its output end marker is written only after that, so nothing the
+ * command started can write after it.
+ *
+ * stdin reaching EOF means the harness has gone, however it went (SIGKILL
+ * included): in the namespace the supervisor exits and bubblewrap's init,
+ * and with it every process in the sandbox, follows; on the host it first
+ * kills every process carrying its token.
+ */
+// `\${` keeps bash's parameter expansions out of JavaScript's template substitution.
+export const SUPERVISOR_SCRIPT = String.raw`
+token=$1 grace_ticks=$2 scope=$3
+
+field() { IFS= read -r -d '' "$1"; }
+
+# Process $1's state and parent, from /proc/<pid>/stat ("pid (comm) state ppid pgrp ...").
+proc_stat() {
+  local line
+  read -r line 2>/dev/null < "/proc/$1/stat" || return 1
+  line=\${line##*) }
+  st_state=\${line%% *}; line=\${line#* }
+  st_ppid=\${line%% *}; line=\${line#* }
+  st_pgrp=\${line%% *}
+}
+
+# Whether process group $1 has a member that is not a zombie.
+group_alive() {
+  local pg=$1 d
+  kill -0 -- "-$pg" 2>/dev/null || return 1
+  for d in /proc/[0-9]*; do
+    proc_stat "\${d#/proc/}" || continue
+    [[ $st_pgrp == "$pg" && $st_state != Z && $st_state != X ]] && return 0
+  done
+  return 1
+}
+
+stop_group() {
+  local pg=$1 i
+  kill -TERM -- "-$pg" 2>/dev/null || return 0
+  kill -CONT -- "-$pg" 2>/dev/null
+  for ((i = 0; i < grace_ticks; i++)); do
+    group_alive "$pg" || return 0
+    sleep 0.025
+  done
+  kill -KILL -- "-$pg" 2>/dev/null
+  return 0
+}
+
+# The tag in process $1's environment, or empty.
+tag_of() {
+  local entry
+  tag=
+  mapfile -d '' -t environ 2>/dev/null < "/proc/$1/environ" || return 0
+  for entry in "\${environ[@]}"; do
+    [[ $entry == REIN_JOB=* ]] && { tag=\${entry#REIN_JOB=}; return 0; }
+  done
+}
+
+# Whether untagged process $1 (parent $2) descends from a live reporter, i.e. belongs to something still running.
+owned() {
+  local p=$2 hops
+  for ((hops = 0; hops < 64; hops++)); do
+    [[ $p == "$$" ]] && return 0
+    [[ $p == 1 || $p == 0 ]] && return 1
+    proc_stat "$p" || return 1
+    p=$st_ppid
+  done
+  return 1
+}
+
+# Kills every process that $1 (a tag, or a tag prefix ending in *) matches and that is not rein's own:
+# stopped first, so none can fork while the rest are found, then killed together.
+sweep() {
+  local pattern=$1 victims=' ' found round d p
+  for round in 1 2 3 4 5 6 7 8; do
+    found=
+    for d in /proc/[0-9]*; do
+      p=\${d#/proc/}
+      [[ $p == 1 || $p == "$$" || $p == "$BASHPID" || $victims == *" $p "* ]] && continue
+      proc_stat "$p" || continue
+      [[ $st_state == Z || $st_ppid == "$$" ]] && continue
+      tag_of "$p"
+      if [[ -n $tag ]]; then
+        [[ $tag == $pattern ]] || continue
+      elif [[ $scope != ns ]] || owned "$p" "$st_ppid"; then
+        continue
+      fi
+      kill -STOP "$p" 2>/dev/null && found+="$p "
+    done
+    [[ -z $found ]] && break
+    victims+=$found
+  done
+  [[ $victims != ' ' ]] && kill -KILL $victims 2>/dev/null
+  return 0
+}
+
+finish() {
+  group_alive "$1" && stop_group "$1"
+  sweep "$2"
+}
+
+run_command() {
+  local id=$1 nonce=$2 command=$3 pid status
+  set -m
+  REIN_JOB=$token-$id bash -c "$command" </dev/null 2>&1 3>&- &
+  pid=$!
+  set +m
+  printf 'S %s %s\n' "$id" "$pid" >&3
+  wait "$pid"
+  status=$?
+  finish "$pid" "$token-$id"
+  printf '\0\0REIN-END-%s\0\0' "$nonce"
+  printf 'E %s %s\n' "$id" "$status" >&3
+}
+
+run_job() {
+  local id=$1 log=$2 command=$3 pid status
+  set -m
+  REIN_JOB=$token-$id bash -c "$command" </dev/null >>"$log" 2>&1 3>&- &
+  pid=$!
+  set +m
+  printf 'S %s %s\n' "$id" "$pid" >&3
+  wait "$pid"
+  status=$?
+  finish "$pid" "$token-$id"
+  printf 'X %s %s\n' "$id" "$status" >&3
+}
+
+printf 'R %s\n' "$$" >&3
+while field op; do
+  case $op in
+    run) field id; field nonce; field command; run_command "$id" "$nonce" "$command" & ;;
+    job) field id; field log; field command; run_job "$id" "$log" "$command" & ;;
+    stop) field pg; stop_group "$pg" & ;;
+    *) printf 'P unknown request\n' >&3 ;;
+  esac
+done
+[[ $scope == ns ]] || sweep "$token-*"
+exit 0
+`.replaceAll('\\${', '${');
