@@ -36,10 +36,18 @@ export function expandHome(entry: string, home: string): string {
   return entry.startsWith('~/') ? path.join(home, entry.slice(2)) : entry;
 }
 
-/** `child` is `parent` or lies below it (whole path segments). */
+/** `child` is `parent` or lies below it (whole path segments); both absolute and normalized, as `path.resolve` and `realpath` return them. */
 export function isWithin(parent: string, child: string): boolean {
-  const rel = path.relative(parent, child);
-  return rel === '' || (rel !== '..' && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel));
+  if (child === parent) return true;
+  return child.startsWith(parent.endsWith(path.sep) ? parent : parent + path.sep);
+}
+
+/** Whether `absolute` or one of its ancestors is in `set` (a walk up the path, not a scan of the set). */
+function underAny(set: ReadonlySet<string>, absolute: string): boolean {
+  for (let end = absolute.length; end > 0; end = absolute.lastIndexOf(path.sep, end - 1)) {
+    if (set.has(absolute.slice(0, end))) return true;
+  }
+  return false;
 }
 
 const cache = new Map<string, HiddenMatcher>();
@@ -71,7 +79,9 @@ function buildMatcher(root: string, home: string, readable: readonly string[], h
     ...HOME_CREDENTIAL_PATHS.map((rel) => path.join(home, rel)),
     ...ETC_SECRET_PATHS.map((rel) => path.join('/etc', rel)),
   ];
+  const credentialSet = new Set(credentialPaths);
   const hiddenHostPaths = hidden.filter(isHostEntry).map((entry) => path.resolve(expandHome(entry, home)));
+  const hiddenHostSet = new Set(hiddenHostPaths);
   const readableHostPaths = readable.filter(isHostEntry).map((entry) => path.resolve(expandHome(entry, home)));
   const hiddenPatterns = patternsOf(hidden);
   const readablePatterns = patternsOf(readable);
@@ -81,12 +91,12 @@ function buildMatcher(root: string, home: string, readable: readonly string[], h
     hiddenHostPaths,
     readableHostPaths,
     reason(absolute, isDirectory) {
-      if (credentialPaths.some((secret) => isWithin(secret, absolute)) || isSshHostKey(absolute)) return 'a credential path; rein never shows these to commands or file tools';
+      if (underAny(credentialSet, absolute) || isSshHostKey(absolute)) return 'a credential path; rein never shows these to commands or file tools';
       const inWorkspace = isWithin(root, absolute);
       if (!inWorkspace && !isDirectory && defaultFiles.ignores(path.basename(absolute))) return '.env files outside the workspace are never shown';
-      if (hiddenHostPaths.some((entry) => isWithin(entry, absolute))) return 'hidden by permissions.hidden';
+      if (underAny(hiddenHostSet, absolute)) return 'hidden by permissions.hidden';
       if (!inWorkspace || absolute === root) return null;
-      const rel = path.relative(root, absolute).split(path.sep).join('/');
+      const rel = absolute.slice(root.length + (root.endsWith(path.sep) ? 0 : 1)).split(path.sep).join('/');
       const asked = isDirectory ? `${rel}/` : rel;
       if (readablePatterns?.ignores(asked)) return null;
       if (hiddenPatterns?.ignores(asked)) return 'hidden by permissions.hidden';

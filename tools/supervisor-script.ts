@@ -29,7 +29,7 @@
  */
 // `\${` keeps bash's parameter expansions out of JavaScript's template substitution.
 export const SUPERVISOR_SCRIPT = String.raw`
-token=$1 grace_ticks=$2 scope=$3
+token=$1 grace_ms=$2 scope=$3
 
 field() { IFS= read -r -d '' "$1"; }
 
@@ -43,10 +43,12 @@ proc_stat() {
   st_pgrp=\${line%% *}
 }
 
-# Whether process group $1 has a member that is not a zombie.
+# Whether process group $1 has a member that is not a zombie. In the namespace bubblewrap's init reaps orphans at
+# once; on the host they may linger as zombies, so the members' states are read.
 group_alive() {
   local pg=$1 d
   kill -0 -- "-$pg" 2>/dev/null || return 1
+  [[ $scope == ns ]] && return 0
   for d in /proc/[0-9]*; do
     proc_stat "\${d#/proc/}" || continue
     [[ $st_pgrp == "$pg" && $st_state != Z && $st_state != X ]] && return 0
@@ -54,13 +56,18 @@ group_alive() {
   return 1
 }
 
+# Microseconds on a clock that only goes forward within one call of stop_group (bash 5's EPOCHREALTIME; SECONDS before it).
+now_us() { local t=\${EPOCHREALTIME:-$SECONDS.000000}; now=$(( 10#\${t/[.,]/} )); }
+
 stop_group() {
-  local pg=$1 i
+  local pg=$1 deadline
   kill -TERM -- "-$pg" 2>/dev/null || return 0
   kill -CONT -- "-$pg" 2>/dev/null
-  for ((i = 0; i < grace_ticks; i++)); do
-    group_alive "$pg" || return 0
-    sleep 0.025
+  now_us; deadline=$(( now + grace_ms * 1000 ))
+  while group_alive "$pg"; do
+    now_us
+    (( now >= deadline )) && break
+    sleep 0.05
   done
   kill -KILL -- "-$pg" 2>/dev/null
   return 0
@@ -91,12 +98,13 @@ owned() {
 # Kills every process that $1 (a tag, or a tag prefix ending in *) matches and that is not rein's own:
 # stopped first, so none can fork while the rest are found, then killed together.
 sweep() {
-  local pattern=$1 victims=' ' found round d p
+  local pattern=$1 newer=\${2:-0} victims=' ' found round d p
   for round in 1 2 3 4 5 6 7 8; do
     found=
     for d in /proc/[0-9]*; do
       p=\${d#/proc/}
       [[ $p == 1 || $p == "$$" || $p == "$BASHPID" || $victims == *" $p "* ]] && continue
+      (( p < newer )) && continue
       proc_stat "$p" || continue
       [[ $st_state == Z || $st_ppid == "$$" ]] && continue
       tag_of "$p"
@@ -114,9 +122,11 @@ sweep() {
   return 0
 }
 
+# After a command's leader $1 has exited: the rest of its group, then what it left outside it. On the host only
+# processes started after it are looked at (the others cannot be its own), so a command does not cost a scan of them all.
 finish() {
   group_alive "$1" && stop_group "$1"
-  sweep "$2"
+  if [[ $scope == ns ]]; then sweep "$2"; else sweep "$2" "$1"; fi
 }
 
 run_command() {

@@ -7,8 +7,8 @@ import { createOutputCollector } from './shape.js';
 import { SUPERVISOR_SCRIPT } from './supervisor-script.js';
 import { killTagged } from './tagged-processes.js';
 
-/** How long a stopped command may take to be reported after its group was killed, before the sandbox is taken as stuck. */
-const SETTLE_MS = KILL_GRACE_MS + 4_000;
+/** How long a stopped command may take to be reported after its group was killed, before the sandbox is taken as stuck (generous: a loaded machine is slow, and a restart loses the jobs). */
+const SETTLE_MS = KILL_GRACE_MS + 14_000;
 const STDERR_KEPT = 2_000;
 
 export interface SupervisorOptions {
@@ -64,7 +64,7 @@ let sequence = 0;
  */
 export function startSupervisor(options: SupervisorOptions): Supervisor {
   const token = randomBytes(8).toString('hex');
-  const inner = ['bash', '-c', SUPERVISOR_SCRIPT, 'rein-supervisor', token, String(Math.ceil(KILL_GRACE_MS / 25)), options.wrap ? 'ns' : 'host'];
+  const inner = ['bash', '-c', SUPERVISOR_SCRIPT, 'rein-supervisor', token, String(KILL_GRACE_MS), options.wrap ? 'ns' : 'host'];
   const argv = options.wrap ? options.wrap(inner) : inner;
   const child = spawn(argv[0]!, argv.slice(1), { cwd: options.cwd, env: options.env, detached: true, stdio: ['pipe', 'pipe', 'pipe', 'pipe'] });
   const [stdin, stdout, stderr, control] = child.stdio as unknown as [Writable, Readable, Readable, Readable];
@@ -78,7 +78,7 @@ export function startSupervisor(options: SupervisorOptions): Supervisor {
   const resolvePgid = new Map<string, (pgid: number) => void>();
   const endedJobs = new Set<string>();
   const jobWaiters = new Set<() => void>();
-  const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
 
   let markReady!: () => void;
   let failReady!: (error: Error) => void;
@@ -103,7 +103,8 @@ export function startSupervisor(options: SupervisorOptions): Supervisor {
     }
   });
   child.once('error', (error) => { stderrTail += `\n${error.message}`; });
-  child.once('close', (code, signal) => {
+  // 'exit', not 'close': on the host, a command can hold the pipes open after the supervisor has died.
+  child.once('exit', (code, signal) => {
     alive = false;
     // In the sandbox its PID namespace ends with it; on the host, what it started may outlive a supervisor that was killed.
     if (!options.wrap) killTagged(`${token}-`);

@@ -68,7 +68,8 @@ export function detectToolchains(input: ToolchainInput): string[] {
     const value = input.env?.[name];
     if (value && path.isAbsolute(value)) add(existing(value));
   }
-  return [...found].sort();
+  // A folder inside another that is shown anyway (~/.pyenv/libexec inside ~/.pyenv) needs no mount of its own.
+  return [...found].filter((dir) => ![...found].some((other) => other !== dir && isWithin(other, dir))).sort();
 }
 
 /** Caches from `PACKAGE_CACHES` that exist below `home`. */
