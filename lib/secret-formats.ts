@@ -1,3 +1,6 @@
+/** The first line of a PEM private key block (PKCS#1, PKCS#8, OpenSSH, encrypted, PGP). Its body is found by `maskSecrets`. */
+export const PRIVATE_KEY_HEADER = /-----BEGIN ((?:[A-Z0-9]+ )*)PRIVATE KEY( BLOCK)?-----/g;
+
 /**
  * Well-known secret formats, as data: a kind (what the trace says was masked)
  * and a pattern. Patterns are anchored on the fixed prefixes providers put in
@@ -18,10 +21,6 @@ export interface SecretFormat {
 const BASE64ISH = '[A-Za-z0-9+/=_\\-]';
 
 export const SECRET_FORMATS: readonly SecretFormat[] = [
-  // A PEM private key block, whole; also one JSON-escaped in a file (a GCP service account's "private_key").
-  { kind: 'private-key', pattern: /-----BEGIN ((?:[A-Z0-9]+ )*)PRIVATE KEY( BLOCK)?-----(?:[\s\S](?!-----BEGIN ))*?-----END \1PRIVATE KEY\2-----/g },
-  // A block cut by truncation or a partial read: everything from the header to the end of the key-looking lines.
-  { kind: 'private-key', pattern: /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----(?:(?:\\n|\r?\n)[ \t]*[A-Za-z0-9+/=:,\- ]*)*/g },
   { kind: 'putty-private-key', pattern: /PuTTY-User-Key-File-\d+:[\s\S]*?Private-MAC: [0-9a-f]+/g },
   { kind: 'aws-access-key-id', pattern: /\b(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}\b/g },
   { kind: 'aws-secret-access-key', pattern: /(?:aws_?secret_?access_?key|secretaccesskey)["']?\s*[:=]\s*["']?([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+])/gi, group: 1 },

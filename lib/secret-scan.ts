@@ -1,4 +1,4 @@
-import { SECRET_FORMATS, type SecretFormat } from './secret-formats.js';
+import { PRIVATE_KEY_HEADER, SECRET_FORMATS, type SecretFormat } from './secret-formats.js';
 
 /** Where a secret was masked: its kind and position in the text as it was, never the value. */
 export interface SecretFinding {
@@ -30,7 +30,7 @@ interface Span { start: number; end: number; kind: string }
  * @example maskSecrets('token ghp_…', []) // { text: 'token [redacted: github-token]', findings: [{ kind: 'github-token', line: 1, column: 7 }] }
  */
 export function maskSecrets(text: string, known: readonly (string | undefined)[] = [], formats: readonly SecretFormat[] = SECRET_FORMATS): MaskResult {
-  const spans = mergeSpans([...knownSpans(text, known), ...formatSpans(text, formats)]);
+  const spans = mergeSpans([...knownSpans(text, known), ...privateKeySpans(text), ...formatSpans(text, formats)]);
   if (spans.length === 0) return { text, findings: [] };
   let masked = '';
   let at = 0;
@@ -52,6 +52,34 @@ function knownSpans(text: string, known: readonly (string | undefined)[]): Span[
         spans.push({ start: at, end: at + piece.length, kind: 'endpoint-key' });
       }
     }
+  }
+  return spans;
+}
+
+/**
+ * Private key blocks: from the header to its END line; a block cut short
+ * (head+tail truncation, a partial read) to the last line that can belong to
+ * a key body (base64, `Name: value` headers, blank lines). Lines may be
+ * separated by real newlines or by `\n` escapes (a key inside JSON).
+ */
+function privateKeySpans(text: string): Span[] {
+  const spans: Span[] = [];
+  for (const match of text.matchAll(PRIVATE_KEY_HEADER)) {
+    const start = match.index;
+    const endLine = `-----END ${match[1]}PRIVATE KEY${match[2] ?? ''}-----`;
+    const end = text.indexOf(endLine, start);
+    const next = text.indexOf('-----BEGIN ', start + 1);
+    if (end !== -1 && (next === -1 || end < next)) {
+      spans.push({ start, end: end + endLine.length, kind: 'private-key' });
+      continue;
+    }
+    let at = start + match[0].length;
+    for (;;) {
+      const line = /^(?:\r?\n|\\n)([^\n\\]*)/.exec(text.slice(at, at + 4096));
+      if (!line || !/^[ \t]*(?:[A-Za-z0-9+/=]*|[A-Za-z-]+: .*)[ \t\r]*$/.test(line[1]!)) break;
+      at += line[0].length;
+    }
+    spans.push({ start, end: at, kind: 'private-key' });
   }
   return spans;
 }

@@ -15,7 +15,7 @@ export function reportJob(sandbox: RunSandbox, job: JobView, action: JobEffect['
   if (job.state === 'running') {
     lines.push(`It runs until it ends, you stop it, or the run ends. New output: the job tool with id "${job.id}" (or \`tail\` the log); stop it: job with stop: true${job.pgid ? ` (or \`kill -- -${job.pgid}\`)` : ''}.`);
   }
-  lines.push(newBytes > 0 ? `--- new output (${newBytes} bytes) ---\n${text}` : '--- no new output ---');
+  lines.push(newBytes > 0 ? `--- new output (${newBytes} bytes) ---\n${text.endsWith('\n') ? text.slice(0, -1) : text}` : '--- no new output ---');
   const running = sandbox.jobs().filter((other) => other.state === 'running').length;
   const effect: JobEffect = { kind: 'job', action, id: job.id, command: job.command, state: job.state, exitCode: job.exitCode, log: job.log, newBytes, running };
   return { content: `${lines.join('\n')}\n`, ok: true, effect };
