@@ -117,6 +117,16 @@ export function resumeRun(options: RunOptions): RunHandle {
 function launch(options: RunOptions, resume: Resume | null): RunHandle {
   const workspace = realWorkspace(options.workspace);
   const { rules } = options;
+  const policy = {
+    deny: rules.permissions.deny, sandbox: rules.permissions.sandbox, network: rules.permissions.network, envAllow: rules.permissions.envAllow,
+    readable: rules.permissions.readable, hidden: rules.permissions.hidden, timeoutSeconds: rules.tools.commandTimeoutSeconds,
+  };
+  // One sandbox for the whole run (issue 16): commands and background jobs; its job lines go to the trace. Made first:
+  // rules it cannot honour (a credential path in permissions.readable) stop the run before anything is written.
+  const sandbox = createRunSandbox({
+    root: workspace, policy, testCmd: options.testCmd, protectedFiles: options.configPath ? [options.configPath] : [], stateDir: options.runDir,
+    onJob: (job) => trace.log('job', jobTraceLine(job)),
+  });
   if (resolve(options.runDir).startsWith(join(workspace, STATE_DIR_NAME) + sep)) ensureStateDir(workspace);
   mkdirSync(options.runDir, { recursive: true });
   const tracePath = options.tracePath ?? join(options.runDir, 'trace.jsonl');
@@ -134,15 +144,6 @@ function launch(options: RunOptions, resume: Resume | null): RunHandle {
   const journal = openCallJournal(join(options.runDir, 'calls.jsonl'));
   const tools = selectTools(options.tools, rules.tools.enabled);
   const schemas = toolSchemas(tools);
-  const policy = {
-    deny: rules.permissions.deny, sandbox: rules.permissions.sandbox, network: rules.permissions.network, envAllow: rules.permissions.envAllow,
-    readable: rules.permissions.readable, hidden: rules.permissions.hidden, timeoutSeconds: rules.tools.commandTimeoutSeconds,
-  };
-  // One sandbox for the whole run (issue 16): commands and background jobs; its job lines go to the trace.
-  const sandbox = createRunSandbox({
-    root: workspace, policy, testCmd: options.testCmd, protectedFiles: options.configPath ? [options.configPath] : [], stateDir: options.runDir,
-    onJob: (job) => trace.log('job', jobTraceLine(job)),
-  });
   const toolContext: Omit<ToolContext, 'signal'> = {
     root: workspace,
     limits: { outputChars: rules.tools.outputChars, viewLines: rules.tools.viewLines, maxHits: rules.tools.maxHits },

@@ -1,4 +1,3 @@
-import path from 'node:path';
 import { isWithin } from './hidden-paths.js';
 import type { VisibilityPlan } from './visibility.js';
 
@@ -56,7 +55,9 @@ export function describeVisibility(plan: VisibilityPlan): string {
   if (plan.toolchains.length > 0) visible.push(`toolchains ${list(plan.toolchains)}`);
   if (plan.caches.length > 0) visible.push(`caches ${list(plan.caches, 3)}`);
   if (plan.readable.length > 0) visible.push(`readable ${list(plan.readable)}`);
-  if (plan.writable.length > 0) visible.push(`job logs ${list(plan.writable.map((dir) => relativeToRoot(plan, dir)), 2)}`);
+  // Job logs in the run directory inside the workspace are part of it as far as the agent can tell.
+  const writableOutside = plan.writable.filter((dir) => !isWithin(plan.root, dir));
+  if (writableOutside.length > 0) visible.push(`job logs ${list(writableOutside, 2)} (writable)`);
   const hidden = ['the rest of the disk'];
   if (plan.masked.credentials > 0) hidden.push(`${plan.masked.credentials} credential path${plan.masked.credentials === 1 ? '' : 's'}`);
   if (plan.masked.workspace > 0) hidden.push(`${plan.masked.workspace} workspace file${plan.masked.workspace === 1 ? '' : 's'} (.env* and permissions.hidden)`);
@@ -66,8 +67,4 @@ export function describeVisibility(plan: VisibilityPlan): string {
     ...(plan.masked.truncated.length > 0 ? [`too large to check for .env files: ${list(plan.masked.truncated)}`] : []),
   ];
   return `visible: ${visible.join(', ')}; hidden: ${hidden.join(', ')}${notes.length > 0 ? `; ${notes.join('; ')}` : ''}`;
-}
-
-function relativeToRoot(plan: VisibilityPlan, dir: string): string {
-  return isWithin(plan.root, dir) ? path.relative(plan.root, dir) || '.' : dir;
 }

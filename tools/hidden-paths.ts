@@ -21,8 +21,8 @@ export interface HiddenMatcher {
   credentialPaths: readonly string[];
   /** Absolute paths from `permissions.hidden`. */
   hiddenHostPaths: readonly string[];
-  /** Absolute paths from `permissions.readable`. */
-  readableHostPaths: readonly string[];
+  /** Host paths from `permissions.readable`: as written, and absolute. */
+  readableHostPaths: ReadonlyArray<{ entry: string; path: string }>;
 }
 
 /** Whether a rules entry names a host path (`/…`, `~`, `~/…`) rather than a workspace pattern. */
@@ -82,7 +82,7 @@ function buildMatcher(root: string, home: string, readable: readonly string[], h
   const credentialSet = new Set(credentialPaths);
   const hiddenHostPaths = hidden.filter(isHostEntry).map((entry) => path.resolve(expandHome(entry, home)));
   const hiddenHostSet = new Set(hiddenHostPaths);
-  const readableHostPaths = readable.filter(isHostEntry).map((entry) => path.resolve(expandHome(entry, home)));
+  const readableHostPaths = readable.filter(isHostEntry).map((entry) => ({ entry, path: path.resolve(expandHome(entry, home)) }));
   const hiddenPatterns = patternsOf(hidden);
   const readablePatterns = patternsOf(readable);
   const defaultFiles = ignore().add([...DEFAULT_HIDDEN_FILES]);

@@ -34,7 +34,7 @@ type Line = { id: string; command?: string; log?: string; startedAt?: number; st
  */
 export function openJobStore(dir: string) {
   const file = path.join(dir, 'jobs.jsonl');
-  const logs = path.join(dir, 'jobs');
+  const logs = jobLogDir(dir);
   fs.mkdirSync(logs, { recursive: true });
   const jobs = new Map<string, JobView>();
   const offsets = new Map<string, number>();
@@ -95,6 +95,11 @@ export function openJobStore(dir: string) {
 }
 
 export type JobStore = ReturnType<typeof openJobStore>;
+
+/** Where a run's job logs go: `<run dir>/jobs/`. */
+export function jobLogDir(dir: string): string {
+  return path.join(dir, 'jobs');
+}
 
 function capLog(log: string, offsets: Map<string, number>, id: string): void {
   if (fileSize(log) <= MAX_LOG_BYTES) return;

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { summarizeVisibility, type VisibilitySummary } from './describe-visibility.js';
 import { buildCommandEnv } from './environment.js';
-import { openJobStore, type JobStore, type JobView } from './job-store.js';
+import { jobLogDir, openJobStore, type JobStore, type JobView } from './job-store.js';
 import { KILL_GRACE_MS, type GroupRunResult } from './process-group.js';
 import { buildSandboxArgv, describeSandbox, resolveSandbox, type SandboxMode } from './sandbox.js';
 import { startSupervisor, type CommandOptions, type Supervisor } from './supervisor.js';
@@ -69,10 +69,11 @@ export function createRunSandbox(options: RunSandboxOptions): RunSandbox {
   const mode = resolveSandbox(options.policy);
   const ownState = options.stateDir === undefined;
   const stateDir = options.stateDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'rein-jobs-'));
-  const store: JobStore = openJobStore(stateDir);
+  // The plan first: it throws for rules it cannot honour, and then nothing has been written yet.
   const plan: VisibilityPlan | null = mode.kind === 'bwrap'
-    ? planVisibility({ root: options.root, policy: options.policy, testCmd: options.testCmd, protectedFiles: options.protectedFiles, writable: [store.logDir], home: options.home, pathValue: options.pathValue, env: options.env })
+    ? planVisibility({ root: options.root, policy: options.policy, testCmd: options.testCmd, protectedFiles: options.protectedFiles, writable: [jobLogDir(stateDir)], home: options.home, pathValue: options.pathValue, env: options.env })
     : null;
+  const store: JobStore = openJobStore(stateDir);
   const env = buildCommandEnv(options.env ?? process.env, options.policy.envAllow);
   let supervisor: Supervisor | null = null;
   let disposed = false;

@@ -116,12 +116,12 @@ function etcMasks(matcher: HiddenMatcher, system: string[]): Mount[] {
 function readableHostPaths(matcher: HiddenMatcher): { readable: string[]; missing: string[] } {
   const readable: string[] = [];
   const missing: string[] = [];
-  for (const entry of matcher.readableHostPaths) {
-    const stat = fs.statSync(entry, { throwIfNoEntry: false });
-    const why = matcher.reason(entry, stat?.isDirectory() ?? true);
+  for (const { entry, path: absolute } of matcher.readableHostPaths) {
+    const stat = fs.statSync(absolute, { throwIfNoEntry: false });
+    const why = matcher.reason(absolute, stat?.isDirectory() ?? true);
     if (why !== null) throw new UsageError(`permissions.readable: ${entry} cannot be shown to commands: ${why}`);
-    if (stat) readable.push(fs.realpathSync(entry));
-    else missing.push(entry);
+    if (stat) readable.push(fs.realpathSync(absolute));
+    else missing.push(absolute);
   }
   return { readable, missing };
 }
