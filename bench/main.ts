@@ -6,6 +6,7 @@ import { measureViewConstruction } from './view-construction.js';
 import { defaultRules } from '../rules/schema.js';
 import { formatTable } from './table.js';
 import { measureSuiteTokens } from './suite-tokens.js';
+import { sandboxSection } from './sandbox-section.js';
 
 /** Long runs whose per-step windows are compared; their median is reported. */
 const LONG_RUNS = 3;
@@ -74,6 +75,7 @@ async function main(): Promise<void> {
     row.steps, row.providerCharsPerToken, `${(row.prefixReuse * 100).toFixed(1)}%`, row.breaks, `${(row.peakShare * 100).toFixed(1)}%`, row.elisions, row.summaries,
   ]));
 
+  if (!process.argv.includes('--no-sandbox')) await sandboxSection(out, table);
   if (!process.argv.includes('--no-suite')) await suiteSection(out, table);
   if (process.argv.includes('--write')) writeFigures(written.join('\n'));
 }

@@ -76,10 +76,11 @@ export function createStatusLine(stream: Stream, rules: Rules, options: { unsand
 function describeTool(data: Record<string, unknown>): string {
   const args = argsObject(data.args);
   const main = String(args.command ?? args.path ?? args.pattern ?? '').replace(/\s+/g, ' ').slice(0, 70);
-  const effect = data.effect as { kind?: string; applied?: boolean; exitCode?: number | null; blocked?: boolean; timedOut?: boolean; interrupted?: boolean } | undefined;
+  const effect = data.effect as { kind?: string; applied?: boolean; exitCode?: number | null; blocked?: boolean; timedOut?: boolean; interrupted?: boolean; id?: string | null; state?: string | null } | undefined;
   let outcome = data.ok ? '' : ` → ${toolError(data.result)}`;
   if (effect?.kind === 'edit') outcome = effect.applied ? ' → applied' : ' → rejected';
   if (effect?.kind === 'command') outcome = describeCommandEnd(effect);
+  if (effect?.kind === 'job' && effect.id) outcome = ` → job ${effect.id} ${effect.state === 'exited' ? `exited ${effect.exitCode}` : effect.state}`;
   return `${String(data.name)}${main ? ` ${main}` : ''}${outcome}`;
 }
 

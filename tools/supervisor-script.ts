@@ -11,6 +11,7 @@
  *   run  <id> <nonce> <command>   a command whose output goes to stdout, then `\0\0REIN-END-<nonce>\0\0`
  *   job  <id> <log> <command>     a background job whose output is appended to <log>
  *   stop <pgid>                   SIGTERM the group, SIGKILL it after the grace
+ *   quit                          exit now (the harness has stopped the jobs and cleans up what is left)
  * Reports go to fd 3, one line each: `R <pid>` (ready), `S <id> <pgid>`
  * (started), `E <id> <status>` (a command ended), `X <id> <status>` (a job ended).
  * The status is the exit code, or 128 + the signal number.
@@ -22,10 +23,10 @@
  * owns. Its output end marker is written only after that, so nothing the
  * command started can write after it.
  *
- * stdin reaching EOF means the harness has gone, however it went (SIGKILL
- * included): in the namespace the supervisor exits and bubblewrap's init,
- * and with it every process in the sandbox, follows; on the host it first
- * kills every process carrying its token.
+ * stdin reaching EOF without a `quit` means the harness has gone, however
+ * it went (SIGKILL included): in the namespace the supervisor exits and
+ * bubblewrap's init, and with it every process in the sandbox, follows; on
+ * the host it first kills every process carrying its token.
  */
 // `\${` keeps bash's parameter expansions out of JavaScript's template substitution.
 export const SUPERVISOR_SCRIPT = String.raw`
@@ -95,23 +96,33 @@ owned() {
   return 1
 }
 
-# Kills every process that $1 (a tag, or a tag prefix ending in *) matches and that is not rein's own:
-# stopped first, so none can fork while the rest are found, then killed together.
+# Kills what $1 (a tag, or a tag prefix ending in *) left behind, never rein's own (this supervisor, its reporters):
+# every process with a matching tag, and the descendants of those. In the namespace also untagged orphans that no
+# live reporter owns (a process that cleared its environment); on the host only orphans are looked at (their parent
+# is init or an ancestor of the supervisor: where orphans go), so a command does not cost reading every process's
+# environment. $2: only pids from this one up (on the host: the finished command's, as its escapees are newer).
+# Victims are stopped first, so none can fork while the rest are found, then killed together.
 sweep() {
   local pattern=$1 newer=\${2:-0} victims=' ' found round d p
   for round in 1 2 3 4 5 6 7 8; do
     found=
     for d in /proc/[0-9]*; do
       p=\${d#/proc/}
-      [[ $p == 1 || $p == "$$" || $p == "$BASHPID" || $victims == *" $p "* ]] && continue
       (( p < newer )) && continue
+      [[ $p == 1 || $p == "$$" || $p == "$BASHPID" || $victims == *" $p "* ]] && continue
       proc_stat "$p" || continue
       [[ $st_state == Z || $st_ppid == "$$" ]] && continue
-      tag_of "$p"
-      if [[ -n $tag ]]; then
-        [[ $tag == $pattern ]] || continue
-      elif [[ $scope != ns ]] || owned "$p" "$st_ppid"; then
-        continue
+      if [[ $victims != *" $st_ppid "* ]]; then
+        if [[ $scope == ns ]]; then
+          tag_of "$p"
+          if [[ -n $tag ]]; then [[ $tag == $pattern ]] || continue
+          elif owned "$p" "$st_ppid"; then continue
+          fi
+        else
+          [[ $orphanage == *" $st_ppid "* || $pattern == *'*' ]] || continue
+          tag_of "$p"
+          [[ -n $tag && $tag == $pattern ]] || continue
+        fi
       fi
       kill -STOP "$p" 2>/dev/null && found+="$p "
     done
@@ -121,6 +132,18 @@ sweep() {
   [[ $victims != ' ' ]] && kill -KILL $victims 2>/dev/null
   return 0
 }
+
+# Where orphans of our commands go on the host: init and any ancestor of the supervisor (a subreaper).
+orphanage=' 1 '
+if [[ $scope != ns ]]; then
+  ancestor=$PPID
+  for ((hops = 0; hops < 64; hops++)); do
+    [[ $ancestor == 0 || $ancestor == 1 ]] && break
+    orphanage+="$ancestor "
+    proc_stat "$ancestor" || break
+    ancestor=$st_ppid
+  done
+fi
 
 # After a command's leader $1 has exited: the rest of its group, then what it left outside it. On the host only
 # processes started after it are looked at (the others cannot be its own), so a command does not cost a scan of them all.
@@ -162,9 +185,11 @@ while field op; do
     run) field id; field nonce; field command; run_command "$id" "$nonce" "$command" & ;;
     job) field id; field log; field command; run_job "$id" "$log" "$command" & ;;
     stop) field pg; stop_group "$pg" & ;;
+    quit) exit 0 ;;
     *) printf 'P unknown request\n' >&3 ;;
   esac
 done
-[[ $scope == ns ]] || sweep "$token-*"
+# EOF without a quit: the harness died. In the namespace, exiting ends everything; on the host, everything tagged goes.
+[[ $scope == ns ]] || sweep "$token-*" "$$"
 exit 0
 `.replaceAll('\\${', '${');

@@ -216,6 +216,8 @@ export function startSupervisor(options: SupervisorOptions): Supervisor {
       closing = true;
       if (!alive) return;
       hold();
+      // On the host the harness sweeps for leftovers itself when the supervisor has gone (killTagged), faster than bash can.
+      if (!options.wrap) send(['quit']);
       stdin.end();
       if (!(await settledWithin(exited, waitMs))) {
         try { process.kill(-child.pid!, 'SIGKILL'); } catch { /* already gone */ }
