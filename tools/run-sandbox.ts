@@ -55,9 +55,9 @@ export interface RunSandbox {
 
 /**
  * One sandbox for a whole run: the visibility plan is made once, and a
- * supervisor (tools/supervisor.ts) runs inside bubblewrap, or on the host
- * when the rules allow running unsandboxed, for every command and background
- * job of the run. A supervisor that dies (a command killed it) is replaced
+ * supervisor (tools/supervisor.ts), started with the first command, runs
+ * inside bubblewrap, or on the host when the rules allow running
+ * unsandboxed, for every command and background job of the run. A supervisor that dies (a command killed it) is replaced
  * at the next command; its jobs are reported lost.
  *
  * Throws `UsageError` for rules it cannot honour (a credential path in
@@ -106,8 +106,8 @@ export function createRunSandbox(options: RunSandboxOptions): RunSandbox {
     supervisor ??= spawnSupervisor();
     return supervisor;
   };
-  // Started now, so the first command finds it warm.
-  if (mode.kind !== 'unavailable') current();
+  // Started by the first command or job, not here: a run that never runs one (a read-only agent, a test with
+  // stand-in tools) pays for no sandbox process.
   const logCheck = setInterval(() => store.capLogs(), LOG_CHECK_MS);
   logCheck.unref();
 

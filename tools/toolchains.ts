@@ -55,9 +55,11 @@ export function detectToolchains(input: ToolchainInput): string[] {
     for (const companion of COMPANIONS[path.relative(input.home, folder)] ?? []) add(existing(path.join(input.home, companion)));
   };
   for (const dir of input.pathValue.split(path.delimiter)) {
-    if (!path.isAbsolute(dir)) continue;
-    add(existing(dir));
-    for (const target of linkTargetsIn(dir)) add(target);
+    const real = path.isAbsolute(dir) ? realOrNull(dir) : null;
+    // A system folder is shown anyway, and its links point into the system (or are alternatives the test command names).
+    if (real === null || input.visible.some((visible) => isWithin(visible, real))) continue;
+    add(real);
+    for (const target of linkTargetsIn(real)) add(target);
   }
   for (const program of programsOf(input.testCmd ?? '', input)) {
     add(program);

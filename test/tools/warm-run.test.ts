@@ -138,7 +138,8 @@ describe.each(['none', 'bwrap'] as const)('warm sandbox (%s)', (sandboxKind) => 
     const leftovers: number[] = [];
     for (let attempt = 0; attempt < 12; attempt++) {
       const marker = uniqueMarker();
-      const harness = spawnHarness(sandboxKind, makeTempDir(), marker, 'await new Promise(() => undefined);');
+      // The supervisor starts with the first command: from before bwrap exists to the command running.
+      const harness = spawnHarness(sandboxKind, makeTempDir(), marker, "await sandbox.runCommand('sleep 300', { timeoutMs: 600_000, signal: ctx.signal, outputCap: 100 });");
       const exited = new Promise((resolve) => harness.once('exit', resolve));
       // From "before bwrap exists" to "supervisor ready", spread over the attempts.
       await new Promise<void>((resolve) => harness.stdout!.once('data', () => resolve()));
