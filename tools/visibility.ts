@@ -89,7 +89,7 @@ export function planVisibility(input: VisibilityInput): VisibilityPlan {
   for (const file of readOnly) mounts.push({ kind: 'ro-try', path: file });
   const writable = (input.writable ?? []).map((dir) => path.resolve(dir));
   for (const dir of writable) mounts.push({ kind: 'rw', path: dir });
-  const masked = maskHidden(mounts, matcher, { root, walked: [root, ...readable], visible: [root, ...toolchains, ...caches, ...readable, ...extra, ...writable] });
+  const masked = maskHidden(mounts, matcher, { root, walked: [root, ...readable], visible: [...system, root, ...toolchains, ...caches, ...readable, ...extra, ...writable] });
   if (input.policy.network) mounts.push(...resolverMounts([...system, root]));
   return { root, home, network: input.policy.network, system, privateHome, toolchains, caches, readable: [...readable, ...extra], writable, missing, masked, mounts };
 }

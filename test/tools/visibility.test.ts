@@ -57,6 +57,8 @@ describe('the sandbox shows only what the task needs (real bubblewrap, a home ou
       expect(result.content, command).not.toContain(fake.canary);
     }
     for (const content of await Promise.all(fileToolAttempts(fake, ctx))) expect(content).not.toContain(fake.canary);
+    // Root inside the sandbox owns /etc/shadow, so only the mask keeps it unreadable.
+    expect((await run('cat /etc/shadow /etc/gshadow 2>&1; echo end')).content).not.toMatch(/^root:/m);
     const tests = await run(fake.testCmd);
     expect(tests.content).toMatch(/^exit=0\n[\s\S]*Ran 1 test[\s\S]*OK/);
     // The secrets are all still there, untouched (a hard link or a copy would have needed to see them).
@@ -79,8 +81,9 @@ describe('the sandbox shows only what the task needs (real bubblewrap, a home ou
     requireBwrap();
     const fake = makeFakeHome();
     writeFiles(fake.workspace, { '.env.test': 'TEST_DB=sqlite\n', 'secrets/api.txt': 'hidden-by-rule\n', 'keys/server.pem': 'pem-by-rule\n', 'src/app.py': 'print(1)\n' });
-    const { ctx, run } = sandboxFor(fake, { readable: ['.env.test'], hidden: ['secrets/', '*.pem'] });
+    const { ctx, run } = sandboxFor(fake, { readable: ['.env.test'], hidden: ['secrets/', '*.pem', '/etc/hostname'] });
     const result = await run('cat .env.test; cat .env secrets/api.txt keys/server.pem 2>&1; cat src/app.py');
+    expect((await run('cat /etc/hostname')).content).toMatch(/^exit=1\ncat: \/etc\/hostname: Permission denied\n$/);
     expect(result.content).toContain('TEST_DB=sqlite');
     expect(result.content).toContain('print(1)');
     expect(result.content).not.toMatch(/hidden-by-rule|pem-by-rule|CANARY/);
