@@ -5,6 +5,7 @@ import { createOutputDemux } from './output-demux.js';
 import { KILL_GRACE_MS, type GroupRunResult } from './process-group.js';
 import { createOutputCollector } from './shape.js';
 import { SUPERVISOR_SCRIPT } from './supervisor-script.js';
+import { firstOf, settledWithin } from './waiting.js';
 import { killTagged } from './tagged-processes.js';
 
 /** How long a stopped command may take to be reported after its group was killed, before the sandbox is taken as stuck (generous: a loaded machine is slow, and a restart loses the jobs). */
@@ -226,32 +227,6 @@ export function startSupervisor(options: SupervisorOptions): Supervisor {
       release();
     },
   };
-}
-
-async function firstOf(done: Promise<void>, options: CommandOptions): Promise<'done' | 'timeout' | 'aborted'> {
-  let timer: NodeJS.Timeout | undefined;
-  let onAbort: (() => void) | undefined;
-  const stopped = new Promise<'timeout' | 'aborted'>((resolve) => {
-    timer = setTimeout(() => resolve('timeout'), options.timeoutMs);
-    onAbort = () => resolve('aborted');
-    options.signal.addEventListener('abort', onAbort, { once: true });
-  });
-  try {
-    return await Promise.race([done.then(() => 'done' as const), stopped]);
-  } finally {
-    clearTimeout(timer);
-    options.signal.removeEventListener('abort', onAbort!);
-  }
-}
-
-async function settledWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<boolean>((resolve) => { timer = setTimeout(() => resolve(false), ms); });
-  try {
-    return await Promise.race([promise.then(() => true), timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 function describeExit(code: number | null, signal: NodeJS.Signals | null, stderr: string): string {

@@ -3,14 +3,6 @@ import path from 'node:path';
 import { findOnPath } from './find-on-path.js';
 import { isWithin } from './hidden-paths.js';
 
-/** Package caches below the home directory, shown read-only when they exist (a cache the agent could write would outlive the run). */
-export const PACKAGE_CACHES: readonly string[] = [
-  '.cache/pip', '.cache/uv', '.cache/pypoetry', '.cache/pdm', '.conda/pkgs', '.npm/_cacache', '.cache/yarn', '.yarn/berry/cache',
-  '.local/share/pnpm/store', '.cache/pnpm', '.bun/install/cache', '.cache/deno', '.m2/repository', '.gradle/caches',
-  '.gradle/wrapper/dists', '.ivy2/cache', '.sbt/boot', '.cargo/registry', '.cargo/git', 'go/pkg/mod', '.nuget/packages',
-  '.cache/ms-playwright', '.cache/puppeteer', '.cache/Cypress', '.cache/huggingface/hub', '.cache/pre-commit',
-];
-
 /** Variables that point at a toolchain (when set, the folder is shown), and folders that come with another. */
 const TOOLCHAIN_VARIABLES = [
   'PYENV_ROOT', 'VIRTUAL_ENV', 'CONDA_PREFIX', 'CARGO_HOME', 'RUSTUP_HOME', 'GOROOT', 'JAVA_HOME', 'VOLTA_HOME', 'BUN_INSTALL',
@@ -72,11 +64,6 @@ export function detectToolchains(input: ToolchainInput): string[] {
   }
   // A folder inside another that is shown anyway (~/.pyenv/libexec inside ~/.pyenv) needs no mount of its own.
   return [...found].filter((dir) => ![...found].some((other) => other !== dir && isWithin(other, dir))).sort();
-}
-
-/** Caches from `PACKAGE_CACHES` that exist below `home`. */
-export function detectPackageCaches(home: string): string[] {
-  return PACKAGE_CACHES.map((rel) => path.join(home, rel)).filter((dir) => existing(dir) !== null);
 }
 
 /** The installation folder a program or folder belongs to, or null when commands see it anyway. */

@@ -5,7 +5,8 @@ import { UsageError } from '../lib/errors.js';
 import { RULES_FILE_NAMES, STATE_DIR_NAME } from '../lib/harness-files.js';
 import { createHiddenMatcher, isWithin, type HiddenMatcher } from './hidden-paths.js';
 import { findHidden } from './hidden-walk.js';
-import { detectPackageCaches, detectToolchains } from './toolchains.js';
+import { detectPackageCaches } from './package-caches.js';
+import { detectToolchains } from './toolchains.js';
 import type { CommandPolicy } from './types.js';
 
 /** Top-level system folders shown read-only (symlinks such as /bin → usr/bin are recreated as links). */
