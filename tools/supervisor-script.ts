@@ -71,14 +71,17 @@ stop_group() {
     sleep 0.05
   done
   kill -KILL -- "-$pg" 2>/dev/null
+  local tries
+  for ((tries = 0; tries < 100; tries++)); do group_alive "$pg" || break; sleep 0.01; done
   return 0
 }
 
-# The tag in process $1's environment, or empty.
+# The tag in process $1's environment, or empty; fails when the environment cannot be read (the process is in the
+# middle of an exec, or gone).
 tag_of() {
   local entry
   tag=
-  mapfile -d '' -t environ 2>/dev/null < "/proc/$1/environ" || return 0
+  mapfile -d '' -t environ 2>/dev/null < "/proc/$1/environ" || return 1
   for entry in "\${environ[@]}"; do
     [[ $entry == REIN_JOB=* ]] && { tag=\${entry#REIN_JOB=}; return 0; }
   done
@@ -103,9 +106,9 @@ owned() {
 # environment. $2: only pids from this one up (on the host: the finished command's, as its escapees are newer).
 # Victims are stopped first, so none can fork while the rest are found, then killed together.
 sweep() {
-  local pattern=$1 newer=\${2:-0} victims=' ' found round d p
+  local pattern=$1 newer=\${2:-0} victims=' ' found unsure round d p
   for round in 1 2 3 4 5 6 7 8; do
-    found=
+    found= unsure=
     for d in /proc/[0-9]*; do
       p=\${d#/proc/}
       (( p < newer )) && continue
@@ -120,16 +123,30 @@ sweep() {
           fi
         else
           [[ $orphanage == *" $st_ppid "* || $pattern == *'*' ]] || continue
-          tag_of "$p"
+          tag_of "$p" || { unsure=1; continue; }
           [[ -n $tag && $tag == $pattern ]] || continue
         fi
       fi
       kill -STOP "$p" 2>/dev/null && found+="$p "
     done
-    [[ -z $found ]] && break
+    if [[ -z $found ]]; then
+      # A new orphan caught mid-exec has no readable environment yet: look again in a moment.
+      [[ -n $unsure ]] || break
+      sleep 0.01
+    fi
     victims+=$found
   done
-  [[ $victims != ' ' ]] && kill -KILL $victims 2>/dev/null
+  [[ $victims == ' ' ]] && return 0
+  kill -KILL $victims 2>/dev/null
+  # SIGKILL is delivered when the process next runs: wait until each is gone (or a zombie), so that when the
+  # command is reported ended, nothing it started is still running.
+  local tries
+  for ((tries = 0; tries < 100; tries++)); do
+    found=
+    for p in $victims; do proc_stat "$p" && [[ $st_state != Z && $st_state != X ]] && found=1 && break; done
+    [[ -z $found ]] && break
+    sleep 0.01
+  done
   return 0
 }
 
