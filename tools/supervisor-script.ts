@@ -117,7 +117,7 @@ sweep() {
       [[ $st_state == Z || $st_ppid == "$$" ]] && continue
       if [[ $victims != *" $st_ppid "* ]]; then
         if [[ $scope == ns ]]; then
-          tag_of "$p"
+          tag_of "$p" || { unsure=1; continue; }
           if [[ -n $tag ]]; then [[ $tag == $pattern ]] || continue
           elif owned "$p" "$st_ppid"; then continue
           fi
@@ -130,7 +130,7 @@ sweep() {
       kill -STOP "$p" 2>/dev/null && found+="$p "
     done
     if [[ -z $found ]]; then
-      # A new orphan caught mid-exec has no readable environment yet: look again in a moment.
+      # A process caught mid-exec has no readable environment yet: look again in a moment.
       [[ -n $unsure ]] || break
       sleep 0.01
     fi
