@@ -76,12 +76,13 @@ stop_group() {
   return 0
 }
 
-# The tag in process $1's environment, or empty; fails when the environment cannot be read (the process is in the
-# middle of an exec, or gone).
+# The tag in process $1's environment, or empty; fails when the environment is unreadable or empty, as it is for a
+# moment while a process execs (and for good after "env -i").
 tag_of() {
   local entry
   tag=
   mapfile -d '' -t environ 2>/dev/null < "/proc/$1/environ" || return 1
+  (( \${#environ[@]} > 0 )) || return 1
   for entry in "\${environ[@]}"; do
     [[ $entry == REIN_JOB=* ]] && { tag=\${entry#REIN_JOB=}; return 0; }
   done
@@ -106,7 +107,7 @@ owned() {
 # environment. $2: only pids from this one up (on the host: the finished command's, as its escapees are newer).
 # Victims are stopped first, so none can fork while the rest are found, then killed together.
 sweep() {
-  local pattern=$1 newer=\${2:-0} victims=' ' found unsure round d p
+  local pattern=$1 newer=\${2:-0} victims=' ' found unsure round d p retries=0
   for round in 1 2 3 4 5 6 7 8; do
     found= unsure=
     for d in /proc/[0-9]*; do
@@ -116,22 +117,19 @@ sweep() {
       proc_stat "$p" || continue
       [[ $st_state == Z || $st_ppid == "$$" ]] && continue
       if [[ $victims != *" $st_ppid "* ]]; then
-        if [[ $scope == ns ]]; then
-          tag_of "$p" || { unsure=1; continue; }
-          if [[ -n $tag ]]; then [[ $tag == $pattern ]] || continue
-          elif owned "$p" "$st_ppid"; then continue
-          fi
-        else
-          [[ $orphanage == *" $st_ppid "* || $pattern == *'*' ]] || continue
-          tag_of "$p" || { unsure=1; continue; }
-          [[ -n $tag && $tag == $pattern ]] || continue
+        [[ $scope == ns || $orphanage == *" $st_ppid "* || $pattern == *'*' ]] || continue
+        # In the namespace every process is ours: one caught mid-exec (no environment yet) is looked at again in a
+        # moment before it is judged untagged. On the host the window is too short to be worth a rescan.
+        if ! tag_of "$p" && [[ $scope == ns ]] && (( retries < 2 )); then unsure=1; continue; fi
+        if [[ -n $tag ]]; then [[ $tag == $pattern ]] || continue
+        elif [[ $scope != ns ]] || owned "$p" "$st_ppid"; then continue
         fi
       fi
       kill -STOP "$p" 2>/dev/null && found+="$p "
     done
     if [[ -z $found ]]; then
-      # A process caught mid-exec has no readable environment yet: look again in a moment.
       [[ -n $unsure ]] || break
+      (( retries += 1 ))
       sleep 0.01
     fi
     victims+=$found
