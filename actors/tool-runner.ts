@@ -4,6 +4,7 @@ import type { ToolsInput } from '../machines/actor-contracts.js';
 import type { ToolCallResult, ToolsOutput } from '../machines/types.js';
 import { redact } from '../lib/redact.js';
 import { firstValidFinish } from '../tools/finish.js';
+import { maskSecrets, type SecretFinding } from '../lib/secret-scan.js';
 import { findTool, parseToolArguments } from '../tools/index.js';
 import type { AnyTool, ToolContext, ToolOutcome } from '../tools/types.js';
 
@@ -25,6 +26,8 @@ export interface ToolRunnerDeps {
   onResult?: (result: ToolCallResult, step: number) => void;
   /** Values redacted from every result before the model, the record or the journal sees it (the API key in a file the agent reads). */
   secrets?: readonly string[];
+  /** Called when a result had secrets masked (well-known formats or `secrets`): their kinds and positions, never the values. */
+  onSecretsMasked?: (findings: SecretFinding[], call: { id: string; name: string }, step: number) => void;
   now?: () => number;
 }
 
@@ -57,10 +60,11 @@ export function createToolRunner(deps: ToolRunnerDeps) {
         // Stopped mid-call (Ctrl+C, a kill, the time budget): the cut-short outcome is not the call's
         // result. It stays unjournaled, so a resumed run asks the tool to recover it.
         if (signal.aborted) break;
-        const content = secrets.length > 0 ? redact(outcome.content, secrets) : outcome.content;
+        const { text: content, findings } = maskSecrets(outcome.content, secrets);
         result = { id: call.id, name: call.function.name, args, outcome: content === outcome.content ? outcome : { ...outcome, content }, ms: now() - started };
         deps.journal?.put(key, result);
         deps.onResult?.(result, input.step);
+        if (findings.length > 0) deps.onSecretsMasked?.(findings, { id: call.id, name: call.function.name }, input.step);
       }
       results.push({ ...result, id: call.id });
       if (signal.aborted) break;

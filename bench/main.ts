@@ -11,6 +11,7 @@ import { stallPrecisionSection } from './sections/stall-precision.js';
 import { otelOverheadSection } from './sections/otel-overhead.js';
 import { syntaxChecksSection } from './sections/syntax-checks.js';
 import { memorySection } from './sections/memory.js';
+import { sandboxOverheadSection } from './sections/sandbox-overhead.js';
 
 /** The sections of `npm run bench`, in the order they run and are numbered. A new section is a file and a line here. */
 const SECTIONS: readonly BenchSection[] = [
@@ -23,6 +24,7 @@ const SECTIONS: readonly BenchSection[] = [
   otelOverheadSection,
   syntaxChecksSection,
   memorySection,
+  sandboxOverheadSection,
 ];
 
 const USAGE = `node --expose-gc dist/bench/main.js [--only ID,…] [--skip ID,…] [--write]

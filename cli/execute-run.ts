@@ -82,7 +82,11 @@ export async function executeRun(options: ExecuteOptions): Promise<number> {
     io.stderr.write(`rein: WARNING: the run changed ${tampered.join(', ')} in the workspace. rein will not load it until you have reviewed it and run \`rein rules trust\` in that repo (a .ts/.mjs/.js rules file is code).\n`);
   }
   if (options.json) {
-    io.stdout.write(JSON.stringify({ status: output.status, steps: output.steps, summary: output.summary, usage: output.usage, reason: output.reason, trace: handle.tracePath, runDir: handle.runDir }) + '\n');
+    io.stdout.write(JSON.stringify({
+      status: output.status, steps: output.steps, summary: output.summary, usage: output.usage, reason: output.reason, trace: handle.tracePath, runDir: handle.runDir,
+      // Unsandboxed, commands could read the whole disk: a script reading this line should not have to parse the start message.
+      sandbox: { mode: handle.sandboxMode, wholeDiskReadable: handle.sandboxMode !== 'bwrap', description: handle.sandbox },
+    }) + '\n');
   }
   return exitCodeFor(output.status);
 }

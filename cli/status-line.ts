@@ -99,6 +99,7 @@ function describeTool(line: ToolEvent): string {
   let outcome = line.ok ? '' : ` → ${toolError(line.result)}`;
   if (effect.kind === 'edit') outcome = effect.applied ? ' → applied' : ' → rejected';
   if (effect.kind === 'command') outcome = describeCommandEnd(effect);
+  if (effect.kind === 'job' && effect.id) outcome = ` → job ${effect.id} ${effect.state === 'exited' ? `exited ${effect.exitCode}` : effect.state}`;
   return `${line.name}${main ? ` ${main}` : ''}${outcome}`;
 }
 

@@ -1,6 +1,7 @@
 import { buildCommandEnv } from '../tools/environment.js';
 import { runInProcessGroup } from '../tools/process-group.js';
 import { buildSandboxArgv, resolveSandbox } from '../tools/sandbox.js';
+import { planVisibility } from '../tools/visibility.js';
 
 export interface ShellResult {
   exitCode: number | null;
@@ -31,7 +32,9 @@ const OUTPUT_CAP = 4000;
 export async function runShell(command: string, options: ShellOptions): Promise<ShellResult> {
   const inner = ['bash', '-c', command];
   const mode = options.sandbox ? resolveSandbox({ sandbox: 'auto', network: false }) : null;
-  const argv = mode?.kind === 'bwrap' ? buildSandboxArgv(mode.bwrap, options.cwd, false, inner, options.readable) : inner;
+  const argv = mode?.kind === 'bwrap'
+    ? buildSandboxArgv(mode.bwrap, planVisibility({ root: options.cwd, policy: { network: false }, testCmd: command, extraReadable: options.readable }), inner)
+    : inner;
   const result = await runInProcessGroup({
     argv, cwd: options.cwd, env: { ...buildCommandEnv(process.env, []), ...options.env },
     timeoutMs: options.timeoutS * 1000, signal: new AbortController().signal, outputCap: OUTPUT_CAP,

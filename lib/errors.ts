@@ -23,3 +23,6 @@ export class PathEscapeError extends ReinError {}
 
 /** A file tool was pointed at something that does not exist or is not a regular file. */
 export class MissingFileError extends ReinError {}
+
+/** A path the sandbox policy hides from the agent (a credential path, a `.env` file, `permissions.hidden`). */
+export class HiddenPathError extends ReinError {}

@@ -9,6 +9,33 @@ export interface TodoItem {
   done: boolean;
 }
 
+/** Where a background job is: still running, exited by itself, stopped by the harness, or lost (its harness died). */
+export type JobState = 'running' | 'exited' | 'stopped' | 'lost';
+
+/**
+ * A background job (`run` with `background: true` or a trailing `&`; the `job`
+ * tool). The stall detector can tell polling without progress (`newBytes: 0`
+ * while `running`) from a job that is producing output.
+ */
+export interface JobEffect {
+  kind: 'job';
+  /** `start` (run), `read`, `stop` or `list` (job). */
+  action: 'start' | 'read' | 'stop' | 'list';
+  /** The job's id; null for `list` and for a job that could not start. */
+  id: string | null;
+  command: string;
+  /** After the call; null for `list`. */
+  state: JobState | null;
+  /** Exit code, or 128 + signal number, once it exited by itself; else null. */
+  exitCode: number | null;
+  /** Its log file ('' for `list`). */
+  log: string;
+  /** Bytes of output this call showed that earlier calls had not (0: nothing new). */
+  newBytes: number;
+  /** Jobs of the run still running after the call. */
+  running: number;
+}
+
 /**
  * What a tool call did, as plain data. The machine derives its facts
  * (last edit, last test run, stall counters) from these, never from text.
@@ -19,6 +46,7 @@ export type ToolEffect =
   /** `before`/`after`: short hashes of the file's content around an applied edit (new version or an old one again). */
   | { kind: 'edit'; path: string; applied: boolean; before?: string; after?: string }
   | { kind: 'command'; command: string; exitCode: number | null; timedOut: boolean; blocked: boolean; interrupted?: boolean; /** The deny rule's reason, for a blocked command. */ blockedBy?: string }
+  | JobEffect
   | { kind: 'todo'; items: TodoItem[] }
   | { kind: 'finish'; summary: string }
   | { kind: 'none' };

@@ -1,4 +1,4 @@
-import type { TodoItem, ToolEffect } from './tool-effect.js';
+import type { JobState, TodoItem, ToolEffect } from './tool-effect.js';
 import type { CallUsage, Usage } from './usage.js';
 
 /**
@@ -24,6 +24,8 @@ export interface StartEvent {
   runDir: string;
   /** One line saying how commands run (sandboxed or not, what they can read). */
   sandbox: string;
+  /** What commands can see: the paths made visible and hidden (absent in traces from before the visibility policy). */
+  visibility?: unknown;
   tools: string[];
   rules: unknown;
   [extra: string]: unknown;
@@ -147,16 +149,38 @@ export interface EndEvent {
   rule?: string;
 }
 
+/** A background job started, ended, or was found lost on resume. */
+export interface JobEvent {
+  kind: 'job';
+  id: string;
+  command: string;
+  state: JobState;
+  /** Exit code, or 128 + signal number; null while running or when lost. */
+  exitCode: number | null;
+  pgid: number | null;
+  /** Its log file. */
+  log: string;
+  startedAt: string;
+  endedAt?: string;
+  /** Why it ended when rein ended it. */
+  cause?: string;
+}
+
+/** Secrets in a known format were masked in a tool result before the model, the record or the journal saw it. */
+export interface SecretsMaskedEvent {
+  kind: 'secrets_masked';
+  step: number;
+  /** The tool call's id and name. */
+  id: string;
+  name: string;
+  /** What was found where (1-based line and column), never the secret. */
+  findings: Array<{ kind: string; line: number; column: number }>;
+}
+
 /** Every event a rein trace line can be. */
 export type TraceEvent =
   | StartEvent | ResumeEvent | InterruptedEvent | CrashEvent | TransitionEvent | ModelEvent | ToolEvent | RetryEvent
-  | ContextEvent | FinishEvent | StallEvent | BudgetWarningEvent | RuleActionEvent | EndEvent | ExtensionEvent;
-
-/** Kinds added by parts of rein outside the machine (sandbox, jobs, telemetry): known by name, read loosely. */
-export interface ExtensionEvent {
-  kind: 'secret_masked' | 'sandbox' | 'job';
-  [field: string]: unknown;
-}
+  | ContextEvent | FinishEvent | StallEvent | BudgetWarningEvent | RuleActionEvent | EndEvent | JobEvent | SecretsMaskedEvent;
 
 export type TraceKind = TraceEvent['kind'];
 export type TraceEventOf<K extends TraceKind> = Extract<TraceEvent, { kind: K }>;

@@ -14,7 +14,7 @@ export function isPhase(target: string): target is Phase {
   return (PHASES as readonly string[]).includes(target);
 }
 
-export const TOOL_NAMES = ['read_file', 'grep', 'edit_file', 'run', 'update_todo', 'finish'] as const;
+export const TOOL_NAMES = ['read_file', 'grep', 'edit_file', 'run', 'update_todo', 'finish', 'job'] as const;
 
 /** A regular expression, compiled here so a bad one stops the run before it starts. */
 const regex = z.string().superRefine((pattern, context) => {
@@ -216,6 +216,10 @@ export const rulesSchema = z.strictObject({
     network: z.boolean().default(false).describe('Network inside the sandbox'),
     envAllow: z.array(z.string()).default([])
       .describe('Variables passed to commands beyond the safe defaults (PATH, HOME, LANG, LC_*, …); globs like MY_*'),
+    readable: z.array(z.string().min(1)).default([])
+      .describe('More for sandboxed commands to read: host paths (/opt/data, ~/datasets) shown read-only, and workspace patterns in gitignore syntax (.env.test) that un-hide hidden files; credential paths stay hidden'),
+    hidden: z.array(z.string().min(1)).default([])
+      .describe('Hidden from commands and file tools: host paths (/srv/secrets, ~/notes) and workspace patterns in gitignore syntax (secrets/, *.pem); .env* files and credential paths are hidden already'),
   }).prefault({}),
   tools: z.strictObject({
     enabled: z.array(z.string()).default([...TOOL_NAMES]).describe('Tool surface for the whole run'),

@@ -17,10 +17,11 @@ import { isCheckpoint, stateLabel } from '../machines/introspection.js';
 import type { HarnessContext, HarnessInput, HarnessOutput } from '../machines/types.js';
 import type { Rules } from '../rules/schema.js';
 import { toolSchemas, toolSchemasJson } from '../tools/index.js';
-import { describeSandbox, resolveSandbox } from '../tools/sandbox.js';
 import type { AnyTool, ToolContext } from '../tools/types.js';
 import { readProgress } from '../tools/update-todo.js';
 import { createSyntaxChecker } from '../tools/syntax-check.js';
+import { createRunSandbox } from '../tools/run-sandbox.js';
+import { describeLostJobs, jobTraceLine } from '../tools/job-lines.js';
 import { openCallJournal } from './call-journal.js';
 import { createInspectionTracer, traceTool } from './inspection-trace.js';
 import { harnessMachineFor } from './machine-cache.js';
@@ -69,7 +70,10 @@ export interface RunHandle {
   interrupt(): void;
   runDir: string;
   tracePath: string;
+  /** One line: how commands run and what they can see (the start line prints it). */
   sandbox: string;
+  /** `none`: commands run unsandboxed and can read the whole disk. */
+  sandboxMode: 'bwrap' | 'none' | 'unavailable';
   machine: HarnessMachine;
   actor: ReturnType<typeof createActor<HarnessMachine>>;
   done: Promise<HarnessOutput>;
@@ -113,6 +117,16 @@ export function resumeRun(options: RunOptions): RunHandle {
 function launch(options: RunOptions, saved: SavedState | null): RunHandle {
   const workspace = realWorkspace(options.workspace);
   const { rules } = options;
+  const policy = {
+    deny: rules.permissions.deny, sandbox: rules.permissions.sandbox, network: rules.permissions.network, envAllow: rules.permissions.envAllow,
+    readable: rules.permissions.readable, hidden: rules.permissions.hidden, timeoutSeconds: rules.tools.commandTimeoutSeconds,
+  };
+  // One sandbox for the whole run (issue 16): commands and background jobs; its job lines go to the trace. Made first:
+  // rules it cannot honour (a credential path in permissions.readable) stop the run before anything is written.
+  const sandbox = createRunSandbox({
+    root: workspace, policy, testCmd: options.testCmd, protectedFiles: options.configPath ? [options.configPath] : [], stateDir: options.runDir,
+    onJob: (job) => trace.log('job', jobTraceLine(job)),
+  });
   if (resolve(options.runDir).startsWith(join(workspace, STATE_DIR_NAME) + sep)) ensureStateDir(workspace);
   mkdirSync(options.runDir, { recursive: true });
   const rulesFilesBefore = rulesFilesIn(workspace);
@@ -126,15 +140,15 @@ function launch(options: RunOptions, saved: SavedState | null): RunHandle {
   const journal = openCallJournal(runFile(options.runDir, 'journal'));
   const tools = selectTools(options.tools, rules.tools.enabled);
   const schemas = toolSchemas(tools);
-  const sandbox = describeSandbox(resolveSandbox(rules.permissions));
   const toolContext: Omit<ToolContext, 'signal'> = {
     root: workspace,
     limits: { outputChars: rules.tools.outputChars, viewLines: rules.tools.viewLines, maxHits: rules.tools.maxHits },
-    policy: { deny: rules.permissions.deny, sandbox: rules.permissions.sandbox, network: rules.permissions.network, envAllow: rules.permissions.envAllow, timeoutSeconds: rules.tools.commandTimeoutSeconds },
+    policy,
     // The rules file this run was started with, wherever it lives: the agent must not rewrite what the next run imports.
     protectedFiles: options.configPath ? [options.configPath] : [],
     // One warm python3 for the run's syntax checks, closed with the run below.
     syntax: createSyntaxChecker(),
+    sandbox,
   };
   const builder = new ViewBuilder();
   const record = () => transcript;
@@ -143,7 +157,10 @@ function launch(options: RunOptions, saved: SavedState | null): RunHandle {
       // The model source's actor logic is typed by the source; the machine's slot wants its own placeholder's type.
       model: options.model.createActor(schemas, { note: ({ kind, ...data }) => trace.log(kind, data) }) as never,
       // A call's trace line is written with its journal entry: a resumed run reuses the result without tracing it again.
-      tools: createToolRunner({ tools, toolContext, journal, secrets: options.secrets ?? [], onResult: (result, step) => { traceTool(trace, result, step); trace.flush(); } }),
+      tools: createToolRunner({
+        tools, toolContext, journal, secrets: options.secrets ?? [], onResult: (result, step) => { traceTool(trace, result, step); trace.flush(); },
+        onSecretsMasked: (findings, call, step) => trace.log('secrets_masked', { step, id: call.id, name: call.name, findings }),
+      }),
       contextManager: createContextManagerActor({ record, builder, rules: rules.context }),
       summarizer: createSummarizer({ record, builder, prompt: rules.messages.summaryPrompt, summarize: options.model.summarize, windowTokens: rules.context.windowTokens }),
     },
@@ -155,7 +172,9 @@ function launch(options: RunOptions, saved: SavedState | null): RunHandle {
   const startedAt = Date.now();
   const elapsed = () => (saved?.elapsedMs ?? 0) + (Date.now() - startedAt);
   const tracer = createInspectionTracer(trace, () => actorRef.getSnapshot().context.step, options.inspect);
-  const restored = saved ? restoreSnapshot(saved) : undefined;
+  // Background jobs of the process this run continues died with it: the trace and the agent are told.
+  const lostJobs = sandbox.takeLostJobs();
+  const restored = saved ? restoreSnapshot(saved, describeLostJobs(lostJobs)) : undefined;
   const actorRef = createActor(machine, { input, inspect: tracer.inspect, ...(restored ? { snapshot: restored as never } : {}), ...(options.clock ? { clock: options.clock } : {}) });
   tracer.attach(actorRef, restored ? stateLabel((restored as { value: never }).value) : '');
   actorRef.on('record.append', (event) => transcript.append(event.messages));
@@ -188,9 +207,10 @@ function launch(options: RunOptions, saved: SavedState | null): RunHandle {
       ...(options.configPath ? { configPath: options.configPath } : {}),
       ...(options.tracePath ? { tracePath } : {}),
     });
-    trace.log('start', { version: TRACE_VERSION, task: options.task, testCmd: options.testCmd, model: options.model.name, endpoint: options.model.description, workspace, runDir: options.runDir, sandbox, tools: tools.map((tool) => tool.name), rules, ...thisTraceWriter() });
+    trace.log('start', { version: TRACE_VERSION, task: options.task, testCmd: options.testCmd, model: options.model.name, endpoint: options.model.description, workspace, runDir: options.runDir, sandbox: sandbox.description, visibility: sandbox.visibility, tools: tools.map((tool) => tool.name), rules, ...thisTraceWriter() });
   }
   if (saved) trace.log('resume', { fromState: tracer.label(), recordLength: saved.recordLength, elapsedMs: saved.elapsedMs, ...thisTraceWriter() });
+  for (const job of lostJobs) trace.log('job', jobTraceLine(job));
   let interrupted = false;
   let tampered: string[] = [];
   const done = (async () => {
@@ -208,6 +228,8 @@ function launch(options: RunOptions, saved: SavedState | null): RunHandle {
       trace.log('crash', { error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) });
       throw error;
     } finally {
+      // Jobs end with the run; their last lines go into the trace before it closes.
+      await sandbox.dispose();
       trace.close();
       transcript.close();
       journal.close();
@@ -218,7 +240,7 @@ function launch(options: RunOptions, saved: SavedState | null): RunHandle {
     }
   })();
   const interrupt = () => { interrupted = true; actorRef.stop(); };
-  return { runDir: options.runDir, tracePath, sandbox, machine, actor: actorRef, done, interrupt, tamperedRulesFiles: () => tampered };
+  return { runDir: options.runDir, tracePath, sandbox: sandbox.description, sandboxMode: sandbox.mode.kind, machine, actor: actorRef, done, interrupt, tamperedRulesFiles: () => tampered };
 }
 
 function realWorkspace(path: string): string {
@@ -226,8 +248,8 @@ function realWorkspace(path: string): string {
   return realpathSync(path);
 }
 
-/** The saved snapshot with the elapsed time written into the context, so the clock re-arms with what is left. */
-function restoreSnapshot(saved: SavedState): unknown {
+/** The saved snapshot with the elapsed time written into the context, so the clock re-arms with what is left; `notices` are queued for the model. */
+function restoreSnapshot(saved: SavedState, notices: string[] = []): unknown {
   const snapshot = saved.snapshot as { context: HarnessContext };
-  return { ...snapshot, context: { ...snapshot.context, elapsedMs: saved.elapsedMs } };
+  return { ...snapshot, context: { ...snapshot.context, elapsedMs: saved.elapsedMs, notices: [...snapshot.context.notices, ...notices] } };
 }

@@ -38,7 +38,8 @@ export function openTracer(path: string, secrets: (string | undefined)[] = [], o
     path,
     log(kind, data) {
       // Key order is fixed by construction (i, t, kind, then the event's fields), so plain JSON is deterministic.
-      const line = { i: index++, t: Math.round(now()) / 1000, kind, ...data } as TraceLine;
+      // `log`'s signature ties the kind to its fields; TypeScript cannot follow a generic kind into the union, hence the cast.
+      const line = { i: index++, t: Math.round(now()) / 1000, kind, ...data } as unknown as TraceLine;
       const text = JSON.stringify(line);
       const written = redactTraceLine(text, secrets);
       writer.write(written);

@@ -35,7 +35,7 @@ export const editFileTool: Tool<typeof parameters> = {
   parameters,
   async execute({ path, old, new: replacement }, ctx) {
     // Stryker disable next-line ArrayDeclaration: a fallback naming a file that does not exist protects nothing, as [] does
-    const file = resolveExistingFile(ctx.root, path, { forWriting: true, protectedFiles: ctx.protectedFiles ?? [] });
+    const file = resolveExistingFile(ctx.root, path, { forWriting: true, protectedFiles: ctx.protectedFiles ?? [], hiding: ctx.policy });
     const source = decodeText(fs.readFileSync(file));
     if (source === null) return rejected(path, `Edit rejected: ${path} is not a UTF-8 text file; change it with a command instead.`);
     const count = countOccurrences(source, old);
@@ -56,7 +56,7 @@ export const editFileTool: Tool<typeof parameters> = {
   // or equal to it, needs no check of its own: `old` would still be in the file.)
   async recover({ path, old, new: replacement }, ctx) {
     if (replacement === '') return null;
-    const file = resolveExistingFile(ctx.root, path);
+    const file = resolveExistingFile(ctx.root, path, { hiding: ctx.policy });
     const source = decodeText(fs.readFileSync(file));
     if (source === null || countOccurrences(source, old) !== 0 || countOccurrences(source, replacement) !== 1) return null;
     const before = source.slice(0, source.indexOf(replacement)) + old + source.slice(source.indexOf(replacement) + replacement.length);

@@ -10,6 +10,8 @@ export const DEFAULT_ENV_ALLOW: readonly string[] = [
   'USER',
   'LOGNAME',
   'SHELL',
+  // Shells read it at start-up; on some machines a shell started without it is much slower to start.
+  'SHLVL',
   'LANG',
   'LANGUAGE',
   'LC_*',

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import { z } from 'zod';
 import { MissingFileError } from '../lib/errors.js';
 import { forEachLine, looksBinary } from './line-reader.js';
-import { resolveInWorkspace, toWorkspaceRelative } from './path-guard.js';
+import { hiddenReason, resolveInWorkspace, toWorkspaceRelative } from './path-guard.js';
 import { headTail } from './shape.js';
 import type { Tool, ToolContext } from './types.js';
 import { walkFiles } from './walk-files.js';
@@ -36,7 +36,7 @@ export const grepTool: Tool<typeof parameters> = {
     const effect = { kind: 'search', pattern } as const;
     const regex = compilePattern(pattern);
     if (typeof regex === 'string') return { content: regex, ok: false, effect };
-    const start = resolveInWorkspace(ctx.root, path);
+    const start = resolveInWorkspace(ctx.root, path, ctx.policy);
     if (!fs.existsSync(start)) throw new MissingFileError(`${path} does not exist`);
     const { hits, count } = await search(regex, start, ctx);
     return { content: formatHits(hits, count, ctx.limits.maxHits), ok: true, effect };
@@ -59,6 +59,8 @@ async function search(regex: RegExp, start: string, ctx: ToolContext): Promise<{
   for (const file of walkFiles(ctx.root, start)) {
     ctx.signal.throwIfAborted();
     if (count > COUNT_LIMIT) break;
+    // What the sandbox hides from commands (.env files, permissions.hidden) does not exist for grep either.
+    if (hiddenReason(ctx.root, file, ctx.policy, false) !== null) continue;
     if (await isUnreadableOrBinary(file)) continue;
     const rel = toWorkspaceRelative(ctx.root, file);
     await forEachLine(file, MAX_SEARCHED_LINE_BYTES, ({ number, bytes }) => {

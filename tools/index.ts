@@ -1,6 +1,7 @@
 import { editFileTool } from './edit-file.js';
 import { finishTool } from './finish.js';
 import { grepTool } from './grep.js';
+import { jobTool } from './job.js';
 import { readFileTool } from './read-file.js';
 import { runTool } from './run.js';
 import type { AnyTool } from './types.js';
@@ -9,6 +10,9 @@ import { updateTodoTool } from './update-todo.js';
 export { parseToolArguments, type ParsedArguments } from './tool-arguments.js';
 export { toolSchemas, toolSchemasJson, type FunctionToolSchema } from './tool-schemas.js';
 export { describeSandbox, resolveSandbox, type SandboxMode } from './sandbox.js';
+export { createRunSandbox, type RunSandbox, type RunSandboxOptions } from './run-sandbox.js';
+export type { VisibilitySummary } from './describe-visibility.js';
+export type { JobState, JobView } from './job-store.js';
 export { readProgress, formatTodo, PROGRESS_FILE } from './update-todo.js';
 export { checkCommand, compileDenyPatterns, DENY_RULES } from './deny-list.js';
 export { DEFAULT_ENV_ALLOW } from './environment.js';
@@ -16,10 +20,11 @@ export { headTail } from './shape.js';
 export type * from './types.js';
 
 /**
- * The seed's six tools, in the order the model sees them. The order is part
- * of the cached prompt prefix: append, never reorder mid-run.
+ * The seed's six tools and `job` (background jobs), in the order the model
+ * sees them. The order is part of the cached prompt prefix: append, never
+ * reorder mid-run.
  */
-export const defaultTools: readonly AnyTool[] = [readFileTool, grepTool, editFileTool, runTool, updateTodoTool, finishTool];
+export const defaultTools: readonly AnyTool[] = [readFileTool, grepTool, editFileTool, runTool, updateTodoTool, finishTool, jobTool];
 
 /**
  * The tool with that name, or `undefined` (the caller turns that into an

@@ -1,7 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { PathEscapeError } from '../lib/errors.js';
+import { HiddenPathError, PathEscapeError } from '../lib/errors.js';
 import { isHarnessFile } from '../lib/harness-files.js';
+import { createHiddenMatcher } from './hidden-paths.js';
+import type { CommandPolicy } from './types.js';
+
+/** The rules keys that hide paths from the file tools as from commands. */
+export type Hiding = Pick<CommandPolicy, 'readable' | 'hidden'>;
 
 /** Symlink hops followed before giving up, like the kernel's ELOOP limit. */
 const MAX_LINK_HOPS = 40;
@@ -16,9 +21,14 @@ const MAX_LINK_HOPS = 40;
  * is resolved lexically first (to `x`), which can differ from what the kernel
  * would do but never leaves the workspace.
  *
+ * What the sandbox hides from commands is refused too (`HiddenPathError`),
+ * judged on the real path: `.env*` files unless `permissions.readable` names
+ * them, `permissions.hidden`, and credential paths when the workspace holds
+ * the home directory.
+ *
  * @example resolveInWorkspace('/work/repo', 'src/app.ts') // '/work/repo/src/app.ts'
  */
-export function resolveInWorkspace(root: string, relOrAbs: string): string {
+export function resolveInWorkspace(root: string, relOrAbs: string, hiding: Hiding = {}): string {
   if (relOrAbs.includes('\0')) throw new PathEscapeError(`${quote(relOrAbs)} contains a NUL byte`);
   const lexical = path.resolve(root, relOrAbs);
   if (!isInside(root, lexical)) {
@@ -28,7 +38,30 @@ export function resolveInWorkspace(root: string, relOrAbs: string): string {
   if (!isInside(root, real)) {
     throw new PathEscapeError(`${quote(relOrAbs)} leads outside the workspace through a symlink (to ${real})`);
   }
+  const why = hiddenReason(root, real, hiding);
+  if (why !== null) throw new HiddenPathError(`${quote(relOrAbs)} is hidden from the agent: ${why}`);
   return real;
+}
+
+function isExistingDirectory(real: string): boolean {
+  try {
+    return fs.statSync(real, { throwIfNoEntry: false })?.isDirectory() ?? false;
+  } catch (error) {
+    // A path through a file names nothing; the tool that opens it says so.
+    if ((error as NodeJS.ErrnoException).code === 'ENOTDIR') return false;
+    throw error;
+  }
+}
+
+/**
+ * Why the sandbox hides a real path inside the workspace from the agent, or
+ * null; `grep` skips such files as commands cannot see them.
+ *
+ * @example hiddenReason('/work/repo', '/work/repo/.env', {}) // '.env files in the workspace are hidden unless permissions.readable names them'
+ */
+export function hiddenReason(root: string, real: string, hiding: Hiding = {}, isDirectory?: boolean): string | null {
+  const directory = isDirectory ?? isExistingDirectory(real);
+  return createHiddenMatcher({ root, readable: hiding.readable, hidden: hiding.hidden }).reason(real, directory);
 }
 
 /**
@@ -43,8 +76,9 @@ export function resolveWritableInWorkspace(
   relOrAbs: string,
   // Stryker disable next-line ArrayDeclaration: a default naming a file that does not exist protects nothing, as [] does
   protectedFiles: readonly string[] = [],
+  hiding: Hiding = {},
 ): string {
-  const file = resolveInWorkspace(root, relOrAbs);
+  const file = resolveInWorkspace(root, relOrAbs, hiding);
   if (isHarnessFile(toWorkspaceRelative(fs.realpathSync(root), file)) || protectedFiles.some((protectedFile) => realOrSelf(protectedFile) === file)) {
     throw new PathEscapeError(`${quote(relOrAbs)} belongs to rein (its state or rules file); the agent may not change it`);
   }

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import { z } from 'zod';
 import { MissingFileError } from '../lib/errors.js';
 import { forEachLine, looksBinary } from './line-reader.js';
-import { resolveInWorkspace, resolveWritableInWorkspace } from './path-guard.js';
+import { resolveInWorkspace, resolveWritableInWorkspace, type Hiding } from './path-guard.js';
 import type { Tool } from './types.js';
 
 /** Longest line shown in full; longer ones are cut with a marker. */
@@ -28,15 +28,15 @@ export const readFileTool: Tool<typeof parameters> = {
   description: 'Show 100 numbered lines of a file starting at `start`.',
   parameters,
   async execute({ path, start }, ctx) {
-    const file = resolveExistingFile(ctx.root, path);
+    const file = resolveExistingFile(ctx.root, path, { hiding: ctx.policy });
     const content = await readWindow(file, path, start, ctx.limits.viewLines);
     return { content, ok: true, effect: { kind: 'read', path } };
   },
 };
 
 /** Resolves a workspace path and checks it names a regular file, else `MissingFileError`. */
-export function resolveExistingFile(root: string, relOrAbs: string, options: { forWriting?: boolean; protectedFiles?: readonly string[] } = {}): string {
-  const file = options.forWriting ? resolveWritableInWorkspace(root, relOrAbs, options.protectedFiles) : resolveInWorkspace(root, relOrAbs);
+export function resolveExistingFile(root: string, relOrAbs: string, options: { forWriting?: boolean; protectedFiles?: readonly string[]; hiding?: Hiding } = {}): string {
+  const file = options.forWriting ? resolveWritableInWorkspace(root, relOrAbs, options.protectedFiles, options.hiding) : resolveInWorkspace(root, relOrAbs, options.hiding);
   const stat = fs.statSync(file, { throwIfNoEntry: false });
   if (stat === undefined) throw new MissingFileError(`${relOrAbs} does not exist`);
   if (stat.isDirectory()) throw new MissingFileError(`${relOrAbs} is a directory, not a file`);

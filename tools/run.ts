@@ -1,78 +1,30 @@
 import { z } from 'zod';
+import { runColdCommand } from './cold-command.js';
 import { findDenyRule } from './deny-list.js';
-import { buildCommandEnv } from './environment.js';
-import { runInProcessGroup, type GroupRunResult } from './process-group.js';
-import { buildSandboxArgv, resolveSandbox } from './sandbox.js';
-import type { Tool, ToolContext, ToolEffect, ToolOutcome } from './types.js';
+import { reportJob } from './job-report.js';
+import type { GroupRunResult } from './process-group.js';
+import { resolveSandbox } from './sandbox.js';
+import type { JobEffect, Tool, ToolContext, ToolEffect, ToolOutcome } from './types.js';
+
+/** How long a new background job is watched before `run` returns, so a job that fails at once says so. */
+export const JOB_FIRST_LOOK_MS = 1_000;
 
 const parameters = z
   .object({
     command: z.string().describe('A bash command, run in the repository root. Output is head+tail truncated.'),
+    background: z.boolean().optional()
+      .describe('Start it as a background job that keeps running (a dev server, a watcher, a long build) until you stop it or the run ends; returns a job id and a log path. A command ending in & does the same.'),
   })
   .strict();
 
 /**
- * `bash -c` with the command's stderr merged into stdout in the order it was
- * written (one pipe, not two interleaved ones). The outer shell only sets up
- * the redirection and is replaced by the inner one.
- */
-const MERGE_STDERR = ['bash', '-c', 'exec bash -c "$1" 2>&1', 'bash'];
-
-/**
- * The watchdog, in bash. It runs in the command's process group, detached
- * from the command by a double fork (so a command that waits for all its
- * children does not wait for it). Once a second it reads the harness's
- * /proc entry: gone, a zombie, or a new process under the same pid (another
- * start time) means the harness is dead, and the command, its descendants
- * and its group are killed. Without /proc it falls back to `kill -0`.
- */
-const WATCHDOG = [
-  'h=$1; shift',
-  '( (',
-  '  if read -r s < /proc/$h/stat; then',
-  '    s=${s##*) }; set -- $s; t0=${20}',
-  '    alive() { local s; read -r s < /proc/$h/stat || return 1; s=${s##*) }; set -- $s; [ "$1" != Z ] && [ "${20}" = "$t0" ]; }',
-  '  else',
-  '    alive() { kill -0 "$h"; }',
-  '  fi',
-  '  while alive; do sleep 1 || exit; done',
-  // The command stopped first, so it cannot start more; then it and every descendant by parent pid (a process
-  // that left the group, bwrap's inner half before it has tied itself to its parent), then the group.
-  '  kill -STOP $$',
-  // A stop lands when the process leaves the kernel: a fork under way finishes first, so wait until it has.
-  '  for i in 1 2 3 4 5 6 7 8 9 10; do read -r st < /proc/$$/stat || break; r=${st##*) }; [ "${r%% *}" = T ] && break; sleep 0.01; done',
-  '  pids=$$; grew=1',
-  '  while [ $grew = 1 ]; do grew=0',
-  '    for f in /proc/[0-9]*/stat; do',
-  '      read -r st < "$f" || continue; p=${f#/proc/}; p=${p%/stat}; r=${st##*) }; set -- $r',
-  '      case " $pids " in *" $p "*) continue;; esac',
-  '      case " $pids " in *" $2 "*) pids="$pids $p"; grew=1;; esac',
-  '    done',
-  '  done',
-  '  kill -KILL $pids',
-  '  kill -KILL 0',
-  ') </dev/null >/dev/null 2>&1 & )',
-  'exec "$@"',
-].join('\n');
-
-/**
- * A harness killed with SIGKILL cannot clean up after itself, so every
- * command carries a watchdog that kills its process group once the harness
- * is gone. Unsandboxed nothing else would; in bubblewrap it also covers the
- * moment before bwrap has tied itself to its parent (--die-with-parent does
- * nothing if the parent died first), and killing bwrap takes the sandbox
- * down. After a normal end the harness kills the group, watchdog included.
- */
-function withHarnessWatchdog(argv: readonly string[]): string[] {
-  return ['bash', '-c', WATCHDOG, 'bash', String(process.pid), ...argv];
-}
-
-/**
  * `run`: a shell command in the workspace root (seed components 1, 2 and 8).
  * The deny list is checked first; the command then runs in its own process
- * group (inside bubblewrap when the policy and machine allow) with a filtered
- * environment and a timeout, and the observation is `exit=<code>` followed by
- * the head and tail of the output.
+ * group in the run's sandbox (bubblewrap when the policy and machine allow)
+ * with a filtered environment and a timeout, and the observation is
+ * `exit=<code>` followed by the head and tail of the output. With
+ * `background: true` or a trailing `&` it starts a background job instead
+ * (see the `job` tool).
  *
  * A non-zero exit is a successful call (`ok: true`): the exit code is the
  * information. Blocked, timed-out, aborted and unstartable commands are not.
@@ -81,38 +33,66 @@ function withHarnessWatchdog(argv: readonly string[]): string[] {
  */
 export const runTool: Tool<typeof parameters> = {
   name: 'run',
-  description: 'Run a shell command in the repo root. Output is truncated.',
+  description: 'Run a shell command in the repo root. Output is truncated. background: true (or a trailing &) starts a background job.',
   parameters,
-  async execute({ command }, ctx) {
+  async execute({ command, background }, ctx) {
     const denied = findDenyRule(command, ctx.policy.deny);
     if (denied !== null) {
       return outcome(`Blocked by policy: ${denied.reason}. Choose a safer action.`, false, { kind: 'command', command, exitCode: null, timedOut: false, blocked: true, blockedBy: denied.reason });
     }
-    const sandbox = resolveSandbox(ctx.policy);
-    if (sandbox.kind === 'unavailable') {
-      return outcome(`Command not run: ${sandbox.reason}.`, false, commandEffect(command, null, false, false));
+    const mode = ctx.sandbox?.mode ?? resolveSandbox(ctx.policy);
+    if (mode.kind === 'unavailable') {
+      return outcome(`Command not run: ${mode.reason}.`, false, commandEffect(command, null, false, false));
     }
-    const inner = [...MERGE_STDERR, command];
-    const argv = withHarnessWatchdog(sandbox.kind === 'bwrap' ? buildSandboxArgv(sandbox.bwrap, ctx.root, sandbox.network, inner, [], ctx.protectedFiles ?? []) : inner);
-    const result = await runInProcessGroup({
-      argv,
-      cwd: ctx.root,
-      env: buildCommandEnv(process.env, ctx.policy.envAllow),
-      timeoutMs: ctx.policy.timeoutSeconds * 1000,
-      signal: ctx.signal,
-      outputCap: ctx.limits.outputChars,
-    });
+    const job = background ? command : backgroundedCommand(command);
+    if (job !== null) return startJob(job, ctx);
+    const options = { timeoutMs: ctx.policy.timeoutSeconds * 1000, signal: ctx.signal, outputCap: ctx.limits.outputChars };
+    const result = ctx.sandbox
+      ? await ctx.sandbox.runCommand(command, options)
+      : await runColdCommand(command, { ...options, root: ctx.root, policy: ctx.policy, protectedFiles: ctx.protectedFiles });
     return describeResult(command, result, ctx);
   },
   // A command the stopped run had started may have partly happened (a file appended to, a
   // commit made), and its output is gone: the model is told so instead of it running twice.
-  async recover({ command }) {
+  async recover({ command, background }) {
+    if (background || backgroundedCommand(command) !== null) {
+      return outcome(`${INTERRUPTED_TEXT}A background job it started died with rein.\n`, false, lostJob(command));
+    }
     return outcome(INTERRUPTED_TEXT, false, { kind: 'command', command, exitCode: null, timedOut: false, blocked: false, interrupted: true });
   },
 };
 
 export const INTERRUPTED_TEXT = 'exit=interrupted\nNot run again: rein was stopped while this command was running, so it may have partly run and its output is lost. '
   + 'Check what it was meant to change before running it again.\n';
+
+/**
+ * The command without its trailing `&` when the whole command is meant to
+ * run in the background (`npm run dev &`, `nohup server > log 2>&1 &`), else
+ * null. `a && b &`, `cmd |&`, `x >&` and `\&` are not.
+ *
+ * @example backgroundedCommand('python -m http.server 8000 &') // 'python -m http.server 8000'
+ */
+export function backgroundedCommand(command: string): string | null {
+  const trimmed = command.trimEnd();
+  if (!trimmed.endsWith('&') || /[&|>\\]$/.test(trimmed.slice(0, -1))) return null;
+  const rest = trimmed.slice(0, -1).trimEnd();
+  return rest === '' || !quotesBalanced(rest) ? null : rest;
+}
+
+async function startJob(command: string, ctx: ToolContext): Promise<ToolOutcome> {
+  const sandbox = ctx.sandbox;
+  if (!sandbox) {
+    return outcome('Background job not started: background jobs need the run\'s sandbox (rein run); run the command in the foreground.', false, lostJob(command));
+  }
+  let job;
+  try {
+    job = await sandbox.startJob(command);
+  } catch (error) {
+    return outcome(`Background job not started: ${(error as Error).message}.`, false, lostJob(command));
+  }
+  await sandbox.waitJob(job.id, JOB_FIRST_LOOK_MS, ctx.signal);
+  return reportJob(sandbox, job, 'start', ctx);
+}
 
 function describeResult(command: string, result: GroupRunResult, ctx: ToolContext): ToolOutcome {
   const { output } = result;
@@ -126,8 +106,23 @@ function describeResult(command: string, result: GroupRunResult, ctx: ToolContex
     case 'aborted':
       return outcome(output.finish('exit=aborted (process group killed)\n'), false, commandEffect(command, null, false, false));
     case 'failed':
-      return outcome(`Command could not start: ${result.failure ?? 'unknown error'}`, false, commandEffect(command, null, false, false));
+      return outcome(`Command could not run: ${result.failure ?? 'unknown error'}`, false, commandEffect(command, null, false, false));
   }
+}
+
+function quotesBalanced(text: string): boolean {
+  let quote: string | null = null;
+  for (let at = 0; at < text.length; at++) {
+    const char = text[at]!;
+    if (char === '\\' && quote !== "'") at += 1;
+    else if (quote === null && (char === '"' || char === "'")) quote = char;
+    else if (char === quote) quote = null;
+  }
+  return quote === null;
+}
+
+function lostJob(command: string): JobEffect {
+  return { kind: 'job', action: 'start', id: null, command, state: 'lost', exitCode: null, log: '', newBytes: 0, running: 0 };
 }
 
 function commandEffect(command: string, exitCode: number | null, timedOut: boolean, blocked: boolean): ToolEffect {

@@ -1,8 +1,11 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import path from 'node:path';
-import { RULES_FILE_NAMES, STATE_DIR_NAME } from '../lib/harness-files.js';
+import { describeVisibility } from './describe-visibility.js';
+import { findOnPath } from './find-on-path.js';
 import type { CommandPolicy } from './types.js';
+import { SYSTEM_DIRS, type Mount, type VisibilityPlan } from './visibility.js';
+
+export { findOnPath } from './find-on-path.js';
 
 /** How commands actually run, decided once from the policy and the machine. */
 export type SandboxMode =
@@ -31,47 +34,46 @@ export function resolveSandbox(policy: Pick<CommandPolicy, 'sandbox' | 'network'
 }
 
 /**
- * One line for the CLI and the trace, e.g.
- * `commands run unsandboxed (bubblewrap (bwrap) was not found on PATH)`.
+ * One line for the CLI and the trace. Sandboxed, it says what commands can
+ * see (with a plan); unsandboxed, that they can read the whole disk and how to
+ * refuse that, e.g. `commands run unsandboxed and can read the whole disk
+ * (bubblewrap (bwrap) was not found on PATH); set permissions.sandbox: "bwrap" to require the sandbox`.
  */
-export function describeSandbox(mode: SandboxMode): string {
+export function describeSandbox(mode: SandboxMode, plan?: VisibilityPlan): string {
   if (mode.kind === 'bwrap') {
-    return `commands run in a bubblewrap sandbox (read-only system, writable workspace, private /tmp, network ${mode.network ? 'on' : 'off'})`;
+    const network = `network ${mode.network ? 'on' : 'off'}`;
+    return plan
+      ? `commands run in a bubblewrap sandbox (${network}); ${describeVisibility(plan)}`
+      : `commands run in a bubblewrap sandbox (read-only system, writable workspace, private /tmp, ${network})`;
   }
-  if (mode.kind === 'none') return `commands run unsandboxed (${mode.reason})`;
+  if (mode.kind === 'none') return `commands run unsandboxed and can read the whole disk (${mode.reason}); set permissions.sandbox: "bwrap" to require the sandbox`;
   return `commands cannot run: ${mode.reason}`;
 }
 
 /**
- * The bubblewrap argv that runs `inner` with the whole file system read-only,
- * the workspace writable at its own path, a private `/tmp`, fresh `/dev` and
- * `/proc`, every namespace unshared (network too unless allowed), and the
- * sandbox dying with its parent. `--new-session` stops a command from pushing
- * keystrokes into the harness's terminal; killing bwrap's process group still
- * ends everything, because the sandbox's PID namespace dies with bwrap.
+ * The bubblewrap argv that runs `inner` with only what `plan` shows: the
+ * system read-only, the workspace writable, private /tmp and home, the
+ * toolchains, caches and readable folders read-only, hidden paths masked;
+ * fresh `/dev` and `/proc`, every namespace unshared (network too unless
+ * allowed), no capabilities (root inside cannot remount or undo the binds),
+ * and the sandbox dying with its parent. `--new-session` stops a command
+ * from pushing keystrokes into the harness's terminal.
  *
- * `readable` lists more folders to show read-only (an eval grader's hidden tests).
- *
- * @example spawn(...buildSandboxArgv('/usr/bin/bwrap', '/work/repo', false, ['bash', '-c', 'make']))
+ * @example spawn(...buildSandboxArgv('/usr/bin/bwrap', planVisibility({ root, policy }), ['bash', '-c', 'make']))
  */
-export function buildSandboxArgv(bwrap: string, root: string, network: boolean, inner: readonly string[], readable: readonly string[] = [], protectedFiles: readonly string[] = []): string[] {
+export function buildSandboxArgv(bwrap: string, plan: VisibilityPlan, inner: readonly string[]): string[] {
   return [
     bwrap,
-    '--ro-bind', '/', '/',
     '--dev', '/dev',
     '--proc', '/proc',
-    '--tmpfs', '/tmp',
-    // Extra folders visible read-only, bound after the private /tmp so ones below /tmp show too.
-    ...readable.flatMap((dir) => ['--ro-bind', dir, dir]),
-    // After the /tmp tmpfs, so a workspace below /tmp is still the real one.
-    '--bind', root, root,
-    // The harness's own state (progress, saved runs) and its rules files stay out of the agent's reach.
-    ...[...[STATE_DIR_NAME, ...RULES_FILE_NAMES].map((name) => path.join(root, name)), ...protectedFiles].flatMap((file) => ['--ro-bind-try', file, file]),
-    '--chdir', root,
+    ...plan.mounts.flatMap(mountArgs),
+    // The root is an empty tmpfs holding the mount points; nothing may be written beside them.
+    '--remount-ro', '/',
+    '--chdir', plan.root,
     '--unshare-all',
     // Root inside the sandbox keeps no capabilities: it cannot remount / read-write or undo the binds above.
     '--cap-drop', 'ALL',
-    ...(network ? ['--share-net'] : []),
+    ...(plan.network ? ['--share-net'] : []),
     '--die-with-parent',
     '--new-session',
     '--',
@@ -79,19 +81,16 @@ export function buildSandboxArgv(bwrap: string, root: string, network: boolean, 
   ];
 }
 
-/** Finds an executable on a PATH string, like `which`. */
-export function findOnPath(name: string, pathValue: string | undefined = process.env.PATH): string | null {
-  for (const dir of (pathValue ?? '').split(path.delimiter)) {
-    if (dir === '') continue;
-    const candidate = path.join(dir, name);
-    try {
-      fs.accessSync(candidate, fs.constants.X_OK);
-      if (fs.statSync(candidate).isFile()) return candidate;
-    } catch {
-      // not here; keep looking
-    }
+function mountArgs(mount: Mount): string[] {
+  switch (mount.kind) {
+    case 'ro': return ['--ro-bind', mount.path, mount.path];
+    case 'ro-try': return ['--ro-bind-try', mount.path, mount.path];
+    case 'rw': return ['--bind', mount.path, mount.path];
+    case 'symlink': return ['--symlink', mount.target, mount.path];
+    case 'tmpfs': return ['--tmpfs', mount.path];
+    // A device node on a nodev mount: opening it fails with EACCES, so the file reads as unreadable, not as empty.
+    case 'mask': return mount.directory ? ['--tmpfs', mount.path, '--remount-ro', mount.path] : ['--ro-bind', '/dev/null', mount.path];
   }
-  return null;
 }
 
 function probeBwrap(): Probe {
@@ -108,7 +107,14 @@ function probeBwrap(): Probe {
 function runProbe(): Probe {
   const bwrap = findOnPath('bwrap');
   if (bwrap === null) return { problem: 'bubblewrap (bwrap) was not found on PATH' };
-  const argv = buildSandboxArgv(bwrap, process.cwd(), false, ['true']);
+  // The features rein's sandboxes use, on a file system of only the system folders.
+  const mounts = SYSTEM_DIRS.flatMap((dir): Mount[] => {
+    const stat = fs.lstatSync(dir, { throwIfNoEntry: false });
+    if (stat?.isSymbolicLink()) return [{ kind: 'symlink', path: dir, target: fs.readlinkSync(dir) }];
+    return stat?.isDirectory() ? [{ kind: 'ro', path: dir }] : [];
+  });
+  const plan = { root: '/', network: false, mounts: [...mounts, { kind: 'tmpfs', path: '/tmp' } as const] } as VisibilityPlan;
+  const argv = buildSandboxArgv(bwrap, plan, ['true']);
   const result = spawnSync(argv[0]!, argv.slice(1), { encoding: 'utf8', timeout: 10_000 });
   if (result.status === 0) return { bwrap };
   const detail = (result.stderr || result.error?.message || `exit ${result.status}`).trim().slice(0, 300);

@@ -1,8 +1,9 @@
 import type { z } from 'zod';
 import type { ToolOutcome } from '../lib/tool-effect.js';
+import type { RunSandbox } from './run-sandbox.js';
 import type { SyntaxChecker } from './syntax-check.js';
 
-export type { TodoItem, ToolEffect, ToolOutcome } from '../lib/tool-effect.js';
+export type { JobEffect, TodoItem, ToolEffect, ToolOutcome } from '../lib/tool-effect.js';
 
 /** How `run` executes commands; parsed from the rules, fixed for a whole run. */
 export interface CommandPolicy {
@@ -16,6 +17,10 @@ export interface CommandPolicy {
   envAllow: string[];
   /** Seconds before a command's whole process group is killed. */
   timeoutSeconds: number;
+  /** `permissions.readable`: host paths (`/…`, `~/…`) shown read-only to commands, workspace patterns un-hidden (`.env.test`). */
+  readable?: string[];
+  /** `permissions.hidden`: host paths and workspace patterns (gitignore syntax) hidden from commands and file tools. */
+  hidden?: string[];
 }
 
 /** Limits on what one observation may put into the context (seed component 2). */
@@ -40,6 +45,11 @@ export interface ToolContext {
   protectedFiles?: readonly string[];
   /** The run's warm syntax checker; without one, each Python check starts python3 for itself. */
   syntax?: SyntaxChecker;
+  /**
+   * The run's warm sandbox (commands and background jobs), created at run start and disposed at its end.
+   * Without one, `run` starts a fresh sandbox per command and background jobs are refused.
+   */
+  sandbox?: RunSandbox;
 }
 
 /** A tool in the openai-agents `tool()` shape: a zod schema and an execute function. */

@@ -81,3 +81,20 @@ describe('the tool actor and its journal', () => {
     expect(lines).toEqual([{ key: '1:0', started: true }]);
   });
 });
+
+describe('the tool actor and secrets in results', () => {
+  it('masks well-known secret formats and the endpoint key before the journal, and reports kinds and positions only', async () => {
+    const root = makeTempDir();
+    const token = ['glpat-', 'xY9zT3mK8pQ2wE5rV7nB'].join('');
+    writeFiles(root, { 'deploy.cfg': `url = https://example.com\ntoken = ${token}\nkey = sk-endpoint-key-0123456789\n` });
+    const { signal: _unused, ...toolContext } = makeContext(root);
+    const journal = openCallJournal(path.join(makeTempDir(), 'calls.jsonl'));
+    const notes: unknown[] = [];
+    const logic = createToolRunner({ tools: defaultTools, toolContext, journal, secrets: ['sk-endpoint-key-0123456789'], onSecretsMasked: (findings, made, step) => notes.push({ findings, made, step }) });
+    const output = await toPromise(createActor(logic, { input: input([call('read_file', { path: 'deploy.cfg' })]) }).start());
+    expect(output.results[0]!.outcome.content).toBe('[deploy.cfg: lines 1-3 of 3; 0 above, 0 below]\n    1  url = https://example.com\n    2  token = [redacted: gitlab-token]\n    3  key = [redacted]');
+    expect(journal.get('1:0')!.outcome.content).not.toContain(token);
+    expect(notes).toEqual([{ findings: [{ kind: 'gitlab-token', line: 3, column: 16 }, { kind: 'endpoint-key', line: 4, column: 14 }], made: { id: 'call_1', name: 'read_file' }, step: 1 }]);
+    journal.close();
+  });
+});

@@ -53,7 +53,7 @@ describe('rein run as a child process against a local OpenAI-compatible server',
     expect(summary.usage.promptTokens).toBe(400);
     // The SDK sent the fixed tool schemas and the key as a bearer token; the trace never holds the key.
     const names = (stub.requests[0]!.tools as Array<{ function: { name: string } }>).map((tool) => tool.function.name);
-    expect(names).toEqual(['read_file', 'grep', 'edit_file', 'run', 'update_todo', 'finish']);
+    expect(names).toEqual(['read_file', 'grep', 'edit_file', 'run', 'update_todo', 'finish', 'job']);
     expect(new Set(stub.requests.map((request) => JSON.stringify(request.tools))).size).toBe(1);
     expect(stub.requests[0]!.headers.authorization).toBe(`Bearer ${SECRET}`);
     const trace = readFileSync(summary.trace, 'utf8');

@@ -58,6 +58,14 @@ describe('status line', () => {
     ].join('\n'));
   });
 
+  it('names a background job and its state when run starts one or job looks at it', () => {
+    const out = capture(false);
+    const status = createStatusLine(out.stream, defaultRules());
+    status.onTrace(line('tool', { step: 2, name: 'run', args: { command: 'npm run dev &' }, ok: true, effect: { kind: 'job', action: 'start', id: '1', state: 'running', exitCode: null } }));
+    status.onTrace(line('tool', { step: 3, name: 'job', args: { id: '1', wait: 5 }, ok: true, effect: { kind: 'job', action: 'read', id: '1', state: 'exited', exitCode: 2 } }));
+    expect(out.text()).toBe('[rein] step 2   -      run npm run dev & → job 1 running\n[rein] step 3   -      job → job 1 exited 2\n');
+  });
+
   it('says why a call failed, and what it was about even when its arguments did not parse', () => {
     const out = capture(false);
     const status = createStatusLine(out.stream, defaultRules());

@@ -18,3 +18,16 @@ export function processesWithArgument(marker: string): number[] {
 export function uniqueMarker(): string {
   return `300.${process.pid}${Math.floor(Math.random() * 1e6)}`;
 }
+
+/** PIDs of live processes whose environment has `entry` (`NAME=value`) as a whole variable (Linux /proc). */
+export function processesWithEnvironment(entry: string): number[] {
+  return fs.readdirSync('/proc').filter((pid) => /^\d+$/.test(pid) && environmentOf(pid).includes(entry)).map(Number);
+}
+
+function environmentOf(pid: string): string[] {
+  try {
+    return fs.readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
+  } catch {
+    return [];
+  }
+}

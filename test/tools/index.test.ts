@@ -10,9 +10,9 @@ const tool = (name: string) => {
 };
 
 describe('toolSchemas', () => {
-  it('lists the six seed tools as OpenAI function tools with zod-derived parameters', () => {
+  it('lists the six seed tools and job as OpenAI function tools with zod-derived parameters', () => {
     const schemas = toolSchemas(defaultTools);
-    expect(schemas.map((schema) => schema.function.name)).toEqual(['read_file', 'grep', 'edit_file', 'run', 'update_todo', 'finish']);
+    expect(schemas.map((schema) => schema.function.name)).toEqual(['read_file', 'grep', 'edit_file', 'run', 'update_todo', 'finish', 'job']);
     const readFile = schemas[0]!;
     expect(readFile.type).toBe('function');
     expect(readFile.function.parameters).toEqual({

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { PathEscapeError } from '../../lib/errors.js';
+import { HiddenPathError, PathEscapeError } from '../../lib/errors.js';
 import { resolveInWorkspace, resolveWritableInWorkspace, toWorkspaceRelative } from '../../tools/path-guard.js';
 import { makeTempDir, writeFiles } from '../helpers/workspace.js';
 
@@ -131,5 +131,36 @@ describe('toWorkspaceRelative', () => {
   it('gives . for the root and /-separated paths below it', () => {
     expect(toWorkspaceRelative('/ws', '/ws')).toBe('.');
     expect(toWorkspaceRelative('/ws', '/ws/src/a.py')).toBe('src/a.py');
+  });
+});
+
+describe('resolveInWorkspace and the sandbox policy', () => {
+  it('refuses .env files unless permissions.readable names them, also through a symlink, and what permissions.hidden names', () => {
+    const root = makeTempDir();
+    writeFiles(root, { '.env': 'A=1', 'app/.env.local': 'B=2', '.env.example': 'A=', 'keys/dev.pem': 'k', 'src/main.py': '' });
+    fs.symlinkSync('.env', path.join(root, 'settings'));
+    fs.mkdirSync(path.join(root, '.env.d'));
+    expect(() => resolveInWorkspace(root, '.env')).toThrow(HiddenPathError);
+    expect(() => resolveInWorkspace(root, 'app/.env.local')).toThrow(/is hidden from the agent: .env files in the workspace are hidden unless permissions.readable names them/);
+    expect(() => resolveInWorkspace(root, 'settings')).toThrow(HiddenPathError);
+    expect(resolveInWorkspace(root, '.env.d')).toBe(path.join(root, '.env.d'));
+    expect(resolveInWorkspace(root, '.env.example', { readable: ['.env.example'] })).toBe(path.join(root, '.env.example'));
+    expect(() => resolveInWorkspace(root, '.env', { readable: ['.env.example'] })).toThrow(HiddenPathError);
+    expect(() => resolveInWorkspace(root, 'keys/dev.pem', { hidden: ['*.pem'] })).toThrow(/hidden by permissions.hidden/);
+    expect(resolveInWorkspace(root, 'src/main.py', { hidden: ['*.pem'] })).toBe(path.join(root, 'src/main.py'));
+  });
+
+  it('refuses credential paths when the workspace holds the home directory', () => {
+    const home = makeTempDir();
+    writeFiles(home, { '.ssh/id_ed25519': 'key', '.aws/credentials': 'x', 'notes.txt': 'fine' });
+    const saved = process.env.HOME;
+    process.env.HOME = home;
+    try {
+      expect(() => resolveInWorkspace(home, '.ssh/id_ed25519')).toThrow(/a credential path/);
+      expect(() => resolveInWorkspace(home, '.aws')).toThrow(HiddenPathError);
+      expect(resolveInWorkspace(home, 'notes.txt')).toBe(path.join(home, 'notes.txt'));
+    } finally {
+      process.env.HOME = saved;
+    }
   });
 });

@@ -29,10 +29,10 @@ async function listenLocally(): Promise<number> {
 const connect = (port: number) => `exec 3<>/dev/tcp/127.0.0.1/${port} && echo connected`;
 
 describe('resolveSandbox', () => {
-  it('honours sandbox: none and says commands run unsandboxed', () => {
+  it('honours sandbox: none and says that commands can read the whole disk, and how to require the sandbox', () => {
     const mode = resolveSandbox({ sandbox: 'none', network: false });
     expect(mode).toEqual({ kind: 'none', reason: 'the rules set sandbox: none' });
-    expect(describeSandbox(mode)).toBe('commands run unsandboxed (the rules set sandbox: none)');
+    expect(describeSandbox(mode)).toBe('commands run unsandboxed and can read the whole disk (the rules set sandbox: none); set permissions.sandbox: "bwrap" to require the sandbox');
   });
 });
 

@@ -1,0 +1,70 @@
+import { isWithin } from './hidden-paths.js';
+import type { VisibilityPlan } from './visibility.js';
+
+/** What the trace's `start` line records about the sandbox's file system. */
+export interface VisibilitySummary {
+  system: string[];
+  workspace: string;
+  privateDirs: string[];
+  toolchains: string[];
+  caches: string[];
+  readable: string[];
+  writable: string[];
+  missing: string[];
+  masked: { credentials: number; workspace: number; elsewhere: number };
+  /** Folders too large to check all of for hidden files. */
+  unchecked: string[];
+  network: boolean;
+}
+
+/**
+ * The plan as data for the trace.
+ *
+ * @example summarizeVisibility(plan).toolchains // ['/home/me/.pyenv']
+ */
+export function summarizeVisibility(plan: VisibilityPlan): VisibilitySummary {
+  return {
+    system: plan.system,
+    workspace: plan.root,
+    privateDirs: ['/tmp', '/var/tmp', ...(plan.privateHome ? [plan.home] : [])],
+    toolchains: plan.toolchains,
+    caches: plan.caches,
+    readable: plan.readable,
+    writable: plan.writable,
+    missing: plan.missing,
+    masked: { credentials: plan.masked.credentials, workspace: plan.masked.workspace, elsewhere: plan.masked.elsewhere },
+    unchecked: plan.masked.truncated,
+    network: plan.network,
+  };
+}
+
+/**
+ * What commands can see, in one line, with home paths shortened to `~`, e.g.
+ * `visible: system (/usr /bin /etc /opt …), the workspace (writable), a private /tmp and ~, toolchains ~/.pyenv ~/.cargo; hidden: the rest of the disk, 2 credential paths, 1 workspace file (.env*)`.
+ *
+ * @example describeVisibility(plan)
+ */
+export function describeVisibility(plan: VisibilityPlan): string {
+  const short = (dir: string) => (isWithin(plan.home, dir) ? `~${dir.slice(plan.home.length) || ''}` : dir);
+  const list = (dirs: string[], max = 6) => dirs.slice(0, max).map(short).join(' ') + (dirs.length > max ? ` (+${dirs.length - max} more)` : '');
+  const visible = [
+    `system (${plan.system.filter((dir) => !['/lib32', '/libx32', '/sbin'].includes(dir)).join(' ')})`,
+    'the workspace (writable)',
+    `a private /tmp${plan.privateHome ? ` and ${short(plan.home)}` : ''}`,
+  ];
+  if (plan.toolchains.length > 0) visible.push(`toolchains ${list(plan.toolchains)}`);
+  if (plan.caches.length > 0) visible.push(`caches ${list(plan.caches, 3)}`);
+  if (plan.readable.length > 0) visible.push(`readable ${list(plan.readable)}`);
+  // Job logs in the run directory inside the workspace are part of it as far as the agent can tell.
+  const writableOutside = plan.writable.filter((dir) => !isWithin(plan.root, dir));
+  if (writableOutside.length > 0) visible.push(`job logs ${list(writableOutside, 2)} (writable)`);
+  const hidden = ['the rest of the disk'];
+  if (plan.masked.credentials > 0) hidden.push(`${plan.masked.credentials} credential path${plan.masked.credentials === 1 ? '' : 's'}`);
+  if (plan.masked.workspace > 0) hidden.push(`${plan.masked.workspace} workspace file${plan.masked.workspace === 1 ? '' : 's'} (.env* and permissions.hidden)`);
+  if (plan.masked.elsewhere > 0) hidden.push(`${plan.masked.elsewhere} more (.env* and permissions.hidden)`);
+  const notes = [
+    ...(plan.missing.length > 0 ? [`not found: ${list(plan.missing)}`] : []),
+    ...(plan.masked.truncated.length > 0 ? [`too large to check for .env files: ${list(plan.masked.truncated)}`] : []),
+  ];
+  return `visible: ${visible.join(', ')}; hidden: ${hidden.join(', ')}${notes.length > 0 ? `; ${notes.join('; ')}` : ''}`;
+}

@@ -1,0 +1,210 @@
+/**
+ * The supervisor that runs inside a run's sandbox, in bash: one process per
+ * run, so a command costs a fork and an exec instead of a new sandbox.
+ *
+ * Arguments: a random token (tags every process it starts, through the
+ * `REIN_JOB=<token>-<id>` variable), the kill grace in 25 ms ticks, and the
+ * scope: `ns` when it runs in its own PID namespace (bubblewrap), `host`
+ * when it does not.
+ *
+ * Requests arrive on stdin as NUL-terminated fields:
+ *   run  <id> <nonce> <command>   a command whose output goes to stdout, then `\0\0REIN-END-<nonce>\0\0`
+ *   job  <id> <log> <command>     a background job whose output is appended to <log>
+ *   stop <pgid>                   SIGTERM the group, SIGKILL it after the grace
+ *   quit                          exit now (the harness has stopped the jobs and cleans up what is left)
+ * Reports go to fd 3, one line each: `R <pid>` (ready), `S <id> <pgid>`
+ * (started), `E <id> <status>` (a command ended), `X <id> <status>` (a job ended).
+ * The status is the exit code, or 128 + the signal number.
+ *
+ * Each command is the leader of its own process group (job control in the
+ * reporter subshell). When its leader exits, the rest of its group is
+ * stopped, then everything it left outside the group: processes carrying
+ * its tag, and (in the namespace) untagged orphans that no live reporter
+ * owns. Its output end marker is written only after that, so nothing the
+ * command started can write after it.
+ *
+ * stdin reaching EOF without a `quit` means the harness has gone, however
+ * it went (SIGKILL included): in the namespace the supervisor exits and
+ * bubblewrap's init, and with it every process in the sandbox, follows; on
+ * the host it first kills every process carrying its token.
+ */
+// `\${` keeps bash's parameter expansions out of JavaScript's template substitution.
+export const SUPERVISOR_SCRIPT = String.raw`
+token=$1 grace_ms=$2 scope=$3
+
+field() { IFS= read -r -d '' "$1"; }
+
+# Process $1's state and parent, from /proc/<pid>/stat ("pid (comm) state ppid pgrp ...").
+proc_stat() {
+  local line
+  read -r line 2>/dev/null < "/proc/$1/stat" || return 1
+  line=\${line##*) }
+  st_state=\${line%% *}; line=\${line#* }
+  st_ppid=\${line%% *}; line=\${line#* }
+  st_pgrp=\${line%% *}
+}
+
+# Whether process group $1 has a member that is not a zombie. In the namespace bubblewrap's init reaps orphans at
+# once; on the host they may linger as zombies, so the members' states are read.
+group_alive() {
+  local pg=$1 d
+  kill -0 -- "-$pg" 2>/dev/null || return 1
+  [[ $scope == ns ]] && return 0
+  for d in /proc/[0-9]*; do
+    proc_stat "\${d#/proc/}" || continue
+    [[ $st_pgrp == "$pg" && $st_state != Z && $st_state != X ]] && return 0
+  done
+  return 1
+}
+
+# Microseconds on a clock that only goes forward within one call of stop_group (bash 5's EPOCHREALTIME; SECONDS before it).
+now_us() { local t=\${EPOCHREALTIME:-$SECONDS.000000}; now=$(( 10#\${t/[.,]/} )); }
+
+stop_group() {
+  local pg=$1 deadline
+  kill -TERM -- "-$pg" 2>/dev/null || return 0
+  kill -CONT -- "-$pg" 2>/dev/null
+  now_us; deadline=$(( now + grace_ms * 1000 ))
+  while group_alive "$pg"; do
+    now_us
+    (( now >= deadline )) && break
+    sleep 0.05
+  done
+  kill -KILL -- "-$pg" 2>/dev/null
+  local tries
+  for ((tries = 0; tries < 100; tries++)); do group_alive "$pg" || break; sleep 0.01; done
+  return 0
+}
+
+# The tag in process $1's environment, or empty; fails when the environment is unreadable or empty, as it is for a
+# moment while a process execs (and for good after "env -i").
+tag_of() {
+  local entry
+  tag=
+  mapfile -d '' -t environ 2>/dev/null < "/proc/$1/environ" || return 1
+  (( \${#environ[@]} > 0 )) || return 1
+  for entry in "\${environ[@]}"; do
+    [[ $entry == REIN_JOB=* ]] && { tag=\${entry#REIN_JOB=}; return 0; }
+  done
+}
+
+# Whether untagged process $1 (parent $2) descends from a live reporter, i.e. belongs to something still running.
+owned() {
+  local p=$2 hops
+  for ((hops = 0; hops < 64; hops++)); do
+    [[ $p == "$$" ]] && return 0
+    [[ $p == 1 || $p == 0 ]] && return 1
+    proc_stat "$p" || return 1
+    p=$st_ppid
+  done
+  return 1
+}
+
+# Kills what $1 (a tag, or a tag prefix ending in *) left behind, never rein's own (this supervisor, its reporters):
+# every process with a matching tag, and the descendants of those. In the namespace also untagged orphans that no
+# live reporter owns (a process that cleared its environment); on the host only orphans are looked at (their parent
+# is init or an ancestor of the supervisor: where orphans go), so a command does not cost reading every process's
+# environment. $2: only pids from this one up (on the host: the finished command's, as its escapees are newer).
+# Victims are stopped first, so none can fork while the rest are found, then killed together.
+sweep() {
+  local pattern=$1 newer=\${2:-0} victims=' ' found unsure round d p retries=0
+  for round in 1 2 3 4 5 6 7 8; do
+    found= unsure=
+    for d in /proc/[0-9]*; do
+      p=\${d#/proc/}
+      (( p < newer )) && continue
+      [[ $p == 1 || $p == "$$" || $p == "$BASHPID" || $victims == *" $p "* ]] && continue
+      proc_stat "$p" || continue
+      [[ $st_state == Z || $st_ppid == "$$" ]] && continue
+      if [[ $victims != *" $st_ppid "* ]]; then
+        [[ $scope == ns || $orphanage == *" $st_ppid "* || $pattern == *'*' ]] || continue
+        # In the namespace every process is ours: one caught mid-exec (no environment yet) is looked at again in a
+        # moment before it is judged untagged. On the host the window is too short to be worth a rescan.
+        if ! tag_of "$p" && [[ $scope == ns ]] && (( retries < 2 )); then unsure=1; continue; fi
+        if [[ -n $tag ]]; then [[ $tag == $pattern ]] || continue
+        elif [[ $scope != ns ]] || owned "$p" "$st_ppid"; then continue
+        fi
+      fi
+      kill -STOP "$p" 2>/dev/null && found+="$p "
+    done
+    if [[ -z $found ]]; then
+      [[ -n $unsure ]] || break
+      (( retries += 1 ))
+      sleep 0.01
+    fi
+    victims+=$found
+  done
+  [[ $victims == ' ' ]] && return 0
+  kill -KILL $victims 2>/dev/null
+  # SIGKILL is delivered when the process next runs: wait until each is gone (or a zombie), so that when the
+  # command is reported ended, nothing it started is still running.
+  local tries
+  for ((tries = 0; tries < 100; tries++)); do
+    found=
+    for p in $victims; do proc_stat "$p" && [[ $st_state != Z && $st_state != X ]] && found=1 && break; done
+    [[ -z $found ]] && break
+    sleep 0.01
+  done
+  return 0
+}
+
+# Where orphans of our commands go on the host: init and any ancestor of the supervisor (a subreaper).
+orphanage=' 1 '
+if [[ $scope != ns ]]; then
+  ancestor=$PPID
+  for ((hops = 0; hops < 64; hops++)); do
+    [[ $ancestor == 0 || $ancestor == 1 ]] && break
+    orphanage+="$ancestor "
+    proc_stat "$ancestor" || break
+    ancestor=$st_ppid
+  done
+fi
+
+# After a command's leader $1 has exited: the rest of its group, then what it left outside it. On the host only
+# processes started after it are looked at (the others cannot be its own), so a command does not cost a scan of them all.
+finish() {
+  group_alive "$1" && stop_group "$1"
+  if [[ $scope == ns ]]; then sweep "$2"; else sweep "$2" "$1"; fi
+}
+
+run_command() {
+  local id=$1 nonce=$2 command=$3 pid status
+  set -m
+  REIN_JOB=$token-$id bash -c "$command" </dev/null 2>&1 3>&- &
+  pid=$!
+  set +m
+  printf 'S %s %s\n' "$id" "$pid" >&3
+  wait "$pid"
+  status=$?
+  finish "$pid" "$token-$id"
+  printf '\0\0REIN-END-%s\0\0' "$nonce"
+  printf 'E %s %s\n' "$id" "$status" >&3
+}
+
+run_job() {
+  local id=$1 log=$2 command=$3 pid status
+  set -m
+  REIN_JOB=$token-$id bash -c "$command" </dev/null >>"$log" 2>&1 3>&- &
+  pid=$!
+  set +m
+  printf 'S %s %s\n' "$id" "$pid" >&3
+  wait "$pid"
+  status=$?
+  finish "$pid" "$token-$id"
+  printf 'X %s %s\n' "$id" "$status" >&3
+}
+
+printf 'R %s\n' "$$" >&3
+while field op; do
+  case $op in
+    run) field id; field nonce; field command; run_command "$id" "$nonce" "$command" & ;;
+    job) field id; field log; field command; run_job "$id" "$log" "$command" & ;;
+    stop) field pg; stop_group "$pg" & ;;
+    quit) exit 0 ;;
+    *) printf 'P unknown request\n' >&3 ;;
+  esac
+done
+# EOF without a quit: the harness died. In the namespace, exiting ends everything; on the host, everything tagged goes.
+[[ $scope == ns ]] || sweep "$token-*" "$$"
+exit 0
+`.replaceAll('\\${', '${');
