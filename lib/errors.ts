@@ -23,3 +23,9 @@ export class PathEscapeError extends ReinError {}
 
 /** A file tool was pointed at something that does not exist or is not a regular file. */
 export class MissingFileError extends ReinError {}
+
+/** `rein eval --queue` / `rein worker` could not reach or log in to Redis: a usage error (exit code 2), nothing is enqueued. */
+export class QueueConnectionError extends UsageError {}
+
+/** A queue worker will not run a job (its task or rules do not match their hash, or it lacks what the job needs); the job goes back to the queue. */
+export class JobRefused extends ReinError {}
