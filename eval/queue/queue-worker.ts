@@ -100,7 +100,9 @@ async function processJob(job: Job, context: WorkerContext, options: QueueWorker
   const data = parsed.data;
   const label = `${data.task.id} × ${data.config.label} #${data.repeat}`;
   if (job.attemptsStarted > data.attempts) {
-    throw new UnrecoverableError(`the run lost its worker ${job.attemptsStarted - 1} time${job.attemptsStarted === 2 ? '' : 's'} (killed, or its lock lapsed) and had ${data.attempts} attempt${data.attempts === 1 ? '' : 's'}`);
+    const reason = `the run lost its worker ${job.attemptsStarted - 1} time${job.attemptsStarted === 2 ? '' : 's'} (killed, or its lock lapsed) and had ${data.attempts} attempt${data.attempts === 1 ? '' : 's'}`;
+    options.log(`${label}: not started again: ${reason}`);
+    throw new UnrecoverableError(reason);
   }
   options.log(`${label}: started${job.attemptsStarted > 1 ? ` (attempt ${job.attemptsStarted} of ${data.attempts})` : ''}`);
   let local: EvalJob;

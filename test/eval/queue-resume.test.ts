@@ -49,3 +49,22 @@ describe('rein eval --queue: a coordinator killed mid-eval', () => {
     expect(named('duplicated')).toBe(4 - kept);
   }, 300_000);
 });
+
+describe('rein eval --queue: attempts', () => {
+  it('with --attempts 1 a run whose worker is killed is not started again: it is recorded as a crash that says so', async () => {
+    const tasks = writeTaskSet(['add']);
+    const redis = await startRedis();
+    const doomed = startWorker(redis.url);
+    const out = join(tempDir('rein-queue-attempts-'), 'out');
+    const coordinator = startEval([tasks, '--preset', 'default', '--queue', redis.url, '--out', out, '--attempts', '1']);
+    await waitUntil(() => doomed.log().includes('add × default #0: started'), 'the job to start', 120_000);
+    doomed.child.kill('SIGKILL');
+    const survivor = startWorker(redis.url);
+    expect(await coordinator.exited, coordinator.stderr()).toBe(0);
+    expect(readRecords(out)).toMatchObject([{
+      task: 'add', status: 'crash', resolved: false,
+      reason: 'queue: the run lost its worker 1 time (killed, or its lock lapsed) and had 1 attempt (after 2 starts)',
+    }]);
+    expect(survivor.log()).toContain('add × default #0: not started again');
+  }, 180_000);
+});
