@@ -1,4 +1,5 @@
 import { readFileSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { compareCachePolicies } from './prefix-cache.js';
 import { measureHarnessPrefix } from './harness-prefix.js';
 import { measureOverhead } from './overhead.js';
@@ -6,6 +7,7 @@ import { measureViewConstruction } from './view-construction.js';
 import { defaultRules } from '../rules/schema.js';
 import { formatTable } from './table.js';
 import { measureSuiteTokens } from './suite-tokens.js';
+import { measureQueueScaling } from './eval-queue.js';
 
 /** Long runs whose per-step windows are compared; their median is reported. */
 const LONG_RUNS = 3;
@@ -26,6 +28,11 @@ async function main(): Promise<void> {
   const out = (text: string) => { written.push(text); process.stdout.write(text + '\n'); };
   // A blank line after each table, so Markdown does not run two tables together.
   const table = (...args: Parameters<typeof formatTable>) => out(`${formatTable(...args)}\n`);
+  if (process.argv.includes('--queue-only')) {
+    await queueSection(out, table);
+    if (process.argv.includes('--write')) writeFigures(written.join('\n'), '5');
+    return;
+  }
   out(`rein benchmarks — node ${process.version}, ${new Date().toISOString()}\n`);
 
   await measureOverhead(1000); // warm up: module loading and JIT, so the first measured run is not the slow one
@@ -75,7 +82,20 @@ async function main(): Promise<void> {
   ]));
 
   if (!process.argv.includes('--no-suite')) await suiteSection(out, table);
+  if (!process.argv.includes('--no-queue')) await queueSection(out, table);
   if (process.argv.includes('--write')) writeFigures(written.join('\n'));
+}
+
+async function queueSection(out: (text: string) => void, table: (...args: Parameters<typeof formatTable>) => void): Promise<void> {
+  out(`5. Eval wall time on the offline suite (eval/suite, preset default): local pool vs a Redis job queue with 1, 2 and 4 workers on this machine (${availableParallelism()} CPUs, node ${process.version})`);
+  const rows = await measureQueueScaling();
+  if (!rows) { out('skipped: redis-server is not installed\n'); return; }
+  const [single] = rows;
+  table(['setup', 'jobs', 'resolved', 'wall seconds', 'vs local pool, 1 process'], rows.map((row) => [
+    row.setup, row.jobs, `${row.resolved}/${row.jobs}`, row.wallSeconds.toFixed(1), `${(row.wallSeconds / single!.wallSeconds).toFixed(2)}x`,
+  ]));
+  const queued = rows.find((row) => row.queue && row.lanes === 1)!;
+  out(`Queue overhead per job (1 worker vs the local pool's 1 process, same jobs one at a time): ${(((queued.wallSeconds - single!.wallSeconds) / single!.jobs) * 1000).toFixed(0)} ms\n`);
 }
 
 async function suiteSection(out: (text: string) => void, table: (...args: Parameters<typeof formatTable>) => void): Promise<void> {
@@ -87,12 +107,18 @@ async function suiteSection(out: (text: string) => void, table: (...args: Parame
   ]));
 }
 
-/** `--write`: puts this run's tables into BENCHMARKS.md between its figure markers. */
-function writeFigures(text: string): void {
+/**
+ * `--write`: puts this run's tables into BENCHMARKS.md between its figure markers; with `section`
+ * (`--queue-only`), only that section's tables, from its heading to the next one or the end marker.
+ */
+function writeFigures(text: string, section?: string): void {
   const path = new URL('../../BENCHMARKS.md', import.meta.url);
   const document = readFileSync(path, 'utf8');
-  const block = `<!-- figures:start -->\n${text.replace(/^(\d[a-z]?\. .*)$/gm, '### $1')}\n<!-- figures:end -->`;
-  writeFileSync(path, document.replace(/<!-- figures:start -->[\s\S]*<!-- figures:end -->/, block));
+  const figures = text.replace(/^(\d[a-z]?\. .*)$/gm, '### $1');
+  const updated = section
+    ? document.replace(new RegExp(`### ${section}\\. [\\s\\S]*?(?=### |<!-- figures:end -->)|(?=<!-- figures:end -->)`), figures + '\n')
+    : document.replace(/<!-- figures:start -->[\s\S]*<!-- figures:end -->/, `<!-- figures:start -->\n${figures}\n<!-- figures:end -->`);
+  writeFileSync(path, updated);
   process.stdout.write('BENCHMARKS.md: figures updated\n');
 }
 

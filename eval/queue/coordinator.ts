@@ -65,6 +65,9 @@ class CoordinatorSession {
   private workers: number | null = null;
   private connected = true;
   private closing = false;
+  private sweeping = false;
+  private counting = false;
+  private restored = 0;
 
   constructor(private readonly options: QueueRunnerOptions, private readonly report: Report, private readonly setStatus: (text: string) => void) {
     this.redis = openRedis(options.endpoint, 'rein-eval-coordinator');
@@ -93,8 +96,8 @@ class CoordinatorSession {
       await this.events.waitUntilReady();
       await this.add(queued);
       this.report.note(`${queued.length} jobs on the queue at ${this.options.endpoint.display} (eval ${evalId}); workers take them: rein worker --queue ${this.options.endpoint.display}`);
-      this.serial(() => this.sweep());
-      this.timers.push(setInterval(() => this.serial(() => this.sweep()), this.options.sweepMs ?? 5_000));
+      void this.sweep();
+      this.timers.push(setInterval(() => void this.sweep(), this.options.sweepMs ?? 5_000));
       this.timers.push(setInterval(() => void this.countWorkers(), WORKERS_POLL_MS));
       this.timers.push(setTimeout(() => { if (this.workers === 0) this.report.note(`no worker is connected yet; start one with: rein worker --queue ${this.options.endpoint.display}`); }, LONELY_MS));
       void this.countWorkers();
@@ -156,26 +159,49 @@ class CoordinatorSession {
     if (this.pending.size === 0) this.settle();
   }
 
-  /** The safety net under the event stream: collects what finished unseen, and enqueues again what Redis lost. */
+  /**
+   * The safety net under the event stream: collects what finished unseen, and enqueues again what
+   * Redis lost. The states are read outside the serial chain (a long sweep over a slow link must not
+   * hold up collecting); each action re-checks its job inside it.
+   */
   private async sweep(): Promise<void> {
-    let restored = 0;
-    for (const [jobId, entry] of this.pending) {
-      const state = await this.queue.getJobState(jobId);
-      if (state === 'completed' || state === 'failed') await this.check(jobId);
-      else if (state === 'unknown') {
-        await restoreInputs(this.redis, entry);
-        await this.add([entry]);
-        restored++;
+    if (this.sweeping) return;
+    this.sweeping = true;
+    try {
+      for (const jobId of [...this.pending.keys()]) {
+        const state = await this.queue.getJobState(jobId);
+        if (state === 'completed' || state === 'failed') this.serial(() => this.check(jobId));
+        else if (state === 'unknown') this.serial(() => this.restore(jobId));
       }
+      this.serial(async () => {
+        if (this.restored === 0) return;
+        this.report.note(`enqueued ${this.restored} job${this.restored === 1 ? '' : 's'} again that Redis no longer had (restarted without persistence?)`);
+        this.restored = 0;
+      });
+    } catch {
+      // The next sweep tries again.
+    } finally {
+      this.sweeping = false;
     }
-    if (restored > 0) this.report.note(`enqueued ${restored} job${restored === 1 ? '' : 's'} again that Redis no longer had (restarted without persistence?)`);
+  }
+
+  private async restore(jobId: string): Promise<void> {
+    const entry = this.pending.get(jobId);
+    if (!entry || (await this.queue.getJobState(jobId)) !== 'unknown') return;
+    await restoreInputs(this.redis, entry);
+    await this.add([entry]);
+    this.restored++;
   }
 
   private async countWorkers(): Promise<void> {
+    if (this.counting) return;
+    this.counting = true;
     try {
       this.workers = await this.queue.getWorkersCount();
     } catch {
       this.workers = null;
+    } finally {
+      this.counting = false;
     }
     this.showStatus();
   }
@@ -197,6 +223,6 @@ class CoordinatorSession {
     this.connected = true;
     this.showStatus();
     this.report.note('reconnected to Redis');
-    this.serial(() => this.sweep());
+    void this.sweep();
   }
 }

@@ -5,6 +5,7 @@ import { gunzipSync, gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { resolveConfiguration } from '../../eval/configurations.js';
 import { planJobs } from '../../eval/plan-jobs.js';
+import { createProgress } from '../../eval/progress.js';
 import { collectFinished } from '../../eval/queue/collect.js';
 import { configKeyFor, evalIdOf, jobIdFor } from '../../eval/queue/job-ids.js';
 import { parseRedisUrl } from '../../eval/queue/redis-endpoint.js';
@@ -158,5 +159,34 @@ describe('collecting a finished job', () => {
     const other = { v: 1, record: { task: 'add', config: 'default', repeat: 0, resolved: true, status: 'done' }, files: [], cut: [], worker: 'box:7' };
     const { record } = await collectFinished({ state: 'completed', returnvalue: other, attemptsStarted: 1 }, job);
     expect(record).toMatchObject({ task: 'shout', status: 'crash', resolved: false, reason: 'queue: worker box:7 answered with the result of add × default #0' });
+  });
+});
+
+describe('the progress line with a queue', () => {
+  const record = { task: 'add', config: 'default', repeat: 0, resolved: true, status: 'done', reason: '', steps: 3, wallSeconds: 1.5 } as Parameters<ReturnType<typeof createProgress>['finished']>[0];
+
+  it('plain lines carry the live worker count; notes are lines of their own', () => {
+    const lines: string[] = [];
+    let workers = 3;
+    const progress = createProgress({ write: (text) => lines.push(text) > 0 }, { total: 2, configs: ['default'], previous: [], status: () => `${workers} workers` });
+    progress.finished(record);
+    workers = 2;
+    progress.note('reconnected to Redis');
+    progress.finished({ ...record, task: 'shout' });
+    progress.close();
+    expect(lines).toEqual([
+      'rein eval: [1/2, 3 workers] add × default #0: resolved (done, 3 steps, 1.5 s)\n',
+      'rein eval: reconnected to Redis\n',
+      'rein eval: [2/2, 2 workers] shout × default #0: resolved (done, 3 steps, 1.5 s)\n',
+    ]);
+  });
+
+  it('on a terminal the redrawn bar shows the status, and a note clears the bar, prints, and redraws it', () => {
+    let screen = '';
+    const progress = createProgress({ isTTY: true, columns: 120, write: (text) => { screen += text; return true; } }, { total: 2, configs: ['default'], previous: [], status: () => 'Redis unreachable, reconnecting' });
+    progress.note('lost the connection to Redis');
+    progress.close();
+    expect(screen).toContain('\r\x1b[2Krein eval: lost the connection to Redis\n\r\x1b[2Krein eval [');
+    expect(screen).toMatch(/rein eval \[-{16}\] 0\/2 \| Redis unreachable, reconnecting \| resolved: default 0\/0/);
   });
 });

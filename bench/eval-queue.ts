@@ -1,0 +1,102 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseConfigurations } from '../eval/configurations.js';
+import { runEval, type JobRunner } from '../eval/eval-runner.js';
+import { createQueueRunner } from '../eval/queue/coordinator.js';
+import { parseRedisUrl } from '../eval/queue/redis-endpoint.js';
+
+/** One way of running the offline suite, timed. */
+export interface QueueScalingRow {
+  setup: string;
+  /** Local pool processes, or queue workers (one job at a time each). */
+  lanes: number;
+  queue: boolean;
+  wallSeconds: number;
+  jobs: number;
+  resolved: number;
+}
+
+const rein = fileURLToPath(new URL('../../bin/rein.js', import.meta.url));
+const tasksDir = fileURLToPath(new URL('../../eval/suite', import.meta.url));
+const silent = { isTTY: false, write: () => true };
+
+/**
+ * Wall time of `rein eval eval/suite --preset default` run by the local pool
+ * (1 process, and the default of min(4, CPUs)) and through a Redis queue
+ * with 1, 2 and 4 `rein worker` processes of one job each, on this machine,
+ * one after the other in one run. Null when redis-server is not installed.
+ * The coordinator runs in this process; each worker is the built CLI.
+ */
+export async function measureQueueScaling(): Promise<QueueScalingRow[] | null> {
+  if (spawnSync('redis-server', ['--version']).status !== 0) return null;
+  const dir = mkdtempSync(join(tmpdir(), 'rein-bench-queue-'));
+  const port = await freePort();
+  const redis = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  try {
+    await waitFor(() => spawnSync('redis-cli', ['-p', String(port), 'ping']).stdout?.toString().trim() === 'PONG');
+    const url = `redis://127.0.0.1:${port}`;
+    const pool = Math.max(1, Math.min(4, availableParallelism()));
+    const rows: QueueScalingRow[] = [];
+    rows.push(await timeLocal(1, dir));
+    if (pool !== 1) rows.push(await timeLocal(pool, dir));
+    for (const workers of [1, 2, 4]) rows.push(await timeQueue(workers, url, dir));
+    return rows;
+  } finally {
+    redis.kill('SIGTERM');
+    await new Promise((resolve) => redis.once('exit', resolve));
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function timeLocal(parallel: number, dir: string): Promise<QueueScalingRow> {
+  return { setup: `local pool, ${parallel} process${parallel === 1 ? '' : 'es'}`, lanes: parallel, queue: false, ...await timeEval(dir, { parallel }) };
+}
+
+async function timeQueue(count: number, url: string, dir: string): Promise<QueueScalingRow> {
+  const workers = Array.from({ length: count }, (_, index) => startWorker(url, join(dir, `cache-${count}-${index}`)));
+  try {
+    await Promise.all(workers.map((worker) => worker.ready));
+    const runner: JobRunner = createQueueRunner({ endpoint: parseRedisUrl(url), attempts: 2 });
+    return { setup: `queue, ${count} worker${count === 1 ? '' : 's'}`, lanes: count, queue: true, ...await timeEval(dir, { parallel: 1, runner }) };
+  } finally {
+    for (const worker of workers) worker.child.kill('SIGTERM');
+    await Promise.all(workers.map((worker) => new Promise((resolve) => (worker.child.exitCode === null ? worker.child.once('exit', resolve) : resolve(null)))));
+  }
+}
+
+async function timeEval(dir: string, options: { parallel: number; runner?: JobRunner }): Promise<{ wallSeconds: number; jobs: number; resolved: number }> {
+  const outDir = mkdtempSync(join(dir, 'out-'));
+  const began = process.hrtime.bigint();
+  const result = await runEval({ tasksDir, configurations: parseConfigurations(['default'], []), repeat: 1, outDir, progress: silent, ...options });
+  const wallSeconds = Number(process.hrtime.bigint() - began) / 1e9;
+  return { wallSeconds, jobs: result.view.records.length, resolved: result.view.records.filter((record) => record.resolved).length };
+}
+
+/** A `rein worker` child, ready once it says it is connected (its start-up is not part of the eval's time). */
+function startWorker(url: string, cache: string): { child: ChildProcess; ready: Promise<void> } {
+  const child = spawn(process.execPath, [rein, 'worker', '--queue', url, '--parallel', '1', '--cache', cache], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let log = '';
+  const ready = new Promise<void>((resolve, reject) => {
+    child.stderr!.on('data', (chunk) => { log += chunk; if (log.includes('connected to')) resolve(); });
+    child.once('exit', (code) => reject(new Error(`rein worker exited (${code}) before connecting:\n${log}`)));
+  });
+  return { child, ready };
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+async function waitFor(condition: () => boolean): Promise<void> {
+  for (const deadline = Date.now() + 20_000; !condition(); await new Promise((resolve) => setTimeout(resolve, 50))) {
+    if (Date.now() > deadline) throw new Error('redis-server did not start within 20 s');
+  }
+}
