@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseConfigurations } from '../eval/configurations.js';
 import { runEval, type JobRunner } from '../eval/eval-runner.js';
-import { createQueueRunner } from '../eval/queue/coordinator.js';
+import { createQueueRunner, type JobTiming } from '../eval/queue/coordinator.js';
 import { parseRedisUrl } from '../eval/queue/redis-endpoint.js';
 
 /** One way of running the offline suite, timed. */
@@ -18,6 +18,19 @@ export interface QueueScalingRow {
   wallSeconds: number;
   jobs: number;
   resolved: number;
+  /** Runs that did not end `done`, by status (under heavy load, runs hit their time limit). */
+  notDone: Record<string, number>;
+}
+
+/** The queue's own cost per job with one worker, medians over the suite's jobs, in ms. */
+export interface QueueOverhead {
+  /** On the worker, outside the run: fetching and checking the task and rules, packing the run files, finishing the job. */
+  workerMs: number;
+  /** From the worker finishing the job to its result being on disk at the coordinator. */
+  returnMs: number;
+  /** From one job finishing to the worker starting the next. */
+  pickupMs: number;
+  totalMs: number;
 }
 
 const rein = fileURLToPath(new URL('../../bin/rein.js', import.meta.url));
@@ -28,10 +41,11 @@ const silent = { isTTY: false, write: () => true };
  * Wall time of `rein eval eval/suite --preset default` run by the local pool
  * (1 process, and the default of min(4, CPUs)) and through a Redis queue
  * with 1, 2 and 4 `rein worker` processes of one job each, on this machine,
- * one after the other in one run. Null when redis-server is not installed.
- * The coordinator runs in this process; each worker is the built CLI.
+ * one after the other in one run, and the queue's own cost per job, timed
+ * directly with one worker. Null when redis-server is not installed. The
+ * coordinator runs in this process; each worker is the built CLI.
  */
-export async function measureQueueScaling(): Promise<QueueScalingRow[] | null> {
+export async function measureQueueScaling(): Promise<{ rows: QueueScalingRow[]; overhead: QueueOverhead } | null> {
   if (spawnSync('redis-server', ['--version']).status !== 0) return null;
   const dir = mkdtempSync(join(tmpdir(), 'rein-bench-queue-'));
   const port = await freePort();
@@ -41,10 +55,11 @@ export async function measureQueueScaling(): Promise<QueueScalingRow[] | null> {
     const url = `redis://127.0.0.1:${port}`;
     const pool = Math.max(1, Math.min(4, availableParallelism()));
     const rows: QueueScalingRow[] = [];
+    const timings: JobTiming[] = [];
     rows.push(await timeLocal(1, dir));
     if (pool !== 1) rows.push(await timeLocal(pool, dir));
-    for (const workers of [1, 2, 4]) rows.push(await timeQueue(workers, url, dir));
-    return rows;
+    for (const workers of [1, 2, 4]) rows.push(await timeQueue(workers, url, dir, workers === 1 ? (timing) => timings.push(timing) : undefined));
+    return { rows, overhead: overheadOf(timings) };
   } finally {
     redis.kill('SIGTERM');
     await new Promise((resolve) => redis.once('exit', resolve));
@@ -56,11 +71,11 @@ async function timeLocal(parallel: number, dir: string): Promise<QueueScalingRow
   return { setup: `local pool, ${parallel} process${parallel === 1 ? '' : 'es'}`, lanes: parallel, queue: false, ...await timeEval(dir, { parallel }) };
 }
 
-async function timeQueue(count: number, url: string, dir: string): Promise<QueueScalingRow> {
+async function timeQueue(count: number, url: string, dir: string, observe?: (timing: JobTiming) => void): Promise<QueueScalingRow> {
   const workers = Array.from({ length: count }, (_, index) => startWorker(url, join(dir, `cache-${count}-${index}`)));
   try {
     await Promise.all(workers.map((worker) => worker.ready));
-    const runner: JobRunner = createQueueRunner({ endpoint: parseRedisUrl(url), attempts: 2 });
+    const runner: JobRunner = createQueueRunner({ endpoint: parseRedisUrl(url), attempts: 2, ...(observe ? { observe } : {}) });
     return { setup: `queue, ${count} worker${count === 1 ? '' : 's'}`, lanes: count, queue: true, ...await timeEval(dir, { parallel: 1, runner }) };
   } finally {
     for (const worker of workers) worker.child.kill('SIGTERM');
@@ -68,12 +83,30 @@ async function timeQueue(count: number, url: string, dir: string): Promise<Queue
   }
 }
 
-async function timeEval(dir: string, options: { parallel: number; runner?: JobRunner }): Promise<{ wallSeconds: number; jobs: number; resolved: number }> {
+async function timeEval(dir: string, options: { parallel: number; runner?: JobRunner }): Promise<Pick<QueueScalingRow, 'wallSeconds' | 'jobs' | 'resolved' | 'notDone'>> {
   const outDir = mkdtempSync(join(dir, 'out-'));
   const began = process.hrtime.bigint();
   const result = await runEval({ tasksDir, configurations: parseConfigurations(['default'], []), repeat: 1, outDir, progress: silent, ...options });
   const wallSeconds = Number(process.hrtime.bigint() - began) / 1e9;
-  return { wallSeconds, jobs: result.view.records.length, resolved: result.view.records.filter((record) => record.resolved).length };
+  const records = result.view.records;
+  const notDone: Record<string, number> = {};
+  for (const record of records) if (record.status !== 'done') notDone[record.status] = (notDone[record.status] ?? 0) + 1;
+  return { wallSeconds, jobs: records.length, resolved: records.filter((record) => record.resolved).length, notDone };
+}
+
+/** Medians of the queue's parts of each job's time, from one worker taking the jobs one after another. */
+function overheadOf(timings: JobTiming[]): QueueOverhead {
+  const ordered = [...timings].sort((a, b) => a.processedOn - b.processedOn);
+  const workerMs = median(ordered.map((timing) => timing.finishedOn - timing.processedOn - timing.runMs));
+  const returnMs = median(ordered.map((timing) => timing.collectedAt - timing.finishedOn));
+  const pickupMs = median(ordered.slice(1).map((timing, index) => timing.processedOn - ordered[index]!.finishedOn));
+  return { workerMs, returnMs, pickupMs, totalMs: workerMs + returnMs + pickupMs };
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length === 0 ? Number.NaN : sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
 
 /** A `rein worker` child, ready once it says it is connected (its start-up is not part of the eval's time). */

@@ -64,6 +64,7 @@ export async function evalCommand(argv: string[], io: Io, env: NodeJS.ProcessEnv
     if (problem) throw new ModelEndpointError(problem);
   }
   const outDir = stringFlag(parsed, 'out') ?? join(process.cwd(), `rein-eval-${stamp()}`);
+  if (runner) sayWhatStopping(io, outDir);
   io.stderr.write(`rein eval: ${tasksDir}, configurations ${configurations.map((config) => config.label).join(', ')}; output in ${shortPath(outDir)}\n`);
   const result = await runEval({
     tasksDir, configurations, outDir,
@@ -97,6 +98,16 @@ function queueRunner(parsed: ParsedCommand, env: NodeJS.ProcessEnv): JobRunner |
     if (parsed.values[flag] !== undefined) throw new UsageError(`rein eval: with --queue, --${flag} belongs to each worker: rein worker --queue … --${flag}${flag === 'keep-workspaces' ? '' : ' …'}`);
   }
   return createQueueRunner({ endpoint: parseRedisUrl(url, env), attempts: attempts ?? 2 });
+}
+
+/** Stopping a coordinator loses nothing (each result line is on disk as it comes); it says how to pick up again. */
+function sayWhatStopping(io: Io, outDir: string): void {
+  const stop = (code: number) => {
+    io.stderr.write(`\nrein eval: stopped; the unfinished jobs stay on the queue and the workers go on with them. Re-run the same command (same --out ${shortPath(outDir)}) to collect their results.\n`);
+    process.exit(code);
+  };
+  process.once('SIGINT', () => stop(EXIT.interrupted));
+  process.once('SIGTERM', () => stop(EXIT.terminated));
 }
 
 function stamp(): string {

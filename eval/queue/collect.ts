@@ -22,7 +22,7 @@ export interface FinishedJob {
  *
  * @example const { record } = await collectFinished(finished, job);
  */
-export async function collectFinished(finished: FinishedJob, job: EvalJob): Promise<{ record: RunRecord; notes: string[] }> {
+export async function collectFinished(finished: FinishedJob, job: EvalJob): Promise<{ record: RunRecord; notes: string[]; runMs?: number }> {
   const startedAt = new Date(finished.processedOn ?? Date.now()).toISOString();
   if (finished.state === 'failed') {
     const starts = finished.attemptsStarted === 1 ? '1 start' : `${finished.attemptsStarted} starts`;
@@ -30,7 +30,7 @@ export async function collectFinished(finished: FinishedJob, job: EvalJob): Prom
   }
   const parsed = jobResultSchema.safeParse(finished.returnvalue);
   if (!parsed.success) return { record: crash(job, startedAt, `queue: the worker's result is unreadable (${describeWireProblem(parsed.error)}); is it a different rein version?`), notes: [] };
-  const { record, files, cut, worker } = parsed.data;
+  const { record, files, cut, worker, runMs } = parsed.data;
   if (record.task !== job.task.id || record.config !== job.config.label || record.repeat !== job.repeat) {
     return { record: crash(job, startedAt, `queue: worker ${worker} answered with the result of ${record.task} × ${record.config} #${record.repeat}`), notes: [] };
   }
@@ -38,7 +38,7 @@ export async function collectFinished(finished: FinishedJob, job: EvalJob): Prom
   const notes = cut.map((entry) => entry.kept === 0
     ? `${job.task.id} × ${job.config.label} #${job.repeat}: ${entry.name} (${mb(entry.bytes)}) left out by worker ${worker}'s result size cap`
     : `${job.task.id} × ${job.config.label} #${job.repeat}: ${entry.name} cut to its first ${mb(entry.kept)} of ${mb(entry.bytes)} by worker ${worker}'s result size cap`);
-  return { record: { ...record, tracePath: relative(job.outDir, join(job.runDir, 'trace.jsonl')) }, notes };
+  return { record: { ...record, tracePath: relative(job.outDir, join(job.runDir, 'trace.jsonl')) }, notes, ...(runMs !== undefined ? { runMs } : {}) };
 }
 
 function crash(job: EvalJob, startedAt: string, reason: string): RunRecord {

@@ -7,6 +7,7 @@ import { collectFinished } from './collect.js';
 import { prepareJobs, restoreInputs, type QueuedJob } from './enqueue.js';
 import { holdEvalLock } from './eval-lock.js';
 import { evalIdOf } from './job-ids.js';
+import { watchLiveStatus } from './live-status.js';
 import { openRedis, probeRedis, type RedisEndpoint } from './redis-endpoint.js';
 import { STORE_TTL_S } from './task-store.js';
 import { KEY_PREFIX, QUEUE_NAME } from './wire-format.js';
@@ -17,10 +18,17 @@ export interface QueueRunnerOptions {
   attempts: number;
   /** How often every unfinished job is looked at directly, under the event stream (ms). */
   sweepMs?: number;
+  /** Told the times of each collected job (epoch ms), for measuring the queue's own cost (`bench/eval-queue.ts`). */
+  observe?(timing: JobTiming): void;
 }
 
-const WORKERS_POLL_MS = 2_000;
-const LONELY_MS = 5_000;
+/** When a job was taken and finished by its worker, how long its run took there, and when its result was on disk here. */
+export interface JobTiming {
+  processedOn: number;
+  finishedOn: number;
+  runMs: number;
+  collectedAt: number;
+}
 
 type Report = Parameters<JobRunner['run']>[1];
 
@@ -62,11 +70,8 @@ class CoordinatorSession {
   private failure: Error | null = null;
   private settle: () => void = () => undefined;
   private timers: NodeJS.Timeout[] = [];
-  private workers: number | null = null;
-  private connected = true;
-  private closing = false;
+  private live: { stop(): void } | null = null;
   private sweeping = false;
-  private counting = false;
   private restored = 0;
 
   constructor(private readonly options: QueueRunnerOptions, private readonly report: Report, private readonly setStatus: (text: string) => void) {
@@ -74,14 +79,12 @@ class CoordinatorSession {
     this.eventsRedis = openRedis(options.endpoint, 'rein-eval-coordinator-events');
     this.queue = new Queue(QUEUE_NAME, { connection: this.redis, prefix: KEY_PREFIX });
     this.events = new QueueEvents(QUEUE_NAME, { connection: this.eventsRedis, prefix: KEY_PREFIX });
-    // Connection errors are expected during a Redis restart: the clients reconnect, and `lost`/`regained` say so once.
+    // Connection errors are expected during a Redis restart: the clients reconnect, and the live status says so once.
     const ignore = () => undefined;
     this.redis.on('error', ignore);
     this.eventsRedis.on('error', ignore);
     this.queue.on('error', ignore);
     this.events.on('error', ignore);
-    this.redis.on('close', () => this.lost());
-    this.redis.on('ready', () => this.regained());
   }
 
   async run(jobs: readonly EvalJob[]): Promise<void> {
@@ -98,9 +101,7 @@ class CoordinatorSession {
       this.report.note(`${queued.length} jobs on the queue at ${this.options.endpoint.display} (eval ${evalId}); workers take them: rein worker --queue ${this.options.endpoint.display}`);
       void this.sweep();
       this.timers.push(setInterval(() => void this.sweep(), this.options.sweepMs ?? 5_000));
-      this.timers.push(setInterval(() => void this.countWorkers(), WORKERS_POLL_MS));
-      this.timers.push(setTimeout(() => { if (this.workers === 0) this.report.note(`no worker is connected yet; start one with: rein worker --queue ${this.options.endpoint.display}`); }, LONELY_MS));
-      void this.countWorkers();
+      this.live = watchLiveStatus(this.queue, this.redis, { display: this.options.endpoint.display, note: this.report.note, setStatus: this.setStatus, regained: () => void this.sweep() });
       await done;
       if (this.failure) throw this.failure;
     } finally {
@@ -109,7 +110,7 @@ class CoordinatorSession {
   }
 
   async close(): Promise<void> {
-    this.closing = true;
+    this.live?.stop();
     for (const timer of this.timers) clearInterval(timer);
     await this.chain;
     await this.events.close().catch(() => undefined);
@@ -146,8 +147,9 @@ class CoordinatorSession {
     if (!entry || !job) return;
     const state = await job.getState();
     if (state !== 'completed' && state !== 'failed') return;
-    const { record, notes } = await collectFinished({ state, returnvalue: job.returnvalue, failedReason: job.failedReason, attemptsStarted: job.attemptsStarted, ...(job.processedOn ? { processedOn: job.processedOn } : {}) }, entry.job);
+    const { record, notes, runMs } = await collectFinished({ state, returnvalue: job.returnvalue, failedReason: job.failedReason, attemptsStarted: job.attemptsStarted, ...(job.processedOn ? { processedOn: job.processedOn } : {}) }, entry.job);
     this.finish(jobId, entry.job, record);
+    if (runMs !== undefined && job.processedOn && job.finishedOn) this.options.observe?.({ processedOn: job.processedOn, finishedOn: job.finishedOn, runMs, collectedAt: Date.now() });
     for (const text of notes) this.report.note(text);
     // The result is on disk now; a kill before this line leaves the job to expire with its age limit.
     await job.remove().catch(() => undefined);
@@ -191,38 +193,5 @@ class CoordinatorSession {
     await restoreInputs(this.redis, entry);
     await this.add([entry]);
     this.restored++;
-  }
-
-  private async countWorkers(): Promise<void> {
-    if (this.counting) return;
-    this.counting = true;
-    try {
-      this.workers = await this.queue.getWorkersCount();
-    } catch {
-      this.workers = null;
-    } finally {
-      this.counting = false;
-    }
-    this.showStatus();
-  }
-
-  private showStatus(): void {
-    if (!this.connected) this.setStatus('Redis unreachable, reconnecting');
-    else this.setStatus(this.workers === null ? 'workers: unknown' : `${this.workers} worker${this.workers === 1 ? '' : 's'}`);
-  }
-
-  private lost(): void {
-    if (!this.connected || this.closing) return;
-    this.connected = false;
-    this.showStatus();
-    this.report.note(`lost the connection to Redis at ${this.options.endpoint.display}; reconnecting (results wait in Redis meanwhile)`);
-  }
-
-  private regained(): void {
-    if (this.connected) return;
-    this.connected = true;
-    this.showStatus();
-    this.report.note('reconnected to Redis');
-    void this.sweep();
   }
 }

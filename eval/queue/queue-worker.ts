@@ -114,10 +114,12 @@ async function processJob(job: Job, context: WorkerContext, options: QueueWorker
     throw new Error(`refused by worker ${name}: ${error.message}`);
   }
   try {
+    const began = Date.now();
     const record = await runLocally(local, options, temp);
+    const runMs = Date.now() - began;
     const { files, cut } = await packRunFiles(local.runDir, options.maxResultBytes);
     options.log(describeRun(record));
-    return { v: WIRE_VERSION, record, files, cut, worker: name };
+    return { v: WIRE_VERSION, record, files, cut, worker: name, runMs };
   } finally {
     await rm(local.outDir, { recursive: true, force: true });
   }

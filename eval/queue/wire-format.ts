@@ -63,6 +63,8 @@ export const jobResultSchema = z.object({
   cut: z.array(z.object({ name: plainName, bytes: z.number(), kept: z.number() })),
   /** `host:pid` of the worker that ran it. */
   worker: z.string(),
+  /** Milliseconds the run took in the worker's local pool (the rest of the job's time is the queue's). */
+  runMs: z.number().nonnegative().optional(),
 });
 
 export type JobResult = z.infer<typeof jobResultSchema>;
