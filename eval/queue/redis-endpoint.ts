@@ -38,7 +38,8 @@ export function parseRedisUrl(text: string, env: NodeJS.ProcessEnv = {}): RedisE
     ...(db ? { db: Number(db) } : {}),
     ...(url.username ? { username: decodeURIComponent(url.username) } : {}),
     ...(password ? { password } : {}),
-    ...(url.protocol === 'rediss:' ? { tls: { servername: url.hostname.replace(/^\[|\]$/g, '') } } : {}),
+    // Node checks the certificate against the host name (or IP address) it connects to.
+    ...(url.protocol === 'rediss:' ? { tls: {} } : {}),
   };
   const credentials = url.username || url.password ? '***@' : '';
   return { options, display: `${url.protocol}//${credentials}${url.host}${db ? `/${db}` : ''}` };

@@ -1,5 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -54,6 +53,7 @@ export interface TestRedis {
 
 /** A real redis-server on a free port, its data in a temp dir (nothing touches the machine's own Redis). */
 export async function startRedis(options: RedisOptions = {}): Promise<TestRedis> {
+  if (spawnSync('redis-server', ['--version']).status !== 0) throw new Error('redis-server not found: install Debian\'s redis-server (.ci/run does)');
   const dir = tempDir('rein-test-redis-');
   const port = await freePort();
   const args = ['--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', options.persist ? 'yes' : 'no', '--appendfsync', 'always', '--daemonize', 'no'];

@@ -134,10 +134,10 @@ describe('rein eval --queue and rein worker: usage', () => {
       [['eval', tasks, '--attempts', '3'], /--attempts applies to queued runs; add --queue/],
       [['worker'], /rein worker: expected --queue redis:\/\/host:6379 \(or REIN_QUEUE\)/],
     ];
-    for (const [args, message] of cases) {
-      const result = await runCli(args, { env: cleanEnv() });
-      expect(result.code, args.join(' ')).toBe(2);
-      expect(result.stderr).toMatch(message);
-    }
-  }, 60_000);
+    const results = await Promise.all(cases.map(([args]) => runCli(args, { env: cleanEnv(), timeoutMs: 170_000 })));
+    results.forEach((result, index) => {
+      expect(result.code, cases[index]![0].join(' ')).toBe(2);
+      expect(result.stderr).toMatch(cases[index]![1]);
+    });
+  }, 180_000);
 });

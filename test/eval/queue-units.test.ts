@@ -111,7 +111,7 @@ describe('queue addresses and ids', () => {
     expect(plain.options).toMatchObject({ host: '10.0.0.5', port: 6380, db: 3 });
     expect(plain.options.tls).toBeUndefined();
     const secret = parseRedisUrl('rediss://eval:p%40ss@queue.example:6390');
-    expect(secret.options).toMatchObject({ host: 'queue.example', port: 6390, username: 'eval', password: 'p@ss', tls: { servername: 'queue.example' } });
+    expect(secret.options).toMatchObject({ host: 'queue.example', port: 6390, username: 'eval', password: 'p@ss', tls: {} });
     expect(secret.display).toBe('rediss://***@queue.example:6390');
     expect(parseRedisUrl('redis://queue.example', { REIN_REDIS_PASSWORD: 'from-env' }).options).toMatchObject({ port: 6379, password: 'from-env' });
     expect(() => parseRedisUrl('queue.example:6379')).toThrow(/redis:\/\/ or rediss:\/\//);
