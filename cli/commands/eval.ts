@@ -3,8 +3,6 @@ import { join, relative } from 'node:path';
 import { ModelEndpointError, UsageError } from '../../lib/errors.js';
 import { parseConfigurations } from '../../eval/configurations.js';
 import { runEval, type JobRunner } from '../../eval/eval-runner.js';
-import { createQueueRunner } from '../../eval/queue/coordinator.js';
-import { parseRedisUrl } from '../../eval/queue/redis-endpoint.js';
 import { loadPriceTable } from '../../eval/prices.js';
 import { formatEvalTable } from '../../eval/terminal.js';
 import { listFlag, numberFlag, parseCommand, stringFlag, type FlagSpec, type ParsedCommand } from '../args.js';
@@ -56,7 +54,7 @@ export async function evalCommand(argv: string[], io: Io, env: NodeJS.ProcessEnv
   if (extra.length > 0) throw new UsageError(`rein eval: unexpected argument "${extra[0]}"`);
   const configurations = parseConfigurations(listFlag(parsed, 'preset'), listFlag(parsed, 'config'));
   const model = stringFlag(parsed, 'model');
-  const runner = queueRunner(parsed, env);
+  const runner = await queueRunner(parsed, env);
   // With a queue the endpoint is each worker's own: nothing about it is needed (or sent) here.
   const endpoint = model === undefined ? undefined : runner ? { model } : resolveEndpoint({ model, baseURL: stringFlag(parsed, 'base-url'), env });
   if (endpoint?.baseURL) {
@@ -87,7 +85,7 @@ export async function evalCommand(argv: string[], io: Io, env: NodeJS.ProcessEnv
 }
 
 /** `--queue URL`: the coordinator's runner; flags that only make sense on the workers are refused with where they go. */
-function queueRunner(parsed: ParsedCommand, env: NodeJS.ProcessEnv): JobRunner | undefined {
+async function queueRunner(parsed: ParsedCommand, env: NodeJS.ProcessEnv): Promise<JobRunner | undefined> {
   const url = stringFlag(parsed, 'queue');
   const attempts = numberFlag('rein eval', parsed, 'attempts', { integer: true });
   if (url === undefined) {
@@ -97,6 +95,8 @@ function queueRunner(parsed: ParsedCommand, env: NodeJS.ProcessEnv): JobRunner |
   for (const flag of ['parallel', 'keep-workspaces', 'base-url']) {
     if (parsed.values[flag] !== undefined) throw new UsageError(`rein eval: with --queue, --${flag} belongs to each worker: rein worker --queue … --${flag}${flag === 'keep-workspaces' ? '' : ' …'}`);
   }
+  // Loaded only here: BullMQ and ioredis are large imports a local eval never needs.
+  const [{ createQueueRunner }, { parseRedisUrl }] = await Promise.all([import('../../eval/queue/coordinator.js'), import('../../eval/queue/redis-endpoint.js')]);
   return createQueueRunner({ endpoint: parseRedisUrl(url, env), attempts: attempts ?? 2 });
 }
 

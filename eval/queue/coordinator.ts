@@ -98,7 +98,7 @@ class CoordinatorSession {
       this.events.on('failed', ({ jobId }) => this.enqueueCheck(jobId));
       await this.events.waitUntilReady();
       await this.add(queued);
-      this.report.note(`${queued.length} jobs on the queue at ${this.options.endpoint.display} (eval ${evalId}); workers take them: rein worker --queue ${this.options.endpoint.display}`);
+      this.report.note(`${queued.length} job${queued.length === 1 ? '' : 's'} on the queue at ${this.options.endpoint.display} (eval ${evalId}); workers take them: rein worker --queue ${this.options.endpoint.display}`);
       void this.sweep();
       this.timers.push(setInterval(() => void this.sweep(), this.options.sweepMs ?? 5_000));
       this.live = watchLiveStatus(this.queue, this.redis, { display: this.options.endpoint.display, note: this.report.note, setStatus: this.setStatus, regained: () => void this.sweep() });
