@@ -15,8 +15,12 @@ export interface QueueScalingRow {
   /** Local pool processes, or queue workers (one job at a time each). */
   lanes: number;
   queue: boolean;
+  /** Mean over the rounds. */
   wallSeconds: number;
+  /** Each round's wall time, in the order the rounds ran. */
+  rounds: number[];
   jobs: number;
+  /** Summed over the rounds, like `notDone`. */
   resolved: number;
   /** Runs that did not end `done`, by status (under heavy load, runs hit their time limit). */
   notDone: Record<string, number>;
@@ -41,7 +45,8 @@ const silent = { isTTY: false, write: () => true };
  * Wall time of `rein eval eval/suite --preset default` run by the local pool
  * (1 process, and the default of min(4, CPUs)) and through a Redis queue
  * with 1, 2 and 4 `rein worker` processes of one job each, on this machine,
- * one after the other in one run, and the queue's own cost per job, timed
+ * one after the other in two rounds (the second in reverse order), and the
+ * queue's own cost per job, timed
  * directly with one worker. Null when redis-server is not installed. The
  * coordinator runs in this process; each worker is the built CLI.
  */
@@ -54,12 +59,18 @@ export async function measureQueueScaling(): Promise<{ rows: QueueScalingRow[]; 
     await waitFor(() => spawnSync('redis-cli', ['-p', String(port), 'ping']).stdout?.toString().trim() === 'PONG');
     const url = `redis://127.0.0.1:${port}`;
     const pool = Math.max(1, Math.min(4, availableParallelism()));
-    const rows: QueueScalingRow[] = [];
     const timings: JobTiming[] = [];
-    rows.push(await timeLocal(1, dir));
-    if (pool !== 1) rows.push(await timeLocal(pool, dir));
-    for (const workers of [1, 2, 4]) rows.push(await timeQueue(workers, url, dir, workers === 1 ? (timing) => timings.push(timing) : undefined));
-    return { rows, overhead: overheadOf(timings) };
+    const setups: Array<() => Promise<Measured>> = [
+      () => timeLocal(1, dir),
+      ...(pool !== 1 ? [() => timeLocal(pool, dir)] : []),
+      ...[1, 2, 4].map((workers) => () => timeQueue(workers, url, dir, workers === 1 ? (timing) => timings.push(timing) : undefined)),
+    ];
+    // Two rounds, the second in reverse order: a machine whose load drifts during the bench favours no setup.
+    const measured: Measured[][] = setups.map(() => []);
+    for (const order of [setups.map((_, index) => index), setups.map((_, index) => index).reverse()]) {
+      for (const index of order) measured[index]!.push(await setups[index]!());
+    }
+    return { rows: measured.map(combine), overhead: overheadOf(timings) };
   } finally {
     redis.kill('SIGTERM');
     await new Promise((resolve) => redis.once('exit', resolve));
@@ -67,11 +78,23 @@ export async function measureQueueScaling(): Promise<{ rows: QueueScalingRow[]; 
   }
 }
 
-async function timeLocal(parallel: number, dir: string): Promise<QueueScalingRow> {
+type Measured = Omit<QueueScalingRow, 'rounds'>;
+
+async function timeLocal(parallel: number, dir: string): Promise<Measured> {
   return { setup: `local pool, ${parallel} process${parallel === 1 ? '' : 'es'}`, lanes: parallel, queue: false, ...await timeEval(dir, { parallel }) };
 }
 
-async function timeQueue(count: number, url: string, dir: string, observe?: (timing: JobTiming) => void): Promise<QueueScalingRow> {
+function combine(rounds: Measured[]): QueueScalingRow {
+  const notDone: Record<string, number> = {};
+  for (const round of rounds) for (const [status, count] of Object.entries(round.notDone)) notDone[status] = (notDone[status] ?? 0) + count;
+  return {
+    ...rounds[0]!, rounds: rounds.map((round) => round.wallSeconds), notDone,
+    wallSeconds: rounds.reduce((total, round) => total + round.wallSeconds, 0) / rounds.length,
+    jobs: rounds.reduce((total, round) => total + round.jobs, 0), resolved: rounds.reduce((total, round) => total + round.resolved, 0),
+  };
+}
+
+async function timeQueue(count: number, url: string, dir: string, observe?: (timing: JobTiming) => void): Promise<Measured> {
   const workers = Array.from({ length: count }, (_, index) => startWorker(url, join(dir, `cache-${count}-${index}`)));
   try {
     await Promise.all(workers.map((worker) => worker.ready));
@@ -83,7 +106,7 @@ async function timeQueue(count: number, url: string, dir: string, observe?: (tim
   }
 }
 
-async function timeEval(dir: string, options: { parallel: number; runner?: JobRunner }): Promise<Pick<QueueScalingRow, 'wallSeconds' | 'jobs' | 'resolved' | 'notDone'>> {
+async function timeEval(dir: string, options: { parallel: number; runner?: JobRunner }): Promise<Pick<Measured, 'wallSeconds' | 'jobs' | 'resolved' | 'notDone'>> {
   const outDir = mkdtempSync(join(dir, 'out-'));
   const began = process.hrtime.bigint();
   const result = await runEval({ tasksDir, configurations: parseConfigurations(['default'], []), repeat: 1, outDir, progress: silent, ...options });

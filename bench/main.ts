@@ -92,9 +92,9 @@ async function queueSection(out: (text: string) => void, table: (...args: Parame
   if (!measured) { out('skipped: redis-server is not installed\n'); return; }
   const { rows, overhead } = measured;
   const [single] = rows;
-  table(['setup', 'jobs', 'resolved', 'not done', 'wall seconds', 'vs local pool, 1 process'], rows.map((row) => [
+  table(['setup', 'runs (2 rounds)', 'resolved', 'not done', 'wall seconds, mean', 'round 1, round 2', 'vs local pool, 1 process'], rows.map((row) => [
     row.setup, row.jobs, `${row.resolved}/${row.jobs}`, Object.entries(row.notDone).map(([status, count]) => `${count} ${status}`).join(', ') || '-',
-    row.wallSeconds.toFixed(1), `${(row.wallSeconds / single!.wallSeconds).toFixed(2)}x`,
+    row.wallSeconds.toFixed(1), row.rounds.map((seconds) => seconds.toFixed(1)).join(', '), `${(row.wallSeconds / single!.wallSeconds).toFixed(2)}x`,
   ]));
   table(['queue overhead per job, 1 worker (median ms)', 'worker: fetch, check, pack', 'result back on disk', 'worker takes the next job', 'total'], [[
     'measured per job', overhead.workerMs.toFixed(0), overhead.returnMs.toFixed(0), overhead.pickupMs.toFixed(0), overhead.totalMs.toFixed(0),

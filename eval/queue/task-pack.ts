@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { gunzip, gzip } from 'node:zlib';
 import { z } from 'zod';
-import { ReinError } from '../../lib/errors.js';
+import { ReinError, UsageError } from '../../lib/errors.js';
 import { hashContent, listContent, type ContentEntry } from './task-content.js';
 
 const gzipAsync = promisify(gzip);
@@ -37,7 +37,7 @@ export async function packTask(id: string, root: string): Promise<{ hash: string
   const header = Buffer.alloc(4);
   header.writeUInt32BE(manifest.length);
   const blob = await gzipAsync(Buffer.concat([header, manifest, ...entries.flatMap((entry) => bytes.get(entry.path) ?? [])]));
-  if (blob.length > MAX_PACKED_BYTES) throw new ReinError(`task ${id} is ${Math.round(blob.length / 1048576)} MB packed; the queue takes tasks up to ${MAX_PACKED_BYTES / 1048576} MB`);
+  if (blob.length > MAX_PACKED_BYTES) throw new UsageError(`task ${id} is ${Math.round(blob.length / 1048576)} MB packed; the queue takes tasks up to ${MAX_PACKED_BYTES / 1048576} MB`);
   return { hash, blob };
 }
 

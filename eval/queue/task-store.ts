@@ -59,7 +59,9 @@ export async function fetchTask(redis: Redis, cache: string, task: { id: string;
   if (!blob) throw new JobRefused(`task ${task.id} (${short(task.hash)}) is not in Redis; the coordinator stores it again when it sees it missing`);
   const staging = join(cache, 'tasks', `.tmp-${randomBytes(6).toString('hex')}`);
   try {
-    await unpackTask(blob, join(staging, task.id));
+    await unpackTask(blob, join(staging, task.id)).catch((error: unknown) => {
+      throw new JobRefused(`task ${task.id}: the stored folder cannot be unpacked (${(error as Error).message}); refusing to run it`);
+    });
     const actual = await hashContent(task.id, join(staging, task.id));
     if (actual !== task.hash) throw new JobRefused(`task ${task.id}: the stored folder hashes to ${short(actual)}, not to the job's ${short(task.hash)}; refusing to run it`);
     await install(staging, home);
