@@ -12,6 +12,7 @@ import { otelOverheadSection } from './sections/otel-overhead.js';
 import { syntaxChecksSection } from './sections/syntax-checks.js';
 import { memorySection } from './sections/memory.js';
 import { sandboxOverheadSection } from './sections/sandbox-overhead.js';
+import { evalQueueSection } from './sections/eval-queue.js';
 
 /** The sections of `npm run bench`, in the order they run and are numbered. A new section is a file and a line here. */
 const SECTIONS: readonly BenchSection[] = [
@@ -25,6 +26,7 @@ const SECTIONS: readonly BenchSection[] = [
   syntaxChecksSection,
   memorySection,
   sandboxOverheadSection,
+  evalQueueSection,
 ];
 
 const USAGE = `node --expose-gc dist/bench/main.js [--only ID,…] [--skip ID,…] [--write]

@@ -32,6 +32,17 @@ export interface EvalOptions {
   env?: NodeJS.ProcessEnv;
   /** Where progress goes (stderr). */
   progress?: ProgressStream;
+  /** Runs the pending jobs somewhere other than the local process pool (the job queue of `--queue`). */
+  runner?: JobRunner;
+}
+
+/** Something that runs eval jobs and reports one record per job (the local pool, or the job queue). */
+export interface JobRunner {
+  run(jobs: readonly EvalJob[], report: { record(record: RunRecord, job: EvalJob): void; note(text: string): void }): Promise<void>;
+  /** A few words for the progress line, such as the number of live workers. */
+  status?(): string;
+  /** Where an endpoint model is called from, for the report (default: the endpoint's URL). */
+  endpointNote?: string;
 }
 
 export interface EvalResult {
@@ -74,7 +85,7 @@ export async function runEval(options: EvalOptions): Promise<EvalResult> {
   const records = latestPerKey(readResults(resultsPath).records.filter((record) => labels.has(record.config) && record.repeat < options.repeat));
   const view = buildEvalView({
     tasksDir: options.tasksDir, configs: configs.map((config) => config.label), records, repeat: options.repeat, problems,
-    modelNote: describeModel(options.endpoint), priceNote: describePrices(records),
+    modelNote: describeModel(options.endpoint, options.runner?.endpointNote), priceNote: describePrices(records),
     taskNotes: Object.fromEntries(taskSet.tasks.map((task) => [task.id, options.endpoint ? '' : simulatedNote(task)])),
   });
   // Each run's replay page beside its trace (written as runs finish; kept runs' now): report.html links every cell to it.
@@ -101,14 +112,19 @@ function selectTasks(tasks: EvalTask[], options: EvalOptions, problems: Array<{ 
 
 async function runPending(pending: EvalJob[], previous: RunRecord[], total: number, configs: ResolvedConfiguration[], options: EvalOptions, resultsPath: string, recorded: (record: RunRecord) => void): Promise<void> {
   const writer = openResultsWriter(resultsPath);
-  const progress = createProgress(options.progress ?? { write: () => true }, { total, configs: configs.map((config) => config.label), previous });
+  const status = options.runner?.status?.bind(options.runner);
+  const progress = createProgress(options.progress ?? { write: () => true }, { total, configs: configs.map((config) => config.label), previous, ...(status ? { status } : {}) });
+  const record = (record: RunRecord) => { writer.append(record); progress.finished(record); recorded(record); };
   try {
-    await runPool(pending, {
-      parallel: options.parallel,
-      ...(options.workerPath ? { workerPath: options.workerPath } : {}),
-      ...(options.env ? { env: options.env } : {}),
-      onRecord: (record) => { writer.append(record); progress.finished(record); recorded(record); },
-    });
+    if (options.runner) await options.runner.run(pending, { record, note: (text) => progress.note(text) });
+    else {
+      await runPool(pending, {
+        parallel: options.parallel,
+        ...(options.workerPath ? { workerPath: options.workerPath } : {}),
+        ...(options.env ? { env: options.env } : {}),
+        onRecord: record,
+      });
+    }
   } finally {
     writer.close();
     progress.close();

@@ -2,8 +2,8 @@ import { NOMINAL_PRICE } from './prices.js';
 import type { RunRecord } from './run-record.js';
 
 /** The report's line on the model. */
-export function describeModel(endpoint: { model: string; baseURL?: string } | undefined): string {
-  if (endpoint) return `Model: ${endpoint.model} at ${endpoint.baseURL ?? 'https://api.openai.com/v1'}.`;
+export function describeModel(endpoint: { model: string; baseURL?: string } | undefined, where?: string): string {
+  if (endpoint) return `Model: ${endpoint.model} at ${where ?? endpoint.baseURL ?? 'https://api.openai.com/v1'}.`;
   return 'Model: each task\'s simulated model, offline. This is a simulation that tests the harness; it is not a benchmark of any model.';
 }
 

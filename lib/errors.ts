@@ -26,3 +26,8 @@ export class MissingFileError extends ReinError {}
 
 /** A path the sandbox policy hides from the agent (a credential path, a `.env` file, `permissions.hidden`). */
 export class HiddenPathError extends ReinError {}
+/** `rein eval --queue` / `rein worker` could not reach or log in to Redis: a usage error (exit code 2), nothing is enqueued. */
+export class QueueConnectionError extends UsageError {}
+
+/** A queue worker will not run a job (its task or rules do not match their hash, or it lacks what the job needs); the job goes back to the queue. */
+export class JobRefused extends ReinError {}

@@ -2,10 +2,10 @@ import { availableParallelism } from 'node:os';
 import { join, relative } from 'node:path';
 import { ModelEndpointError, UsageError } from '../../lib/errors.js';
 import { parseConfigurations } from '../../eval/configurations.js';
-import { runEval } from '../../eval/eval-runner.js';
+import { runEval, type JobRunner } from '../../eval/eval-runner.js';
 import { loadPriceTable } from '../../eval/prices.js';
 import { formatEvalTable } from '../../eval/terminal.js';
-import { listFlag, numberFlag, parseCommand, stringFlag, type FlagSpec } from '../args.js';
+import { listFlag, numberFlag, parseCommand, stringFlag, type FlagSpec, type ParsedCommand } from '../args.js';
 import type { Io } from '../execute-run.js';
 import { EXIT } from '../exit-codes.js';
 import { resolveEndpoint } from '../../actors/model-source.js';
@@ -31,12 +31,19 @@ report.html. Re-running with the same --out resumes: finished runs are kept.
   --task ID              run only this task (repeatable)
   --prices FILE          JSON price table: {"model": {"input": 3, "cachedInput": 0.3, "output": 15}}, USD per million tokens
   --keep-workspaces      keep each run's temp workspace
-  --json                 print the summary as JSON on stdout`;
+  --json                 print the summary as JSON on stdout
+  --queue URL            fan out: put the runs on a Redis queue (redis://host:6379[/db], or
+                         rediss://… for TLS) for \`rein worker --queue URL\` on any number of
+                         machines, and collect their results here; --parallel, --keep-workspaces
+                         and --base-url then belong to the workers
+  --attempts N           with --queue: times a run may start; a run whose worker died is re-run
+                         in a fresh workspace until then (default 2)`;
 
 const EVAL_FLAGS: FlagSpec = {
   preset: { type: 'string', multiple: true }, config: { type: 'string', multiple: true }, model: { type: 'string' }, 'base-url': { type: 'string' },
   repeat: { type: 'string' }, parallel: { type: 'string' }, out: { type: 'string' }, task: { type: 'string', multiple: true },
   prices: { type: 'string' }, 'keep-workspaces': { type: 'boolean' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
+  queue: { type: 'string' }, attempts: { type: 'string' },
 };
 
 export async function evalCommand(argv: string[], io: Io, env: NodeJS.ProcessEnv): Promise<number> {
@@ -47,12 +54,15 @@ export async function evalCommand(argv: string[], io: Io, env: NodeJS.ProcessEnv
   if (extra.length > 0) throw new UsageError(`rein eval: unexpected argument "${extra[0]}"`);
   const configurations = parseConfigurations(listFlag(parsed, 'preset'), listFlag(parsed, 'config'));
   const model = stringFlag(parsed, 'model');
-  const endpoint = model === undefined ? undefined : resolveEndpoint({ model, baseURL: stringFlag(parsed, 'base-url'), env });
+  const runner = await queueRunner(parsed, env);
+  // With a queue the endpoint is each worker's own: nothing about it is needed (or sent) here.
+  const endpoint = model === undefined ? undefined : runner ? { model } : resolveEndpoint({ model, baseURL: stringFlag(parsed, 'base-url'), env });
   if (endpoint?.baseURL) {
     const problem = await checkReachable(endpoint.baseURL);
     if (problem) throw new ModelEndpointError(problem);
   }
   const outDir = stringFlag(parsed, 'out') ?? join(process.cwd(), `rein-eval-${stamp()}`);
+  if (runner) sayWhatStopping(io, outDir);
   io.stderr.write(`rein eval: ${tasksDir}, configurations ${configurations.map((config) => config.label).join(', ')}; output in ${shortPath(outDir)}\n`);
   const result = await runEval({
     tasksDir, configurations, outDir,
@@ -63,6 +73,7 @@ export async function evalCommand(argv: string[], io: Io, env: NodeJS.ProcessEnv
     ...(stringFlag(parsed, 'prices') ? { prices: loadPriceTable(stringFlag(parsed, 'prices')!) } : {}),
     keepWorkspaces: Boolean(parsed.values['keep-workspaces']),
     env, progress: io.stderr,
+    ...(runner ? { runner } : {}),
   });
   for (const entry of result.view.problems) io.stderr.write(`rein eval: skipped task ${entry.id}: ${entry.problem}\n`);
   if (result.kept > 0) io.stderr.write(`rein eval: resumed: kept ${result.kept} finished runs, ran ${result.ran}\n`);
@@ -71,6 +82,32 @@ export async function evalCommand(argv: string[], io: Io, env: NodeJS.ProcessEnv
     io.stdout.write(JSON.stringify({ outDir: result.outDir, files: result.files, ran: result.ran, kept: result.kept, configurations: result.view.stats, comparisons: result.view.comparisons, skipped: result.view.problems }) + '\n');
   }
   return EXIT.done;
+}
+
+/** `--queue URL`: the coordinator's runner; flags that only make sense on the workers are refused with where they go. */
+async function queueRunner(parsed: ParsedCommand, env: NodeJS.ProcessEnv): Promise<JobRunner | undefined> {
+  const url = stringFlag(parsed, 'queue');
+  const attempts = numberFlag('rein eval', parsed, 'attempts', { integer: true });
+  if (url === undefined) {
+    if (attempts !== undefined) throw new UsageError('rein eval: --attempts applies to queued runs; add --queue redis://…');
+    return undefined;
+  }
+  for (const flag of ['parallel', 'keep-workspaces', 'base-url']) {
+    if (parsed.values[flag] !== undefined) throw new UsageError(`rein eval: with --queue, --${flag} belongs to each worker: rein worker --queue … --${flag}${flag === 'keep-workspaces' ? '' : ' …'}`);
+  }
+  // Loaded only here: BullMQ and ioredis are large imports a local eval never needs.
+  const [{ createQueueRunner }, { parseRedisUrl }] = await Promise.all([import('../../eval/queue/coordinator.js'), import('../../eval/queue/redis-endpoint.js')]);
+  return createQueueRunner({ endpoint: parseRedisUrl(url, env), attempts: attempts ?? 2 });
+}
+
+/** Stopping a coordinator loses nothing (each result line is on disk as it comes); it says how to pick up again. */
+function sayWhatStopping(io: Io, outDir: string): void {
+  const stop = (code: number) => {
+    io.stderr.write(`\nrein eval: stopped; the unfinished jobs stay on the queue and the workers go on with them. Re-run the same command (same --out ${shortPath(outDir)}) to collect their results.\n`);
+    process.exit(code);
+  };
+  process.once('SIGINT', () => stop(EXIT.interrupted));
+  process.once('SIGTERM', () => stop(EXIT.terminated));
 }
 
 function stamp(): string {

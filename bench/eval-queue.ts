@@ -1,0 +1,158 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseConfigurations } from '../eval/configurations.js';
+import { runEval, type JobRunner } from '../eval/eval-runner.js';
+import { createQueueRunner, type JobTiming } from '../eval/queue/coordinator.js';
+import { parseRedisUrl } from '../eval/queue/redis-endpoint.js';
+
+/** One way of running the offline suite, timed. */
+export interface QueueScalingRow {
+  setup: string;
+  /** Local pool processes, or queue workers (one job at a time each). */
+  lanes: number;
+  queue: boolean;
+  /** Mean over the rounds. */
+  wallSeconds: number;
+  /** Each round's wall time, in the order the rounds ran. */
+  rounds: number[];
+  jobs: number;
+  /** Summed over the rounds, like `notDone`. */
+  resolved: number;
+  /** Runs that did not end `done`, by status (under heavy load, runs hit their time limit). */
+  notDone: Record<string, number>;
+}
+
+/** The queue's own cost per job with one worker, medians over the suite's jobs, in ms. */
+export interface QueueOverhead {
+  /** On the worker, outside the run: fetching and checking the task and rules, packing the run files, finishing the job. */
+  workerMs: number;
+  /** From the worker finishing the job to its result being on disk at the coordinator. */
+  returnMs: number;
+  /** From one job finishing to the worker starting the next. */
+  pickupMs: number;
+  totalMs: number;
+}
+
+const rein = fileURLToPath(new URL('../../bin/rein.js', import.meta.url));
+const tasksDir = fileURLToPath(new URL('../../eval/suite', import.meta.url));
+const silent = { isTTY: false, write: () => true };
+
+/**
+ * Wall time of `rein eval eval/suite --preset default` run by the local pool
+ * (1 process, and the default of min(4, CPUs)) and through a Redis queue
+ * with 1, 2 and 4 `rein worker` processes of one job each, on this machine,
+ * one after the other in two rounds (the second in reverse order), and the
+ * queue's own cost per job, timed
+ * directly with one worker. Null when redis-server is not installed. The
+ * coordinator runs in this process; each worker is the built CLI.
+ */
+export async function measureQueueScaling(): Promise<{ rows: QueueScalingRow[]; overhead: QueueOverhead } | null> {
+  if (spawnSync('redis-server', ['--version']).status !== 0) return null;
+  const dir = mkdtempSync(join(tmpdir(), 'rein-bench-queue-'));
+  const port = await freePort();
+  const redis = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  try {
+    await waitFor(() => spawnSync('redis-cli', ['-p', String(port), 'ping']).stdout?.toString().trim() === 'PONG');
+    const url = `redis://127.0.0.1:${port}`;
+    const pool = Math.max(1, Math.min(4, availableParallelism()));
+    const timings: JobTiming[] = [];
+    const setups: Array<() => Promise<Measured>> = [
+      () => timeLocal(1, dir),
+      ...(pool !== 1 ? [() => timeLocal(pool, dir)] : []),
+      ...[1, 2, 4].map((workers) => () => timeQueue(workers, url, dir, workers === 1 ? (timing) => timings.push(timing) : undefined)),
+    ];
+    // Two rounds, the second in reverse order: a machine whose load drifts during the bench favours no setup.
+    const measured: Measured[][] = setups.map(() => []);
+    for (const order of [setups.map((_, index) => index), setups.map((_, index) => index).reverse()]) {
+      for (const index of order) measured[index]!.push(await setups[index]!());
+    }
+    return { rows: measured.map(combine), overhead: overheadOf(timings) };
+  } finally {
+    redis.kill('SIGTERM');
+    await new Promise((resolve) => redis.once('exit', resolve));
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+type Measured = Omit<QueueScalingRow, 'rounds'>;
+
+async function timeLocal(parallel: number, dir: string): Promise<Measured> {
+  return { setup: `local pool, ${parallel} process${parallel === 1 ? '' : 'es'}`, lanes: parallel, queue: false, ...await timeEval(dir, { parallel }) };
+}
+
+function combine(rounds: Measured[]): QueueScalingRow {
+  const notDone: Record<string, number> = {};
+  for (const round of rounds) for (const [status, count] of Object.entries(round.notDone)) notDone[status] = (notDone[status] ?? 0) + count;
+  return {
+    ...rounds[0]!, rounds: rounds.map((round) => round.wallSeconds), notDone,
+    wallSeconds: rounds.reduce((total, round) => total + round.wallSeconds, 0) / rounds.length,
+    jobs: rounds.reduce((total, round) => total + round.jobs, 0), resolved: rounds.reduce((total, round) => total + round.resolved, 0),
+  };
+}
+
+async function timeQueue(count: number, url: string, dir: string, observe?: (timing: JobTiming) => void): Promise<Measured> {
+  const workers = Array.from({ length: count }, (_, index) => startWorker(url, join(dir, `cache-${count}-${index}`)));
+  try {
+    await Promise.all(workers.map((worker) => worker.ready));
+    const runner: JobRunner = createQueueRunner({ endpoint: parseRedisUrl(url), attempts: 2, ...(observe ? { observe } : {}) });
+    return { setup: `queue, ${count} worker${count === 1 ? '' : 's'}`, lanes: count, queue: true, ...await timeEval(dir, { parallel: 1, runner }) };
+  } finally {
+    for (const worker of workers) worker.child.kill('SIGTERM');
+    await Promise.all(workers.map((worker) => new Promise((resolve) => (worker.child.exitCode === null ? worker.child.once('exit', resolve) : resolve(null)))));
+  }
+}
+
+async function timeEval(dir: string, options: { parallel: number; runner?: JobRunner }): Promise<Pick<Measured, 'wallSeconds' | 'jobs' | 'resolved' | 'notDone'>> {
+  const outDir = mkdtempSync(join(dir, 'out-'));
+  const began = process.hrtime.bigint();
+  const result = await runEval({ tasksDir, configurations: parseConfigurations(['default'], []), repeat: 1, outDir, progress: silent, ...options });
+  const wallSeconds = Number(process.hrtime.bigint() - began) / 1e9;
+  const records = result.view.records;
+  const notDone: Record<string, number> = {};
+  for (const record of records) if (record.status !== 'done') notDone[record.status] = (notDone[record.status] ?? 0) + 1;
+  return { wallSeconds, jobs: records.length, resolved: records.filter((record) => record.resolved).length, notDone };
+}
+
+/** Medians of the queue's parts of each job's time, from one worker taking the jobs one after another. */
+function overheadOf(timings: JobTiming[]): QueueOverhead {
+  const ordered = [...timings].sort((a, b) => a.processedOn - b.processedOn);
+  const workerMs = median(ordered.map((timing) => timing.finishedOn - timing.processedOn - timing.runMs));
+  const returnMs = median(ordered.map((timing) => timing.collectedAt - timing.finishedOn));
+  const pickupMs = median(ordered.slice(1).map((timing, index) => timing.processedOn - ordered[index]!.finishedOn));
+  return { workerMs, returnMs, pickupMs, totalMs: workerMs + returnMs + pickupMs };
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length === 0 ? Number.NaN : sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
+/** A `rein worker` child, ready once it says it is connected (its start-up is not part of the eval's time). */
+function startWorker(url: string, cache: string): { child: ChildProcess; ready: Promise<void> } {
+  const child = spawn(process.execPath, [rein, 'worker', '--queue', url, '--parallel', '1', '--cache', cache], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let log = '';
+  const ready = new Promise<void>((resolve, reject) => {
+    child.stderr!.on('data', (chunk) => { log += chunk; if (log.includes('connected to')) resolve(); });
+    child.once('exit', (code) => reject(new Error(`rein worker exited (${code}) before connecting:\n${log}`)));
+  });
+  return { child, ready };
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+async function waitFor(condition: () => boolean): Promise<void> {
+  for (const deadline = Date.now() + 20_000; !condition(); await new Promise((resolve) => setTimeout(resolve, 50))) {
+    if (Date.now() > deadline) throw new Error('redis-server did not start within 20 s');
+  }
+}
