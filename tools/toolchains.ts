@@ -78,9 +78,15 @@ function installationOf(candidate: string, input: ToolchainInput): string | null
   return holdsSomethingPrivate(dir) ? null : dir;
 }
 
-/** `<prefix>/bin/…` or `<prefix>/shims/…` → `<prefix>`, unless the prefix is a catch-all folder of the home directory. */
+/**
+ * `<prefix>/bin/…` or `<prefix>/shims/…` → `<prefix>`, unless the prefix is a catch-all folder of the home directory;
+ * anything in a `node_modules` folder → that folder (its `.bin` links point at its packages: one mount, not one per package).
+ */
 function widen(dir: string, home: string): string {
   const parts = dir.split(path.sep);
+  const modules = parts.lastIndexOf('node_modules');
+  const modulesFolder = parts.slice(0, modules + 1).join(path.sep);
+  if (modules > 0 && !isWithin(modulesFolder, home)) return modulesFolder;
   let at = parts.length - 1;
   while (at > 0 && !['bin', 'shims', 'sbin'].includes(parts[at]!)) at -= 1;
   if (at <= 0) return dir;

@@ -107,6 +107,16 @@ describe('planVisibility', () => {
     expect(plan.mounts).not.toContainEqual(expect.objectContaining({ kind: 'ro', path: fake.home }));
   });
 
+  it('shows a node_modules folder on PATH as one toolchain, not one folder per package its .bin links point into', () => {
+    const fake = makeFakeHome();
+    const project = path.join(fake.home, 'tools-project');
+    writeFiles(project, { 'node_modules/vitest/vitest.mjs': '', 'node_modules/@scope/cli/bin/cli.js': '', 'node_modules/.bin/.keep': '' });
+    fs.symlinkSync('../vitest/vitest.mjs', path.join(project, 'node_modules/.bin/vitest'));
+    fs.symlinkSync('../@scope/cli/bin/cli.js', path.join(project, 'node_modules/.bin/cli'));
+    const plan = planVisibility({ root: fake.workspace, policy: { network: false }, home: fake.home, env: {}, pathValue: `${project}/node_modules/.bin:/usr/bin` });
+    expect(plan.toolchains).toEqual([path.join(project, 'node_modules')]);
+  });
+
   it('follows a workspace virtualenv to the Python it was made from', () => {
     const fake = makeFakeHome();
     writeFiles(fake.workspace, { '.venv/pyvenv.cfg': `home = ${fake.home}/.pyenv/versions/3.12-stand-in/bin\n` });
