@@ -107,6 +107,10 @@ export const REIN = {
   error: 'rein.error',
   action: 'rein.action',
   problem: 'rein.problem',
+  jobId: 'rein.job.id',
+  jobState: 'rein.job.state',
+  jobCause: 'rein.job.cause',
+  secretKinds: 'rein.secrets.kinds',
 } as const;
 
 /** Span events rein adds (on the run span unless noted). */
@@ -117,6 +121,10 @@ export const EVENT = {
   budgetWarning: 'rein.budget_warning',
   ruleAction: 'rein.rule_action',
   resume: 'rein.resume',
+  /** A background job started, ended or was lost. */
+  job: 'rein.job',
+  /** Secrets in a known format were masked in a tool result. */
+  secretsMasked: 'rein.secrets_masked',
   /** On the `chat` span the compaction prepared the view for. */
   context: 'rein.context',
   /** On the `chat` span whose request was retried. */

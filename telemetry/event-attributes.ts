@@ -39,6 +39,15 @@ export function runEvent(line: TraceLine, content: boolean): LineEvent | null {
       }) };
     case 'resume':
       return { name: EVENT.resume, attributes: defined({ [REIN.from]: str(line.fromState), [REIN.message]: str(line.note) }) };
+    case 'job':
+      return { name: EVENT.job, attributes: defined({
+        [REIN.jobId]: str(line.id), [REIN.jobState]: str(line.state), [REIN.exitCode]: num(line.exitCode), [REIN.jobCause]: str(line.cause),
+        [REIN.command]: content ? str(line.command) : undefined,
+      }) };
+    case 'secrets_masked':
+      return { name: EVENT.secretsMasked, attributes: defined({
+        [REIN.step]: num(line.step), [REIN.secretKinds]: Array.isArray(line.findings) ? [...new Set(line.findings.map((finding) => String((finding as { kind?: unknown }).kind)))].join(',') : undefined,
+      }) };
     case 'start': case 'transition': case 'model': case 'tool': case 'context': case 'retry': case 'end': case 'interrupted': case 'crash':
       return null;
     default:

@@ -112,6 +112,22 @@ describe('the span mapper on a real run (the demo script, real tools)', () => {
   });
 });
 
+describe('the span mapper on sandbox lines', () => {
+  it('a background job and a masked secret become run events; the command only with contents, the secret never', () => {
+    const start = { i: 0, t: 1, kind: 'start', version: 1, task: 't', testCmd: 'npm test', model: 'm', endpoint: 'e', workspace: '/w', runDir: '/w/r', sandbox: 's', tools: [], rules: {} };
+    const lines: TraceLine[] = [
+      start,
+      { i: 1, t: 2, kind: 'job', id: '1', command: 'npm run dev', state: 'exited', exitCode: 2, pgid: 7, log: 'jobs/1.log', startedAt: 'x' },
+      { i: 2, t: 3, kind: 'secrets_masked', step: 3, id: 'call_1', name: 'run', findings: [{ kind: 'github-token', line: 1, column: 1 }, { kind: 'github-token', line: 4, column: 2 }] },
+    ];
+    const events = (content: boolean) => mapLines(lines, { content }).find((span) => span.name === 'invoke_agent rein')!.events;
+    const plain = events(false);
+    expect(plain.find((event) => event.name === 'rein.job')!.attributes).toEqual({ 'rein.job.id': '1', 'rein.job.state': 'exited', 'rein.command.exit_code': 2 });
+    expect(plain.find((event) => event.name === 'rein.secrets_masked')!.attributes).toEqual({ 'rein.step': 3, 'rein.secrets.kinds': 'github-token' });
+    expect(events(true).find((event) => event.name === 'rein.job')!.attributes!['rein.command']).toBe('npm run dev');
+  });
+});
+
 describe('the span mapper on lines a run writes when things go wrong', () => {
   it('a model call that fails becomes a chat span with error.type, its retries as events; the run ends failed', async () => {
     const run = await runScripted({ files: { 'a.js': 'x\n' }, testCmd: 'true', script: [reply(call('read_file', { path: 'a.js' })), new Error('upstream said no')] });

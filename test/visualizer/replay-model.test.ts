@@ -121,6 +121,16 @@ describe('traces from other versions, killed runs and damaged files', () => {
     expect(timeline.moment(timeline.length - 1).state).toBeNull();
   });
 
+  it('reads a background job and a masked secret in words, never the secret, and files them under tools', () => {
+    const job = toEntry({ i: 5, t: 1, kind: 'job', id: '1', command: 'npm run dev', state: 'exited', exitCode: 2, pgid: 7, log: 'jobs/1.log', startedAt: 'x' }, 5);
+    const lost = toEntry({ i: 6, t: 1, kind: 'job', id: '2', command: 'make watch', state: 'lost', exitCode: null, pgid: 9, log: 'jobs/2.log', startedAt: 'x', cause: 'rein was stopped' }, 6);
+    const masked = toEntry({ i: 7, t: 1, kind: 'secrets_masked', step: 3, id: 'call_1', name: 'run', findings: [{ kind: 'aws-access-key', line: 2, column: 5 }] }, 7);
+    expect([job, lost, masked].every((entry) => entry.known)).toBe(true);
+    expect(describeEntry(job, null)).toMatchObject({ badge: 'job', text: 'job 1 (npm run dev) exited 2' });
+    expect(describeEntry(lost, null).text).toBe('job 2 (make watch) lost: rein was stopped');
+    expect(describeEntry(masked, null)).toMatchObject({ badge: 'masked', tone: 'warning', text: 'masked in run before the model saw it: aws-access-key at 2:5' });
+  });
+
   it('reports a cut last line and corrupt lines, and falls back to the default rules when the start line has none', () => {
     const dir = makeTempDir('rein-viz-trace-');
     const path = join(dir, 'trace.jsonl');

@@ -18,7 +18,7 @@ export const FILTERS: Array<{ key: Filter; label: string; title: string; on: boo
 export function filterOf(entry: Entry): Filter {
   switch (entry.kind) {
     case 'model': return 'model';
-    case 'tool': return 'tools';
+    case 'tool': case 'job': case 'secrets_masked': return 'tools';
     case 'finish': case 'stall': case 'rule_action': return 'gate';
     case 'context': case 'budget_warning': return 'context';
     case 'transition': return text(entry.data, 'from').split('.')[0] !== text(entry.data, 'to').split('.')[0] ? 'phases' : 'steps';

@@ -40,6 +40,8 @@ export function describeEntry(entry: Entry, match: TransitionMatch | null, hints
     case 'resume': return { badge: 'resume', tone: 'resume', text: `resumed from ${text(data, 'fromState') || 'the saved state'}`, meta: '' };
     case 'interrupted': return { badge: 'stopped', tone: 'warning', text: `stopped from outside in ${text(data, 'state') || 'the run'} (Ctrl+C or SIGTERM); rein resume continues it`, meta: '' };
     case 'crash': return { badge: 'crash', tone: 'error', text: clip(text(data, 'error') || brief(data), 200), meta: '' };
+    case 'job': return { badge: 'job', tone: 'step', text: jobText(data), meta: '' };
+    case 'secrets_masked': return { badge: 'masked', tone: 'warning', text: maskedText(data), meta: step };
     case 'end': return { badge: 'end', tone: text(data, 'status') === 'done' ? 'accept' : 'error', text: endText(data), meta: '' };
     default: return { badge: clip(entry.kind, 14), tone: 'unknown', text: brief(withoutBookkeeping(data), 220), meta: 'raw' };
   }
@@ -122,4 +124,19 @@ function stepMeta(data: Record<string, unknown>): string {
 export function withoutBookkeeping(data: Record<string, unknown>): Record<string, unknown> {
   const { i: _i, t: _t, kind: _kind, ...rest } = data;
   return rest;
+}
+
+/** A background job's line: `job 1 (npm run dev) running`, `job 1 exited 2`, `job 1 lost: rein was stopped`. */
+function jobText(data: Record<string, unknown>): string {
+  const state = text(data, 'state');
+  const how = state === 'exited' ? `exited ${String(data.exitCode)}` : state;
+  const cause = text(data, 'cause');
+  return `job ${text(data, 'id')} (${clip(text(data, 'command'), 80)}) ${how}${cause ? `: ${cause}` : ''}`;
+}
+
+/** What the secret scanner masked in a tool result: kinds and where, never the secret. */
+function maskedText(data: Record<string, unknown>): string {
+  const findings = Array.isArray(data.findings) ? (data.findings as Array<Record<string, unknown>>) : [];
+  const list = findings.map((finding) => `${text(finding, 'kind')} at ${String(finding.line)}:${String(finding.column)}`).join(', ');
+  return `masked in ${text(data, 'name') || 'a tool result'} before the model saw it: ${clip(list, 160)}`;
 }

@@ -11,7 +11,7 @@ export function markTone(entry: Entry): Mark['tone'] | null {
   switch (entry.kind) {
     case 'finish': return entry.data.allowed === false ? 'refusal' : 'accept';
     case 'stall': return 'stall';
-    case 'budget_warning': return 'warning';
+    case 'budget_warning': case 'secrets_masked': return 'warning';
     case 'context': return 'context';
     case 'crash': case 'retry': return 'error';
     case 'tool': return isBlocked(entry.data) ? 'blocked' : null;
