@@ -19,7 +19,7 @@ export const RUN_USAGE = `rein run <repo> "<task>" --test-cmd "<cmd>" [options]
   --test-cmd CMD         the verification command the gate requires (or verification.command in the rules)
   --model NAME           model name (or REIN_MODEL)
   --base-url URL         OpenAI-compatible endpoint (or OPENAI_BASE_URL); the key comes from OPENAI_API_KEY
-  --config FILE          rules file (default: rein.config.json|ts|mjs|js in the repo)
+  --config FILE          rules file (default: rein.config.json|yaml|yml|ts|mts|mjs|js in the repo)
   --preset NAME          default, bash-only, no-context-management, no-stall-detector, no-verification-gate, no-plan, strict
   --max-steps N          step budget            --max-seconds N     time budget
   --max-tokens N         token cap              --max-cost USD      cost cap (needs a price for the model)
