@@ -9,10 +9,25 @@
  */
 export const groups = [
   { id: 'deny-list', name: 'deny list', files: ['tools/deny-list.ts'], tests: ['test/tools/deny-list.test.ts'] },
-  { id: 'path-guard', name: 'path guard', files: ['tools/path-guard.ts'], tests: ['test/tools/path-guard.test.ts', 'test/tools/read-file.test.ts', 'test/tools/edit-file.test.ts', 'test/tools/update-todo.test.ts'] },
+  {
+    id: 'path-guard',
+    name: 'path guard',
+    files: ['tools/path-guard.ts'],
+    tests: ['test/tools/path-guard.test.ts', 'test/tools/read-file.test.ts', 'test/tools/edit-file.test.ts', 'test/tools/update-todo.test.ts'],
+  },
   { id: 'edit', name: 'guarded edit', files: ['tools/edit-file.ts'], tests: ['test/tools/edit-file.test.ts', 'test/tools/index.test.ts'] },
-  { id: 'shape', name: 'observation shaping', files: ['tools/shape.ts'], tests: ['test/tools/shape.test.ts', 'test/tools/read-file.test.ts', 'test/tools/grep.test.ts'] },
-  { id: 'redact', name: 'redaction', files: ['lib/redact.ts'], tests: ['test/lib/redact.test.ts', 'test/actors/openai-model.test.ts', 'test/actors/tool-runner.test.ts'] },
+  {
+    id: 'shape',
+    name: 'observation shaping',
+    files: ['tools/shape.ts'],
+    tests: ['test/tools/shape.test.ts', 'test/tools/read-file.test.ts', 'test/tools/grep.test.ts'],
+  },
+  {
+    id: 'redact',
+    name: 'redaction',
+    files: ['lib/redact.ts'],
+    tests: ['test/lib/redact.test.ts', 'test/actors/openai-model.test.ts', 'test/actors/tool-runner.test.ts'],
+  },
   { id: 'retry', name: 'retries', files: ['actors/retry.ts'], tests: ['test/actors/retry.test.ts', 'test/actors/openai-model.test.ts'] },
   { id: 'mcnemar', name: 'McNemar', files: ['eval/mcnemar.ts'], tests: ['test/eval/mcnemar.test.ts'] },
   { id: 'run', name: 'run tool', files: ['tools/run.ts'], tests: ['test/tools/run.test.ts', 'test/tools/sandbox.test.ts', 'test/tools/environment.test.ts'] },
@@ -23,7 +38,10 @@ export const groups = [
 /** The groups `REIN_MUTATE` names (all when unset); an unknown id is an error before anything runs. */
 export function chosenGroups(selection = process.env.REIN_MUTATE) {
   if (!selection) return groups;
-  const ids = selection.split(',').map((id) => id.trim()).filter(Boolean);
+  const ids = selection
+    .split(',')
+    .map((id) => id.trim())
+    .filter(Boolean);
   const unknown = ids.filter((id) => !groups.some((group) => group.id === id));
   if (unknown.length > 0) throw new Error(`REIN_MUTATE: unknown group ${unknown.join(', ')}; known: ${groups.map((group) => group.id).join(', ')}`);
   return groups.filter((group) => ids.includes(group.id));

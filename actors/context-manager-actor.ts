@@ -1,6 +1,6 @@
 import { fromPromise } from 'xstate';
+import { type ContextRules, manageContext } from '../context/context-manager.js';
 import type { MessageRecord } from '../context/messages.js';
-import { manageContext, type ContextRules } from '../context/context-manager.js';
 import type { ViewBuilder } from '../context/view-builder.js';
 import type { ContextInput, ContextOutput } from '../machines/actor-contracts.js';
 
@@ -17,8 +17,12 @@ export function createContextManagerActor(deps: { record: () => MessageRecord; b
     await Promise.resolve();
     const decision = manageContext(deps.record(), input.contextState, deps.rules, deps.builder, { force: input.force, overheadTokens: input.overheadTokens });
     return {
-      contextState: decision.state, messages: decision.view.messages, tokens: decision.tokens,
-      action: decision.action, before: decision.before, chars: decision.view.chars,
+      contextState: decision.state,
+      messages: decision.view.messages,
+      tokens: decision.tokens,
+      action: decision.action,
+      before: decision.before,
+      chars: decision.view.chars,
     };
   });
 }

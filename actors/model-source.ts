@@ -2,7 +2,7 @@ import type { AnyActorLogic } from 'xstate';
 import { UsageError } from '../lib/errors.js';
 import type { RetryEvent } from '../lib/trace-events.js';
 import type { Rules } from '../rules/schema.js';
-import { createOpenAIModel, openEndpoint, type ChatEndpoint } from './openai-model.js';
+import { type ChatEndpoint, createOpenAIModel, openEndpoint } from './openai-model.js';
 import { createScriptedModel, type Script } from './scripted-model.js';
 import { extractiveSummary, type SummarizeText } from './summarizer.js';
 
@@ -30,7 +30,8 @@ export function resolveEndpoint(flags: EndpointFlags): { model: string; baseURL?
   const baseURL = flags.baseURL ?? flags.env.OPENAI_BASE_URL;
   const apiKey = flags.env.OPENAI_API_KEY;
   if (!model) throw new UsageError('no model: pass --model NAME or set REIN_MODEL (try `rein demo` for an offline run)');
-  if (!baseURL && !apiKey) throw new UsageError('no endpoint: set OPENAI_BASE_URL (vLLM, Ollama, LM Studio, a gateway) or OPENAI_API_KEY (OpenAI), or pass --base-url');
+  if (!baseURL && !apiKey)
+    throw new UsageError('no endpoint: set OPENAI_BASE_URL (vLLM, Ollama, LM Studio, a gateway) or OPENAI_API_KEY (OpenAI), or pass --base-url');
   return { model, ...(baseURL ? { baseURL } : {}), ...(apiKey ? { apiKey } : {}) };
 }
 
@@ -54,9 +55,21 @@ export function openAIModelSource(endpoint: { model: string; baseURL?: string; a
     name: endpoint.model,
     description: `openai-compatible endpoint ${endpoint.baseURL ?? 'https://api.openai.com/v1'}`,
     ...(endpoint.baseURL ? { baseURL: endpoint.baseURL } : {}),
-    createActor: (schemas, hooks) => { note = hooks.note; return createOpenAIModel(chat, schemas); },
+    createActor: (schemas, hooks) => {
+      note = hooks.note;
+      return createOpenAIModel(chat, schemas);
+    },
     summarize: async (prompt, transcript, signal) => {
-      const reply = await chat.complete({ messages: [{ role: 'system', content: prompt }, { role: 'user', content: transcript }], maxTokens: 1024 }, signal);
+      const reply = await chat.complete(
+        {
+          messages: [
+            { role: 'system', content: prompt },
+            { role: 'user', content: transcript },
+          ],
+          maxTokens: 1024,
+        },
+        signal,
+      );
       return reply.message.content ?? '';
     },
   };

@@ -2,13 +2,13 @@ import OpenAI, { APIError } from 'openai';
 import { fromPromise } from 'xstate';
 import type { AssistantMessage, ChatMessage } from '../context/messages.js';
 import { totalChars } from '../context/messages.js';
-import { ContextLengthError, type ModelInput } from '../machines/actor-contracts.js';
-import type { ModelReply } from '../machines/types.js';
 import { ModelEndpointError } from '../lib/errors.js';
 import { redact } from '../lib/redact.js';
 import { shortHash } from '../lib/short-hash.js';
+import { ContextLengthError, type ModelInput } from '../machines/actor-contracts.js';
+import type { ModelReply } from '../machines/types.js';
 import { normalizingErrorFetch } from './error-body.js';
-import { MalformedResponseError, withRetries, type RetryPolicy } from './retry.js';
+import { MalformedResponseError, type RetryPolicy, withRetries } from './retry.js';
 
 export type MaxTokensParam = 'max_tokens' | 'max_completion_tokens';
 
@@ -51,7 +51,10 @@ const CONTEXT_LENGTH = /context[_ ]length|maximum context|too many tokens|prompt
  */
 export function openEndpoint(options: EndpointOptions): ChatEndpoint {
   const client = new OpenAI({
-    baseURL: options.baseURL, apiKey: options.apiKey ?? 'not-needed', maxRetries: 0, timeout: options.requestTimeoutMs,
+    baseURL: options.baseURL,
+    apiKey: options.apiKey ?? 'not-needed',
+    maxRetries: 0,
+    timeout: options.requestTimeoutMs,
     fetch: normalizingErrorFetch(options.fetch ?? fetch),
   });
   const secrets = [options.apiKey];
@@ -70,14 +73,15 @@ export function openEndpoint(options: EndpointOptions): ChatEndpoint {
   return {
     async complete(body, signal) {
       const started = Date.now();
-      const request = () => ({
-        model: options.model,
-        messages: body.messages as OpenAI.Chat.ChatCompletionMessageParam[],
-        ...(body.tools && body.tools.length > 0 ? { tools: body.tools as OpenAI.Chat.ChatCompletionTool[] } : {}),
-        [maxTokensParam]: body.maxTokens,
-        ...(options.temperature !== undefined ? { temperature: options.temperature } : {}),
-        ...(sendCacheKey ? { prompt_cache_key: cacheKey(body.messages, body.tools) } : {}),
-      }) as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming;
+      const request = () =>
+        ({
+          model: options.model,
+          messages: body.messages as OpenAI.Chat.ChatCompletionMessageParam[],
+          ...(body.tools && body.tools.length > 0 ? { tools: body.tools as OpenAI.Chat.ChatCompletionTool[] } : {}),
+          [maxTokensParam]: body.maxTokens,
+          ...(options.temperature !== undefined ? { temperature: options.temperature } : {}),
+          ...(sendCacheKey ? { prompt_cache_key: cacheKey(body.messages, body.tools) } : {}),
+        }) as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming;
       const attempt = async () => {
         for (let adapted = 0; ; adapted++) {
           try {
@@ -88,8 +92,9 @@ export function openEndpoint(options: EndpointOptions): ChatEndpoint {
         }
       };
       try {
-        const response = await withRetries(attempt, options.retry, signal,
-          (error, attempt, delay) => options.onRetry?.(redact(describe(error), secrets), attempt, delay));
+        const response = await withRetries(attempt, options.retry, signal, (error, attempt, delay) =>
+          options.onRetry?.(redact(describe(error), secrets), attempt, delay),
+        );
         return toReply(response, totalChars(body.messages), Date.now() - started);
       } catch (error) {
         throw classify(error, secrets, signal);
@@ -101,7 +106,8 @@ export function openEndpoint(options: EndpointOptions): ChatEndpoint {
 /** The model actor: one chat completion with the run's fixed tool schemas. */
 export function createOpenAIModel(endpoint: ChatEndpoint, toolSchemas: unknown[]) {
   return fromPromise<ModelReply, ModelInput>(({ input, signal }) =>
-    endpoint.complete({ messages: input.messages, tools: toolSchemas, maxTokens: input.maxCompletionTokens }, signal));
+    endpoint.complete({ messages: input.messages, tools: toolSchemas, maxTokens: input.maxCompletionTokens }, signal),
+  );
 }
 
 /** The completion-limit parameter a 400 asks for instead of the one sent (reasoning models refuse `max_tokens`), or null. */
@@ -144,7 +150,11 @@ function toReply(response: OpenAI.Chat.ChatCompletion, requestChars: number, ms:
   if (calls.length > 0) {
     message.tool_calls = calls.map((call) => {
       const fn = (call as { function?: { name?: unknown; arguments?: unknown } }).function ?? {};
-      return { id: String(call.id ?? ''), type: 'function', function: { name: String(fn.name ?? ''), arguments: typeof fn.arguments === 'string' ? fn.arguments : JSON.stringify(fn.arguments ?? {}) } };
+      return {
+        id: String(call.id ?? ''),
+        type: 'function',
+        function: { name: String(fn.name ?? ''), arguments: typeof fn.arguments === 'string' ? fn.arguments : JSON.stringify(fn.arguments ?? {}) },
+      };
     });
   }
   const usage = response.usage;
@@ -171,7 +181,11 @@ function describe(error: unknown): string {
 function classify(error: unknown, secrets: (string | undefined)[], signal: AbortSignal): Error {
   if (signal.aborted) return error instanceof Error ? error : new Error(String(error));
   const text = redact(describe(error), secrets);
-  if (error instanceof APIError && (error.status === 400 || error.status === 413) && (CONTEXT_LENGTH.test(error.message) || (error as { code?: unknown }).code === 'context_length_exceeded')) {
+  if (
+    error instanceof APIError &&
+    (error.status === 400 || error.status === 413) &&
+    (CONTEXT_LENGTH.test(error.message) || (error as { code?: unknown }).code === 'context_length_exceeded')
+  ) {
     return new ContextLengthError(text);
   }
   return new ModelEndpointError(`model endpoint failed: ${text}`);

@@ -52,8 +52,14 @@ export function backoffMs(attempt: number, policy: RetryPolicy, serverAskedMs: n
 export function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal.aborted) return reject(signal.reason);
-    const timer = setTimeout(() => { signal.removeEventListener('abort', onAbort); resolve(); }, ms);
-    const onAbort = () => { clearTimeout(timer); reject(signal.reason); };
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
     signal.addEventListener('abort', onAbort, { once: true });
   });
 }
@@ -65,7 +71,9 @@ export function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
  * @example await withRetries((n) => client.chat.completions.create(body), policy, signal);
  */
 export async function withRetries<T>(
-  attempt: (attemptNumber: number) => Promise<T>, policy: RetryPolicy, signal: AbortSignal,
+  attempt: (attemptNumber: number) => Promise<T>,
+  policy: RetryPolicy,
+  signal: AbortSignal,
   onRetry?: (error: unknown, attemptNumber: number, delayMs: number) => void,
 ): Promise<T> {
   const sleep = policy.sleep ?? abortableSleep;

@@ -1,9 +1,9 @@
 import { fromPromise } from 'xstate';
 import type { AssistantMessage, ChatMessage } from '../context/messages.js';
 import { messageChars } from '../context/messages.js';
+import { ReinError } from '../lib/errors.js';
 import type { ModelInput } from '../machines/actor-contracts.js';
 import type { ModelReply } from '../machines/types.js';
-import { ReinError } from '../lib/errors.js';
 
 /** One scripted tool call: `args` may be an object (serialized for you) or a raw string (to test bad JSON). */
 export interface ScriptedCall {
@@ -60,7 +60,8 @@ export function createScriptedModel(script: Script, options: { delayMs?: number 
     const callIndex = index++;
     requests.push(input.messages.slice());
     if (options.delayMs) await delay(options.delayMs, signal);
-    const next = typeof script === 'function' ? await script(input.messages, { call: input.step, lastResults: lastResults(input.messages) }) : script[callIndex];
+    const next =
+      typeof script === 'function' ? await script(input.messages, { call: input.step, lastResults: lastResults(input.messages) }) : script[callIndex];
     if (next === undefined) throw new ReinError(`scripted model: no reply left for call ${callIndex + 1} (the script has ${callIndex})`);
     if (next instanceof Error) throw next;
     const usage = estimateUsage(input.messages, previous, next);
@@ -71,7 +72,8 @@ export function createScriptedModel(script: Script, options: { delayMs?: number 
     actor,
     requests,
     assertDone() {
-      if (Array.isArray(script) && index < script.length) throw new ReinError(`scripted model: ${script.length - index} replies were never used (used ${index} of ${script.length})`);
+      if (Array.isArray(script) && index < script.length)
+        throw new ReinError(`scripted model: ${script.length - index} replies were never used (used ${index} of ${script.length})`);
     },
   };
 }
@@ -99,7 +101,8 @@ function estimateUsage(messages: readonly ChatMessage[], previous: readonly Chat
     if (prefix && position < previous.length && sameMessage(message, previous[position]!)) cached += size;
     else prefix = false;
   }
-  const completion = (next.content?.length ?? 0) + (next.calls ?? []).reduce((sum, scripted) => sum + scripted.name.length + JSON.stringify(scripted.args ?? {}).length, 0);
+  const completion =
+    (next.content?.length ?? 0) + (next.calls ?? []).reduce((sum, scripted) => sum + scripted.name.length + JSON.stringify(scripted.args ?? {}).length, 0);
   return { promptTokens: Math.ceil(total / 4), completionTokens: Math.ceil(completion / 4) + 1, cachedTokens: Math.floor(cached / 4) };
 }
 
@@ -120,6 +123,13 @@ function lastResults(messages: readonly ChatMessage[]): string[] {
 function delay(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => { clearTimeout(timer); reject(signal.reason); }, { once: true });
+    signal.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        reject(signal.reason);
+      },
+      { once: true },
+    );
   });
 }

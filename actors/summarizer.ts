@@ -1,9 +1,9 @@
 import { fromPromise } from 'xstate';
-import type { ChatMessage, MessageRecord } from '../context/messages.js';
 import { summaryRange } from '../context/context-manager.js';
+import type { ChatMessage, MessageRecord } from '../context/messages.js';
 import type { ViewBuilder } from '../context/view-builder.js';
-import type { SummaryInput, SummaryOutput } from '../machines/actor-contracts.js';
 import { ReinError } from '../lib/errors.js';
+import type { SummaryInput, SummaryOutput } from '../machines/actor-contracts.js';
 
 /** Turns a transcript into summary text: a model call, or an offline stand-in. */
 export type SummarizeText = (prompt: string, transcript: string, signal: AbortSignal) => Promise<string>;
@@ -30,7 +30,8 @@ export function createSummarizer(deps: { record: () => MessageRecord; builder: V
     const foldedChars = folded.reduce((sum, message) => sum + (message.content?.length ?? 0), 0);
     const text = (await deps.summarize(deps.prompt, renderTranscript(folded), signal)).trim();
     if (!text) throw new ReinError('the summarizer returned an empty summary');
-    const todo = input.todo.length > 0 ? `\n\nTodo list (kept by the harness):\n${input.todo.map((item) => `[${item.done ? 'x' : ' '}] ${item.task}`).join('\n')}` : '';
+    const todo =
+      input.todo.length > 0 ? `\n\nTodo list (kept by the harness):\n${input.todo.map((item) => `[${item.done ? 'x' : ' '}] ${item.task}`).join('\n')}` : '';
     const summary = text + todo;
     return { summary: { text: summary, through: range.through }, foldedChars, summaryChars: summary.length };
   });
@@ -38,13 +39,15 @@ export function createSummarizer(deps: { record: () => MessageRecord; builder: V
 
 /** Messages as plain text for the summarizing prompt. */
 export function renderTranscript(messages: readonly ChatMessage[]): string {
-  return messages.map((message) => {
-    if (message.role === 'assistant') {
-      const calls = (message.tool_calls ?? []).map((call) => `  -> ${call.function.name}(${call.function.arguments.slice(0, 400)})`).join('\n');
-      return `assistant: ${message.content ?? ''}${calls ? `\n${calls}` : ''}`;
-    }
-    return `${message.role}: ${message.content}`;
-  }).join('\n\n');
+  return messages
+    .map((message) => {
+      if (message.role === 'assistant') {
+        const calls = (message.tool_calls ?? []).map((call) => `  -> ${call.function.name}(${call.function.arguments.slice(0, 400)})`).join('\n');
+        return `assistant: ${message.content ?? ''}${calls ? `\n${calls}` : ''}`;
+      }
+      return `${message.role}: ${message.content}`;
+    })
+    .join('\n\n');
 }
 
 /**
@@ -53,5 +56,8 @@ export function renderTranscript(messages: readonly ChatMessage[]): string {
  */
 export const extractiveSummary: SummarizeText = async (_prompt, transcript) => {
   const lines = transcript.split('\n').filter((line) => line.startsWith('  -> ') || /^(tool|user): /.test(line));
-  return lines.map((line) => line.slice(0, 160)).slice(-60).join('\n');
+  return lines
+    .map((line) => line.slice(0, 160))
+    .slice(-60)
+    .join('\n');
 };

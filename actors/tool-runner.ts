@@ -1,10 +1,9 @@
 import { fromPromise } from 'xstate';
 import type { ToolCall } from '../context/messages.js';
+import { maskSecrets, type SecretFinding } from '../lib/secret-scan.js';
 import type { ToolsInput } from '../machines/actor-contracts.js';
 import type { ToolCallResult, ToolsOutput } from '../machines/types.js';
-import { redact } from '../lib/redact.js';
 import { firstValidFinish } from '../tools/finish.js';
-import { maskSecrets, type SecretFinding } from '../lib/secret-scan.js';
 import { findTool, parseToolArguments } from '../tools/index.js';
 import type { AnyTool, ToolContext, ToolOutcome } from '../tools/types.js';
 
@@ -73,7 +72,13 @@ export function createToolRunner(deps: ToolRunnerDeps) {
   });
 }
 
-async function runCall(deps: ToolRunnerDeps, call: ToolCall, input: ToolsInput, signal: AbortSignal, interrupted: boolean): Promise<{ outcome: ToolOutcome; args: unknown }> {
+async function runCall(
+  deps: ToolRunnerDeps,
+  call: ToolCall,
+  input: ToolsInput,
+  signal: AbortSignal,
+  interrupted: boolean,
+): Promise<{ outcome: ToolOutcome; args: unknown }> {
   const name = call.function.name;
   const tool = findTool(deps.tools, name);
   if (!tool) {
@@ -90,7 +95,7 @@ async function runCall(deps: ToolRunnerDeps, call: ToolCall, input: ToolsInput, 
     const context = { ...deps.toolContext, signal };
     // A call a killed run had started: if its effect is already there, report it instead of applying it twice.
     const recovered = interrupted && tool.recover ? await tool.recover(parsed.args, context) : null;
-    return { outcome: recovered ?? await tool.execute(parsed.args, context), args: parsed.args };
+    return { outcome: recovered ?? (await tool.execute(parsed.args, context)), args: parsed.args };
   } catch (error) {
     const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
     return { outcome: failure(`Tool error: ${text}`), args: parsed.args };

@@ -1,11 +1,11 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
+import { type AddressInfo, createServer } from 'node:net';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseConfigurations } from '../eval/configurations.js';
-import { runEval, type JobRunner } from '../eval/eval-runner.js';
+import { type JobRunner, runEval } from '../eval/eval-runner.js';
 import { createQueueRunner, type JobTiming } from '../eval/queue/coordinator.js';
 import { parseRedisUrl } from '../eval/queue/redis-endpoint.js';
 
@@ -56,7 +56,12 @@ export async function measureQueueScaling(): Promise<{ rows: QueueScalingRow[]; 
   const port = await freePort();
   const redis = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
   try {
-    await waitFor(() => spawnSync('redis-cli', ['-p', String(port), 'ping']).stdout?.toString().trim() === 'PONG');
+    await waitFor(
+      () =>
+        spawnSync('redis-cli', ['-p', String(port), 'ping'])
+          .stdout?.toString()
+          .trim() === 'PONG',
+    );
     const url = `redis://127.0.0.1:${port}`;
     const pool = Math.max(1, Math.min(4, availableParallelism()));
     const timings: JobTiming[] = [];
@@ -81,16 +86,19 @@ export async function measureQueueScaling(): Promise<{ rows: QueueScalingRow[]; 
 type Measured = Omit<QueueScalingRow, 'rounds'>;
 
 async function timeLocal(parallel: number, dir: string): Promise<Measured> {
-  return { setup: `local pool, ${parallel} process${parallel === 1 ? '' : 'es'}`, lanes: parallel, queue: false, ...await timeEval(dir, { parallel }) };
+  return { setup: `local pool, ${parallel} process${parallel === 1 ? '' : 'es'}`, lanes: parallel, queue: false, ...(await timeEval(dir, { parallel })) };
 }
 
 function combine(rounds: Measured[]): QueueScalingRow {
   const notDone: Record<string, number> = {};
   for (const round of rounds) for (const [status, count] of Object.entries(round.notDone)) notDone[status] = (notDone[status] ?? 0) + count;
   return {
-    ...rounds[0]!, rounds: rounds.map((round) => round.wallSeconds), notDone,
+    ...rounds[0]!,
+    rounds: rounds.map((round) => round.wallSeconds),
+    notDone,
     wallSeconds: rounds.reduce((total, round) => total + round.wallSeconds, 0) / rounds.length,
-    jobs: rounds.reduce((total, round) => total + round.jobs, 0), resolved: rounds.reduce((total, round) => total + round.resolved, 0),
+    jobs: rounds.reduce((total, round) => total + round.jobs, 0),
+    resolved: rounds.reduce((total, round) => total + round.resolved, 0),
   };
 }
 
@@ -99,14 +107,17 @@ async function timeQueue(count: number, url: string, dir: string, observe?: (tim
   try {
     await Promise.all(workers.map((worker) => worker.ready));
     const runner: JobRunner = createQueueRunner({ endpoint: parseRedisUrl(url), attempts: 2, ...(observe ? { observe } : {}) });
-    return { setup: `queue, ${count} worker${count === 1 ? '' : 's'}`, lanes: count, queue: true, ...await timeEval(dir, { parallel: 1, runner }) };
+    return { setup: `queue, ${count} worker${count === 1 ? '' : 's'}`, lanes: count, queue: true, ...(await timeEval(dir, { parallel: 1, runner })) };
   } finally {
     for (const worker of workers) worker.child.kill('SIGTERM');
     await Promise.all(workers.map((worker) => new Promise((resolve) => (worker.child.exitCode === null ? worker.child.once('exit', resolve) : resolve(null)))));
   }
 }
 
-async function timeEval(dir: string, options: { parallel: number; runner?: JobRunner }): Promise<Pick<Measured, 'wallSeconds' | 'jobs' | 'resolved' | 'notDone'>> {
+async function timeEval(
+  dir: string,
+  options: { parallel: number; runner?: JobRunner },
+): Promise<Pick<Measured, 'wallSeconds' | 'jobs' | 'resolved' | 'notDone'>> {
   const outDir = mkdtempSync(join(dir, 'out-'));
   const began = process.hrtime.bigint();
   const result = await runEval({ tasksDir, configurations: parseConfigurations(['default'], []), repeat: 1, outDir, progress: silent, ...options });
@@ -137,7 +148,10 @@ function startWorker(url: string, cache: string): { child: ChildProcess; ready: 
   const child = spawn(process.execPath, [rein, 'worker', '--queue', url, '--parallel', '1', '--cache', cache], { stdio: ['ignore', 'ignore', 'pipe'] });
   let log = '';
   const ready = new Promise<void>((resolve, reject) => {
-    child.stderr!.on('data', (chunk) => { log += chunk; if (log.includes('connected to')) resolve(); });
+    child.stderr!.on('data', (chunk) => {
+      log += chunk;
+      if (log.includes('connected to')) resolve();
+    });
     child.once('exit', (code) => reject(new Error(`rein worker exited (${code}) before connecting:\n${log}`)));
   });
   return { child, ready };

@@ -31,15 +31,26 @@ export interface HarnessPrefixFigures {
 /** The tool schemas' share of every prompt, as a provider counts it. */
 const SCHEMA_TOKENS = 400;
 
-const contentChars = (messages: ModelInput['messages']) => messages.reduce((sum, message) => sum + (typeof message.content === 'string' ? message.content.length : 0) + ('tool_calls' in message && message.tool_calls ? JSON.stringify(message.tool_calls).length : 0), 0);
+const contentChars = (messages: ModelInput['messages']) =>
+  messages.reduce(
+    (sum, message) =>
+      sum +
+      (typeof message.content === 'string' ? message.content.length : 0) +
+      ('tool_calls' in message && message.tool_calls ? JSON.stringify(message.tool_calls).length : 0),
+    0,
+  );
 
 /** A tool with a large, always different result, like a test run's output. */
 function outputTool(resultChars: number): AnyTool {
   return {
-    name: 'probe', description: 'Run a probe.', parameters: z.object({ n: z.number() }).strict(),
+    name: 'probe',
+    description: 'Run a probe.',
+    parameters: z.object({ n: z.number() }).strict(),
     async execute(args) {
       const n = (args as { n: number }).n;
-      const body = Array.from({ length: Math.ceil(resultChars / 60) }, (_, line) => `probe ${n} line ${line}: assert parse(case_${line}) == expected`).join('\n');
+      const body = Array.from({ length: Math.ceil(resultChars / 60) }, (_, line) => `probe ${n} line ${line}: assert parse(case_${line}) == expected`).join(
+        '\n',
+      );
       return { content: `exit=1\n${body}`.slice(0, resultChars), ok: true, effect: { kind: 'none' } };
     },
   };
@@ -50,34 +61,51 @@ function outputTool(resultChars: number): AnyTool {
  * schemas in the prompt) for `steps` steps with a model that records every
  * request and calls a tool whose results are ~`resultChars` long.
  */
-export async function measureHarnessPrefix(steps: number, options: { resultChars?: number; windowTokens?: number; providerCharsPerToken?: number } = {}): Promise<HarnessPrefixFigures> {
+export async function measureHarnessPrefix(
+  steps: number,
+  options: { resultChars?: number; windowTokens?: number; providerCharsPerToken?: number } = {},
+): Promise<HarnessPrefixFigures> {
   const { resultChars = 4000, windowTokens = 32_768, providerCharsPerToken = 4 } = options;
   const workspace = mkdtempSync(join(tmpdir(), 'rein-bench-prefix-ws-'));
   const runDir = mkdtempSync(join(tmpdir(), 'rein-bench-prefix-run-'));
   const base = defaultRules();
   const rules = rulesSchema.parse({
-    ...base, budgets: { ...base.budgets, maxSteps: steps, maxSeconds: 3600 }, tools: { ...base.tools, enabled: ['probe', 'finish'] },
-    phases: { ...base.phases, plan: { ...base.phases.plan, enabled: false } }, stall: { ...base.stall, enabled: false },
+    ...base,
+    budgets: { ...base.budgets, maxSteps: steps, maxSeconds: 3600 },
+    tools: { ...base.tools, enabled: ['probe', 'finish'] },
+    phases: { ...base.phases, plan: { ...base.phases.plan, enabled: false } },
+    stall: { ...base.stall, enabled: false },
     context: { ...base.context, windowTokens },
   });
   const bodies: string[] = [];
   let peak = 0;
   let promptTokensSum = 0;
-  const model = () => fromPromise<ModelReply, ModelInput>(async ({ input }) => {
-    const body = JSON.stringify(input.messages);
-    bodies.push(body);
-    const promptTokens = Math.ceil(contentChars(input.messages) / providerCharsPerToken) + 4 * input.messages.length + SCHEMA_TOKENS;
-    peak = Math.max(peak, promptTokens);
-    promptTokensSum += promptTokens;
-    return {
-      message: { role: 'assistant', content: null, tool_calls: [{ id: `call_${input.step + 1}_0`, type: 'function', function: { name: 'probe', arguments: JSON.stringify({ n: input.step }) } }] },
-      // Counted as a provider would (text at `providerCharsPerToken`, a few tokens of framing per message), so rein's estimate calibrates as in a real run.
-      usage: { promptTokens, completionTokens: 20, cachedTokens: 0 },
-      requestChars: contentChars(input.messages),
-    };
-  });
+  const model = () =>
+    fromPromise<ModelReply, ModelInput>(async ({ input }) => {
+      const body = JSON.stringify(input.messages);
+      bodies.push(body);
+      const promptTokens = Math.ceil(contentChars(input.messages) / providerCharsPerToken) + 4 * input.messages.length + SCHEMA_TOKENS;
+      peak = Math.max(peak, promptTokens);
+      promptTokensSum += promptTokens;
+      return {
+        message: {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: `call_${input.step + 1}_0`, type: 'function', function: { name: 'probe', arguments: JSON.stringify({ n: input.step }) } }],
+        },
+        // Counted as a provider would (text at `providerCharsPerToken`, a few tokens of framing per message), so rein's estimate calibrates as in a real run.
+        usage: { promptTokens, completionTokens: 20, cachedTokens: 0 },
+        requestChars: contentChars(input.messages),
+      };
+    });
   const handle = startRun({
-    workspace, task: 'Benchmark task.', testCmd: 'true', rules, runDir, fsync: false, saveState: false,
+    workspace,
+    task: 'Benchmark task.',
+    testCmd: 'true',
+    rules,
+    runDir,
+    fsync: false,
+    saveState: false,
     tools: [...defaultTools, outputTool(resultChars)],
     model: { name: 'recorder', description: 'benchmark', createActor: model, summarize: extractiveSummary },
   });
@@ -99,5 +127,15 @@ export async function measureHarnessPrefix(steps: number, options: { resultChars
     if (common < body.length / 2) breaks++;
   });
   const count = (action: string) => trace.split(`"action":"${action}"`).length - 1;
-  return { steps: output.steps, providerCharsPerToken, requests: bodies.length, prefixReuse: reused / total, breaks, peakShare: peak / windowTokens, elisions: count('elided'), summaries: count('summarized'), promptTokens: promptTokensSum };
+  return {
+    steps: output.steps,
+    providerCharsPerToken,
+    requests: bodies.length,
+    prefixReuse: reused / total,
+    breaks,
+    peakShare: peak / windowTokens,
+    elisions: count('elided'),
+    summaries: count('summarized'),
+    promptTokens: promptTokensSum,
+  };
 }

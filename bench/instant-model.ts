@@ -14,12 +14,12 @@ export function instantModel(tool: string, argsFor: (step: number) => unknown, c
     callTimes.push(process.hrtime.bigint());
     if (input.step % 50 === 0) heap.peak = Math.max(heap.peak, process.memoryUsage().heapUsed);
     return {
-    message: {
-      role: 'assistant',
-      content: null,
-      tool_calls: [{ id: `call_${input.step + 1}_0`, type: 'function', function: { name: tool, arguments: JSON.stringify(argsFor(input.step)) } }],
-    },
-    usage: { promptTokens: 1000, completionTokens: 20, cachedTokens: 900 },
+      message: {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: `call_${input.step + 1}_0`, type: 'function', function: { name: tool, arguments: JSON.stringify(argsFor(input.step)) } }],
+      },
+      usage: { promptTokens: 1000, completionTokens: 20, cachedTokens: 900 },
     };
   });
 }

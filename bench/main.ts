@@ -1,18 +1,18 @@
 import { availableParallelism, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
-import { writeSections } from './write-figures.js';
-import { renderSection, type BenchSection } from './section.js';
-import { harnessOverheadSection } from './sections/harness-overhead.js';
-import { promptCacheEndToEndSection } from './sections/prompt-cache-end-to-end.js';
-import { promptCacheSection } from './sections/prompt-cache.js';
-import { suiteTokensSection } from './sections/suite-tokens.js';
-import { viewConstructionSection } from './sections/view-construction.js';
-import { stallPrecisionSection } from './sections/stall-precision.js';
-import { otelOverheadSection } from './sections/otel-overhead.js';
-import { syntaxChecksSection } from './sections/syntax-checks.js';
-import { memorySection } from './sections/memory.js';
-import { sandboxOverheadSection } from './sections/sandbox-overhead.js';
+import { type BenchSection, renderSection } from './section.js';
 import { evalQueueSection } from './sections/eval-queue.js';
+import { harnessOverheadSection } from './sections/harness-overhead.js';
+import { memorySection } from './sections/memory.js';
+import { otelOverheadSection } from './sections/otel-overhead.js';
+import { promptCacheSection } from './sections/prompt-cache.js';
+import { promptCacheEndToEndSection } from './sections/prompt-cache-end-to-end.js';
+import { sandboxOverheadSection } from './sections/sandbox-overhead.js';
+import { stallPrecisionSection } from './sections/stall-precision.js';
+import { suiteTokensSection } from './sections/suite-tokens.js';
+import { syntaxChecksSection } from './sections/syntax-checks.js';
+import { viewConstructionSection } from './sections/view-construction.js';
+import { writeSections } from './write-figures.js';
 
 /** The sections of `npm run bench`, in the order they run and are numbered. A new section is a file and a line here. */
 const SECTIONS: readonly BenchSection[] = [
@@ -40,7 +40,11 @@ const USAGE = `node --expose-gc dist/bench/main.js [--only ID,â€¦] [--skip ID,â€
  */
 async function main(argv: readonly string[]): Promise<void> {
   const chosen = chooseSections(argv);
-  if (!chosen) { process.stderr.write(`${USAGE}\n`); process.exitCode = 2; return; }
+  if (!chosen) {
+    process.stderr.write(`${USAGE}\n`);
+    process.exitCode = 2;
+    return;
+  }
   const started = performance.now();
   const blocks: Array<{ id: string; text: string }> = [];
   for (const section of chosen) {
@@ -48,8 +52,9 @@ async function main(argv: readonly string[]): Promise<void> {
     const result = await section.run({ parallel: 2 });
     const seconds = (performance.now() - sectionStarted) / 1000;
     // The load average says how far the absolute times can be trusted: on a shared machine other work slows every row alike.
-    const provenance = `Printed by \`npm run bench\` (section \`${section.id}\`, ${seconds.toFixed(0)} s), node ${process.version}, ${new Date().toISOString().slice(0, 10)}, `
-      + `load average ${loadavg()[0]!.toFixed(1)} on ${availableParallelism()} CPUs at the end of the section.`;
+    const provenance =
+      `Printed by \`npm run bench\` (section \`${section.id}\`, ${seconds.toFixed(0)} s), node ${process.version}, ${new Date().toISOString().slice(0, 10)}, ` +
+      `load average ${loadavg()[0]!.toFixed(1)} on ${availableParallelism()} CPUs at the end of the section.`;
     const text = renderSection(SECTIONS.indexOf(section) + 1, section, result, provenance);
     blocks.push({ id: section.id, text });
     process.stdout.write(`${text}\n\n`);

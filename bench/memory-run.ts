@@ -24,7 +24,9 @@ export interface MemoryFigures {
 /** A tool whose every result is new and about `chars` long, like a test run's output. */
 function outputTool(chars: number, keep: ToolOutcome[] | null): AnyTool {
   return {
-    name: 'probe', description: 'Run a probe.', parameters: z.object({ n: z.number() }).strict(),
+    name: 'probe',
+    description: 'Run a probe.',
+    parameters: z.object({ n: z.number() }).strict(),
     async execute(args) {
       const n = (args as { n: number }).n;
       const body = Array.from({ length: Math.ceil(chars / 60) }, (_, line) => `probe ${n} line ${line}: assert parse(case_${line}) == expected`).join('\n');
@@ -46,18 +48,35 @@ export async function runForMemory(steps: number, options: { everything: boolean
   const runDir = mkdtempSync(join(tmpdir(), 'rein-bench-memory-run-'));
   const base = defaultRules();
   const rules = rulesSchema.parse({
-    ...base, budgets: { ...base.budgets, maxSteps: steps, maxSeconds: 3600 }, tools: { ...base.tools, enabled: ['probe', 'finish'] },
-    phases: { ...base.phases, plan: { ...base.phases.plan, enabled: false } }, stall: { ...base.stall, enabled: false },
+    ...base,
+    budgets: { ...base.budgets, maxSteps: steps, maxSeconds: 3600 },
+    tools: { ...base.tools, enabled: ['probe', 'finish'] },
+    phases: { ...base.phases, plan: { ...base.phases.plan, enabled: false } },
+    stall: { ...base.stall, enabled: false },
   });
   const messages: ChatMessage[] | null = options.everything ? [] : null;
   const results: ToolOutcome[] | null = options.everything ? [] : null;
   const heap = { peak: 0 };
   const handle = startRun({
-    workspace, task: 'Benchmark task.', testCmd: 'true', rules, runDir, fsync: false, saveState: false,
+    workspace,
+    task: 'Benchmark task.',
+    testCmd: 'true',
+    rules,
+    runDir,
+    fsync: false,
+    saveState: false,
     tools: [...defaultTools, outputTool(options.resultChars ?? 4000, results)],
-    model: { name: 'instant', description: 'benchmark', createActor: () => instantModel('probe', (step) => ({ n: step }), [], heap), summarize: extractiveSummary },
+    model: {
+      name: 'instant',
+      description: 'benchmark',
+      createActor: () => instantModel('probe', (step) => ({ n: step }), [], heap),
+      summarize: extractiveSummary,
+    },
   });
-  if (messages) handle.actor.on('record.append', (event) => { messages.push(...event.messages); });
+  if (messages)
+    handle.actor.on('record.append', (event) => {
+      messages.push(...event.messages);
+    });
   const output = await handle.done;
   if (output.steps !== steps) throw new Error(`memory run ended early: ${output.status} after ${output.steps} steps (${output.reason})`);
   global.gc?.();

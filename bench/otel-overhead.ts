@@ -41,7 +41,12 @@ export async function measureOtelOverhead(steps: number, rounds = 3): Promise<Ot
   }
   return settings.map((setting) => {
     const rows = samples.get(setting)!;
-    return { setting, msPerStep: median(rows.map((row) => row.ms)), spans: median(rows.map((row) => row.spans)), endWaitMs: median(rows.map((row) => row.wait)) };
+    return {
+      setting,
+      msPerStep: median(rows.map((row) => row.ms)),
+      spans: median(rows.map((row) => row.spans)),
+      endWaitMs: median(rows.map((row) => row.wait)),
+    };
   });
 }
 
@@ -59,7 +64,13 @@ async function startCountingCollector(): Promise<{ server: Server; url: string; 
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return { server, url, get spans() { return state.spans; } };
+  return {
+    server,
+    url,
+    get spans() {
+      return state.spans;
+    },
+  };
 }
 
 async function closedPort(): Promise<number> {

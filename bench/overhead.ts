@@ -11,7 +11,9 @@ import { instantModel } from './instant-model.js';
 
 /** A tool that costs nothing: the benchmark should see only the harness. */
 const noteTool: AnyTool = {
-  name: 'note', description: 'Record a note.', parameters: z.object({ text: z.string() }).strict(),
+  name: 'note',
+  description: 'Record a note.',
+  parameters: z.object({ text: z.string() }).strict(),
   async execute(args) {
     return { content: `noted: ${(args as { text: string }).text}`, ok: true, effect: { kind: 'none' } };
   },
@@ -37,19 +39,39 @@ export interface OverheadResult {
  * timing the harness: machine transitions, view construction, trace and
  * record writing, state saving (without fsync unless asked) and token estimates.
  */
-export async function measureOverhead(steps: number, options: { fsync?: boolean; saveState?: boolean; windows?: number[]; onTraceLine?: (line: string) => void } = {}): Promise<OverheadResult> {
+export async function measureOverhead(
+  steps: number,
+  options: { fsync?: boolean; saveState?: boolean; windows?: number[]; onTraceLine?: (line: string) => void } = {},
+): Promise<OverheadResult> {
   const workspace = mkdtempSync(join(tmpdir(), 'rein-bench-ws-'));
   const runDir = mkdtempSync(join(tmpdir(), 'rein-bench-run-'));
   const base = defaultRules();
-  const rules = rulesSchema.parse({ ...base, budgets: { ...base.budgets, maxSteps: steps, maxSeconds: 3600 }, tools: { ...base.tools, enabled: ['note', 'finish'] }, phases: { ...base.phases, plan: { ...base.phases.plan, enabled: false } } });
+  const rules = rulesSchema.parse({
+    ...base,
+    budgets: { ...base.budgets, maxSteps: steps, maxSeconds: 3600 },
+    tools: { ...base.tools, enabled: ['note', 'finish'] },
+    phases: { ...base.phases, plan: { ...base.phases.plan, enabled: false } },
+  });
   global.gc?.();
   const heapBefore = process.memoryUsage().heapUsed;
   const callTimes: bigint[] = [];
   const heap = { peak: heapBefore };
   const handle = startRun({
-    workspace, task: 'Benchmark task.', testCmd: 'true', rules, runDir, fsync: options.fsync ?? false, saveState: options.saveState ?? false,
-    tools: [...defaultTools, noteTool], ...(options.onTraceLine ? { onTraceLine: options.onTraceLine } : {}),
-    model: { name: 'instant', description: 'benchmark', createActor: () => instantModel('note', (step) => ({ text: `step ${step}` }), callTimes, heap), summarize: extractiveSummary },
+    workspace,
+    task: 'Benchmark task.',
+    testCmd: 'true',
+    rules,
+    runDir,
+    fsync: options.fsync ?? false,
+    saveState: options.saveState ?? false,
+    tools: [...defaultTools, noteTool],
+    ...(options.onTraceLine ? { onTraceLine: options.onTraceLine } : {}),
+    model: {
+      name: 'instant',
+      description: 'benchmark',
+      createActor: () => instantModel('note', (step) => ({ text: `step ${step}` }), callTimes, heap),
+      summarize: extractiveSummary,
+    },
   });
   const output = await handle.done;
   // Memory the run still holds (its record, journal and machine) with the run object alive, after a full GC.
@@ -62,9 +84,19 @@ export async function measureOverhead(steps: number, options: { fsync?: boolean;
   const traceLines = (await import('node:fs')).readFileSync(handle.tracePath, 'utf8').split('\n').length - 1;
   rmSync(workspace, { recursive: true, force: true });
   rmSync(runDir, { recursive: true, force: true });
-  const atLength = Object.fromEntries((options.windows ?? []).map((length) => {
-    const from = Math.max(0, Math.min(length - 50, last - 100));
-    return [length, span(from, Math.min(from + 100, last))];
-  }));
-  return { steps, msPerStep: span(0, last), msPerStepAtEnd: span(Math.floor(last * 0.9), last), atLength, heapBytesPerStep: retained / steps, peakHeapMb: (heap.peak - heapBefore) / 1e6, traceLines };
+  const atLength = Object.fromEntries(
+    (options.windows ?? []).map((length) => {
+      const from = Math.max(0, Math.min(length - 50, last - 100));
+      return [length, span(from, Math.min(from + 100, last))];
+    }),
+  );
+  return {
+    steps,
+    msPerStep: span(0, last),
+    msPerStepAtEnd: span(Math.floor(last * 0.9), last),
+    atLength,
+    heapBytesPerStep: retained / steps,
+    peakHeapMb: (heap.peak - heapBefore) / 1e6,
+    traceLines,
+  };
 }

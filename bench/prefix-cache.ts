@@ -1,11 +1,10 @@
-import { manageContext, summaryRange, type ContextDecision, type ContextRules, type SummaryRange } from '../context/context-manager.js';
-import { manageContextStaged, type StagedRules } from './staged-context.js';
-import { initialContextState, type ContextState } from '../context/context-state.js';
-import { headTail } from '../tools/shape.js';
+import { type ContextDecision, type ContextRules, manageContext, type SummaryRange, summaryRange } from '../context/context-manager.js';
+import { type ContextState, initialContextState, SUMMARY_HEADER } from '../context/context-state.js';
 import type { ChatMessage } from '../context/messages.js';
 import { totalChars } from '../context/messages.js';
 import { ViewBuilder } from '../context/view-builder.js';
-import { SUMMARY_HEADER } from '../context/context-state.js';
+import { headTail } from '../tools/shape.js';
+import { manageContextStaged, type StagedRules } from './staged-context.js';
 
 /** One policy's figures over a whole simulated session. */
 export interface CacheFigures {
@@ -41,11 +40,21 @@ const cacheable = (tokens: number) => (tokens < 1024 ? 0 : Math.floor(tokens / 1
 
 /** The record of a long session: each step one tool call and a result of about `resultChars`. */
 export function sessionRecord(shape: SessionShape): ChatMessage[] {
-  const record: ChatMessage[] = [{ role: 'system', content: 'You are a software agent.'.repeat(20) }, { role: 'user', content: 'Fix the failing tests in the parser module.'.repeat(5) }];
+  const record: ChatMessage[] = [
+    { role: 'system', content: 'You are a software agent.'.repeat(20) },
+    { role: 'user', content: 'Fix the failing tests in the parser module.'.repeat(5) },
+  ];
   for (let step = 0; step < shape.steps; step++) {
     const id = `call_${step}_0`;
-    record.push({ role: 'assistant', content: `Looking at part ${step}.`, tool_calls: [{ id, type: 'function', function: { name: 'run', arguments: JSON.stringify({ command: `pytest -k case_${step}` }) } }] });
-    const body = Array.from({ length: Math.ceil(shape.resultChars / 60) }, (_, line) => `step ${step} line ${line}: assert parse(case_${line}) == expected`).join('\n');
+    record.push({
+      role: 'assistant',
+      content: `Looking at part ${step}.`,
+      tool_calls: [{ id, type: 'function', function: { name: 'run', arguments: JSON.stringify({ command: `pytest -k case_${step}` }) } }],
+    });
+    const body = Array.from(
+      { length: Math.ceil(shape.resultChars / 60) },
+      (_, line) => `step ${step} line ${line}: assert parse(case_${line}) == expected`,
+    ).join('\n');
     record.push({ role: 'tool', tool_call_id: id, content: `exit=1\n${body}`.slice(0, shape.resultChars) });
   }
   return record;
@@ -58,7 +67,11 @@ function digest(messages: readonly ChatMessage[]): string {
 }
 
 /** A request as sent (serialized, for byte-identical prefix checks) and its size in content characters (for tokens). */
-interface Request { body: string; chars: number; summarizedChars: number }
+interface Request {
+  body: string;
+  chars: number;
+  summarizedChars: number;
+}
 
 function figures(policy: string, requests: Request[], shape: SessionShape): CacheFigures {
   let total = 0;
@@ -70,7 +83,10 @@ function figures(policy: string, requests: Request[], shape: SessionShape): Cach
   let summaries = 0;
   let summaryTokens = 0;
   for (const { body, chars, summarizedChars } of requests) {
-    if (summarizedChars > 0) { summaries++; summaryTokens += Math.ceil(summarizedChars / shape.charsPerToken); }
+    if (summarizedChars > 0) {
+      summaries++;
+      summaryTokens += Math.ceil(summarizedChars / shape.charsPerToken);
+    }
     const prefix = commonPrefix(previous, body);
     total += body.length;
     reused += prefix;
@@ -83,7 +99,19 @@ function figures(policy: string, requests: Request[], shape: SessionShape): Cach
   }
   const estimatedCost = ((promptTokens - cachedTokens + summaryTokens) * PRICE.input + cachedTokens * PRICE.cachedInput) / 1e6;
   const allTokens = promptTokens + summaryTokens;
-  return { policy, requests: requests.length, prefixReuse: reused / total, peakShare: peak, promptTokens, cachedTokens, summaries, summaryTokens, allTokens, estimatedCost, costWithoutCache: (allTokens * PRICE.input) / 1e6 };
+  return {
+    policy,
+    requests: requests.length,
+    prefixReuse: reused / total,
+    peakShare: peak,
+    promptTokens,
+    cachedTokens,
+    summaries,
+    summaryTokens,
+    allTokens,
+    estimatedCost,
+    costWithoutCache: (allTokens * PRICE.input) / 1e6,
+  };
 }
 
 function commonPrefix(a: string, b: string): number {
@@ -96,7 +124,12 @@ function commonPrefix(a: string, b: string): number {
 type Manage = (record: ChatMessage[], state: ContextState, builder: ViewBuilder) => ContextDecision;
 
 /** A context manager over the session as the machine drives it: a summary when asked for, then the manager again. */
-function managedRequests(record: ChatMessage[], shape: SessionShape, manage: Manage, fold: (slice: ChatMessage[], decision: ContextDecision, builder: ViewBuilder) => SummaryRange): Request[] {
+function managedRequests(
+  record: ChatMessage[],
+  shape: SessionShape,
+  manage: Manage,
+  fold: (slice: ChatMessage[], decision: ContextDecision, builder: ViewBuilder) => SummaryRange,
+): Request[] {
   const builder = new ViewBuilder();
   let state: ContextState = initialContextState(shape.charsPerToken);
   const requests: Request[] = [];
@@ -107,8 +140,15 @@ function managedRequests(record: ChatMessage[], shape: SessionShape, manage: Man
     if (decision.action === 'summarize') {
       const view = builder.viewFor(slice, decision.state);
       const range = fold(slice, decision, builder);
-      summarizedChars = view.messages.filter((_, position) => view.sources[position]! >= range.from && view.sources[position]! <= range.through).reduce((sum, message) => sum + (message.content?.length ?? 0), 0);
-      state = { ...decision.state, summary: { text: digest(slice.slice(range.from, range.through + 1)), through: range.through }, summaries: decision.state.summaries + 1, version: decision.state.version + 1 };
+      summarizedChars = view.messages
+        .filter((_, position) => view.sources[position]! >= range.from && view.sources[position]! <= range.through)
+        .reduce((sum, message) => sum + (message.content?.length ?? 0), 0);
+      state = {
+        ...decision.state,
+        summary: { text: digest(slice.slice(range.from, range.through + 1)), through: range.through },
+        summaries: decision.state.summaries + 1,
+        version: decision.state.version + 1,
+      };
       decision = manage(slice, state, builder);
     }
     state = decision.state;
@@ -119,13 +159,22 @@ function managedRequests(record: ChatMessage[], shape: SessionShape, manage: Man
 
 /** rein's context manager over the session: append-only between compactions, each down to the low-water mark. */
 export function reinRequests(record: ChatMessage[], rules: ContextRules, shape: SessionShape): Request[] {
-  return managedRequests(record, shape, (slice, state, builder) => manageContext(slice, state, rules, builder, { force: false, overheadTokens: 0 }), (_slice, decision) => decision.state.fold!);
+  return managedRequests(
+    record,
+    shape,
+    (slice, state, builder) => manageContext(slice, state, rules, builder, { force: false, overheadTokens: 0 }),
+    (_slice, decision) => decision.state.fold!,
+  );
 }
 
 /** rein's context manager before it (the baseline "today's design"): staged half-life elision at the soft limit. */
 export function stagedRequests(record: ChatMessage[], rules: StagedRules, shape: SessionShape): Request[] {
-  return managedRequests(record, shape, (slice, state, builder) => manageContextStaged(slice, state, rules, builder, { force: false, overheadTokens: 0 }),
-    (slice, decision, builder) => summaryRange(slice, decision.state, builder.viewFor(slice, decision.state), rules.windowTokens)!);
+  return managedRequests(
+    record,
+    shape,
+    (slice, state, builder) => manageContextStaged(slice, state, rules, builder, { force: false, overheadTokens: 0 }),
+    (slice, decision, builder) => summaryRange(slice, decision.state, builder.viewFor(slice, decision.state), rules.windowTokens)!,
+  );
 }
 
 /** The seed's reference: every request re-caps every old result by its current age, and re-summarizes. */
@@ -140,7 +189,10 @@ export function seedRequests(record: ChatMessage[], rules: StagedRules, shape: S
       toolAt.reverse().forEach((index, age) => {
         if (age < rules.keepRecent) return;
         const tier = Math.floor(Math.log2(age - rules.keepRecent + 1));
-        messages[index] = { ...messages[index]!, content: headTail(messages[index]!.content ?? '', Math.max(rules.baseCap >> tier, rules.floor)) } as ChatMessage;
+        messages[index] = {
+          ...messages[index]!,
+          content: headTail(messages[index]!.content ?? '', Math.max(rules.baseCap >> tier, rules.floor)),
+        } as ChatMessage;
       });
       if (totalChars(messages) > rules.hard * windowChars) {
         const head = messages.slice(0, 2);
@@ -179,6 +231,9 @@ export function compareCachePolicies(shape: SessionShape, rules: ContextRules & 
       figures('rein before (staged at the soft limit)', stagedRequests(record, rules, shape), shape),
       figures('seed (half-life re-capped every step)', seed, shape),
     ],
-    ceiling: reuseCeiling(record, seed.reduce((sum, request) => sum + request.body.length, 0)),
+    ceiling: reuseCeiling(
+      record,
+      seed.reduce((sum, request) => sum + request.body.length, 0),
+    ),
   };
 }

@@ -10,7 +10,10 @@ import type { CommandPolicy } from '../tools/types.js';
 import { planVisibility } from '../tools/visibility.js';
 
 /** One way of running a command, timed per call. */
-interface Path { name: string; run(command: string): Promise<void> }
+interface Path {
+  name: string;
+  run(command: string): Promise<void>;
+}
 
 export interface CommandCost {
   path: string;
@@ -48,24 +51,35 @@ function percentile(values: number[], share: number): number {
 function bare(root: string, env: Record<string, string>): Path {
   return {
     name: 'bare sh -c (no sandbox, no process group)',
-    run: (command) => new Promise((resolve, reject) => {
-      const child = spawn('sh', ['-c', command], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
-      child.stdout.resume();
-      child.stderr.resume();
-      child.once('error', reject);
-      child.once('close', () => resolve());
-    }),
+    run: (command) =>
+      new Promise((resolve, reject) => {
+        const child = spawn('sh', ['-c', command], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+        child.stdout.resume();
+        child.stderr.resume();
+        child.once('error', reject);
+        child.once('close', () => resolve());
+      }),
   };
 }
 
 function cold(root: string, policy: CommandPolicy, name: string): Path {
   // The plan is made once, as a caller keeping it would: the comparison is about spawning, not planning.
   const plan = policy.sandbox === 'none' ? undefined : planVisibility({ root, policy });
-  return { name, run: async (command) => { await runColdCommand(command, { root, policy, plan, timeoutMs: 60_000, signal: SIGNAL, outputCap: 6000 }); } };
+  return {
+    name,
+    run: async (command) => {
+      await runColdCommand(command, { root, policy, plan, timeoutMs: 60_000, signal: SIGNAL, outputCap: 6000 });
+    },
+  };
 }
 
 function warm(sandbox: RunSandbox, name: string): Path {
-  return { name, run: async (command) => { await sandbox.runCommand(command, { timeoutMs: 60_000, signal: SIGNAL, outputCap: 6000 }); } };
+  return {
+    name,
+    run: async (command) => {
+      await sandbox.runCommand(command, { timeoutMs: 60_000, signal: SIGNAL, outputCap: 6000 });
+    },
+  };
 }
 
 /**

@@ -1,8 +1,8 @@
-import type { ChatMessage } from '../context/messages.js';
-import type { ContextState } from '../context/context-state.js';
 import type { ContextDecision } from '../context/context-manager.js';
 import { MAX_SUMMARY_FAILURES, summaryRange } from '../context/context-manager.js';
-import { capAt, sameCaps, type CapSteps } from '../context/elision.js';
+import type { ContextState } from '../context/context-state.js';
+import { type CapSteps, capAt, sameCaps } from '../context/elision.js';
+import type { ChatMessage } from '../context/messages.js';
 import type { View, ViewBuilder } from '../context/view-builder.js';
 
 /** The staged manager's rules: the soft and hard thresholds and the seed's half-life schedule. */
@@ -92,7 +92,10 @@ const MAX_SHIFT = 8;
  * @example const decision = manageContextStaged(record, state, rules, builder, { force: false, overheadTokens: 600 });
  */
 export function manageContextStaged(
-  record: readonly ChatMessage[], state: ContextState, rules: StagedRules, builder: ViewBuilder,
+  record: readonly ChatMessage[],
+  state: ContextState,
+  rules: StagedRules,
+  builder: ViewBuilder,
   options: { force: boolean; overheadTokens: number },
 ): ContextDecision {
   const tokensOf = (view: View) => Math.ceil(view.chars / state.charsPerToken) + options.overheadTokens;
@@ -113,7 +116,8 @@ export function manageContextStaged(
       const caps = tightenCaps(state.caps, toolIndices, rules, shift, state.caps.through);
       const blockState = { ...state, caps, version: state.version + 1, compactions: state.compactions + 1 };
       const blockView = builder.viewFor(record, blockState);
-      if (tokensOf(blockView) < (rules.soft - BLOCK_HEADROOM) * window) return { state: blockState, view: blockView, tokens: tokensOf(blockView), action: 'elided', before };
+      if (tokensOf(blockView) < (rules.soft - BLOCK_HEADROOM) * window)
+        return { state: blockState, view: blockView, tokens: tokensOf(blockView), action: 'elided', before };
     }
   }
   const summaryExhausted = state.summaryFailures >= MAX_SUMMARY_FAILURES || !rules.summarize;

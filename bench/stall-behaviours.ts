@@ -1,8 +1,8 @@
-import { createHarnessMachine } from '../machines/harness-machine.js';
-import { rulesSchema, type Rules, type RulesInput } from '../rules/schema.js';
 import { stableStringify } from '../lib/stable-json.js';
+import { createHarnessMachine } from '../machines/harness-machine.js';
+import { type Rules, type RulesInput, rulesSchema } from '../rules/schema.js';
 import { probeHarness } from '../testing/probe.js';
-import { edited, ran, read, searched, todo, type ResultSpec } from '../testing/results.js';
+import { edited, type ResultSpec, ran, read, searched, todo } from '../testing/results.js';
 
 /**
  * A labelled set of agent behaviours for the stall detector: ones that make
@@ -22,8 +22,12 @@ export interface Behaviour {
 }
 
 const TEST = 'pytest -q';
-const lines = (file: string, from: number, count = 100) => Array.from({ length: count }, (_, index) => `${String(from + index).padStart(5)}  # ${file} line ${from + index}`).join('\n');
-const readAt = (file: string, start = 1) => ({ ...read(file, `[${file}: lines ${start}-${start + 99} of 900]\n${lines(file, start)}`), args: { path: file, start } });
+const lines = (file: string, from: number, count = 100) =>
+  Array.from({ length: count }, (_, index) => `${String(from + index).padStart(5)}  # ${file} line ${from + index}`).join('\n');
+const readAt = (file: string, start = 1) => ({
+  ...read(file, `[${file}: lines ${start}-${start + 99} of 900]\n${lines(file, start)}`),
+  args: { path: file, start },
+});
 const fix: Turn[] = [
   { calls: [edited('pkg/core.py', { before: 'core-0', after: 'core-fixed' })] },
   { calls: [ran(TEST, 0, '42 passed in 0.31s')], finish: true },
@@ -82,9 +86,24 @@ function pollLongProcess(): Turn[] {
 
 /** Behaviours that make progress: the stall detector may remind, never end them. */
 export const PROGRESS_BEHAVIOURS: readonly Behaviour[] = [
-  { name: 'explore 32-module package, fix on turn 45', kind: 'progress', description: '30 different files read, 6 identifiers searched, todo written and ticked, then the fix', turns: exploreThenFix() },
-  { name: 'explore 40 distinct files', kind: 'progress', description: '40 reads of different files, then the fix', turns: [...times(40, (index): Turn => ({ calls: [readAt(`lib/file${index}.py`)] })), ...fix] },
-  { name: '150 distinct cheap actions', kind: 'progress', description: 'reads at new offsets, new greps, wc/head/git log with new arguments, a todo update every 15 steps', turns: cheapDistinct(150) },
+  {
+    name: 'explore 32-module package, fix on turn 45',
+    kind: 'progress',
+    description: '30 different files read, 6 identifiers searched, todo written and ticked, then the fix',
+    turns: exploreThenFix(),
+  },
+  {
+    name: 'explore 40 distinct files',
+    kind: 'progress',
+    description: '40 reads of different files, then the fix',
+    turns: [...times(40, (index): Turn => ({ calls: [readAt(`lib/file${index}.py`)] })), ...fix],
+  },
+  {
+    name: '150 distinct cheap actions',
+    kind: 'progress',
+    description: 'reads at new offsets, new greps, wc/head/git log with new arguments, a todo update every 15 steps',
+    turns: cheapDistinct(150),
+  },
   { name: '15-edit refactor of one file', kind: 'progress', description: '15 distinct edits to one file, then one passing test run', turns: refactorOneFile() },
   { name: 'TDD cycle, failing set shrinks', kind: 'progress', description: 'test, edit, test… with one failure fewer each run', turns: tddCycle() },
   { name: 'poll a long process', kind: 'progress', description: 'tail build.log 20 times while a build writes new lines', turns: pollLongProcess() },
@@ -94,13 +113,62 @@ const LOOP_TURNS = 40;
 
 /** Loops: the stall detector must nudge them and end them. */
 export const LOOP_BEHAVIOURS: readonly Behaviour[] = [
-  { name: 'the same read again and again', kind: 'loop', description: 'read_file on the same file and offset', turns: times(LOOP_TURNS, (): Turn => ({ calls: [readAt('app.py')] })) },
-  { name: 'the same failing command', kind: 'loop', description: 'the same test run failing the same way', turns: times(LOOP_TURNS, (): Turn => ({ calls: [ran(TEST, 1, 'FAILED tests/test_app.py::test_total - assert 3 == 4\n1 failed in 0.1s')] })) },
-  { name: 'the same failing test run, new timings each time', kind: 'loop', description: 'node --test failing the same way, its duration_ms different every run', turns: times(LOOP_TURNS, (index): Turn => ({ calls: [ran('node --test', 1, `not ok 1 - add\n  ---\n  duration_ms: ${(10 + index * 0.37).toFixed(6)}\n  error: 1 !== 2\n# fail 1\n# duration_ms ${(80 + index * 1.9).toFixed(6)}`)] })) },
-  { name: 'A-B-A-B', kind: 'loop', description: 'two commands alternating, each showing the same output', turns: times(LOOP_TURNS, (index): Turn => ({ calls: [index % 2 ? ran('cat config.yml', 0, 'debug: false') : ran('ls src', 0, 'app.py util.py')] })) },
-  { name: 'an edit undone and redone', kind: 'loop', description: 'the same change applied, reverted, applied…', turns: times(LOOP_TURNS, (index): Turn => ({ calls: [edited('app.py', index % 2 ? { before: 'changed', after: 'original' } : { before: 'original', after: 'changed' })] })) },
-  { name: 'monologue', kind: 'loop', description: 'replies without a tool call', turns: times(LOOP_TURNS, (index): Turn => ({ say: `I believe the fix is to change line ${index % 3}.` })) },
-  { name: 're-reading one file at the same offsets', kind: 'loop', description: 'read_file cycling over offsets 1, 101, 201', turns: times(LOOP_TURNS, (index): Turn => ({ calls: [readAt('app.py', (index % 3) * 100 + 1)] })) },
+  {
+    name: 'the same read again and again',
+    kind: 'loop',
+    description: 'read_file on the same file and offset',
+    turns: times(LOOP_TURNS, (): Turn => ({ calls: [readAt('app.py')] })),
+  },
+  {
+    name: 'the same failing command',
+    kind: 'loop',
+    description: 'the same test run failing the same way',
+    turns: times(LOOP_TURNS, (): Turn => ({ calls: [ran(TEST, 1, 'FAILED tests/test_app.py::test_total - assert 3 == 4\n1 failed in 0.1s')] })),
+  },
+  {
+    name: 'the same failing test run, new timings each time',
+    kind: 'loop',
+    description: 'node --test failing the same way, its duration_ms different every run',
+    turns: times(
+      LOOP_TURNS,
+      (index): Turn => ({
+        calls: [
+          ran(
+            'node --test',
+            1,
+            `not ok 1 - add\n  ---\n  duration_ms: ${(10 + index * 0.37).toFixed(6)}\n  error: 1 !== 2\n# fail 1\n# duration_ms ${(80 + index * 1.9).toFixed(6)}`,
+          ),
+        ],
+      }),
+    ),
+  },
+  {
+    name: 'A-B-A-B',
+    kind: 'loop',
+    description: 'two commands alternating, each showing the same output',
+    turns: times(LOOP_TURNS, (index): Turn => ({ calls: [index % 2 ? ran('cat config.yml', 0, 'debug: false') : ran('ls src', 0, 'app.py util.py')] })),
+  },
+  {
+    name: 'an edit undone and redone',
+    kind: 'loop',
+    description: 'the same change applied, reverted, applied…',
+    turns: times(
+      LOOP_TURNS,
+      (index): Turn => ({ calls: [edited('app.py', index % 2 ? { before: 'changed', after: 'original' } : { before: 'original', after: 'changed' })] }),
+    ),
+  },
+  {
+    name: 'monologue',
+    kind: 'loop',
+    description: 'replies without a tool call',
+    turns: times(LOOP_TURNS, (index): Turn => ({ say: `I believe the fix is to change line ${index % 3}.` })),
+  },
+  {
+    name: 're-reading one file at the same offsets',
+    kind: 'loop',
+    description: 'read_file cycling over offsets 1, 101, 201',
+    turns: times(LOOP_TURNS, (index): Turn => ({ calls: [readAt('app.py', (index % 3) * 100 + 1)] })),
+  },
 ];
 
 export const BEHAVIOURS: readonly Behaviour[] = [...PROGRESS_BEHAVIOURS, ...LOOP_BEHAVIOURS];
@@ -130,7 +198,7 @@ export function runBehaviour(behaviour: Behaviour, overrides: RulesInput = {}): 
   for (const turn of behaviour.turns) {
     if (probe.state.endsWith('.compact')) probe.contextReady();
     if (!probe.state.endsWith('.think')) break;
-    let step;
+    let step: ReturnType<typeof probe.reply>;
     if ('say' in turn) {
       step = probe.reply({ content: turn.say });
     } else {
@@ -168,7 +236,10 @@ export function seedFirstNudge(behaviour: Behaviour): number | null {
       }
       if (result.name === 'read_file' || result.name === 'grep') {
         readsSinceEdit += 1;
-        if (readsSinceEdit >= 8) { readsSinceEdit = 0; nudged = true; }
+        if (readsSinceEdit >= 8) {
+          readsSinceEdit = 0;
+          nudged = true;
+        }
       }
       const last = history.slice(-3);
       nudged ||= last.length === 3 && new Set(last).size === 1;

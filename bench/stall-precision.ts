@@ -22,8 +22,13 @@ export function measureStallPrecision(): { rows: StallPrecisionRow[]; falseStops
   const rows = BEHAVIOURS.map((behaviour): StallPrecisionRow => {
     const outcome = runBehaviour(behaviour);
     return {
-      behaviour: behaviour.name, kind: behaviour.kind, status: outcome.status, nudges: outcome.nudges.length,
-      firstNudge: outcome.firstNudge, seedFirstNudge: seedFirstNudge(behaviour), endedAt: outcome.status === 'stalled' ? outcome.steps : null,
+      behaviour: behaviour.name,
+      kind: behaviour.kind,
+      status: outcome.status,
+      nudges: outcome.nudges.length,
+      firstNudge: outcome.firstNudge,
+      seedFirstNudge: seedFirstNudge(behaviour),
+      endedAt: outcome.status === 'stalled' ? outcome.steps : null,
     };
   });
   const loops = rows.filter((row) => row.kind === 'loop');

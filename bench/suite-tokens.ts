@@ -36,26 +36,44 @@ export interface SuiteConfiguration {
  *
  * @example const rows = await measureSuiteTokens([{ label: 'default', preset: 'default' }], { parallel: 2 });
  */
-export async function measureSuiteTokens(configurations: readonly SuiteConfiguration[], options: { parallel: number; only?: string[] }): Promise<SuiteTokens[]> {
+export async function measureSuiteTokens(
+  configurations: readonly SuiteConfiguration[],
+  options: { parallel: number; only?: string[] },
+): Promise<SuiteTokens[]> {
   const outDir = mkdtempSync(join(tmpdir(), 'rein-bench-suite-'));
   try {
     const tasksDir = fileURLToPath(new URL('../../eval/suite', import.meta.url));
-    const layered = configurations.filter((configuration) => configuration.rules).map((configuration) => {
-      const path = join(outDir, `${configuration.label}.json`);
-      writeFileSync(path, JSON.stringify(configuration.rules));
-      return `${configuration.preset}:${path}`;
-    });
+    const layered = configurations
+      .filter((configuration) => configuration.rules)
+      .map((configuration) => {
+        const path = join(outDir, `${configuration.label}.json`);
+        writeFileSync(path, JSON.stringify(configuration.rules));
+        return `${configuration.preset}:${path}`;
+      });
     const plain = configurations.filter((configuration) => !configuration.rules);
-    const parsed = parseConfigurations(plain.map((configuration) => configuration.preset), layered);
+    const parsed = parseConfigurations(
+      plain.map((configuration) => configuration.preset),
+      layered,
+    );
     const result = await runEval({
-      tasksDir, configurations: parsed, repeat: 1, parallel: options.parallel, outDir: join(outDir, 'eval'),
-      ...(options.only ? { only: options.only } : {}), progress: { isTTY: false, write: () => true },
+      tasksDir,
+      configurations: parsed,
+      repeat: 1,
+      parallel: options.parallel,
+      outDir: join(outDir, 'eval'),
+      ...(options.only ? { only: options.only } : {}),
+      progress: { isTTY: false, write: () => true },
     });
     // parseConfigurations keeps the order it was given (presets, then rules files), and labels a layered one
     // `preset:file`: map each back to the label asked for.
     const ordered = [...plain, ...configurations.filter((configuration) => configuration.rules)];
     const labelOf = new Map(parsed.map((configuration, index) => [configuration.label, ordered[index]!.label]));
-    return configurations.map((configuration) => totals(configuration.label, result.view.records.filter((record) => labelOf.get(record.config) === configuration.label)));
+    return configurations.map((configuration) =>
+      totals(
+        configuration.label,
+        result.view.records.filter((record) => labelOf.get(record.config) === configuration.label),
+      ),
+    );
   } finally {
     rmSync(outDir, { recursive: true, force: true });
   }
@@ -63,12 +81,21 @@ export async function measureSuiteTokens(configurations: readonly SuiteConfigura
 
 function totals(config: string, runs: readonly RunRecord[]): SuiteTokens {
   const sum = (pick: (record: RunRecord) => number) => runs.reduce((total, record) => total + pick(record), 0);
-  const solved = runs.filter((record) => record.resolved).map((record) => record.task).sort();
+  const solved = runs
+    .filter((record) => record.resolved)
+    .map((record) => record.task)
+    .sort();
   const promptTokens = sum((record) => record.promptTokens);
   const costUsd = sum((record) => record.costUsd);
   return {
-    config, resolved: solved.length, tasks: runs.length, solved, promptTokens,
+    config,
+    resolved: solved.length,
+    tasks: runs.length,
+    solved,
+    promptTokens,
     cachedShare: promptTokens > 0 ? sum((record) => record.cachedTokens) / promptTokens : 0,
-    costUsd, costPerSolved: solved.length > 0 ? costUsd / solved.length : Number.NaN, wallSeconds: sum((record) => record.wallSeconds),
+    costUsd,
+    costPerSolved: solved.length > 0 ? costUsd / solved.length : Number.NaN,
+    wallSeconds: sum((record) => record.wallSeconds),
   };
 }

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { closeSync, openSync, readSync } from 'node:fs';
-import { compilePythonSpawned } from './spawn-python-check.js';
 import { createSyntaxChecker } from '../tools/syntax-check.js';
+import { compilePythonSpawned } from './spawn-python-check.js';
 
 /** One way of checking syntax, timed over a series of checks of the same edit. */
 export interface SyntaxCheckFigures {
@@ -21,11 +21,19 @@ export interface SyntaxCheckBench {
 
 /** A Python module of about 300 lines, the size of file an agent edits. */
 function pythonModule(): string {
-  return Array.from({ length: 60 }, (_, index) => `def stat_${index}(xs, weight=${index}):\n    total = sum(x * weight for x in xs)\n    if not xs:\n        raise ValueError("empty")\n    return total / len(xs)\n`).join('\n');
+  return Array.from(
+    { length: 60 },
+    (_, index) =>
+      `def stat_${index}(xs, weight=${index}):\n    total = sum(x * weight for x in xs)\n    if not xs:\n        raise ValueError("empty")\n    return total / len(xs)\n`,
+  ).join('\n');
 }
 
 function typeScriptModule(): string {
-  return Array.from({ length: 60 }, (_, index) => `export function stat${index}(xs: number[], weight = ${index}): number {\n  const total = xs.reduce((sum, x) => sum + x * weight, 0);\n  if (xs.length === 0) throw new Error('empty');\n  return total / xs.length;\n}\n`).join('\n');
+  return Array.from(
+    { length: 60 },
+    (_, index) =>
+      `export function stat${index}(xs: number[], weight = ${index}): number {\n  const total = xs.reduce((sum, x) => sum + x * weight, 0);\n  if (xs.length === 0) throw new Error('empty');\n  return total / xs.length;\n}\n`,
+  ).join('\n');
 }
 
 async function timeChecks(checker: string, checks: number, check: (index: number) => Promise<unknown>): Promise<SyntaxCheckFigures> {
@@ -63,11 +71,24 @@ export async function measureSyntaxChecks(options: { spawnChecks?: number; warmC
   const broken = valid.replace('    return total / len(xs)\n', '    return (total / len(xs)\n');
   const source = (index: number) => (index % 2 === 0 ? valid : broken);
   const rows: SyntaxCheckFigures[] = [];
-  rows.push(await timeChecks(`python, a process per check (before): python3 on PATH${python.shim ? ', a shim' : ''}`, spawnChecks, (index) => compilePythonSpawned(source(index), 'stats.py')));
-  if (python.shim) rows.push(await timeChecks('python, a process per check (before): the interpreter itself', spawnChecks, (index) => compilePythonSpawned(source(index), 'stats.py', python.interpreter)));
+  rows.push(
+    await timeChecks(`python, a process per check (before): python3 on PATH${python.shim ? ', a shim' : ''}`, spawnChecks, (index) =>
+      compilePythonSpawned(source(index), 'stats.py'),
+    ),
+  );
+  if (python.shim)
+    rows.push(
+      await timeChecks('python, a process per check (before): the interpreter itself', spawnChecks, (index) =>
+        compilePythonSpawned(source(index), 'stats.py', python.interpreter),
+      ),
+    );
   const syntax = createSyntaxChecker();
   try {
-    rows.push(await timeChecks(`python, one warm process for the run (now): python3 on PATH${python.shim ? ', a shim' : ''}`, warmChecks, (index) => syntax.check('stats.py', source(index))));
+    rows.push(
+      await timeChecks(`python, one warm process for the run (now): python3 on PATH${python.shim ? ', a shim' : ''}`, warmChecks, (index) =>
+        syntax.check('stats.py', source(index)),
+      ),
+    );
     const ts = typeScriptModule();
     const tsBroken = ts.replace('return total / xs.length;', 'return (total / xs.length;');
     rows.push(await timeChecks('typescript, in process', warmChecks, (index) => syntax.check('stats.ts', index % 2 === 0 ? ts : tsBroken)));

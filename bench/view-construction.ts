@@ -1,7 +1,7 @@
-import type { ChatMessage } from '../context/messages.js';
-import { totalChars } from '../context/messages.js';
 import { manageContext } from '../context/context-manager.js';
 import { initialContextState } from '../context/context-state.js';
+import type { ChatMessage } from '../context/messages.js';
+import { totalChars } from '../context/messages.js';
 import { ViewBuilder } from '../context/view-builder.js';
 import { defaultRules } from '../rules/schema.js';
 import { sessionRecord } from './prefix-cache.js';
@@ -25,7 +25,8 @@ export function measureViewConstruction(steps: number): ViewFigures {
   const builder = new ViewBuilder();
   let state = initialContextState(4);
   let started = process.hrtime.bigint();
-  for (let length = 4; length <= record.length; length += 2) state = manageContext(record.slice(0, length), state, rules, builder, { force: false, overheadTokens: 0 }).state;
+  for (let length = 4; length <= record.length; length += 2)
+    state = manageContext(record.slice(0, length), state, rules, builder, { force: false, overheadTokens: 0 }).state;
   const rein = Number(process.hrtime.bigint() - started) / 1e3;
   started = process.hrtime.bigint();
   let sink = 0;

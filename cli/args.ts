@@ -1,4 +1,4 @@
-import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { UsageError } from '../lib/errors.js';
 
 export type FlagSpec = NonNullable<ParseArgsConfig['options']>;

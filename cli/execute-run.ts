@@ -1,13 +1,13 @@
 import { basename, relative } from 'node:path';
+import { RunInterrupted } from '../lib/errors.js';
+import type { TraceLine } from '../lib/trace-events.js';
 import type { HarnessOutput } from '../machines/types.js';
 import type { Rules } from '../rules/schema.js';
-import { resumeRun, startRun, type RunHandle, type RunOptions } from '../run/start-run.js';
-import { EXIT, exitCodeFor } from './exit-codes.js';
-import { RunInterrupted } from '../lib/errors.js';
-import { createStatusLine } from './status-line.js';
-import type { TraceLine } from '../lib/trace-events.js';
+import { type RunHandle, type RunOptions, resumeRun, startRun } from '../run/start-run.js';
 import type { OtlpSettings } from '../telemetry/otlp-settings.js';
+import { EXIT, exitCodeFor } from './exit-codes.js';
 import { startOtelExport } from './otel-export.js';
+import { createStatusLine } from './status-line.js';
 
 export interface Io {
   stdout: { write(text: string): boolean; isTTY?: boolean };
@@ -58,7 +58,10 @@ export async function executeRun(options: ExecuteOptions): Promise<number> {
   // Ctrl+C (or a SIGTERM from a supervisor) stops the run cleanly: in-flight calls and their process
   // groups are aborted, the state of the last step stays saved.
   let stoppedBy = 'SIGINT' as NodeJS.Signals;
-  const onSigint = (signal: NodeJS.Signals) => { stoppedBy = signal; handle.interrupt(); };
+  const onSigint = (signal: NodeJS.Signals) => {
+    stoppedBy = signal;
+    handle.interrupt();
+  };
   process.once('SIGINT', onSigint);
   process.once('SIGTERM', onSigint);
   let output: HarnessOutput;
@@ -79,14 +82,24 @@ export async function executeRun(options: ExecuteOptions): Promise<number> {
   io.stderr.write(endMessage(output, handle, run.rules));
   const tampered = handle.tamperedRulesFiles();
   if (tampered.length > 0) {
-    io.stderr.write(`rein: WARNING: the run changed ${tampered.join(', ')} in the workspace. rein will not load it until you have reviewed it and run \`rein rules trust\` in that repo (a .ts/.mjs/.js rules file is code).\n`);
+    io.stderr.write(
+      `rein: WARNING: the run changed ${tampered.join(', ')} in the workspace. rein will not load it until you have reviewed it and run \`rein rules trust\` in that repo (a .ts/.mjs/.js rules file is code).\n`,
+    );
   }
   if (options.json) {
-    io.stdout.write(JSON.stringify({
-      status: output.status, steps: output.steps, summary: output.summary, usage: output.usage, reason: output.reason, trace: handle.tracePath, runDir: handle.runDir,
-      // Unsandboxed, commands could read the whole disk: a script reading this line should not have to parse the start message.
-      sandbox: { mode: handle.sandboxMode, wholeDiskReadable: handle.sandboxMode !== 'bwrap', description: handle.sandbox },
-    }) + '\n');
+    io.stdout.write(
+      JSON.stringify({
+        status: output.status,
+        steps: output.steps,
+        summary: output.summary,
+        usage: output.usage,
+        reason: output.reason,
+        trace: handle.tracePath,
+        runDir: handle.runDir,
+        // Unsandboxed, commands could read the whole disk: a script reading this line should not have to parse the start message.
+        sandbox: { mode: handle.sandboxMode, wholeDiskReadable: handle.sandboxMode !== 'bwrap', description: handle.sandbox },
+      }) + '\n',
+    );
   }
   return exitCodeFor(output.status);
 }

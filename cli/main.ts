@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { ModelEndpointError, ReinError, UsageError } from '../lib/errors.js';
-import { EXIT } from './exit-codes.js';
 import type { Io } from './execute-run.js';
+import { EXIT } from './exit-codes.js';
 
 const USAGE = `rein: an agent harness built as an explicit statechart
 
@@ -37,10 +37,19 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
 /** The CLI entry: dispatches a command and maps errors to exit codes. Returns the exit code. */
 export async function main(argv: string[], io: Io = { stdout: process.stdout, stderr: process.stderr }, env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const [name, ...rest] = argv;
-  if (!name || name === '--help' || name === '-h' || name === 'help') { io.stdout.write(USAGE + '\n'); return name ? EXIT.done : EXIT.usage; }
-  if (name === '--version' || name === '-v') { io.stdout.write(version() + '\n'); return EXIT.done; }
+  if (!name || name === '--help' || name === '-h' || name === 'help') {
+    io.stdout.write(USAGE + '\n');
+    return name ? EXIT.done : EXIT.usage;
+  }
+  if (name === '--version' || name === '-v') {
+    io.stdout.write(version() + '\n');
+    return EXIT.done;
+  }
   const load = COMMANDS[name];
-  if (!load) { io.stderr.write(`rein: unknown command "${name}"\n\n${USAGE}\n`); return EXIT.usage; }
+  if (!load) {
+    io.stderr.write(`rein: unknown command "${name}"\n\n${USAGE}\n`);
+    return EXIT.usage;
+  }
   try {
     const command = await load();
     return await command(rest, io, env);

@@ -1,4 +1,4 @@
-import { startLiveExport, type LiveExport } from '../telemetry/live-export.js';
+import { type LiveExport, startLiveExport } from '../telemetry/live-export.js';
 import { displayUrl, type OtlpSettings } from '../telemetry/otlp-settings.js';
 import type { RunFacts } from '../telemetry/run-attributes.js';
 import type { Io } from './execute-run.js';
@@ -11,8 +11,13 @@ export function startOtelExport(settings: OtlpSettings, facts: RunFacts, io: Io)
   const live = startLiveExport(settings, {
     facts,
     // A warning may come while the status line is drawn: clear it first.
-    warn: (text) => { io.stderr.write(`${io.stderr.isTTY ? '\r\x1b[2K' : ''}${text}\n`); },
+    warn: (text) => {
+      io.stderr.write(`${io.stderr.isTTY ? '\r\x1b[2K' : ''}${text}\n`);
+    },
   });
   const notes = settings.notes.map((note) => `rein: OpenTelemetry: ${note}\n`).join('');
-  return { ...live, startNote: `rein: OpenTelemetry: spans go to ${displayUrl(settings.url)} (contents ${settings.content ? 'included' : 'left out'})\n${notes}` };
+  return {
+    ...live,
+    startNote: `rein: OpenTelemetry: spans go to ${displayUrl(settings.url)} (contents ${settings.content ? 'included' : 'left out'})\n${notes}`,
+  };
 }

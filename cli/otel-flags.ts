@@ -1,6 +1,6 @@
 import { UsageError } from '../lib/errors.js';
-import { resolveOtlpSettings, type OtlpSettings } from '../telemetry/otlp-settings.js';
-import { stringFlag, type FlagSpec, type ParsedCommand } from './args.js';
+import { type OtlpSettings, resolveOtlpSettings } from '../telemetry/otlp-settings.js';
+import { type FlagSpec, type ParsedCommand, stringFlag } from './args.js';
 
 /** `--otel URL` and `--otel-content`, shared by the commands that run the harness. */
 export const OTEL_FLAGS: FlagSpec = { otel: { type: 'string' }, 'otel-content': { type: 'boolean' } };
@@ -18,7 +18,9 @@ export async function otelSettings(command: string, parsed: ParsedCommand, env: 
   let settings: OtlpSettings | null;
   try {
     settings = await resolveOtlpSettings({
-      url: stringFlag(parsed, 'otel'), content: parsed.values['otel-content'] === true, env,
+      url: stringFlag(parsed, 'otel'),
+      content: parsed.values['otel-content'] === true,
+      env,
       onEnvProblem: (message) => warn(`${command}: OpenTelemetry: ${message}\n`),
     });
   } catch (error) {

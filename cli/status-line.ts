@@ -7,7 +7,11 @@ export interface StatusLine {
   finish(): void;
 }
 
-interface Stream { isTTY?: boolean; columns?: number; write(text: string): boolean }
+interface Stream {
+  isTTY?: boolean;
+  columns?: number;
+  write(text: string): boolean;
+}
 
 /**
  * The live status line: phase, step/limit, elapsed/limit, tokens and the last
@@ -54,9 +58,11 @@ export function createStatusLine(stream: Stream, rules: Rules, options: { unsand
           // A resumed run starts mid-step: its first lines may be the tool calls of the step that was cut short.
           state.phase = line.fromState.split('.')[0] || state.phase;
           state.stepPhase = state.phase;
-          say(line.fromState === 'start'
-            ? '[rein] resumed: the run was stopped before its first step was saved, so it starts over'
-            : `[rein] resumed in ${line.fromState} (${line.recordLength} messages in the record)`);
+          say(
+            line.fromState === 'start'
+              ? '[rein] resumed: the run was stopped before its first step was saved, so it starts over'
+              : `[rein] resumed in ${line.fromState} (${line.recordLength} messages in the record)`,
+          );
           break;
         case 'tool':
           state.step = line.step;
@@ -88,13 +94,17 @@ export function createStatusLine(stream: Stream, rules: Rules, options: { unsand
       }
       if (tty) draw();
     },
-    finish() { if (tty && state.drawn) stream.write('\r\x1b[2K'); },
+    finish() {
+      if (tty && state.drawn) stream.write('\r\x1b[2K');
+    },
   };
 }
 
 function describeTool(line: ToolEvent): string {
   const args = argsObject(line.args);
-  const main = String(args.command ?? args.path ?? args.pattern ?? '').replace(/\s+/g, ' ').slice(0, 70);
+  const main = String(args.command ?? args.path ?? args.pattern ?? '')
+    .replace(/\s+/g, ' ')
+    .slice(0, 70);
   const { effect } = line;
   let outcome = line.ok ? '' : ` → ${toolError(line.result)}`;
   if (effect.kind === 'edit') outcome = effect.applied ? ' → applied' : ' → rejected';
@@ -108,17 +118,20 @@ function argsObject(args: unknown): Record<string, unknown> {
   if (typeof args === 'string') {
     try {
       const parsed: unknown = JSON.parse(args);
-      return parsed && typeof parsed === 'object' ? parsed as Record<string, unknown> : {};
+      return parsed && typeof parsed === 'object' ? (parsed as Record<string, unknown>) : {};
     } catch {
       return {};
     }
   }
-  return args && typeof args === 'object' ? args as Record<string, unknown> : {};
+  return args && typeof args === 'object' ? (args as Record<string, unknown>) : {};
 }
 
 /** The first line of a failed call's result, so the reason is on the terminal and not only in the trace. */
 function toolError(result: unknown): string {
-  const first = String(result ?? '').split('\n')[0]!.replace(/^Tool error:\s*/, '').trim();
+  const first = String(result ?? '')
+    .split('\n')[0]!
+    .replace(/^Tool error:\s*/, '')
+    .trim();
   if (!first) return 'tool error';
   return `tool error: ${first.length > 90 ? `${first.slice(0, 89)}…` : first}`;
 }
@@ -132,11 +145,17 @@ function describeCommandEnd(effect: { exitCode?: number | null; blocked?: boolea
 
 function describeContext(line: ContextEvent): string {
   switch (line.action) {
-    case 'elided': return `old tool results elided, ${line.before.tokens} → ${line.after.tokens} tokens`;
-    case 'summarize': return `the view is over the hard limit (${line.before.tokens} tokens): summarizing the middle`;
-    case 'summarized': return `earlier messages summarized (${line.foldedChars} → ${line.summaryChars} chars)`;
-    case 'summary_failed': return `summary failed: ${line.error}`;
-    case 'overflow': return 'the context window is full';
-    case 'provider_rejected_length': return `the provider rejected the prompt as too long; compacting harder (window now taken as ${line.windowCap} tokens, attempt ${line.attempt})`;
+    case 'elided':
+      return `old tool results elided, ${line.before.tokens} → ${line.after.tokens} tokens`;
+    case 'summarize':
+      return `the view is over the hard limit (${line.before.tokens} tokens): summarizing the middle`;
+    case 'summarized':
+      return `earlier messages summarized (${line.foldedChars} → ${line.summaryChars} chars)`;
+    case 'summary_failed':
+      return `summary failed: ${line.error}`;
+    case 'overflow':
+      return 'the context window is full';
+    case 'provider_rejected_length':
+      return `the provider rejected the prompt as too long; compacting harder (window now taken as ${line.windowCap} tokens, attempt ${line.attempt})`;
   }
 }

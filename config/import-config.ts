@@ -46,8 +46,10 @@ export async function importConfigModule(path: string): Promise<ConfigModule> {
 function compileErrors(error: unknown): string {
   const errors = (error as { errors?: Array<{ text: string; location?: { line: number; column: number; lineText: string } | null }> }).errors;
   if (!errors || errors.length === 0) return `  ${(error as Error).message}`;
-  return errors.map((entry) => {
-    const where = entry.location ? `${entry.location.line}:${entry.location.column + 1}: ` : '';
-    return `  ${where}${entry.text}${entry.location ? `\n    ${entry.location.lineText.trim()}` : ''}`;
-  }).join('\n');
+  return errors
+    .map((entry) => {
+      const where = entry.location ? `${entry.location.line}:${entry.location.column + 1}: ` : '';
+      return `  ${where}${entry.text}${entry.location ? `\n    ${entry.location.lineText.trim()}` : ''}`;
+    })
+    .join('\n');
 }

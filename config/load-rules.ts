@@ -6,16 +6,16 @@ import { RULES_FILE_NAMES } from '../lib/harness-files.js';
 import { isUntrusted } from '../lib/rules-trust.js';
 import { jsonSyntaxError, yamlSyntaxError } from '../lib/syntax-error.js';
 import { formatZodError } from '../lib/zod-error.js';
-import { registerGuards, type GuardRegistry } from '../machines/guards/registry.js';
-import { registerActions, type RuleActionRegistry } from '../machines/rule-actions.js';
+import { type GuardRegistry, registerGuards } from '../machines/guards/registry.js';
+import { type RuleActionRegistry, registerActions } from '../machines/rule-actions.js';
 import { checkRuleReferences } from '../machines/rules-check.js';
-import { selectTools } from '../tools/select-tools.js';
-import { defaultTools } from '../tools/index.js';
-import type { AnyTool } from '../tools/types.js';
-import { importConfigModule, type ConfigModule } from './import-config.js';
 import { mergeRules, type Plain } from '../rules/merge.js';
 import { presetNames, requirePreset } from '../rules/presets.js';
-import { rulesSchema, type Rules } from '../rules/schema.js';
+import { type Rules, rulesSchema } from '../rules/schema.js';
+import { defaultTools } from '../tools/index.js';
+import { selectTools } from '../tools/select-tools.js';
+import type { AnyTool } from '../tools/types.js';
+import { type ConfigModule, importConfigModule } from './import-config.js';
 
 /** File names looked up in the workspace when no `--config` is given. */
 export const CONFIG_NAMES: readonly string[] = RULES_FILE_NAMES;
@@ -65,7 +65,12 @@ export async function loadRules(options: LoadRulesOptions = {}): Promise<LoadedR
   const merged = mergeRules(preset.rules as Plain, fileLayer, options.overrides);
   const where = configPath ?? 'rules';
   const parsed = rulesSchema.safeParse(merged, { reportInput: true });
-  if (!parsed.success) throw new UsageError(formatZodError(parsed.error, { input: merged, schema: rulesSchema }).map((line) => `${where}: ${line}`).join('\n'));
+  if (!parsed.success)
+    throw new UsageError(
+      formatZodError(parsed.error, { input: merged, schema: rulesSchema })
+        .map((line) => `${where}: ${line}`)
+        .join('\n'),
+    );
   // Names that rules refer to are checked here, so a bad file stops every command before anything runs.
   try {
     const guards = registerGuards(extensions.guards, where).map((guard) => guard.name);
@@ -74,7 +79,12 @@ export async function loadRules(options: LoadRulesOptions = {}): Promise<LoadedR
     selectTools([...defaultTools, ...extensions.tools], parsed.data.tools.enabled);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
-    throw new UsageError(error.message.split('\n').map((line) => (line.startsWith(`${where}: `) ? line : `${where}: ${line}`)).join('\n'));
+    throw new UsageError(
+      error.message
+        .split('\n')
+        .map((line) => (line.startsWith(`${where}: `) ? line : `${where}: ${line}`))
+        .join('\n'),
+    );
   }
   return { rules: parsed.data, sources, ...extensions, ...(configPath ? { configPath } : {}) };
 }
@@ -87,7 +97,9 @@ function findConfig(workspace: string | undefined): string | undefined {
   if (!name) return undefined;
   // A rules file an earlier run wrote is not loaded (it may be code) until a person has looked at it.
   if (isUntrusted(workspace, name)) {
-    throw new UsageError(`${resolve(workspace, name)}: an agent run wrote this rules file; review it, then run \`rein rules trust --workspace ${workspace}\` (or pass it with --config)`);
+    throw new UsageError(
+      `${resolve(workspace, name)}: an agent run wrote this rules file; review it, then run \`rein rules trust --workspace ${workspace}\` (or pass it with --config)`,
+    );
   }
   return resolve(workspace, name);
 }
@@ -126,14 +138,17 @@ async function readConfigFile(path: string): Promise<{ rules: Plain; extensions:
     throw new UsageError(`${path}: rules files are .json, .yaml, .yml, .ts, .mts, .js or .mjs, not "${extension}"`);
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new UsageError(`${path}: expected an object of rules at the top level, found ${Array.isArray(value) ? 'an array' : value === null ? 'null' : typeof value}`);
+    throw new UsageError(
+      `${path}: expected an object of rules at the top level, found ${Array.isArray(value) ? 'an array' : value === null ? 'null' : typeof value}`,
+    );
   }
   return { rules: value as Plain, extensions };
 }
 
 function checkExtensions(path: string, module: ConfigModule): Extensions {
   const guards = module.guards ?? {};
-  if (typeof guards !== 'object' || guards === null || Array.isArray(guards)) throw new UsageError(`${path}: export "guards" must be an object of named guards`);
+  if (typeof guards !== 'object' || guards === null || Array.isArray(guards))
+    throw new UsageError(`${path}: export "guards" must be an object of named guards`);
   const tools = module.tools ?? [];
   if (!Array.isArray(tools)) throw new UsageError(`${path}: export "tools" must be an array of tools`);
   tools.forEach((tool: Partial<AnyTool>, index) => {
@@ -142,6 +157,7 @@ function checkExtensions(path: string, module: ConfigModule): Extensions {
     }
   });
   const actions = module.actions ?? {};
-  if (typeof actions !== 'object' || actions === null || Array.isArray(actions)) throw new UsageError(`${path}: export "actions" must be an object of named actions`);
+  if (typeof actions !== 'object' || actions === null || Array.isArray(actions))
+    throw new UsageError(`${path}: export "actions" must be an object of named actions`);
   return { guards: guards as GuardRegistry, tools: tools as AnyTool[], actions: actions as RuleActionRegistry };
 }

@@ -1,6 +1,6 @@
-import { messageChars, type MessageRecord } from './messages.js';
 import type { ContextState } from './context-state.js';
 import { floorCaps, sameCaps } from './elision.js';
+import { type MessageRecord, messageChars } from './messages.js';
 import { HEAD_LENGTH, type View, type ViewBuilder } from './view-builder.js';
 
 /** The context-manager rules the machine is built with (see `rules/schema.ts`). */
@@ -49,7 +49,10 @@ export const MAX_SUMMARY_FAILURES = 2;
  * @example const decision = manageContext(record, state, rules, builder, { force: false, overheadTokens: 600 });
  */
 export function manageContext(
-  record: MessageRecord, state: ContextState, rules: ContextRules, builder: ViewBuilder,
+  record: MessageRecord,
+  state: ContextState,
+  rules: ContextRules,
+  builder: ViewBuilder,
   options: { force: boolean; overheadTokens: number },
 ): ContextDecision {
   const tokensOf = (view: View) => Math.ceil(view.chars / state.charsPerToken) + options.overheadTokens;

@@ -1,4 +1,4 @@
-import { NO_CAPS, type CapSteps } from './elision.js';
+import { type CapSteps, NO_CAPS } from './elision.js';
 
 /** The record range a pending summary folds: decided by the context manager, done by the summarizer. */
 export interface FoldRange {

@@ -59,7 +59,11 @@ export function floorCaps(previous: CapSteps, toolIndices: readonly number[], pa
 
 /** True when two cap functions are the same. */
 export function sameCaps(a: CapSteps, b: CapSteps): boolean {
-  return a.through === b.through && a.steps.length === b.steps.length && a.steps.every(([from, cap], index) => b.steps[index]![0] === from && b.steps[index]![1] === cap);
+  return (
+    a.through === b.through &&
+    a.steps.length === b.steps.length &&
+    a.steps.every(([from, cap], index) => b.steps[index]![0] === from && b.steps[index]![1] === cap)
+  );
 }
 
 function compressSteps(pairs: Array<[number, number]>): Array<[number, number]> {

@@ -6,10 +6,24 @@ export interface ToolCall {
   function: { name: string; arguments: string };
 }
 
-export interface SystemMessage { role: 'system'; content: string }
-export interface UserMessage { role: 'user'; content: string }
-export interface AssistantMessage { role: 'assistant'; content: string | null; tool_calls?: ToolCall[] }
-export interface ToolMessage { role: 'tool'; tool_call_id: string; content: string }
+export interface SystemMessage {
+  role: 'system';
+  content: string;
+}
+export interface UserMessage {
+  role: 'user';
+  content: string;
+}
+export interface AssistantMessage {
+  role: 'assistant';
+  content: string | null;
+  tool_calls?: ToolCall[];
+}
+export interface ToolMessage {
+  role: 'tool';
+  tool_call_id: string;
+  content: string;
+}
 
 export type ChatMessage = SystemMessage | UserMessage | AssistantMessage | ToolMessage;
 

@@ -1,8 +1,8 @@
-import type { ChatMessage, MessageRecord } from './messages.js';
-import { messageChars } from './messages.js';
-import { capAt, elideContent } from './elision.js';
 import type { ContextState } from './context-state.js';
 import { SUMMARY_HEADER } from './context-state.js';
+import { capAt, elideContent } from './elision.js';
+import type { ChatMessage, MessageRecord } from './messages.js';
+import { messageChars } from './messages.js';
 
 /** The working view: what the model is sent, with where each message came from. */
 export interface View {

@@ -1,6 +1,6 @@
 import type { HarnessMachine } from '../machines/harness-machine.js';
 import type { Rules } from '../rules/schema.js';
-import { coverTransitions, formatCoverage, type CoverageReport } from './explore.js';
+import { type CoverageReport, coverTransitions, formatCoverage } from './explore.js';
 import { confirmWithScriptedActors } from './replay.js';
 
 /** Everything model-based coverage found wrong with a machine, each problem one readable line. */
@@ -33,7 +33,9 @@ export async function checkCoverage(machine: HarnessMachine, rules: Rules, title
     reasons: new Map([...failures].map(([key, why]) => [key, `its witness did not replay: ${why}`])),
   };
   const problems = [
-    ...report.missing.map((info) => `not covered: ${info.key}${report.reasons?.has(info.key) ? ` (${report.reasons.get(info.key)})` : ' (no generated path takes it)'}`),
+    ...report.missing.map(
+      (info) => `not covered: ${info.key}${report.reasons?.has(info.key) ? ` (${report.reasons.get(info.key)})` : ' (no generated path takes it)'}`,
+    ),
     ...report.unreachableStates.map((state) => `unreachable state: ${state}`),
   ];
   return { report, replayFailures: [...failures].map(([key, why]) => `${key}: ${why}`), problems, text: formatCoverage(report, title) };

@@ -1,8 +1,8 @@
-import { createActor, fromPromise, type AnyTransitionDefinition } from 'xstate';
+import { type AnyTransitionDefinition, createActor, fromPromise } from 'xstate';
 import type { HarnessMachine } from '../machines/harness-machine.js';
 import { microstepTransitions, stateLabel } from '../machines/introspection.js';
 import type { Rules } from '../rules/schema.js';
-import { transitionKeys, type CoverageReport, type Witness } from './explore.js';
+import { type CoverageReport, transitionKeys, type Witness } from './explore.js';
 
 type ScriptedEvent = Witness['path'][number];
 
@@ -24,22 +24,37 @@ const SETTLE_TURNS = 8;
  */
 export async function replayWithScriptedActors(machine: HarnessMachine, witness: Witness): Promise<{ taken: string[]; problem: string | null }> {
   const pending = new Map<ActorId, { resolve(value: unknown): void; reject(error: unknown): void }>();
-  const scripted = Object.fromEntries(ACTORS.map((id) => [id, fromPromise(() => new Promise((resolve, reject) => { pending.set(id, { resolve, reject }); }))]));
+  const scripted = Object.fromEntries(
+    ACTORS.map((id) => [
+      id,
+      fromPromise(
+        () =>
+          new Promise((resolve, reject) => {
+            pending.set(id, { resolve, reject });
+          }),
+      ),
+    ]),
+  );
+  // Scripted actors stand in for the machine's placeholders, whose logic types provide() checks exactly.
   const provided = machine.provide({ actors: scripted as never });
   const keys = transitionKeys(provided);
   let recording = false;
   const taken: string[] = [];
+  // A witness's seed and events are plain data; XState types them by the machine's own unions.
   const start = witness.seed ? provided.resolveState(witness.seed as never) : undefined;
   const actor = createActor(provided, {
     input: { task: 'task', testCmd: 'npm test' } as never,
     ...(start ? { snapshot: start as never } : {}),
     inspect: (inspection) => {
-      if (recording && inspection.type === '@xstate.microstep' && inspection.actorRef === actor) for (const definition of microstepTransitions(inspection)) taken.push(keys.get(definition as AnyTransitionDefinition) ?? '(unknown)');
+      if (recording && inspection.type === '@xstate.microstep' && inspection.actorRef === actor)
+        for (const definition of microstepTransitions(inspection)) taken.push(keys.get(definition as AnyTransitionDefinition) ?? '(unknown)');
     },
   });
   actor.subscribe({ error: () => undefined });
   actor.start();
-  const settle = async () => { for (let turn = 0; turn < SETTLE_TURNS; turn++) await Promise.resolve(); };
+  const settle = async () => {
+    for (let turn = 0; turn < SETTLE_TURNS; turn++) await Promise.resolve();
+  };
   const deliver = async (event: ScriptedEvent): Promise<string | null> => {
     const invoked = /^xstate\.(done|error)\.actor\.(\w+)$/.exec(event.type);
     if (!invoked) {
@@ -47,7 +62,7 @@ export async function replayWithScriptedActors(machine: HarnessMachine, witness:
     } else {
       const id = invoked[2] as ActorId;
       const waiting = pending.get(id);
-      if (!waiting) return `no ${id} actor was running at ${stateLabel(actor.getSnapshot().value as never)} for ${event.type}`;
+      if (!waiting) return `no ${id} actor was running at ${stateLabel(actor.getSnapshot().value)} for ${event.type}`;
       pending.delete(id);
       if (invoked[1] === 'done') waiting.resolve(event.output);
       else waiting.reject(event.error);

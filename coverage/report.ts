@@ -25,12 +25,10 @@ export interface Witness {
   definition: AnyTransitionDefinition;
 }
 
-
 /** Each transition definition of a machine with its key, as `listTransitions` names it. */
 export function transitionKeys(machine: HarnessMachine): Map<AnyTransitionDefinition, string> {
   return new Map(listTransitions(machine).map((info) => [info.definition, info.key]));
 }
-
 
 /** A readable coverage table: every transition, covered or not, and unreachable states. */
 export function formatCoverage(report: CoverageReport, title: string): string {
@@ -42,4 +40,3 @@ export function formatCoverage(report: CoverageReport, title: string): string {
   if (report.unreachableStates.length > 0) lines.push(`  unreachable states: ${report.unreachableStates.join(', ')}`);
   return lines.join('\n');
 }
-

@@ -1,16 +1,16 @@
-import { createActor, type AnyTransitionDefinition } from 'xstate';
+import { type AnyTransitionDefinition, createActor, type StateValue } from 'xstate';
 import { getShortestPaths } from 'xstate/graph';
 import { BUILT_IN_GUARDS, isBuiltInGuard } from '../machines/guards/catalogue.js';
-import { guardView, type GuardView } from '../machines/guards/guard-view.js';
+import { type GuardView, guardView } from '../machines/guards/guard-view.js';
 import type { HarnessMachine } from '../machines/harness-machine.js';
 import { initialContext } from '../machines/initial-context.js';
 import { microstepTransitions, stateLabel } from '../machines/introspection.js';
 import { phaseExits, stepCap } from '../machines/phase-exits.js';
 import type { HarnessContext } from '../machines/types.js';
-import { PHASES, type Condition, type Rules } from '../rules/schema.js';
+import { type Condition, PHASES, type Rules } from '../rules/schema.js';
 import { isStallRuleName } from '../rules/stall-rules.js';
 import type { Witness } from './report.js';
-import { stallLimits, witnessEvents, type Focus } from './witnesses.js';
+import { type Focus, stallLimits, witnessEvents } from './witnesses.js';
 
 /**
  * The path search of model-based coverage: breadth-first shortest paths over
@@ -19,16 +19,23 @@ import { stallLimits, witnessEvents, type Focus } from './witnesses.js';
  * XState actors to see which transitions it takes.
  */
 
-export type Snapshot = { value: unknown; context: HarnessContext; status: string };
+export type Snapshot = { value: StateValue; context: HarnessContext; status: string };
 
 export const FOCUSES: readonly Focus[] = ['phases', 'stall', 'runtime'];
 
 /** Distinct abstract states reachable over one focus of the witness alphabet, from the start (and, for runtime, from budget seeds in every phase). */
-export function reachableStates(machine: HarnessMachine, rules: Rules, focus: Focus, limit: number, phasesReached: ReadonlySet<string>): Array<{ state: Snapshot; seed: unknown; path: Witness['path'] }> {
+export function reachableStates(
+  machine: HarnessMachine,
+  rules: Rules,
+  focus: Focus,
+  limit: number,
+  phasesReached: ReadonlySet<string>,
+): Array<{ state: Snapshot; seed: unknown; path: Witness['path'] }> {
   const seeds: Array<unknown> = [undefined, ...(focus === 'runtime' ? budgetSeeds(machine, rules, phasesReached) : [])];
   const found = new Map<string, { state: Snapshot; seed: unknown; path: Witness['path'] }>();
   for (const fromState of seeds) {
-    for (const { state, path } of pathsFrom(machine, rules, focus, limit, fromState)) found.set(signature(state, rules, focus), { state, seed: fromState, path });
+    for (const { state, path } of pathsFrom(machine, rules, focus, limit, fromState))
+      found.set(signature(state, rules, focus), { state, seed: fromState, path });
   }
   return [...found.values()];
 }
@@ -41,31 +48,52 @@ export function budgetSeeds(machine: HarnessMachine, rules: Rules, phases: Reado
   return PHASES.filter((name) => rules.phases[name].enabled && phases.has(name) && stepCap(name, rules) === Number.POSITIVE_INFINITY).flatMap((phase) => {
     // As if the phase had just been entered that late in the run, so what counts steps in the phase starts at 0.
     const facts = { ...base.facts, phaseStartStep: 0 };
-    const at = (step: number, steps: boolean) => machine.resolveState({ value: { [phase]: 'observe' }, context: { ...base, phase, recordLength: 2, step, facts: { ...facts, phaseStartStep: step }, warned: steps ? { steps: true } : {} } });
+    const at = (step: number, steps: boolean) =>
+      machine.resolveState({
+        value: { [phase]: 'observe' },
+        context: { ...base, phase, recordLength: 2, step, facts: { ...facts, phaseStartStep: step }, warned: steps ? { steps: true } : {} },
+      });
     return [at(Math.ceil(max * (rules.budgets.stepWarnAt ?? rules.budgets.warnAt)) - 1, false), at(max - 1, true)];
   });
 }
 
 /** Breadth-first shortest paths over one focus of the witness alphabet, from the start or from a given state; active states only. */
-export function pathsFrom(machine: HarnessMachine, rules: Rules, focus: Focus, limit: number, fromState?: unknown): Array<{ state: Snapshot; path: Witness['path'] }> {
+export function pathsFrom(
+  machine: HarnessMachine,
+  rules: Rules,
+  focus: Focus,
+  limit: number,
+  fromState?: unknown,
+): Array<{ state: Snapshot; path: Witness['path'] }> {
   const paths = getShortestPaths(machine, {
-    input: { task: 'task', testCmd: 'npm test' }, limit,
+    input: { task: 'task', testCmd: 'npm test' },
+    limit,
+    // xstate/graph types states and events by the machine's own unions; the search walks plain snapshots and witness events.
     ...(fromState ? { fromState: fromState as never } : {}),
-    events: (snapshot) => witnessEvents(snapshot as never, rules, focus) as never,
+    events: (snapshot) => witnessEvents(snapshot, rules, focus) as never,
     serializeState: (snapshot) => signature(snapshot as unknown as Snapshot, rules, focus),
   });
-  return paths
-    .filter((path) => (path.state as unknown as Snapshot).status === 'active')
-    .map((path) => ({ state: path.state as unknown as Snapshot, path: path.steps.map((step) => step.event as Witness['path'][number]) }));
+  return (
+    paths
+      // The traversal's states are the machine's snapshots; the search reads them as the plain Snapshot shape.
+      .filter((path) => (path.state as unknown as Snapshot).status === 'active')
+      .map((path) => ({ state: path.state as unknown as Snapshot, path: path.steps.map((step) => step.event as Witness['path'][number]) }))
+  );
 }
 
 /** The facts that decide which guards of this focus can hold: what the search treats as one state. */
 function signature(snapshot: Snapshot, rules: Rules, focus: Focus): string {
   const { facts, turn, stall, warned, step, cursor, calls, forceCompaction, contextState } = snapshot.context;
-  const label = stateLabel(snapshot.value as never);
+  const label = stateLabel(snapshot.value);
   const acting = label.endsWith('.act');
   const pending = acting ? calls.slice(cursor).map((call) => `${call.function.name}:${call.id}`) : [];
-  const gateFacts = [facts.lastPassSeq > facts.lastEditSeq, facts.lastPassSeq >= 0, facts.lastEditSeq > facts.lastTestSeq, facts.lastEditSeq > facts.phaseStartSeq, facts.lastTestSeq > facts.phaseStartSeq];
+  const gateFacts = [
+    facts.lastPassSeq > facts.lastEditSeq,
+    facts.lastPassSeq >= 0,
+    facts.lastEditSeq > facts.lastTestSeq,
+    facts.lastEditSeq > facts.phaseStartSeq,
+    facts.lastTestSeq > facts.phaseStartSeq,
+  ];
   const common = [label, snapshot.status, acting ? turn : null, pending];
   if (focus === 'phases') {
     // Guards that count (phaseSteps, gateRefusals, …): each count up to the largest threshold a rule compares it with.
@@ -74,7 +102,8 @@ function signature(snapshot: Snapshot, rules: Rules, focus: Focus): string {
     return JSON.stringify([...common, gateFacts, counts]);
   }
   if (focus === 'runtime') {
-    const stepBucket = step >= rules.budgets.maxSteps ? 2 : step >= Math.ceil(rules.budgets.maxSteps * (rules.budgets.stepWarnAt ?? rules.budgets.warnAt)) ? 1 : 0;
+    const stepBucket =
+      step >= rules.budgets.maxSteps ? 2 : step >= Math.ceil(rules.budgets.maxSteps * (rules.budgets.stepWarnAt ?? rules.budgets.warnAt)) ? 1 : 0;
     return JSON.stringify([...common, warned, stepBucket, forceCompaction, Math.min(contextState.summaryFailures, 2)]);
   }
   // Witness turns reach a stall limit within one turn, so a rule is "at its limit or not";
@@ -93,14 +122,21 @@ function signature(snapshot: Snapshot, rules: Rules, focus: Focus): string {
   return JSON.stringify([...common, stallFacts, exitLimits, firings, lastAction]);
 }
 
-export function fire(machine: HarnessMachine, state: Snapshot, event: { type: string }, onTransition: (definition: AnyTransitionDefinition, from: string) => void): void {
+export function fire(
+  machine: HarnessMachine,
+  state: Snapshot,
+  event: { type: string },
+  onTransition: (definition: AnyTransitionDefinition, from: string) => void,
+): void {
+  // A snapshot rebuilt from a plain state: resolveState, input and send are typed by the machine's unions, which witnesses match only at run time.
   const start = machine.resolveState({ value: state.value as never, context: state.context });
-  const from = stateLabel(state.value as never);
+  const from = stateLabel(state.value);
   const actor = createActor(machine, {
     input: undefined as never,
     snapshot: start as never,
     inspect: (inspection) => {
-      if (inspection.type === '@xstate.microstep' && inspection.actorRef === actor) for (const definition of microstepTransitions(inspection)) onTransition(definition, from);
+      if (inspection.type === '@xstate.microstep' && inspection.actorRef === actor)
+        for (const definition of microstepTransitions(inspection)) onTransition(definition, from);
     },
   });
   actor.subscribe({ error: () => undefined });
@@ -141,4 +177,3 @@ function countingThresholds(rules: Rules): Array<{ guard: string; read(view: Gua
 }
 
 const thresholdCache = new WeakMap<Rules, Array<{ guard: string; read(view: GuardView): number; max: number }>>();
-

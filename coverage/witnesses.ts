@@ -1,10 +1,11 @@
+import type { StateValue } from 'xstate';
 import type { ToolCall } from '../context/messages.js';
+import { ModelEndpointError } from '../lib/errors.js';
 import { ContextLengthError, type ContextOutput, type SummaryOutput } from '../machines/actor-contracts.js';
 import { stateLabel } from '../machines/introspection.js';
-import type { HarnessContext, ToolCallResult } from '../machines/types.js';
-import { ModelEndpointError } from '../lib/errors.js';
-import { PHASES, type Rules } from '../rules/schema.js';
 import { phaseTools } from '../machines/phase-exits.js';
+import type { HarnessContext, ToolCallResult } from '../machines/types.js';
+import { PHASES, type Rules } from '../rules/schema.js';
 import { firstValidFinish } from '../tools/finish.js';
 import type { ToolOutcome } from '../tools/types.js';
 
@@ -17,7 +18,11 @@ type Result =
   | { error: string };
 
 /** A turn shape the model may produce, and the results its calls get. */
-interface WitnessCall { name: string; args: Record<string, unknown>; result?: Result }
+interface WitnessCall {
+  name: string;
+  args: Record<string, unknown>;
+  result?: Result;
+}
 
 export interface TurnKind {
   name: string;
@@ -26,7 +31,11 @@ export interface TurnKind {
 }
 
 const read = (path: string, content = 'same'): WitnessCall => ({ name: 'read_file', args: { path }, result: { read: path, content } });
-const test = (testCmd: string, exit: number): WitnessCall => ({ name: 'run', args: { command: testCmd }, result: { exit, output: exit === 0 ? 'ok' : 'FAIL' } });
+const test = (testCmd: string, exit: number): WitnessCall => ({
+  name: 'run',
+  args: { command: testCmd },
+  result: { exit, output: exit === 0 ? 'ok' : 'FAIL' },
+});
 /** A passing verification: the test command and every other check the gate wants. */
 const verified = (testCmd: string, checks: readonly string[]): WitnessCall[] => [testCmd, ...checks].map((command) => test(command, 0));
 const edit = (path = 'a.py'): WitnessCall => ({ name: 'edit_file', args: { path }, result: { edit: 'applied', path } });
@@ -54,7 +63,10 @@ export const TURN_KINDS: readonly TurnKind[] = [
   { name: 'editFinish', calls: () => [edit(), finish] },
   { name: 'todoFinish', calls: () => [{ name: 'update_todo', args: { items: [] }, result: { todo: true } }, finish] },
   { name: 'failEditFinish', calls: (cmd) => [test(cmd, 1), edit(), finish] },
-  { name: 'shellEditTest', calls: (cmd, checks) => [{ name: 'run', args: { command: "sed -i 's/a/b/' a.py" }, result: { exit: 0, output: '' } }, ...verified(cmd, checks)] },
+  {
+    name: 'shellEditTest',
+    calls: (cmd, checks) => [{ name: 'run', args: { command: "sed -i 's/a/b/' a.py" }, result: { exit: 0, output: '' } }, ...verified(cmd, checks)],
+  },
 ];
 
 const times = <T>(count: number, make: (index: number) => T): T[] => Array.from({ length: count }, (_, index) => make(index));
@@ -70,19 +82,36 @@ const STALL_PATTERNS: Record<string, (count: number) => WitnessCall[]> = {
   // The same failing action flapping between two outputs it has shown before: nothing new, but never twice the same result.
   failRepeat: (count) => times(count + 1, (index) => ({ name: 'run', args: { command: 'make' }, result: { exit: 2, output: `error ${index % 2}` } })),
   // The same failure pattern for a phase without `run` (a strict plan): a read that fails the same two ways.
-  failReadRepeat: (count) => times(count + 1, (index) => ({ name: 'read_file', args: { path: 'gone.py' }, result: { error: `gone.py is being written (${index % 2})` } })),
-  alternate: (count) => times(count, (index) => (index % 2 ? { name: 'grep', args: { pattern: 'x' }, result: { read: 'grep', content: 'hits' } } : read('a.py', 'page'))),
+  failReadRepeat: (count) =>
+    times(count + 1, (index) => ({ name: 'read_file', args: { path: 'gone.py' }, result: { error: `gone.py is being written (${index % 2})` } })),
+  alternate: (count) =>
+    times(count, (index) => (index % 2 ? { name: 'grep', args: { pattern: 'x' }, result: { read: 'grep', content: 'hits' } } : read('a.py', 'page'))),
   // Alternation without reads, for when a read-loop limit below it would fire first.
-  alternateRun: (count) => times(count, (index) => ({ name: 'run', args: { command: index % 2 ? 'make b' : 'make a' }, result: { exit: 0, output: index % 2 ? 'built b' : 'built a' } })),
+  alternateRun: (count) =>
+    times(count, (index) => ({
+      name: 'run',
+      args: { command: index % 2 ? 'make b' : 'make a' },
+      result: { exit: 0, output: index % 2 ? 'built b' : 'built a' },
+    })),
   // An edit undone and redone: every edit after the first puts the file back to a version it had.
-  editThrash: (count) => times(count + 1, (index) => ({ name: 'edit_file', args: { path: 'a.py', n: index % 2 }, result: { edit: 'applied', path: 'a.py', before: index % 2 ? 'v1' : 'v0', after: index % 2 ? 'v0' : 'v1' } })),
+  editThrash: (count) =>
+    times(count + 1, (index) => ({
+      name: 'edit_file',
+      args: { path: 'a.py', n: index % 2 },
+      result: { edit: 'applied', path: 'a.py', before: index % 2 ? 'v1' : 'v0', after: index % 2 ? 'v0' : 'v1' },
+    })),
   // Reads of different files that show nothing new (the same text): a read loop that can persist.
   readMany: (count) => times(count, (index) => read(`f${index}.py`, 'same')),
 };
 
 /** The patterns that make each built-in stall guard fire (`noCall` is a reply without tool calls, repeated across turns). */
 const STALL_KIND: Record<string, readonly string[]> = {
-  repeatedAction: ['repeat'], repeatedFailure: ['failRepeat', 'failReadRepeat'], alternation: ['alternate', 'alternateRun'], editThrash: ['editThrash'], readLoop: ['readMany'], noToolCalls: ['noCall'],
+  repeatedAction: ['repeat'],
+  repeatedFailure: ['failRepeat', 'failReadRepeat'],
+  alternation: ['alternate', 'alternateRun'],
+  editThrash: ['editThrash'],
+  readLoop: ['readMany'],
+  noToolCalls: ['noCall'],
 };
 
 /** Every limit each built-in stall guard is compared with, from the stall rules and from phase exits, smallest first. */
@@ -93,7 +122,10 @@ export function stallLimits(rules: Rules): Map<string, number[]> {
     limits.set(call.guard, (limits.get(call.guard) ?? new Set()).add(Math.max(1, Math.ceil(call.limit))));
   };
   rules.stall.rules.forEach(note);
-  for (const phase of PHASES) rules.phases[phase].exits.forEach((exit) => note(exit as { guard: string; limit?: unknown }));
+  for (const phase of PHASES)
+    rules.phases[phase].exits.forEach((exit) => {
+      note(exit as { guard: string; limit?: unknown });
+    });
   return new Map([...limits].map(([guard, set]) => [guard, [...set].sort((a, b) => a - b)]));
 }
 
@@ -117,7 +149,23 @@ function stallKinds(rules: Rules, guards?: readonly string[]): TurnKind[] {
 export type Focus = 'phases' | 'stall' | 'runtime' | 'stallFrom';
 
 const FOCUS_KINDS: Record<Focus, readonly string[]> = {
-  phases: ['read', 'edit', 'rejectedEdit', 'testPass', 'testFail', 'editTestPass', 'editTestFail', 'todo', 'finish', 'finishThenTest', 'testThenFinish', 'editFinish', 'todoFinish', 'failEditFinish', 'shellEditTest'],
+  phases: [
+    'read',
+    'edit',
+    'rejectedEdit',
+    'testPass',
+    'testFail',
+    'editTestPass',
+    'editTestFail',
+    'todo',
+    'finish',
+    'finishThenTest',
+    'testThenFinish',
+    'editFinish',
+    'todoFinish',
+    'failEditFinish',
+    'shellEditTest',
+  ],
   // Plus the stall kinds built from the rules' limits (see stallKinds).
   stall: ['read', 'todo', 'testFail', 'editTestPass'],
   // The stall search started where a walk got (often mid-stall): see offersNoCall.
@@ -126,14 +174,21 @@ const FOCUS_KINDS: Record<Focus, readonly string[]> = {
 };
 
 /** The events the harness can receive in a given state: actor outputs and errors, and the clock. */
-export function witnessEvents(snapshot: { value: unknown; context: HarnessContext }, rules: Rules, focus: Focus): Array<{ type: string; [key: string]: unknown }> {
-  const label = stateLabel(snapshot.value as never);
+export function witnessEvents(
+  snapshot: { value: StateValue; context: HarnessContext },
+  rules: Rules,
+  focus: Focus,
+): Array<{ type: string; [key: string]: unknown }> {
+  const label = stateLabel(snapshot.value);
   const context = snapshot.context;
   if (!label.includes('.')) return [];
   const sub = label.split('.')[1];
   const runtime = focus === 'runtime';
   const clock = runtime ? [{ type: 'clock.warning' }, { type: 'clock.expired' }, { type: 'clock.restart' }] : [];
-  if (sub === 'compact') return runtime ? [...compactEvents(context, rules), { type: 'xstate.error.actor.contextManager', error: new Error('harness bug') }, ...clock] : compactEvents(context, rules).slice(0, 1);
+  if (sub === 'compact')
+    return runtime
+      ? [...compactEvents(context, rules), { type: 'xstate.error.actor.contextManager', error: new Error('harness bug') }, ...clock]
+      : compactEvents(context, rules).slice(0, 1);
   if (sub === 'summarize') return [...summaryEvents(), ...clock];
   if (sub === 'think') return [...thinkEvents(context, focus, rules), ...clock];
   if (sub === 'act') return [actEvent(context, rules), ...(runtime ? [{ type: 'xstate.error.actor.tools', error: new Error('harness bug') }] : []), ...clock];
@@ -143,7 +198,12 @@ export function witnessEvents(snapshot: { value: unknown; context: HarnessContex
 function compactEvents(context: HarnessContext, rules: Rules) {
   const window = rules.context.windowTokens;
   const output = (action: ContextOutput['action'], tokens: number): ContextOutput => ({
-    contextState: context.contextState, messages: [], tokens, action, before: { chars: tokens * 4, tokens }, chars: tokens * 4,
+    contextState: context.contextState,
+    messages: [],
+    tokens,
+    action,
+    before: { chars: tokens * 4, tokens },
+    chars: tokens * 4,
   });
   const events = [output('none', 1000), output('overflow', window + 1)];
   if (rules.context.enabled && rules.context.summarize) events.push(output('summarize', Math.ceil(window * 0.9)));
@@ -190,9 +250,16 @@ const WITNESS_USAGE = { promptTokens: 1000, completionTokens: 50, cachedTokens: 
 
 /** The model's reply for one turn kind. The result each call will get rides in its id, so the arguments (what the stall detector compares) stay clean. */
 function replyOf(kind: TurnKind, context: HarnessContext, rules: Rules) {
-  const tool_calls: ToolCall[] = kind.calls(context.testCmd, rules.verification.checks.map((check) => check.command)).map((call, index) => ({
-    id: `witness_call_${index}_${Buffer.from(encodeResult(call.result)).toString('base64url')}`, type: 'function', function: { name: call.name, arguments: JSON.stringify(call.args) },
-  }));
+  const tool_calls: ToolCall[] = kind
+    .calls(
+      context.testCmd,
+      rules.verification.checks.map((check) => check.command),
+    )
+    .map((call, index) => ({
+      id: `witness_call_${index}_${Buffer.from(encodeResult(call.result)).toString('base64url')}`,
+      type: 'function',
+      function: { name: call.name, arguments: JSON.stringify(call.args) },
+    }));
   return { type: 'xstate.done.actor.model', output: { message: { role: 'assistant', content: kind.name, tool_calls }, usage: WITNESS_USAGE } };
 }
 
@@ -206,8 +273,12 @@ export function repeatableKinds(rules: Rules): readonly TurnKind[] {
  * turn kind: the reply in a think state, the tools' results in act, and a
  * quiet context manager and summarizer. Null where the walk cannot go on.
  */
-export function walkEvent(snapshot: { value: unknown; context: HarnessContext }, kind: TurnKind, rules: Rules): { type: string; [key: string]: unknown } | null {
-  const sub = stateLabel(snapshot.value as never).split('.')[1];
+export function walkEvent(
+  snapshot: { value: StateValue; context: HarnessContext },
+  kind: TurnKind,
+  rules: Rules,
+): { type: string; [key: string]: unknown } | null {
+  const sub = stateLabel(snapshot.value).split('.')[1];
   if (sub === 'think') return replyOf(kind, snapshot.context, rules);
   if (sub === 'act') return actEvent(snapshot.context, rules);
   if (sub === 'compact') return compactEvents(snapshot.context, rules)[0]!;
@@ -240,7 +311,10 @@ function actEvent(context: HarnessContext, rules: Rules) {
     const args = JSON.parse(call.function.arguments) as { command?: string };
     const result = decodeResult(Buffer.from(call.id.split('_').slice(3).join('_'), 'base64url').toString('utf8'));
     const allowed = callable.includes(call.function.name);
-    const outcome = allowed && result ? outcomeOf(call.function.name, result, args.command) : { content: 'Tool error: not allowed', ok: false, effect: { kind: 'none' } as const };
+    const outcome =
+      allowed && result
+        ? outcomeOf(call.function.name, result, args.command)
+        : { content: 'Tool error: not allowed', ok: false, effect: { kind: 'none' } as const };
     results.push({ id: call.id, name: call.function.name, args, outcome, ms: 1 });
   }
   return { type: 'xstate.done.actor.tools', output: { results, finish: null } };
@@ -249,11 +323,21 @@ function actEvent(context: HarnessContext, rules: Rules) {
 function outcomeOf(name: string, result: Result, command?: string): ToolOutcome {
   if ('edit' in result) {
     const versions = result.before !== undefined && result.after !== undefined ? { before: result.before, after: result.after } : {};
-    return { content: `Edit ${result.edit}${result.after ? ` (${result.after})` : ''}`, ok: true, effect: { kind: 'edit', path: result.path, applied: result.edit === 'applied', ...versions } };
+    return {
+      content: `Edit ${result.edit}${result.after ? ` (${result.after})` : ''}`,
+      ok: true,
+      effect: { kind: 'edit', path: result.path, applied: result.edit === 'applied', ...versions },
+    };
   }
-  if ('exit' in result) return { content: `exit=${result.exit}\n${result.output}`, ok: true, effect: { kind: 'command', command: command ?? name, exitCode: result.exit, timedOut: false, blocked: false } };
+  if ('exit' in result)
+    return {
+      content: `exit=${result.exit}\n${result.output}`,
+      ok: true,
+      effect: { kind: 'command', command: command ?? name, exitCode: result.exit, timedOut: false, blocked: false },
+    };
   if ('error' in result) return { content: `Tool error: ${result.error}`, ok: false, effect: { kind: 'none' } };
-  if ('todo' in result) return { content: 'Todo:', ok: true, effect: { kind: 'todo', items: ['t1', 't2', 't3'].map((task) => ({ task, done: result.done === true })) } };
+  if ('todo' in result)
+    return { content: 'Todo:', ok: true, effect: { kind: 'todo', items: ['t1', 't2', 't3'].map((task) => ({ task, done: result.done === true })) } };
   return { content: result.content, ok: true, effect: name === 'grep' ? { kind: 'search', pattern: 'x' } : { kind: 'read', path: result.read } };
 }
 

@@ -1,5 +1,5 @@
-import type { ChatMessage } from '../context/messages.js';
 import { call, reply, type ScriptContext, type ScriptedReply } from '../actors/scripted-model.js';
+import type { ChatMessage } from '../context/messages.js';
 
 /** The demo's task and verification command. */
 export const DEMO_TASK = 'The tests in stats.test.js fail. Fix the bugs in stats.js so that all tests pass, without changing the tests.';
@@ -17,27 +17,61 @@ const BROKEN_SORT = 'const sorted = [...values].sort();';
 export function demoScript(_messages: readonly ChatMessage[], context: ScriptContext): ScriptedReply {
   const last = context.lastResults.join('\n');
   switch (context.call) {
-    case 0: return { content: 'Let me look at the code under test first.', calls: [call('read_file', { path: 'stats.js' })] };
-    case 1: return { content: 'Two suspicious spots: mean divides by n-1, median sorts as text. Writing a plan.', calls: [call('update_todo', { items: [{ task: 'mean: divide by the number of values', done: false }, { task: 'median: sort numerically', done: false }] })] };
-    case 2: return reply(call('edit_file', { path: 'stats.js', old: 'return total / (values.length - 1);', new: 'return total / values.length;' }));
-    case 3: return { content: 'The mean is fixed; that should be it.', calls: [call('finish', { summary: 'Fixed mean() to divide by the number of values.' })] };
+    case 0:
+      return { content: 'Let me look at the code under test first.', calls: [call('read_file', { path: 'stats.js' })] };
+    case 1:
+      return {
+        content: 'Two suspicious spots: mean divides by n-1, median sorts as text. Writing a plan.',
+        calls: [
+          call('update_todo', {
+            items: [
+              { task: 'mean: divide by the number of values', done: false },
+              { task: 'median: sort numerically', done: false },
+            ],
+          }),
+        ],
+      };
+    case 2:
+      return reply(call('edit_file', { path: 'stats.js', old: 'return total / (values.length - 1);', new: 'return total / values.length;' }));
+    case 3:
+      return { content: 'The mean is fixed; that should be it.', calls: [call('finish', { summary: 'Fixed mean() to divide by the number of values.' })] };
     // Only a refused finish gets here (an accepted one ends the run), whatever words the rules refuse it with.
-    case 4: return { content: 'The gate wants a test run first.', calls: [call('run', { command: 'node --test' })] };
-    case 5: return expect(last, 'exit=1', { content: 'median still fails: it sorts as text. Fixing the sort.', calls: [call('edit_file', { path: 'stats.js', old: BROKEN_SORT, new: 'const sorted = [...values].sort((a, b) => a - b;' })] });
-    case 6: return expect(last, 'Edit rejected', { content: 'My edit had a syntax error and was rejected; the file is unchanged. Retrying with balanced parentheses.', calls: [call('edit_file', { path: 'stats.js', old: BROKEN_SORT, new: 'const sorted = [...values].sort((a, b) => a - b);' })] });
-    case 7: return expect(last, 'Edit applied', reply(call('run', { command: 'node --test' })));
-    case 8: return expect(last, 'exit=0', {
-      content: 'All tests pass.',
-      calls: [
-        call('update_todo', { items: [{ task: 'mean: divide by the number of values', done: true }, { task: 'median: sort numerically', done: true }] }),
-        call('finish', { summary: 'Fixed mean() (divided by n-1) and median() (sorted as text); node --test passes.' }),
-      ],
-    });
-    default: return { content: 'The demo script has no more steps.', calls: [call('finish', { summary: 'Demo script ended early.' })] };
+    case 4:
+      return { content: 'The gate wants a test run first.', calls: [call('run', { command: 'node --test' })] };
+    case 5:
+      return expect(last, 'exit=1', {
+        content: 'median still fails: it sorts as text. Fixing the sort.',
+        calls: [call('edit_file', { path: 'stats.js', old: BROKEN_SORT, new: 'const sorted = [...values].sort((a, b) => a - b;' })],
+      });
+    case 6:
+      return expect(last, 'Edit rejected', {
+        content: 'My edit had a syntax error and was rejected; the file is unchanged. Retrying with balanced parentheses.',
+        calls: [call('edit_file', { path: 'stats.js', old: BROKEN_SORT, new: 'const sorted = [...values].sort((a, b) => a - b);' })],
+      });
+    case 7:
+      return expect(last, 'Edit applied', reply(call('run', { command: 'node --test' })));
+    case 8:
+      return expect(last, 'exit=0', {
+        content: 'All tests pass.',
+        calls: [
+          call('update_todo', {
+            items: [
+              { task: 'mean: divide by the number of values', done: true },
+              { task: 'median: sort numerically', done: true },
+            ],
+          }),
+          call('finish', { summary: 'Fixed mean() (divided by n-1) and median() (sorted as text); node --test passes.' }),
+        ],
+      });
+    default:
+      return { content: 'The demo script has no more steps.', calls: [call('finish', { summary: 'Demo script ended early.' })] };
   }
 }
 
 function expect(text: string, needle: string, next: ScriptedReply): ScriptedReply {
   if (text.includes(needle)) return next;
-  return { content: `The demo expected "${needle}" in the last result but got something else; stopping.`, calls: [call('finish', { summary: `Demo stopped: expected "${needle}".` })] };
+  return {
+    content: `The demo expected "${needle}" in the last result but got something else; stopping.`,
+    calls: [call('finish', { summary: `Demo stopped: expected "${needle}".` })],
+  };
 }

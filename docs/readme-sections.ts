@@ -1,13 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { packageRoot } from '../lib/package-root.js';
 import { z } from 'zod';
 import { listGuards } from '../cli/commands/rules-guards.js';
+import { packageRoot } from '../lib/package-root.js';
 import { createHarnessMachine } from '../machines/harness-machine.js';
 import { listTransitions } from '../machines/introspection.js';
-import { toPhaseMermaid, toTurnCycleMermaid } from '../visualizer/server/mermaid-overview.js';
-import { PROGRESS_KINDS, STALL_RULE_NAMES, STALL_RULES } from '../rules/stall-rules.js';
 import { PHASES, rulesSchema } from '../rules/schema.js';
+import { PROGRESS_KINDS, STALL_RULE_NAMES, STALL_RULES } from '../rules/stall-rules.js';
+import { toPhaseMermaid, toTurnCycleMermaid } from '../visualizer/server/mermaid-overview.js';
 
 /**
  * The README's generated sections: each is printed from the code it
@@ -30,15 +30,16 @@ export function stallRulesSection(): string {
     '|---|---|---|---|---|---|',
     ...rows,
     '',
-    `Progress, defined once in [\`machines/stall/progress.ts\`](machines/stall/progress.ts): ${PROGRESS_KINDS.map((kind) => `\`${kind}\``).join(', ')}. `
-      + 'Any progress ends a stall\'s episode: its nudges start over, so a run ends `stalled` only when a rule holds again after `stall.maxNudges` nudges with nothing new in between.',
+    `Progress, defined once in [\`machines/stall/progress.ts\`](machines/stall/progress.ts): ${PROGRESS_KINDS.map((kind) => `\`${kind}\``).join(', ')}. ` +
+      "Any progress ends a stall's episode: its nudges start over, so a run ends `stalled` only when a rule holds again after `stall.maxNudges` nudges with nothing new in between.",
   ].join('\n');
 }
 
 /** Every built-in guard a rules file may name, from the catalogue. */
 export function guardsSection(): string {
   const rows = listGuards().map((guard) => {
-    const params = guard.params.map((param) => `\`${param.name}\` ${param.type}${param.required ? '' : ` = ${JSON.stringify(param.default)}`}`).join(', ') || '-';
+    const params =
+      guard.params.map((param) => `\`${param.name}\` ${param.type}${param.required ? '' : ` = ${JSON.stringify(param.default)}`}`).join(', ') || '-';
     return `| \`${guard.name}\` | ${guard.kind} | ${params} | ${cell(guard.summary)} |`;
   });
   return ['| guard | kind | parameters | holds when |', '|---|---|---|---|', ...rows].join('\n');
@@ -65,7 +66,10 @@ export function rulesKeysSection(): string {
         if (key === PHASES[0]) visit(child, 'phases.<phase>');
         continue;
       }
-      if (child.properties && child.type === 'object' && key !== 'prices') { visit(child, at); continue; }
+      if (child.properties && child.type === 'object' && key !== 'prices') {
+        visit(child, at);
+        continue;
+      }
       const shown = at.startsWith('phases.<phase>') && (key === 'exits' || key === 'description') ? 'per phase' : defaultText(child.default);
       rows.push(`| \`${at}\` | ${shown} | ${cell(child.description ?? typeText(child))} |`);
     }
@@ -114,17 +118,39 @@ export function cookbookSection(): string {
   for (const recipe of cookbookRecipes()) {
     const rules = recipeRules(recipe);
     const { added, removed } = chartDifference(rules);
-    parts.push(`**${recipe.title}** ([\`docs/cookbook/${recipe.file}\`](docs/cookbook/${recipe.file})). ${recipe.note}`, '', '```json', JSON.stringify(rules, null, 2), '```', '');
+    parts.push(
+      `**${recipe.title}** ([\`docs/cookbook/${recipe.file}\`](docs/cookbook/${recipe.file})). ${recipe.note}`,
+      '',
+      '```json',
+      JSON.stringify(rules, null, 2),
+      '```',
+      '',
+    );
     // A phase the rules switch off is one line, not every transition of its turn cycle.
-    const gone = PHASES.filter((phase) => removed.some((key) => key.startsWith(`${phase}.`)) && !added.some((key) => key.startsWith(`${phase}.`)) && !(rulesSchema.parse(rules).phases[phase].enabled));
+    const gone = PHASES.filter(
+      (phase) =>
+        removed.some((key) => key.startsWith(`${phase}.`)) &&
+        !added.some((key) => key.startsWith(`${phase}.`)) &&
+        !rulesSchema.parse(rules).phases[phase].enabled,
+    );
     const inGone = (key: string) => gone.some((phase) => key.startsWith(`${phase}.`));
     const lines = [
       ...byPhase(added).map((key) => `+ ${key}`),
       ...gone.map((phase) => `- ${phase}: the whole phase (${removed.filter((key) => key.startsWith(`${phase}.`)).length} transitions)`),
       ...byPhase(removed.filter((key) => !inGone(key))).map((key) => `- ${key}`),
     ];
-    const what = added.length > 0 && removed.length > 0 ? `${added.length} added, ${removed.length} removed` : added.length > 0 ? `${added.length} added` : `${removed.length} removed`;
-    parts.push(lines.length > 0 ? `Chart: ${what} (transitions that differ only in their phase share a line).` : 'Chart: the same transitions; only the texts the model sees change.', '');
+    const what =
+      added.length > 0 && removed.length > 0
+        ? `${added.length} added, ${removed.length} removed`
+        : added.length > 0
+          ? `${added.length} added`
+          : `${removed.length} removed`;
+    parts.push(
+      lines.length > 0
+        ? `Chart: ${what} (transitions that differ only in their phase share a line).`
+        : 'Chart: the same transitions; only the texts the model sees change.',
+      '',
+    );
     if (lines.length > 0) parts.push('```diff', ...summarise(lines), '```', '');
   }
   return parts.join('\n').trimEnd();
@@ -138,7 +164,9 @@ function byPhase(keys: readonly string[]): string[] {
     const shape = phase ? key.split(`${phase}.`).join('<phase>.') : key;
     groups.set(shape, [...(groups.get(shape) ?? []), phase ?? '']);
   }
-  return [...groups].map(([shape, phases]) => (phases.length > 1 ? shape.split('<phase>.').join(`{${phases.join(',')}}.`) : shape.split('<phase>.').join(`${phases[0]}.`)));
+  return [...groups].map(([shape, phases]) =>
+    phases.length > 1 ? shape.split('<phase>.').join(`{${phases.join(',')}}.`) : shape.split('<phase>.').join(`${phases[0]}.`),
+  );
 }
 
 /** Long diffs list the first dozen lines and say how many more. */
@@ -150,13 +178,25 @@ function summarise(lines: string[]): string[] {
 export function statechartSection(): string {
   const machine = createHarnessMachine(rulesSchema.parse({}));
   return [
-    '```mermaid', toPhaseMermaid(machine).trimEnd(), '```', '',
-    'Inside every phase, the same turn cycle (here build; `observe`, `compact`, `think`, `act` and `review` are the same in each phase, `route` holds the phase\'s own exits):', '',
-    '```mermaid', toTurnCycleMermaid(machine, 'build').trimEnd(), '```',
+    '```mermaid',
+    toPhaseMermaid(machine).trimEnd(),
+    '```',
+    '',
+    "Inside every phase, the same turn cycle (here build; `observe`, `compact`, `think`, `act` and `review` are the same in each phase, `route` holds the phase's own exits):",
+    '',
+    '```mermaid',
+    toTurnCycleMermaid(machine, 'build').trimEnd(),
+    '```',
   ].join('\n');
 }
 
 /** Every generated section by its marker name in README.md. */
 export function readmeSections(): Record<string, string> {
-  return { statechart: statechartSection(), 'stall-rules': stallRulesSection(), guards: guardsSection(), 'rules-keys': rulesKeysSection(), cookbook: cookbookSection() };
+  return {
+    statechart: statechartSection(),
+    'stall-rules': stallRulesSection(),
+    guards: guardsSection(),
+    'rules-keys': rulesKeysSection(),
+    cookbook: cookbookSection(),
+  };
 }

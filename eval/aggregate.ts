@@ -36,10 +36,13 @@ export function statsOf(label: string, records: readonly RunRecord[]): ConfigSta
   const statuses: Record<string, number> = {};
   for (const record of records) statuses[record.status] = (statuses[record.status] ?? 0) + 1;
   return {
-    label, runs: records.length, tasks: outcomes.size,
+    label,
+    runs: records.length,
+    tasks: outcomes.size,
     resolvedTasks: [...outcomes.values()].filter((outcome) => outcome.resolved).length,
     resolvedRuns: records.filter((record) => record.resolved).length,
-    meanCostUsd: avg((record) => record.costUsd), totalCostUsd: sum((record) => record.costUsd),
+    meanCostUsd: avg((record) => record.costUsd),
+    totalCostUsd: sum((record) => record.costUsd),
     meanSteps: avg((record) => record.steps),
     meanPromptTokens: avg((record) => record.promptTokens),
     meanCompletionTokens: avg((record) => record.completionTokens),

@@ -51,12 +51,15 @@ export function compareRecords(recordsA: readonly RunRecord[], recordsB: readonl
     return { a: meanA, b: meanB, delta: meanB - meanA };
   };
   return {
-    a, b, tasks,
+    a,
+    b,
+    tasks,
     missingInB: [...outcomesA.keys()].filter((task) => !outcomesB.has(task)),
     missingInA: [...outcomesB.keys()].filter((task) => !outcomesA.has(task)),
     resolvedA: pairs.filter(([x]) => x.resolved).length,
     resolvedB: pairs.filter(([, y]) => y.resolved).length,
-    onlyA, onlyB,
+    onlyA,
+    onlyB,
     pValue: mcnemarP(onlyA.length, onlyB.length),
     byMajority: [...outcomesA.values(), ...outcomesB.values()].some((outcome) => outcome.runs > 1),
     cost: delta((outcome) => outcome.costUsd),

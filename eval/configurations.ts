@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { basename, extname, resolve } from 'node:path';
+import { loadRules } from '../config/load-rules.js';
 import { UsageError } from '../lib/errors.js';
 import { stableStringify } from '../lib/stable-json.js';
-import { loadRules } from '../config/load-rules.js';
 import { findPreset, requirePreset } from '../rules/presets.js';
 import type { Rules } from '../rules/schema.js';
 

@@ -2,19 +2,19 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { UsageError } from '../lib/errors.js';
 import type { Price } from '../rules/schema.js';
-import { resolveConfiguration, type Configuration, type ResolvedConfiguration } from './configurations.js';
+import { createReplayWriter } from '../visualizer/server/replay-files.js';
+import { type Configuration, type ResolvedConfiguration, resolveConfiguration } from './configurations.js';
 import { buildEvalView, type EvalView } from './eval-view.js';
 import type { EvalJob } from './job.js';
+import { describeModel, describePrices } from './notes.js';
 import { checkCompatible, jobKey, planJobs } from './plan-jobs.js';
 import { runPool } from './pool.js';
 import { createProgress, type ProgressStream } from './progress.js';
 import { renderReport } from './report-html.js';
-import { openResultsWriter, readResults, RESULTS_FILE } from './results-file.js';
-import { runKey, type RunRecord } from './run-record.js';
+import { openResultsWriter, RESULTS_FILE, readResults } from './results-file.js';
+import { type RunRecord, runKey } from './run-record.js';
 import { renderSummary } from './summary-md.js';
-import { loadTaskSet, type EvalTask } from './task.js';
-import { describeModel, describePrices } from './notes.js';
-import { createReplayWriter } from '../visualizer/server/replay-files.js';
+import { type EvalTask, loadTaskSet } from './task.js';
 
 export interface EvalOptions {
   tasksDir: string;
@@ -79,13 +79,20 @@ export async function runEval(options: EvalOptions): Promise<EvalResult> {
   mkdirSync(outDir, { recursive: true });
   writeManifest(outDir, options, configs);
   const replays = createReplayWriter();
-  await runPending(pending, previous, jobs.length, configs, options, resultsPath, (record) => { if (record.tracePath) replays.add(join(outDir, record.tracePath)); });
+  await runPending(pending, previous, jobs.length, configs, options, resultsPath, (record) => {
+    if (record.tracePath) replays.add(join(outDir, record.tracePath));
+  });
   // The reports cover everything this folder holds for these configurations, so a `--task` re-run does not shrink them.
   const labels = new Set(configs.map((config) => config.label));
   const records = latestPerKey(readResults(resultsPath).records.filter((record) => labels.has(record.config) && record.repeat < options.repeat));
   const view = buildEvalView({
-    tasksDir: options.tasksDir, configs: configs.map((config) => config.label), records, repeat: options.repeat, problems,
-    modelNote: describeModel(options.endpoint, options.runner?.endpointNote), priceNote: describePrices(records),
+    tasksDir: options.tasksDir,
+    configs: configs.map((config) => config.label),
+    records,
+    repeat: options.repeat,
+    problems,
+    modelNote: describeModel(options.endpoint, options.runner?.endpointNote),
+    priceNote: describePrices(records),
     taskNotes: Object.fromEntries(taskSet.tasks.map((task) => [task.id, options.endpoint ? '' : simulatedNote(task)])),
   });
   // Each run's replay page beside its trace (written as runs finish; kept runs' now): report.html links every cell to it.
@@ -110,11 +117,28 @@ function selectTasks(tasks: EvalTask[], options: EvalOptions, problems: Array<{ 
   });
 }
 
-async function runPending(pending: EvalJob[], previous: RunRecord[], total: number, configs: ResolvedConfiguration[], options: EvalOptions, resultsPath: string, recorded: (record: RunRecord) => void): Promise<void> {
+async function runPending(
+  pending: EvalJob[],
+  previous: RunRecord[],
+  total: number,
+  configs: ResolvedConfiguration[],
+  options: EvalOptions,
+  resultsPath: string,
+  recorded: (record: RunRecord) => void,
+): Promise<void> {
   const writer = openResultsWriter(resultsPath);
   const status = options.runner?.status?.bind(options.runner);
-  const progress = createProgress(options.progress ?? { write: () => true }, { total, configs: configs.map((config) => config.label), previous, ...(status ? { status } : {}) });
-  const record = (record: RunRecord) => { writer.append(record); progress.finished(record); recorded(record); };
+  const progress = createProgress(options.progress ?? { write: () => true }, {
+    total,
+    configs: configs.map((config) => config.label),
+    previous,
+    ...(status ? { status } : {}),
+  });
+  const record = (record: RunRecord) => {
+    writer.append(record);
+    progress.finished(record);
+    recorded(record);
+  };
   try {
     if (options.runner) await options.runner.run(pending, { record, note: (text) => progress.note(text) });
     else {
@@ -132,11 +156,21 @@ async function runPending(pending: EvalJob[], previous: RunRecord[], total: numb
 }
 
 function writeManifest(outDir: string, options: EvalOptions, configs: ResolvedConfiguration[]): void {
-  writeFileSync(join(outDir, 'eval.json'), JSON.stringify({
-    version: 1, tasksDir: resolve(options.tasksDir), model: options.endpoint?.model ?? 'simulated', repeat: options.repeat,
-    configurations: configs.map(({ label, preset, configPath, hash }) => ({ label, preset, ...(configPath ? { configPath } : {}), hash })),
-    updatedAt: new Date().toISOString(),
-  }, null, 2) + '\n');
+  writeFileSync(
+    join(outDir, 'eval.json'),
+    JSON.stringify(
+      {
+        version: 1,
+        tasksDir: resolve(options.tasksDir),
+        model: options.endpoint?.model ?? 'simulated',
+        repeat: options.repeat,
+        configurations: configs.map(({ label, preset, configPath, hash }) => ({ label, preset, ...(configPath ? { configPath } : {}), hash })),
+        updatedAt: new Date().toISOString(),
+      },
+      null,
+      2,
+    ) + '\n',
+  );
 }
 
 /** The last line per (task, configuration, repeat): a results file appended to by hand may repeat keys. */

@@ -1,5 +1,5 @@
-import { byConfig, statsOf, type ConfigStats } from './aggregate.js';
-import { compareRecords, type Comparison } from './comparison.js';
+import { byConfig, type ConfigStats, statsOf } from './aggregate.js';
+import { type Comparison, compareRecords } from './comparison.js';
 import { outcomesByTask, type TaskOutcome } from './outcomes.js';
 import type { RunRecord } from './run-record.js';
 

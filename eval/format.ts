@@ -39,12 +39,15 @@ export function pText(p: number): string {
 /** Left-aligned text columns for terminals: pads every cell to its column's width. */
 export function columns(rows: readonly (readonly string[])[], gap = 2): string {
   const widths: number[] = [];
-  for (const row of rows) row.forEach((cell, index) => { widths[index] = Math.max(widths[index] ?? 0, cell.length); });
+  for (const row of rows)
+    row.forEach((cell, index) => {
+      widths[index] = Math.max(widths[index] ?? 0, cell.length);
+    });
   return rows.map((row) => row.map((cell, index) => (index === row.length - 1 ? cell : cell.padEnd(widths[index]! + gap))).join('')).join('\n');
 }
 
 /** A markdown table. */
 export function markdownTable(header: readonly string[], rows: readonly (readonly string[])[]): string {
-  const escape = (cell: string) => cell.replace(/\|/g, '\\|').replace(/\n/g, ' ');
-  return [header, header.map(() => '---'), ...rows].map((row) => `| ${row.map(escape).join(' | ')} |`).join('\n');
+  const escapeCell = (cell: string) => cell.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+  return [header, header.map(() => '---'), ...rows].map((row) => `| ${row.map(escapeCell).join(' | ')} |`).join('\n');
 }

@@ -27,7 +27,10 @@ export function outcomesByTask(records: readonly RunRecord[]): Map<string, TaskO
   for (const [task, runs] of [...groups].sort(([a], [b]) => a.localeCompare(b))) {
     const resolvedRuns = runs.filter((run) => run.resolved).length;
     outcomes.set(task, {
-      task, runs: runs.length, resolvedRuns, resolved: resolvedRuns * 2 > runs.length,
+      task,
+      runs: runs.length,
+      resolvedRuns,
+      resolved: resolvedRuns * 2 > runs.length,
       costUsd: mean(runs.map((run) => run.costUsd)),
       steps: mean(runs.map((run) => run.steps)),
       tokens: mean(runs.map((run) => run.promptTokens + run.completionTokens)),

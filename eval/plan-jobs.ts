@@ -4,7 +4,7 @@ import type { Price } from '../rules/schema.js';
 import type { ResolvedConfiguration } from './configurations.js';
 import type { EvalJob, JobModel } from './job.js';
 import { choosePrice } from './prices.js';
-import { runKey, type RunRecord } from './run-record.js';
+import { type RunRecord, runKey } from './run-record.js';
 import { simulatedModelName } from './simulated/model-source.js';
 import type { EvalTask } from './task.js';
 
@@ -29,9 +29,16 @@ export function planJobs(tasks: readonly EvalTask[], configs: readonly ResolvedC
         const modelName = options.endpoint ? options.endpoint.model : simulatedModelName(task.simulated!);
         const { price, source } = choosePrice(config.rules, modelName, options.prices ?? {}, !options.endpoint);
         jobs.push({
-          task, config: { label: config.label, preset: config.preset, ...(config.configPath ? { configPath: config.configPath } : {}) },
-          configHash: config.hash, repeat, model, modelName, price, priceSource: source,
-          runDir: join(outDir, 'runs', safeName(task.id), safeName(config.label), `r${repeat}`), outDir,
+          task,
+          config: { label: config.label, preset: config.preset, ...(config.configPath ? { configPath: config.configPath } : {}) },
+          configHash: config.hash,
+          repeat,
+          model,
+          modelName,
+          price,
+          priceSource: source,
+          runDir: join(outDir, 'runs', safeName(task.id), safeName(config.label), `r${repeat}`),
+          outDir,
           keepWorkspace: options.keepWorkspaces ?? false,
         });
       }
@@ -52,7 +59,9 @@ export function checkCompatible(previous: readonly RunRecord[], jobs: readonly E
     const job = byKey.get(runKey(record));
     if (!job) continue;
     if (record.configHash && record.configHash !== job.configHash) {
-      throw new UsageError(`the output dir already has runs of configuration "${record.config}" made with different rules; use another --out (or delete its results.jsonl)`);
+      throw new UsageError(
+        `the output dir already has runs of configuration "${record.config}" made with different rules; use another --out (or delete its results.jsonl)`,
+      );
     }
     if (record.model && record.model !== job.modelName) {
       throw new UsageError(`the output dir already has runs of "${record.task}" with model ${record.model}, not ${job.modelName}; use another --out`);

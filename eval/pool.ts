@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { ReinError } from '../lib/errors.js';
 import type { EvalJob } from './job.js';
 import type { RunRecord } from './run-record.js';
-import { WorkerRun, type WorkerOutcome } from './worker-run.js';
+import { type WorkerOutcome, WorkerRun } from './worker-run.js';
 
 /** Times a job is retried when its worker ended before starting it (a process hiccup, not a run outcome). */
 const START_RETRIES = 2;

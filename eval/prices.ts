@@ -1,8 +1,8 @@
-import { jsonSyntaxError } from '../lib/syntax-error.js';
-import { formatZodError } from '../lib/zod-error.js';
 import { existsSync, readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { UsageError } from '../lib/errors.js';
+import { jsonSyntaxError } from '../lib/syntax-error.js';
+import { formatZodError } from '../lib/zod-error.js';
 import type { Price, Rules } from '../rules/schema.js';
 
 /**
@@ -15,11 +15,16 @@ export const NOMINAL_PRICE: Price = { input: 3, cachedInput: 0.3, output: 15 };
 /** Where a run's price came from: the configuration's `model.prices`, a `--prices` file, the nominal price, or none (cost 0). */
 export type PriceSource = 'rules' | 'prices-file' | 'nominal' | 'none';
 
-const priceTableSchema = z.record(z.string(), z.object({
-  input: z.number().nonnegative(),
-  cachedInput: z.number().nonnegative(),
-  output: z.number().nonnegative(),
-}).strict());
+const priceTableSchema = z.record(
+  z.string(),
+  z
+    .object({
+      input: z.number().nonnegative(),
+      cachedInput: z.number().nonnegative(),
+      output: z.number().nonnegative(),
+    })
+    .strict(),
+);
 
 /** A `--prices FILE`: `{ "model-name": { "input": 3, "cachedInput": 0.3, "output": 15 } }`, USD per million tokens. */
 export function loadPriceTable(path: string): Record<string, Price> {
@@ -31,7 +36,12 @@ export function loadPriceTable(path: string): Record<string, Price> {
     throw new UsageError(`--prices: ${path}: not valid JSON: ${jsonSyntaxError(readFileSync(path, 'utf8'), error)}`);
   }
   const parsed = priceTableSchema.safeParse(json);
-  if (!parsed.success) throw new UsageError(formatZodError(parsed.error, { input: json, schema: priceTableSchema }).map((line) => `--prices: ${path}: ${line}`).join('\n'));
+  if (!parsed.success)
+    throw new UsageError(
+      formatZodError(parsed.error, { input: json, schema: priceTableSchema })
+        .map((line) => `--prices: ${path}: ${line}`)
+        .join('\n'),
+    );
   return parsed.data;
 }
 

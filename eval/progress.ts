@@ -13,7 +13,10 @@ export interface Progress {
   close(): void;
 }
 
-interface Tally { done: number; resolved: number }
+interface Tally {
+  done: number;
+  resolved: number;
+}
 
 /**
  * Progress of an eval on stderr: on a terminal one redrawn line (a bar,
@@ -22,7 +25,10 @@ interface Tally { done: number; resolved: number }
  *
  * @example const progress = createProgress(process.stderr, { total: 24, configs: ['default', 'no-plan'], previous: [] });
  */
-export function createProgress(stream: ProgressStream, options: { total: number; configs: readonly string[]; previous: readonly RunRecord[]; status?: () => string }): Progress {
+export function createProgress(
+  stream: ProgressStream,
+  options: { total: number; configs: readonly string[]; previous: readonly RunRecord[]; status?: () => string },
+): Progress {
   const tallies = new Map<string, Tally>(options.configs.map((config) => [config, { done: 0, resolved: 0 }]));
   const count = (record: RunRecord) => {
     const tally = tallies.get(record.config);
@@ -35,12 +41,28 @@ export function createProgress(stream: ProgressStream, options: { total: number;
   let doneNow = 0;
   const done = () => options.previous.length + doneNow;
   const status = () => (options.status ? options.status() : '');
-  const line = () => progressLine({ done: done(), total: options.total, tallies, etaSeconds: eta(startedAt, doneNow, options.total - done()), width: stream.columns ?? 100, status: status() });
+  const line = () =>
+    progressLine({
+      done: done(),
+      total: options.total,
+      tallies,
+      etaSeconds: eta(startedAt, doneNow, options.total - done()),
+      width: stream.columns ?? 100,
+      status: status(),
+    });
   if (!stream.isTTY) {
     return {
-      finished(record) { count(record); doneNow++; stream.write(`rein eval: [${done()}/${options.total}${status() ? `, ${status()}` : ''}] ${describeRun(record)}\n`); },
-      note(text) { stream.write(`rein eval: ${text}\n`); },
-      close() { /* plain lines need no cleanup */ },
+      finished(record) {
+        count(record);
+        doneNow++;
+        stream.write(`rein eval: [${done()}/${options.total}${status() ? `, ${status()}` : ''}] ${describeRun(record)}\n`);
+      },
+      note(text) {
+        stream.write(`rein eval: ${text}\n`);
+      },
+      close() {
+        /* plain lines need no cleanup */
+      },
     };
   }
   const draw = () => stream.write(`\r\x1b[2K${line()}`);
@@ -48,9 +70,20 @@ export function createProgress(stream: ProgressStream, options: { total: number;
   timer.unref();
   draw();
   return {
-    finished(record) { count(record); doneNow++; draw(); },
-    note(text) { stream.write(`\r\x1b[2Krein eval: ${text}\n`); draw(); },
-    close() { clearInterval(timer); draw(); stream.write('\n'); },
+    finished(record) {
+      count(record);
+      doneNow++;
+      draw();
+    },
+    note(text) {
+      stream.write(`\r\x1b[2Krein eval: ${text}\n`);
+      draw();
+    },
+    close() {
+      clearInterval(timer);
+      draw();
+      stream.write('\n');
+    },
   };
 }
 
@@ -73,7 +106,7 @@ function progressLine(state: { done: number; total: number; tallies: Map<string,
 
 function eta(startedAt: number, finished: number, remaining: number): number | null {
   if (finished === 0) return null;
-  return (((Date.now() - startedAt) / 1000) / finished) * remaining;
+  return ((Date.now() - startedAt) / 1000 / finished) * remaining;
 }
 
 function clock(seconds: number): string {

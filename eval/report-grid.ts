@@ -34,12 +34,23 @@ export function reportGrid(view: EvalView): string {
 }
 
 function cell(outcome: TaskOutcome, runs: RunRecord[], flipped: boolean): string {
-  const title = runs.map((run) => `#${run.repeat}: ${run.status}, ${run.steps} steps, ${usd(run.costUsd)}, ${tokens(run.promptTokens + run.completionTokens)} tokens${run.reason ? ` (${run.reason})` : ''}`).join('\n');
+  const title = runs
+    .map(
+      (run) =>
+        `#${run.repeat}: ${run.status}, ${run.steps} steps, ${usd(run.costUsd)}, ${tokens(run.promptTokens + run.completionTokens)} tokens${run.reason ? ` (${run.reason})` : ''}`,
+    )
+    .join('\n');
   const label = `${outcome.resolved ? 'pass' : 'fail'}${outcome.runs > 1 ? ` ${outcome.resolvedRuns}/${outcome.runs}` : ''}${flipped ? (outcome.resolved ? ' ▲' : ' ▼') : ''}`;
   const first = runs.find((run) => run.tracePath);
   const main = first ? `<a class="run" href="${esc(replayPathFor(first.tracePath))}" title="Open the replay of run #${first.repeat}">${label}</a>` : label;
   const figures = `<span class="figures">${usd(outcome.costUsd)} · ${tokens(outcome.tokens)} tok${outcome.runs > 1 ? ' (mean)' : ''}</span>`;
-  const repeats = runs.length > 1 ? `<span class="repeats">${runs.filter((run) => run.tracePath).map((run) => `<a href="${esc(replayPathFor(run.tracePath))}" title="Replay of run #${run.repeat}: ${esc(run.status)}">#${run.repeat}</a>`).join(' ')}</span>` : '';
+  const repeats =
+    runs.length > 1
+      ? `<span class="repeats">${runs
+          .filter((run) => run.tracePath)
+          .map((run) => `<a href="${esc(replayPathFor(run.tracePath))}" title="Replay of run #${run.repeat}: ${esc(run.status)}">#${run.repeat}</a>`)
+          .join(' ')}</span>`
+      : '';
   return `<td class="${outcome.resolved ? 'pass' : 'fail'}${flipped ? ' flip' : ''}" title="${esc(title)}">${main}${figures}${repeats}</td>`;
 }
 

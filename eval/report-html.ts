@@ -41,51 +41,120 @@ export function renderReport(view: EvalView): string {
     `<p class="note">${esc(view.modelNote)}<br>${esc(view.priceNote)}</p>`,
     `<p>${view.records.length} runs: ${view.tasks.length} tasks × ${view.configs.length} configurations × ${view.repeat} repeat${view.repeat === 1 ? '' : 's'}.${view.repeat > 1 ? ' A task counts as resolved when a strict majority of its runs resolved it.' : ''}</p>`,
     charts(view),
-    '<h2>Configurations</h2>', configTable(view),
-    ...(view.comparisons.length > 0 ? [`<h2>Paired against ${esc(view.configs[0]!)} (exact McNemar, two-sided)</h2>`, comparisonTable(view.comparisons), significanceNote()] : []),
-    '<h2>Tasks × configurations</h2>', legend(view), reportGrid(view),
+    '<h2>Configurations</h2>',
+    configTable(view),
+    ...(view.comparisons.length > 0
+      ? [`<h2>Paired against ${esc(view.configs[0]!)} (exact McNemar, two-sided)</h2>`, comparisonTable(view.comparisons), significanceNote()]
+      : []),
+    '<h2>Tasks × configurations</h2>',
+    legend(view),
+    reportGrid(view),
     ...(view.brokenRuns.length > 0 ? ['<h2>Runs that did not finish normally</h2>', brokenRuns(view.brokenRuns)] : []),
-    ...(view.problems.length > 0 ? ['<h2>Skipped tasks</h2>', `<ul>${view.problems.map((entry) => `<li><code>${esc(entry.id)}</code>: ${esc(entry.problem)}</li>`).join('')}</ul>`] : []),
+    ...(view.problems.length > 0
+      ? ['<h2>Skipped tasks</h2>', `<ul>${view.problems.map((entry) => `<li><code>${esc(entry.id)}</code>: ${esc(entry.problem)}</li>`).join('')}</ul>`]
+      : []),
   ];
   return `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>rein eval: ${esc(view.tasksDir)}</title><style>${STYLE}</style></head><body>${body.join('\n')}</body></html>\n`;
 }
 
 function charts(view: EvalView): string {
-  const resolved = barChart('Resolve rate', view.stats.map((stats) => ({ label: stats.label, value: stats.tasks === 0 ? 0 : stats.resolvedTasks / stats.tasks, text: `${stats.resolvedTasks}/${stats.tasks} (${percent(stats.resolvedTasks, stats.tasks)})` })), { max: 1, color: '#2f7d4f' });
-  const cost = barChart('Mean cost per run', view.stats.map((stats) => ({ label: stats.label, value: stats.meanCostUsd, text: usd(stats.meanCostUsd) })), { color: '#3d6fb6' });
-  const steps = barChart('Mean steps per run', view.stats.map((stats) => ({ label: stats.label, value: stats.meanSteps, text: fixed(stats.meanSteps) })), { color: '#8a5cb8' });
+  const resolved = barChart(
+    'Resolve rate',
+    view.stats.map((stats) => ({
+      label: stats.label,
+      value: stats.tasks === 0 ? 0 : stats.resolvedTasks / stats.tasks,
+      text: `${stats.resolvedTasks}/${stats.tasks} (${percent(stats.resolvedTasks, stats.tasks)})`,
+    })),
+    { max: 1, color: '#2f7d4f' },
+  );
+  const cost = barChart(
+    'Mean cost per run',
+    view.stats.map((stats) => ({ label: stats.label, value: stats.meanCostUsd, text: usd(stats.meanCostUsd) })),
+    { color: '#3d6fb6' },
+  );
+  const steps = barChart(
+    'Mean steps per run',
+    view.stats.map((stats) => ({ label: stats.label, value: stats.meanSteps, text: fixed(stats.meanSteps) })),
+    { color: '#8a5cb8' },
+  );
   return `<div class="charts">${resolved}${cost}${steps}</div>`;
 }
 
 function configTable(view: EvalView): string {
-  const header = ['configuration', 'resolved', 'mean cost', 'mean steps', 'prompt tokens', 'completion tokens', 'cached tokens', 'stall firings', 'gate refusals', 'elisions', 'summaries', 'end statuses'];
+  const header = [
+    'configuration',
+    'resolved',
+    'mean cost',
+    'mean steps',
+    'prompt tokens',
+    'completion tokens',
+    'cached tokens',
+    'stall firings',
+    'gate refusals',
+    'elisions',
+    'summaries',
+    'end statuses',
+  ];
   const rows = view.stats.map((stats) => [
-    stats.label, `${stats.resolvedTasks}/${stats.tasks} (${percent(stats.resolvedTasks, stats.tasks)})`, usd(stats.meanCostUsd), fixed(stats.meanSteps),
-    whole(stats.meanPromptTokens), whole(stats.meanCompletionTokens), whole(stats.meanCachedTokens), String(stats.stallFirings), String(stats.gateRefusals),
-    String(stats.contextElisions), String(stats.contextSummaries), Object.entries(stats.statuses).map(([status, count]) => `${status} ${count}`).join(', '),
+    stats.label,
+    `${stats.resolvedTasks}/${stats.tasks} (${percent(stats.resolvedTasks, stats.tasks)})`,
+    usd(stats.meanCostUsd),
+    fixed(stats.meanSteps),
+    whole(stats.meanPromptTokens),
+    whole(stats.meanCompletionTokens),
+    whole(stats.meanCachedTokens),
+    String(stats.stallFirings),
+    String(stats.gateRefusals),
+    String(stats.contextElisions),
+    String(stats.contextSummaries),
+    Object.entries(stats.statuses)
+      .map(([status, count]) => `${status} ${count}`)
+      .join(', '),
   ]);
   return table(header, rows);
 }
 
 function comparisonTable(comparisons: readonly Comparison[]): string {
-  const header = ['configuration', 'paired tasks', 'resolved (base → this)', 'only base', 'only this', 'p', 'Δ mean cost', 'Δ mean steps', 'Δ mean tokens', 'flipped tasks'];
+  const header = [
+    'configuration',
+    'paired tasks',
+    'resolved (base → this)',
+    'only base',
+    'only this',
+    'p',
+    'Δ mean cost',
+    'Δ mean steps',
+    'Δ mean tokens',
+    'flipped tasks',
+  ];
   const rows = comparisons.map((comparison) => [
-    comparison.b, String(comparison.tasks.length), `${comparison.resolvedA} → ${comparison.resolvedB}`, String(comparison.onlyA.length), String(comparison.onlyB.length),
-    pText(comparison.pValue), signedUsd(comparison.cost.delta), signed(comparison.steps.delta), signedWhole(comparison.tokens.delta),
+    comparison.b,
+    String(comparison.tasks.length),
+    `${comparison.resolvedA} → ${comparison.resolvedB}`,
+    String(comparison.onlyA.length),
+    String(comparison.onlyB.length),
+    pText(comparison.pValue),
+    signedUsd(comparison.cost.delta),
+    signed(comparison.steps.delta),
+    signedWhole(comparison.tokens.delta),
     [...comparison.onlyA.map((task) => `▼ ${task}`), ...comparison.onlyB.map((task) => `▲ ${task}`)].join(', ') || '–',
   ]);
   return table(header, rows);
 }
 
 function significanceNote(): string {
-  return '<p class="footnote"><b>*</b> p &lt; 0.05: if the two configurations were equally good, a split of flips at least this lopsided would happen less than 5% of the time. '
-    + 'p is the exact McNemar test over the tasks one configuration solved and the other did not (“only base” against “only this”); tasks both solved or both failed do not count. '
-    + 'Without a star the difference may be chance: run more tasks or repeats before concluding. ▼ a task the base solved and this configuration lost, ▲ one it gained.</p>';
+  return (
+    '<p class="footnote"><b>*</b> p &lt; 0.05: if the two configurations were equally good, a split of flips at least this lopsided would happen less than 5% of the time. ' +
+    'p is the exact McNemar test over the tasks one configuration solved and the other did not (“only base” against “only this”); tasks both solved or both failed do not count. ' +
+    'Without a star the difference may be chance: run more tasks or repeats before concluding. ▼ a task the base solved and this configuration lost, ▲ one it gained.</p>'
+  );
 }
 
 function legend(view: EvalView): string {
-  return `<p class="legend"><span style="background:#dff3e4">pass</span><span style="background:#f9dede">fail</span><span style="outline:3px solid #e07b00">flip against ${esc(view.configs[0] ?? '')}</span> ▼ lost, ▲ gained. `
-    + `Each cell gives the run's cost and tokens (the mean over its repeats); click it to open that run's replay. Hover it for its end status.</p>`;
+  return (
+    `<p class="legend"><span style="background:#dff3e4">pass</span><span style="background:#f9dede">fail</span><span style="outline:3px solid #e07b00">flip against ${esc(view.configs[0] ?? '')}</span> ▼ lost, ▲ gained. ` +
+    `Each cell gives the run's cost and tokens (the mean over its repeats); click it to open that run's replay. Hover it for its end status.</p>`
+  );
 }
 
 function brokenRuns(runs: readonly RunRecord[]): string {

@@ -2,7 +2,7 @@ import { closeSync, existsSync, mkdirSync, openSync, readFileSync, statSync, wri
 import { dirname, join } from 'node:path';
 import { UsageError } from '../lib/errors.js';
 import { readJsonLines } from '../run/jsonl.js';
-import { runRecordSchema, type RunRecord } from './run-record.js';
+import { type RunRecord, runRecordSchema } from './run-record.js';
 
 export const RESULTS_FILE = 'results.jsonl';
 
@@ -38,7 +38,9 @@ export function readResultsOrFail(path: string, warn: (text: string) => void = (
   if (!existsSync(file)) throw new UsageError(`no results at ${path} (expected a results.jsonl or an eval output directory)`);
   const { records, skipped } = readResults(file);
   if (records.length === 0) {
-    throw new UsageError(`no run records in ${file}${skipped > 0 ? `: ${skipped} line(s) are not rein eval results (one JSON object per run, as rein eval writes them)` : ' (it is empty)'}`);
+    throw new UsageError(
+      `no run records in ${file}${skipped > 0 ? `: ${skipped} line(s) are not rein eval results (one JSON object per run, as rein eval writes them)` : ' (it is empty)'}`,
+    );
   }
   if (skipped > 0) warn(`rein compare: ${file}: skipped ${skipped} line(s) that are not run records`);
   return records;
@@ -59,7 +61,14 @@ export function openResultsWriter(file: string): { append(record: RunRecord): vo
   const fd = openSync(file, 'a');
   let open = true;
   return {
-    append(record) { if (open) writeSync(fd, JSON.stringify(record) + '\n'); },
-    close() { if (open) { open = false; closeSync(fd); } },
+    append(record) {
+      if (open) writeSync(fd, JSON.stringify(record) + '\n');
+    },
+    close() {
+      if (open) {
+        open = false;
+        closeSync(fd);
+      }
+    },
   };
 }

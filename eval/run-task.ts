@@ -1,13 +1,13 @@
-import { runFile } from '../run/run-dir.js';
 import { cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
+import { type LoadedRules, loadRules } from '../config/load-rules.js';
 import type { HarnessOutput } from '../machines/types.js';
 import { mergeRules, type Plain } from '../rules/merge.js';
-import { loadRules, type LoadedRules } from '../config/load-rules.js';
-import { defaultTools } from '../tools/index.js';
 import type { Rules } from '../rules/schema.js';
-import { startRun, type ModelSource, type RunHandle } from '../run/start-run.js';
+import { runFile } from '../run/run-dir.js';
+import { type ModelSource, type RunHandle, startRun } from '../run/start-run.js';
+import { defaultTools } from '../tools/index.js';
 import type { EvalJob } from './job.js';
 import type { RunRecord } from './run-record.js';
 import { runShell, type ShellResult } from './shell.js';
@@ -42,7 +42,8 @@ export async function runEvalJob(job: EvalJob, hooks: JobHooks = NO_HOOKS): Prom
     if (job.task.setup_cmd) {
       hooks.phase('setup', job.task.check_timeout_s, workspace);
       const setup = await runShell(job.task.setup_cmd, { cwd: workspace, timeoutS: job.task.check_timeout_s, env, sandbox: false, readable: [] });
-      if (setup.exitCode !== 0) return recordFor(job, startedAt, { status: 'setup_failed', reason: `setup_cmd ${describeExit(setup)}: ${tail(setup.output)}`, wallSeconds: 0 }, null);
+      if (setup.exitCode !== 0)
+        return recordFor(job, startedAt, { status: 'setup_failed', reason: `setup_cmd ${describeExit(setup)}: ${tail(setup.output)}`, wallSeconds: 0 }, null);
     }
     const loaded = await rulesFor(job);
     const model = await modelFor(job, loaded.rules);
@@ -73,17 +74,33 @@ async function modelFor(job: EvalJob, rules: Rules): Promise<ModelSource> {
   if (job.model.kind === 'endpoint') {
     // Loaded only here: the OpenAI SDK is a large import that simulated runs never need.
     const { openAIModelSource, resolveEndpoint } = await import('../actors/model-source.js');
-    return openAIModelSource(resolveEndpoint({ model: job.model.model, ...(job.model.baseURL ? { baseURL: job.model.baseURL } : {}), env: process.env }), rules);
+    return openAIModelSource(
+      resolveEndpoint({ model: job.model.model, ...(job.model.baseURL ? { baseURL: job.model.baseURL } : {}), env: process.env }),
+      rules,
+    );
   }
   if (!job.task.simulated) throw new Error(`task ${job.task.id} has no simulated model`);
   return simulatedModelSource(job.task.simulated, rules, { prompt: job.task.prompt, testCmd: job.task.test_cmd });
 }
 
-async function runHarness(job: EvalJob, workspace: string, loaded: LoadedRules, model: ModelSource, hooks: JobHooks): Promise<HarnessOutput | { crash: string }> {
+async function runHarness(
+  job: EvalJob,
+  workspace: string,
+  loaded: LoadedRules,
+  model: ModelSource,
+  hooks: JobHooks,
+): Promise<HarnessOutput | { crash: string }> {
   try {
     const handle = startRun({
-      workspace, task: job.task.prompt, testCmd: job.task.test_cmd, rules: loaded.rules, model, runDir: job.runDir,
-      guards: loaded.guards, actions: loaded.actions, tools: [...defaultTools, ...loaded.tools],
+      workspace,
+      task: job.task.prompt,
+      testCmd: job.task.test_cmd,
+      rules: loaded.rules,
+      model,
+      runDir: job.runDir,
+      guards: loaded.guards,
+      actions: loaded.actions,
+      tools: [...defaultTools, ...loaded.tools],
       secrets: [process.env.OPENAI_API_KEY].filter((value): value is string => Boolean(value)),
     });
     hooks.started(handle);
@@ -104,17 +121,22 @@ export function recordFor(job: EvalJob, startedAt: string, ending: Ending, check
   const tracePath = runFile(job.runDir, 'trace');
   const { end: _end, ...metrics } = metricsFromTraceFile(tracePath, job.price);
   return {
-    task: job.task.id, config: job.config.label, repeat: job.repeat,
+    task: job.task.id,
+    config: job.config.label,
+    repeat: job.repeat,
     resolved: check?.exitCode === 0,
-    status: ending.status, reason: ending.reason,
+    status: ending.status,
+    reason: ending.reason,
     ...metrics,
     price: job.priceSource,
     wallSeconds: Math.round(ending.wallSeconds * 1000) / 1000,
     checkExitCode: check?.exitCode ?? null,
     // A grader that hung is said in the output the reports show, not left as an empty string.
     checkOutput: check ? (check.timedOut ? `check_cmd timed out after ${job.task.check_timeout_s} s\n${tail(check.output)}` : tail(check.output)) : '',
-    model: job.modelName, configHash: job.configHash,
-    tracePath: relative(job.outDir, tracePath), startedAt,
+    model: job.modelName,
+    configHash: job.configHash,
+    tracePath: relative(job.outDir, tracePath),
+    startedAt,
   };
 }
 

@@ -32,15 +32,23 @@ const OUTPUT_CAP = 4000;
 export async function runShell(command: string, options: ShellOptions): Promise<ShellResult> {
   const inner = ['bash', '-c', command];
   const mode = options.sandbox ? resolveSandbox({ sandbox: 'auto', network: false }) : null;
-  const argv = mode?.kind === 'bwrap'
-    ? buildSandboxArgv(mode.bwrap, planVisibility({ root: options.cwd, policy: { network: false }, testCmd: command, extraReadable: options.readable }), inner)
-    : inner;
+  const argv =
+    mode?.kind === 'bwrap'
+      ? buildSandboxArgv(
+          mode.bwrap,
+          planVisibility({ root: options.cwd, policy: { network: false }, testCmd: command, extraReadable: options.readable }),
+          inner,
+        )
+      : inner;
   const result = await runInProcessGroup({
-    argv, cwd: options.cwd, env: { ...buildCommandEnv(process.env, []), ...options.env },
-    timeoutMs: options.timeoutS * 1000, signal: new AbortController().signal, outputCap: OUTPUT_CAP,
+    argv,
+    cwd: options.cwd,
+    env: { ...buildCommandEnv(process.env, []), ...options.env },
+    timeoutMs: options.timeoutS * 1000,
+    signal: new AbortController().signal,
+    outputCap: OUTPUT_CAP,
   });
   const output = result.output.finish();
   if (result.ending === 'failed') return { exitCode: null, timedOut: false, output: `could not start: ${result.failure ?? 'unknown error'}` };
   return { exitCode: result.exitCode, timedOut: result.ending === 'timeout', output };
 }
-

@@ -15,24 +15,56 @@ export function renderSummary(view: EvalView): string {
     configTable(view),
   ];
   if (view.comparisons.length > 0) {
-    parts.push(`## Paired against \`${view.configs[0]}\` (exact McNemar, two-sided; * p < 0.05)`, comparisonTable(view.comparisons), ...view.comparisons.map(flipLines));
+    parts.push(
+      `## Paired against \`${view.configs[0]}\` (exact McNemar, two-sided; * p < 0.05)`,
+      comparisonTable(view.comparisons),
+      ...view.comparisons.map(flipLines),
+    );
   }
   parts.push('## Tasks', gridTable(view));
   if (view.problems.length > 0) parts.push('## Skipped tasks', view.problems.map((entry) => `- \`${entry.id}\`: ${entry.problem}`).join('\n'));
   if (view.brokenRuns.length > 0) {
-    parts.push('## Runs that did not finish normally', view.brokenRuns.map((run) => `- \`${run.task}\` × \`${run.config}\` #${run.repeat}: ${run.status}: ${run.reason} (trace: ${run.tracePath})`).join('\n'));
+    parts.push(
+      '## Runs that did not finish normally',
+      view.brokenRuns.map((run) => `- \`${run.task}\` × \`${run.config}\` #${run.repeat}: ${run.status}: ${run.reason} (trace: ${run.tracePath})`).join('\n'),
+    );
   }
   return parts.join('\n\n') + '\n';
 }
 
 function configTable(view: EvalView): string {
   return markdownTable(
-    ['configuration', 'resolved', 'mean cost', 'mean steps', 'mean prompt tokens', 'mean completion tokens', 'mean cached tokens', 'stall firings', 'gate refusals', 'elisions', 'summaries', 'mean wall s', 'end statuses'],
+    [
+      'configuration',
+      'resolved',
+      'mean cost',
+      'mean steps',
+      'mean prompt tokens',
+      'mean completion tokens',
+      'mean cached tokens',
+      'stall firings',
+      'gate refusals',
+      'elisions',
+      'summaries',
+      'mean wall s',
+      'end statuses',
+    ],
     view.stats.map((stats) => [
-      stats.label, `${stats.resolvedTasks}/${stats.tasks} (${percent(stats.resolvedTasks, stats.tasks)})`, usd(stats.meanCostUsd), fixed(stats.meanSteps),
-      whole(stats.meanPromptTokens), whole(stats.meanCompletionTokens), whole(stats.meanCachedTokens),
-      String(stats.stallFirings), String(stats.gateRefusals), String(stats.contextElisions), String(stats.contextSummaries), fixed(stats.meanWallSeconds),
-      Object.entries(stats.statuses).map(([status, count]) => `${status} ${count}`).join(', '),
+      stats.label,
+      `${stats.resolvedTasks}/${stats.tasks} (${percent(stats.resolvedTasks, stats.tasks)})`,
+      usd(stats.meanCostUsd),
+      fixed(stats.meanSteps),
+      whole(stats.meanPromptTokens),
+      whole(stats.meanCompletionTokens),
+      whole(stats.meanCachedTokens),
+      String(stats.stallFirings),
+      String(stats.gateRefusals),
+      String(stats.contextElisions),
+      String(stats.contextSummaries),
+      fixed(stats.meanWallSeconds),
+      Object.entries(stats.statuses)
+        .map(([status, count]) => `${status} ${count}`)
+        .join(', '),
     ]),
   );
 }
@@ -41,8 +73,15 @@ function comparisonTable(comparisons: readonly Comparison[]): string {
   return markdownTable(
     ['configuration', 'paired tasks', 'resolved (base → this)', 'only base', 'only this', 'p', 'Δ mean cost', 'Δ mean steps', 'Δ mean tokens'],
     comparisons.map((comparison) => [
-      comparison.b, String(comparison.tasks.length), `${comparison.resolvedA} → ${comparison.resolvedB}`, String(comparison.onlyA.length), String(comparison.onlyB.length),
-      pText(comparison.pValue), signedUsd(comparison.cost.delta), signed(comparison.steps.delta), signedWhole(comparison.tokens.delta),
+      comparison.b,
+      String(comparison.tasks.length),
+      `${comparison.resolvedA} → ${comparison.resolvedB}`,
+      String(comparison.onlyA.length),
+      String(comparison.onlyB.length),
+      pText(comparison.pValue),
+      signedUsd(comparison.cost.delta),
+      signed(comparison.steps.delta),
+      signedWhole(comparison.tokens.delta),
     ]),
   );
 }
@@ -51,21 +90,28 @@ function flipLines(comparison: Comparison): string {
   const lines = [`**${comparison.b}**: ${comparison.onlyA.length + comparison.onlyB.length} flips.`];
   if (comparison.onlyA.length > 0) lines.push(`solved by ${comparison.a} only: ${comparison.onlyA.map((task) => `\`${task}\``).join(', ')}.`);
   if (comparison.onlyB.length > 0) lines.push(`solved by ${comparison.b} only: ${comparison.onlyB.map((task) => `\`${task}\``).join(', ')}.`);
-  if (comparison.missingInA.length + comparison.missingInB.length > 0) lines.push(`not paired (runs missing on one side): ${[...comparison.missingInA, ...comparison.missingInB].join(', ')}.`);
+  if (comparison.missingInA.length + comparison.missingInB.length > 0)
+    lines.push(`not paired (runs missing on one side): ${[...comparison.missingInA, ...comparison.missingInB].join(', ')}.`);
   return lines.join(' ');
 }
 
 function gridTable(view: EvalView): string {
   const baseline = view.configs[0];
-  return markdownTable(['task', ...view.configs], view.tasks.map((task) => {
-    const row = view.grid.get(task)!;
-    const base = baseline === undefined ? undefined : row.get(baseline);
-    return [task + (view.taskNotes?.[task] ? ` (${view.taskNotes[task]})` : ''), ...view.configs.map((config) => {
-      const outcome = row.get(config);
-      if (!outcome) return '–';
-      const mark = outcome.resolved ? 'pass' : 'fail';
-      const flip = base && config !== baseline && base.resolved !== outcome.resolved ? ' ⚑ flip' : '';
-      return `${mark}${outcome.runs > 1 ? ` ${outcome.resolvedRuns}/${outcome.runs}` : ''}${flip}`;
-    })];
-  }));
+  return markdownTable(
+    ['task', ...view.configs],
+    view.tasks.map((task) => {
+      const row = view.grid.get(task)!;
+      const base = baseline === undefined ? undefined : row.get(baseline);
+      return [
+        task + (view.taskNotes?.[task] ? ` (${view.taskNotes[task]})` : ''),
+        ...view.configs.map((config) => {
+          const outcome = row.get(config);
+          if (!outcome) return '–';
+          const mark = outcome.resolved ? 'pass' : 'fail';
+          const flip = base && config !== baseline && base.resolved !== outcome.resolved ? ' ⚑ flip' : '';
+          return `${mark}${outcome.runs > 1 ? ` ${outcome.resolvedRuns}/${outcome.runs}` : ''}${flip}`;
+        }),
+      ];
+    }),
+  );
 }

@@ -30,8 +30,10 @@ export function barChart(title: string, bars: readonly Bar[], options: { max?: n
       `<text x="${LABEL_WIDTH + BAR_WIDTH + 8}" y="${y + 14}">${escapeXml(bar.text)}</text>`,
     ].join('');
   });
-  return `<svg xmlns="http://www.w3.org/2000/svg" role="img" aria-label="${escapeXml(title)}" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="system-ui, sans-serif" font-size="13">`
-    + `<text x="0" y="16" font-weight="600">${escapeXml(title)}</text>${rows.join('')}</svg>`;
+  return (
+    `<svg xmlns="http://www.w3.org/2000/svg" role="img" aria-label="${escapeXml(title)}" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="system-ui, sans-serif" font-size="13">` +
+    `<text x="0" y="16" font-weight="600">${escapeXml(title)}</text>${rows.join('')}</svg>`
+  );
 }
 
 /** Escapes text for XML and HTML content and attribute values. */

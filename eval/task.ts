@@ -1,12 +1,12 @@
-import { jsonSyntaxError } from '../lib/syntax-error.js';
-import { formatZodError } from '../lib/zod-error.js';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { UsageError } from '../lib/errors.js';
+import { jsonSyntaxError } from '../lib/syntax-error.js';
+import { formatZodError } from '../lib/zod-error.js';
 import { rulesSchema } from '../rules/schema.js';
-import { checkSimulatedModel } from './simulated/registry.js';
 import type { SimulatedModelChoice } from './simulated/model-source.js';
+import { checkSimulatedModel } from './simulated/registry.js';
 import { simulationSchema } from './simulated/simulation-schema.js';
 
 /** Agent time budget when a task sets no `timeout_s`. */
@@ -15,18 +15,22 @@ export const DEFAULT_TIMEOUT_S = 600;
 export const DEFAULT_CHECK_TIMEOUT_S = 120;
 
 /** `task.json`: what the agent is told, how it is graded, and (for offline runs) its simulated model. */
-export const taskSchema = z.object({
-  prompt: z.string().min(1).describe('The task the agent is given'),
-  test_cmd: z.string().min(1).describe('The verification command the agent is told to run'),
-  check_cmd: z.string().min(1).describe("The grader's command, run in the workspace after the agent ends; never shown to the agent. Exit 0 = resolved"),
-  timeout_s: z.number().positive().max(86_400).default(DEFAULT_TIMEOUT_S).describe("The agent's time budget (the harness's budgets.maxSeconds)"),
-  check_timeout_s: z.number().positive().max(86_400).default(DEFAULT_CHECK_TIMEOUT_S).describe('Time limit of setup_cmd and check_cmd each'),
-  setup_cmd: z.string().min(1).optional().describe('Run in the fresh workspace before the agent starts'),
-  simulated_model: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]).optional()
-    .describe('Registered simulated model name(s), or a ./file.mjs in the task folder; used when eval runs without --model'),
-  simulation: simulationSchema.optional().describe('What the registered simulated models know about this task'),
-  rules: z.record(z.string(), z.unknown()).optional().describe('A rules layer for this task (e.g. a small context window), applied over the configuration'),
-}).strict();
+export const taskSchema = z
+  .object({
+    prompt: z.string().min(1).describe('The task the agent is given'),
+    test_cmd: z.string().min(1).describe('The verification command the agent is told to run'),
+    check_cmd: z.string().min(1).describe("The grader's command, run in the workspace after the agent ends; never shown to the agent. Exit 0 = resolved"),
+    timeout_s: z.number().positive().max(86_400).default(DEFAULT_TIMEOUT_S).describe("The agent's time budget (the harness's budgets.maxSeconds)"),
+    check_timeout_s: z.number().positive().max(86_400).default(DEFAULT_CHECK_TIMEOUT_S).describe('Time limit of setup_cmd and check_cmd each'),
+    setup_cmd: z.string().min(1).optional().describe('Run in the fresh workspace before the agent starts'),
+    simulated_model: z
+      .union([z.string().min(1), z.array(z.string().min(1)).min(1)])
+      .optional()
+      .describe('Registered simulated model name(s), or a ./file.mjs in the task folder; used when eval runs without --model'),
+    simulation: simulationSchema.optional().describe('What the registered simulated models know about this task'),
+    rules: z.record(z.string(), z.unknown()).optional().describe('A rules layer for this task (e.g. a small context window), applied over the configuration'),
+  })
+  .strict();
 
 export type TaskFile = z.infer<typeof taskSchema>;
 

@@ -7,8 +7,15 @@ export function formatEvalTable(view: EvalView): string {
   const rows = [['configuration', 'resolved', 'mean cost', 'steps', 'tokens', 'stalls', 'refusals', 'elided', 'summarized']];
   for (const stats of view.stats) {
     rows.push([
-      stats.label, `${stats.resolvedTasks}/${stats.tasks} ${percent(stats.resolvedTasks, stats.tasks)}`, usd(stats.meanCostUsd), fixed(stats.meanSteps),
-      whole(stats.meanPromptTokens + stats.meanCompletionTokens), String(stats.stallFirings), String(stats.gateRefusals), String(stats.contextElisions), String(stats.contextSummaries),
+      stats.label,
+      `${stats.resolvedTasks}/${stats.tasks} ${percent(stats.resolvedTasks, stats.tasks)}`,
+      usd(stats.meanCostUsd),
+      fixed(stats.meanSteps),
+      whole(stats.meanPromptTokens + stats.meanCompletionTokens),
+      String(stats.stallFirings),
+      String(stats.gateRefusals),
+      String(stats.contextElisions),
+      String(stats.contextSummaries),
     ]);
   }
   const lines = [columns(rows)];
@@ -24,14 +31,26 @@ export function formatComparison(comparison: Comparison, sources?: { a: string; 
   const { a, b } = comparison;
   const lines = [`${a} vs ${b}${sources ? ` (${sources.a} vs ${sources.b})` : ''}: ${comparison.tasks.length} paired tasks`];
   const missing = comparison.missingInA.length + comparison.missingInB.length;
-  if (missing > 0) lines.push(`  not paired: ${comparison.missingInB.length} only in ${a}${listed(comparison.missingInB)}, ${comparison.missingInA.length} only in ${b}${listed(comparison.missingInA)}`);
-  lines.push(indent(columns([
-    ['', a, b, 'delta (B − A)'],
-    ['resolved', `${comparison.resolvedA}/${comparison.tasks.length}`, `${comparison.resolvedB}/${comparison.tasks.length}`, String(comparison.resolvedB - comparison.resolvedA)],
-    ['mean cost', usd(comparison.cost.a), usd(comparison.cost.b), signedUsd(comparison.cost.delta)],
-    ['mean steps', fixed(comparison.steps.a), fixed(comparison.steps.b), signed(comparison.steps.delta)],
-    ['mean tokens', whole(comparison.tokens.a), whole(comparison.tokens.b), signedWhole(comparison.tokens.delta)],
-  ])));
+  if (missing > 0)
+    lines.push(
+      `  not paired: ${comparison.missingInB.length} only in ${a}${listed(comparison.missingInB)}, ${comparison.missingInA.length} only in ${b}${listed(comparison.missingInA)}`,
+    );
+  lines.push(
+    indent(
+      columns([
+        ['', a, b, 'delta (B − A)'],
+        [
+          'resolved',
+          `${comparison.resolvedA}/${comparison.tasks.length}`,
+          `${comparison.resolvedB}/${comparison.tasks.length}`,
+          String(comparison.resolvedB - comparison.resolvedA),
+        ],
+        ['mean cost', usd(comparison.cost.a), usd(comparison.cost.b), signedUsd(comparison.cost.delta)],
+        ['mean steps', fixed(comparison.steps.a), fixed(comparison.steps.b), signed(comparison.steps.delta)],
+        ['mean tokens', whole(comparison.tokens.a), whole(comparison.tokens.b), signedWhole(comparison.tokens.delta)],
+      ]),
+    ),
+  );
   lines.push(`  only_a (${a} solved, ${b} failed): ${comparison.onlyA.length}${listed(comparison.onlyA)}`);
   lines.push(`  only_b (${b} solved, ${a} failed): ${comparison.onlyB.length}${listed(comparison.onlyB)}`);
   lines.push(`  exact McNemar p = ${pText(comparison.pValue)} (two-sided${comparison.pValue < 0.05 ? '; * p < 0.05' : ''})`);
@@ -44,5 +63,8 @@ function listed(tasks: readonly string[]): string {
 }
 
 function indent(text: string): string {
-  return text.split('\n').map((line) => `  ${line}`).join('\n');
+  return text
+    .split('\n')
+    .map((line) => `  ${line}`)
+    .join('\n');
 }

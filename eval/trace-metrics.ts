@@ -28,8 +28,16 @@ export interface TraceMetrics {
  */
 export function metricsFromTrace(lines: readonly TraceRecord[], price: Price | null): TraceMetrics {
   const metrics: TraceMetrics = {
-    steps: 0, promptTokens: 0, completionTokens: 0, cachedTokens: 0, costUsd: 0,
-    stallFirings: 0, gateRefusals: 0, contextElisions: 0, contextSummaries: 0, end: null,
+    steps: 0,
+    promptTokens: 0,
+    completionTokens: 0,
+    cachedTokens: 0,
+    costUsd: 0,
+    stallFirings: 0,
+    gateRefusals: 0,
+    contextElisions: 0,
+    contextSummaries: 0,
+    end: null,
   };
   for (const line of lines) {
     if (isEvent(line, 'model')) addCall(metrics, line, price);
@@ -57,7 +65,10 @@ function addCall(metrics: TraceMetrics, line: TraceRecord & { step?: unknown; us
   if (price) metrics.costUsd += costOf(usage, price);
 }
 
-function applyEnd(metrics: TraceMetrics, line: TraceRecord & { steps?: unknown; usage?: CallUsage & { costUsd?: number }; status?: unknown; reason?: unknown }): void {
+function applyEnd(
+  metrics: TraceMetrics,
+  line: TraceRecord & { steps?: unknown; usage?: CallUsage & { costUsd?: number }; status?: unknown; reason?: unknown },
+): void {
   const usage = line.usage;
   if (typeof line.steps === 'number') metrics.steps = line.steps;
   if (usage) {

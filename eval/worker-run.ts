@@ -1,4 +1,4 @@
-import { fork, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, fork } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import type { EvalJob, WorkerMessage } from './job.js';
 import type { RunRecord } from './run-record.js';
@@ -39,19 +39,31 @@ export class WorkerRun {
   private timer: NodeJS.Timeout;
   private settled = false;
 
-  constructor(private readonly job: EvalJob, workerPath: string, env: NodeJS.ProcessEnv, private readonly settle: (outcome: WorkerOutcome) => void) {
+  constructor(
+    private readonly job: EvalJob,
+    workerPath: string,
+    env: NodeJS.ProcessEnv,
+    private readonly settle: (outcome: WorkerOutcome) => void,
+  ) {
     this.child = fork(workerPath, [], { detached: true, stdio: ['ignore', 'ignore', 'pipe', 'ipc'], env, execArgv: [] });
     this.timer = setTimeout(() => this.kill(), STARTUP_S * 1000);
-    this.child.stderr!.on('data', (chunk: Buffer) => { this.stderr = (this.stderr + chunk.toString()).slice(-STDERR_TAIL); });
+    this.child.stderr!.on('data', (chunk: Buffer) => {
+      this.stderr = (this.stderr + chunk.toString()).slice(-STDERR_TAIL);
+    });
     this.child.on('message', (message: WorkerMessage) => this.onMessage(message));
     // 'close' comes after the IPC channel has delivered every message; 'exit' is the fallback.
-    this.child.on('exit', (code, signal) => { setTimeout(() => this.finish(code, signal), CLOSE_WAIT_MS).unref(); });
+    this.child.on('exit', (code, signal) => {
+      setTimeout(() => this.finish(code, signal), CLOSE_WAIT_MS).unref();
+    });
     this.child.on('close', (code, signal) => this.finish(code, signal));
     this.child.send({ type: 'job', job });
   }
 
   private onMessage(message: WorkerMessage): void {
-    if (message.type === 'result') { this.result = message.record; return; }
+    if (message.type === 'result') {
+      this.result = message.record;
+      return;
+    }
     this.started = true;
     this.workspace = message.workspace;
     this.phase = { phase: message.phase, seconds: message.seconds };

@@ -29,7 +29,9 @@ async function serve(job: EvalJob): Promise<void> {
   const { runEvalJob } = await import('./run-task.js');
   const record = await runEvalJob(job, {
     phase: (phase, seconds, workspace) => send({ type: 'phase', phase, seconds, workspace }),
-    started: (handle) => { running = handle; },
+    started: (handle) => {
+      running = handle;
+    },
   });
   running = null;
   send({ type: 'result', record }, () => process.exit(0));
@@ -39,7 +41,7 @@ process.on('SIGTERM', () => stopAndExit(143));
 process.on('disconnect', () => stopAndExit(0));
 process.once('message', (message: { type: 'job'; job: EvalJob }) => {
   serve(message.job).catch((error: unknown) => {
-    process.stderr.write(`rein eval worker: ${error instanceof Error ? error.stack ?? error.message : String(error)}\n`);
+    process.stderr.write(`rein eval worker: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
     process.exit(70);
   });
 });

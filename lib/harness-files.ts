@@ -1,5 +1,13 @@
 /** Rules file names looked up in a workspace when no `--config` is given. */
-export const RULES_FILE_NAMES = ['rein.config.json', 'rein.config.yaml', 'rein.config.yml', 'rein.config.ts', 'rein.config.mts', 'rein.config.mjs', 'rein.config.js'] as const;
+export const RULES_FILE_NAMES = [
+  'rein.config.json',
+  'rein.config.yaml',
+  'rein.config.yml',
+  'rein.config.ts',
+  'rein.config.mts',
+  'rein.config.mjs',
+  'rein.config.js',
+] as const;
 
 /** rein's state folder inside a workspace (progress, saved runs). */
 export const STATE_DIR_NAME = '.rein';

@@ -14,7 +14,10 @@ export function packageRoot(): string {
   if (root) return root;
   for (let dir = dirname(fileURLToPath(import.meta.url)); dir !== dirname(dir); dir = dirname(dir)) {
     const manifest = join(dir, 'package.json');
-    if (existsSync(manifest) && (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string }).name === 'rein') return (root = dir);
+    if (existsSync(manifest) && (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string }).name === 'rein') {
+      root = dir;
+      return dir;
+    }
   }
   throw new Error('rein: cannot find its own package.json');
 }

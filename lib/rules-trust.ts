@@ -9,7 +9,12 @@ export function rulesFilesIn(workspace: string): Map<string, string> {
   const found = new Map<string, string>();
   for (const name of RULES_FILE_NAMES) {
     try {
-      found.set(name, createHash('sha256').update(readFileSync(join(workspace, name))).digest('hex'));
+      found.set(
+        name,
+        createHash('sha256')
+          .update(readFileSync(join(workspace, name)))
+          .digest('hex'),
+      );
     } catch {
       // not there
     }
@@ -35,7 +40,7 @@ const UNTRUSTED_FILE = join(STATE_DIR_NAME, 'untrusted-rules.json');
 function readUntrusted(workspace: string): Record<string, string> {
   try {
     const value = JSON.parse(readFileSync(join(workspace, UNTRUSTED_FILE), 'utf8')) as unknown;
-    return value && typeof value === 'object' && !Array.isArray(value) ? value as Record<string, string> : {};
+    return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, string>) : {};
   } catch {
     return {};
   }

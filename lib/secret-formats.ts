@@ -23,7 +23,11 @@ const BASE64ISH = '[A-Za-z0-9+/=_\\-]';
 export const SECRET_FORMATS: readonly SecretFormat[] = [
   { kind: 'putty-private-key', pattern: /PuTTY-User-Key-File-\d+:[\s\S]*?Private-MAC: [0-9a-f]+/g },
   { kind: 'aws-access-key-id', pattern: /\b(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}\b/g },
-  { kind: 'aws-secret-access-key', pattern: /(?:aws_?secret_?access_?key|secretaccesskey)["']?\s*[:=]\s*["']?([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+])/gi, group: 1 },
+  {
+    kind: 'aws-secret-access-key',
+    pattern: /(?:aws_?secret_?access_?key|secretaccesskey)["']?\s*[:=]\s*["']?([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+])/gi,
+    group: 1,
+  },
   { kind: 'gcp-api-key', pattern: /\bAIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])/g },
   { kind: 'gcp-oauth-token', pattern: /\bya29\.[0-9A-Za-z_-]{20,}/g },
   { kind: 'azure-storage-key', pattern: /AccountKey=([A-Za-z0-9+/]{86,88}={0,2})/g, group: 1 },

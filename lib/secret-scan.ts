@@ -17,7 +17,11 @@ export interface MaskResult {
 const KEY_HEAD = 12;
 const KEY_TAIL = 8;
 
-interface Span { start: number; end: number; kind: string }
+interface Span {
+  start: number;
+  end: number;
+  kind: string;
+}
 
 /**
  * Masks every well-known secret format (`SECRET_FORMATS`: private key blocks,

@@ -13,6 +13,6 @@ export function ensureStateDir(workspace: string): string {
   const dir = join(workspace, STATE_DIR_NAME);
   mkdirSync(dir, { recursive: true });
   const ignore = join(dir, '.gitignore');
-  if (!existsSync(ignore)) writeFileSync(ignore, '# rein\'s run state and todo list; not part of the project\n*\n');
+  if (!existsSync(ignore)) writeFileSync(ignore, "# rein's run state and todo list; not part of the project\n*\n");
   return dir;
 }

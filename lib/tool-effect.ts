@@ -45,7 +45,15 @@ export type ToolEffect =
   | { kind: 'search'; pattern: string }
   /** `before`/`after`: short hashes of the file's content around an applied edit (new version or an old one again). */
   | { kind: 'edit'; path: string; applied: boolean; before?: string; after?: string }
-  | { kind: 'command'; command: string; exitCode: number | null; timedOut: boolean; blocked: boolean; interrupted?: boolean; /** The deny rule's reason, for a blocked command. */ blockedBy?: string }
+  | {
+      kind: 'command';
+      command: string;
+      exitCode: number | null;
+      timedOut: boolean;
+      blocked: boolean;
+      interrupted?: boolean /** The deny rule's reason, for a blocked command. */;
+      blockedBy?: string;
+    }
   | JobEffect
   | { kind: 'todo'; items: TodoItem[] }
   | { kind: 'finish'; summary: string }

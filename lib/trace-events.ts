@@ -43,8 +43,14 @@ export interface ResumeEvent {
   host?: string;
 }
 
-export interface InterruptedEvent { kind: 'interrupted'; state: string }
-export interface CrashEvent { kind: 'crash'; error: string }
+export interface InterruptedEvent {
+  kind: 'interrupted';
+  state: string;
+}
+export interface CrashEvent {
+  kind: 'crash';
+  error: string;
+}
 
 /** One machine microstep: the state left and entered, the event, the guard that decided and the actions taken. */
 export interface TransitionEvent {
@@ -84,11 +90,22 @@ export interface ToolEvent {
 }
 
 /** A model request that failed and is tried again. */
-export interface RetryEvent { kind: 'retry'; error: string; attempt: number; delayMs: number }
+export interface RetryEvent {
+  kind: 'retry';
+  error: string;
+  attempt: number;
+  delayMs: number;
+}
 
 /** The context manager changed the working view (or could not). */
 export type ContextEvent =
-  | { kind: 'context'; action: 'elided' | 'summarize' | 'overflow'; before: { chars: number; tokens: number }; after: { chars: number; tokens: number }; step: number }
+  | {
+      kind: 'context';
+      action: 'elided' | 'summarize' | 'overflow';
+      before: { chars: number; tokens: number };
+      after: { chars: number; tokens: number };
+      step: number;
+    }
   | { kind: 'context'; action: 'summarized'; foldedChars: number; summaryChars: number; through: number; step: number }
   | { kind: 'context'; action: 'summary_failed'; error: string; step: number }
   | { kind: 'context'; action: 'provider_rejected_length'; rejectedTokens: number; windowCap: number; attempt: number; step: number };
@@ -179,8 +196,22 @@ export interface SecretsMaskedEvent {
 
 /** Every event a rein trace line can be. */
 export type TraceEvent =
-  | StartEvent | ResumeEvent | InterruptedEvent | CrashEvent | TransitionEvent | ModelEvent | ToolEvent | RetryEvent
-  | ContextEvent | FinishEvent | StallEvent | BudgetWarningEvent | RuleActionEvent | EndEvent | JobEvent | SecretsMaskedEvent;
+  | StartEvent
+  | ResumeEvent
+  | InterruptedEvent
+  | CrashEvent
+  | TransitionEvent
+  | ModelEvent
+  | ToolEvent
+  | RetryEvent
+  | ContextEvent
+  | FinishEvent
+  | StallEvent
+  | BudgetWarningEvent
+  | RuleActionEvent
+  | EndEvent
+  | JobEvent
+  | SecretsMaskedEvent;
 
 export type TraceKind = TraceEvent['kind'];
 export type TraceEventOf<K extends TraceKind> = Extract<TraceEvent, { kind: K }>;

@@ -1,9 +1,9 @@
 import { fromPromise } from 'xstate';
-import type { ChatMessage, ToolCall } from '../context/messages.js';
 import type { ContextState, SummaryNote } from '../context/context-state.js';
-import type { ModelReply, ToolsOutput } from './types.js';
-import type { Phase } from '../rules/schema.js';
+import type { ChatMessage, ToolCall } from '../context/messages.js';
 import { ReinError } from '../lib/errors.js';
+import type { Phase } from '../rules/schema.js';
+import type { ModelReply, ToolsOutput } from './types.js';
 
 /** What the model actor is invoked with. */
 export interface ModelInput {
@@ -64,7 +64,8 @@ export class ContextLengthError extends ReinError {
   }
 }
 
-const missing = (name: string) => () => Promise.reject(new ReinError(`The harness was started without a "${name}" actor; provide it with machine.provide({ actors: { ${name} } }).`));
+const missing = (name: string) => () =>
+  Promise.reject(new ReinError(`The harness was started without a "${name}" actor; provide it with machine.provide({ actors: { ${name} } }).`));
 
 /** Placeholders declared in `setup()`; a run provides the real actors, tests provide scripted ones. */
 export const actorPlaceholders = {

@@ -1,5 +1,5 @@
 import type { BudgetName } from '../lib/trace-events.js';
-import { NO_USAGE, type CallUsage, type Usage } from '../lib/usage.js';
+import { type CallUsage, NO_USAGE, type Usage } from '../lib/usage.js';
 import type { Price, Rules } from '../rules/schema.js';
 import type { HarnessContext } from './types.js';
 import { fillTemplate, type Update } from './update.js';
@@ -27,8 +27,10 @@ export interface BudgetCaps {
 export function budgetCapsOf(rules: Rules): BudgetCaps {
   const { maxTokens, maxCostUsd } = rules.budgets;
   return {
-    ...(maxTokens !== undefined ? { maxTokens } : {}), ...(maxCostUsd !== undefined ? { maxCostUsd } : {}),
-    maxCompletionTokens: rules.model.maxCompletionTokens, windowTokens: rules.context.windowTokens,
+    ...(maxTokens !== undefined ? { maxTokens } : {}),
+    ...(maxCostUsd !== undefined ? { maxCostUsd } : {}),
+    maxCompletionTokens: rules.model.maxCompletionTokens,
+    windowTokens: rules.context.windowTokens,
   };
 }
 
@@ -77,10 +79,15 @@ export function warningUpdate(context: HarnessContext, warnings: readonly Warnin
     const unit = UNITS[rule.budget];
     const used = rule.budget === 'time' ? Math.round(rule.limit * rule.share) : budgetUsed(context, rule.budget);
     const name = unit.name;
-    notices.push(fillTemplate(template, {
-      budget: name, Budget: name.charAt(0).toUpperCase() + name.slice(1), percent: Math.round(rule.share * 100),
-      used: unit.format(used), limit: unit.format(rule.limit),
-    }));
+    notices.push(
+      fillTemplate(template, {
+        budget: name,
+        Budget: name.charAt(0).toUpperCase() + name.slice(1),
+        percent: Math.round(rule.share * 100),
+        used: unit.format(used),
+        limit: unit.format(rule.limit),
+      }),
+    );
     notes.push({ kind: 'budget_warning', budget: rule.budget, step: context.step, share: rule.share, used, limit: rule.limit });
     warned[rule.budget] = true;
   }
@@ -98,11 +105,15 @@ export const CALIBRATED_MARGIN = 1.1;
  * before any report, as if the tokenizer packed 2 characters a token. The
  * context manager keeps the plain estimate; only the caps need to err high.
  */
-export function promptTokensForCaps(context: Pick<HarnessContext, 'viewTokens'> & { contextState?: { charsPerToken: number; reportedRatio?: number } }): number {
+export function promptTokensForCaps(
+  context: Pick<HarnessContext, 'viewTokens'> & { contextState?: { charsPerToken: number; reportedRatio?: number } },
+): number {
   const state = context.contextState;
-  const factor = !state ? 1 : state.reportedRatio !== undefined
-    ? state.reportedRatio * CALIBRATED_MARGIN
-    : Math.max(CALIBRATED_MARGIN, state.charsPerToken / UNCALIBRATED_CHARS_PER_TOKEN);
+  const factor = !state
+    ? 1
+    : state.reportedRatio !== undefined
+      ? state.reportedRatio * CALIBRATED_MARGIN
+      : Math.max(CALIBRATED_MARGIN, state.charsPerToken / UNCALIBRATED_CHARS_PER_TOKEN);
   // Rounded first so float noise (1,000 × 1.1 = 1,100.0000000001) does not add a token.
   return Math.ceil(Math.round(context.viewTokens * factor * 1000) / 1000);
 }
@@ -130,7 +141,8 @@ export function costOf(usage: CallUsage, price: Price): number {
  */
 export function completionAllowance(
   context: Pick<HarnessContext, 'usage' | 'viewTokens'> & { contextState?: { charsPerToken: number; reportedRatio?: number; windowCap?: number } },
-  caps: BudgetCaps, price: Price,
+  caps: BudgetCaps,
+  price: Price,
 ): number {
   let allowance = caps.maxCompletionTokens;
   const prompt = promptTokensForCaps(context);

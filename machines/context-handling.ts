@@ -17,7 +17,9 @@ export function storeViewUpdate(context: HarnessContext, output: ContextOutput):
     context: { view: new WorkingView(output.messages), viewTokens: output.tokens, contextState: output.contextState, forceCompaction: false },
   };
   if (output.action !== 'none') {
-    update.notes = [{ kind: 'context', action: output.action, before: output.before, after: { chars: output.chars, tokens: output.tokens }, step: context.step }];
+    update.notes = [
+      { kind: 'context', action: output.action, before: output.before, after: { chars: output.chars, tokens: output.tokens }, step: context.step },
+    ];
   }
   return update;
 }
@@ -26,7 +28,16 @@ export function summaryUpdate(context: HarnessContext, output: SummaryOutput): U
   const state = context.contextState;
   return {
     context: { contextState: { ...state, summary: output.summary, summaries: state.summaries + 1, version: state.version + 1 } },
-    notes: [{ kind: 'context', action: 'summarized', foldedChars: output.foldedChars, summaryChars: output.summaryChars, through: output.summary.through, step: context.step }],
+    notes: [
+      {
+        kind: 'context',
+        action: 'summarized',
+        foldedChars: output.foldedChars,
+        summaryChars: output.summaryChars,
+        through: output.summary.through,
+        step: context.step,
+      },
+    ],
   };
 }
 
@@ -34,7 +45,9 @@ export function summaryFailureUpdate(context: HarnessContext, error: unknown): U
   const state = context.contextState;
   return {
     context: { contextState: { ...state, summaryFailures: state.summaryFailures + 1 } },
-    notes: [{ kind: 'context', action: 'summary_failed', error: error instanceof Error ? error.message : 'the summary did not shrink the view', step: context.step }],
+    notes: [
+      { kind: 'context', action: 'summary_failed', error: error instanceof Error ? error.message : 'the summary did not shrink the view', step: context.step },
+    ],
   };
 }
 
@@ -56,6 +69,15 @@ export function rejectionUpdate(context: HarnessContext, params: { error: unknow
   const windowCap = Math.max(1, Math.min(learnt, guess));
   return {
     context: { forceCompaction: true, promptRejections: context.promptRejections + 1, contextState: { ...state, windowCap, version: state.version + 1 } },
-    notes: [{ kind: 'context', action: 'provider_rejected_length', rejectedTokens: context.viewTokens, windowCap, attempt: context.promptRejections + 1, step: context.step }],
+    notes: [
+      {
+        kind: 'context',
+        action: 'provider_rejected_length',
+        rejectedTokens: context.viewTokens,
+        windowCap,
+        attempt: context.promptRejections + 1,
+        step: context.step,
+      },
+    ],
   };
 }

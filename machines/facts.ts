@@ -1,14 +1,25 @@
 import type { TodoItem } from '../lib/tool-effect.js';
 import { foldStall } from './stall/counters.js';
-import { testSignature, type ResultClass } from './stall/progress.js';
+import { type ResultClass, testSignature } from './stall/progress.js';
 import type { CheckFacts, Facts, StallState, ToolCallResult, TurnFacts } from './types.js';
 import { checkOf, isExactTestCommand, isPass, TESTS_CHECK, type VerificationParams } from './verification.js';
 
 export function initialFacts(todo: TodoItem[] = []): Facts {
   return {
-    seq: 0, lastEditSeq: -1, lastTestSeq: -1, lastPassSeq: -1, lastTestPassed: null,
-    phaseStartSeq: 0, phaseStartStep: 0, phaseStartTestRuns: 0,
-    edits: 0, testRuns: 0, failedRunsInRow: 0, todo, gateRefusals: 0, checks: {},
+    seq: 0,
+    lastEditSeq: -1,
+    lastTestSeq: -1,
+    lastPassSeq: -1,
+    lastTestPassed: null,
+    phaseStartSeq: 0,
+    phaseStartStep: 0,
+    phaseStartTestRuns: 0,
+    edits: 0,
+    testRuns: 0,
+    failedRunsInRow: 0,
+    todo,
+    gateRefusals: 0,
+    checks: {},
   };
 }
 
@@ -29,7 +40,8 @@ export interface FoldRules {
  */
 export function foldResults(
   state: { facts: Facts; turn: TurnFacts; stall: StallState },
-  results: readonly ToolCallResult[], rules: FoldRules,
+  results: readonly ToolCallResult[],
+  rules: FoldRules,
 ): { facts: Facts; turn: TurnFacts; stall: StallState } {
   let { facts, turn, stall } = state;
   for (const result of results) {
@@ -60,7 +72,10 @@ function foldFacts(facts: Facts, turn: TurnFacts, result: ToolCallResult, rules:
     const old = facts.checks[check.name] ?? NO_CHECK;
     return {
       facts: {
-        ...next, lastTestSeq: seq, testRuns: facts.testRuns + 1, lastTestPassed: passed,
+        ...next,
+        lastTestSeq: seq,
+        testRuns: facts.testRuns + 1,
+        lastTestPassed: passed,
         failedRunsInRow: passed ? 0 : facts.failedRunsInRow + 1,
         lastPassSeq: counts && check.name === TESTS_CHECK ? seq : facts.lastPassSeq,
         checks: { ...facts.checks, [check.name]: { passesSinceEdit: old.passesSinceEdit + (counts ? 1 : 0), lastRunSeq: seq, lastPassed: passed } },

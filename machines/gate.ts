@@ -1,9 +1,9 @@
 import type { ToolMessage } from '../context/messages.js';
 import type { Rules } from '../rules/schema.js';
-import { foldResults, type FoldRules } from './facts.js';
+import { type FoldRules, foldResults } from './facts.js';
 import type { HarnessContext, ToolCallResult } from './types.js';
 import { fillTemplate, type Update } from './update.js';
-import { TESTS_CHECK, verificationOf, type CheckRule } from './verification.js';
+import { type CheckRule, TESTS_CHECK, verificationOf } from './verification.js';
 
 /**
  * The verification gate (seed component 6): a finish call is accepted only
@@ -58,7 +58,8 @@ export function refusalUpdate(context: HarnessContext, params: RefusalParams): U
   const call = context.calls[context.cursor]!;
   const missing = missingChecks(context, params.checks);
   // A guard a rules file put in place of the built-in decides by its own logic: the refusal can only name it.
-  const why = params.guard !== GATE_GUARD ? `the gate guard ${params.guard} did not hold` : missing.map((entry) => entry.why).join('; ') || 'the gate did not hold';
+  const why =
+    params.guard !== GATE_GUARD ? `the gate guard ${params.guard} did not hold` : missing.map((entry) => entry.why).join('; ') || 'the gate did not hold';
   const cmd = (missing.length > 0 ? missing.map((entry) => entry.command) : [context.testCmd]).join('` and `');
   const refusal = fillTemplate(params.refusal, { cmd, why });
   const attempt: ToolCallResult = { id: call.id, name: 'finish', args: {}, outcome: { content: refusal, ok: false, effect: { kind: 'none' } }, ms: 0 };
@@ -83,7 +84,9 @@ export function refusalUpdate(context: HarnessContext, params: RefusalParams): U
  */
 export function acceptanceUpdate(context: HarnessContext, params: { gate: boolean }): Update {
   const append: ToolMessage[] = context.calls.slice(context.cursor).map((call, index) => ({
-    role: 'tool', tool_call_id: call.id, content: index === 0 ? 'Finished.' : 'Not run: the run finished.',
+    role: 'tool',
+    tool_call_id: call.id,
+    content: index === 0 ? 'Finished.' : 'Not run: the run finished.',
   }));
   const summary = finishSummary(context.calls[context.cursor]?.function.arguments);
   return {

@@ -18,10 +18,15 @@ export const COMBINATOR_NAMES: Readonly<Record<string, 'all' | 'any' | 'not'>> =
 const PARAM_TEXT: Record<string, (params: Record<string, unknown>) => string> = {
   stallPersists: (params) => `maxNudges=${String(params.maxNudges)}`,
   nudgedOut: (params) => `${String(params.rule)}, maxNudges=${String(params.maxNudges)}`,
-  budgetWarningDue: (params) => ((params.warnings as Array<{ budget: string; share: number; limit: number }> | undefined) ?? [])
-    .map((warning) => `${warning.budget} ${Math.round(warning.share * 100)}% of ${warning.limit}`).join(', '),
-  budgetSpent: (params) => Object.entries((params.caps as Record<string, unknown> | undefined) ?? {})
-    .filter(([key]) => key === 'maxTokens' || key === 'maxCostUsd').map(([key, value]) => `${key}=${String(value)}`).join(', '),
+  budgetWarningDue: (params) =>
+    ((params.warnings as Array<{ budget: string; share: number; limit: number }> | undefined) ?? [])
+      .map((warning) => `${warning.budget} ${Math.round(warning.share * 100)}% of ${warning.limit}`)
+      .join(', '),
+  budgetSpent: (params) =>
+    Object.entries((params.caps as Record<string, unknown> | undefined) ?? {})
+      .filter(([key]) => key === 'maxTokens' || key === 'maxCostUsd')
+      .map(([key, value]) => `${key}=${String(value)}`)
+      .join(', '),
 };
 
 function paramsText(name: string, params: Record<string, unknown>): string {

@@ -3,12 +3,12 @@ import type { EndStatus } from '../lib/trace-events.js';
 import { PHASES, type Phase, type Rules } from '../rules/schema.js';
 import { warningRulesOf } from './budgets.js';
 import { guardView } from './guards/guard-view.js';
-import { overriddenName, registerGuards, type GuardRegistry, type RegisteredGuard } from './guards/registry.js';
+import { type GuardRegistry, overriddenName, type RegisteredGuard, registerGuards } from './guards/registry.js';
 import { applyUpdate, harnessSetup, ruleActionUpdate } from './harness-setup.js';
 import { firstPhase, initialContext } from './initial-context.js';
 import { endTargets, stallCanEnd } from './phase-exits.js';
-import { phaseState, type Naming } from './phase-state.js';
-import { registerActions, type ActionParams, type RegisteredAction, type RuleActionRegistry } from './rule-actions.js';
+import { type Naming, phaseState } from './phase-state.js';
+import { type ActionParams, type RegisteredAction, type RuleActionRegistry, registerActions } from './rule-actions.js';
 import { checkRuleReferences } from './rules-check.js';
 import type { HarnessContext, HarnessInput, HarnessOutput } from './types.js';
 
@@ -42,9 +42,14 @@ export function createHarnessMachine(rules: Rules, options: HarnessOptions = {})
   const naming = namingOf(guards, actions);
   // What a rules file registers is only known at run time: its names are checked when the rules load, so the
   // setup is extended with loosely typed maps (XState's types want the names statically).
-  const extended = guards.length + actions.length === 0
-    ? harnessSetup
-    : harnessSetup.extend({ guards: guardImplementations(guards) as never, actions: actionImplementations(actions) as never }) as unknown as typeof harnessSetup;
+  const extended =
+    guards.length + actions.length === 0
+      ? harnessSetup
+      : (harnessSetup.extend({
+          // extend() types new guards and actions by name at compile time; these come from a rules file at run time (checked by the registry).
+          guards: guardImplementations(guards) as never,
+          actions: actionImplementations(actions) as never,
+        }) as unknown as typeof harnessSetup);
   return extended.createMachine(rootConfig(rules, naming));
 }
 
@@ -62,7 +67,10 @@ function rootConfig(rules: Rules, naming: Naming) {
     entry: [{ type: 'openRecord', params: { systemPrompt: rules.systemPrompt } }, 'startClock'],
     on: {
       'clock.restart': { actions: 'startClock' },
-      'clock.warning': { guard: 'timeWarningDue', actions: { type: 'warnTime', params: { warning: warningRulesOf(rules).time, message: rules.messages.budgetWarning } } },
+      'clock.warning': {
+        guard: 'timeWarningDue',
+        actions: { type: 'warnTime', params: { warning: warningRulesOf(rules).time, message: rules.messages.budgetWarning } },
+      },
       'clock.expired': { target: '.timeout' },
     },
     states: {
@@ -75,7 +83,11 @@ function rootConfig(rules: Rules, naming: Naming) {
       failed: finalState('failed', 'The model endpoint (or the harness) failed after retries.'),
     },
     output: ({ context }: { context: HarnessContext }): HarnessOutput => ({
-      status: context.status ?? 'failed', steps: context.step, summary: context.summary, usage: context.usage, reason: context.reason,
+      status: context.status ?? 'failed',
+      steps: context.step,
+      summary: context.summary,
+      usage: context.usage,
+      reason: context.reason,
     }),
   });
 }
@@ -92,16 +104,28 @@ function namingOf(guards: readonly RegisteredGuard[], actions: readonly Register
 
 /** Registered guards as machine guards: they read the guard view; a throw names the guard in the run's crash message. */
 function guardImplementations(guards: readonly RegisteredGuard[]) {
-  return Object.fromEntries(guards.map((guard) => [guard.overrides ? overriddenName(guard.name) : guard.name, ({ context }: { context: HarnessContext }, params: unknown) => {
-    try {
-      return guard.test(guardView(context), (params ?? {}) as Record<string, unknown>);
-    } catch (error) {
-      throw new Error(`guard "${guard.name}" threw: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
-    }
-  }]));
+  return Object.fromEntries(
+    guards.map((guard) => [
+      guard.overrides ? overriddenName(guard.name) : guard.name,
+      ({ context }: { context: HarnessContext }, params: unknown) => {
+        try {
+          return guard.test(guardView(context), (params ?? {}) as Record<string, unknown>);
+        } catch (error) {
+          throw new Error(`guard "${guard.name}" threw: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+        }
+      },
+    ]),
+  );
 }
 
 function actionImplementations(actions: readonly RegisteredAction[]) {
-  return Object.fromEntries(actions.map((action) => [action.overrides ? overriddenName(action.name) : action.name,
-    enqueueActions(({ context, enqueue }, params: ActionParams) => applyUpdate(enqueue as never, context as HarnessContext, ruleActionUpdate(action.name, action.run, context as HarnessContext, params ?? {})))]));
+  return Object.fromEntries(
+    actions.map((action) => [
+      action.overrides ? overriddenName(action.name) : action.name,
+      enqueueActions(({ context, enqueue }, params: ActionParams) =>
+        // enqueueActions' enqueue is typed by the machine's own actions; applyUpdate takes the plain update it enqueues.
+        applyUpdate(enqueue as never, context as HarnessContext, ruleActionUpdate(action.name, action.run, context as HarnessContext, params ?? {})),
+      ),
+    ]),
+  );
 }

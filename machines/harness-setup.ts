@@ -1,25 +1,26 @@
 import { cancel, enqueueActions, raise, setup } from 'xstate';
 import type { EndStatus } from '../lib/trace-events.js';
+import type { Phase } from '../rules/schema.js';
 import { actorPlaceholders, type ContextOutput, type SummaryOutput } from './actor-contracts.js';
-import { budgetSpent, dueWarnings, warningUpdate, type BudgetCaps, type WarningRule } from './budgets.js';
+import { type BudgetCaps, budgetSpent, dueWarnings, type WarningRule, warningUpdate } from './budgets.js';
 import { isPromptTooLong, rejectionUpdate, storeViewUpdate, summaryFailureUpdate, summaryUpdate } from './context-handling.js';
 import type { FoldRules } from './facts.js';
-import { acceptanceUpdate, refusalUpdate, type RefusalParams } from './gate.js';
+import { acceptanceUpdate, type RefusalParams, refusalUpdate } from './gate.js';
 import { BUILT_IN_GUARDS, type BuiltInGuardName } from './guards/catalogue.js';
 import { guardView } from './guards/guard-view.js';
-import { builtInActions, checkEffect, type ActionParams, type RuleAction } from './rule-actions.js';
-import { nudgedOut, nudgeUpdate, persistingRule, reminderUpdate, stallEndUpdate, type NudgeParams } from './stall/review.js';
+import { type ActionParams, builtInActions, checkEffect, type RuleAction } from './rule-actions.js';
+import { type NudgeParams, nudgedOut, nudgeUpdate, persistingRule, reminderUpdate, stallEndUpdate } from './stall/review.js';
 import { deliveryUpdate, enterPhaseUpdate, openingUpdate, replyUpdate, resultsUpdate } from './turn-cycle.js';
 import type { HarnessContext, HarnessEmitted, HarnessEvent, HarnessInput, HarnessOutput, ModelReply, ToolsOutput } from './types.js';
 import type { Update } from './update.js';
-import type { Phase } from '../rules/schema.js';
 
 type Enqueue = { assign(update: Partial<HarnessContext>): void; emit(event: HarnessEmitted): void };
 
 /** Applies an action's update: the context change (with the record's new length), the appended messages, the trace notes. */
 export function applyUpdate(enqueue: Enqueue, context: HarnessContext, update: Update): void {
   const append = update.append ?? [];
-  if (update.context || append.length > 0) enqueue.assign({ ...update.context, ...(append.length > 0 ? { recordLength: context.recordLength + append.length } : {}) });
+  if (update.context || append.length > 0)
+    enqueue.assign({ ...update.context, ...(append.length > 0 ? { recordLength: context.recordLength + append.length } : {}) });
   if (append.length > 0) enqueue.emit({ type: 'record.append', messages: append });
   for (const note of update.notes ?? []) enqueue.emit({ type: 'harness.note', note });
 }
@@ -29,6 +30,7 @@ type Params = Record<string, unknown>;
 
 /** The built-in guards a rules file may name, each reading the guard view and its parameters. */
 const catalogueGuards = Object.fromEntries(
+  // Each guard's params are parsed by its catalogue entry's zod schema; setup() types params per guard only for literal guards.
   Object.entries(BUILT_IN_GUARDS).map(([name, spec]) => [name, ({ context }: GuardArgs, params: Params) => spec.test(guardView(context), params as never)]),
 ) as Record<BuiltInGuardName, (args: GuardArgs, params: Params) => boolean>;
 
@@ -43,10 +45,16 @@ export function ruleActionUpdate(name: string, run: RuleAction, context: Harness
   }
   return {
     ...(effect.notices.length > 0 ? { context: { notices: [...context.notices, ...effect.notices] } } : {}),
-    notes: [{
-      kind: 'rule_action', action: name, step: context.step, ...effect.trace,
-      ...(effect.notices.length > 0 ? { notices: effect.notices } : {}), ...(effect.problem ? { problem: effect.problem } : {}),
-    }],
+    notes: [
+      {
+        kind: 'rule_action',
+        action: name,
+        step: context.step,
+        ...effect.trace,
+        ...(effect.notices.length > 0 ? { notices: effect.notices } : {}),
+        ...(effect.problem ? { problem: effect.problem } : {}),
+      },
+    ],
   };
 }
 
@@ -64,7 +72,8 @@ const harnessGuards = {
   promptTooLong: ({ context }: GuardArgs, params: { error: unknown; maxRejections: number }) => isPromptTooLong(context, params.error, params.maxRejections),
   finishPending: ({ context }: GuardArgs) => context.calls[context.cursor]?.function.name === 'finish',
   callsRemaining: ({ context }: GuardArgs) => context.cursor < context.calls.length,
-  stallPersists: ({ context }: GuardArgs, params: { maxNudges: number; rules: Array<{ rule: string; limit: number }> }) => persistingRule(context, params) !== null,
+  stallPersists: ({ context }: GuardArgs, params: { maxNudges: number; rules: Array<{ rule: string; limit: number }> }) =>
+    persistingRule(context, params) !== null,
   nudgedOut: ({ context }: GuardArgs, params: { rule: string; maxNudges: number }) => nudgedOut(context, params.rule, params.maxNudges),
   repliedWithoutTools: ({ context }: GuardArgs) => context.calls.length === 0,
 };
@@ -101,21 +110,35 @@ export const harnessSetup = setup({
     openRecord: enqueueActions(({ context, enqueue }, params: { systemPrompt: string }) => applyUpdate(enqueue, context, openingUpdate(context, params))),
     enterPhase: enqueueActions(({ context, enqueue }, params: { phase: Phase }) => applyUpdate(enqueue, context, enterPhaseUpdate(context, params))),
     deliverNotices: enqueueActions(({ context, enqueue }) => applyUpdate(enqueue, context, deliveryUpdate(context))),
-    storeView: enqueueActions(({ context, enqueue }, params: { output: ContextOutput }) => applyUpdate(enqueue, context, storeViewUpdate(context, params.output))),
-    applySummary: enqueueActions(({ context, enqueue }, params: { output: SummaryOutput }) => applyUpdate(enqueue, context, summaryUpdate(context, params.output))),
-    countSummaryFailure: enqueueActions(({ context, enqueue }, params: { error: unknown }) => applyUpdate(enqueue, context, summaryFailureUpdate(context, params.error))),
-    forceCompaction: enqueueActions(({ context, enqueue }, params: { error: unknown; share: number }) => applyUpdate(enqueue, context, rejectionUpdate(context, params))),
+    storeView: enqueueActions(({ context, enqueue }, params: { output: ContextOutput }) =>
+      applyUpdate(enqueue, context, storeViewUpdate(context, params.output)),
+    ),
+    applySummary: enqueueActions(({ context, enqueue }, params: { output: SummaryOutput }) =>
+      applyUpdate(enqueue, context, summaryUpdate(context, params.output)),
+    ),
+    countSummaryFailure: enqueueActions(({ context, enqueue }, params: { error: unknown }) =>
+      applyUpdate(enqueue, context, summaryFailureUpdate(context, params.error)),
+    ),
+    forceCompaction: enqueueActions(({ context, enqueue }, params: { error: unknown; share: number }) =>
+      applyUpdate(enqueue, context, rejectionUpdate(context, params)),
+    ),
     recordReply: enqueueActions(({ context, enqueue }, params: { reply: ModelReply }) => applyUpdate(enqueue, context, replyUpdate(context, params.reply))),
-    recordResults: enqueueActions(({ context, enqueue }, params: { output: ToolsOutput; fold: Omit<FoldRules, 'testCmd'> }) => applyUpdate(enqueue, context, resultsUpdate(context, params.output, params.fold))),
+    recordResults: enqueueActions(({ context, enqueue }, params: { output: ToolsOutput; fold: Omit<FoldRules, 'testCmd'> }) =>
+      applyUpdate(enqueue, context, resultsUpdate(context, params.output, params.fold)),
+    ),
     refuseFinish: enqueueActions(({ context, enqueue }, params: RefusalParams) => applyUpdate(enqueue, context, refusalUpdate(context, params))),
     acceptFinish: enqueueActions(({ context, enqueue }, params: { gate: boolean }) => applyUpdate(enqueue, context, acceptanceUpdate(context, params))),
     nudge: enqueueActions(({ context, enqueue }, params: NudgeParams) => applyUpdate(enqueue, context, nudgeUpdate(context, params))),
-    explainStall: enqueueActions(({ context, enqueue }, params: { maxNudges: number; rules: Array<{ rule: string; limit: number }> }) => applyUpdate(enqueue, context, stallEndUpdate(context, params))),
+    explainStall: enqueueActions(({ context, enqueue }, params: { maxNudges: number; rules: Array<{ rule: string; limit: number }> }) =>
+      applyUpdate(enqueue, context, stallEndUpdate(context, params)),
+    ),
     remindToUseTools: enqueueActions(({ context, enqueue }, params: { message: string }) => applyUpdate(enqueue, context, reminderUpdate(context, params))),
     warnBudgets: enqueueActions(({ context, enqueue }, params: { warnings: WarningRule[]; message: string }) => {
       applyUpdate(enqueue, context, warningUpdate(context, dueWarnings(context, params.warnings), params.message));
     }),
-    warnTime: enqueueActions(({ context, enqueue }, params: { warning: WarningRule; message: string }) => applyUpdate(enqueue, context, warningUpdate(context, [params.warning], params.message))),
+    warnTime: enqueueActions(({ context, enqueue }, params: { warning: WarningRule; message: string }) =>
+      applyUpdate(enqueue, context, warningUpdate(context, [params.warning], params.message)),
+    ),
     recordFailure: enqueueActions(({ enqueue }, params: { error: unknown }) => {
       enqueue.assign({ reason: params.error instanceof Error ? `${params.error.name}: ${params.error.message}` : String(params.error) });
     }),
@@ -124,11 +147,18 @@ export const harnessSetup = setup({
       const reason = context.reason || params.reason;
       enqueue.assign({ status: params.status, reason, view: null });
       const rule = params.status === 'stalled' && context.stall.fired ? { rule: context.stall.fired } : {};
-      enqueue.emit({ type: 'harness.note', note: { kind: 'end', status: params.status, reason, steps: context.step, summary: context.summary, usage: context.usage, ...rule } });
+      enqueue.emit({
+        type: 'harness.note',
+        note: { kind: 'end', status: params.status, reason, steps: context.step, summary: context.summary, usage: context.usage, ...rule },
+      });
     }),
     // Rule actions a rules file may name on phase entry and exits; rules modules register more.
-    notify: enqueueActions(({ context, enqueue }, params: ActionParams) => applyUpdate(enqueue, context, ruleActionUpdate('notify', builtInActions.notify, context, params))),
-    mark: enqueueActions(({ context, enqueue }, params: ActionParams) => applyUpdate(enqueue, context, ruleActionUpdate('mark', builtInActions.mark, context, params))),
+    notify: enqueueActions(({ context, enqueue }, params: ActionParams) =>
+      applyUpdate(enqueue, context, ruleActionUpdate('notify', builtInActions.notify, context, params)),
+    ),
+    mark: enqueueActions(({ context, enqueue }, params: ActionParams) =>
+      applyUpdate(enqueue, context, ruleActionUpdate('mark', builtInActions.mark, context, params)),
+    ),
   },
 });
 

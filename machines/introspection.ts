@@ -1,4 +1,4 @@
-import { and, not, or, type AnyStateMachine, type AnyStateNode, type AnyTransitionDefinition, type StateValue } from 'xstate';
+import { type AnyStateMachine, type AnyStateNode, type AnyTransitionDefinition, and, not, or, type StateValue } from 'xstate';
 import { namedGuardLabel } from './guard-labels.js';
 
 export { COMBINATOR_NAMES, namedGuardLabel } from './guard-labels.js';
@@ -33,21 +33,21 @@ export function isCheckpoint(snapshot: { hasTag(tag: string): boolean }): boolea
 
 // XState's higher-order guards are functions carrying their parts; their `check` functions say which kind they are.
 const COMBINATORS = new Map<unknown, 'all' | 'any' | 'not'>([
+  // XState keeps a combinator's check function and its parts on the guard object without a public type.
   [(and([]) as unknown as { check: unknown }).check, 'all'],
   [(or([]) as unknown as { check: unknown }).check, 'any'],
   [(not('x') as unknown as { check: unknown }).check, 'not'],
 ]);
 
 /** A guard as the machine holds it, read: a named guard with parameters, or a combinator of guards. */
-export type GuardShape =
-  | { name: string; params?: Record<string, unknown> }
-  | { combinator: 'all' | 'any' | 'not'; parts: GuardShape[] };
+export type GuardShape = { name: string; params?: Record<string, unknown> } | { combinator: 'all' | 'any' | 'not'; parts: GuardShape[] };
 
 /** Reads a transition's guard: `'name'`, `{ type, params }`, or XState's `and`/`or`/`not`. Null for no guard. */
 export function guardShape(guard: unknown): GuardShape | null {
   if (guard === undefined || guard === null) return null;
   if (typeof guard === 'string') return { name: guard };
   if (typeof guard === 'function') {
+    // The same untyped fields, read from a guard in a machine definition.
     const { check, guards } = guard as unknown as { check?: unknown; guards?: unknown[] };
     const combinator = COMBINATORS.get(check);
     if (combinator) return { combinator, parts: (guards ?? []).map(guardShape).filter((part): part is GuardShape => part !== null) };
@@ -56,7 +56,7 @@ export function guardShape(guard: unknown): GuardShape | null {
   const { type, params } = guard as { type?: unknown; params?: unknown };
   const name = typeof type === 'string' ? type : 'inline guard';
   // Parameters computed from the event (a function) are not part of the guard's description.
-  const plain = params !== null && typeof params === 'object' && Object.keys(params).length > 0 ? params as Record<string, unknown> : undefined;
+  const plain = params !== null && typeof params === 'object' && Object.keys(params).length > 0 ? (params as Record<string, unknown>) : undefined;
   return plain ? { name, params: plain } : { name };
 }
 

@@ -1,4 +1,4 @@
-import { isPhase, PHASES, type Condition, type Phase, type PhaseExitRule, type Rules } from '../rules/schema.js';
+import { type Condition, isPhase, PHASES, type Phase, type PhaseExitRule, type Rules } from '../rules/schema.js';
 import { BUILT_IN_GUARDS, isBuiltInGuard } from './guards/catalogue.js';
 import { firstPhase } from './initial-context.js';
 
@@ -50,7 +50,9 @@ export function phaseExits(phase: Phase, rules: Rules): PhaseExitRule[] {
   if (rule.maxSteps === undefined) return rule.exits;
   const to = rule.onMaxSteps ?? 'step_limit';
   const limit: PhaseExitRule = {
-    guard: 'phaseSteps', min: rule.maxSteps, to,
+    guard: 'phaseSteps',
+    min: rule.maxSteps,
+    to,
     ...(isPhase(to) ? {} : { reason: `The ${phase} phase took its ${rule.maxSteps} steps (phases.${phase}.maxSteps).` }),
   };
   return [limit, ...rule.exits];
@@ -109,7 +111,9 @@ export function endTargets(rules: Rules): Set<string> {
  */
 export function stepCap(phase: Phase, rules: Rules): number {
   // Any exit that holds leaves the phase, so an exit on phaseSteps alone (maxSteps is one) bounds its steps.
-  const bounds = liveExits(phase, rules).filter((exit) => exit.guard === 'phaseSteps' && exit.to !== phase && typeof exit.min === 'number').map((exit) => exit.min as number);
+  const bounds = liveExits(phase, rules)
+    .filter((exit) => exit.guard === 'phaseSteps' && exit.to !== phase && typeof exit.min === 'number')
+    .map((exit) => exit.min as number);
   if (bounds.length === 0 || phase !== firstPhase(rules)) return Number.POSITIVE_INFINITY;
   const entered = PHASES.some((other) => other !== phase && rules.phases[other].enabled && liveExits(other, rules).some((exit) => exit.to === phase));
   return entered ? Number.POSITIVE_INFINITY : Math.min(...bounds);

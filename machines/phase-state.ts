@@ -1,5 +1,5 @@
 import { and, not, or } from 'xstate';
-import { isPhase, type ActionCall, type Condition, type Phase, type PhaseExitRule, type Rules } from '../rules/schema.js';
+import { type ActionCall, type Condition, isPhase, type Phase, type PhaseExitRule, type Rules } from '../rules/schema.js';
 import type { ContextInput, ModelInput, SummaryInput, ToolsInput } from './actor-contracts.js';
 import { budgetCapsOf, capReason, completionAllowance, warningRulesOf } from './budgets.js';
 import { GATE_GUARD, gateParams, refusalParams } from './gate.js';
@@ -46,7 +46,11 @@ export function phaseState(phase: Phase, rules: Rules, naming: Naming) {
         description: 'Start of a turn: check the step budget and the budget warnings.',
         always: [
           { guard: { type: 'stepLimitReached', params: { max: rules.budgets.maxSteps } }, target: at('step_limit') },
-          { guard: { type: 'budgetWarningDue', params: { warnings } }, target: 'compact', actions: { type: 'warnBudgets', params: { warnings, message: rules.messages.budgetWarning } } },
+          {
+            guard: { type: 'budgetWarningDue', params: { warnings } },
+            target: 'compact',
+            actions: { type: 'warnBudgets', params: { warnings, message: rules.messages.budgetWarning } },
+          },
           { target: 'compact' },
         ],
       },
@@ -56,17 +60,28 @@ export function phaseState(phase: Phase, rules: Rules, naming: Naming) {
         invoke: {
           id: 'contextManager',
           src: 'contextManager',
-          input: ({ context }): ContextInput => ({ contextState: context.contextState, force: context.forceCompaction, overheadTokens: context.overheadTokens }),
+          input: ({ context }): ContextInput => ({
+            contextState: context.contextState,
+            force: context.forceCompaction,
+            overheadTokens: context.overheadTokens,
+          }),
           onDone: [
             {
               guard: { type: 'contextOverflow', params: ({ event }) => ({ output: event.output }) },
               target: at('budget'),
               actions: [
                 { type: 'storeView', params: ({ event }) => ({ output: event.output }) },
-                { type: 'explainEnd', params: { reason: `The context window (${rules.context.windowTokens} tokens) is full and nothing more can be elided or summarized.` } },
+                {
+                  type: 'explainEnd',
+                  params: { reason: `The context window (${rules.context.windowTokens} tokens) is full and nothing more can be elided or summarized.` },
+                },
               ],
             },
-            { guard: { type: 'needsSummary', params: ({ event }) => ({ output: event.output }) }, target: 'summarize', actions: { type: 'storeView', params: ({ event }) => ({ output: event.output }) } },
+            {
+              guard: { type: 'needsSummary', params: ({ event }) => ({ output: event.output }) },
+              target: 'summarize',
+              actions: { type: 'storeView', params: ({ event }) => ({ output: event.output }) },
+            },
             { target: capped ? 'checkBudget' : 'think', actions: { type: 'storeView', params: ({ event }) => ({ output: event.output }) } },
           ],
           onError: { target: at('failed'), actions: { type: 'recordFailure', params: ({ event }) => ({ error: event.error }) } },
@@ -79,7 +94,11 @@ export function phaseState(phase: Phase, rules: Rules, naming: Naming) {
           src: 'summarizer',
           input: ({ context }): SummaryInput => ({ contextState: context.contextState, todo: context.facts.todo }),
           onDone: [
-            { guard: { type: 'summaryShrank', params: ({ event }) => ({ output: event.output }) }, target: 'compact', actions: { type: 'applySummary', params: ({ event }) => ({ output: event.output }) } },
+            {
+              guard: { type: 'summaryShrank', params: ({ event }) => ({ output: event.output }) },
+              target: 'compact',
+              actions: { type: 'applySummary', params: ({ event }) => ({ output: event.output }) },
+            },
             { target: 'compact', actions: { type: 'countSummaryFailure', params: { error: 'the summary did not shrink the view' } } },
           ],
           onError: { target: 'compact', actions: { type: 'countSummaryFailure', params: ({ event }) => ({ error: event.error }) } },
@@ -103,7 +122,11 @@ export function phaseState(phase: Phase, rules: Rules, naming: Naming) {
             step: context.step,
           }),
           onDone: [
-            { guard: { type: 'hasToolCalls', params: ({ event }) => ({ reply: event.output }) }, target: 'act', actions: { type: 'recordReply', params: ({ event }) => ({ reply: event.output }) } },
+            {
+              guard: { type: 'hasToolCalls', params: ({ event }) => ({ reply: event.output }) },
+              target: 'act',
+              actions: { type: 'recordReply', params: ({ event }) => ({ reply: event.output }) },
+            },
             { target: 'review', actions: { type: 'recordReply', params: ({ event }) => ({ reply: event.output }) } },
           ],
           onError: [
@@ -123,7 +146,13 @@ export function phaseState(phase: Phase, rules: Rules, naming: Naming) {
         invoke: {
           id: 'tools',
           src: 'tools',
-          input: ({ context }): ToolsInput => ({ calls: context.calls.slice(context.cursor), allowed: rules.phases[phase].tools, phase, step: context.step, offset: context.cursor }),
+          input: ({ context }): ToolsInput => ({
+            calls: context.calls.slice(context.cursor),
+            allowed: rules.phases[phase].tools,
+            phase,
+            step: context.step,
+            offset: context.cursor,
+          }),
           onDone: { target: 'afterTools', actions: { type: 'recordResults', params: ({ event }) => ({ output: event.output, fold }) } },
           onError: { target: at('failed'), actions: { type: 'recordFailure', params: ({ event }) => ({ error: event.error }) } },
         },
@@ -168,7 +197,10 @@ export function phaseState(phase: Phase, rules: Rules, naming: Naming) {
 
 function gateState(phase: Phase, rules: Rules, naming: Naming) {
   if (!rules.verification.gate) {
-    return harnessSetup.createStateConfig({ description: 'Verification gate off: finish is accepted at once.', always: { target: at('done'), actions: { type: 'acceptFinish', params: { gate: false } } } });
+    return harnessSetup.createStateConfig({
+      description: 'Verification gate off: finish is accepted at once.',
+      always: { target: at('done'), actions: { type: 'acceptFinish', params: { gate: false } } },
+    });
   }
   const decidedBy = naming.guard(GATE_GUARD);
   const refusal = refusalParams(rules, decidedBy);
@@ -189,10 +221,16 @@ function gateState(phase: Phase, rules: Rules, naming: Naming) {
 
 function reviewState(phase: Phase, rules: Rules, naming: Naming) {
   const live = liveStallRules(phase, rules);
-  const reminder = { guard: 'repliedWithoutTools', target: 'route', actions: { type: 'remindToUseTools', params: { message: rules.messages.noToolCall } } } as const;
+  const reminder = {
+    guard: 'repliedWithoutTools',
+    target: 'route',
+    actions: { type: 'remindToUseTools', params: { message: rules.messages.noToolCall } },
+  } as const;
   if (live.length === 0) {
     return harnessSetup.createStateConfig({
-      description: rules.stall.enabled ? 'No stall rule can fire with this phase\'s tools; a reply without a tool call gets a reminder.' : 'Stall detector off; a reply without a tool call gets a reminder.',
+      description: rules.stall.enabled
+        ? "No stall rule can fire with this phase's tools; a reply without a tool call gets a reminder."
+        : 'Stall detector off; a reply without a tool call gets a reminder.',
       always: [reminder, { target: 'route' }],
     });
   }
@@ -208,16 +246,36 @@ function reviewState(phase: Phase, rules: Rules, naming: Naming) {
       ? `The stall detector: nudge after all tool results; a stall that holds again after ${maxNudges} nudges with nothing new ends the run.`
       : 'The stall detector: nudge after all tool results (stall.onPersist is nudge: a stall never ends the run).',
     always: [
-      ...(ends && builtIn.length > 0 ? [{ guard: { type: 'stallPersists', params: { maxNudges, rules: builtIn.map((rule) => ({ rule: rule.guard, limit: rule.limit })) } }, target: at('stalled'), actions: explain } as const] : []),
-      ...(ends ? custom.map((rule) => ({
-        guard: named(and([{ type: 'nudgedOut', params: { rule: rule.guard, maxNudges } }, { type: naming.guard(rule.guard), params: stallParams(rule) }] as never)),
-        target: at('stalled'), actions: explain,
-      })) : []),
-      ...live.map((rule) => ({
-        guard: named({ type: naming.guard(rule.guard), params: stallParams(rule) }),
-        target: 'route',
-        actions: { type: 'nudge', params: { rule: rule.guard, limit: rule.limit, message: nudgeText(phase, rule, rules), maxNudges, limits } },
-      } as const)),
+      ...(ends && builtIn.length > 0
+        ? [
+            {
+              guard: { type: 'stallPersists', params: { maxNudges, rules: builtIn.map((rule) => ({ rule: rule.guard, limit: rule.limit })) } },
+              target: at('stalled'),
+              actions: explain,
+            } as const,
+          ]
+        : []),
+      ...(ends
+        ? custom.map((rule) => ({
+            guard: named(
+              and([
+                { type: 'nudgedOut', params: { rule: rule.guard, maxNudges } },
+                { type: naming.guard(rule.guard), params: stallParams(rule) },
+                // and()/or() are typed by one setup()'s guards; rule-built references are checked by rules-check before the machine is built.
+              ] as never),
+            ),
+            target: at('stalled'),
+            actions: explain,
+          }))
+        : []),
+      ...live.map(
+        (rule) =>
+          ({
+            guard: named({ type: naming.guard(rule.guard), params: stallParams(rule) }),
+            target: 'route',
+            actions: { type: 'nudge', params: { rule: rule.guard, limit: rule.limit, message: nudgeText(phase, rule, rules), maxNudges, limits } },
+          }) as const,
+      ),
       reminder,
       { target: 'route' },
     ],
@@ -232,6 +290,7 @@ const EXIT_KEYS = new Set(['guard', 'all', 'any', 'not', 'to', 'settle', 'action
 
 /** A condition as an XState guard: a named guard with its parameters, or `and`/`or`/`not` of conditions. */
 export function conditionGuard(condition: Condition, naming: Naming): unknown {
+  // The same: combinator parts built from rules, checked by rules-check.
   if (condition.all) return and(condition.all.map((part) => conditionGuard(part, naming)) as never);
   if (condition.any) return or(condition.any.map((part) => conditionGuard(part, naming)) as never);
   if (condition.not) return not(conditionGuard(condition.not, naming) as never);

@@ -16,7 +16,7 @@ export interface RuleActionEffect {
   trace?: Record<string, unknown>;
 }
 
-export type RuleAction = (view: GuardView, params: ActionParams) => RuleActionEffect | void;
+export type RuleAction = (view: GuardView, params: ActionParams) => RuleActionEffect | undefined;
 export type RuleActionRegistry = Record<string, RuleAction | { run: RuleAction; override?: boolean }>;
 
 /** A rule action's return value, as far as it is usable: notices must be strings, the trace fields an object. */
@@ -28,7 +28,7 @@ export function checkEffect(value: unknown): { notices: string[]; trace: Record<
   const traceOk = trace === undefined || (typeof trace === 'object' && trace !== null && !Array.isArray(trace));
   return {
     notices: noticesOk && Array.isArray(notices) ? notices : [],
-    trace: traceOk && trace ? trace as Record<string, unknown> : {},
+    trace: traceOk && trace ? (trace as Record<string, unknown>) : {},
     ...(!noticesOk ? { problem: 'notices must be an array of strings; ignored' } : !traceOk ? { problem: 'trace must be an object; ignored' } : {}),
   };
 }
@@ -62,13 +62,17 @@ export interface RegisteredAction {
  */
 export function registerActions(registry: RuleActionRegistry, source: string): RegisteredAction[] {
   return Object.entries(registry).map(([name, entry]) => {
-    const definition = typeof entry === 'function' ? { run: entry } : typeof entry === 'object' && entry !== null && typeof entry.run === 'function' ? entry : null;
+    const definition =
+      typeof entry === 'function' ? { run: entry } : typeof entry === 'object' && entry !== null && typeof entry.run === 'function' ? entry : null;
     if (!definition) throw new UsageError(`${source}: actions.${name}: expected a function (view, params) => ({ notices?, trace? }), or { run, override? }`);
     const builtIn = Object.hasOwn(builtInActions, name);
     if (builtIn && definition.override !== true) {
-      throw new UsageError(`${source}: actions.${name}: a built-in action has this name. To replace it, say so: { ${name}: { override: true, run: (view, params) => … } }; or give yours another name`);
+      throw new UsageError(
+        `${source}: actions.${name}: a built-in action has this name. To replace it, say so: { ${name}: { override: true, run: (view, params) => … } }; or give yours another name`,
+      );
     }
-    if (!builtIn && definition.override === true) throw new UsageError(`${source}: actions.${name}: override: true, but there is no built-in action "${name}" to replace`);
+    if (!builtIn && definition.override === true)
+      throw new UsageError(`${source}: actions.${name}: override: true, but there is no built-in action "${name}" to replace`);
     return { name, run: definition.run, overrides: builtIn };
   });
 }

@@ -1,8 +1,8 @@
 import { didYouMean } from '../lib/did-you-mean.js';
 import { UsageError } from '../lib/errors.js';
 import { describeValue, formatPath, formatZodError } from '../lib/zod-error.js';
+import { type ActionCall, type Condition, PHASES, type Rules } from '../rules/schema.js';
 import { isStallRuleName, STALL_RULE_NAMES } from '../rules/stall-rules.js';
-import { PHASES, type ActionCall, type Condition, type Rules } from '../rules/schema.js';
 import { BUILT_IN_GUARDS, GUARD_CATALOGUE, isBuiltInGuard } from './guards/catalogue.js';
 import { RESERVED_GUARDS } from './guards/registry.js';
 import { ACTION_PARAMS, builtInActions } from './rule-actions.js';
@@ -37,7 +37,9 @@ export function checkRuleReferences(rules: Rules, registered: Registered = { gua
       return;
     }
     if (!guardNames.includes(name)) {
-      problems.push(`${path}.guard: unknown guard "${name}"${didYouMean(name, guardNames)}; guards: ${guardNames.join(', ')} (rein rules guards describes them)`);
+      problems.push(
+        `${path}.guard: unknown guard "${name}"${didYouMean(name, guardNames)}; guards: ${guardNames.join(', ')} (rein rules guards describes them)`,
+      );
       return;
     }
     // A guard registered from code (or one replacing a built-in) reads whatever parameters its rules give it.
@@ -49,15 +51,23 @@ export function checkRuleReferences(rules: Rules, registered: Registered = { gua
       // The guard's own parameters first: a near miss of one is the likelier slip.
       const hint = didYouMean(key, known) || didYouMean(key, own);
       const takes = known.length > 0 ? `takes ${known.map((param) => `"${param}"`).join(', ')}` : 'takes no parameters';
-      problems.push(`${path}.${key}: unknown key "${key}"${hint}, found ${describeValue(params[key])}; guard "${name}" ${takes}, and the rule itself ${own.map((entry) => `"${entry}"`).join(', ')}`);
+      problems.push(
+        `${path}.${key}: unknown key "${key}"${hint}, found ${describeValue(params[key])}; guard "${name}" ${takes}, and the rule itself ${own.map((entry) => `"${entry}"`).join(', ')}`,
+      );
       delete params[key];
     }
     const parsed = spec.params.safeParse(params);
     if (!parsed.success) problems.push(...formatZodError(parsed.error, { input: params }).map((line) => `${path}.${line}`));
   };
   const checkCondition = (condition: Condition, path: string, own: readonly string[]): void => {
-    if (condition.all) condition.all.forEach((part, index) => checkCondition(part, `${path}.all[${index}]`, CONDITION_KEYS));
-    else if (condition.any) condition.any.forEach((part, index) => checkCondition(part, `${path}.any[${index}]`, CONDITION_KEYS));
+    if (condition.all)
+      condition.all.forEach((part, index) => {
+        checkCondition(part, `${path}.all[${index}]`, CONDITION_KEYS);
+      });
+    else if (condition.any)
+      condition.any.forEach((part, index) => {
+        checkCondition(part, `${path}.any[${index}]`, CONDITION_KEYS);
+      });
     else if (condition.not) checkCondition(condition.not, `${path}.not`, CONDITION_KEYS);
     else checkGuard(condition, path, own);
     if (!condition.guard) {
@@ -67,14 +77,24 @@ export function checkRuleReferences(rules: Rules, registered: Registered = { gua
     }
   };
   const actionNames = [...new Set([...Object.keys(builtInActions), ...registered.actions])].sort();
-  const checkActions = (calls: readonly ActionCall[] | undefined, path: string) => (calls ?? []).forEach((call, index) => {
-    const at = `${path}[${index}]`;
-    if (!actionNames.includes(call.action)) { problems.push(`${at}.action: unknown action "${call.action}"${didYouMean(call.action, actionNames)}; actions: ${actionNames.join(', ')}`); return; }
-    const params = ACTION_PARAMS[call.action];
-    if (!params || registered.actions.includes(call.action)) return;
-    for (const param of params) if (typeof call[param] !== 'string') problems.push(`${at}.${param}: action "${call.action}" needs "${param}" (a string), found ${describeValue(call[param])}`);
-    for (const key of Object.keys(call)) if (key !== 'action' && !params.includes(key)) problems.push(`${at}.${key}: unknown key "${key}"${didYouMean(key, params)}; action "${call.action}" takes only ${params.map((param) => `"${param}"`).join(', ')}`);
-  });
+  const checkActions = (calls: readonly ActionCall[] | undefined, path: string) =>
+    (calls ?? []).forEach((call, index) => {
+      const at = `${path}[${index}]`;
+      if (!actionNames.includes(call.action)) {
+        problems.push(`${at}.action: unknown action "${call.action}"${didYouMean(call.action, actionNames)}; actions: ${actionNames.join(', ')}`);
+        return;
+      }
+      const params = ACTION_PARAMS[call.action];
+      if (!params || registered.actions.includes(call.action)) return;
+      for (const param of params)
+        if (typeof call[param] !== 'string')
+          problems.push(`${at}.${param}: action "${call.action}" needs "${param}" (a string), found ${describeValue(call[param])}`);
+      for (const key of Object.keys(call))
+        if (key !== 'action' && !params.includes(key))
+          problems.push(
+            `${at}.${key}: unknown key "${key}"${didYouMean(key, params)}; action "${call.action}" takes only ${params.map((param) => `"${param}"`).join(', ')}`,
+          );
+    });
   const stallNames = new Set([...STALL_RULE_NAMES, ...rules.stall.rules.map((rule) => rule.guard)]);
   for (const phase of PHASES) {
     const rule = rules.phases[phase];
@@ -88,43 +108,67 @@ export function checkRuleReferences(rules: Rules, registered: Registered = { gua
       }
     });
     if (rule.onMaxSteps !== undefined && rule.maxSteps === undefined) problems.push(`phases.${phase}.onMaxSteps: needs phases.${phase}.maxSteps`);
-    if (rule.enabled && rule.onMaxSteps && (PHASES as readonly string[]).includes(rule.onMaxSteps) && !rules.phases[rule.onMaxSteps as (typeof PHASES)[number]].enabled) {
+    if (
+      rule.enabled &&
+      rule.onMaxSteps &&
+      (PHASES as readonly string[]).includes(rule.onMaxSteps) &&
+      !rules.phases[rule.onMaxSteps as (typeof PHASES)[number]].enabled
+    ) {
       problems.push(`phases.${phase}.onMaxSteps: phase "${rule.onMaxSteps}" is disabled`);
     }
     if (Array.isArray(rule.tools)) {
       rule.tools.forEach((tool, index) => {
-        if (!rules.tools.enabled.includes(tool)) problems.push(`phases.${phase}.tools[${index}]: "${tool}" is not a tool of this run${didYouMean(tool, rules.tools.enabled)}; tools.enabled: ${rules.tools.enabled.join(', ')}`);
+        if (!rules.tools.enabled.includes(tool))
+          problems.push(
+            `phases.${phase}.tools[${index}]: "${tool}" is not a tool of this run${didYouMean(tool, rules.tools.enabled)}; tools.enabled: ${rules.tools.enabled.join(', ')}`,
+          );
       });
     }
     for (const name of Object.keys(rule.nudges)) {
-      if (!stallNames.has(name)) problems.push(`phases.${phase}.nudges.${name}: no stall rule "${name}"${didYouMean(name, [...stallNames])}; stall rules: ${[...stallNames].join(', ')}`);
+      if (!stallNames.has(name))
+        problems.push(
+          `phases.${phase}.nudges.${name}: no stall rule "${name}"${didYouMean(name, [...stallNames])}; stall rules: ${[...stallNames].join(', ')}`,
+        );
     }
     const inEffect = rules.stall.rules.map((stallRule) => stallRule.guard);
     for (const name of Object.keys(rule.stallLimits)) {
-      if (!inEffect.includes(name)) problems.push(`phases.${phase}.stallLimits.${name}: no stall rule "${name}" in stall.rules${didYouMean(name, inEffect)}; in effect: ${inEffect.join(', ')}`);
+      if (!inEffect.includes(name))
+        problems.push(
+          `phases.${phase}.stallLimits.${name}: no stall rule "${name}" in stall.rules${didYouMean(name, inEffect)}; in effect: ${inEffect.join(', ')}`,
+        );
     }
   }
   const stallGuards = [...Object.keys(GUARD_CATALOGUE.stall), ...registered.guards];
   rules.stall.rules.forEach((rule, index) => {
     const path = `stall.rules[${index}]`;
     if (isBuiltInGuard(rule.guard) && !isStallRuleName(rule.guard) && !registered.guards.includes(rule.guard)) {
-      problems.push(`${path}.guard: "${rule.guard}" is not a stall rule${didYouMean(rule.guard, stallGuards)}; stall rules: ${STALL_RULE_NAMES.join(', ')}, or a guard a rules module registers`);
+      problems.push(
+        `${path}.guard: "${rule.guard}" is not a stall rule${didYouMean(rule.guard, stallGuards)}; stall rules: ${STALL_RULE_NAMES.join(', ')}, or a guard a rules module registers`,
+      );
       return;
     }
-    checkGuard(rule, path, STALL_RULE_KEYS.filter((key) => key !== 'limit'));
+    checkGuard(
+      rule,
+      path,
+      STALL_RULE_KEYS.filter((key) => key !== 'limit'),
+    );
   });
   for (const name of Object.keys(rules.messages.stall)) {
-    if (!stallNames.has(name)) problems.push(`messages.stall.${name}: no stall rule "${name}"${didYouMean(name, [...stallNames])}; stall rules: ${[...stallNames].join(', ')}`);
+    if (!stallNames.has(name))
+      problems.push(`messages.stall.${name}: no stall rule "${name}"${didYouMean(name, [...stallNames])}; stall rules: ${[...stallNames].join(', ')}`);
   }
   const checkNames = rules.verification.checks.map((check) => check.name);
   checkNames.forEach((name, index) => {
-    if (name === TESTS_CHECK) problems.push(`verification.checks[${index}].name: "${TESTS_CHECK}" is the test command's own check (set verification.runs for it)`);
+    if (name === TESTS_CHECK)
+      problems.push(`verification.checks[${index}].name: "${TESTS_CHECK}" is the test command's own check (set verification.runs for it)`);
     else if (checkNames.indexOf(name) !== index) problems.push(`verification.checks[${index}].name: "${name}" is used twice`);
   });
   if (!rules.phases.build.enabled) problems.push('phases.build.enabled: the build phase cannot be disabled');
   const { context } = rules;
-  if (context.lowWater >= context.soft) problems.push(`context.lowWater: a compaction must leave the view below where the next is due (context.soft ${context.soft}), found ${context.lowWater}`);
-  if (context.soft >= context.hard) problems.push(`context.soft: compactions must be due before the view reaches context.hard (${context.hard}), found ${context.soft}`);
+  if (context.lowWater >= context.soft)
+    problems.push(`context.lowWater: a compaction must leave the view below where the next is due (context.soft ${context.soft}), found ${context.lowWater}`);
+  if (context.soft >= context.hard)
+    problems.push(`context.soft: compactions must be due before the view reaches context.hard (${context.hard}), found ${context.soft}`);
   if (problems.length > 0) throw new UsageError(problems.join('\n'));
 }
 

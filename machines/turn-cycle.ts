@@ -2,7 +2,7 @@ import type { AssistantMessage, ChatMessage, ToolCall, ToolMessage } from '../co
 import type { TodoItem } from '../lib/tool-effect.js';
 import type { Phase } from '../rules/schema.js';
 import { addUsage } from './budgets.js';
-import { foldResults, initialTurn, type FoldRules } from './facts.js';
+import { type FoldRules, foldResults, initialTurn } from './facts.js';
 import { foldReply } from './stall/counters.js';
 import type { HarnessContext, ModelReply, ToolsOutput } from './types.js';
 import type { Update } from './update.js';
@@ -16,7 +16,12 @@ import type { Update } from './update.js';
 
 /** The first two messages of every record: the static system prompt and the task. */
 export function openingUpdate(context: HarnessContext, params: { systemPrompt: string }): Update {
-  return { append: [{ role: 'system', content: params.systemPrompt }, { role: 'user', content: taskMessage(context.task, context.testCmd, context.facts.todo) }] };
+  return {
+    append: [
+      { role: 'system', content: params.systemPrompt },
+      { role: 'user', content: taskMessage(context.task, context.testCmd, context.facts.todo) },
+    ],
+  };
 }
 
 function taskMessage(task: string, testCmd: string, todo: readonly TodoItem[]): string {
@@ -68,7 +73,10 @@ export function replyUpdate(context: HarnessContext, reply: ModelReply): Update 
   if (calls.length > 0) message.tool_calls = calls;
   return {
     context: {
-      step, calls, cursor: 0, turn: initialTurn(calls.length),
+      step,
+      calls,
+      cursor: 0,
+      turn: initialTurn(calls.length),
       usage: addUsage(context.usage, reply.usage, context.price),
       stall: foldReply(context.stall, calls.length > 0),
       contextState: calibratedState(context, reply),

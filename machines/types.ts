@@ -1,5 +1,5 @@
-import type { AssistantMessage, ChatMessage, ToolCall } from '../context/messages.js';
 import type { ContextState } from '../context/context-state.js';
+import type { AssistantMessage, ChatMessage, ToolCall } from '../context/messages.js';
 import type { WorkingView } from '../context/working-view.js';
 import type { TodoItem, ToolOutcome } from '../lib/tool-effect.js';
 import type { BudgetName, EndStatus, MachineNote } from '../lib/trace-events.js';
@@ -164,9 +164,7 @@ export interface HarnessOutput {
 }
 
 /** Emitted for the session: messages to append to the record, and trace notes. */
-export type HarnessEmitted =
-  | { type: 'record.append'; messages: ChatMessage[] }
-  | { type: 'harness.note'; note: MachineNote };
+export type HarnessEmitted = { type: 'record.append'; messages: ChatMessage[] } | { type: 'harness.note'; note: MachineNote };
 
 /** Events sent to the harness from outside: the clock the machine arms itself, and a resumed run's re-arm. */
 export type HarnessEvent = { type: 'clock.restart' } | { type: 'clock.warning' } | { type: 'clock.expired' };

@@ -27,8 +27,20 @@ export function verificationOf(rules: Rules): VerificationParams {
   const { verification } = rules;
   return {
     checks: [
-      { name: TESTS_CHECK, command: null, passExitCode: verification.passExitCode, runs: verification.runs, ...(verification.passPattern ? { passPattern: verification.passPattern } : {}) },
-      ...verification.checks.map((check) => ({ name: check.name, command: check.command, passExitCode: check.passExitCode, runs: check.runs, ...(check.passPattern ? { passPattern: check.passPattern } : {}) })),
+      {
+        name: TESTS_CHECK,
+        command: null,
+        passExitCode: verification.passExitCode,
+        runs: verification.runs,
+        ...(verification.passPattern ? { passPattern: verification.passPattern } : {}),
+      },
+      ...verification.checks.map((check) => ({
+        name: check.name,
+        command: check.command,
+        passExitCode: check.passExitCode,
+        runs: check.runs,
+        ...(check.passPattern ? { passPattern: check.passPattern } : {}),
+      })),
     ],
     commandsCountAsEdits: verification.commandsCountAsEdits,
   };
@@ -50,7 +62,11 @@ export function isTestCommand(command: string, checkCommand: string): boolean {
  */
 export function isExactTestCommand(command: string, checkCommand: string): boolean {
   if (checkCommand.trim().length === 0) return false;
-  return squeeze(command).replace(/^cd \S+ && /, '').replace(/ 2>&1$/, '') === squeeze(checkCommand);
+  return (
+    squeeze(command)
+      .replace(/^cd \S+ && /, '')
+      .replace(/ 2>&1$/, '') === squeeze(checkCommand)
+  );
 }
 
 /** True when a run's exit code (and output, if a pattern is set) counts as a pass. */

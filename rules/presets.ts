@@ -44,7 +44,8 @@ export const PRESETS: readonly Preset[] = [
   },
   {
     name: 'strict',
-    finding: 'Anthropic; LangChain: plan first. No edits and no commands (a command can edit too) until a todo list is written (plan exits only on todoWritten).',
+    finding:
+      'Anthropic; LangChain: plan first. No edits and no commands (a command can edit too) until a todo list is written (plan exits only on todoWritten).',
     rules: {
       phases: {
         plan: {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { BUDGET_WARNING, GATE_REFUSAL, NO_TOOL_CALL_REMINDER, SUMMARY_PROMPT, SYSTEM_PROMPT } from './texts.js';
 import { defaultStallMessages, defaultStallRuleList } from './stall-rules.js';
+import { BUDGET_WARNING, GATE_REFUSAL, NO_TOOL_CALL_REMINDER, SUMMARY_PROMPT, SYSTEM_PROMPT } from './texts.js';
 
 export const PHASES = ['plan', 'build', 'verify', 'fix'] as const;
 export type Phase = (typeof PHASES)[number];
@@ -21,7 +21,10 @@ const regex = z.string().superRefine((pattern, context) => {
   try {
     new RegExp(pattern);
   } catch (error) {
-    context.addIssue({ code: 'custom', message: `expected a valid regular expression (${(error as Error).message.replace(/^Invalid regular expression: /, '')})` });
+    context.addIssue({
+      code: 'custom',
+      message: `expected a valid regular expression (${(error as Error).message.replace(/^Invalid regular expression: /, '')})`,
+    });
   }
 });
 
@@ -43,15 +46,24 @@ const CONDITION_FORMS = ['guard', 'all', 'any', 'not'] as const;
 function oneForm(value: Record<string, unknown>, context: z.RefinementCtx): void {
   const forms = CONDITION_FORMS.filter((form) => value[form] !== undefined);
   if (forms.length !== 1) {
-    context.addIssue({ code: 'custom', message: forms.length === 0 ? 'expected one of "guard", "all", "any" or "not"' : `expected only one of ${forms.map((form) => `"${form}"`).join(', ')}` });
+    context.addIssue({
+      code: 'custom',
+      message: forms.length === 0 ? 'expected one of "guard", "all", "any" or "not"' : `expected only one of ${forms.map((form) => `"${form}"`).join(', ')}`,
+    });
   }
 }
 
 const conditionShape = {
   guard: z.string().min(1).optional().describe('Name of a registered guard; its parameters go beside it'),
-  get all() { return z.array(condition).min(1).optional().describe('Every condition holds'); },
-  get any() { return z.array(condition).min(1).optional().describe('At least one condition holds'); },
-  get not() { return condition.optional().describe('The condition does not hold'); },
+  get all() {
+    return z.array(condition).min(1).optional().describe('Every condition holds');
+  },
+  get any() {
+    return z.array(condition).min(1).optional().describe('At least one condition holds');
+  },
+  get not() {
+    return condition.optional().describe('The condition does not hold');
+  },
 };
 const condition: z.ZodType<Condition> = z.looseObject(conditionShape).superRefine(oneForm);
 
@@ -63,14 +75,18 @@ export type ActionCall = z.infer<typeof actionCall>;
 
 const exitTarget = z.enum([...PHASES, ...END_TARGETS]);
 
-const phaseExit = z.looseObject({
-  ...conditionShape,
-  to: exitTarget.describe('Phase entered when the condition holds, or a final state that ends the run (stalled, step_limit, budget, timeout)'),
-  actions: z.array(actionCall).optional().describe('Actions run when this exit is taken'),
-  settle: z.boolean().optional()
-    .describe('The entered phase judges the same turn once more (a failing test run that moved build to verify sends it on to fix)'),
-  reason: z.string().optional().describe('For an exit that ends the run: the reason the run ended, in the trace and the summary'),
-}).superRefine(oneForm);
+const phaseExit = z
+  .looseObject({
+    ...conditionShape,
+    to: exitTarget.describe('Phase entered when the condition holds, or a final state that ends the run (stalled, step_limit, budget, timeout)'),
+    actions: z.array(actionCall).optional().describe('Actions run when this exit is taken'),
+    settle: z
+      .boolean()
+      .optional()
+      .describe('The entered phase judges the same turn once more (a failing test run that moved build to verify sends it on to fix)'),
+    reason: z.string().optional().describe('For an exit that ends the run: the reason the run ended, in the trace and the summary'),
+  })
+  .superRefine(oneForm);
 export type PhaseExitRule = z.infer<typeof phaseExit>;
 
 /**
@@ -82,18 +98,26 @@ function phaseRuleFor(defaults: { description: string; exits: z.input<typeof pha
   return z.strictObject({
     enabled: z.boolean().default(true).describe('A disabled phase is left out of the statechart'),
     description: z.string().default(defaults.description).describe('What the phase is for; shown in the statechart'),
-    tools: z.union([z.literal('all'), z.array(z.string())]).default('all')
+    tools: z
+      .union([z.literal('all'), z.array(z.string())])
+      .default('all')
       .describe('Tools the model may call in this phase; others are refused with a message (schemas stay fixed)'),
-    exits: z.array(phaseExit).default(() => defaults.exits.map((exit) => phaseExit.parse(exit)))
-      .describe('Ordered: the first exit whose guard holds after a turn is taken; giving them replaces the phase\'s defaults'),
+    exits: z
+      .array(phaseExit)
+      .default(() => defaults.exits.map((exit) => phaseExit.parse(exit)))
+      .describe("Ordered: the first exit whose guard holds after a turn is taken; giving them replaces the phase's defaults"),
     onEnter: z.array(actionCall).default([]).describe('Actions run each time the phase is entered'),
-    maxSteps: z.number().int().positive().optional()
-      .describe('Steps (model replies) the phase may take each time it is entered; then it goes to onMaxSteps'),
-    onMaxSteps: exitTarget.optional()
-      .describe('Where a phase whose maxSteps are spent goes: a phase, or a final state (default: step_limit)'),
-    nudges: z.record(z.string(), z.string()).default({})
-      .describe('Nudge texts for this phase, by stall rule (e.g. { "repeatedFailure": "Re-read the failing test first." }); others use stall.rules or messages.stall'),
-    stallLimits: z.record(z.string(), z.number().int().positive()).default({})
+    maxSteps: z.number().int().positive().optional().describe('Steps (model replies) the phase may take each time it is entered; then it goes to onMaxSteps'),
+    onMaxSteps: exitTarget.optional().describe('Where a phase whose maxSteps are spent goes: a phase, or a final state (default: step_limit)'),
+    nudges: z
+      .record(z.string(), z.string())
+      .default({})
+      .describe(
+        'Nudge texts for this phase, by stall rule (e.g. { "repeatedFailure": "Re-read the failing test first." }); others use stall.rules or messages.stall',
+      ),
+    stallLimits: z
+      .record(z.string(), z.number().int().positive())
+      .default({})
       .describe('Stall limits for this phase, by stall rule (e.g. { "repeatedFailure": 2 }); others use stall.rules'),
   });
 }
@@ -138,9 +162,12 @@ const stallRule = z.looseObject({
 });
 export type StallRule = z.infer<typeof stallRule>;
 
-
 const verificationCheck = z.strictObject({
-  name: z.string().min(1).regex(/^[\w.-]+$/, 'expected a name of letters, digits, ".", "_" or "-"').describe('Name shown in refusals and traces, e.g. "lint"'),
+  name: z
+    .string()
+    .min(1)
+    .regex(/^[\w.-]+$/, 'expected a name of letters, digits, ".", "_" or "-"')
+    .describe('Name shown in refusals and traces, e.g. "lint"'),
   command: z.string().min(1).describe('The exact command; only a run of it counts (after an optional `cd <dir> &&`)'),
   passExitCode: z.number().int().default(0).describe('Exit code that counts as a pass'),
   passPattern: regex.optional().describe('Optional regex the output must also match'),
@@ -158,93 +185,152 @@ export type Price = z.infer<typeof price>;
 /** The whole harness configuration. Every field has a default: `{}` is the seed's harness. */
 export const rulesSchema = z.strictObject({
   systemPrompt: z.string().min(1).default(SYSTEM_PROMPT).describe('Static system prompt (no per-request values)'),
-  phases: z.strictObject({
-    plan: phaseRuleFor(defaultPhaseRules('plan')).prefault({}),
-    build: phaseRuleFor(defaultPhaseRules('build')).prefault({}),
-    verify: phaseRuleFor(defaultPhaseRules('verify')).prefault({}),
-    fix: phaseRuleFor(defaultPhaseRules('fix')).prefault({}),
-  }).prefault({}),
-  verification: z.strictObject({
-    command: z.string().min(1).optional().describe('The test command the agent is told to run (CLI --test-cmd wins)'),
-    gate: z.boolean().default(true).describe('Refuse finish until the checks pass after the last edit'),
-    passExitCode: z.number().int().default(0).describe('Exit code of the test command that counts as a pass'),
-    passPattern: regex.optional().describe('Optional regex the test output must also match to count as a pass'),
-    runs: z.number().int().positive().default(1).describe('Passing runs of the test command the gate wants after the last edit'),
-    checks: z.array(verificationCheck).default([])
-      .describe('More commands the gate wants passing after the last edit (a linter, a type check), each with its own pass rule'),
-    refusal: z.string().default(GATE_REFUSAL).describe('Refusal text; {cmd} is the commands still to pass, {why} what is missing'),
-    commandsCountAsEdits: z.boolean().default(false)
-      .describe('Treat every non-test command as a possible edit (for a shell-only tool surface, where edits are commands)'),
-  }).prefault({}),
-  stall: z.strictObject({
-    enabled: z.boolean().default(true),
-    maxNudges: z.number().int().nonnegative().default(3)
-      .describe('Nudges a stall gets; if its rule holds again after them with nothing new in between, onPersist applies'),
-    onPersist: z.enum(['end', 'nudge']).default('end')
-      .describe('What a stall that persists after maxNudges does: end the run as stalled, or keep nudging'),
-    rules: z.array(stallRule).default(defaultStallRuleList).describe('Ordered; at most one nudge per turn'),
-  }).prefault({}),
-  budgets: z.strictObject({
-    maxSteps: z.number().int().positive().default(40).describe('Model calls before step_limit'),
-    maxSeconds: z.number().positive().default(900).describe('Wall-clock seconds before timeout'),
-    maxTokens: z.number().int().positive().optional().describe('Prompt+completion tokens cap'),
-    maxCostUsd: z.number().positive().optional().describe('Cost cap in USD, from the price table'),
-    warnAt: z.number().gt(0).lt(1).default(0.75).describe('Share of each budget (steps, time, tokens, cost) that triggers its warning'),
-    stepWarnAt: z.number().gt(0).lt(1).optional().describe('Share of the step budget that triggers its warning, if not warnAt'),
-  }).prefault({}),
-  context: z.strictObject({
-    enabled: z.boolean().default(true).describe('Off: the full record is sent; the run stops when the window is full'),
-    windowTokens: z.number().int().positive().default(32_768).describe('Model context window in tokens'),
-    soft: z.number().gt(0).lt(1).default(0.6).describe('Share of the window at which a compaction is due at the latest (growth may make one due earlier)'),
-    hard: z.number().gt(0).lt(1).default(0.85).describe('Most of the window a view may fill: above it even the newest results are shortened'),
-    keepRecent: z.number().int().nonnegative().default(4).describe('Newest tool results always shown whole'),
-    floor: z.number().int().positive().default(120).describe('Smallest cap an old result is elided to'),
-    summarize: z.boolean().default(true).describe('Stage 2: summarize the middle with the model'),
-    charsPerToken: z.number().positive().default(4).describe('Initial estimate; calibrated by reported prompt_tokens'),
-    maxPromptRejections: z.number().int().positive().default(3)
-      .describe('Prompts in a row the provider may reject as too long (each retry aims lower) before the run fails'),
-    rejectedPromptShare: z.number().gt(0).lt(1).default(0.75)
-      .describe('After a rejection that states no window, the next view aims for this share of the rejected size'),
-    growth: z.number().gt(0).lt(1).default(0.18)
-      .describe('Share of the window the view grows by, append-only (each request the previous one plus new messages, so the provider caches it), before the next compaction; larger caches more of each prompt, smaller sends fewer tokens'),
-    lowWater: z.number().gt(0).lt(1).default(0.45)
-      .describe('Most of the window a compaction leaves: results older than keepRecent go to the floor, then the oldest part is summarized'),
-  }).prefault({}),
-  permissions: z.strictObject({
-    deny: z.array(regex).default([]).describe('Extra regex patterns refused before execution'),
-    sandbox: z.enum(['auto', 'bwrap', 'none']).default('auto'),
-    network: z.boolean().default(false).describe('Network inside the sandbox'),
-    envAllow: z.array(z.string()).default([])
-      .describe('Variables passed to commands beyond the safe defaults (PATH, HOME, LANG, LC_*, …); globs like MY_*'),
-    readable: z.array(z.string().min(1)).default([])
-      .describe('More for sandboxed commands to read: host paths (/opt/data, ~/datasets) shown read-only, and workspace patterns in gitignore syntax (.env.test) that un-hide hidden files; credential paths stay hidden'),
-    hidden: z.array(z.string().min(1)).default([])
-      .describe('Hidden from commands and file tools: host paths (/srv/secrets, ~/notes) and workspace patterns in gitignore syntax (secrets/, *.pem); .env* files and credential paths are hidden already'),
-  }).prefault({}),
-  tools: z.strictObject({
-    enabled: z.array(z.string()).default([...TOOL_NAMES]).describe('Tool surface for the whole run'),
-    outputChars: z.number().int().positive().default(6000),
-    viewLines: z.number().int().positive().default(100),
-    maxHits: z.number().int().positive().default(50),
-    commandTimeoutSeconds: z.number().positive().default(120),
-  }).prefault({}),
-  model: z.strictObject({
-    maxCompletionTokens: z.number().int().positive().default(4096),
-    temperature: z.number().min(0).max(2).optional(),
-    retries: z.number().int().nonnegative().default(4),
-    requestTimeoutSeconds: z.number().positive().default(300),
-    maxTokensParam: z.enum(['max_tokens', 'max_completion_tokens']).default('max_tokens')
-      .describe('Name of the completion limit in requests; reasoning models want max_completion_tokens (rein also switches when the endpoint says so)'),
-    prices: z.record(z.string(), price).default({}).describe('Per-model prices; unknown models cost 0'),
-  }).prefault({}),
-  messages: z.strictObject({
-    noToolCall: z.string().default(NO_TOOL_CALL_REMINDER)
-      .describe('Sent after a reply without a tool call, unless the noToolCalls stall rule sends its nudge instead'),
-    budgetWarning: z.string().default(BUDGET_WARNING)
-      .describe('Sent once per budget at budgets.warnAt; {budget}, {percent}, {used} and {limit} are filled in'),
-    summaryPrompt: z.string().default(SUMMARY_PROMPT),
-    stall: z.record(z.string(), z.string()).default(defaultStallMessages).describe('Nudge texts by stall rule'),
-  }).prefault({}),
+  phases: z
+    .strictObject({
+      plan: phaseRuleFor(defaultPhaseRules('plan')).prefault({}),
+      build: phaseRuleFor(defaultPhaseRules('build')).prefault({}),
+      verify: phaseRuleFor(defaultPhaseRules('verify')).prefault({}),
+      fix: phaseRuleFor(defaultPhaseRules('fix')).prefault({}),
+    })
+    .prefault({}),
+  verification: z
+    .strictObject({
+      command: z.string().min(1).optional().describe('The test command the agent is told to run (CLI --test-cmd wins)'),
+      gate: z.boolean().default(true).describe('Refuse finish until the checks pass after the last edit'),
+      passExitCode: z.number().int().default(0).describe('Exit code of the test command that counts as a pass'),
+      passPattern: regex.optional().describe('Optional regex the test output must also match to count as a pass'),
+      runs: z.number().int().positive().default(1).describe('Passing runs of the test command the gate wants after the last edit'),
+      checks: z
+        .array(verificationCheck)
+        .default([])
+        .describe('More commands the gate wants passing after the last edit (a linter, a type check), each with its own pass rule'),
+      refusal: z.string().default(GATE_REFUSAL).describe('Refusal text; {cmd} is the commands still to pass, {why} what is missing'),
+      commandsCountAsEdits: z
+        .boolean()
+        .default(false)
+        .describe('Treat every non-test command as a possible edit (for a shell-only tool surface, where edits are commands)'),
+    })
+    .prefault({}),
+  stall: z
+    .strictObject({
+      enabled: z.boolean().default(true),
+      maxNudges: z
+        .number()
+        .int()
+        .nonnegative()
+        .default(3)
+        .describe('Nudges a stall gets; if its rule holds again after them with nothing new in between, onPersist applies'),
+      onPersist: z.enum(['end', 'nudge']).default('end').describe('What a stall that persists after maxNudges does: end the run as stalled, or keep nudging'),
+      rules: z.array(stallRule).default(defaultStallRuleList).describe('Ordered; at most one nudge per turn'),
+    })
+    .prefault({}),
+  budgets: z
+    .strictObject({
+      maxSteps: z.number().int().positive().default(40).describe('Model calls before step_limit'),
+      maxSeconds: z.number().positive().default(900).describe('Wall-clock seconds before timeout'),
+      maxTokens: z.number().int().positive().optional().describe('Prompt+completion tokens cap'),
+      maxCostUsd: z.number().positive().optional().describe('Cost cap in USD, from the price table'),
+      warnAt: z.number().gt(0).lt(1).default(0.75).describe('Share of each budget (steps, time, tokens, cost) that triggers its warning'),
+      stepWarnAt: z.number().gt(0).lt(1).optional().describe('Share of the step budget that triggers its warning, if not warnAt'),
+    })
+    .prefault({}),
+  context: z
+    .strictObject({
+      enabled: z.boolean().default(true).describe('Off: the full record is sent; the run stops when the window is full'),
+      windowTokens: z.number().int().positive().default(32_768).describe('Model context window in tokens'),
+      soft: z.number().gt(0).lt(1).default(0.6).describe('Share of the window at which a compaction is due at the latest (growth may make one due earlier)'),
+      hard: z.number().gt(0).lt(1).default(0.85).describe('Most of the window a view may fill: above it even the newest results are shortened'),
+      keepRecent: z.number().int().nonnegative().default(4).describe('Newest tool results always shown whole'),
+      floor: z.number().int().positive().default(120).describe('Smallest cap an old result is elided to'),
+      summarize: z.boolean().default(true).describe('Stage 2: summarize the middle with the model'),
+      charsPerToken: z.number().positive().default(4).describe('Initial estimate; calibrated by reported prompt_tokens'),
+      maxPromptRejections: z
+        .number()
+        .int()
+        .positive()
+        .default(3)
+        .describe('Prompts in a row the provider may reject as too long (each retry aims lower) before the run fails'),
+      rejectedPromptShare: z
+        .number()
+        .gt(0)
+        .lt(1)
+        .default(0.75)
+        .describe('After a rejection that states no window, the next view aims for this share of the rejected size'),
+      growth: z
+        .number()
+        .gt(0)
+        .lt(1)
+        .default(0.18)
+        .describe(
+          'Share of the window the view grows by, append-only (each request the previous one plus new messages, so the provider caches it), before the next compaction; larger caches more of each prompt, smaller sends fewer tokens',
+        ),
+      lowWater: z
+        .number()
+        .gt(0)
+        .lt(1)
+        .default(0.45)
+        .describe('Most of the window a compaction leaves: results older than keepRecent go to the floor, then the oldest part is summarized'),
+    })
+    .prefault({}),
+  permissions: z
+    .strictObject({
+      deny: z.array(regex).default([]).describe('Extra regex patterns refused before execution'),
+      sandbox: z.enum(['auto', 'bwrap', 'none']).default('auto'),
+      network: z.boolean().default(false).describe('Network inside the sandbox'),
+      envAllow: z.array(z.string()).default([]).describe('Variables passed to commands beyond the safe defaults (PATH, HOME, LANG, LC_*, …); globs like MY_*'),
+      readable: z
+        .array(z.string().min(1))
+        .default([])
+        .describe(
+          'More for sandboxed commands to read: host paths (/opt/data, ~/datasets) shown read-only, and workspace patterns in gitignore syntax (.env.test) that un-hide hidden files; credential paths stay hidden',
+        ),
+      hidden: z
+        .array(z.string().min(1))
+        .default([])
+        .describe(
+          'Hidden from commands and file tools: host paths (/srv/secrets, ~/notes) and workspace patterns in gitignore syntax (secrets/, *.pem); .env* files and credential paths are hidden already',
+        ),
+    })
+    .prefault({}),
+  tools: z
+    .strictObject({
+      enabled: z
+        .array(z.string())
+        .default([...TOOL_NAMES])
+        .describe('Tool surface for the whole run'),
+      outputChars: z.number().int().positive().default(6000),
+      viewLines: z.number().int().positive().default(100),
+      maxHits: z.number().int().positive().default(50),
+      commandTimeoutSeconds: z.number().positive().default(120),
+    })
+    .prefault({}),
+  model: z
+    .strictObject({
+      maxCompletionTokens: z.number().int().positive().default(4096),
+      temperature: z.number().min(0).max(2).optional(),
+      retries: z.number().int().nonnegative().default(4),
+      requestTimeoutSeconds: z.number().positive().default(300),
+      maxTokensParam: z
+        .enum(['max_tokens', 'max_completion_tokens'])
+        .default('max_tokens')
+        .describe('Name of the completion limit in requests; reasoning models want max_completion_tokens (rein also switches when the endpoint says so)'),
+      prices: z.record(z.string(), price).default({}).describe('Per-model prices; unknown models cost 0'),
+    })
+    .prefault({}),
+  messages: z
+    .strictObject({
+      noToolCall: z
+        .string()
+        .default(NO_TOOL_CALL_REMINDER)
+        .describe('Sent after a reply without a tool call, unless the noToolCalls stall rule sends its nudge instead'),
+      budgetWarning: z
+        .string()
+        .default(BUDGET_WARNING)
+        .describe('Sent once per budget at budgets.warnAt; {budget}, {percent}, {used} and {limit} are filled in'),
+      summaryPrompt: z.string().default(SUMMARY_PROMPT),
+      stall: z.record(z.string(), z.string()).default(defaultStallMessages).describe('Nudge texts by stall rule'),
+    })
+    .prefault({}),
 });
 
 /** Rules as written by a user: every field optional. */
@@ -256,4 +342,3 @@ export type Rules = z.output<typeof rulesSchema>;
 export function defaultRules(): Rules {
   return rulesSchema.parse({});
 }
-

@@ -44,33 +44,38 @@ export const STALL_RULES = {
     limit: 3,
     counts: 'identical actions in a row with the same result',
     resetBy: ['newInfo', 'newFileState', 'todoChange', 'testChange'],
-    message: 'The same action produced the same result {count} times. Do something different: read something you have not seen, change a file, or run the tests.',
+    message:
+      'The same action produced the same result {count} times. Do something different: read something you have not seen, change a file, or run the tests.',
   },
   repeatedFailure: {
     limit: 3,
     counts: 'failures in a row of the same action with nothing new in the output',
     resetBy: ['newInfo', 'newFileState', 'todoChange', 'testChange'],
-    message: 'The same action failed {count} times in a row with nothing new in its output. Stop retrying it: read the error and the code it names, or take another route.',
+    message:
+      'The same action failed {count} times in a row with nothing new in its output. Stop retrying it: read the error and the code it names, or take another route.',
   },
   alternation: {
     limit: 6,
     counts: 'actions alternating between the same two, showing nothing new',
     resetBy: ['newInfo', 'newFileState', 'todoChange', 'testChange'],
-    message: 'You are alternating between the same two actions and they show nothing new. Break the cycle: change a file, read something you have not seen, or write a different plan with update_todo.',
+    message:
+      'You are alternating between the same two actions and they show nothing new. Break the cycle: change a file, read something you have not seen, or write a different plan with update_todo.',
   },
   editThrash: {
     limit: 3,
     counts: 'edits that put a file back to an earlier version',
     resetBy: ['todoChange', 'testChange'],
     needsTools: ['edit_file'],
-    message: 'You have put {path} back to an earlier version {count} times. Step back: re-read the task and the failing output, then make one change you have not tried.',
+    message:
+      'You have put {path} back to an earlier version {count} times. Step back: re-read the task and the failing output, then make one change you have not tried.',
   },
   readLoop: {
     limit: 8,
     counts: 'reads and searches since the last change to a file or the todo list',
     resetBy: ['newFileState', 'todoChange'],
     needsTools: ['read_file', 'grep'],
-    message: 'You have read or searched {count} times without changing anything. Decide on a change and make it, or record what you learnt and what is next with update_todo.',
+    message:
+      'You have read or searched {count} times without changing anything. Decide on a change and make it, or record what you learnt and what is next with update_todo.',
   },
   noToolCalls: {
     limit: 3,

@@ -21,4 +21,3 @@ export const BUDGET_WARNING = '{Budget} check: {percent}% of the {budget} budget
 export const SUMMARY_PROMPT = `You are summarizing the earlier part of a coding agent's session so the agent can continue without it.
 Write a compact summary with these headings: Task progress, Files changed, Findings (errors seen, causes found), Commands that matter (tests and their last result), Next steps.
 Keep file paths, function names, commands and exact error messages. Do not invent anything. Do not address the user.`;
-

@@ -1,6 +1,6 @@
 import type { CallJournal } from '../actors/tool-runner.js';
 import type { ToolCallResult } from '../machines/types.js';
-import { openLineWriter, readJsonLines, type LineWriter } from './jsonl.js';
+import { type LineWriter, openLineWriter, readJsonLines } from './jsonl.js';
 
 /**
  * A `CallJournal` kept in `calls.jsonl`: every executed tool call's result,
@@ -30,14 +30,20 @@ export function openCallJournal(path: string | null): CallJournal & { sync(): vo
     for (const old of started) if (Number.parseInt(old, 10) < step) started.delete(old);
   };
   return {
-    get: (key) => { reach(key); return entries.get(key); },
+    get: (key) => {
+      reach(key);
+      return entries.get(key);
+    },
     start(key) {
       reach(key);
       started.add(key);
       writer?.write(JSON.stringify({ key, started: true }));
       writer?.flush();
     },
-    wasStarted: (key) => { reach(key); return started.has(key); },
+    wasStarted: (key) => {
+      reach(key);
+      return started.has(key);
+    },
     put(key, result) {
       reach(key);
       entries.set(key, result);
@@ -45,7 +51,11 @@ export function openCallJournal(path: string | null): CallJournal & { sync(): vo
       writer?.write(JSON.stringify({ key, result }));
       writer?.flush();
     },
-    sync() { writer?.sync(); },
-    close() { writer?.close(); },
+    sync() {
+      writer?.sync();
+    },
+    close() {
+      writer?.close();
+    },
   };
 }

@@ -31,14 +31,23 @@ export function createInspectionTracer(trace: Tracer, stepOf: () => number, forw
       const note = noteOf(event.action);
       if (note) pending.push(note);
     } else if (event.type === '@xstate.microstep') {
+      // Inspection events carry the snapshot and event untyped (AnyActorRef); the harness machine's shapes are known here.
       const to = stateLabel((event.snapshot as unknown as { value: never }).value);
       const taken = microstepTransitions(event)[0];
       const guard = taken ? guardName(taken.guard) : null;
       const actions = (taken?.actions ?? []).map(actionName).filter(Boolean);
       // An actor's failure says what failed, once (the macrostep's later microsteps carry the same event).
-      const error = event.event !== lastEvent && event.event.type.startsWith('xstate.error.actor.') ? describeError((event.event as { error?: unknown }).error) : undefined;
+      const error =
+        event.event !== lastEvent && event.event.type.startsWith('xstate.error.actor.') ? describeError((event.event as { error?: unknown }).error) : undefined;
       lastEvent = event.event;
-      trace.log('transition', { from: label, to, event: event.event.type, ...(guard ? { guard } : {}), ...(actions.length > 0 ? { actions } : {}), ...(error ? { error } : {}) });
+      trace.log('transition', {
+        from: label,
+        to,
+        event: event.event.type,
+        ...(guard ? { guard } : {}),
+        ...(actions.length > 0 ? { actions } : {}),
+        ...(error ? { error } : {}),
+      });
       label = to;
       flush();
     } else if (event.type === '@xstate.snapshot') {
@@ -46,12 +55,22 @@ export function createInspectionTracer(trace: Tracer, stepOf: () => number, forw
       flush();
     } else if (event.type === '@xstate.event' && event.event.type === 'xstate.done.actor.model') {
       const { message, usage, ms, finishReason } = (event.event as unknown as { output: ModelReply }).output;
-      trace.log('model', { step: stepOf() + 1, content: message.content, tool_calls: message.tool_calls ?? [], usage, ms: ms ?? null, ...(finishReason ? { finishReason } : {}) });
+      trace.log('model', {
+        step: stepOf() + 1,
+        content: message.content,
+        tool_calls: message.tool_calls ?? [],
+        usage,
+        ms: ms ?? null,
+        ...(finishReason ? { finishReason } : {}),
+      });
     }
   };
   return {
     inspect,
-    attach(actor: AnyActorRef, startLabel: string) { root = actor; label = startLabel; },
+    attach(actor: AnyActorRef, startLabel: string) {
+      root = actor;
+      label = startLabel;
+    },
     /** The state the root is in, as a dotted label. */
     label: () => label,
   };
@@ -66,12 +85,22 @@ function noteOf(action: { type: string; params?: unknown }): MachineNote | null 
 
 function logNote(trace: Tracer, note: MachineNote): void {
   const { kind, ...data } = note;
+  // A note's kind and fields come from the machine's emitted events, typed loosely there.
   trace.log(kind, data as never);
 }
 
 /** A trace line for one executed tool call; the result is cut to 2,000 characters, head and tail. */
 export function traceTool(trace: Tracer, result: ToolCallResult, step: number): void {
-  trace.log('tool', { step, id: result.id, name: result.name, args: result.args, ok: result.outcome.ok, ms: result.ms, effect: result.outcome.effect, result: headTail(result.outcome.content, 2000) });
+  trace.log('tool', {
+    step,
+    id: result.id,
+    name: result.name,
+    args: result.args,
+    ok: result.outcome.ok,
+    ms: result.ms,
+    effect: result.outcome.effect,
+    result: headTail(result.outcome.content, 2000),
+  });
 }
 
 function describeError(error: unknown): string {

@@ -38,8 +38,17 @@ export function openLineWriter(path: string): LineWriter {
       if (pending.length >= 256) flush();
     },
     flush,
-    sync() { flush(); if (open) fsyncSync(fd); },
-    close() { flush(); if (open) { open = false; closeSync(fd); } },
+    sync() {
+      flush();
+      if (open) fsyncSync(fd);
+    },
+    close() {
+      flush();
+      if (open) {
+        open = false;
+        closeSync(fd);
+      }
+    },
   };
 }
 

@@ -66,7 +66,12 @@ export function readRunMeta(runDir: string): RunMeta {
     throw new UsageError(`${path}: not valid JSON: ${(error as Error).message}`);
   }
   const parsed = runMetaSchema.safeParse(value);
-  if (!parsed.success) throw new UsageError(formatZodError(parsed.error, { input: value }).map((line) => `${path}: ${line}`).join('\n'));
+  if (!parsed.success)
+    throw new UsageError(
+      formatZodError(parsed.error, { input: value })
+        .map((line) => `${path}: ${line}`)
+        .join('\n'),
+    );
   return parsed.data;
 }
 
@@ -77,7 +82,10 @@ export function traceFileOf(runDir: string, meta: Pick<RunMeta, 'tracePath'>): s
 
 /** A fresh run directory name: sortable time plus a short random suffix. */
 export function newRunId(now = new Date()): string {
-  const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+  const stamp = now
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z');
   return `${stamp}-${Math.random().toString(36).slice(2, 6)}`;
 }
 

@@ -1,7 +1,6 @@
 import { existsSync, mkdirSync, realpathSync, rmSync } from 'node:fs';
 import { join, resolve, sep } from 'node:path';
-import { createActor, toPromise, type InspectionEvent } from 'xstate';
-import { thisTraceWriter } from '../lib/trace-writer.js';
+import { createActor, type InspectionEvent, toPromise } from 'xstate';
 import { createContextManagerActor } from '../actors/context-manager-actor.js';
 import type { ModelSource } from '../actors/model-source.js';
 import { createSummarizer } from '../actors/summarizer.js';
@@ -12,22 +11,23 @@ import { STATE_DIR_NAME } from '../lib/harness-files.js';
 import { changedRulesFiles, markUntrusted, rulesFilesIn } from '../lib/rules-trust.js';
 import { ensureStateDir } from '../lib/state-dir.js';
 import type { TraceLine } from '../lib/trace-events.js';
+import { thisTraceWriter } from '../lib/trace-writer.js';
 import type { HarnessMachine, HarnessOptions } from '../machines/harness-machine.js';
 import { isCheckpoint, stateLabel } from '../machines/introspection.js';
 import type { HarnessContext, HarnessInput, HarnessOutput } from '../machines/types.js';
 import type { Rules } from '../rules/schema.js';
 import { toolSchemas, toolSchemasJson } from '../tools/index.js';
+import { describeLostJobs, jobTraceLine } from '../tools/job-lines.js';
+import { createRunSandbox } from '../tools/run-sandbox.js';
+import { selectTools } from '../tools/select-tools.js';
+import { createSyntaxChecker } from '../tools/syntax-check.js';
 import type { AnyTool, ToolContext } from '../tools/types.js';
 import { readProgress } from '../tools/update-todo.js';
-import { createSyntaxChecker } from '../tools/syntax-check.js';
-import { createRunSandbox } from '../tools/run-sandbox.js';
-import { describeLostJobs, jobTraceLine } from '../tools/job-lines.js';
 import { openCallJournal } from './call-journal.js';
 import { createInspectionTracer, traceTool } from './inspection-trace.js';
 import { harnessMachineFor } from './machine-cache.js';
 import { runFile, writeRunMeta } from './run-dir.js';
-import { loadState, saveState, STATE_VERSION, type SavedState } from './state-file.js';
-import { selectTools } from '../tools/select-tools.js';
+import { loadState, type SavedState, STATE_VERSION, saveState } from './state-file.js';
 import { nextTraceIndex, openTracer, TRACE_VERSION, type Tracer } from './trace.js';
 import { Transcript } from './transcript.js';
 
@@ -110,7 +110,10 @@ export function resumeRun(options: RunOptions): RunHandle {
   }
   const saved = loadState(statePath);
   const status = (saved.snapshot as { status?: string }).status;
-  if (status !== 'active') throw new UsageError(`${options.runDir}: this run already ended (${(saved.snapshot as { context?: { status?: string } }).context?.status ?? status}); nothing to resume`);
+  if (status !== 'active')
+    throw new UsageError(
+      `${options.runDir}: this run already ended (${(saved.snapshot as { context?: { status?: string } }).context?.status ?? status}); nothing to resume`,
+    );
   return launch(options, saved);
 }
 
@@ -118,13 +121,22 @@ function launch(options: RunOptions, saved: SavedState | null): RunHandle {
   const workspace = realWorkspace(options.workspace);
   const { rules } = options;
   const policy = {
-    deny: rules.permissions.deny, sandbox: rules.permissions.sandbox, network: rules.permissions.network, envAllow: rules.permissions.envAllow,
-    readable: rules.permissions.readable, hidden: rules.permissions.hidden, timeoutSeconds: rules.tools.commandTimeoutSeconds,
+    deny: rules.permissions.deny,
+    sandbox: rules.permissions.sandbox,
+    network: rules.permissions.network,
+    envAllow: rules.permissions.envAllow,
+    readable: rules.permissions.readable,
+    hidden: rules.permissions.hidden,
+    timeoutSeconds: rules.tools.commandTimeoutSeconds,
   };
   // One sandbox for the whole run (issue 16): commands and background jobs; its job lines go to the trace. Made first:
   // rules it cannot honour (a credential path in permissions.readable) stop the run before anything is written.
   const sandbox = createRunSandbox({
-    root: workspace, policy, testCmd: options.testCmd, protectedFiles: options.configPath ? [options.configPath] : [], stateDir: options.runDir,
+    root: workspace,
+    policy,
+    testCmd: options.testCmd,
+    protectedFiles: options.configPath ? [options.configPath] : [],
+    stateDir: options.runDir,
     onJob: (job) => trace.log('job', jobTraceLine(job)),
   });
   if (resolve(options.runDir).startsWith(join(workspace, STATE_DIR_NAME) + sep)) ensureStateDir(workspace);
@@ -134,7 +146,11 @@ function launch(options: RunOptions, saved: SavedState | null): RunHandle {
   // Lines written after the last save stay (they show what the killed process did); numbering continues after them.
   const firstIndex = nextTraceIndex(tracePath);
   let traceIndex = firstIndex;
-  const onLine = (line: TraceLine, text: string) => { traceIndex = line.i + 1; options.onTrace?.(line); options.onTraceLine?.(text); };
+  const onLine = (line: TraceLine, text: string) => {
+    traceIndex = line.i + 1;
+    options.onTrace?.(line);
+    options.onTraceLine?.(text);
+  };
   const trace: Tracer = openTracer(tracePath, options.secrets ?? [], { firstIndex, onLine });
   const transcript = saved ? Transcript.resume(runFile(options.runDir, 'record'), saved.recordLength) : new Transcript(runFile(options.runDir, 'record'));
   const journal = openCallJournal(runFile(options.runDir, 'journal'));
@@ -152,22 +168,42 @@ function launch(options: RunOptions, saved: SavedState | null): RunHandle {
   };
   const builder = new ViewBuilder();
   const record = () => transcript;
-  const machine = harnessMachineFor(rules, { guards: options.guards, actions: options.actions, ...(options.configPath ? { source: options.configPath } : {}) }).provide({
+  const machine = harnessMachineFor(rules, {
+    guards: options.guards,
+    actions: options.actions,
+    ...(options.configPath ? { source: options.configPath } : {}),
+  }).provide({
     actors: {
       // The model source's actor logic is typed by the source; the machine's slot wants its own placeholder's type.
       model: options.model.createActor(schemas, { note: ({ kind, ...data }) => trace.log(kind, data) }) as never,
       // A call's trace line is written with its journal entry: a resumed run reuses the result without tracing it again.
       tools: createToolRunner({
-        tools, toolContext, journal, secrets: options.secrets ?? [], onResult: (result, step) => { traceTool(trace, result, step); trace.flush(); },
+        tools,
+        toolContext,
+        journal,
+        secrets: options.secrets ?? [],
+        onResult: (result, step) => {
+          traceTool(trace, result, step);
+          trace.flush();
+        },
         onSecretsMasked: (findings, call, step) => trace.log('secrets_masked', { step, id: call.id, name: call.name, findings }),
       }),
       contextManager: createContextManagerActor({ record, builder, rules: rules.context }),
-      summarizer: createSummarizer({ record, builder, prompt: rules.messages.summaryPrompt, summarize: options.model.summarize, windowTokens: rules.context.windowTokens }),
+      summarizer: createSummarizer({
+        record,
+        builder,
+        prompt: rules.messages.summaryPrompt,
+        summarize: options.model.summarize,
+        windowTokens: rules.context.windowTokens,
+      }),
     },
   });
   const input: HarnessInput = {
-    task: options.task, testCmd: options.testCmd, model: options.model.name,
-    todo: readProgress(workspace) ?? [], overheadTokens: Math.ceil(toolSchemasJson(tools).length / rules.context.charsPerToken) + 8,
+    task: options.task,
+    testCmd: options.testCmd,
+    model: options.model.name,
+    todo: readProgress(workspace) ?? [],
+    overheadTokens: Math.ceil(toolSchemasJson(tools).length / rules.context.charsPerToken) + 8,
   };
   const startedAt = Date.now();
   const elapsed = () => (saved?.elapsedMs ?? 0) + (Date.now() - startedAt);
@@ -175,17 +211,36 @@ function launch(options: RunOptions, saved: SavedState | null): RunHandle {
   // Background jobs of the process this run continues died with it: the trace and the agent are told.
   const lostJobs = sandbox.takeLostJobs();
   const restored = saved ? restoreSnapshot(saved, describeLostJobs(lostJobs)) : undefined;
-  const actorRef = createActor(machine, { input, inspect: tracer.inspect, ...(restored ? { snapshot: restored as never } : {}), ...(options.clock ? { clock: options.clock } : {}) });
+  const actorRef = createActor(machine, {
+    input,
+    inspect: tracer.inspect,
+    // A persisted snapshot read from disk: XState types the option by the machine's own snapshot type.
+    ...(restored ? { snapshot: restored as never } : {}),
+    ...(options.clock ? { clock: options.clock } : {}),
+  });
   tracer.attach(actorRef, restored ? stateLabel((restored as { value: never }).value) : '');
   actorRef.on('record.append', (event) => transcript.append(event.messages));
 
   const save = () => {
     // With fsync on, the record and the journal reach the disk before a state that points past their ends could.
-    if (options.fsync !== false) { transcript.sync(); journal.sync(); }
+    if (options.fsync !== false) {
+      transcript.sync();
+      journal.sync();
+    }
+    // getPersistedSnapshot() is typed as a generic Snapshot; the harness context is in it.
     const persisted = actorRef.getPersistedSnapshot() as unknown as { context: HarnessContext };
-    saveState(runFile(options.runDir, 'state'), {
-      version: STATE_VERSION, savedAt: new Date().toISOString(), elapsedMs: elapsed(), recordLength: persisted.context.recordLength, traceIndex, snapshot: persisted,
-    }, { fsync: options.fsync !== false });
+    saveState(
+      runFile(options.runDir, 'state'),
+      {
+        version: STATE_VERSION,
+        savedAt: new Date().toISOString(),
+        elapsedMs: elapsed(),
+        recordLength: persisted.context.recordLength,
+        traceIndex,
+        snapshot: persisted,
+      },
+      { fsync: options.fsync !== false },
+    );
   };
   actorRef.subscribe({
     // The end of each machine step: write what it logged, and save the state at checkpoints.
@@ -199,15 +254,38 @@ function launch(options: RunOptions, saved: SavedState | null): RunHandle {
   });
 
   if (!saved && firstIndex > 0) {
-    trace.log('resume', { fromState: 'start', recordLength: 0, elapsedMs: 0, note: 'killed before the first step was saved; starting over', ...thisTraceWriter() });
+    trace.log('resume', {
+      fromState: 'start',
+      recordLength: 0,
+      elapsedMs: 0,
+      note: 'killed before the first step was saved; starting over',
+      ...thisTraceWriter(),
+    });
   } else if (!saved) {
     writeRunMeta(options.runDir, {
-      workspace, task: options.task, testCmd: options.testCmd, model: options.model.name, rules,
+      workspace,
+      task: options.task,
+      testCmd: options.testCmd,
+      model: options.model.name,
+      rules,
       ...(options.model.baseURL ? { baseURL: options.model.baseURL } : {}),
       ...(options.configPath ? { configPath: options.configPath } : {}),
       ...(options.tracePath ? { tracePath } : {}),
     });
-    trace.log('start', { version: TRACE_VERSION, task: options.task, testCmd: options.testCmd, model: options.model.name, endpoint: options.model.description, workspace, runDir: options.runDir, sandbox: sandbox.description, visibility: sandbox.visibility, tools: tools.map((tool) => tool.name), rules, ...thisTraceWriter() });
+    trace.log('start', {
+      version: TRACE_VERSION,
+      task: options.task,
+      testCmd: options.testCmd,
+      model: options.model.name,
+      endpoint: options.model.description,
+      workspace,
+      runDir: options.runDir,
+      sandbox: sandbox.description,
+      visibility: sandbox.visibility,
+      tools: tools.map((tool) => tool.name),
+      rules,
+      ...thisTraceWriter(),
+    });
   }
   if (saved) trace.log('resume', { fromState: tracer.label(), recordLength: saved.recordLength, elapsedMs: saved.elapsedMs, ...thisTraceWriter() });
   for (const job of lostJobs) trace.log('job', jobTraceLine(job));
@@ -239,8 +317,21 @@ function launch(options: RunOptions, saved: SavedState | null): RunHandle {
       if (tampered.length > 0) markUntrusted(workspace, tampered);
     }
   })();
-  const interrupt = () => { interrupted = true; actorRef.stop(); };
-  return { runDir: options.runDir, tracePath, sandbox: sandbox.description, sandboxMode: sandbox.mode.kind, machine, actor: actorRef, done, interrupt, tamperedRulesFiles: () => tampered };
+  const interrupt = () => {
+    interrupted = true;
+    actorRef.stop();
+  };
+  return {
+    runDir: options.runDir,
+    tracePath,
+    sandbox: sandbox.description,
+    sandboxMode: sandbox.mode.kind,
+    machine,
+    actor: actorRef,
+    done,
+    interrupt,
+    tamperedRulesFiles: () => tampered,
+  };
 }
 
 function realWorkspace(path: string): string {

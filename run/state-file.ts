@@ -39,6 +39,9 @@ export function saveState(path: string, state: SavedState, options: { fsync?: bo
 export function loadState(path: string): SavedState {
   if (!existsSync(path)) throw new UsageError(`no saved state at ${path}: is this a rein run directory?`);
   const state = JSON.parse(readFileSync(path, 'utf8')) as SavedState;
-  if (state.version !== STATE_VERSION) throw new UsageError(`${path}: saved by another rein version (state format ${String(state.version)}, this rein reads ${STATE_VERSION}); resume it with the rein that started it`);
+  if (state.version !== STATE_VERSION)
+    throw new UsageError(
+      `${path}: saved by another rein version (state format ${String(state.version)}, this rein reads ${STATE_VERSION}); resume it with the rein that started it`,
+    );
   return state;
 }

@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { redact } from '../lib/redact.js';
 import { TRACE_VERSION, type TraceData, type TraceKind, type TraceLine, type TraceRecord } from '../lib/trace-events.js';
-import { openLineWriter, readJsonLines, type LineWriter } from './jsonl.js';
+import { type LineWriter, openLineWriter, readJsonLines } from './jsonl.js';
 
 export { TRACE_VERSION, type TraceLine };
 
@@ -43,10 +43,14 @@ export function openTracer(path: string, secrets: (string | undefined)[] = [], o
       const text = JSON.stringify(line);
       const written = redactTraceLine(text, secrets);
       writer.write(written);
-      options.onLine?.(written === text ? line : JSON.parse(written) as TraceLine, written);
+      options.onLine?.(written === text ? line : (JSON.parse(written) as TraceLine), written);
     },
-    flush() { writer.flush(); },
-    close() { writer.close(); },
+    flush() {
+      writer.flush();
+    },
+    close() {
+      writer.close();
+    },
   };
 }
 

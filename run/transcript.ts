@@ -1,6 +1,6 @@
 import { closeSync, existsSync, openSync, readFileSync, readSync, truncateSync } from 'node:fs';
 import type { ChatMessage, MessageRecord } from '../context/messages.js';
-import { openLineWriter, type LineWriter } from './jsonl.js';
+import { type LineWriter, openLineWriter } from './jsonl.js';
 
 /** Newest messages kept in memory: a turn's worth and more, so the view builder never reads the file for new ones. */
 const RECENT = 64;
@@ -32,16 +32,23 @@ export class Transcript implements MessageRecord {
   private writer: LineWriter | null;
   private readonly keep: number;
 
-  constructor(private readonly path: string | null, options: { bytes?: number; recent?: number } = {}) {
+  constructor(
+    private readonly path: string | null,
+    options: { bytes?: number; recent?: number } = {},
+  ) {
     this.writer = path ? openLineWriter(path) : null;
     this.bytes = options.bytes ?? 0;
-    this.keep = path ? options.recent ?? RECENT : Number.POSITIVE_INFINITY;
+    this.keep = path ? (options.recent ?? RECENT) : Number.POSITIVE_INFINITY;
   }
 
-  get length(): number { return this.count; }
+  get length(): number {
+    return this.count;
+  }
 
   /** Messages held in memory (the rest are read back from the file). */
-  get held(): number { return this.head.length + this.recent.length; }
+  get held(): number {
+    return this.head.length + this.recent.length;
+  }
 
   append(messages: readonly ChatMessage[]): void {
     for (const message of messages) {
@@ -70,9 +77,16 @@ export class Transcript implements MessageRecord {
     return [...this.headPart(from, onDisk), ...read, ...this.recentPart(Math.max(onDisk + read.length, this.recentStart), to)];
   }
 
-  flush(): void { this.writer?.flush(); }
-  sync(): void { this.writer?.sync(); }
-  close(): void { this.writer?.close(); this.writer = null; }
+  flush(): void {
+    this.writer?.flush();
+  }
+  sync(): void {
+    this.writer?.sync();
+  }
+  close(): void {
+    this.writer?.close();
+    this.writer = null;
+  }
 
   /**
    * Opens a record written by an earlier process, keeping only its first
@@ -87,19 +101,17 @@ export class Transcript implements MessageRecord {
     }
     const transcript = new Transcript(null);
     let end = 0;
-    {
-      end = scanLines(path, 0, (line, offset) => {
-        if (transcript.count >= length) return false;
-        let message: ChatMessage;
-        try {
-          message = JSON.parse(line) as ChatMessage;
-        } catch {
-          throw new Error(`record ${path}: line ${transcript.count + 1} is not JSON; the saved state expects ${length} messages`);
-        }
-        transcript.remember(message, Buffer.byteLength(line) + 1, offset, RECENT);
-        return true;
-      });
-    }
+    end = scanLines(path, 0, (line, offset) => {
+      if (transcript.count >= length) return false;
+      let message: ChatMessage;
+      try {
+        message = JSON.parse(line) as ChatMessage;
+      } catch {
+        throw new Error(`record ${path}: line ${transcript.count + 1} is not JSON; the saved state expects ${length} messages`);
+      }
+      transcript.remember(message, Buffer.byteLength(line) + 1, offset, RECENT);
+      return true;
+    });
     if (transcript.count < length) throw new Error(`record ${path} has ${transcript.count} messages, the saved state expects ${length}`);
     truncateSync(path, end);
     const resumed = new Transcript(path, { bytes: end });
@@ -186,5 +198,10 @@ function scanLines(path: string, start: number, visit: (line: string, offset: nu
 
 /** Every message of a record file (tests, `runScripted`). */
 export function readRecord(path: string): ChatMessage[] {
-  return existsSync(path) ? readFileSync(path, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as ChatMessage) : [];
+  return existsSync(path)
+    ? readFileSync(path, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as ChatMessage)
+    : [];
 }

@@ -11,7 +11,10 @@ const docPath = new URL('../MUTATION.md', import.meta.url);
 
 /** `tools/**\/*.ts` → a RegExp on repo-relative paths. */
 function globToRegExp(glob) {
-  const source = glob.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*\*\//g, '(?:.*/)?').replace(/\*/g, '[^/]*');
+  const source = glob
+    .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+    .replace(/\*\*\//g, '(?:.*/)?')
+    .replace(/\*/g, '[^/]*');
   return new RegExp(`^${source}$`);
 }
 
@@ -27,11 +30,21 @@ for (const group of groups) {
   const detected = count('Killed', 'Timeout');
   const undetected = count('Survived', 'NoCoverage');
   const score = detected + undetected > 0 ? detected / (detected + undetected) : null;
-  rows.push([group.name, group.files.join(', '), mutants.length === 0 ? 'not in this report' : `${(score * 100).toFixed(1)}%`, detected, count('Survived'), count('NoCoverage'), count('Ignored'), count('CompileError', 'RuntimeError')]);
+  rows.push([
+    group.name,
+    group.files.join(', '),
+    mutants.length === 0 ? 'not in this report' : `${(score * 100).toFixed(1)}%`,
+    detected,
+    count('Survived'),
+    count('NoCoverage'),
+    count('Ignored'),
+    count('CompileError', 'RuntimeError'),
+  ]);
   for (const mutant of mutants) {
     const where = `${mutant.file.path}:${mutant.location.start.line}`;
     const original = mutant.file.lines[mutant.location.start.line - 1].trim();
-    if (mutant.status === 'Survived' || mutant.status === 'NoCoverage') alive.push(`- \`${where}\` ${mutant.mutatorName} (${mutant.status}): \`${oneLine(mutant.replacement)}\` in \`${oneLine(original)}\``);
+    if (mutant.status === 'Survived' || mutant.status === 'NoCoverage')
+      alive.push(`- \`${where}\` ${mutant.mutatorName} (${mutant.status}): \`${oneLine(mutant.replacement)}\` in \`${oneLine(original)}\``);
     if (mutant.status === 'Ignored') equivalent.push(`- \`${where}\` ${mutant.mutatorName}: ${oneLine(mutant.statusReason ?? 'no reason given')}`);
   }
 }
@@ -63,5 +76,8 @@ const block = [
 ].join('\n');
 const document = readFileSync(docPath, 'utf8');
 if (!document.includes('<!-- mutation:start -->')) throw new Error('MUTATION.md has no <!-- mutation:start --> marker');
-writeFileSync(docPath, document.replace(/<!-- mutation:start -->[\s\S]*<!-- mutation:end -->/, () => block));
+writeFileSync(
+  docPath,
+  document.replace(/<!-- mutation:start -->[\s\S]*<!-- mutation:end -->/, () => block),
+);
 console.log(`MUTATION.md: ${rows.length} groups, ${alive.length} undetected, ${equivalent.length} equivalent`);

@@ -11,8 +11,15 @@ const sections = readmeSections();
 let updated = readme;
 for (const [name, text] of Object.entries(sections)) {
   const marker = new RegExp(`<!-- ${name}:start -->[\\s\\S]*<!-- ${name}:end -->`);
-  if (!marker.test(updated)) { console.error(`README.md: no <!-- ${name}:start --> marker`); process.exitCode = 1; continue; }
+  if (!marker.test(updated)) {
+    console.error(`README.md: no <!-- ${name}:start --> marker`);
+    process.exitCode = 1;
+    continue;
+  }
   updated = updated.replace(marker, () => `<!-- ${name}:start -->\n${text}\n<!-- ${name}:end -->`);
 }
 if (updated === readme) console.log('README.md: generated sections already up to date');
-else { writeFileSync(path, updated); console.log('README.md: generated sections regenerated'); }
+else {
+  writeFileSync(path, updated);
+  console.log('README.md: generated sections regenerated');
+}

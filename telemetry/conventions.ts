@@ -141,4 +141,11 @@ export const EVENT = {
  * the time budget or a stop cut short;
  * on `execute_tool`, the outcome below.
  */
-export const TOOL_ERROR = { blocked: 'blocked', rejected: 'rejected', refused: 'refused', timeout: 'timeout', interrupted: 'interrupted', error: 'tool_error' } as const;
+export const TOOL_ERROR = {
+  blocked: 'blocked',
+  rejected: 'rejected',
+  refused: 'refused',
+  timeout: 'timeout',
+  interrupted: 'interrupted',
+  error: 'tool_error',
+} as const;

@@ -11,7 +11,10 @@ export interface LineEvent {
 
 /** A phase change, with the guard that decided it and the event it happened on. */
 export function phaseEvent(line: TraceLine, from: string, to: string): LineEvent {
-  return { name: EVENT.phase, attributes: defined({ [REIN.from]: from || undefined, [REIN.to]: to, [REIN.guard]: str(line.guard), [REIN.event]: str(line.event) }) };
+  return {
+    name: EVENT.phase,
+    attributes: defined({ [REIN.from]: from || undefined, [REIN.to]: to, [REIN.guard]: str(line.guard), [REIN.event]: str(line.event) }),
+  };
 }
 
 /**
@@ -23,32 +26,83 @@ export function phaseEvent(line: TraceLine, from: string, to: string): LineEvent
 export function runEvent(line: TraceLine, content: boolean): LineEvent | null {
   switch (line.kind) {
     case 'finish':
-      return { name: EVENT.gate, attributes: defined({ [REIN.gateAllowed]: bool(line.allowed), [REIN.gateWhy]: str(line.why), [REIN.gateGuard]: str(line.guard), [REIN.gateRefusals]: num(line.refusals), [REIN.step]: num(line.step) }) };
+      return {
+        name: EVENT.gate,
+        attributes: defined({
+          [REIN.gateAllowed]: bool(line.allowed),
+          [REIN.gateWhy]: str(line.why),
+          [REIN.gateGuard]: str(line.guard),
+          [REIN.gateRefusals]: num(line.refusals),
+          [REIN.step]: num(line.step),
+        }),
+      };
     case 'stall':
-      return { name: EVENT.stall, attributes: defined({
-        [REIN.stallRule]: str(line.rule), [REIN.stallLimit]: num(line.limit), [REIN.stallCount]: num(line.count), [REIN.stallFirings]: num(line.firings),
-        [REIN.stallMaxNudges]: num(line.maxNudges), [REIN.stallReason]: str(line.reason), [REIN.step]: num(line.step),
-        [REIN.message]: content ? str(line.message) : undefined,
-      }) };
+      return {
+        name: EVENT.stall,
+        attributes: defined({
+          [REIN.stallRule]: str(line.rule),
+          [REIN.stallLimit]: num(line.limit),
+          [REIN.stallCount]: num(line.count),
+          [REIN.stallFirings]: num(line.firings),
+          [REIN.stallMaxNudges]: num(line.maxNudges),
+          [REIN.stallReason]: str(line.reason),
+          [REIN.step]: num(line.step),
+          [REIN.message]: content ? str(line.message) : undefined,
+        }),
+      };
     case 'budget_warning':
-      return { name: EVENT.budgetWarning, attributes: defined({ [REIN.budget]: str(line.budget), [REIN.limit]: num(line.limit) ?? num(line.limitSeconds), [REIN.share]: num(line.share), [REIN.used]: num(line.used), [REIN.step]: num(line.step) }) };
+      return {
+        name: EVENT.budgetWarning,
+        attributes: defined({
+          [REIN.budget]: str(line.budget),
+          [REIN.limit]: num(line.limit) ?? num(line.limitSeconds),
+          [REIN.share]: num(line.share),
+          [REIN.used]: num(line.used),
+          [REIN.step]: num(line.step),
+        }),
+      };
     case 'rule_action':
-      return { name: EVENT.ruleAction, attributes: defined({
-        [REIN.action]: str(line.action), [REIN.problem]: str(line.problem), [REIN.step]: num(line.step),
-        [REIN.message]: content && Array.isArray(line.notices) ? line.notices.filter((notice) => typeof notice === 'string').join('\n') : undefined,
-      }) };
+      return {
+        name: EVENT.ruleAction,
+        attributes: defined({
+          [REIN.action]: str(line.action),
+          [REIN.problem]: str(line.problem),
+          [REIN.step]: num(line.step),
+          [REIN.message]: content && Array.isArray(line.notices) ? line.notices.filter((notice) => typeof notice === 'string').join('\n') : undefined,
+        }),
+      };
     case 'resume':
       return { name: EVENT.resume, attributes: defined({ [REIN.from]: str(line.fromState), [REIN.message]: str(line.note) }) };
     case 'job':
-      return { name: EVENT.job, attributes: defined({
-        [REIN.jobId]: str(line.id), [REIN.jobState]: str(line.state), [REIN.exitCode]: num(line.exitCode), [REIN.jobCause]: str(line.cause),
-        [REIN.command]: content ? str(line.command) : undefined,
-      }) };
+      return {
+        name: EVENT.job,
+        attributes: defined({
+          [REIN.jobId]: str(line.id),
+          [REIN.jobState]: str(line.state),
+          [REIN.exitCode]: num(line.exitCode),
+          [REIN.jobCause]: str(line.cause),
+          [REIN.command]: content ? str(line.command) : undefined,
+        }),
+      };
     case 'secrets_masked':
-      return { name: EVENT.secretsMasked, attributes: defined({
-        [REIN.step]: num(line.step), [REIN.secretKinds]: Array.isArray(line.findings) ? [...new Set(line.findings.map((finding) => String((finding as { kind?: unknown }).kind)))].join(',') : undefined,
-      }) };
-    case 'start': case 'transition': case 'model': case 'tool': case 'context': case 'retry': case 'end': case 'interrupted': case 'crash':
+      return {
+        name: EVENT.secretsMasked,
+        attributes: defined({
+          [REIN.step]: num(line.step),
+          [REIN.secretKinds]: Array.isArray(line.findings)
+            ? [...new Set(line.findings.map((finding) => String((finding as { kind?: unknown }).kind)))].join(',')
+            : undefined,
+        }),
+      };
+    case 'start':
+    case 'transition':
+    case 'model':
+    case 'tool':
+    case 'context':
+    case 'retry':
+    case 'end':
+    case 'interrupted':
+    case 'crash':
       return null;
     default:
       return { name: `${EVENT.unknownPrefix}${line.kind}`, attributes: defined({ [REIN.step]: num(line.step) }) };
@@ -59,16 +113,25 @@ export function runEvent(line: TraceLine, content: boolean): LineEvent | null {
 export function contextEvent(line: TraceLine): LineEvent {
   const before = record(line.before);
   const after = record(line.after);
-  return { name: EVENT.context, attributes: defined({
-    [REIN.contextAction]: str(line.action), [REIN.step]: num(line.step),
-    // A summary reports what it folded and what it wrote; a rejected prompt, its size and the window learnt.
-    [REIN.beforeChars]: num(before.chars) ?? num(line.foldedChars), [REIN.beforeTokens]: num(before.tokens) ?? num(line.rejectedTokens),
-    [REIN.afterChars]: num(after.chars) ?? num(line.summaryChars), [REIN.afterTokens]: num(after.tokens) ?? num(line.windowCap),
-    [REIN.error]: str(line.error),
-  }) };
+  return {
+    name: EVENT.context,
+    attributes: defined({
+      [REIN.contextAction]: str(line.action),
+      [REIN.step]: num(line.step),
+      // A summary reports what it folded and what it wrote; a rejected prompt, its size and the window learnt.
+      [REIN.beforeChars]: num(before.chars) ?? num(line.foldedChars),
+      [REIN.beforeTokens]: num(before.tokens) ?? num(line.rejectedTokens),
+      [REIN.afterChars]: num(after.chars) ?? num(line.summaryChars),
+      [REIN.afterTokens]: num(after.tokens) ?? num(line.windowCap),
+      [REIN.error]: str(line.error),
+    }),
+  };
 }
 
 /** A `retry` line (a request the endpoint failed, tried again) as an event on the `chat` span it delayed. */
 export function retryEvent(line: TraceLine): LineEvent {
-  return { name: EVENT.retry, attributes: defined({ [REIN.retryAttempt]: num(line.attempt), [REIN.retryDelayMs]: num(line.delayMs), [REIN.error]: str(line.error) }) };
+  return {
+    name: EVENT.retry,
+    attributes: defined({ [REIN.retryAttempt]: num(line.attempt), [REIN.retryDelayMs]: num(line.delayMs), [REIN.error]: str(line.error) }),
+  };
 }

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { ExportResultCode } from '@opentelemetry/core';
-import { InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace-base';
+import { InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace-base';
 import type { TraceRecord as TraceLine } from '../lib/trace-events.js';
 import { redactTraceLine } from '../run/trace.js';
 import { createOtlpExporter } from './otlp-exporter.js';
@@ -29,7 +29,11 @@ export interface TraceExport {
  *
  * @example const result = await exportTraceFile('run/trace.jsonl', settings, { secrets: [process.env.OPENAI_API_KEY], facts: { runId: 'run-1' } });
  */
-export async function exportTraceFile(path: string, settings: OtlpSettings, options: { secrets: (string | undefined)[]; facts: RunFacts }): Promise<TraceExport> {
+export async function exportTraceFile(
+  path: string,
+  settings: OtlpSettings,
+  options: { secrets: (string | undefined)[]; facts: RunFacts },
+): Promise<TraceExport> {
   const { lines, skipped } = parseTrace(redactTraceLine(readFileSync(path, 'utf8'), options.secrets));
   const collected = new InMemorySpanExporter();
   const { provider, tracer } = createTracing(settings, [new SimpleSpanProcessor(collected)]);

@@ -7,13 +7,13 @@ import { createSpanMapper } from './span-mapper.js';
 import { createTracing } from './tracing.js';
 
 /** What the live export's worker is started with. */
-export interface WorkerInput { settings: OtlpSettings; facts: RunFacts }
+export interface WorkerInput {
+  settings: OtlpSettings;
+  facts: RunFacts;
+}
 
 /** Messages from the worker: its first failure; every line mapped (the spans are then the collector's to take); the tally once flushed. */
-export type WorkerMessage =
-  | { type: 'failure'; error: string }
-  | { type: 'mapped' }
-  | { type: 'finished'; ended: number; exported: number; failed: number };
+export type WorkerMessage = { type: 'failure'; error: string } | { type: 'mapped' } | { type: 'finished'; ended: number; exported: number; failed: number };
 
 /** A bounded queue (spans beyond it are dropped, not held) and batches of up to 512 spans a request. */
 const QUEUE = { maxQueueSize: 2048, maxExportBatchSize: 512, scheduledDelayMillis: 1000 };
@@ -24,7 +24,14 @@ const port = parentPort!;
 const { settings, facts } = workerData as WorkerInput;
 const { exporter, tally } = createOtlpExporter(settings, (error) => port.postMessage({ type: 'failure', error } satisfies WorkerMessage));
 let ended = 0;
-const counter: SpanProcessor = { onStart: () => undefined, onEnd: () => { ended++; }, forceFlush: async () => undefined, shutdown: async () => undefined };
+const counter: SpanProcessor = {
+  onStart: () => undefined,
+  onEnd: () => {
+    ended++;
+  },
+  forceFlush: async () => undefined,
+  shutdown: async () => undefined,
+};
 const batches = new BatchSpanProcessor(exporter, { ...QUEUE, exportTimeoutMillis: settings.timeoutMs + 1000 });
 const { provider, tracer } = createTracing(settings, [counter, batches]);
 const mapper = createSpanMapper(tracer, { content: settings.content, facts });
@@ -46,7 +53,10 @@ port.on('message', (message: { type: 'lines'; texts: string[] } | { type: 'finis
   }
   mapper.close();
   port.postMessage({ type: 'mapped' } satisfies WorkerMessage);
-  void provider.forceFlush().catch(() => undefined).then(() => {
-    port.postMessage({ type: 'finished', ended, exported: tally.exported, failed: tally.failed } satisfies WorkerMessage);
-  });
+  void provider
+    .forceFlush()
+    .catch(() => undefined)
+    .then(() => {
+      port.postMessage({ type: 'finished', ended, exported: tally.exported, failed: tally.failed } satisfies WorkerMessage);
+    });
 });

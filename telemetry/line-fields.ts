@@ -17,7 +17,7 @@ export function bool(value: unknown): boolean | undefined {
 }
 
 export function record(value: unknown): Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? value as Record<string, unknown> : {};
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
 }
 
 /** Attributes without the undefined ones (the SDK warns on them). */

@@ -47,23 +47,45 @@ export function startLiveExport(settings: OtlpSettings, options: LiveExportOptio
   // Messages can arrive together (several in one turn of the event loop): each is kept until awaited.
   const received = new Map<string, WorkerMessage>();
   // No inherited Node flags: the worker runs compiled JavaScript, whatever the process was started with (--input-type, --inspect…).
-  const worker = new Worker(new URL('./export-worker.js', import.meta.url), { workerData: { settings, facts: options.facts } satisfies WorkerInput, execArgv: [] });
+  const worker = new Worker(new URL('./export-worker.js', import.meta.url), {
+    workerData: { settings, facts: options.facts } satisfies WorkerInput,
+    execArgv: [],
+  });
   worker.unref();
   worker.on('message', (message: WorkerMessage) => {
     if (message.type === 'failure') warnOnce(`could not send spans to ${target} (${message.error}); the run goes on without them`);
-    else { received.set(message.type, message); finished?.(message); }
+    else {
+      received.set(message.type, message);
+      finished?.(message);
+    }
   });
-  worker.on('error', (error) => { alive = false; warnOnce(`the span export stopped (${error.message}); the run goes on without it`); finished?.('stopped'); });
-  worker.on('exit', () => { alive = false; finished?.('stopped'); });
+  worker.on('error', (error) => {
+    alive = false;
+    warnOnce(`the span export stopped (${error.message}); the run goes on without it`);
+    finished?.('stopped');
+  });
+  worker.on('exit', () => {
+    alive = false;
+    finished?.('stopped');
+  });
 
   /** The worker's next message of this type, 'stopped' if it died, null after `timeoutMs`. */
   function next<T extends 'mapped' | 'finished'>(type: T, timeoutMs: number, send?: () => void) {
     return new Promise<Extract<WorkerMessage, { type: T }> | 'stopped' | null>((resolve) => {
       send?.();
       const early = received.get(type);
-      if (early) { resolve(early as Extract<WorkerMessage, { type: T }>); return; }
-      if (!alive) { resolve('stopped'); return; }
-      const timer = setTimeout(() => { finished = null; resolve(null); }, timeoutMs);
+      if (early) {
+        resolve(early as Extract<WorkerMessage, { type: T }>);
+        return;
+      }
+      if (!alive) {
+        resolve('stopped');
+        return;
+      }
+      const timer = setTimeout(() => {
+        finished = null;
+        resolve(null);
+      }, timeoutMs);
       finished = (message) => {
         if (message !== 'stopped' && message.type !== type) return;
         clearTimeout(timer);
@@ -96,7 +118,9 @@ export function startLiveExport(settings: OtlpSettings, options: LiveExportOptio
         warnOnce('the span export stopped before the run ended; spans are lost (the run is not affected)');
       } else if (outcome === null) {
         const waited = mapped === null ? MAPPING_TIMEOUT_MS : timeoutMs;
-        warnOnce(`${mapped === null ? 'the span export' : target} did not finish within ${waited / 1000} s; the last spans are dropped (the run is not affected)`);
+        warnOnce(
+          `${mapped === null ? 'the span export' : target} did not finish within ${waited / 1000} s; the last spans are dropped (the run is not affected)`,
+        );
       } else if (outcome.type === 'finished' && outcome.exported < outcome.ended) {
         warnOnce(`${outcome.ended - outcome.exported} of ${outcome.ended} spans did not reach ${target}`);
       }

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
-import { ExportResultCode, type ExportResult } from '@opentelemetry/core';
+import { type ExportResult, ExportResultCode } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { resourceFromAttributes, type Resource } from '@opentelemetry/resources';
+import { type Resource, resourceFromAttributes } from '@opentelemetry/resources';
 import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { GENERAL, SCHEMA_URL } from './conventions.js';
 import type { OtlpSettings } from './otlp-settings.js';
@@ -55,7 +55,10 @@ export function createOtlpExporter(settings: OtlpSettings, onFirstFailure?: (err
 
 /** service.name, service.version and OTEL_RESOURCE_ATTRIBUTES, under the pinned conventions' schema. */
 export function createResource(settings: OtlpSettings): Resource {
-  return resourceFromAttributes({ ...settings.resource, [GENERAL.serviceVersion]: settings.resource[GENERAL.serviceVersion] ?? reinVersion() }, { schemaUrl: SCHEMA_URL });
+  return resourceFromAttributes(
+    { ...settings.resource, [GENERAL.serviceVersion]: settings.resource[GENERAL.serviceVersion] ?? reinVersion() },
+    { schemaUrl: SCHEMA_URL },
+  );
 }
 
 function describe(error: Error | undefined): string {

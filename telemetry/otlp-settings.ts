@@ -46,13 +46,16 @@ const DEFAULT_TIMEOUT_MS = 10_000;
  */
 export async function resolveOtlpSettings(input: SettingsInput): Promise<OtlpSettings | null> {
   const { env } = input;
-  const url = input.url !== undefined ? tracesUrl(input.url, input.flag ?? '--otel') : checkedEnvUrl(env, input.onEnvProblem) ?? input.fallbackUrl;
+  const url = input.url !== undefined ? tracesUrl(input.url, input.flag ?? '--otel') : (checkedEnvUrl(env, input.onEnvProblem) ?? input.fallbackUrl);
   if (url === undefined) return null;
   // Loaded only when there is an export: every run's start-up would pay for it otherwise.
   const { parseKeyPairsIntoRecord } = await import('@opentelemetry/core');
   const notes: string[] = [];
   const protocol = (env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? env.OTEL_EXPORTER_OTLP_PROTOCOL ?? '').trim();
-  if (protocol === 'grpc') notes.push(`OTEL_EXPORTER_OTLP_PROTOCOL=grpc is not supported: rein sends OTLP over HTTP (JSON bodies) to ${displayUrl(url)}; point it at the collector's HTTP port (4318)`);
+  if (protocol === 'grpc')
+    notes.push(
+      `OTEL_EXPORTER_OTLP_PROTOCOL=grpc is not supported: rein sends OTLP over HTTP (JSON bodies) to ${displayUrl(url)}; point it at the collector's HTTP port (4318)`,
+    );
   const resource = { ...parseKeyPairsIntoRecord(env.OTEL_RESOURCE_ATTRIBUTES) };
   resource['service.name'] = env.OTEL_SERVICE_NAME?.trim() || resource['service.name'] || 'rein';
   return {
@@ -89,7 +92,12 @@ function checkedEnvUrl(env: NodeJS.ProcessEnv, onProblem: SettingsInput['onEnvPr
 
 function envUrl(env: NodeJS.ProcessEnv): string | undefined {
   if (env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true') return undefined;
-  if (env.OTEL_TRACES_EXPORTER?.split(',').map((name) => name.trim()).includes('none')) return undefined;
+  if (
+    env.OTEL_TRACES_EXPORTER?.split(',')
+      .map((name) => name.trim())
+      .includes('none')
+  )
+    return undefined;
   const traces = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim();
   if (traces) return checkedUrl(traces, 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT');
   const base = env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim();

@@ -1,12 +1,12 @@
 import { basename } from 'node:path';
-import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span, type Tracer } from '@opentelemetry/api';
+import { type Attributes, type Context, ROOT_CONTEXT, type Span, SpanKind, SpanStatusCode, type Tracer, trace } from '@opentelemetry/api';
 import type { TraceRecord as TraceLine } from '../lib/trace-events.js';
-import { chatAttributes, finishAttributes, modelScope, toolAttributes, type CallScope } from './call-attributes.js';
+import { type CallScope, chatAttributes, finishAttributes, modelScope, toolAttributes } from './call-attributes.js';
 import { AGENT_NAME, GENERAL, OPERATION, PROVIDER, REIN } from './conventions.js';
-import { endpointFacts, type EndpointFacts } from './endpoint-facts.js';
-import { contextEvent, phaseEvent, retryEvent, runEvent, type LineEvent } from './event-attributes.js';
+import { type EndpointFacts, endpointFacts } from './endpoint-facts.js';
+import { contextEvent, type LineEvent, phaseEvent, retryEvent, runEvent } from './event-attributes.js';
 import { hrTime, num, phaseOf, str } from './line-fields.js';
-import { runEndAttributes, runStartAttributes, runStopAttributes, type RunEnding, type RunFacts } from './run-attributes.js';
+import { type RunEnding, type RunFacts, runEndAttributes, runStartAttributes, runStopAttributes } from './run-attributes.js';
 
 export interface SpanMapperOptions {
   /** Export message contents, tool arguments and results (the conventions' opt-in attributes). */
@@ -22,8 +22,13 @@ export interface SpanMapper {
   close(): void;
 }
 
-interface OpenRun { span: Span; context: Context }
-interface FinishCall { id?: string }
+interface OpenRun {
+  span: Span;
+  context: Context;
+}
+interface FinishCall {
+  id?: string;
+}
 
 /**
  * Turns rein trace lines into OpenTelemetry GenAI spans: one `invoke_agent rein`
@@ -56,11 +61,21 @@ export function createSpanMapper(tracer: Tracer, options: SpanMapperOptions): Sp
 
   function openRun(at: number, start: TraceLine | null, resumed: boolean) {
     const attributes = runStartAttributes(facts, endpoint, start, options.content);
-    const span = tracer.startSpan(`${OPERATION.invokeAgent} ${AGENT_NAME}`, {
-      kind: SpanKind.INTERNAL, startTime: hrTime(at), attributes: resumed ? { ...attributes, [REIN.runResumed]: true } : attributes,
-    }, ROOT_CONTEXT);
+    const span = tracer.startSpan(
+      `${OPERATION.invokeAgent} ${AGENT_NAME}`,
+      {
+        kind: SpanKind.INTERNAL,
+        startTime: hrTime(at),
+        attributes: resumed ? { ...attributes, [REIN.runResumed]: true } : attributes,
+      },
+      ROOT_CONTEXT,
+    );
     run = { span, context: trace.setSpan(ROOT_CONTEXT, span) };
-    state = ''; thinkAt = undefined; lastCallEnd = undefined; finishCalls = []; pending = [];
+    state = '';
+    thinkAt = undefined;
+    lastCallEnd = undefined;
+    finishCalls = [];
+    pending = [];
   }
 
   function endRun(at: number, ending: RunEnding) {
@@ -82,7 +97,12 @@ export function createSpanMapper(tracer: Tracer, options: SpanMapperOptions): Sp
 
   function onModel(line: TraceLine) {
     const ms = num(line.ms);
-    const span = child(`${OPERATION.chat} ${facts.model ?? ''}`.trim(), chatKind(), ms !== undefined ? line.t - ms / 1000 : thinkAt ?? line.t, chatAttributes(line, scope()));
+    const span = child(
+      `${OPERATION.chat} ${facts.model ?? ''}`.trim(),
+      chatKind(),
+      ms !== undefined ? line.t - ms / 1000 : (thinkAt ?? line.t),
+      chatAttributes(line, scope()),
+    );
     callPhase = phaseOf(state);
     finishCalls = (Array.isArray(line.tool_calls) ? line.tool_calls : [])
       .filter((call) => (call as { function?: { name?: unknown } }).function?.name === 'finish')
@@ -92,7 +112,7 @@ export function createSpanMapper(tracer: Tracer, options: SpanMapperOptions): Sp
 
   /** A model call that ended without a reply: failed (its error's class is the type), or cut short (`timeout`, `cancelled`). */
   function onFailedModel(line: TraceLine, cutShort?: string) {
-    const error = cutShort ? `the call was cut short (${cutShort})` : str(line.error) ?? 'model call failed';
+    const error = cutShort ? `the call was cut short (${cutShort})` : (str(line.error) ?? 'model call failed');
     const type = cutShort ?? /^([A-Za-z_][\w.]*)(?::|\s|$)/.exec(error)?.[1] ?? '_OTHER';
     const span = child(`${OPERATION.chat} ${facts.model ?? ''}`.trim(), chatKind(), thinkAt ?? line.t, { ...modelScope(scope()), [GENERAL.errorType]: type });
     endCall(span, line.t, type, error);
@@ -140,7 +160,8 @@ export function createSpanMapper(tracer: Tracer, options: SpanMapperOptions): Sp
     if (typeof entry.t !== 'number' || typeof entry.kind !== 'string') return;
     if (entry.kind === 'start' || entry.kind === 'resume') {
       if (run) endRun(lastAt ?? entry.t, runStopAttributes('unfinished', 'the process stopped here without an end line; a later segment resumed it'));
-      if (entry.kind === 'start') onStart(entry); else openRun(entry.t, null, true);
+      if (entry.kind === 'start') onStart(entry);
+      else openRun(entry.t, null, true);
     } else if (!run) {
       // A trace cut before its start line still shows its calls; lines after an end have no run to go to.
       if (ended) return;
@@ -150,22 +171,45 @@ export function createSpanMapper(tracer: Tracer, options: SpanMapperOptions): Sp
     const event = runEvent(entry, options.content);
     if (event) run!.span.addEvent(event.name, event.attributes, hrTime(entry.t));
     switch (entry.kind) {
-      case 'transition': onTransition(entry); break;
-      case 'model': onModel(entry); break;
-      case 'tool': onTool(entry); break;
-      case 'finish': onFinish(entry); break;
-      case 'context': pending.push({ ...contextEvent(entry), at: entry.t }); break;
-      case 'retry': pending.push({ ...retryEvent(entry), at: entry.t }); break;
-      case 'end': endRun(entry.t, runEndAttributes(entry, options.content)); break;
-      case 'interrupted': if (state.endsWith('.think') && thinkAt !== undefined) onFailedModel(entry, 'cancelled'); endRun(entry.t, runStopAttributes('interrupted', `interrupted in ${str(entry.state) ?? 'an unknown state'}`)); break;
-      case 'crash': endRun(entry.t, runStopAttributes('crashed', str(entry.error) ?? 'crashed')); break;
+      case 'transition':
+        onTransition(entry);
+        break;
+      case 'model':
+        onModel(entry);
+        break;
+      case 'tool':
+        onTool(entry);
+        break;
+      case 'finish':
+        onFinish(entry);
+        break;
+      case 'context':
+        pending.push({ ...contextEvent(entry), at: entry.t });
+        break;
+      case 'retry':
+        pending.push({ ...retryEvent(entry), at: entry.t });
+        break;
+      case 'end':
+        endRun(entry.t, runEndAttributes(entry, options.content));
+        break;
+      case 'interrupted':
+        if (state.endsWith('.think') && thinkAt !== undefined) onFailedModel(entry, 'cancelled');
+        endRun(entry.t, runStopAttributes('interrupted', `interrupted in ${str(entry.state) ?? 'an unknown state'}`));
+        break;
+      case 'crash':
+        endRun(entry.t, runStopAttributes('crashed', str(entry.error) ?? 'crashed'));
+        break;
     }
   }
 
   return {
     line,
     close() {
-      if (run) endRun(lastAt ?? Date.now() / 1000, runStopAttributes('unfinished', 'the trace stops here without an end line (the process was killed, or is still running)'));
+      if (run)
+        endRun(
+          lastAt ?? Date.now() / 1000,
+          runStopAttributes('unfinished', 'the trace stops here without an end line (the process was killed, or is still running)'),
+        );
     },
   };
 }

@@ -10,21 +10,22 @@
  *   `assertFullCoverage` does both and rejects naming every untaken transition,
  *   unreachable state and path that does not replay.
  */
-export { probeHarness, type ProbeStep } from './probe.js';
-export { runScripted, type ScriptedRunOptions, type ScriptedRunResult } from './run-scripted.js';
-export { blocked, edited, interrupted, ran, read, rejectedEdit, searched, todo, toolError, type ResultSpec } from './results.js';
+
 export { call, createScriptedModel, reply, type Script, type ScriptedCall, type ScriptedReply } from '../actors/scripted-model.js';
-export { createHarnessMachine } from '../machines/harness-machine.js';
-export { builtInActions, type RuleAction, type RuleActionEffect, type RuleActionRegistry } from '../machines/rule-actions.js';
-export { defaultRules, rulesSchema, type Rules, type RulesInput } from '../rules/schema.js';
-export { PRESETS, findPreset, type Preset } from '../rules/presets.js';
+export { type LoadedRules, loadRules } from '../config/load-rules.js';
+export { assertFullCoverage, type CoverageCheck, checkCoverage } from '../coverage/check.js';
+export { type CoverageReport, coverTransitions, formatCoverage, listTransitions, type TransitionInfo, type Witness } from '../coverage/explore.js';
+export { confirmWithScriptedActors, replayWithScriptedActors } from '../coverage/replay.js';
 export { BUILT_IN_GUARDS } from '../machines/guards/catalogue.js';
 export type { GuardView } from '../machines/guards/guard-view.js';
 export type { GuardDefinition, GuardFunction, GuardParams, GuardRegistry } from '../machines/guards/registry.js';
+export { createHarnessMachine } from '../machines/harness-machine.js';
+export { builtInActions, type RuleAction, type RuleActionEffect, type RuleActionRegistry } from '../machines/rule-actions.js';
+export { findPreset, PRESETS, type Preset } from '../rules/presets.js';
+export { defaultRules, type Rules, type RulesInput, rulesSchema } from '../rules/schema.js';
 export { defaultTools } from '../tools/index.js';
-export { startOpenAIStub, type OpenAIStub, type StubAnswer, type StubRequest } from './openai-stub.js';
-export { coverTransitions, formatCoverage, listTransitions, type CoverageReport, type TransitionInfo, type Witness } from '../coverage/explore.js';
-export { confirmWithScriptedActors, replayWithScriptedActors } from '../coverage/replay.js';
-export { assertFullCoverage, checkCoverage, type CoverageCheck } from '../coverage/check.js';
-export { loadRules, type LoadedRules } from '../config/load-rules.js';
+export { type OpenAIStub, type StubAnswer, type StubRequest, startOpenAIStub } from './openai-stub.js';
+export { type ProbeStep, probeHarness } from './probe.js';
+export { blocked, edited, interrupted, type ResultSpec, ran, read, rejectedEdit, searched, todo, toolError } from './results.js';
+export { runScripted, type ScriptedRunOptions, type ScriptedRunResult } from './run-scripted.js';
 export { makeTempDir, removeTempDirs } from './temp-dir.js';

@@ -16,7 +16,12 @@ export interface StubRequest {
 
 /** What the stub answers: a reply, or a raw HTTP response (status, headers, body) to simulate faults. */
 export type StubAnswer =
-  | { content?: string | null; toolCalls?: Array<{ name: string; arguments: unknown; id?: string }>; usage?: { prompt_tokens: number; completion_tokens: number; cached_tokens?: number }; finishReason?: string }
+  | {
+      content?: string | null;
+      toolCalls?: Array<{ name: string; arguments: unknown; id?: string }>;
+      usage?: { prompt_tokens: number; completion_tokens: number; cached_tokens?: number };
+      finishReason?: string;
+    }
   | { status: number; body: string; headers?: Record<string, string>; delayMs?: number }
   | { hang: true }
   | { reset: true };
@@ -46,7 +51,10 @@ export async function startOpenAIStub(handler: (request: StubRequest, index: num
       response.end(JSON.stringify({ error: { message: `stub handler failed: ${(error as Error).message}` } }));
     }
   });
-  server.on('connection', (socket) => { sockets.add(socket); socket.on('close', () => sockets.delete(socket)); });
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
 
   async function route(incoming: IncomingMessage, response: ServerResponse) {
     if (incoming.method === 'GET' && incoming.url?.endsWith('/models')) {
@@ -59,7 +67,10 @@ export async function startOpenAIStub(handler: (request: StubRequest, index: num
     const index = requests.push(request) - 1;
     const answer = await handler(request, index);
     if ('hang' in answer) return;
-    if ('reset' in answer) { incoming.socket.destroy(); return; }
+    if ('reset' in answer) {
+      incoming.socket.destroy();
+      return;
+    }
     if ('status' in answer) {
       if (answer.delayMs) await new Promise((resolve) => setTimeout(resolve, answer.delayMs));
       response.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers });
@@ -75,20 +86,39 @@ export async function startOpenAIStub(handler: (request: StubRequest, index: num
   return {
     url: `http://127.0.0.1:${port}/v1`,
     requests,
-    close: () => new Promise((resolve) => { for (const socket of sockets) socket.destroy(); server.close(() => resolve()); }),
+    close: () =>
+      new Promise((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
   };
 }
 
 function completion(model: string, answer: Extract<StubAnswer, { content?: unknown }>, index: number) {
   const toolCalls: ToolCall[] = (answer.toolCalls ?? []).map((call, position) => ({
-    id: call.id ?? `call_${index}_${position}`, type: 'function',
+    id: call.id ?? `call_${index}_${position}`,
+    type: 'function',
     function: { name: call.name, arguments: typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments) },
   }));
   const usage = answer.usage ?? { prompt_tokens: 100, completion_tokens: 20 };
   return {
-    id: `chatcmpl-${index}`, object: 'chat.completion', created: 0, model,
-    choices: [{ index: 0, finish_reason: answer.finishReason ?? (toolCalls.length > 0 ? 'tool_calls' : 'stop'), message: { role: 'assistant', content: answer.content ?? null, ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}) } }],
-    usage: { prompt_tokens: usage.prompt_tokens, completion_tokens: usage.completion_tokens, total_tokens: usage.prompt_tokens + usage.completion_tokens, prompt_tokens_details: { cached_tokens: usage.cached_tokens ?? 0 } },
+    id: `chatcmpl-${index}`,
+    object: 'chat.completion',
+    created: 0,
+    model,
+    choices: [
+      {
+        index: 0,
+        finish_reason: answer.finishReason ?? (toolCalls.length > 0 ? 'tool_calls' : 'stop'),
+        message: { role: 'assistant', content: answer.content ?? null, ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}) },
+      },
+    ],
+    usage: {
+      prompt_tokens: usage.prompt_tokens,
+      completion_tokens: usage.completion_tokens,
+      total_tokens: usage.prompt_tokens + usage.completion_tokens,
+      prompt_tokens_details: { cached_tokens: usage.cached_tokens ?? 0 },
+    },
   };
 }
 

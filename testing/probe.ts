@@ -1,16 +1,16 @@
-import { transition, type StateValue } from 'xstate';
+import { type StateValue, transition } from 'xstate';
+import type { ScriptedReply } from '../actors/scripted-model.js';
 import type { ChatMessage, ToolCall } from '../context/messages.js';
+import type { MachineNote } from '../lib/trace-events.js';
 import type { ContextOutput } from '../machines/actor-contracts.js';
 import type { HarnessMachine } from '../machines/harness-machine.js';
 import { initialContext } from '../machines/initial-context.js';
 import { stateLabel } from '../machines/introspection.js';
-import type { MachineNote } from '../lib/trace-events.js';
+import { normalizeCalls } from '../machines/turn-cycle.js';
 import type { HarnessContext, HarnessEmitted, ModelReply, ToolsOutput } from '../machines/types.js';
 import type { Rules } from '../rules/schema.js';
-import type { ScriptedReply } from '../actors/scripted-model.js';
-import { normalizeCalls } from '../machines/turn-cycle.js';
-import type { ResultSpec } from './results.js';
 import { firstValidFinish } from '../tools/finish.js';
+import type { ResultSpec } from './results.js';
 
 type Snapshot = ReturnType<HarnessMachine['resolveState']>;
 
@@ -40,16 +40,27 @@ export interface ProbeStep {
  * expect(step.state).toBe('fix.compact');
  */
 export function probeHarness(machine: HarnessMachine, rules: Rules, options: { at?: string; context?: Partial<HarnessContext>; testCmd?: string } = {}) {
-  const base = initialContext({ task: 'the task', testCmd: options.testCmd ?? 'npm test', ...(options.context?.model ? { model: options.context.model } : {}) }, rules);
+  const base = initialContext(
+    { task: 'the task', testCmd: options.testCmd ?? 'npm test', ...(options.context?.model ? { model: options.context.model } : {}) },
+    rules,
+  );
   const at = options.at ?? `${base.phase}.think`;
-  let snapshot: Snapshot = machine.resolveState({ value: toValue(at), context: { ...base, recordLength: 2, phase: at.split('.')[0] as HarnessContext['phase'], ...options.context } });
+  let snapshot: Snapshot = machine.resolveState({
+    value: toValue(at),
+    context: { ...base, recordLength: 2, phase: at.split('.')[0] as HarnessContext['phase'], ...options.context },
+  });
 
   const apply = (event: unknown): ProbeStep => {
+    // Probes send any event a test builds; XState types transition() by the machine's own event union.
     const [next, actions] = transition(machine, snapshot, event as never);
     snapshot = next;
-    const emitted = (actions as Array<{ type: string; params?: unknown }>).filter((action) => action.type === 'xstate.emit').map((action) => (action.params as { event: HarnessEmitted }).event);
+    const emitted = (actions as Array<{ type: string; params?: unknown }>)
+      .filter((action) => action.type === 'xstate.emit')
+      .map((action) => (action.params as { event: HarnessEmitted }).event);
     return {
-      state: stateLabel(next.value), context: next.context, emitted,
+      state: stateLabel(next.value),
+      context: next.context,
+      emitted,
       appended: emitted.flatMap((event) => (event.type === 'record.append' ? event.messages : [])),
       notes: emitted.flatMap((event) => (event.type === 'harness.note' ? [event.note] : [])),
     };
@@ -62,14 +73,28 @@ export function probeHarness(machine: HarnessMachine, rules: Rules, options: { a
   };
 
   return {
-    get snapshot() { return snapshot; },
-    get state() { return stateLabel(snapshot.value); },
-    get context() { return snapshot.context; },
+    get snapshot() {
+      return snapshot;
+    },
+    get state() {
+      return stateLabel(snapshot.value);
+    },
+    get context() {
+      return snapshot.context;
+    },
     /** The model actor finished with this reply (usage optional). */
     reply(scripted: ScriptedReply, usage: Partial<ModelReply['usage']> = {}): ProbeStep {
       expectState('reply', '.think', 'a model call runs in a *.think state (from *.compact, call contextReady() first)');
       if (scripted instanceof Error) return apply({ type: 'xstate.error.actor.model', error: scripted });
-      const message = { role: 'assistant' as const, content: scripted.content ?? null, tool_calls: (scripted.calls ?? []).map((call, index) => ({ id: call.id ?? `call_${index}`, type: 'function' as const, function: { name: call.name, arguments: typeof call.args === 'string' ? call.args : JSON.stringify(call.args ?? {}) } })) };
+      const message = {
+        role: 'assistant' as const,
+        content: scripted.content ?? null,
+        tool_calls: (scripted.calls ?? []).map((call, index) => ({
+          id: call.id ?? `call_${index}`,
+          type: 'function' as const,
+          function: { name: call.name, arguments: typeof call.args === 'string' ? call.args : JSON.stringify(call.args ?? {}) },
+        })),
+      };
       return apply({ type: 'xstate.done.actor.model', output: { message, usage: { promptTokens: 100, completionTokens: 10, cachedTokens: 0, ...usage } } });
     },
     /** The tool actor finished with these results (ids are taken from the pending calls); `finish` stops at a finish call. */
@@ -79,7 +104,13 @@ export function probeHarness(machine: HarnessMachine, rules: Rules, options: { a
       const pending = context.calls.length > 0 ? context.calls.slice(context.cursor) : normalizeCalls({ role: 'assistant', content: null }, context.step);
       checkResults(results, pending, finish !== undefined);
       const output: ToolsOutput = {
-        results: results.map((spec, index) => ({ id: pending[index]?.id ?? `call_${context.step}_${index}`, name: spec.name, args: spec.args ?? {}, outcome: spec.outcome, ms: 1 })),
+        results: results.map((spec, index) => ({
+          id: pending[index]?.id ?? `call_${context.step}_${index}`,
+          name: spec.name,
+          args: spec.args ?? {},
+          outcome: spec.outcome,
+          ms: 1,
+        })),
         finish: finish ?? null,
       };
       return apply({ type: 'xstate.done.actor.tools', output });
@@ -87,7 +118,15 @@ export function probeHarness(machine: HarnessMachine, rules: Rules, options: { a
     /** The context manager finished: by default the view fits and nothing changed. */
     contextReady(overrides: Partial<ContextOutput> = {}): ProbeStep {
       const context = snapshot.context;
-      const output: ContextOutput = { contextState: context.contextState, messages: [], tokens: 1000, action: 'none', before: { chars: 4000, tokens: 1000 }, chars: 4000, ...overrides };
+      const output: ContextOutput = {
+        contextState: context.contextState,
+        messages: [],
+        tokens: 1000,
+        action: 'none',
+        before: { chars: 4000, tokens: 1000 },
+        chars: 4000,
+        ...overrides,
+      };
       return apply({ type: 'xstate.done.actor.contextManager', output });
     },
     /** Any other event: the clock (`clock.expired`), an actor error, a summary. */
@@ -110,12 +149,16 @@ function toValue(label: string): StateValue {
 function checkResults(results: readonly ResultSpec[], pendingCalls: readonly ToolCall[], finishing: boolean): void {
   const pending = pendingCalls.map((call) => call.function.name);
   const finishAt = firstValidFinish(pendingCalls)?.index ?? -1;
-  if (finishing && finishAt < 0) throw new Error(`probe.tools(): a finish was given, but the pending calls (${pending.join(', ') || 'none'}) have no finish with valid arguments`);
+  if (finishing && finishAt < 0)
+    throw new Error(`probe.tools(): a finish was given, but the pending calls (${pending.join(', ') || 'none'}) have no finish with valid arguments`);
   const expected = finishAt >= 0 ? finishAt : pending.length;
   if (results.length !== expected) {
-    throw new Error(`probe.tools(): ${results.length} result(s) for ${expected} call(s) (${pending.slice(0, expected).join(', ') || 'none'}${finishAt >= 0 ? ', before the finish' : ''})`);
+    throw new Error(
+      `probe.tools(): ${results.length} result(s) for ${expected} call(s) (${pending.slice(0, expected).join(', ') || 'none'}${finishAt >= 0 ? ', before the finish' : ''})`,
+    );
   }
-  if (finishAt >= 0 && !finishing) throw new Error(`probe.tools(): call ${finishAt + 1} is a finish; the tool actor reports it, so pass its summary: probe.tools(results, { summary })`);
+  if (finishAt >= 0 && !finishing)
+    throw new Error(`probe.tools(): call ${finishAt + 1} is a finish; the tool actor reports it, so pass its summary: probe.tools(results, { summary })`);
   results.forEach((result, index) => {
     if (result.name !== pending[index]) throw new Error(`probe.tools(): result ${index + 1} is for ${result.name}, but call ${index + 1} is ${pending[index]}`);
   });

@@ -1,4 +1,4 @@
-import type { ToolEffect, ToolOutcome, TodoItem } from '../tools/types.js';
+import type { TodoItem, ToolEffect, ToolOutcome } from '../tools/types.js';
 
 /** A tool result for a transition test, without running the tool. `name` and `args` identify the action. */
 export interface ResultSpec {
@@ -17,7 +17,11 @@ const outcome = (content: string, ok: boolean, effect: ToolEffect): ToolOutcome 
  */
 export function edited(path: string, versions?: { before: string; after: string }): ResultSpec {
   const echo = versions ? `Edit applied.\n[${path} @ ${versions.after}]` : `Edit applied.\n[${path}]`;
-  return { name: 'edit_file', args: { path, ...(versions ? { new: versions.after } : {}) }, outcome: outcome(echo, true, { kind: 'edit', path, applied: true, ...versions }) };
+  return {
+    name: 'edit_file',
+    args: { path, ...(versions ? { new: versions.after } : {}) },
+    outcome: outcome(echo, true, { kind: 'edit', path, applied: true, ...versions }),
+  };
 }
 
 /** An edit the guard rejected (file unchanged). */
@@ -27,17 +31,43 @@ export function rejectedEdit(path: string, why = 'Syntax error'): ResultSpec {
 
 /** A command that ran with this exit code and output. */
 export function ran(command: string, exitCode: number, output = ''): ResultSpec {
-  return { name: 'run', args: { command }, outcome: outcome(`exit=${exitCode}\n${output}`, true, { kind: 'command', command, exitCode, timedOut: false, blocked: false }) };
+  return {
+    name: 'run',
+    args: { command },
+    outcome: outcome(`exit=${exitCode}\n${output}`, true, { kind: 'command', command, exitCode, timedOut: false, blocked: false }),
+  };
 }
 
 /** A command a stopped run had started, reported on resume instead of being run again. */
 export function interrupted(command: string): ResultSpec {
-  return { name: 'run', args: { command }, outcome: outcome('exit=interrupted\nNot run again.', false, { kind: 'command', command, exitCode: null, timedOut: false, blocked: false, interrupted: true }) };
+  return {
+    name: 'run',
+    args: { command },
+    outcome: outcome('exit=interrupted\nNot run again.', false, {
+      kind: 'command',
+      command,
+      exitCode: null,
+      timedOut: false,
+      blocked: false,
+      interrupted: true,
+    }),
+  };
 }
 
 /** A command refused by the deny list (`reason`: the rule that matched). */
 export function blocked(command: string, reason = 'privilege escalation (sudo, doas, pkexec, su)'): ResultSpec {
-  return { name: 'run', args: { command }, outcome: outcome(`Blocked by policy: ${reason}. Choose a safer action.`, false, { kind: 'command', command, exitCode: null, timedOut: false, blocked: true, blockedBy: reason }) };
+  return {
+    name: 'run',
+    args: { command },
+    outcome: outcome(`Blocked by policy: ${reason}. Choose a safer action.`, false, {
+      kind: 'command',
+      command,
+      exitCode: null,
+      timedOut: false,
+      blocked: true,
+      blockedBy: reason,
+    }),
+  };
 }
 
 /** A file read (the content decides whether repeats count as the same result). */

@@ -3,13 +3,13 @@ import { dirname, join } from 'node:path';
 import { createScriptedModel, type Script, type ScriptedModel } from '../actors/scripted-model.js';
 import { extractiveSummary, type SummarizeText } from '../actors/summarizer.js';
 import type { ChatMessage } from '../context/messages.js';
+import type { TraceRecord } from '../lib/trace-events.js';
 import type { GuardRegistry } from '../machines/guards/registry.js';
 import type { RuleActionRegistry } from '../machines/rule-actions.js';
 import type { HarnessOutput } from '../machines/types.js';
-import { rulesSchema, type Rules, type RulesInput } from '../rules/schema.js';
+import { type Rules, type RulesInput, rulesSchema } from '../rules/schema.js';
 import { readJsonLines } from '../run/jsonl.js';
-import { startRun, type RunOptions } from '../run/start-run.js';
-import type { TraceRecord } from '../lib/trace-events.js';
+import { type RunOptions, startRun } from '../run/start-run.js';
 import { readRecord } from '../run/transcript.js';
 import type { AnyTool } from '../tools/types.js';
 import { makeTempDir } from './temp-dir.js';
@@ -63,7 +63,11 @@ export async function runScripted(options: ScriptedRunOptions): Promise<Scripted
   const rules = rulesSchema.parse(options.rules ?? {});
   const model = createScriptedModel(options.script);
   const handle = startRun({
-    workspace, task: options.task ?? 'Make the tests pass.', testCmd: options.testCmd ?? 'npm test', rules, runDir,
+    workspace,
+    task: options.task ?? 'Make the tests pass.',
+    testCmd: options.testCmd ?? 'npm test',
+    rules,
+    runDir,
     model: { name: 'scripted', description: 'scripted test model', createActor: () => model.actor, summarize: options.summarize ?? extractiveSummary },
     ...(options.guards ? { guards: options.guards } : {}),
     ...(options.actions ? { actions: options.actions } : {}),
@@ -74,7 +78,11 @@ export async function runScripted(options: ScriptedRunOptions): Promise<Scripted
   const output = await handle.done;
   const trace = readJsonLines<TraceRecord>(handle.tracePath).values;
   return {
-    output, trace, model, workspace, runDir,
+    output,
+    trace,
+    model,
+    workspace,
+    runDir,
     record: readRecord(join(runDir, 'record.jsonl')),
     lines: (kind) => trace.filter((line) => line.kind === kind),
   };

@@ -1,5 +1,5 @@
 import { buildCommandEnv } from './environment.js';
-import { runInProcessGroup, type GroupRunResult } from './process-group.js';
+import { type GroupRunResult, runInProcessGroup } from './process-group.js';
 import { buildSandboxArgv, resolveSandbox } from './sandbox.js';
 import type { CommandPolicy } from './types.js';
 import { planVisibility, type VisibilityPlan } from './visibility.js';

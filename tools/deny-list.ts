@@ -33,24 +33,38 @@ const DOWNLOAD_RUN = 'running a downloaded script without reviewing it';
  * rewrite can slip past it. Extend it with `deny` patterns in the rules.
  */
 export const DENY_RULES: readonly DenyRule[] = [
-  rule(`${AT_COMMAND}rm(?=\\s)${RECURSIVE_FLAG}${SEGMENT}${DANGEROUS_TARGET}`,
-    'recursive delete of the filesystem root, the home directory or a top-level system directory'),
-  rule(`${AT_COMMAND}cd${DANGEROUS_TARGET}\\s*(?:&&|;|\\n)\\s*${PREFIX}(?:\\S*/)?rm(?=\\s)${RECURSIVE_FLAG}${SEGMENT}\\s["']?(?:\\*|\\.)["']?(?=$|[\\s;&|)])`,
-    'recursive delete of everything in the filesystem root, the home directory or a top-level system directory'),
+  rule(
+    `${AT_COMMAND}rm(?=\\s)${RECURSIVE_FLAG}${SEGMENT}${DANGEROUS_TARGET}`,
+    'recursive delete of the filesystem root, the home directory or a top-level system directory',
+  ),
+  rule(
+    `${AT_COMMAND}cd${DANGEROUS_TARGET}\\s*(?:&&|;|\\n)\\s*${PREFIX}(?:\\S*/)?rm(?=\\s)${RECURSIVE_FLAG}${SEGMENT}\\s["']?(?:\\*|\\.)["']?(?=$|[\\s;&|)])`,
+    'recursive delete of everything in the filesystem root, the home directory or a top-level system directory',
+  ),
   rule(String.raw`--no-preserve-root\b`, '--no-preserve-root switches off the protection of /'),
-  rule(`${AT_COMMAND}find${DANGEROUS_TARGET}${SEGMENT}\\s-(?:delete\\b|exec\\s+(?:\\S*/)?rm\\b)`,
-    'find deleting below the filesystem root, the home directory or a top-level system directory'),
-  rule(`${AT_COMMAND}ch(?:mod|own|grp)(?=\\s)${RECURSIVE_FLAG}${SEGMENT}${DANGEROUS_TARGET}`,
-    'recursive permission or owner change on the filesystem root, the home directory or a system directory'),
+  rule(
+    `${AT_COMMAND}find${DANGEROUS_TARGET}${SEGMENT}\\s-(?:delete\\b|exec\\s+(?:\\S*/)?rm\\b)`,
+    'find deleting below the filesystem root, the home directory or a top-level system directory',
+  ),
+  rule(
+    `${AT_COMMAND}ch(?:mod|own|grp)(?=\\s)${RECURSIVE_FLAG}${SEGMENT}${DANGEROUS_TARGET}`,
+    'recursive permission or owner change on the filesystem root, the home directory or a system directory',
+  ),
   rule(word('sudo|doas|pkexec'), 'privilege escalation (sudo, doas, pkexec, su)'),
   rule(`${AT_COMMAND}su(?=\\s|$)`, 'privilege escalation (sudo, doas, pkexec, su)'),
-  rule(`${AT_COMMAND}git(?:\\s+(?:-[Cc]\\s+\\S+|--?[\\w-]+(?:=\\S+)?))*\\s+push\\b`,
-    'git push publishes work outside the workspace; leave pushing to a person'),
+  rule(
+    `${AT_COMMAND}git(?:\\s+(?:-[Cc]\\s+\\S+|--?[\\w-]+(?:=\\S+)?))*\\s+push\\b`,
+    'git push publishes work outside the workspace; leave pushing to a person',
+  ),
   rule(`${DOWNLOADERS}.*\\|\\s*${PREFIX}(?:\\S*/)?${word(SHELLS)}`, `piping a download into a shell: ${DOWNLOAD_RUN}`),
-  rule(`${DOWNLOADERS}.*\\|\\s*${PREFIX}(?:\\S*/)?(?:${INTERPRETERS})(?=\\s*(?:$|[;&|)]|-(?:\\s|$))|\\s+-[ce]\\s.*\\b(?:exec|eval|runInThisContext|Function)\\b)`,
-    `piping a download into an interpreter: ${DOWNLOAD_RUN}`),
-  rule(`(?:${word(`${SHELLS}|${INTERPRETERS}|source|eval`)}|(?<![\\w.])\\.)(?:\\s+-\\S+)*\\s+["']?(?:<\\(|\\$\\(|\`)\\s*${DOWNLOADERS}`,
-    `executing a download through a substitution: ${DOWNLOAD_RUN}`),
+  rule(
+    `${DOWNLOADERS}.*\\|\\s*${PREFIX}(?:\\S*/)?(?:${INTERPRETERS})(?=\\s*(?:$|[;&|)]|-(?:\\s|$))|\\s+-[ce]\\s.*\\b(?:exec|eval|runInThisContext|Function)\\b)`,
+    `piping a download into an interpreter: ${DOWNLOAD_RUN}`,
+  ),
+  rule(
+    `(?:${word(`${SHELLS}|${INTERPRETERS}|source|eval`)}|(?<![\\w.])\\.)(?:\\s+-\\S+)*\\s+["']?(?:<\\(|\\$\\(|\`)\\s*${DOWNLOADERS}`,
+    `executing a download through a substitution: ${DOWNLOAD_RUN}`,
+  ),
   rule(word(String.raw`mkfs(?:\.\w+)?|mke2fs|mkswap|wipefs`), 'creating or wiping a filesystem'),
   rule(`${word('dd')}${SEGMENT}\\bof=["']?/dev/(?!null\\b|zero\\b|stdout\\b|stderr\\b|fd/)`, 'dd writing to a device'),
   rule(`(?:>|${word('tee')}(?:\\s+-\\S+)*)\\s*["']?${BLOCK_DEVICES}`, 'writing directly to a block device'),
@@ -88,9 +102,7 @@ export function findDenyRule(
 ): DenyRule | null {
   const normalized = normalizeCommand(command);
   const extra = compileDenyPatterns(extraPatterns);
-  return DENY_RULES.find(({ pattern }) => pattern.test(normalized))
-    ?? extra.find(({ pattern }) => pattern.test(command) || pattern.test(normalized))
-    ?? null;
+  return DENY_RULES.find(({ pattern }) => pattern.test(normalized)) ?? extra.find(({ pattern }) => pattern.test(command) || pattern.test(normalized)) ?? null;
 }
 
 /**

@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import { z } from 'zod';
+import { shortHash } from '../lib/short-hash.js';
 import { writeFileAtomic } from './atomic-write.js';
 import { readWindow, resolveExistingFile } from './read-file.js';
-import { shortHash } from '../lib/short-hash.js';
 import { headTail } from './shape.js';
 import { checkSyntax, type SyntaxChecker } from './syntax-check.js';
 import type { Tool, ToolContext, ToolOutcome } from './types.js';
@@ -30,8 +30,7 @@ const parameters = z
  */
 export const editFileTool: Tool<typeof parameters> = {
   name: 'edit_file',
-  description:
-    'Replace one exact occurrence of `old` with `new`. Edits that break the syntax of Python, JS/TS, JSON or YAML files are rejected.',
+  description: 'Replace one exact occurrence of `old` with `new`. Edits that break the syntax of Python, JS/TS, JSON or YAML files are rejected.',
   parameters,
   async execute({ path, old, new: replacement }, ctx) {
     // Stryker disable next-line ArrayDeclaration: a fallback naming a file that does not exist protects nothing, as [] does

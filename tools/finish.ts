@@ -33,6 +33,7 @@ export const finishTool: Tool<typeof parameters> = {
  *
  * @example firstValidFinish(calls)?.index // 1 for [run, finish, read]
  */
+// The finish tool with its argument type erased, as the registry stores every tool.
 export function firstValidFinish(calls: readonly ToolCall[], tool: AnyTool = finishTool as unknown as AnyTool): { index: number; summary: string } | null {
   for (const [index, call] of calls.entries()) {
     if (call.function.name !== 'finish') continue;

@@ -63,15 +63,20 @@ async function search(regex: RegExp, start: string, ctx: ToolContext): Promise<{
     if (hiddenReason(ctx.root, file, ctx.policy, false) !== null) continue;
     if (await isUnreadableOrBinary(file)) continue;
     const rel = toWorkspaceRelative(ctx.root, file);
-    await forEachLine(file, MAX_SEARCHED_LINE_BYTES, ({ number, bytes }) => {
-      const text = decoder.decode(bytes);
-      const line = text.endsWith('\r') ? text.slice(0, -1) : text;
-      const match = regex.exec(line);
-      if (match === null) return true;
-      count += 1;
-      if (hits.length < ctx.limits.maxHits) hits.push(`${rel}:${number}: ${showHit(line, match.index)}`);
-      return count <= COUNT_LIMIT;
-    }, ctx.signal);
+    await forEachLine(
+      file,
+      MAX_SEARCHED_LINE_BYTES,
+      ({ number, bytes }) => {
+        const text = decoder.decode(bytes);
+        const line = text.endsWith('\r') ? text.slice(0, -1) : text;
+        const match = regex.exec(line);
+        if (match === null) return true;
+        count += 1;
+        if (hits.length < ctx.limits.maxHits) hits.push(`${rel}:${number}: ${showHit(line, match.index)}`);
+        return count <= COUNT_LIMIT;
+      },
+      ctx.signal,
+    );
   }
   return { hits, count };
 }

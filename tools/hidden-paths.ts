@@ -75,10 +75,7 @@ export function createHiddenMatcher(rules: HidingRules): HiddenMatcher {
 }
 
 function buildMatcher(root: string, home: string, readable: readonly string[], hidden: readonly string[]): HiddenMatcher {
-  const credentialPaths = [
-    ...HOME_CREDENTIAL_PATHS.map((rel) => path.join(home, rel)),
-    ...ETC_SECRET_PATHS.map((rel) => path.join('/etc', rel)),
-  ];
+  const credentialPaths = [...HOME_CREDENTIAL_PATHS.map((rel) => path.join(home, rel)), ...ETC_SECRET_PATHS.map((rel) => path.join('/etc', rel))];
   const credentialSet = new Set(credentialPaths);
   const hiddenHostPaths = hidden.filter(isHostEntry).map((entry) => path.resolve(expandHome(entry, home)));
   const hiddenHostSet = new Set(hiddenHostPaths);
@@ -96,7 +93,10 @@ function buildMatcher(root: string, home: string, readable: readonly string[], h
       if (!inWorkspace && !isDirectory && defaultFiles.ignores(path.basename(absolute))) return '.env files outside the workspace are never shown';
       if (underAny(hiddenHostSet, absolute)) return 'hidden by permissions.hidden';
       if (!inWorkspace || absolute === root) return null;
-      const rel = absolute.slice(root.length + (root.endsWith(path.sep) ? 0 : 1)).split(path.sep).join('/');
+      const rel = absolute
+        .slice(root.length + (root.endsWith(path.sep) ? 0 : 1))
+        .split(path.sep)
+        .join('/');
       const asked = isDirectory ? `${rel}/` : rel;
       if (readablePatterns?.ignores(asked)) return null;
       if (hiddenPatterns?.ignores(asked)) return 'hidden by permissions.hidden';

@@ -5,7 +5,10 @@ import type { HiddenMatcher } from './hidden-paths.js';
 /** Entries looked at before the walk gives up on a folder (a home directory with millions of files). */
 export const MAX_WALKED_ENTRIES = 300_000;
 
-export interface HiddenEntry { path: string; directory: boolean }
+export interface HiddenEntry {
+  path: string;
+  directory: boolean;
+}
 
 export interface HiddenWalk {
   found: HiddenEntry[];

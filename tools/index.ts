@@ -7,17 +7,17 @@ import { runTool } from './run.js';
 import type { AnyTool } from './types.js';
 import { updateTodoTool } from './update-todo.js';
 
-export { parseToolArguments, type ParsedArguments } from './tool-arguments.js';
-export { toolSchemas, toolSchemasJson, type FunctionToolSchema } from './tool-schemas.js';
-export { describeSandbox, resolveSandbox, type SandboxMode } from './sandbox.js';
-export { createRunSandbox, type RunSandbox, type RunSandboxOptions } from './run-sandbox.js';
-export type { VisibilitySummary } from './describe-visibility.js';
-export type { JobState, JobView } from './job-store.js';
-export { readProgress, formatTodo, PROGRESS_FILE } from './update-todo.js';
 export { checkCommand, compileDenyPatterns, DENY_RULES } from './deny-list.js';
+export type { VisibilitySummary } from './describe-visibility.js';
 export { DEFAULT_ENV_ALLOW } from './environment.js';
+export type { JobState, JobView } from './job-store.js';
+export { createRunSandbox, type RunSandbox, type RunSandboxOptions } from './run-sandbox.js';
+export { describeSandbox, resolveSandbox, type SandboxMode } from './sandbox.js';
 export { headTail } from './shape.js';
+export { type ParsedArguments, parseToolArguments } from './tool-arguments.js';
+export { type FunctionToolSchema, toolSchemas, toolSchemasJson } from './tool-schemas.js';
 export type * from './types.js';
+export { formatTodo, PROGRESS_FILE, readProgress } from './update-todo.js';
 
 /**
  * The seed's six tools and `job` (background jobs), in the order the model

@@ -10,8 +10,14 @@ import type { JobView } from './job-store.js';
  */
 export function jobTraceLine(job: JobView): Omit<JobEvent, 'kind'> {
   return {
-    id: job.id, command: job.command, state: job.state, exitCode: job.exitCode, pgid: job.pgid, log: job.log,
-    startedAt: new Date(job.startedAt).toISOString(), ...(job.endedAt ? { endedAt: new Date(job.endedAt).toISOString() } : {}),
+    id: job.id,
+    command: job.command,
+    state: job.state,
+    exitCode: job.exitCode,
+    pgid: job.pgid,
+    log: job.log,
+    startedAt: new Date(job.startedAt).toISOString(),
+    ...(job.endedAt ? { endedAt: new Date(job.endedAt).toISOString() } : {}),
     ...(job.cause ? { cause: job.cause } : {}),
   };
 }

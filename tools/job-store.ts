@@ -24,7 +24,17 @@ export interface JobView {
   cause: string | null;
 }
 
-type Line = { id: string; command?: string; log?: string; startedAt?: number; state?: JobState; exitCode?: number | null; endedAt?: number; cause?: string; reported?: boolean };
+type Line = {
+  id: string;
+  command?: string;
+  log?: string;
+  startedAt?: number;
+  state?: JobState;
+  exitCode?: number | null;
+  endedAt?: number;
+  cause?: string;
+  reported?: boolean;
+};
 
 /**
  * The run's background jobs: their state in memory, a line per change in
@@ -48,17 +58,39 @@ export function openJobStore(dir: string) {
     logDir: logs,
     /** Jobs of an earlier process of this run that were running when it ended; reported once. */
     takeLost(): JobView[] {
-      const lost = [...earlier.values()].filter((line) => line.command && !line.reported && (line.state === undefined || line.state === 'running' || (line.state === 'stopped' && line.cause !== 'stopped by the agent')));
+      const lost = [...earlier.values()].filter(
+        (line) =>
+          line.command &&
+          !line.reported &&
+          (line.state === undefined || line.state === 'running' || (line.state === 'stopped' && line.cause !== 'stopped by the agent')),
+      );
       for (const line of lost) append({ id: line.id, reported: true });
       for (const line of lost) line.reported = true;
       return lost.map((line) => ({
-        id: line.id, command: line.command!, log: line.log ?? '', state: 'lost', exitCode: null, pgid: null,
-        startedAt: line.startedAt ?? 0, endedAt: line.endedAt ?? null, cause: line.cause ?? 'rein was stopped',
+        id: line.id,
+        command: line.command!,
+        log: line.log ?? '',
+        state: 'lost',
+        exitCode: null,
+        pgid: null,
+        startedAt: line.startedAt ?? 0,
+        endedAt: line.endedAt ?? null,
+        cause: line.cause ?? 'rein was stopped',
       }));
     },
     create(command: string): JobView {
       const id = String(next++);
-      const job: JobView = { id, command, log: path.join(logs, `${id}.log`), state: 'running', exitCode: null, pgid: null, startedAt: Date.now(), endedAt: null, cause: null };
+      const job: JobView = {
+        id,
+        command,
+        log: path.join(logs, `${id}.log`),
+        state: 'running',
+        exitCode: null,
+        pgid: null,
+        startedAt: Date.now(),
+        endedAt: null,
+        cause: null,
+      };
       fs.writeFileSync(job.log, '');
       jobs.set(id, job);
       offsets.set(id, 0);
@@ -71,7 +103,7 @@ export function openJobStore(dir: string) {
     },
     end(id: string, state: Exclude<JobState, 'running'>, exitCode: number | null, cause: string | null): JobView | undefined {
       const job = jobs.get(id);
-      if (!job || job.state !== 'running') return undefined;
+      if (job?.state !== 'running') return undefined;
       Object.assign(job, { state, exitCode, cause, endedAt: Date.now() });
       append({ id, state, exitCode, endedAt: job.endedAt!, ...(cause ? { cause } : {}) });
       return job;

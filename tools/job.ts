@@ -21,15 +21,20 @@ const parameters = z
  */
 export const jobTool: Tool<typeof parameters> = {
   name: 'job',
-  description: 'A background job started by run: its state and new output since the last look. stop: true stops it; wait: N waits up to N seconds for it to end. Without id, lists the jobs.',
+  description:
+    'A background job started by run: its state and new output since the last look. stop: true stops it; wait: N waits up to N seconds for it to end. Without id, lists the jobs.',
   parameters,
   async execute({ id, stop, wait }, ctx) {
     const sandbox = ctx.sandbox;
-    if (!sandbox) return { content: 'Tool error: background jobs need the run\'s sandbox (rein run).', ok: false, effect: { kind: 'none' } };
+    if (!sandbox) return { content: "Tool error: background jobs need the run's sandbox (rein run).", ok: false, effect: { kind: 'none' } };
     if (id === undefined) return listJobs(sandbox);
     const job = sandbox.job(String(id));
     if (!job) {
-      const known = sandbox.jobs().map((candidate) => candidate.id).join(', ') || 'none';
+      const known =
+        sandbox
+          .jobs()
+          .map((candidate) => candidate.id)
+          .join(', ') || 'none';
       return { content: `Tool error: no job "${String(id)}" in this run (jobs: ${known}).`, ok: false, effect: { kind: 'none' } };
     }
     if (stop) return reportJob(sandbox, await sandbox.stopJob(job.id), 'stop', ctx);

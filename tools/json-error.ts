@@ -57,11 +57,23 @@ class JsonScanner {
   private value(): void {
     this.skipSpace();
     const c = this.text[this.at];
-    if (c === '{') return this.sequence('}', () => this.member());
-    if (c === '[') return this.sequence(']', () => this.value());
-    if (c === '"') return this.string();
+    if (c === '{') {
+      this.sequence('}', () => this.member());
+      return;
+    }
+    if (c === '[') {
+      this.sequence(']', () => this.value());
+      return;
+    }
+    if (c === '"') {
+      this.string();
+      return;
+    }
     const literal = LITERALS.find((word) => this.text.startsWith(word, this.at));
-    if (literal !== undefined) return void (this.at += literal.length);
+    if (literal !== undefined) {
+      this.at += literal.length;
+      return;
+    }
     NUMBER.lastIndex = this.at;
     if (NUMBER.exec(this.text) === null) this.fail();
     this.at = NUMBER.lastIndex;
@@ -70,11 +82,17 @@ class JsonScanner {
   private sequence(close: string, item: () => void): void {
     this.at += 1;
     this.skipSpace();
-    if (this.text[this.at] === close) return void (this.at += 1);
+    if (this.text[this.at] === close) {
+      this.at += 1;
+      return;
+    }
     for (;;) {
       item();
       this.skipSpace();
-      if (this.text[this.at] === close) return void (this.at += 1);
+      if (this.text[this.at] === close) {
+        this.at += 1;
+        return;
+      }
       this.expect(',');
     }
   }
@@ -91,7 +109,10 @@ class JsonScanner {
     const { text } = this;
     for (this.at += 1; this.at < text.length; ) {
       const c = text[this.at]!;
-      if (c === '"') return void (this.at += 1);
+      if (c === '"') {
+        this.at += 1;
+        return;
+      }
       if (c < ' ') this.fail();
       if (c !== '\\') this.at += 1;
       else if ('"\\/bfnrt'.includes(text[this.at + 1] ?? '')) this.at += 2;

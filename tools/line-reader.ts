@@ -20,7 +20,7 @@ export interface LineInfo {
 }
 
 /** Return `false` to stop reading early. */
-export type LineVisitor = (line: LineInfo) => boolean | void;
+export type LineVisitor = (line: LineInfo) => boolean | undefined;
 
 /**
  * Calls `visit` for every line of a file while holding at most one read
@@ -31,12 +31,7 @@ export type LineVisitor = (line: LineInfo) => boolean | void;
  *
  * @example const lines = await forEachLine('/repo/big.log', 4096, ({ number, bytes }) => { ... });
  */
-export async function forEachLine(
-  file: string,
-  maxLineBytes: number,
-  visit: LineVisitor,
-  signal?: AbortSignal,
-): Promise<number> {
+export async function forEachLine(file: string, maxLineBytes: number, visit: LineVisitor, signal?: AbortSignal): Promise<number> {
   const handle = await fs.open(file, 'r');
   const line = createLineAccumulator(maxLineBytes);
   const buffer = Buffer.allocUnsafe(CHUNK_BYTES);

@@ -35,9 +35,13 @@ export function createOutputDemux(marker: Buffer, output: OutputCollector) {
       pending = keep > 0 ? Buffer.from(data.subarray(data.length - keep)) : EMPTY;
       return false;
     },
-    get ended() { return ended; },
+    get ended() {
+      return ended;
+    },
     /** Bytes that arrived after the marker (a process that escaped the command's cleanup). */
-    get stray() { return stray; },
+    get stray() {
+      return stray;
+    },
   };
 }
 

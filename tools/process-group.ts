@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import fs from 'node:fs';
 import { constants } from 'node:os';
@@ -148,5 +148,10 @@ async function waitAtMost(promise: Promise<unknown>, ms: number): Promise<void> 
 }
 
 function streamClosed(stream: NodeJS.ReadableStream | null): Promise<void> {
-  return stream === null ? Promise.resolve() : once(stream, 'close').then(() => undefined, () => undefined);
+  return stream === null
+    ? Promise.resolve()
+    : once(stream, 'close').then(
+        () => undefined,
+        () => undefined,
+      );
 }

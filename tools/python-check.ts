@@ -1,4 +1,4 @@
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { buildCommandEnv } from './environment.js';
 
 /** A compile of one file takes milliseconds; this only guards against a hung interpreter. */
@@ -35,10 +35,7 @@ while True:
 `;
 
 /** Python's verdict; line and column are 1-based, 0 when Python does not say. */
-export type PythonCheck =
-  | { kind: 'valid' }
-  | { kind: 'invalid'; line: number; column: number; message: string }
-  | { kind: 'skipped'; reason: string };
+export type PythonCheck = { kind: 'valid' } | { kind: 'invalid'; line: number; column: number; message: string } | { kind: 'skipped'; reason: string };
 
 /** A python3 process that compiles source on request, started on the first check. */
 export interface PythonChecker {
@@ -86,7 +83,9 @@ class WarmPython implements PythonChecker {
 
   constructor(private readonly options: PythonCheckerOptions) {}
 
-  get pid(): number | null { return this.child?.pid ?? null; }
+  get pid(): number | null {
+    return this.child?.pid ?? null;
+  }
 
   check(source: string, displayName: string): Promise<PythonCheck> {
     return new Promise<PythonCheck>((resolve) => {
@@ -102,7 +101,9 @@ class WarmPython implements PythonChecker {
     });
   }
 
-  close(): void { this.stop('the syntax checker was closed'); }
+  close(): void {
+    this.stop('the syntax checker was closed');
+  }
 
   private start(): ChildProcessWithoutNullStreams {
     const child = spawn(this.options.python ?? 'python3', ['-I', '-c', SCRIPT], { env: buildCommandEnv(process.env), stdio: ['pipe', 'pipe', 'pipe'] });
@@ -110,14 +111,17 @@ class WarmPython implements PythonChecker {
     this.startedAt = Date.now();
     this.stderr = '';
     child.stdout.setEncoding('utf8');
-    child.stdout.on('data', (chunk: string) => { if (child === this.child) this.receive(chunk); });
+    child.stdout.on('data', (chunk: string) => {
+      if (child === this.child) this.receive(chunk);
+    });
     child.stderr.on('data', (chunk: Buffer) => (this.stderr = (this.stderr + chunk.toString('utf8')).slice(-4000)));
     child.on('error', (error: NodeJS.ErrnoException) => {
       if (child === this.child) this.stop(error.code === 'ENOENT' ? 'python3 not found on PATH' : `python3 failed to start: ${error.message}`);
     });
     // 'close', not 'exit': only then has all of stderr arrived to say why.
     child.on('close', (code, signal) => {
-      if (child === this.child) this.stop(`python3 could not check the file (${signal ? `stopped by ${signal}` : `exit ${code}`}): ${this.stderr.slice(0, 300)}`);
+      if (child === this.child)
+        this.stop(`python3 could not check the file (${signal ? `stopped by ${signal}` : `exit ${code}`}): ${this.stderr.slice(0, 300)}`);
     });
     // A python3 that exits early closes its stdin; the 'close' handler reports it.
     child.stdin.on('error', () => {});

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import { z } from 'zod';
 import { MissingFileError } from '../lib/errors.js';
 import { forEachLine, looksBinary } from './line-reader.js';
-import { resolveInWorkspace, resolveWritableInWorkspace, type Hiding } from './path-guard.js';
+import { type Hiding, resolveInWorkspace, resolveWritableInWorkspace } from './path-guard.js';
 import type { Tool } from './types.js';
 
 /** Longest line shown in full; longer ones are cut with a marker. */
@@ -35,8 +35,14 @@ export const readFileTool: Tool<typeof parameters> = {
 };
 
 /** Resolves a workspace path and checks it names a regular file, else `MissingFileError`. */
-export function resolveExistingFile(root: string, relOrAbs: string, options: { forWriting?: boolean; protectedFiles?: readonly string[]; hiding?: Hiding } = {}): string {
-  const file = options.forWriting ? resolveWritableInWorkspace(root, relOrAbs, options.protectedFiles, options.hiding) : resolveInWorkspace(root, relOrAbs, options.hiding);
+export function resolveExistingFile(
+  root: string,
+  relOrAbs: string,
+  options: { forWriting?: boolean; protectedFiles?: readonly string[]; hiding?: Hiding } = {},
+): string {
+  const file = options.forWriting
+    ? resolveWritableInWorkspace(root, relOrAbs, options.protectedFiles, options.hiding)
+    : resolveInWorkspace(root, relOrAbs, options.hiding);
   const stat = fs.statSync(file, { throwIfNoEntry: false });
   if (stat === undefined) throw new MissingFileError(`${relOrAbs} does not exist`);
   if (stat.isDirectory()) throw new MissingFileError(`${relOrAbs} is a directory, not a file`);

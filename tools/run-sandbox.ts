@@ -3,10 +3,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { summarizeVisibility, type VisibilitySummary } from './describe-visibility.js';
 import { buildCommandEnv } from './environment.js';
-import { jobLogDir, openJobStore, type JobStore, type JobView } from './job-store.js';
-import { KILL_GRACE_MS, type GroupRunResult } from './process-group.js';
+import { type JobStore, type JobView, jobLogDir, openJobStore } from './job-store.js';
+import { type GroupRunResult, KILL_GRACE_MS } from './process-group.js';
 import { buildSandboxArgv, describeSandbox, resolveSandbox, type SandboxMode } from './sandbox.js';
-import { startSupervisor, type CommandOptions, type Supervisor } from './supervisor.js';
+import { type CommandOptions, type Supervisor, startSupervisor } from './supervisor.js';
 import type { CommandPolicy } from './types.js';
 import { planVisibility, type VisibilityPlan } from './visibility.js';
 
@@ -70,9 +70,19 @@ export function createRunSandbox(options: RunSandboxOptions): RunSandbox {
   const ownState = options.stateDir === undefined;
   const stateDir = options.stateDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'rein-jobs-'));
   // The plan first: it throws for rules it cannot honour, and then nothing has been written yet.
-  const plan: VisibilityPlan | null = mode.kind === 'bwrap'
-    ? planVisibility({ root: options.root, policy: options.policy, testCmd: options.testCmd, protectedFiles: options.protectedFiles, writable: [jobLogDir(stateDir)], home: options.home, pathValue: options.pathValue, env: options.env })
-    : null;
+  const plan: VisibilityPlan | null =
+    mode.kind === 'bwrap'
+      ? planVisibility({
+          root: options.root,
+          policy: options.policy,
+          testCmd: options.testCmd,
+          protectedFiles: options.protectedFiles,
+          writable: [jobLogDir(stateDir)],
+          home: options.home,
+          pathValue: options.pathValue,
+          env: options.env,
+        })
+      : null;
   const store: JobStore = openJobStore(stateDir);
   const env = buildCommandEnv(options.env ?? process.env, options.policy.envAllow);
   let supervisor: Supervisor | null = null;
@@ -85,22 +95,24 @@ export function createRunSandbox(options: RunSandboxOptions): RunSandbox {
     options.onJob?.(job);
     for (const wake of waiters) wake();
   };
-  const spawnSupervisor = (): Supervisor => startSupervisor({
-    wrap: plan && mode.kind === 'bwrap' ? (inner) => buildSandboxArgv(mode.bwrap, plan, inner) : null,
-    cwd: options.root,
-    env,
-    onJobEnd: (tag, status) => {
-      const id = [...jobTags].find(([, candidate]) => candidate === tag)?.[0];
-      if (id === undefined) return;
-      const job = store.get(id);
-      // A job the agent or the run stopped already says so; otherwise it ended by itself.
-      if (job?.state === 'running') ended(store.end(id, 'exited', status, null));
-    },
-    onExit: (_detail, expected) => {
-      for (const job of store.running()) ended(store.end(job.id, expected ? 'stopped' : 'lost', null, expected ? 'the run ended' : 'the sandbox ended (a command killed its supervisor)'));
-      supervisor = null;
-    },
-  });
+  const spawnSupervisor = (): Supervisor =>
+    startSupervisor({
+      wrap: plan && mode.kind === 'bwrap' ? (inner) => buildSandboxArgv(mode.bwrap, plan, inner) : null,
+      cwd: options.root,
+      env,
+      onJobEnd: (tag, status) => {
+        const id = [...jobTags].find(([, candidate]) => candidate === tag)?.[0];
+        if (id === undefined) return;
+        const job = store.get(id);
+        // A job the agent or the run stopped already says so; otherwise it ended by itself.
+        if (job?.state === 'running') ended(store.end(id, 'exited', status, null));
+      },
+      onExit: (_detail, expected) => {
+        for (const job of store.running())
+          ended(store.end(job.id, expected ? 'stopped' : 'lost', null, expected ? 'the run ended' : 'the sandbox ended (a command killed its supervisor)'));
+        supervisor = null;
+      },
+    });
   const current = (): Supervisor => {
     if (disposed) throw new Error('the run has ended');
     supervisor ??= spawnSupervisor();
@@ -149,8 +161,15 @@ export function createRunSandbox(options: RunSandboxOptions): RunSandbox {
       const job = store.get(id)!;
       await new Promise<void>((resolve) => {
         const timer = setTimeout(finish, ms);
-        const wake = () => { if (job.state !== 'running') finish(); };
-        function finish() { clearTimeout(timer); waiters.delete(wake); signal.removeEventListener('abort', finish); resolve(); }
+        const wake = () => {
+          if (job.state !== 'running') finish();
+        };
+        function finish() {
+          clearTimeout(timer);
+          waiters.delete(wake);
+          signal.removeEventListener('abort', finish);
+          resolve();
+        }
         if (job.state !== 'running' || signal.aborted) return finish();
         waiters.add(wake);
         signal.addEventListener('abort', finish, { once: true });
@@ -167,7 +186,10 @@ export function createRunSandbox(options: RunSandboxOptions): RunSandbox {
         store.end(job.id, 'stopped', null, 'the run ended');
         if (job.pgid !== null) supervisor?.stopGroup(job.pgid);
       }
-      await supervisor?.waitForJobs(running.map((job) => jobTags.get(job.id)!), KILL_GRACE_MS + 2_000);
+      await supervisor?.waitForJobs(
+        running.map((job) => jobTags.get(job.id)!),
+        KILL_GRACE_MS + 2_000,
+      );
       for (const job of running) options.onJob?.(job);
       await supervisor?.close();
       if (ownState) fs.rmSync(stateDir, { recursive: true, force: true });

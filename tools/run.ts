@@ -12,8 +12,12 @@ export const JOB_FIRST_LOOK_MS = 1_000;
 const parameters = z
   .object({
     command: z.string().describe('A bash command, run in the repository root. Output is head+tail truncated.'),
-    background: z.boolean().optional()
-      .describe('Start it as a background job that keeps running (a dev server, a watcher, a long build) until you stop it or the run ends; returns a job id and a log path. A command ending in & does the same.'),
+    background: z
+      .boolean()
+      .optional()
+      .describe(
+        'Start it as a background job that keeps running (a dev server, a watcher, a long build) until you stop it or the run ends; returns a job id and a log path. A command ending in & does the same.',
+      ),
   })
   .strict();
 
@@ -38,7 +42,14 @@ export const runTool: Tool<typeof parameters> = {
   async execute({ command, background }, ctx) {
     const denied = findDenyRule(command, ctx.policy.deny);
     if (denied !== null) {
-      return outcome(`Blocked by policy: ${denied.reason}. Choose a safer action.`, false, { kind: 'command', command, exitCode: null, timedOut: false, blocked: true, blockedBy: denied.reason });
+      return outcome(`Blocked by policy: ${denied.reason}. Choose a safer action.`, false, {
+        kind: 'command',
+        command,
+        exitCode: null,
+        timedOut: false,
+        blocked: true,
+        blockedBy: denied.reason,
+      });
     }
     const mode = ctx.sandbox?.mode ?? resolveSandbox(ctx.policy);
     if (mode.kind === 'unavailable') {
@@ -62,8 +73,9 @@ export const runTool: Tool<typeof parameters> = {
   },
 };
 
-export const INTERRUPTED_TEXT = 'exit=interrupted\nNot run again: rein was stopped while this command was running, so it may have partly run and its output is lost. '
-  + 'Check what it was meant to change before running it again.\n';
+export const INTERRUPTED_TEXT =
+  'exit=interrupted\nNot run again: rein was stopped while this command was running, so it may have partly run and its output is lost. ' +
+  'Check what it was meant to change before running it again.\n';
 
 /**
  * The command without its trailing `&` when the whole command is meant to
@@ -82,9 +94,13 @@ export function backgroundedCommand(command: string): string | null {
 async function startJob(command: string, ctx: ToolContext): Promise<ToolOutcome> {
   const sandbox = ctx.sandbox;
   if (!sandbox) {
-    return outcome('Background job not started: background jobs need the run\'s sandbox (rein run); run the command in the foreground.', false, lostJob(command));
+    return outcome(
+      "Background job not started: background jobs need the run's sandbox (rein run); run the command in the foreground.",
+      false,
+      lostJob(command),
+    );
   }
-  let job;
+  let job: Awaited<ReturnType<typeof sandbox.startJob>>;
   try {
     job = await sandbox.startJob(command);
   } catch (error) {

@@ -3,15 +3,12 @@ import fs from 'node:fs';
 import { describeVisibility } from './describe-visibility.js';
 import { findOnPath } from './find-on-path.js';
 import type { CommandPolicy } from './types.js';
-import { SYSTEM_DIRS, type Mount, type VisibilityPlan } from './visibility.js';
+import { type Mount, SYSTEM_DIRS, type VisibilityPlan } from './visibility.js';
 
 export { findOnPath } from './find-on-path.js';
 
 /** How commands actually run, decided once from the policy and the machine. */
-export type SandboxMode =
-  | { kind: 'bwrap'; bwrap: string; network: boolean }
-  | { kind: 'none'; reason: string }
-  | { kind: 'unavailable'; reason: string };
+export type SandboxMode = { kind: 'bwrap'; bwrap: string; network: boolean } | { kind: 'none'; reason: string } | { kind: 'unavailable'; reason: string };
 
 type Probe = { bwrap: string } | { problem: string };
 
@@ -46,7 +43,8 @@ export function describeSandbox(mode: SandboxMode, plan?: VisibilityPlan): strin
       ? `commands run in a bubblewrap sandbox (${network}); ${describeVisibility(plan)}`
       : `commands run in a bubblewrap sandbox (read-only system, writable workspace, private /tmp, ${network})`;
   }
-  if (mode.kind === 'none') return `commands run unsandboxed and can read the whole disk (${mode.reason}); set permissions.sandbox: "bwrap" to require the sandbox`;
+  if (mode.kind === 'none')
+    return `commands run unsandboxed and can read the whole disk (${mode.reason}); set permissions.sandbox: "bwrap" to require the sandbox`;
   return `commands cannot run: ${mode.reason}`;
 }
 
@@ -64,15 +62,20 @@ export function describeSandbox(mode: SandboxMode, plan?: VisibilityPlan): strin
 export function buildSandboxArgv(bwrap: string, plan: VisibilityPlan, inner: readonly string[]): string[] {
   return [
     bwrap,
-    '--dev', '/dev',
-    '--proc', '/proc',
+    '--dev',
+    '/dev',
+    '--proc',
+    '/proc',
     ...plan.mounts.flatMap(mountArgs),
     // The root is an empty tmpfs holding the mount points; nothing may be written beside them.
-    '--remount-ro', '/',
-    '--chdir', plan.root,
+    '--remount-ro',
+    '/',
+    '--chdir',
+    plan.root,
     '--unshare-all',
     // Root inside the sandbox keeps no capabilities: it cannot remount / read-write or undo the binds above.
-    '--cap-drop', 'ALL',
+    '--cap-drop',
+    'ALL',
     ...(plan.network ? ['--share-net'] : []),
     '--die-with-parent',
     '--new-session',
@@ -83,13 +86,19 @@ export function buildSandboxArgv(bwrap: string, plan: VisibilityPlan, inner: rea
 
 function mountArgs(mount: Mount): string[] {
   switch (mount.kind) {
-    case 'ro': return ['--ro-bind', mount.path, mount.path];
-    case 'ro-try': return ['--ro-bind-try', mount.path, mount.path];
-    case 'rw': return ['--bind', mount.path, mount.path];
-    case 'symlink': return ['--symlink', mount.target, mount.path];
-    case 'tmpfs': return ['--tmpfs', mount.path];
+    case 'ro':
+      return ['--ro-bind', mount.path, mount.path];
+    case 'ro-try':
+      return ['--ro-bind-try', mount.path, mount.path];
+    case 'rw':
+      return ['--bind', mount.path, mount.path];
+    case 'symlink':
+      return ['--symlink', mount.target, mount.path];
+    case 'tmpfs':
+      return ['--tmpfs', mount.path];
     // A device node on a nodev mount: opening it fails with EACCES, so the file reads as unreadable, not as empty.
-    case 'mask': return mount.directory ? ['--tmpfs', mount.path, '--remount-ro', mount.path] : ['--ro-bind', '/dev/null', mount.path];
+    case 'mask':
+      return mount.directory ? ['--tmpfs', mount.path, '--remount-ro', mount.path] : ['--ro-bind', '/dev/null', mount.path];
   }
 }
 

@@ -1,5 +1,5 @@
-import { UsageError } from '../lib/errors.js';
 import { didYouMean } from '../lib/did-you-mean.js';
+import { UsageError } from '../lib/errors.js';
 import { defaultTools } from './index.js';
 import type { AnyTool } from './types.js';
 
@@ -14,7 +14,10 @@ export function selectTools(registry: readonly AnyTool[] | undefined, enabled: r
   const byName = new Map(available.map((tool) => [tool.name, tool]));
   const selected = enabled.map((name, index) => {
     const tool = byName.get(name);
-    if (!tool) throw new UsageError(`tools.enabled[${index}]: unknown tool "${name}"${didYouMean(name, [...byName.keys()])}; available: ${[...byName.keys()].join(', ')}`);
+    if (!tool)
+      throw new UsageError(
+        `tools.enabled[${index}]: unknown tool "${name}"${didYouMean(name, [...byName.keys()])}; available: ${[...byName.keys()].join(', ')}`,
+      );
     return tool;
   });
   if (!selected.some((tool) => tool.name === 'finish')) throw new UsageError('tools.enabled: "finish" is required; without it a run can never end as done');

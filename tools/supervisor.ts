@@ -1,12 +1,12 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import type { Readable, Writable } from 'node:stream';
 import { createOutputDemux } from './output-demux.js';
-import { KILL_GRACE_MS, type GroupRunResult } from './process-group.js';
+import { type GroupRunResult, KILL_GRACE_MS } from './process-group.js';
 import { createOutputCollector } from './shape.js';
 import { SUPERVISOR_SCRIPT } from './supervisor-script.js';
-import { firstOf, settledWithin } from './waiting.js';
 import { killTagged } from './tagged-processes.js';
+import { firstOf, settledWithin } from './waiting.js';
 
 /** How long a stopped command may take to be reported after its group was killed, before the sandbox is taken as stuck (generous: a loaded machine is slow, and a restart loses the jobs). */
 const SETTLE_MS = KILL_GRACE_MS + 14_000;
@@ -68,6 +68,7 @@ export function startSupervisor(options: SupervisorOptions): Supervisor {
   const inner = ['bash', '-c', SUPERVISOR_SCRIPT, 'rein-supervisor', token, String(KILL_GRACE_MS), options.wrap ? 'ns' : 'host'];
   const argv = options.wrap ? options.wrap(inner) : inner;
   const child = spawn(argv[0]!, argv.slice(1), { cwd: options.cwd, env: options.env, detached: true, stdio: ['pipe', 'pipe', 'pipe', 'pipe'] });
+  // spawn() with four pipes types stdio loosely; these are the four streams asked for.
   const [stdin, stdout, stderr, control] = child.stdio as unknown as [Writable, Readable, Readable, Readable];
   let alive = true;
   let closing = false;
@@ -83,18 +84,35 @@ export function startSupervisor(options: SupervisorOptions): Supervisor {
 
   let markReady!: () => void;
   let failReady!: (error: Error) => void;
-  const ready = new Promise<void>((resolve, reject) => { markReady = resolve; failReady = reject; });
+  const ready = new Promise<void>((resolve, reject) => {
+    markReady = resolve;
+    failReady = reject;
+  });
   ready.catch(() => undefined);
 
   // The harness must be able to exit while the sandbox idles: only work in flight keeps the event loop alive.
   const streams = [stdin, stdout, stderr, control] as unknown as Array<{ ref?(): void; unref?(): void }>;
-  const hold = () => { if (holds++ === 0) { child.ref(); for (const stream of streams) stream.ref?.(); } };
-  const release = () => { if (--holds === 0) { child.unref(); for (const stream of streams) stream.unref?.(); } };
+  const hold = () => {
+    if (holds++ === 0) {
+      child.ref();
+      for (const stream of streams) stream.ref?.();
+    }
+  };
+  const release = () => {
+    if (--holds === 0) {
+      child.unref();
+      for (const stream of streams) stream.unref?.();
+    }
+  };
   hold();
 
   stdin.on('error', () => undefined);
-  stdout.on('data', (chunk: Buffer) => { if (current?.demux.push(chunk)) maybeSettle(current); });
-  stderr.on('data', (chunk: Buffer) => { stderrTail = (stderrTail + chunk.toString('utf8')).slice(-STDERR_KEPT); });
+  stdout.on('data', (chunk: Buffer) => {
+    if (current?.demux.push(chunk)) maybeSettle(current);
+  });
+  stderr.on('data', (chunk: Buffer) => {
+    stderrTail = (stderrTail + chunk.toString('utf8')).slice(-STDERR_KEPT);
+  });
   let controlBuffer = '';
   control.on('data', (chunk: Buffer) => {
     controlBuffer += chunk.toString('utf8');
@@ -103,7 +121,9 @@ export function startSupervisor(options: SupervisorOptions): Supervisor {
       controlBuffer = controlBuffer.slice(at + 1);
     }
   });
-  child.once('error', (error) => { stderrTail += `\n${error.message}`; });
+  child.once('error', (error) => {
+    stderrTail += `\n${error.message}`;
+  });
   // 'exit', not 'close': on the host, a command can hold the pipes open after the supervisor has died.
   child.once('exit', (code, signal) => {
     alive = false;
@@ -116,8 +136,10 @@ export function startSupervisor(options: SupervisorOptions): Supervisor {
   });
 
   function onControl([type, id = '', value = '']: string[]) {
-    if (type === 'R') { markReady(); release(); }
-    else if (type === 'S') {
+    if (type === 'R') {
+      markReady();
+      release();
+    } else if (type === 'S') {
       if (current?.id === id) resolvePgid.get(id)?.(Number(value));
       else jobStarts.get(id)?.(Number(value));
       jobStarts.delete(id);
@@ -147,11 +169,14 @@ export function startSupervisor(options: SupervisorOptions): Supervisor {
     } catch (error) {
       return { ending: 'failed', exitCode: null, output, failure: (error as Error).message };
     }
-    if (!alive) return { ending: 'failed', exitCode: null, output, failure: `the sandbox has ended: ${describeExit(child.exitCode, child.signalCode, stderrTail)}` };
+    if (!alive)
+      return { ending: 'failed', exitCode: null, output, failure: `the sandbox has ended: ${describeExit(child.exitCode, child.signalCode, stderrTail)}` };
     const id = `c${++sequence}`;
     const nonce = randomBytes(16).toString('hex');
     let settle!: () => void;
-    const done = new Promise<void>((resolve) => { settle = resolve; });
+    const done = new Promise<void>((resolve) => {
+      settle = resolve;
+    });
     const pgid = new Promise<number>((resolve) => resolvePgid.set(id, resolve));
     const running: Running = { id, demux: createOutputDemux(Buffer.from(`\0\0REIN-END-${nonce}\0\0`), output), status: null, settle };
     current = running;
@@ -160,7 +185,9 @@ export function startSupervisor(options: SupervisorOptions): Supervisor {
       send(['run', id, nonce, command]);
       const ending = await firstOf(done, options);
       if (ending !== 'done' && alive) {
-        void pgid.then((group) => { if (alive) send(['stop', String(group)]); });
+        void pgid.then((group) => {
+          if (alive) send(['stop', String(group)]);
+        });
         if (!(await settledWithin(done, SETTLE_MS))) child.kill('SIGKILL');
       }
       if (!alive && running.status === null) {
@@ -177,7 +204,9 @@ export function startSupervisor(options: SupervisorOptions): Supervisor {
 
   return {
     ready,
-    get alive() { return alive; },
+    get alive() {
+      return alive;
+    },
     runCommand(command, commandOptions) {
       const result = queue.then(() => runOne(command, commandOptions));
       queue = result.catch(() => undefined);
@@ -191,7 +220,12 @@ export function startSupervisor(options: SupervisorOptions): Supervisor {
       send(['job', tag, log, command]);
       hold();
       try {
-        return await Promise.race([started, exited.then(() => { throw new Error('the sandbox ended before the job started'); })]);
+        return await Promise.race([
+          started,
+          exited.then(() => {
+            throw new Error('the sandbox ended before the job started');
+          }),
+        ]);
       } finally {
         release();
       }
@@ -204,7 +238,11 @@ export function startSupervisor(options: SupervisorOptions): Supervisor {
       if (allEnded()) return;
       hold();
       let wake!: () => void;
-      const done = new Promise<void>((resolve) => { wake = () => { if (allEnded()) resolve(); }; });
+      const done = new Promise<void>((resolve) => {
+        wake = () => {
+          if (allEnded()) resolve();
+        };
+      });
       jobWaiters.add(wake);
       try {
         await settledWithin(Promise.race([done, exited]), ms);
@@ -221,7 +259,11 @@ export function startSupervisor(options: SupervisorOptions): Supervisor {
       if (!options.wrap) send(['quit']);
       stdin.end();
       if (!(await settledWithin(exited, waitMs))) {
-        try { process.kill(-child.pid!, 'SIGKILL'); } catch { /* already gone */ }
+        try {
+          process.kill(-child.pid!, 'SIGKILL');
+        } catch {
+          /* already gone */
+        }
         await settledWithin(exited, waitMs);
       }
       release();
@@ -231,6 +273,11 @@ export function startSupervisor(options: SupervisorOptions): Supervisor {
 
 function describeExit(code: number | null, signal: NodeJS.Signals | null, stderr: string): string {
   const how = signal ? `killed by ${signal}` : `exit ${code}`;
-  const said = stderr.trim().split('\n').filter((line) => !/^environment: line \d+: +\d+ (Killed|Terminated)/.test(line)).slice(-3).join(' / ');
+  const said = stderr
+    .trim()
+    .split('\n')
+    .filter((line) => !/^environment: line \d+: +\d+ (Killed|Terminated)/.test(line))
+    .slice(-3)
+    .join(' / ');
   return said ? `${how}: ${said}` : how;
 }

@@ -28,7 +28,11 @@ export function killTagged(prefix: string): number {
     if (found === 0) break;
   }
   for (const pid of victims) {
-    try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ }
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      /* gone */
+    }
   }
   return victims.size;
 }

@@ -64,9 +64,7 @@ function describeIssue(issue: z.core.$ZodIssue, tool: AnyTool): string {
 
 /** `items[0].task` from zod's `['items', 0, 'task']`. */
 function formatPath(path: readonly PropertyKey[]): string {
-  return path
-    .map((part, index) => (typeof part === 'number' ? `[${part}]` : `${index === 0 ? '' : '.'}${clip(String(part), MAX_QUOTE)}`))
-    .join('');
+  return path.map((part, index) => (typeof part === 'number' ? `[${part}]` : `${index === 0 ? '' : '.'}${clip(String(part), MAX_QUOTE)}`)).join('');
 }
 
 function describeValue(value: unknown): string {

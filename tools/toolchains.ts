@@ -5,8 +5,23 @@ import { isWithin } from './hidden-paths.js';
 
 /** Variables that point at a toolchain (when set, the folder is shown), and folders that come with another. */
 const TOOLCHAIN_VARIABLES = [
-  'PYENV_ROOT', 'VIRTUAL_ENV', 'CONDA_PREFIX', 'CARGO_HOME', 'RUSTUP_HOME', 'GOROOT', 'JAVA_HOME', 'VOLTA_HOME', 'BUN_INSTALL',
-  'PNPM_HOME', 'DENO_INSTALL', 'RBENV_ROOT', 'GEM_HOME', 'ASDF_DATA_DIR', 'MISE_DATA_DIR', 'SDKMAN_CANDIDATES_DIR', 'JULIAUP_DEPOT_PATH',
+  'PYENV_ROOT',
+  'VIRTUAL_ENV',
+  'CONDA_PREFIX',
+  'CARGO_HOME',
+  'RUSTUP_HOME',
+  'GOROOT',
+  'JAVA_HOME',
+  'VOLTA_HOME',
+  'BUN_INSTALL',
+  'PNPM_HOME',
+  'DENO_INSTALL',
+  'RBENV_ROOT',
+  'GEM_HOME',
+  'ASDF_DATA_DIR',
+  'MISE_DATA_DIR',
+  'SDKMAN_CANDIDATES_DIR',
+  'JULIAUP_DEPOT_PATH',
 ];
 const COMPANIONS: Readonly<Record<string, readonly string[]>> = { '.cargo': ['.rustup'], '.local/bin': ['.local/lib'] };
 
@@ -112,7 +127,10 @@ function programsOf(command: string, input: ToolchainInput): string[] {
   let first = true;
   for (const raw of command.split(/\s+|(?=[;&|()])|(?<=[;&|()])/)) {
     const word = raw.replace(/^['"]|['"]$/g, '');
-    if (/^[;&|()]+$/.test(word)) { first = true; continue; }
+    if (/^[;&|()]+$/.test(word)) {
+      first = true;
+      continue;
+    }
     if (word === '' || (first && /^[A-Za-z_][A-Za-z0-9_]*=/.test(word))) continue;
     const expanded = word.replace(/^(~|\$HOME|\$\{HOME\})(?=\/|$)/, input.home);
     if (expanded.includes('/')) programs.push(path.resolve(input.root, expanded));

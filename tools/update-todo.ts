@@ -1,10 +1,10 @@
-import { jsonSyntaxError } from '../lib/syntax-error.js';
-import { formatZodError } from '../lib/zod-error.js';
 import fs from 'node:fs';
-import { ensureStateDir } from '../lib/state-dir.js';
 import { z } from 'zod';
 import { UsageError } from '../lib/errors.js';
 import { stableStringify } from '../lib/stable-json.js';
+import { ensureStateDir } from '../lib/state-dir.js';
+import { jsonSyntaxError } from '../lib/syntax-error.js';
+import { formatZodError } from '../lib/zod-error.js';
 import { writeFileAtomic } from './atomic-write.js';
 import { resolveInWorkspace } from './path-guard.js';
 import type { TodoItem, Tool } from './types.js';
@@ -73,6 +73,7 @@ export function readProgress(root: string): TodoItem[] | null {
     throw new UsageError(`${file}: not valid JSON: ${jsonSyntaxError(text, error)}\nfix or delete it`);
   }
   const result = progressFile.safeParse(parsed);
-  if (!result.success) throw new UsageError(`${file} is not a rein progress file (${formatZodError(result.error, { input: parsed }).join('; ')}); fix or delete it`);
+  if (!result.success)
+    throw new UsageError(`${file} is not a rein progress file (${formatZodError(result.error, { input: parsed }).join('; ')}); fix or delete it`);
   return result.data.todo;
 }

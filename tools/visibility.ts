@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { UsageError } from '../lib/errors.js';
 import { RULES_FILE_NAMES, STATE_DIR_NAME } from '../lib/harness-files.js';
-import { createHiddenMatcher, isWithin, type HiddenMatcher } from './hidden-paths.js';
+import { createHiddenMatcher, type HiddenMatcher, isWithin } from './hidden-paths.js';
 import { findHidden } from './hidden-walk.js';
 import { detectPackageCaches } from './package-caches.js';
 import { detectToolchains } from './toolchains.js';
@@ -79,8 +79,14 @@ export function planVisibility(input: VisibilityInput): VisibilityPlan {
   mounts.push({ kind: 'tmpfs', path: '/tmp' }, { kind: 'tmpfs', path: '/var/tmp' });
   const privateHome = !isWithin(root, home) && !system.some((dir) => isWithin(dir, home));
   if (privateHome) mounts.push({ kind: 'tmpfs', path: home });
-  const toolchains = detectToolchains({ root, home, pathValue: input.pathValue ?? process.env.PATH ?? '', testCmd: input.testCmd, env: input.env ?? process.env, visible: system })
-    .filter((dir) => matcher.reason(dir, true) === null);
+  const toolchains = detectToolchains({
+    root,
+    home,
+    pathValue: input.pathValue ?? process.env.PATH ?? '',
+    testCmd: input.testCmd,
+    env: input.env ?? process.env,
+    visible: system,
+  }).filter((dir) => matcher.reason(dir, true) === null);
   const caches = detectPackageCaches(home).filter((dir) => !toolchains.some((chain) => isWithin(chain, dir)));
   const { readable, missing } = readableHostPaths(matcher);
   const extra = (input.extraReadable ?? []).map((dir) => path.resolve(dir));
@@ -90,9 +96,26 @@ export function planVisibility(input: VisibilityInput): VisibilityPlan {
   for (const file of readOnly) mounts.push({ kind: 'ro-try', path: file });
   const writable = (input.writable ?? []).map((dir) => path.resolve(dir));
   for (const dir of writable) mounts.push({ kind: 'rw', path: dir });
-  const masked = maskHidden(mounts, matcher, { root, walked: [root, ...readable], visible: [...system, root, ...toolchains, ...caches, ...readable, ...extra, ...writable] });
+  const masked = maskHidden(mounts, matcher, {
+    root,
+    walked: [root, ...readable],
+    visible: [...system, root, ...toolchains, ...caches, ...readable, ...extra, ...writable],
+  });
   if (input.policy.network) mounts.push(...resolverMounts([...system, root]));
-  return { root, home, network: input.policy.network, system, privateHome, toolchains, caches, readable: [...readable, ...extra], writable, missing, masked, mounts };
+  return {
+    root,
+    home,
+    network: input.policy.network,
+    system,
+    privateHome,
+    toolchains,
+    caches,
+    readable: [...readable, ...extra],
+    writable,
+    missing,
+    masked,
+    mounts,
+  };
 }
 
 function systemMounts(mounts: Mount[]): string[] {

@@ -27,7 +27,9 @@ export async function firstOf(done: Promise<void>, options: { timeoutMs: number;
  */
 export async function settledWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<boolean>((resolve) => { timer = setTimeout(() => resolve(false), ms); });
+  const timeout = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
   try {
     return await Promise.race([promise.then(() => true), timeout]);
   } finally {

@@ -17,8 +17,15 @@ export const evalQueueSection: BenchSection = {
         {
           headers: ['setup', 'runs (2 rounds)', 'resolved', 'not done', 'wall seconds, mean', 'round 1, round 2', 'vs local pool, 1 process'],
           rows: rows.map((row) => [
-            row.setup, row.jobs, `${row.resolved}/${row.jobs}`, Object.entries(row.notDone).map(([status, count]) => `${count} ${status}`).join(', ') || '-',
-            row.wallSeconds.toFixed(1), row.rounds.map((seconds) => seconds.toFixed(1)).join(', '), `${(row.wallSeconds / single.wallSeconds).toFixed(2)}x`,
+            row.setup,
+            row.jobs,
+            `${row.resolved}/${row.jobs}`,
+            Object.entries(row.notDone)
+              .map(([status, count]) => `${count} ${status}`)
+              .join(', ') || '-',
+            row.wallSeconds.toFixed(1),
+            row.rounds.map((seconds) => seconds.toFixed(1)).join(', '),
+            `${(row.wallSeconds / single.wallSeconds).toFixed(2)}x`,
           ]),
         },
         {
@@ -26,7 +33,9 @@ export const evalQueueSection: BenchSection = {
           rows: [['measured per job', overhead.workerMs.toFixed(0), overhead.returnMs.toFixed(0), overhead.pickupMs.toFixed(0), overhead.totalMs.toFixed(0)]],
         },
       ],
-      notes: [`The fastest setup in this run: ${fastest.setup}, ${(fastest.wallSeconds / single.wallSeconds).toFixed(2)}x the local pool's one process. Every worker runs on this one machine, so more workers than CPUs cannot help here.`],
+      notes: [
+        `The fastest setup in this run: ${fastest.setup}, ${(fastest.wallSeconds / single.wallSeconds).toFixed(2)}x the local pool's one process. Every worker runs on this one machine, so more workers than CPUs cannot help here.`,
+      ],
     };
   },
 };

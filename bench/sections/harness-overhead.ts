@@ -30,10 +30,19 @@ export const harnessOverheadSection: BenchSection = {
     const slowest = Math.max(...atLength, ...whole.map((row) => row.msPerStep));
     return {
       tables: [
-        { headers: ['record length (steps)', `ms/step there (median of ${LONG_RUNS} runs)`, 'vs length 100'], rows: LENGTHS.map((length, index) => [length, atLength[index]!.toFixed(3), `${(atLength[index]! / atLength[0]!).toFixed(2)}x`]) },
+        {
+          headers: ['record length (steps)', `ms/step there (median of ${LONG_RUNS} runs)`, 'vs length 100'],
+          rows: LENGTHS.map((length, index) => [length, atLength[index]!.toFixed(3), `${(atLength[index]! / atLength[0]!).toFixed(2)}x`]),
+        },
         {
           headers: ['whole run of', 'mean ms/step', 'retained heap bytes/step', 'peak heap MB', 'trace lines/step'],
-          rows: whole.map((row) => [`${row.steps} steps`, row.msPerStep.toFixed(3), Math.max(0, Math.round(row.heapBytesPerStep)), row.peakHeapMb.toFixed(1), (row.traceLines / row.steps).toFixed(1)]),
+          rows: whole.map((row) => [
+            `${row.steps} steps`,
+            row.msPerStep.toFixed(3),
+            Math.max(0, Math.round(row.heapBytesPerStep)),
+            row.peakHeapMb.toFixed(1),
+            (row.traceLines / row.steps).toFixed(1),
+          ]),
         },
         {
           headers: ['with state saved for resume', 'ms/step', 'vs no saving (1000 steps)'],

@@ -11,13 +11,22 @@ export const memorySection: BenchSection = {
     const rows = await compareMemory(LENGTHS);
     const first = rows[0]!;
     return {
-      tables: [{
-        headers: ['steps', 'record held', 'peak RSS MB', 'vs 100 steps', 'peak heap MB', 'heap held after the run MB', 'vs 100 steps'],
-        rows: rows.flatMap((row) => (['now', 'before'] as const).map((mode) => [
-          row.steps, mode === 'now' ? 'on disk (now)' : 'in memory (before)', row[mode].peakRssMb.toFixed(1), `${(row[mode].peakRssMb / first[mode].peakRssMb).toFixed(2)}x`,
-          row[mode].peakHeapMb.toFixed(1), row[mode].retainedHeapMb.toFixed(1), `${(row[mode].retainedHeapMb / first[mode].retainedHeapMb).toFixed(2)}x`,
-        ])),
-      }],
+      tables: [
+        {
+          headers: ['steps', 'record held', 'peak RSS MB', 'vs 100 steps', 'peak heap MB', 'heap held after the run MB', 'vs 100 steps'],
+          rows: rows.flatMap((row) =>
+            (['now', 'before'] as const).map((mode) => [
+              row.steps,
+              mode === 'now' ? 'on disk (now)' : 'in memory (before)',
+              row[mode].peakRssMb.toFixed(1),
+              `${(row[mode].peakRssMb / first[mode].peakRssMb).toFixed(2)}x`,
+              row[mode].peakHeapMb.toFixed(1),
+              row[mode].retainedHeapMb.toFixed(1),
+              `${(row[mode].retainedHeapMb / first[mode].retainedHeapMb).toFixed(2)}x`,
+            ]),
+          ),
+        },
+      ],
     };
   },
 };

@@ -9,10 +9,18 @@ export const otelOverheadSection: BenchSection = {
     const rows = await measureOtelOverhead(1000);
     const off = rows[0]!.msPerStep;
     return {
-      tables: [{
-        headers: ['export', 'ms/step', 'vs off', 'spans received', 'end-of-run wait ms'],
-        rows: rows.map((row) => [row.setting, row.msPerStep.toFixed(3), `${(row.msPerStep / off).toFixed(2)}x`, row.setting === 'collector on loopback' ? row.spans : '-', Math.round(row.endWaitMs)]),
-      }],
+      tables: [
+        {
+          headers: ['export', 'ms/step', 'vs off', 'spans received', 'end-of-run wait ms'],
+          rows: rows.map((row) => [
+            row.setting,
+            row.msPerStep.toFixed(3),
+            `${(row.msPerStep / off).toFixed(2)}x`,
+            row.setting === 'collector on loopback' ? row.spans : '-',
+            Math.round(row.endWaitMs),
+          ]),
+        },
+      ],
     };
   },
 };

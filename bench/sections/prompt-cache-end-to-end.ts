@@ -1,5 +1,5 @@
-import { measureHarnessPrefix, type HarnessPrefixFigures } from '../harness-prefix.js';
-import { listed, percent, type BenchSection } from '../section.js';
+import { type HarnessPrefixFigures, measureHarnessPrefix } from '../harness-prefix.js';
+import { type BenchSection, listed, percent } from '../section.js';
 
 const DENSITIES = [4, 2.5];
 const STEPS = [100, 300];
@@ -14,10 +14,21 @@ export const promptCacheEndToEndSection: BenchSection = {
       for (const steps of STEPS) rows.push(await measureHarnessPrefix(steps, { providerCharsPerToken }));
     }
     return {
-      tables: [{
-        headers: ['steps', 'provider chars/token', 'prefix reuse', 'requests reusing < 50%', 'peak / window', 'prompt tokens', 'elision passes', 'summaries'],
-        rows: rows.map((row) => [row.steps, row.providerCharsPerToken, percent(row.prefixReuse), row.breaks, percent(row.peakShare), row.promptTokens, row.elisions, row.summaries]),
-      }],
+      tables: [
+        {
+          headers: ['steps', 'provider chars/token', 'prefix reuse', 'requests reusing < 50%', 'peak / window', 'prompt tokens', 'elision passes', 'summaries'],
+          rows: rows.map((row) => [
+            row.steps,
+            row.providerCharsPerToken,
+            percent(row.prefixReuse),
+            row.breaks,
+            percent(row.peakShare),
+            row.promptTokens,
+            row.elisions,
+            row.summaries,
+          ]),
+        },
+      ],
       notes: [
         `Prefix reuse end to end: ${listed(rows.map((row) => `${percent(row.prefixReuse)} at ${row.steps} steps and ${row.providerCharsPerToken} characters a token`))}.`,
       ],

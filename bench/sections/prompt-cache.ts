@@ -1,6 +1,6 @@
 import { defaultRules } from '../../rules/schema.js';
-import { compareCachePolicies, type CacheFigures } from '../prefix-cache.js';
-import { grouped, listed, percent, type BenchSection } from '../section.js';
+import { type CacheFigures, compareCachePolicies } from '../prefix-cache.js';
+import { type BenchSection, grouped, listed, percent } from '../section.js';
 
 const STEPS = [100, 300, 500];
 const DENSITIES = [4, 2.5];
@@ -28,17 +28,42 @@ export const promptCacheSection: BenchSection = {
     return {
       tables: [
         {
-          headers: ['steps', 'chars/token', 'context manager', 'prefix reuse', 'peak / window', 'prompt tokens', 'vs seed', 'summaries', 'est. cost', 'vs seed', 'cost, no cache discount', 'vs seed'],
+          headers: [
+            'steps',
+            'chars/token',
+            'context manager',
+            'prefix reuse',
+            'peak / window',
+            'prompt tokens',
+            'vs seed',
+            'summaries',
+            'est. cost',
+            'vs seed',
+            'cost, no cache discount',
+            'vs seed',
+          ],
           rows: compared.flatMap(({ steps, charsPerToken, policies }) => {
             const seed = policies.at(-1)!;
             return policies.map((figures) => [
-              steps, charsPerToken, figures.policy, percent(figures.prefixReuse), percent(figures.peakShare), figures.allTokens, ratio(figures.allTokens, seed.allTokens),
-              figures.summaries, `$${figures.estimatedCost.toFixed(2)}`, ratio(figures.estimatedCost, seed.estimatedCost),
-              `$${figures.costWithoutCache.toFixed(2)}`, ratio(figures.costWithoutCache, seed.costWithoutCache),
+              steps,
+              charsPerToken,
+              figures.policy,
+              percent(figures.prefixReuse),
+              percent(figures.peakShare),
+              figures.allTokens,
+              ratio(figures.allTokens, seed.allTokens),
+              figures.summaries,
+              `$${figures.estimatedCost.toFixed(2)}`,
+              ratio(figures.estimatedCost, seed.estimatedCost),
+              `$${figures.costWithoutCache.toFixed(2)}`,
+              ratio(figures.costWithoutCache, seed.costWithoutCache),
             ]);
           }),
         },
-        { headers: ['steps', 'chars/token', 'most reuse possible without sending more than the seed'], rows: compared.map((row) => [row.steps, row.charsPerToken, percent(row.ceiling)]) },
+        {
+          headers: ['steps', 'chars/token', 'most reuse possible without sending more than the seed'],
+          rows: compared.map((row) => [row.steps, row.charsPerToken, percent(row.ceiling)]),
+        },
       ],
       notes: describeCachePairs(compared.map(({ steps, charsPerToken, policies }) => ({ steps, charsPerToken, rein: policies[0]!, seed: policies.at(-1)! }))),
     };
@@ -52,16 +77,23 @@ export const promptCacheSection: BenchSection = {
  */
 export function describeCachePairs(pairs: Array<{ steps: number; charsPerToken: number; rein: CacheFigures; seed: CacheFigures }>): string[] {
   const name = ({ steps, charsPerToken }: { steps: number; charsPerToken: number }) => `${steps} steps at ${charsPerToken} chars/token`;
-  const perLength = pairs.map((pair) => `${name(pair)}: ${percent(pair.rein.prefixReuse)} vs ${percent(pair.seed.prefixReuse)} reuse, `
-    + `${grouped(pair.rein.allTokens)} vs ${grouped(pair.seed.allTokens)} prompt tokens`);
+  const perLength = pairs.map(
+    (pair) =>
+      `${name(pair)}: ${percent(pair.rein.prefixReuse)} vs ${percent(pair.seed.prefixReuse)} reuse, ` +
+      `${grouped(pair.rein.allTokens)} vs ${grouped(pair.seed.allTokens)} prompt tokens`,
+  );
   const moreTokens = pairs.filter(({ rein, seed }) => rein.allTokens > seed.allTokens).map(name);
   const cheaper = pairs.filter(({ rein, seed }) => rein.estimatedCost < seed.estimatedCost).map(name);
   const dearerUncached = pairs.filter(({ rein, seed }) => rein.costWithoutCache > seed.costWithoutCache).map(name);
   const notes = [`rein against the seed's schedule: ${perLength.join('; ')}.`];
-  notes.push(moreTokens.length > 0
-    ? `rein sends more prompt tokens than the seed's schedule at ${listed(moreTokens)}.`
-    : 'rein sends fewer prompt tokens than the seed\'s schedule in every case.');
-  notes.push(`Its estimated cost is lower ${cheaper.length === pairs.length ? 'in every case' : cheaper.length > 0 ? `at ${listed(cheaper)}` : 'in no case'} with the cache discount`
-    + (dearerUncached.length > 0 ? `; without a prompt cache it would cost more at ${listed(dearerUncached)}.` : ', and without a prompt cache too.'));
+  notes.push(
+    moreTokens.length > 0
+      ? `rein sends more prompt tokens than the seed's schedule at ${listed(moreTokens)}.`
+      : "rein sends fewer prompt tokens than the seed's schedule in every case.",
+  );
+  notes.push(
+    `Its estimated cost is lower ${cheaper.length === pairs.length ? 'in every case' : cheaper.length > 0 ? `at ${listed(cheaper)}` : 'in no case'} with the cache discount` +
+      (dearerUncached.length > 0 ? `; without a prompt cache it would cost more at ${listed(dearerUncached)}.` : ', and without a prompt cache too.'),
+  );
   return notes;
 }

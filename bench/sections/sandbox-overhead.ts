@@ -19,7 +19,13 @@ export const sandboxOverheadSection: BenchSection = {
       tables: [
         {
           headers: ['command', 'path', 'median ms', 'p90 ms', 'over bare sh -c, ms'],
-          rows: rows.map((row) => [row.command, row.path, row.medianMs.toFixed(2), row.p90Ms.toFixed(2), row.path.startsWith('bare') ? '-' : row.overMs.toFixed(2)]),
+          rows: rows.map((row) => [
+            row.command,
+            row.path,
+            row.medianMs.toFixed(2),
+            row.p90Ms.toFixed(2),
+            row.path.startsWith('bare') ? '-' : row.overMs.toFixed(2),
+          ]),
         },
         { headers: ['once per run', 'ms (plan, sandbox, supervisor, first `true`)'], rows: Object.entries(startMs).map(([name, ms]) => [name, ms.toFixed(1)]) },
         {

@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { mcnemarExact } from '../../eval/mcnemar.js';
 import { loadTaskSet } from '../../eval/task.js';
 import { PRESETS } from '../../rules/presets.js';
-import { listed, percent, type BenchSection } from '../section.js';
+import { type BenchSection, listed, percent } from '../section.js';
 import { measureSuiteTokens, type SuiteConfiguration, type SuiteTokens } from '../suite-tokens.js';
 
 /**
@@ -10,12 +10,26 @@ import { measureSuiteTokens, type SuiteConfiguration, type SuiteTokens } from '.
  * simulated model keeps its requirements in a todo list.
  */
 const PLAN_PARTS: Array<SuiteConfiguration & { phase: boolean; todoTool: boolean }> = [
-  { label: 'no-plan, update_todo kept', preset: 'no-plan', rules: { tools: { enabled: ['read_file', 'grep', 'edit_file', 'run', 'update_todo', 'finish'] } }, phase: false, todoTool: true },
-  { label: 'default, update_todo removed', preset: 'default', rules: { tools: { enabled: ['read_file', 'grep', 'edit_file', 'run', 'finish'] } }, phase: true, todoTool: false },
+  {
+    label: 'no-plan, update_todo kept',
+    preset: 'no-plan',
+    rules: { tools: { enabled: ['read_file', 'grep', 'edit_file', 'run', 'update_todo', 'finish'] } },
+    phase: false,
+    todoTool: true,
+  },
+  {
+    label: 'default, update_todo removed',
+    preset: 'default',
+    rules: { tools: { enabled: ['read_file', 'grep', 'edit_file', 'run', 'finish'] } },
+    phase: true,
+    todoTool: false,
+  },
   { label: 'bash-only, update_todo added', preset: 'bash-only', rules: { tools: { enabled: ['run', 'update_todo', 'finish'] } }, phase: false, todoTool: true },
 ];
 const PRESET_PARTS: Record<string, { phase: boolean; todoTool: boolean }> = {
-  default: { phase: true, todoTool: true }, 'no-plan': { phase: false, todoTool: false }, 'bash-only': { phase: false, todoTool: false },
+  default: { phase: true, todoTool: true },
+  'no-plan': { phase: false, todoTool: false },
+  'bash-only': { phase: false, todoTool: false },
 };
 
 /** Tokens and cost per solved task under every preset on the offline simulated suite, and where the plan effect comes from. */
@@ -24,7 +38,10 @@ export const suiteTokensSection: BenchSection = {
   title: 'Tokens per solved task on the offline simulated suite (eval/suite; a simulation of the harness, not a model benchmark; nominal $3/$0.30/$15 per M)',
   async run({ parallel }) {
     const planTasks = planDependentTasks();
-    const presets = await measureSuiteTokens(PRESETS.map((preset) => ({ label: preset.name, preset: preset.name })), { parallel });
+    const presets = await measureSuiteTokens(
+      PRESETS.map((preset) => ({ label: preset.name, preset: preset.name })),
+      { parallel },
+    );
     const parts = await measureSuiteTokens(PLAN_PARTS, { parallel, only: planTasks });
     const baseline = presets.find((row) => row.config === 'default')!;
     return {
@@ -36,7 +53,10 @@ export const suiteTokensSection: BenchSection = {
 
 function planDependentTasks(): string[] {
   const { tasks } = loadTaskSet(fileURLToPath(new URL('../../../eval/suite', import.meta.url)));
-  return tasks.filter((task) => task.simulated?.kind === 'registry' && task.simulated.names.includes('plan-dependent')).map((task) => task.id).sort();
+  return tasks
+    .filter((task) => task.simulated?.kind === 'registry' && task.simulated.names.includes('plan-dependent'))
+    .map((task) => task.id)
+    .sort();
 }
 
 const solvedMap = (row: SuiteTokens, tasks: readonly string[]) => Object.fromEntries(tasks.map((task) => [task, row.solved.includes(task)]));
@@ -44,12 +64,29 @@ const solvedMap = (row: SuiteTokens, tasks: readonly string[]) => Object.fromEnt
 function presetTable(rows: readonly SuiteTokens[], baseline: SuiteTokens) {
   const tasks = allTasks(rows);
   return {
-    headers: ['preset', 'resolved', 'lost / gained vs default', 'exact McNemar p', 'prompt tokens', 'cached share', 'est. cost', 'cost per solved task', 'agent seconds'],
+    headers: [
+      'preset',
+      'resolved',
+      'lost / gained vs default',
+      'exact McNemar p',
+      'prompt tokens',
+      'cached share',
+      'est. cost',
+      'cost per solved task',
+      'agent seconds',
+    ],
     rows: rows.map((row) => {
       const test = mcnemarExact(solvedMap(baseline, tasks), solvedMap(row, tasks));
       return [
-        row.config, `${row.resolved}/${row.tasks}`, row === baseline ? '-' : `${test.only_a} / ${test.only_b}`, row === baseline ? '-' : test.p_value.toFixed(4),
-        row.promptTokens, percent(row.cachedShare), `$${row.costUsd.toFixed(3)}`, Number.isNaN(row.costPerSolved) ? '-' : `$${row.costPerSolved.toFixed(4)}`, Math.round(row.wallSeconds),
+        row.config,
+        `${row.resolved}/${row.tasks}`,
+        row === baseline ? '-' : `${test.only_a} / ${test.only_b}`,
+        row === baseline ? '-' : test.p_value.toFixed(4),
+        row.promptTokens,
+        percent(row.cachedShare),
+        `$${row.costUsd.toFixed(3)}`,
+        Number.isNaN(row.costPerSolved) ? '-' : `$${row.costPerSolved.toFixed(4)}`,
+        Math.round(row.wallSeconds),
       ];
     }),
   };
@@ -58,9 +95,22 @@ function presetTable(rows: readonly SuiteTokens[], baseline: SuiteTokens) {
 function planTable(presets: readonly SuiteTokens[], parts: readonly SuiteTokens[], planTasks: readonly string[]) {
   const onPlanTasks = (row: SuiteTokens) => row.solved.filter((task) => planTasks.includes(task)).length;
   const yes = (on: boolean) => (on ? 'on' : 'off');
-  const presetRows = Object.entries(PRESET_PARTS).map(([name, part]) => [name, yes(part.phase), yes(part.todoTool), `${onPlanTasks(presets.find((row) => row.config === name)!)}/${planTasks.length}`]);
-  const partRows = PLAN_PARTS.map((part) => [part.label, yes(part.phase), yes(part.todoTool), `${onPlanTasks(parts.find((row) => row.config === part.label)!)}/${planTasks.length}`]);
-  return { headers: [`configuration (on the ${planTasks.length} plan-dependent tasks)`, 'plan phase', 'update_todo', 'resolved'], rows: [...presetRows, ...partRows] };
+  const presetRows = Object.entries(PRESET_PARTS).map(([name, part]) => [
+    name,
+    yes(part.phase),
+    yes(part.todoTool),
+    `${onPlanTasks(presets.find((row) => row.config === name)!)}/${planTasks.length}`,
+  ]);
+  const partRows = PLAN_PARTS.map((part) => [
+    part.label,
+    yes(part.phase),
+    yes(part.todoTool),
+    `${onPlanTasks(parts.find((row) => row.config === part.label)!)}/${planTasks.length}`,
+  ]);
+  return {
+    headers: [`configuration (on the ${planTasks.length} plan-dependent tasks)`, 'plan phase', 'update_todo', 'resolved'],
+    rows: [...presetRows, ...partRows],
+  };
 }
 
 function allTasks(rows: readonly SuiteTokens[]): string[] {
@@ -69,10 +119,12 @@ function allTasks(rows: readonly SuiteTokens[]): string[] {
 
 /** Which tasks each configuration lost against the default, by name. */
 function lossNotes(rows: readonly SuiteTokens[], baseline: SuiteTokens): string[] {
-  const lost = rows.filter((row) => row !== baseline).map((row) => {
-    const missing = baseline.solved.filter((task) => !row.solved.includes(task));
-    return `${row.config} lost ${missing.length > 0 ? listed(missing) : 'none'}`;
-  });
+  const lost = rows
+    .filter((row) => row !== baseline)
+    .map((row) => {
+      const missing = baseline.solved.filter((task) => !row.solved.includes(task));
+      return `${row.config} lost ${missing.length > 0 ? listed(missing) : 'none'}`;
+    });
   return [`Against the default (${baseline.resolved}/${baseline.tasks}): ${lost.join('; ')}.`];
 }
 
@@ -87,8 +139,10 @@ function planNote(presets: readonly SuiteTokens[], parts: readonly SuiteTokens[]
   const withoutTool = byTool(false);
   const range = (counts: number[]) => (Math.min(...counts) === Math.max(...counts) ? `${counts[0]}` : `${Math.min(...counts)}–${Math.max(...counts)}`);
   if (Math.min(...withTool) > Math.max(...withoutTool)) {
-    return `On the plan-dependent tasks the outcome follows the todo tool, not the plan phase: ${range(withTool)} of ${planTasks.length} solved wherever update_todo is offered, `
-      + `${range(withoutTool)} wherever it is not, with the phase on or off.`;
+    return (
+      `On the plan-dependent tasks the outcome follows the todo tool, not the plan phase: ${range(withTool)} of ${planTasks.length} solved wherever update_todo is offered, ` +
+      `${range(withoutTool)} wherever it is not, with the phase on or off.`
+    );
   }
   return `On the plan-dependent tasks the outcome does not follow the todo tool alone: with update_todo ${withTool.join(', ')} solved, without it ${withoutTool.join(', ')} (of ${planTasks.length}).`;
 }

@@ -1,11 +1,11 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { UsageError } from '../../lib/errors.js';
 import { compareRecords } from '../../eval/comparison.js';
 import { readResultsOrFail } from '../../eval/results-file.js';
 import type { RunRecord } from '../../eval/run-record.js';
 import { formatComparison } from '../../eval/terminal.js';
-import { parseCommand, type FlagSpec } from '../args.js';
+import { UsageError } from '../../lib/errors.js';
+import { type FlagSpec, parseCommand } from '../args.js';
 import type { Io } from '../execute-run.js';
 import { EXIT } from '../exit-codes.js';
 
@@ -26,24 +26,47 @@ solved it (ties count as unsolved).`;
 
 const COMPARE_FLAGS: FlagSpec = { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } };
 
-interface Side { source: string; label: string; records: RunRecord[] }
+interface Side {
+  source: string;
+  label: string;
+  records: RunRecord[];
+}
 
 export async function compareCommand(argv: string[], io: Io, _env: NodeJS.ProcessEnv): Promise<number> {
   const parsed = parseCommand('rein compare', argv, COMPARE_FLAGS);
-  if (parsed.values.help) { io.stdout.write(COMPARE_USAGE + '\n'); return EXIT.done; }
-  const warn = (text: string) => { io.stderr.write(`${text}\n`); };
+  if (parsed.values.help) {
+    io.stdout.write(COMPARE_USAGE + '\n');
+    return EXIT.done;
+  }
+  const warn = (text: string) => {
+    io.stderr.write(`${text}\n`);
+  };
   const [a, b] = sidesOf(parsed.positionals, warn);
   const comparison = compareRecords(a.records, b.records, a.label, b.label);
-  if (comparison.tasks.length === 0) throw new UsageError(`rein compare: no task has results on both sides (${a.label}: ${a.records.length} runs, ${b.label}: ${b.records.length} runs)`);
+  if (comparison.tasks.length === 0)
+    throw new UsageError(`rein compare: no task has results on both sides (${a.label}: ${a.records.length} runs, ${b.label}: ${b.records.length} runs)`);
   if (parsed.values.json) {
-    io.stdout.write(JSON.stringify({
-      a: { label: a.label, source: a.source }, b: { label: b.label, source: b.source },
-      tasks: comparison.tasks.length, only_a: comparison.onlyA.length, only_b: comparison.onlyB.length, p_value: comparison.pValue,
-      resolved_a: comparison.resolvedA, resolved_b: comparison.resolvedB, by_majority: comparison.byMajority,
-      paired_tasks: comparison.tasks, only_a_tasks: comparison.onlyA, only_b_tasks: comparison.onlyB,
-      missing_in_a: comparison.missingInA, missing_in_b: comparison.missingInB,
-      cost: comparison.cost, steps: comparison.steps, tokens: comparison.tokens,
-    }) + '\n');
+    io.stdout.write(
+      JSON.stringify({
+        a: { label: a.label, source: a.source },
+        b: { label: b.label, source: b.source },
+        tasks: comparison.tasks.length,
+        only_a: comparison.onlyA.length,
+        only_b: comparison.onlyB.length,
+        p_value: comparison.pValue,
+        resolved_a: comparison.resolvedA,
+        resolved_b: comparison.resolvedB,
+        by_majority: comparison.byMajority,
+        paired_tasks: comparison.tasks,
+        only_a_tasks: comparison.onlyA,
+        only_b_tasks: comparison.onlyB,
+        missing_in_a: comparison.missingInA,
+        missing_in_b: comparison.missingInB,
+        cost: comparison.cost,
+        steps: comparison.steps,
+        tokens: comparison.tokens,
+      }) + '\n',
+    );
   } else {
     io.stdout.write(formatComparison(comparison, { a: a.source, b: b.source }) + '\n');
   }
@@ -61,7 +84,10 @@ function sidesOf(positionals: string[], warn: (text: string) => void): [Side, Si
     const source = positionals[0]!;
     const records = readResultsOrFail(source, warn);
     const labels = labelsOf(records, source);
-    if (labels.length !== 2) throw new UsageError(`rein compare: ${source} holds ${labels.length} configurations (${labels.join(', ')}); name two: rein compare ${source}#A ${source}#B`);
+    if (labels.length !== 2)
+      throw new UsageError(
+        `rein compare: ${source} holds ${labels.length} configurations (${labels.join(', ')}); name two: rein compare ${source}#A ${source}#B`,
+      );
     return [side(source, labels[0]!, records), side(source, labels[1]!, records)];
   }
   if (positionals.length !== 2) throw new UsageError(`rein compare: expected <A> <B>\n\n${COMPARE_USAGE}`);
@@ -78,7 +104,8 @@ function sideOf(spec: string, warn: (text: string) => void): Side {
     if (!labels.includes(label)) throw new UsageError(`rein compare: ${source} has no configuration "${label}" (it has ${labels.join(', ') || 'no runs'})`);
     return side(source, label, records);
   }
-  if (labels.length !== 1) throw new UsageError(`rein compare: ${source} holds ${labels.length} configurations (${labels.join(', ')}); pick one with ${source}#NAME`);
+  if (labels.length !== 1)
+    throw new UsageError(`rein compare: ${source} holds ${labels.length} configurations (${labels.join(', ')}); pick one with ${source}#NAME`);
   return side(source, labels[0]!, records);
 }
 
@@ -92,7 +119,7 @@ function side(source: string, label: string, records: RunRecord[]): Side {
  */
 function labelsOf(records: RunRecord[], source?: string): string[] {
   const seen = [...new Set(records.map((record) => record.config))];
-  const folder = source && source.endsWith('.jsonl') ? dirname(source) : source;
+  const folder = source?.endsWith('.jsonl') ? dirname(source) : source;
   const manifest = folder ? join(folder, 'eval.json') : '';
   if (!manifest || !existsSync(manifest)) return seen;
   try {

@@ -2,19 +2,19 @@ import { cpSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { demoScript, DEMO_TASK, DEMO_TEST_CMD } from '../../demo/demo-model.js';
-import { loadRules } from '../../config/load-rules.js';
-import { presetNames } from '../../rules/presets.js';
-import { defaultTools } from '../../tools/index.js';
-import { parseCommand, stringFlag, type FlagSpec } from '../args.js';
-import { executeRun, type Io } from '../execute-run.js';
 import { scriptedModelSource } from '../../actors/model-source.js';
 import { createScriptedModel } from '../../actors/scripted-model.js';
+import { loadRules } from '../../config/load-rules.js';
+import { DEMO_TASK, DEMO_TEST_CMD, demoScript } from '../../demo/demo-model.js';
+import { STATE_DIR_NAME } from '../../lib/harness-files.js';
+import { presetNames } from '../../rules/presets.js';
 import type { ModelSource } from '../../run/start-run.js';
+import { defaultTools } from '../../tools/index.js';
 import type { RunObservers } from '../../visualizer/server/live-viz.js';
 import { keepsServing, parsePort } from '../../visualizer/server/viz-flags.js';
+import { type FlagSpec, parseCommand, stringFlag } from '../args.js';
+import { executeRun, type Io } from '../execute-run.js';
 import { EXIT } from '../exit-codes.js';
-import { STATE_DIR_NAME } from '../../lib/harness-files.js';
 import { OTEL_FLAGS, OTEL_USAGE, otelSettings } from '../otel-flags.js';
 
 /** With a visualizer watching, the scripted model pauses before each reply: an instant run leaves nothing to watch. */
@@ -38,8 +38,15 @@ Offline, no API key.
 ${OTEL_USAGE}`;
 
 const DEMO_FLAGS: FlagSpec = {
-  preset: { type: 'string' }, config: { type: 'string' }, viz: { type: 'boolean' }, 'viz-port': { type: 'string' }, 'viz-exit': { type: 'boolean' }, json: { type: 'boolean' },
-  'run-dir': { type: 'string' }, help: { type: 'boolean', short: 'h' }, ...OTEL_FLAGS,
+  preset: { type: 'string' },
+  config: { type: 'string' },
+  viz: { type: 'boolean' },
+  'viz-port': { type: 'string' },
+  'viz-exit': { type: 'boolean' },
+  json: { type: 'boolean' },
+  'run-dir': { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+  ...OTEL_FLAGS,
 };
 
 /** The bundled demo repo, found from the compiled file's location. */
@@ -49,31 +56,51 @@ export function demoRepoPath(): string {
 
 export async function demoCommand(argv: string[], io: Io, env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const parsed = parseCommand('rein demo', argv, DEMO_FLAGS);
-  if (parsed.values.help) { io.stdout.write(DEMO_USAGE + '\n'); return EXIT.done; }
+  if (parsed.values.help) {
+    io.stdout.write(DEMO_USAGE + '\n');
+    return EXIT.done;
+  }
   const viz = Boolean(parsed.values.viz);
   const vizPort = parsePort('rein demo', '--viz-port', stringFlag(parsed, 'viz-port'));
   const otel = await otelSettings('rein demo', parsed, env, (text) => io.stderr.write(text));
   // Rules first: a bad rules file stops here, before anything is copied or run.
-  const loaded = await loadRules({ preset: stringFlag(parsed, 'preset'), configPath: stringFlag(parsed, 'config'), overrides: { verification: { command: DEMO_TEST_CMD } } });
+  const loaded = await loadRules({
+    preset: stringFlag(parsed, 'preset'),
+    configPath: stringFlag(parsed, 'config'),
+    overrides: { verification: { command: DEMO_TEST_CMD } },
+  });
   const { rules } = loaded;
   const workspace = mkdtempSync(join(tmpdir(), 'rein-demo-'));
   cpSync(demoRepoPath(), workspace, { recursive: true });
   io.stderr.write(`rein demo: copied the demo repo to ${workspace}\n`);
-  const execute = (observers: RunObservers) => executeRun({
-    io, json: Boolean(parsed.values.json), otel,
-    run: {
-      workspace, task: DEMO_TASK, testCmd: DEMO_TEST_CMD, rules, model: viz ? pacedDemoModel() : scriptedModelSource('demo-scripted', demoScript),
-      runDir: stringFlag(parsed, 'run-dir') ?? join(workspace, STATE_DIR_NAME, 'runs', 'demo'),
-      guards: loaded.guards, actions: loaded.actions, tools: [...defaultTools, ...loaded.tools],
-      ...(loaded.configPath ? { configPath: loaded.configPath } : {}),
-      onTrace: observers.onTrace, inspect: observers.inspect,
-    },
-    onStart: observers.onStart,
-  });
+  const execute = (observers: RunObservers) =>
+    executeRun({
+      io,
+      json: Boolean(parsed.values.json),
+      otel,
+      run: {
+        workspace,
+        task: DEMO_TASK,
+        testCmd: DEMO_TEST_CMD,
+        rules,
+        model: viz ? pacedDemoModel() : scriptedModelSource('demo-scripted', demoScript),
+        runDir: stringFlag(parsed, 'run-dir') ?? join(workspace, STATE_DIR_NAME, 'runs', 'demo'),
+        guards: loaded.guards,
+        actions: loaded.actions,
+        tools: [...defaultTools, ...loaded.tools],
+        ...(loaded.configPath ? { configPath: loaded.configPath } : {}),
+        onTrace: observers.onTrace,
+        inspect: observers.inspect,
+      },
+      onStart: observers.onStart,
+    });
   if (!viz) return execute({});
   // The visualizer loads only when asked for: it would slow every run's start.
   const { withLiveViz } = await import('../../visualizer/server/live-viz.js');
-  return withLiveViz({ port: vizPort, rules, log: (text) => io.stderr.write(text), keepServing: keepsServing(Boolean(parsed.values['viz-exit']), env) }, execute);
+  return withLiveViz(
+    { port: vizPort, rules, log: (text) => io.stderr.write(text), keepServing: keepsServing(Boolean(parsed.values['viz-exit']), env) },
+    execute,
+  );
 }
 
 function pacedDemoModel(): ModelSource {

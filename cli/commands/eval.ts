@@ -1,14 +1,14 @@
 import { availableParallelism } from 'node:os';
 import { join, relative } from 'node:path';
-import { ModelEndpointError, UsageError } from '../../lib/errors.js';
+import { resolveEndpoint } from '../../actors/model-source.js';
 import { parseConfigurations } from '../../eval/configurations.js';
-import { runEval, type JobRunner } from '../../eval/eval-runner.js';
+import { type JobRunner, runEval } from '../../eval/eval-runner.js';
 import { loadPriceTable } from '../../eval/prices.js';
 import { formatEvalTable } from '../../eval/terminal.js';
-import { listFlag, numberFlag, parseCommand, stringFlag, type FlagSpec, type ParsedCommand } from '../args.js';
+import { ModelEndpointError, UsageError } from '../../lib/errors.js';
+import { type FlagSpec, listFlag, numberFlag, type ParsedCommand, parseCommand, stringFlag } from '../args.js';
 import type { Io } from '../execute-run.js';
 import { EXIT } from '../exit-codes.js';
-import { resolveEndpoint } from '../../actors/model-source.js';
 import { checkReachable } from '../preflight.js';
 
 export const EVAL_USAGE = `rein eval <tasks-dir> [--preset NAME]... [--config [PRESET:]FILE]... [options]
@@ -40,15 +40,28 @@ report.html. Re-running with the same --out resumes: finished runs are kept.
                          in a fresh workspace until then (default 2)`;
 
 const EVAL_FLAGS: FlagSpec = {
-  preset: { type: 'string', multiple: true }, config: { type: 'string', multiple: true }, model: { type: 'string' }, 'base-url': { type: 'string' },
-  repeat: { type: 'string' }, parallel: { type: 'string' }, out: { type: 'string' }, task: { type: 'string', multiple: true },
-  prices: { type: 'string' }, 'keep-workspaces': { type: 'boolean' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
-  queue: { type: 'string' }, attempts: { type: 'string' },
+  preset: { type: 'string', multiple: true },
+  config: { type: 'string', multiple: true },
+  model: { type: 'string' },
+  'base-url': { type: 'string' },
+  repeat: { type: 'string' },
+  parallel: { type: 'string' },
+  out: { type: 'string' },
+  task: { type: 'string', multiple: true },
+  prices: { type: 'string' },
+  'keep-workspaces': { type: 'boolean' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+  queue: { type: 'string' },
+  attempts: { type: 'string' },
 };
 
 export async function evalCommand(argv: string[], io: Io, env: NodeJS.ProcessEnv): Promise<number> {
   const parsed = parseCommand('rein eval', argv, EVAL_FLAGS);
-  if (parsed.values.help) { io.stdout.write(EVAL_USAGE + '\n'); return EXIT.done; }
+  if (parsed.values.help) {
+    io.stdout.write(EVAL_USAGE + '\n');
+    return EXIT.done;
+  }
   const [tasksDir, ...extra] = parsed.positionals;
   if (!tasksDir) throw new UsageError(`rein eval: expected <tasks-dir>\n\n${EVAL_USAGE}`);
   if (extra.length > 0) throw new UsageError(`rein eval: unexpected argument "${extra[0]}"`);
@@ -65,21 +78,36 @@ export async function evalCommand(argv: string[], io: Io, env: NodeJS.ProcessEnv
   if (runner) sayWhatStopping(io, outDir);
   io.stderr.write(`rein eval: ${tasksDir}, configurations ${configurations.map((config) => config.label).join(', ')}; output in ${shortPath(outDir)}\n`);
   const result = await runEval({
-    tasksDir, configurations, outDir,
+    tasksDir,
+    configurations,
+    outDir,
     ...(endpoint ? { endpoint: { model: endpoint.model, ...(endpoint.baseURL ? { baseURL: endpoint.baseURL } : {}) } } : {}),
     repeat: numberFlag('rein eval', parsed, 'repeat', { integer: true }) ?? 1,
     parallel: numberFlag('rein eval', parsed, 'parallel', { integer: true }) ?? Math.max(1, Math.min(4, availableParallelism())),
     only: listFlag(parsed, 'task'),
     ...(stringFlag(parsed, 'prices') ? { prices: loadPriceTable(stringFlag(parsed, 'prices')!) } : {}),
     keepWorkspaces: Boolean(parsed.values['keep-workspaces']),
-    env, progress: io.stderr,
+    env,
+    progress: io.stderr,
     ...(runner ? { runner } : {}),
   });
   for (const entry of result.view.problems) io.stderr.write(`rein eval: skipped task ${entry.id}: ${entry.problem}\n`);
   if (result.kept > 0) io.stderr.write(`rein eval: resumed: kept ${result.kept} finished runs, ran ${result.ran}\n`);
-  io.stderr.write(`\n${formatEvalTable(result.view)}\n\nrein eval: ${shortPath(result.files.summary)}, ${shortPath(result.files.report)}, ${shortPath(result.files.results)}\n`);
+  io.stderr.write(
+    `\n${formatEvalTable(result.view)}\n\nrein eval: ${shortPath(result.files.summary)}, ${shortPath(result.files.report)}, ${shortPath(result.files.results)}\n`,
+  );
   if (parsed.values.json) {
-    io.stdout.write(JSON.stringify({ outDir: result.outDir, files: result.files, ran: result.ran, kept: result.kept, configurations: result.view.stats, comparisons: result.view.comparisons, skipped: result.view.problems }) + '\n');
+    io.stdout.write(
+      JSON.stringify({
+        outDir: result.outDir,
+        files: result.files,
+        ran: result.ran,
+        kept: result.kept,
+        configurations: result.view.stats,
+        comparisons: result.view.comparisons,
+        skipped: result.view.problems,
+      }) + '\n',
+    );
   }
   return EXIT.done;
 }
@@ -93,17 +121,25 @@ async function queueRunner(parsed: ParsedCommand, env: NodeJS.ProcessEnv): Promi
     return undefined;
   }
   for (const flag of ['parallel', 'keep-workspaces', 'base-url']) {
-    if (parsed.values[flag] !== undefined) throw new UsageError(`rein eval: with --queue, --${flag} belongs to each worker: rein worker --queue … --${flag}${flag === 'keep-workspaces' ? '' : ' …'}`);
+    if (parsed.values[flag] !== undefined)
+      throw new UsageError(
+        `rein eval: with --queue, --${flag} belongs to each worker: rein worker --queue … --${flag}${flag === 'keep-workspaces' ? '' : ' …'}`,
+      );
   }
   // Loaded only here: BullMQ and ioredis are large imports a local eval never needs.
-  const [{ createQueueRunner }, { parseRedisUrl }] = await Promise.all([import('../../eval/queue/coordinator.js'), import('../../eval/queue/redis-endpoint.js')]);
+  const [{ createQueueRunner }, { parseRedisUrl }] = await Promise.all([
+    import('../../eval/queue/coordinator.js'),
+    import('../../eval/queue/redis-endpoint.js'),
+  ]);
   return createQueueRunner({ endpoint: parseRedisUrl(url, env), attempts: attempts ?? 2 });
 }
 
 /** Stopping a coordinator loses nothing (each result line is on disk as it comes); it says how to pick up again. */
 function sayWhatStopping(io: Io, outDir: string): void {
   const stop = (code: number) => {
-    io.stderr.write(`\nrein eval: stopped; the unfinished jobs stay on the queue and the workers go on with them. Re-run the same command (same --out ${shortPath(outDir)}) to collect their results.\n`);
+    io.stderr.write(
+      `\nrein eval: stopped; the unfinished jobs stay on the queue and the workers go on with them. Re-run the same command (same --out ${shortPath(outDir)}) to collect their results.\n`,
+    );
     process.exit(code);
   };
   process.once('SIGINT', () => stop(EXIT.interrupted));

@@ -1,15 +1,15 @@
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
+import { openAIModelSource, resolveEndpoint, scriptedModelSource } from '../../actors/model-source.js';
+import { loadRules } from '../../config/load-rules.js';
 import { demoScript } from '../../demo/demo-model.js';
 import { UsageError } from '../../lib/errors.js';
 import { rulesSchema } from '../../rules/schema.js';
-import { loadRules } from '../../config/load-rules.js';
-import { defaultTools } from '../../tools/index.js';
 import { readRunMeta, traceFileOf } from '../../run/run-dir.js';
-import { parseCommand, stringFlag, type FlagSpec } from '../args.js';
-import { executeRun, type Io } from '../execute-run.js';
-import { openAIModelSource, resolveEndpoint, scriptedModelSource } from '../../actors/model-source.js';
+import { defaultTools } from '../../tools/index.js';
 import type { RunObservers } from '../../visualizer/server/live-viz.js';
 import { keepsServing, parsePort } from '../../visualizer/server/viz-flags.js';
+import { type FlagSpec, parseCommand, stringFlag } from '../args.js';
+import { executeRun, type Io } from '../execute-run.js';
 import { EXIT } from '../exit-codes.js';
 import { OTEL_FLAGS, OTEL_USAGE, otelSettings } from '../otel-flags.js';
 
@@ -25,14 +25,22 @@ already executed are not run again, and the trace continues.
 ${OTEL_USAGE}`;
 
 const RESUME_FLAGS: FlagSpec = {
-  model: { type: 'string' }, 'base-url': { type: 'string' }, json: { type: 'boolean' },
-  viz: { type: 'boolean' }, 'viz-port': { type: 'string' }, 'viz-exit': { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
+  model: { type: 'string' },
+  'base-url': { type: 'string' },
+  json: { type: 'boolean' },
+  viz: { type: 'boolean' },
+  'viz-port': { type: 'string' },
+  'viz-exit': { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
   ...OTEL_FLAGS,
 };
 
 export async function resumeCommand(argv: string[], io: Io, env: NodeJS.ProcessEnv): Promise<number> {
   const parsed = parseCommand('rein resume', argv, RESUME_FLAGS);
-  if (parsed.values.help) { io.stdout.write(RESUME_USAGE + '\n'); return EXIT.done; }
+  if (parsed.values.help) {
+    io.stdout.write(RESUME_USAGE + '\n');
+    return EXIT.done;
+  }
   const [dir] = parsed.positionals;
   if (!dir) throw new UsageError(`rein resume: expected <run-dir>\n\n${RESUME_USAGE}`);
   const runDir = resolve(dir);
@@ -40,29 +48,57 @@ export async function resumeCommand(argv: string[], io: Io, env: NodeJS.ProcessE
   const rules = rulesSchema.parse(meta.rules);
   // Guards and tools registered in code come back from the rules file the run started with.
   const extensions = meta.configPath ? await loadRules({ configPath: meta.configPath }) : { guards: {}, tools: [], actions: {} };
-  const model = meta.model === 'demo-scripted'
-    ? scriptedModelSource('demo-scripted', demoScript)
-    // The endpoint the run started with, unless a flag or the environment names another.
-    : openAIModelSource(resolveEndpoint({ model: stringFlag(parsed, 'model') ?? meta.model, baseURL: stringFlag(parsed, 'base-url') || env.OPENAI_BASE_URL || meta.baseURL, env }), rules);
+  const model =
+    meta.model === 'demo-scripted'
+      ? scriptedModelSource('demo-scripted', demoScript)
+      : // The endpoint the run started with, unless a flag or the environment names another.
+        openAIModelSource(
+          resolveEndpoint({
+            model: stringFlag(parsed, 'model') ?? meta.model,
+            baseURL: stringFlag(parsed, 'base-url') || env.OPENAI_BASE_URL || meta.baseURL,
+            env,
+          }),
+          rules,
+        );
   const vizPort = parsePort('rein resume', '--viz-port', stringFlag(parsed, 'viz-port'));
   const otel = await otelSettings('rein resume', parsed, env, (text) => io.stderr.write(text));
   const secrets = [env.OPENAI_API_KEY].filter((value): value is string => Boolean(value));
   const tracePath = traceFileOf(runDir, meta);
-  const execute = (observers: RunObservers) => executeRun({
-    io, json: Boolean(parsed.values.json), resume: true, otel,
-    run: {
-      workspace: meta.workspace, task: meta.task, testCmd: meta.testCmd, rules, model, runDir, tracePath,
-      guards: extensions.guards, actions: extensions.actions, tools: [...defaultTools, ...extensions.tools], ...(meta.configPath ? { configPath: meta.configPath } : {}),
-      secrets, onTrace: observers.onTrace, inspect: observers.inspect,
-    },
-    onStart: observers.onStart,
-  });
+  const execute = (observers: RunObservers) =>
+    executeRun({
+      io,
+      json: Boolean(parsed.values.json),
+      resume: true,
+      otel,
+      run: {
+        workspace: meta.workspace,
+        task: meta.task,
+        testCmd: meta.testCmd,
+        rules,
+        model,
+        runDir,
+        tracePath,
+        guards: extensions.guards,
+        actions: extensions.actions,
+        tools: [...defaultTools, ...extensions.tools],
+        ...(meta.configPath ? { configPath: meta.configPath } : {}),
+        secrets,
+        onTrace: observers.onTrace,
+        inspect: observers.inspect,
+      },
+      onStart: observers.onStart,
+    });
   if (!parsed.values.viz) return execute({});
   const [{ withLiveViz }, { loadTrace }, { nextTraceIndex }] = await Promise.all([
-    import('../../visualizer/server/live-viz.js'), import('../../visualizer/server/trace-file.js'), import('../../run/trace.js'),
+    import('../../visualizer/server/live-viz.js'),
+    import('../../visualizer/server/trace-file.js'),
+    import('../../run/trace.js'),
   ]);
   // The page opens on the run so far; the resumed steps stream after it.
   const before = loadTrace(tracePath);
   const history = { lines: before.lines, notes: before.notes, nextIndex: nextTraceIndex(tracePath) };
-  return withLiveViz({ port: vizPort, rules, secrets, history, log: (text) => io.stderr.write(text), keepServing: keepsServing(Boolean(parsed.values['viz-exit']), env) }, execute);
+  return withLiveViz(
+    { port: vizPort, rules, secrets, history, log: (text) => io.stderr.write(text), keepServing: keepsServing(Boolean(parsed.values['viz-exit']), env) },
+    execute,
+  );
 }

@@ -1,5 +1,5 @@
-import type { HarnessMachine } from '../../machines/harness-machine.js';
 import { UsageError } from '../../lib/errors.js';
+import type { HarnessMachine } from '../../machines/harness-machine.js';
 import type { Io } from '../execute-run.js';
 import { EXIT } from '../exit-codes.js';
 

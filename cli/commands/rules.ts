@@ -1,18 +1,18 @@
 import { resolve } from 'node:path';
-import { UsageError } from '../../lib/errors.js';
-import { createHarnessMachine } from '../../machines/harness-machine.js';
-import { loadRules, type LoadedRules } from '../../config/load-rules.js';
-import { PRESETS, presetNames } from '../../rules/presets.js';
-import { diffRules } from '../../rules/diff.js';
-import { defaultRules } from '../../rules/schema.js';
-import { didYouMean } from '../../lib/did-you-mean.js';
-import { listGuards, printGuards } from './rules-guards.js';
+import { type LoadedRules, loadRules } from '../../config/load-rules.js';
 import { checkCoverage } from '../../coverage/check.js';
-import { parseCommand, stringFlag, type FlagSpec, type ParsedCommand } from '../args.js';
+import { didYouMean } from '../../lib/did-you-mean.js';
+import { UsageError } from '../../lib/errors.js';
+import { trustRulesFiles } from '../../lib/rules-trust.js';
+import { createHarnessMachine } from '../../machines/harness-machine.js';
+import { diffRules } from '../../rules/diff.js';
+import { PRESETS, presetNames } from '../../rules/presets.js';
+import { defaultRules } from '../../rules/schema.js';
+import { type FlagSpec, type ParsedCommand, parseCommand, stringFlag } from '../args.js';
 import type { Io } from '../execute-run.js';
 import { EXIT } from '../exit-codes.js';
 import { printGraph } from './rules-graph.js';
-import { trustRulesFiles } from '../../lib/rules-trust.js';
+import { listGuards, printGuards } from './rules-guards.js';
 
 export const RULES_USAGE = `rein rules <show|guards|graph|coverage|presets|trust> [--config FILE] [--preset NAME] [--workspace DIR]
 
@@ -27,32 +27,50 @@ Without --config, rein.config.json|yaml|yml|ts|mts|mjs|js in the current directo
 Presets: ${presetNames().join(', ')}.`;
 
 const RULES_FLAGS: FlagSpec = {
-  config: { type: 'string' }, preset: { type: 'string' }, format: { type: 'string' }, workspace: { type: 'string' },
-  diff: { type: 'boolean' }, full: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
+  config: { type: 'string' },
+  preset: { type: 'string' },
+  format: { type: 'string' },
+  workspace: { type: 'string' },
+  diff: { type: 'boolean' },
+  full: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
 };
 
 export async function rulesCommand(argv: string[], io: Io): Promise<number> {
   const parsed = parseCommand('rein rules', argv, RULES_FLAGS);
   const [action, ...extra] = parsed.positionals;
-  if (parsed.values.help || !action) { io.stdout.write(RULES_USAGE + '\n'); return action || parsed.values.help ? EXIT.done : EXIT.usage; }
+  if (parsed.values.help || !action) {
+    io.stdout.write(RULES_USAGE + '\n');
+    return action || parsed.values.help ? EXIT.done : EXIT.usage;
+  }
   if (extra.length > 0) throw new UsageError(`rein rules: unexpected argument "${extra[0]}"`);
-  if (action === 'presets') { io.stdout.write(PRESETS.map((preset) => `${preset.name.padEnd(22)} ${preset.finding}`).join('\n') + '\n'); return EXIT.done; }
+  if (action === 'presets') {
+    io.stdout.write(PRESETS.map((preset) => `${preset.name.padEnd(22)} ${preset.finding}`).join('\n') + '\n');
+    return EXIT.done;
+  }
   if (action === 'trust') {
     const workspace = resolve(stringFlag(parsed, 'workspace') ?? '.');
     const trusted = trustRulesFiles(workspace);
-    io.stderr.write(trusted.length > 0 ? `rein: trusted ${trusted.join(', ')} in ${workspace}\n` : `rein: no rules files in ${workspace} were waiting for review\n`);
+    io.stderr.write(
+      trusted.length > 0 ? `rein: trusted ${trusted.join(', ')} in ${workspace}\n` : `rein: no rules files in ${workspace} were waiting for review\n`,
+    );
     return EXIT.done;
   }
   const loaded = await load(parsed);
   if (action === 'show') return show(loaded, io, Boolean(parsed.values.diff) || (Boolean(stringFlag(parsed, 'preset')) && !parsed.values.full));
   if (action === 'guards') return printGuards(listGuards(loaded.guards, loaded.configPath), stringFlag(parsed, 'format') ?? 'text', io);
-  if (action === 'graph') return printGraph(createHarnessMachine(loaded.rules, { guards: loaded.guards, actions: loaded.actions }), stringFlag(parsed, 'format') ?? 'mermaid', io);
+  if (action === 'graph')
+    return printGraph(createHarnessMachine(loaded.rules, { guards: loaded.guards, actions: loaded.actions }), stringFlag(parsed, 'format') ?? 'mermaid', io);
   if (action === 'coverage') return coverage(loaded, io);
   throw new UsageError(`rein rules: unknown action "${action}"${didYouMean(action, ACTIONS)}\n\n${RULES_USAGE}`);
 }
 
 function load(parsed: ParsedCommand): Promise<LoadedRules> {
-  return loadRules({ preset: stringFlag(parsed, 'preset'), configPath: stringFlag(parsed, 'config'), workspace: resolve(stringFlag(parsed, 'workspace') ?? '.') });
+  return loadRules({
+    preset: stringFlag(parsed, 'preset'),
+    configPath: stringFlag(parsed, 'config'),
+    workspace: resolve(stringFlag(parsed, 'workspace') ?? '.'),
+  });
 }
 
 const ACTIONS = ['show', 'guards', 'graph', 'coverage', 'presets', 'trust'];
@@ -73,10 +91,14 @@ async function coverage(loaded: LoadedRules, io: Io): Promise<number> {
   // Each covered transition's path is run again with scripted actors, as a real run would invoke them.
   const { report, replayFailures, problems, text } = await checkCoverage(machine, loaded.rules, loaded.sources.join(' + '));
   io.stdout.write(text + '\n');
-  io.stdout.write(`  every covered transition's path replayed with scripted actors (machine.provide): ${report.witnesses.size}/${report.covered.size + replayFailures.length}\n`);
+  io.stdout.write(
+    `  every covered transition's path replayed with scripted actors (machine.provide): ${report.witnesses.size}/${report.covered.size + replayFailures.length}\n`,
+  );
   if (problems.length > 0) {
     const notReplayed = replayFailures.length > 0 ? ` (${replayFailures.length} of them taken by the search but not on replay)` : '';
-    io.stdout.write(`rein: ${report.missing.length} transition(s) not covered${notReplayed}, ${report.unreachableStates.length} state(s) unreachable under these rules\n`);
+    io.stdout.write(
+      `rein: ${report.missing.length} transition(s) not covered${notReplayed}, ${report.unreachableStates.length} state(s) unreachable under these rules\n`,
+    );
   }
   return problems.length > 0 ? EXIT.unfinished : EXIT.done;
 }

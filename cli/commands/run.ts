@@ -1,18 +1,18 @@
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { openAIModelSource, resolveEndpoint } from '../../actors/model-source.js';
+import { loadRules } from '../../config/load-rules.js';
 import { ModelEndpointError, UsageError } from '../../lib/errors.js';
 import type { Plain } from '../../rules/merge.js';
-import { loadRules } from '../../config/load-rules.js';
-import { defaultTools } from '../../tools/index.js';
-import { numberFlag, parseCommand, stringFlag, type FlagSpec, type ParsedCommand } from '../args.js';
-import { executeRun, type Io } from '../execute-run.js';
-import { openAIModelSource, resolveEndpoint } from '../../actors/model-source.js';
-import { checkReachable } from '../preflight.js';
 import { chooseRunDir } from '../../run/run-dir.js';
-import { EXIT } from '../exit-codes.js';
+import { defaultTools } from '../../tools/index.js';
 import type { RunObservers } from '../../visualizer/server/live-viz.js';
 import { keepsServing, parsePort } from '../../visualizer/server/viz-flags.js';
+import { type FlagSpec, numberFlag, type ParsedCommand, parseCommand, stringFlag } from '../args.js';
+import { executeRun, type Io } from '../execute-run.js';
+import { EXIT } from '../exit-codes.js';
 import { OTEL_FLAGS, OTEL_USAGE, otelSettings } from '../otel-flags.js';
+import { checkReachable } from '../preflight.js';
 
 export const RUN_USAGE = `rein run <repo> "<task>" --test-cmd "<cmd>" [options]
 
@@ -34,11 +34,23 @@ ${OTEL_USAGE}`;
 
 /** Flags shared by commands that run the harness. */
 export const RUN_FLAGS: FlagSpec = {
-  'test-cmd': { type: 'string' }, model: { type: 'string' }, 'base-url': { type: 'string' },
-  config: { type: 'string' }, preset: { type: 'string' },
-  'max-steps': { type: 'string' }, 'max-seconds': { type: 'string' }, 'max-tokens': { type: 'string' }, 'max-cost': { type: 'string' },
-  'context-window': { type: 'string' }, trace: { type: 'string' }, 'run-dir': { type: 'string' },
-  viz: { type: 'boolean' }, 'viz-port': { type: 'string' }, 'viz-exit': { type: 'boolean' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
+  'test-cmd': { type: 'string' },
+  model: { type: 'string' },
+  'base-url': { type: 'string' },
+  config: { type: 'string' },
+  preset: { type: 'string' },
+  'max-steps': { type: 'string' },
+  'max-seconds': { type: 'string' },
+  'max-tokens': { type: 'string' },
+  'max-cost': { type: 'string' },
+  'context-window': { type: 'string' },
+  trace: { type: 'string' },
+  'run-dir': { type: 'string' },
+  viz: { type: 'boolean' },
+  'viz-port': { type: 'string' },
+  'viz-exit': { type: 'boolean' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
   ...OTEL_FLAGS,
 };
 
@@ -58,7 +70,10 @@ export function ruleOverrides(command: string, parsed: ParsedCommand): Plain {
 
 export async function runCommand(argv: string[], io: Io, env: NodeJS.ProcessEnv): Promise<number> {
   const parsed = parseCommand('rein run', argv, RUN_FLAGS);
-  if (parsed.values.help) { io.stdout.write(RUN_USAGE + '\n'); return EXIT.done; }
+  if (parsed.values.help) {
+    io.stdout.write(RUN_USAGE + '\n');
+    return EXIT.done;
+  }
   const [repo, task, ...extra] = parsed.positionals;
   if (!repo || !task) throw new UsageError(`rein run: expected <repo> and "<task>"\n\n${RUN_USAGE}`);
   if (extra.length > 0) throw new UsageError(`rein run: unexpected argument "${extra[0]}" (quote the task)`);
@@ -66,13 +81,21 @@ export async function runCommand(argv: string[], io: Io, env: NodeJS.ProcessEnv)
   const otel = await otelSettings('rein run', parsed, env, (text) => io.stderr.write(text));
   const workspace = resolve(repo);
   if (!existsSync(workspace) || !statSync(workspace).isDirectory()) throw new UsageError(`rein run: repo not found or not a directory: ${repo}`);
-  const { rules, guards, actions, tools, configPath } = await loadRules({ preset: stringFlag(parsed, 'preset'), configPath: stringFlag(parsed, 'config'), workspace, overrides: ruleOverrides('rein run', parsed) });
+  const { rules, guards, actions, tools, configPath } = await loadRules({
+    preset: stringFlag(parsed, 'preset'),
+    configPath: stringFlag(parsed, 'config'),
+    workspace,
+    overrides: ruleOverrides('rein run', parsed),
+  });
   const testCmd = rules.verification.command;
-  if (!testCmd && rules.verification.gate) throw new UsageError('rein run: no verification command: pass --test-cmd "<cmd>" (or set verification.command in the rules)');
+  if (!testCmd && rules.verification.gate)
+    throw new UsageError('rein run: no verification command: pass --test-cmd "<cmd>" (or set verification.command in the rules)');
   const endpoint = resolveEndpoint({ model: stringFlag(parsed, 'model'), baseURL: stringFlag(parsed, 'base-url'), env });
   // A cost cap over a model with no price would never bite: say so instead of running without it.
   if (rules.budgets.maxCostUsd !== undefined && !rules.model.prices[endpoint.model]) {
-    throw new UsageError(`rein run: --max-cost needs a price for model "${endpoint.model}": set model.prices["${endpoint.model}"] = { input, cachedInput, output } (USD per million tokens) in the rules`);
+    throw new UsageError(
+      `rein run: --max-cost needs a price for model "${endpoint.model}": set model.prices["${endpoint.model}"] = { input, cachedInput, output } (USD per million tokens) in the rules`,
+    );
   }
   if (endpoint.baseURL) {
     const problem = await checkReachable(endpoint.baseURL);
@@ -80,19 +103,34 @@ export async function runCommand(argv: string[], io: Io, env: NodeJS.ProcessEnv)
   }
   const model = openAIModelSource(endpoint, rules);
   const secrets = [env.OPENAI_API_KEY].filter((value): value is string => Boolean(value));
-  const execute = (observers: RunObservers) => executeRun({
-    io, json: Boolean(parsed.values.json), otel,
-    run: {
-      workspace, task, testCmd: testCmd ?? '', rules, model,
-      runDir: chooseRunDir(workspace, stringFlag(parsed, 'run-dir')),
-      ...(stringFlag(parsed, 'trace') ? { tracePath: resolve(stringFlag(parsed, 'trace')!) } : {}),
-      secrets, guards, actions, tools: [...defaultTools, ...tools], ...(configPath ? { configPath } : {}),
-      onTrace: observers.onTrace, inspect: observers.inspect,
-    },
-    onStart: observers.onStart,
-  });
+  const execute = (observers: RunObservers) =>
+    executeRun({
+      io,
+      json: Boolean(parsed.values.json),
+      otel,
+      run: {
+        workspace,
+        task,
+        testCmd: testCmd ?? '',
+        rules,
+        model,
+        runDir: chooseRunDir(workspace, stringFlag(parsed, 'run-dir')),
+        ...(stringFlag(parsed, 'trace') ? { tracePath: resolve(stringFlag(parsed, 'trace')!) } : {}),
+        secrets,
+        guards,
+        actions,
+        tools: [...defaultTools, ...tools],
+        ...(configPath ? { configPath } : {}),
+        onTrace: observers.onTrace,
+        inspect: observers.inspect,
+      },
+      onStart: observers.onStart,
+    });
   if (!parsed.values.viz) return execute({});
   // The visualizer loads only when asked for: it would slow every run's start.
   const { withLiveViz } = await import('../../visualizer/server/live-viz.js');
-  return withLiveViz({ port: vizPort, rules, secrets, log: (text) => io.stderr.write(text), keepServing: keepsServing(Boolean(parsed.values['viz-exit']), env) }, execute);
+  return withLiveViz(
+    { port: vizPort, rules, secrets, log: (text) => io.stderr.write(text), keepServing: keepsServing(Boolean(parsed.values['viz-exit']), env) },
+    execute,
+  );
 }

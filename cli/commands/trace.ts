@@ -4,7 +4,7 @@ import { UsageError } from '../../lib/errors.js';
 import { readRunMeta } from '../../run/run-dir.js';
 import { exportTraceFile } from '../../telemetry/export-trace.js';
 import { DEFAULT_TRACES_URL, displayUrl, resolveOtlpSettings } from '../../telemetry/otlp-settings.js';
-import { parseCommand, stringFlag, type FlagSpec } from '../args.js';
+import { type FlagSpec, parseCommand, stringFlag } from '../args.js';
 import type { Io } from '../execute-run.js';
 import { EXIT } from '../exit-codes.js';
 
@@ -29,15 +29,24 @@ const TRACE_FLAGS: FlagSpec = { endpoint: { type: 'string' }, content: { type: '
 
 export async function traceCommand(argv: string[], io: Io, env: NodeJS.ProcessEnv): Promise<number> {
   const parsed = parseCommand('rein trace', argv, TRACE_FLAGS);
-  if (parsed.values.help) { io.stdout.write(TRACE_USAGE + '\n'); return EXIT.done; }
+  if (parsed.values.help) {
+    io.stdout.write(TRACE_USAGE + '\n');
+    return EXIT.done;
+  }
   const [verb, file, ...extra] = parsed.positionals;
   if (verb !== 'export') throw new UsageError(`rein trace: ${verb ? `unknown subcommand "${verb}"` : 'expected a subcommand'}\n\n${TRACE_USAGE}`);
   if (!file) throw new UsageError(`rein trace export: expected <trace.jsonl | run-dir>\n\n${TRACE_USAGE}`);
   if (extra.length > 0) throw new UsageError(`rein trace export: unexpected argument "${extra[0]}"`);
   const paths = tracesIn(resolve(file), file);
-  let settings;
+  let settings: Awaited<ReturnType<typeof resolveOtlpSettings>>;
   try {
-    settings = (await resolveOtlpSettings({ url: stringFlag(parsed, 'endpoint'), flag: '--endpoint', content: parsed.values.content === true, env, fallbackUrl: DEFAULT_TRACES_URL }))!;
+    settings = (await resolveOtlpSettings({
+      url: stringFlag(parsed, 'endpoint'),
+      flag: '--endpoint',
+      content: parsed.values.content === true,
+      env,
+      fallbackUrl: DEFAULT_TRACES_URL,
+    }))!;
   } catch (error) {
     throw error instanceof UsageError ? new UsageError(`rein trace export: ${error.message}`) : error;
   }
@@ -48,17 +57,31 @@ export async function traceCommand(argv: string[], io: Io, env: NodeJS.ProcessEn
   for (const path of paths) {
     const result = await exportTraceFile(path, settings, { secrets: [env.OPENAI_API_KEY], facts: { runId: basename(dirname(path)) } });
     const name = paths.length > 1 ? `${relative(process.cwd(), path) || path}: ` : '';
-    if (result.skipped.length > 0) io.stderr.write(`rein trace export: ${name}skipped line${result.skipped.length > 1 ? 's' : ''} ${result.skipped.slice(0, 10).join(', ')} (not JSON: a cut last line or damage)\n`);
-    total.traces++; total.lines += result.lines; total.spans += result.spans; total.exported += result.exported; total.skipped += result.skipped.length;
+    if (result.skipped.length > 0)
+      io.stderr.write(
+        `rein trace export: ${name}skipped line${result.skipped.length > 1 ? 's' : ''} ${result.skipped.slice(0, 10).join(', ')} (not JSON: a cut last line or damage)\n`,
+      );
+    total.traces++;
+    total.lines += result.lines;
+    total.spans += result.spans;
+    total.exported += result.exported;
+    total.skipped += result.skipped.length;
     // A collector that refused one trace will refuse the next: stop at the first failure.
-    if (result.error) { error = result.error; break; }
+    if (result.error) {
+      error = result.error;
+      break;
+    }
   }
   if (parsed.values.json) io.stdout.write(JSON.stringify({ endpoint: target, ...total, ...(error ? { error } : {}) }) + '\n');
   if (error) {
-    io.stderr.write(`rein trace export: ${target} did not take the spans (${error}); ${total.exported} of ${total.spans} sent${paths.length > 1 ? `, ${paths.length - total.traces} traces not tried` : ''}\n`);
+    io.stderr.write(
+      `rein trace export: ${target} did not take the spans (${error}); ${total.exported} of ${total.spans} sent${paths.length > 1 ? `, ${paths.length - total.traces} traces not tried` : ''}\n`,
+    );
     return EXIT.unfinished;
   }
-  io.stderr.write(`rein trace export: sent ${total.spans} spans from ${total.lines} trace lines${paths.length > 1 ? ` of ${paths.length} traces` : ''} to ${target}\n`);
+  io.stderr.write(
+    `rein trace export: sent ${total.spans} spans from ${total.lines} trace lines${paths.length > 1 ? ` of ${paths.length} traces` : ''} to ${target}\n`,
+  );
   return EXIT.done;
 }
 

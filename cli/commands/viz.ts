@@ -1,16 +1,16 @@
 import { accessSync, constants, existsSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { UsageError } from '../../lib/errors.js';
-import { parseCommand, stringFlag, type FlagSpec } from '../args.js';
+import { readRunMeta, runFile } from '../../run/run-dir.js';
+import { followRun } from '../../visualizer/server/follow-run.js';
+import { createLiveFeed } from '../../visualizer/server/live-feed.js';
+import { exitSignal } from '../../visualizer/server/live-viz.js';
+import { renderReplayPage } from '../../visualizer/server/replay-page.js';
+import { parsePort } from '../../visualizer/server/viz-flags.js';
+import { startVizServer } from '../../visualizer/server/viz-server.js';
+import { type FlagSpec, parseCommand, stringFlag } from '../args.js';
 import type { Io } from '../execute-run.js';
 import { EXIT } from '../exit-codes.js';
-import { exitSignal } from '../../visualizer/server/live-viz.js';
-import { parsePort } from '../../visualizer/server/viz-flags.js';
-import { renderReplayPage } from '../../visualizer/server/replay-page.js';
-import { startVizServer } from '../../visualizer/server/viz-server.js';
-import { createLiveFeed } from '../../visualizer/server/live-feed.js';
-import { followRun } from '../../visualizer/server/follow-run.js';
-import { readRunMeta, runFile } from '../../run/run-dir.js';
 
 export const VIZ_USAGE = `rein viz <trace.jsonl | run-dir> [--port N] [--out FILE] [--no-follow]
 
@@ -29,7 +29,10 @@ const VIZ_FLAGS: FlagSpec = { port: { type: 'string' }, out: { type: 'string' },
 
 export async function vizCommand(argv: string[], io: Io, _env: NodeJS.ProcessEnv): Promise<number> {
   const parsed = parseCommand('rein viz', argv, VIZ_FLAGS);
-  if (parsed.values.help) { io.stdout.write(VIZ_USAGE + '\n'); return EXIT.done; }
+  if (parsed.values.help) {
+    io.stdout.write(VIZ_USAGE + '\n');
+    return EXIT.done;
+  }
   const [file, ...extra] = parsed.positionals;
   if (!file) throw new UsageError(`rein viz: expected <trace.jsonl>\n\n${VIZ_USAGE}`);
   if (extra.length > 0) throw new UsageError(`rein viz: unexpected argument "${extra[0]}"`);
@@ -40,7 +43,10 @@ export async function vizCommand(argv: string[], io: Io, _env: NodeJS.ProcessEnv
   const { html, trace, following } = await renderReplayPage(path, {
     follow: !out && parsed.values['no-follow'] !== true,
     check: (loaded) => {
-      if (loaded.lines.length === 0) throw new UsageError(`rein viz: ${file} holds no trace lines (${statSync(path).size === 0 ? 'the file is empty' : 'none of it is JSON lines'}); nothing to show`);
+      if (loaded.lines.length === 0)
+        throw new UsageError(
+          `rein viz: ${file} holds no trace lines (${statSync(path).size === 0 ? 'the file is empty' : 'none of it is JSON lines'}); nothing to show`,
+        );
     },
   });
   for (const note of trace.notes) io.stderr.write(`rein viz: ${note.text}\n`);
@@ -53,7 +59,10 @@ export async function vizCommand(argv: string[], io: Io, _env: NodeJS.ProcessEnv
   const stopFollowing = feed ? followRun(path, { lines: trace.lines, from: trace.completeBytes, feed, say: (text) => io.stderr.write(text) }) : undefined;
   const server = await startVizServer({ port, page: () => html, ...(feed ? { feed } : {}) });
   io.stderr.write(`rein viz: ${trace.lines.length} events from ${file}\n`);
-  if (following) io.stderr.write('rein viz: the run has no end line yet: following the trace, new events appear as it is written (a killed run writes none; --no-follow turns this off)\n');
+  if (following)
+    io.stderr.write(
+      'rein viz: the run has no end line yet: following the trace, new events appear as it is written (a killed run writes none; --no-follow turns this off)\n',
+    );
   io.stderr.write(`rein viz: open ${server.url}   (press Ctrl+C to exit)\n`);
   await exitSignal();
   stopFollowing?.();
@@ -81,7 +90,8 @@ function traceIn(path: string, given: string): string {
 /** `--out` must name a file in a directory that exists and can be written: checked before the page is built. */
 function checkWritable(out: string): void {
   const path = resolve(out);
-  if (out === '' || (existsSync(path) && statSync(path).isDirectory())) throw new UsageError(`rein viz: --out ${out} is a directory; give a file name, e.g. ${join(out || '.', 'run.html')}`);
+  if (out === '' || (existsSync(path) && statSync(path).isDirectory()))
+    throw new UsageError(`rein viz: --out ${out} is a directory; give a file name, e.g. ${join(out || '.', 'run.html')}`);
   const dir = dirname(path);
   if (!existsSync(dir)) throw new UsageError(`rein viz: cannot write --out ${out}: the directory ${dir} does not exist`);
   try {

@@ -1,10 +1,10 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { ModelEndpointError, UsageError } from '../../lib/errors.js';
-import { startQueueWorker, type QueueWorker } from '../../eval/queue/queue-worker.js';
-import { parseRedisUrl, PASSWORD_ENV } from '../../eval/queue/redis-endpoint.js';
+import { type QueueWorker, startQueueWorker } from '../../eval/queue/queue-worker.js';
+import { PASSWORD_ENV, parseRedisUrl } from '../../eval/queue/redis-endpoint.js';
 import { defaultCacheDir } from '../../eval/queue/worker-files.js';
-import { numberFlag, parseCommand, stringFlag, type FlagSpec } from '../args.js';
+import { ModelEndpointError, UsageError } from '../../lib/errors.js';
+import { type FlagSpec, numberFlag, parseCommand, stringFlag } from '../args.js';
 import type { Io } from '../execute-run.js';
 import { EXIT } from '../exit-codes.js';
 import { checkReachable } from '../preflight.js';
@@ -34,14 +34,24 @@ Ctrl+C (or SIGTERM) finishes the running jobs and exits; a second one exits at
 once, and those jobs are re-run by other workers.`;
 
 const WORKER_FLAGS: FlagSpec = {
-  queue: { type: 'string' }, parallel: { type: 'string' }, 'base-url': { type: 'string' }, 'api-key-file': { type: 'string' },
-  cache: { type: 'string' }, 'stall-seconds': { type: 'string' }, 'max-result-mb': { type: 'string' }, 'idle-exit': { type: 'string' },
-  'keep-workspaces': { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
+  queue: { type: 'string' },
+  parallel: { type: 'string' },
+  'base-url': { type: 'string' },
+  'api-key-file': { type: 'string' },
+  cache: { type: 'string' },
+  'stall-seconds': { type: 'string' },
+  'max-result-mb': { type: 'string' },
+  'idle-exit': { type: 'string' },
+  'keep-workspaces': { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
 };
 
 export async function workerCommand(argv: string[], io: Io, env: NodeJS.ProcessEnv): Promise<number> {
   const parsed = parseCommand('rein worker', argv, WORKER_FLAGS);
-  if (parsed.values.help) { io.stdout.write(WORKER_USAGE + '\n'); return EXIT.done; }
+  if (parsed.values.help) {
+    io.stdout.write(WORKER_USAGE + '\n');
+    return EXIT.done;
+  }
   if (parsed.positionals.length > 0) throw new UsageError(`rein worker: unexpected argument "${parsed.positionals[0]}"`);
   const url = stringFlag(parsed, 'queue') ?? env.REIN_QUEUE;
   if (!url) throw new UsageError(`rein worker: expected --queue redis://host:6379 (or REIN_QUEUE)\n\n${WORKER_USAGE}`);
@@ -92,11 +102,20 @@ function untilStopped(worker: QueueWorker, log: (text: string) => void, idleExit
       stopping = true;
       log(why);
       clearInterval(idle);
-      worker.close().then(() => code, (error: unknown) => { log(`while stopping: ${(error as Error).message}`); return code; }).then((exitCode) => {
-        process.removeListener('SIGINT', onInt);
-        process.removeListener('SIGTERM', onTerm);
-        resolve(exitCode);
-      });
+      worker
+        .close()
+        .then(
+          () => code,
+          (error: unknown) => {
+            log(`while stopping: ${(error as Error).message}`);
+            return code;
+          },
+        )
+        .then((exitCode) => {
+          process.removeListener('SIGINT', onInt);
+          process.removeListener('SIGTERM', onTerm);
+          resolve(exitCode);
+        });
     };
     const onInt = () => stop(EXIT.interrupted, 'stopping: finishing the running jobs first (Ctrl+C again to stop now)');
     const onTerm = () => stop(EXIT.terminated, 'stopping: finishing the running jobs first (SIGTERM again to stop now)');

@@ -29,15 +29,24 @@ export async function collectFinished(finished: FinishedJob, job: EvalJob): Prom
     return { record: crash(job, startedAt, `queue: ${finished.failedReason ?? 'failed'} (after ${starts})`), notes: [] };
   }
   const parsed = jobResultSchema.safeParse(finished.returnvalue);
-  if (!parsed.success) return { record: crash(job, startedAt, `queue: the worker's result is unreadable (${describeWireProblem(parsed.error)}); is it a different rein version?`), notes: [] };
+  if (!parsed.success)
+    return {
+      record: crash(job, startedAt, `queue: the worker's result is unreadable (${describeWireProblem(parsed.error)}); is it a different rein version?`),
+      notes: [],
+    };
   const { record, files, cut, worker, runMs } = parsed.data;
   if (record.task !== job.task.id || record.config !== job.config.label || record.repeat !== job.repeat) {
-    return { record: crash(job, startedAt, `queue: worker ${worker} answered with the result of ${record.task} × ${record.config} #${record.repeat}`), notes: [] };
+    return {
+      record: crash(job, startedAt, `queue: worker ${worker} answered with the result of ${record.task} × ${record.config} #${record.repeat}`),
+      notes: [],
+    };
   }
   await writeRunFiles(job.runDir, files);
-  const notes = cut.map((entry) => entry.kept === 0
-    ? `${job.task.id} × ${job.config.label} #${job.repeat}: ${entry.name} (${mb(entry.bytes)}) left out by worker ${worker}'s result size cap`
-    : `${job.task.id} × ${job.config.label} #${job.repeat}: ${entry.name} cut to its first ${mb(entry.kept)} of ${mb(entry.bytes)} by worker ${worker}'s result size cap`);
+  const notes = cut.map((entry) =>
+    entry.kept === 0
+      ? `${job.task.id} × ${job.config.label} #${job.repeat}: ${entry.name} (${mb(entry.bytes)}) left out by worker ${worker}'s result size cap`
+      : `${job.task.id} × ${job.config.label} #${job.repeat}: ${entry.name} cut to its first ${mb(entry.kept)} of ${mb(entry.bytes)} by worker ${worker}'s result size cap`,
+  );
   return { record: { ...record, tracePath: relative(job.outDir, join(job.runDir, 'trace.jsonl')) }, notes, ...(runMs !== undefined ? { runMs } : {}) };
 }
 

@@ -4,7 +4,7 @@ import type { JobRunner } from '../eval-runner.js';
 import type { EvalJob } from '../job.js';
 import type { RunRecord } from '../run-record.js';
 import { collectFinished } from './collect.js';
-import { prepareJobs, restoreInputs, type QueuedJob } from './enqueue.js';
+import { prepareJobs, type QueuedJob, restoreInputs } from './enqueue.js';
 import { holdEvalLock } from './eval-lock.js';
 import { evalIdOf } from './job-ids.js';
 import { watchLiveStatus } from './live-status.js';
@@ -50,7 +50,9 @@ export function createQueueRunner(options: QueueRunnerOptions): JobRunner {
     async run(jobs, report) {
       if (jobs.length === 0) return;
       await probeRedis(options.endpoint);
-      const session = new CoordinatorSession(options, report, (text) => { status = text; });
+      const session = new CoordinatorSession(options, report, (text) => {
+        status = text;
+      });
       try {
         await session.run(jobs);
       } finally {
@@ -74,7 +76,11 @@ class CoordinatorSession {
   private sweeping = false;
   private restored = 0;
 
-  constructor(private readonly options: QueueRunnerOptions, private readonly report: Report, private readonly setStatus: (text: string) => void) {
+  constructor(
+    private readonly options: QueueRunnerOptions,
+    private readonly report: Report,
+    private readonly setStatus: (text: string) => void,
+  ) {
     this.redis = openRedis(options.endpoint, 'rein-eval-coordinator');
     this.eventsRedis = openRedis(options.endpoint, 'rein-eval-coordinator-events');
     this.queue = new Queue(QUEUE_NAME, { connection: this.redis, prefix: KEY_PREFIX });
@@ -93,15 +99,24 @@ class CoordinatorSession {
     try {
       const queued = await prepareJobs(this.redis, jobs, { evalId, attempts: this.options.attempts });
       for (const entry of queued) this.pending.set(entry.id, entry);
-      const done = new Promise<void>((resolve) => { this.settle = resolve; });
+      const done = new Promise<void>((resolve) => {
+        this.settle = resolve;
+      });
       this.events.on('completed', ({ jobId }) => this.enqueueCheck(jobId));
       this.events.on('failed', ({ jobId }) => this.enqueueCheck(jobId));
       await this.events.waitUntilReady();
       await this.add(queued);
-      this.report.note(`${queued.length} job${queued.length === 1 ? '' : 's'} on the queue at ${this.options.endpoint.display} (eval ${evalId}); workers take them: rein worker --queue ${this.options.endpoint.display}`);
+      this.report.note(
+        `${queued.length} job${queued.length === 1 ? '' : 's'} on the queue at ${this.options.endpoint.display} (eval ${evalId}); workers take them: rein worker --queue ${this.options.endpoint.display}`,
+      );
       void this.sweep();
       this.timers.push(setInterval(() => void this.sweep(), this.options.sweepMs ?? 5_000));
-      this.live = watchLiveStatus(this.queue, this.redis, { display: this.options.endpoint.display, note: this.report.note, setStatus: this.setStatus, regained: () => void this.sweep() });
+      this.live = watchLiveStatus(this.queue, this.redis, {
+        display: this.options.endpoint.display,
+        note: this.report.note,
+        setStatus: this.setStatus,
+        regained: () => void this.sweep(),
+      });
       await done;
       if (this.failure) throw this.failure;
     } finally {
@@ -122,10 +137,13 @@ class CoordinatorSession {
   private async add(queued: readonly QueuedJob[]): Promise<void> {
     // Adding a job id that exists (waiting, running or finished) is a no-op in BullMQ: nothing runs twice.
     for (let start = 0; start < queued.length; start += 500) {
-      await this.queue.addBulk(queued.slice(start, start + 500).map((entry) => ({
-        name: 'run', data: entry.data,
-        opts: { jobId: entry.id, attempts: entry.data.attempts, removeOnComplete: { age: STORE_TTL_S }, removeOnFail: { age: STORE_TTL_S } },
-      })));
+      await this.queue.addBulk(
+        queued.slice(start, start + 500).map((entry) => ({
+          name: 'run',
+          data: entry.data,
+          opts: { jobId: entry.id, attempts: entry.data.attempts, removeOnComplete: { age: STORE_TTL_S }, removeOnFail: { age: STORE_TTL_S } },
+        })),
+      );
     }
   }
 
@@ -147,9 +165,19 @@ class CoordinatorSession {
     if (!entry || !job) return;
     const state = await job.getState();
     if (state !== 'completed' && state !== 'failed') return;
-    const { record, notes, runMs } = await collectFinished({ state, returnvalue: job.returnvalue, failedReason: job.failedReason, attemptsStarted: job.attemptsStarted, ...(job.processedOn ? { processedOn: job.processedOn } : {}) }, entry.job);
+    const { record, notes, runMs } = await collectFinished(
+      {
+        state,
+        returnvalue: job.returnvalue,
+        failedReason: job.failedReason,
+        attemptsStarted: job.attemptsStarted,
+        ...(job.processedOn ? { processedOn: job.processedOn } : {}),
+      },
+      entry.job,
+    );
     this.finish(jobId, entry.job, record);
-    if (runMs !== undefined && job.processedOn && job.finishedOn) this.options.observe?.({ processedOn: job.processedOn, finishedOn: job.finishedOn, runMs, collectedAt: Date.now() });
+    if (runMs !== undefined && job.processedOn && job.finishedOn)
+      this.options.observe?.({ processedOn: job.processedOn, finishedOn: job.finishedOn, runMs, collectedAt: Date.now() });
     for (const text of notes) this.report.note(text);
     // The result is on disk now; a kill before this line leaves the job to expire with its age limit.
     await job.remove().catch(() => undefined);

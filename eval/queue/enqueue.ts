@@ -3,7 +3,7 @@ import type { Redis } from 'ioredis';
 import type { EvalJob } from '../job.js';
 import { configKeyFor, jobIdFor } from './job-ids.js';
 import { isStored, storeFile, storeTask } from './task-store.js';
-import { fileKey, taskKey, type JobData } from './wire-format.js';
+import { fileKey, type JobData, taskKey } from './wire-format.js';
 
 /** An eval job with its queue id and the data that travels. */
 export interface QueuedJob {
@@ -32,12 +32,15 @@ export async function prepareJobs(redis: Redis, jobs: readonly EvalJob[], option
     const taskHash = taskHashes.get(job.task.dir)!;
     const file = job.config.configPath ? files.get(job.config.configPath) : undefined;
     const data: JobData = {
-      v: 1, evalId: options.evalId,
+      v: 1,
+      evalId: options.evalId,
       task: { id: job.task.id, hash: taskHash },
       config: { label: job.config.label, preset: job.config.preset, rulesHash: job.configHash, ...(file ? { file } : {}) },
       repeat: job.repeat,
       model: job.model.kind === 'endpoint' ? { kind: 'endpoint', name: job.model.model } : { kind: 'simulated' },
-      modelName: job.modelName, price: job.price, priceSource: job.priceSource,
+      modelName: job.modelName,
+      price: job.price,
+      priceSource: job.priceSource,
       runPath: relative(job.outDir, job.runDir),
       attempts: options.attempts,
     };

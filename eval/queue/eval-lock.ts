@@ -9,7 +9,11 @@ const REFRESH_MS = 10_000;
 const RELEASE = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end";
 const REFRESH = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) else return 0 end";
 
-interface Holder { host: string; pid: number; token: string }
+interface Holder {
+  host: string;
+  pid: number;
+  token: string;
+}
 
 /**
  * Makes this process the one coordinator collecting an eval's results: two
@@ -33,12 +37,20 @@ export async function holdEvalLock(redis: Redis, evalId: string, note: (text: st
       await redis.eval(RELEASE, 1, key, current!);
       continue;
     }
-    if (Date.now() > deadline) throw new UsageError(`another rein eval (${holder ? `pid ${holder.pid} on ${holder.host}` : 'unknown'}) is collecting the results of this output dir; stop it first, or use another --out`);
-    if (!told) note(`waiting up to ${LOCK_MS / 1000} s for the lock of ${holder ? `pid ${holder.pid} on ${holder.host}` : 'another coordinator'} on this output dir (a killed coordinator's lock lapses)`);
+    if (Date.now() > deadline)
+      throw new UsageError(
+        `another rein eval (${holder ? `pid ${holder.pid} on ${holder.host}` : 'unknown'}) is collecting the results of this output dir; stop it first, or use another --out`,
+      );
+    if (!told)
+      note(
+        `waiting up to ${LOCK_MS / 1000} s for the lock of ${holder ? `pid ${holder.pid} on ${holder.host}` : 'another coordinator'} on this output dir (a killed coordinator's lock lapses)`,
+      );
     told = true;
     await new Promise((resolve) => setTimeout(resolve, 1_000));
   }
-  const timer = setInterval(() => { redis.eval(REFRESH, 1, key, value, String(LOCK_MS)).catch(() => undefined); }, REFRESH_MS);
+  const timer = setInterval(() => {
+    redis.eval(REFRESH, 1, key, value, String(LOCK_MS)).catch(() => undefined);
+  }, REFRESH_MS);
   timer.unref();
   return {
     async release() {

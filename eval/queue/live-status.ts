@@ -12,7 +12,11 @@ const LONELY_MS = 5_000;
  *
  * @example const live = watchLiveStatus(queue, redis, { display, note, setStatus, regained: sweep });
  */
-export function watchLiveStatus(queue: Queue, redis: Redis, hooks: { display: string; note(text: string): void; setStatus(text: string): void; regained(): void }): { stop(): void } {
+export function watchLiveStatus(
+  queue: Queue,
+  redis: Redis,
+  hooks: { display: string; note(text: string): void; setStatus(text: string): void; regained(): void },
+): { stop(): void } {
   let workers: number | null = null;
   let connected = true;
   let counting = false;
@@ -44,6 +48,14 @@ export function watchLiveStatus(queue: Queue, redis: Redis, hooks: { display: st
   });
   void count();
   const poll = setInterval(() => void count(), WORKERS_POLL_MS);
-  const lonely = setTimeout(() => { if (workers === 0) hooks.note(`no worker is connected yet; start one with: rein worker --queue ${hooks.display}`); }, LONELY_MS);
-  return { stop: () => { stopped = true; clearInterval(poll); clearTimeout(lonely); } };
+  const lonely = setTimeout(() => {
+    if (workers === 0) hooks.note(`no worker is connected yet; start one with: rein worker --queue ${hooks.display}`);
+  }, LONELY_MS);
+  return {
+    stop: () => {
+      stopped = true;
+      clearInterval(poll);
+      clearTimeout(lonely);
+    },
+  };
 }

@@ -36,16 +36,28 @@ export async function materializeJob(data: JobData, context: WorkerContext): Pro
   const configPath = data.config.file ? await fetchFile(context.redis, context.cache, data.config.file) : undefined;
   const rulesHash = await rulesHashOf(data, configPath);
   if (rulesHash !== data.config.rulesHash) {
-    throw new JobRefused(`configuration ${data.config.label}: its rules hash to ${rulesHash} here and to ${data.config.rulesHash} on the coordinator; run the same rein version on both`);
+    throw new JobRefused(
+      `configuration ${data.config.label}: its rules hash to ${rulesHash} here and to ${data.config.rulesHash} on the coordinator; run the same rein version on both`,
+    );
   }
-  if (data.model.kind === 'endpoint' && !context.endpoint) throw new JobRefused(`model ${data.model.name}: this worker has no model endpoint (start it with OPENAI_BASE_URL or OPENAI_API_KEY set, or --base-url)`);
+  if (data.model.kind === 'endpoint' && !context.endpoint)
+    throw new JobRefused(`model ${data.model.name}: this worker has no model endpoint (start it with OPENAI_BASE_URL or OPENAI_API_KEY set, or --base-url)`);
   const outDir = await mkdtemp(join(context.temp, 'job-'));
   return {
-    task, config: { label: data.config.label, preset: data.config.preset, ...(configPath ? { configPath } : {}) },
-    configHash: data.config.rulesHash, repeat: data.repeat,
-    model: data.model.kind === 'endpoint' ? { kind: 'endpoint', model: data.model.name, ...(context.endpoint?.baseURL ? { baseURL: context.endpoint.baseURL } : {}) } : { kind: 'simulated' },
-    modelName: data.modelName, price: data.price, priceSource: data.priceSource,
-    runDir: join(outDir, data.runPath), outDir, keepWorkspace: context.keepWorkspaces,
+    task,
+    config: { label: data.config.label, preset: data.config.preset, ...(configPath ? { configPath } : {}) },
+    configHash: data.config.rulesHash,
+    repeat: data.repeat,
+    model:
+      data.model.kind === 'endpoint'
+        ? { kind: 'endpoint', model: data.model.name, ...(context.endpoint?.baseURL ? { baseURL: context.endpoint.baseURL } : {}) }
+        : { kind: 'simulated' },
+    modelName: data.modelName,
+    price: data.price,
+    priceSource: data.priceSource,
+    runDir: join(outDir, data.runPath),
+    outDir,
+    keepWorkspace: context.keepWorkspaces,
   };
 }
 

@@ -1,7 +1,7 @@
 import { rmSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { hostname } from 'node:os';
-import { UnrecoverableError, Worker, type Job } from 'bullmq';
+import { type Job, UnrecoverableError, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { JobRefused } from '../../lib/errors.js';
 import type { EvalJob } from '../job.js';
@@ -11,8 +11,8 @@ import type { RunRecord } from '../run-record.js';
 import { materializeJob, type WorkerContext } from './materialize-job.js';
 import { describeRedisError, openRedis, probeRedis, type RedisEndpoint } from './redis-endpoint.js';
 import { packRunFiles } from './run-files.js';
+import { describeWireProblem, type JobResult, jobDataSchema, KEY_PREFIX, QUEUE_NAME, WIRE_VERSION } from './wire-format.js';
 import { createWorkerTemp, pruneCache } from './worker-files.js';
-import { describeWireProblem, jobDataSchema, KEY_PREFIX, QUEUE_NAME, WIRE_VERSION, type JobResult } from './wire-format.js';
 
 export interface QueueWorkerOptions {
   endpoint: RedisEndpoint;
@@ -72,8 +72,12 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Que
     }
   };
   const worker = new Worker(QUEUE_NAME, (job: Job) => track(() => processJob(job, context, options, name, temp.root)), {
-    connection, prefix: KEY_PREFIX, name, concurrency: options.parallel,
-    lockDuration: options.stallSeconds * 1000, stalledInterval: options.stallSeconds * 1000,
+    connection,
+    prefix: KEY_PREFIX,
+    name,
+    concurrency: options.parallel,
+    lockDuration: options.stallSeconds * 1000,
+    stalledInterval: options.stallSeconds * 1000,
     // Starts are limited per job by its `attempts` (see processJob), so BullMQ's own stall limit stays out of the way.
     maxStalledCount: 1_000,
   });
@@ -96,7 +100,10 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Que
 
 async function processJob(job: Job, context: WorkerContext, options: QueueWorkerOptions, name: string, temp: string): Promise<JobResult> {
   const parsed = jobDataSchema.safeParse(job.data);
-  if (!parsed.success) throw new UnrecoverableError(`not a rein eval job this worker can read (${describeWireProblem(parsed.error)}); run the same rein version on coordinator and workers`);
+  if (!parsed.success)
+    throw new UnrecoverableError(
+      `not a rein eval job this worker can read (${describeWireProblem(parsed.error)}); run the same rein version on coordinator and workers`,
+    );
   const data = parsed.data;
   const label = `${data.task.id} × ${data.config.label} #${data.repeat}`;
   if (job.attemptsStarted > data.attempts) {
@@ -129,7 +136,11 @@ async function processJob(job: Job, context: WorkerContext, options: QueueWorker
 async function runLocally(job: EvalJob, options: QueueWorkerOptions, temp: string): Promise<RunRecord> {
   let result: RunRecord | null = null;
   await runPool([job], {
-    parallel: 1, env: { ...options.env, TMPDIR: temp }, onRecord: (record) => { result = record; },
+    parallel: 1,
+    env: { ...options.env, TMPDIR: temp },
+    onRecord: (record) => {
+      result = record;
+    },
     ...(options.workerPath ? { workerPath: options.workerPath } : {}),
   });
   return result!;
@@ -140,8 +151,12 @@ function watchConnection(redis: Redis, worker: Worker, options: QueueWorkerOptio
   let connected = true;
   let stopped = false;
   let lastError = '';
-  redis.on('error', (error: Error) => { lastError = describeRedisError(error); });
-  worker.on('error', (error: Error) => { lastError = describeRedisError(error); });
+  redis.on('error', (error: Error) => {
+    lastError = describeRedisError(error);
+  });
+  worker.on('error', (error: Error) => {
+    lastError = describeRedisError(error);
+  });
   redis.on('close', () => {
     if (!connected || stopped) return;
     connected = false;
@@ -152,5 +167,9 @@ function watchConnection(redis: Redis, worker: Worker, options: QueueWorkerOptio
     connected = true;
     options.log('reconnected to Redis');
   });
-  return { stop: () => { stopped = true; } };
+  return {
+    stop: () => {
+      stopped = true;
+    },
+  };
 }

@@ -53,7 +53,9 @@ export function parseRedisUrl(text: string, env: NodeJS.ProcessEnv = {}): RedisE
  */
 export function openRedis(endpoint: RedisEndpoint, name: string): Redis {
   return new Redis({
-    ...endpoint.options, connectionName: name, maxRetriesPerRequest: null,
+    ...endpoint.options,
+    connectionName: name,
+    maxRetriesPerRequest: null,
     retryStrategy: (times) => Math.min(100 * times, 2_000),
   });
 }
@@ -68,7 +70,9 @@ export function openRedis(endpoint: RedisEndpoint, name: string): Redis {
 export async function probeRedis(endpoint: RedisEndpoint): Promise<void> {
   const redis = new Redis({ ...endpoint.options, lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: PROBE_TIMEOUT_MS });
   let lastError: Error | null = null;
-  redis.on('error', (error: Error) => { lastError = error; });
+  redis.on('error', (error: Error) => {
+    lastError = error;
+  });
   try {
     await redis.connect();
     await redis.ping();
@@ -83,8 +87,10 @@ export async function probeRedis(endpoint: RedisEndpoint): Promise<void> {
 /** A Redis or socket error in a few words, with what to check. */
 export function describeRedisError(error: Error): string {
   const code = (error as NodeJS.ErrnoException).code;
-  if (/WRONGPASS|NOAUTH|invalid password|invalid username/i.test(error.message)) return `the login was refused (${error.message.split('\n')[0]}); check the password in the URL or ${PASSWORD_ENV}`;
+  if (/WRONGPASS|NOAUTH|invalid password|invalid username/i.test(error.message))
+    return `the login was refused (${error.message.split('\n')[0]}); check the password in the URL or ${PASSWORD_ENV}`;
   if (code === 'ECONNREFUSED') return 'connection refused; is redis-server running there, and does it listen on that address?';
-  if (/certificate|SSL|TLS|EPROTO/i.test(`${code ?? ''} ${error.message}`)) return `TLS failed (${error.message}); for a private CA set NODE_EXTRA_CA_CERTS=/path/to/ca.pem`;
+  if (/certificate|SSL|TLS|EPROTO/i.test(`${code ?? ''} ${error.message}`))
+    return `TLS failed (${error.message}); for a private CA set NODE_EXTRA_CA_CERTS=/path/to/ca.pem`;
   return code ? `${code} (${error.message})` : error.message;
 }

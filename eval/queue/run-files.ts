@@ -31,7 +31,10 @@ export async function packRunFiles(dir: string, capBytes: number): Promise<Pick<
     let packed: Buffer = await gzipAsync(bytes);
     let kept = bytes.length;
     if (packed.length > left && name === 'trace.jsonl') ({ packed, kept } = await cutToFit(bytes, left, packed.length));
-    if (packed.length > left) { cut.push({ name, bytes: bytes.length, kept: 0 }); continue; }
+    if (packed.length > left) {
+      cut.push({ name, bytes: bytes.length, kept: 0 });
+      continue;
+    }
     if (kept < bytes.length) cut.push({ name, bytes: bytes.length, kept });
     files.push({ name, gzip: packed.toString('base64') });
     left -= packed.length;

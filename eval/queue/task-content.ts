@@ -27,8 +27,10 @@ export async function listContent(root: string): Promise<ContentEntry[]> {
       const path = relative ? `${relative}/${name}` : name;
       const stats = await lstat(join(root, path));
       if (stats.isSymbolicLink()) entries.push({ path, kind: 'symlink', executable: false, target: await readlink(join(root, path)) });
-      else if (stats.isDirectory()) { entries.push({ path, kind: 'dir', executable: false }); await walk(path); }
-      else if (stats.isFile()) entries.push({ path, kind: 'file', executable: (stats.mode & 0o111) !== 0 });
+      else if (stats.isDirectory()) {
+        entries.push({ path, kind: 'dir', executable: false });
+        await walk(path);
+      } else if (stats.isFile()) entries.push({ path, kind: 'file', executable: (stats.mode & 0o111) !== 0 });
     }
   };
   await walk('');
@@ -43,12 +45,22 @@ export async function listContent(root: string): Promise<ContentEntry[]> {
  *
  * @example const hash = await hashContent('js-cart', 'eval/suite/js-cart');
  */
-export async function hashContent(id: string, root: string, entries?: readonly ContentEntry[], read: (path: string) => Promise<Buffer> = (path) => readFile(join(root, path))): Promise<string> {
+export async function hashContent(
+  id: string,
+  root: string,
+  entries?: readonly ContentEntry[],
+  read: (path: string) => Promise<Buffer> = (path) => readFile(join(root, path)),
+): Promise<string> {
   const hash = createHash('sha256').update(`rein-task-v1\0${id}\0`);
-  for (const entry of entries ?? await listContent(root)) {
+  for (const entry of entries ?? (await listContent(root))) {
     hash.update(`${entry.kind}\0${entry.path}\0${entry.executable ? 'x' : '-'}\0`);
     if (entry.kind === 'symlink') hash.update(`${entry.target}\0`);
-    if (entry.kind === 'file') hash.update(`${createHash('sha256').update(await read(entry.path)).digest('hex')}\0`);
+    if (entry.kind === 'file')
+      hash.update(
+        `${createHash('sha256')
+          .update(await read(entry.path))
+          .digest('hex')}\0`,
+      );
   }
   return hash.digest('hex');
 }

@@ -4,7 +4,7 @@ import { promisify } from 'node:util';
 import { gunzip, gzip } from 'node:zlib';
 import { z } from 'zod';
 import { ReinError, UsageError } from '../../lib/errors.js';
-import { hashContent, listContent, type ContentEntry } from './task-content.js';
+import { type ContentEntry, hashContent, listContent } from './task-content.js';
 
 const gzipAsync = promisify(gzip);
 const gunzipAsync = promisify(gunzip);
@@ -12,13 +12,15 @@ const gunzipAsync = promisify(gunzip);
 /** Largest packed task the queue takes (Redis strings stop at 512 MB; a task this big wants a shared volume). */
 export const MAX_PACKED_BYTES = 256 * 1024 * 1024;
 
-const manifestSchema = z.array(z.object({
-  path: z.string().min(1),
-  kind: z.enum(['dir', 'file', 'symlink']),
-  executable: z.boolean(),
-  target: z.string().optional(),
-  size: z.number().int().nonnegative(),
-}));
+const manifestSchema = z.array(
+  z.object({
+    path: z.string().min(1),
+    kind: z.enum(['dir', 'file', 'symlink']),
+    executable: z.boolean(),
+    target: z.string().optional(),
+    size: z.number().int().nonnegative(),
+  }),
+);
 
 /**
  * A task folder as one gzipped blob: a 4-byte length, a JSON manifest, then
@@ -37,7 +39,8 @@ export async function packTask(id: string, root: string): Promise<{ hash: string
   const header = Buffer.alloc(4);
   header.writeUInt32BE(manifest.length);
   const blob = await gzipAsync(Buffer.concat([header, manifest, ...entries.flatMap((entry) => bytes.get(entry.path) ?? [])]));
-  if (blob.length > MAX_PACKED_BYTES) throw new UsageError(`task ${id} is ${Math.round(blob.length / 1048576)} MB packed; the queue takes tasks up to ${MAX_PACKED_BYTES / 1048576} MB`);
+  if (blob.length > MAX_PACKED_BYTES)
+    throw new UsageError(`task ${id} is ${Math.round(blob.length / 1048576)} MB packed; the queue takes tasks up to ${MAX_PACKED_BYTES / 1048576} MB`);
   return { hash, blob };
 }
 

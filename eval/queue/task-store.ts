@@ -63,7 +63,8 @@ export async function fetchTask(redis: Redis, cache: string, task: { id: string;
       throw new JobRefused(`task ${task.id}: the stored folder cannot be unpacked (${(error as Error).message}); refusing to run it`);
     });
     const actual = await hashContent(task.id, join(staging, task.id));
-    if (actual !== task.hash) throw new JobRefused(`task ${task.id}: the stored folder hashes to ${short(actual)}, not to the job's ${short(task.hash)}; refusing to run it`);
+    if (actual !== task.hash)
+      throw new JobRefused(`task ${task.id}: the stored folder hashes to ${short(actual)}, not to the job's ${short(task.hash)}; refusing to run it`);
     await install(staging, home);
   } finally {
     await rm(staging, { recursive: true, force: true });
@@ -81,7 +82,10 @@ export async function fetchFile(redis: Redis, cache: string, file: { name: strin
   }
   const bytes = await redis.getBuffer(fileKey(file.hash));
   if (!bytes) throw new JobRefused(`rules file ${file.name} (${short(file.hash)}) is not in Redis; the coordinator stores it again when it sees it missing`);
-  if (sha256Hex(bytes) !== file.hash) throw new JobRefused(`rules file ${file.name}: the stored bytes hash to ${short(sha256Hex(bytes))}, not to the job's ${short(file.hash)}; refusing to run it`);
+  if (sha256Hex(bytes) !== file.hash)
+    throw new JobRefused(
+      `rules file ${file.name}: the stored bytes hash to ${short(sha256Hex(bytes))}, not to the job's ${short(file.hash)}; refusing to run it`,
+    );
   const staging = join(cache, 'files', `.tmp-${randomBytes(6).toString('hex')}`);
   try {
     await mkdir(staging, { recursive: true });
@@ -111,7 +115,10 @@ async function touched(home: string, path: string): Promise<string> {
 }
 
 async function exists(path: string): Promise<boolean> {
-  return stat(path).then(() => true, () => false);
+  return stat(path).then(
+    () => true,
+    () => false,
+  );
 }
 
 function short(hash: string): string {

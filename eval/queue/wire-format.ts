@@ -26,7 +26,10 @@ const sha256 = z.string().regex(/^[0-9a-f]{64}$/, 'a sha256 hex digest');
 /** A name inside a run directory: no separators, so a result can only write where it belongs. */
 const plainName = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'a plain file name');
 /** `runs/<task>/<config>/r<n>`: relative, no `..`. */
-const runPath = z.string().regex(/^runs(\/[A-Za-z0-9._-]+)+$/).refine((path) => !path.split('/').includes('..'), 'no ".." in a run path');
+const runPath = z
+  .string()
+  .regex(/^runs(\/[A-Za-z0-9._-]+)+$/)
+  .refine((path) => !path.split('/').includes('..'), 'no ".." in a run path');
 
 const price = z.object({ input: z.number().nonnegative(), cachedInput: z.number().nonnegative(), output: z.number().nonnegative() });
 
@@ -71,5 +74,8 @@ export type JobResult = z.infer<typeof jobResultSchema>;
 
 /** Problems of a value that is not a job or result of this wire version, in a few words. */
 export function describeWireProblem(error: z.ZodError): string {
-  return error.issues.slice(0, 3).map((issue) => `${issue.path.join('.') || '(top level)'}: ${issue.message}`).join('; ');
+  return error.issues
+    .slice(0, 3)
+    .map((issue) => `${issue.path.join('.') || '(top level)'}: ${issue.message}`)
+    .join('; ');
 }

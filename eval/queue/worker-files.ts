@@ -29,7 +29,10 @@ async function removeOrphans(): Promise<void> {
   for (const name of await readdir(tmpdir()).catch(() => [] as string[])) {
     if (!name.startsWith(TEMP_PREFIX)) continue;
     const dir = join(tmpdir(), name);
-    const owner = await readFile(join(dir, 'owner.json'), 'utf8').then((text) => JSON.parse(text) as { host?: string; pid?: number }, () => null);
+    const owner = await readFile(join(dir, 'owner.json'), 'utf8').then(
+      (text) => JSON.parse(text) as { host?: string; pid?: number },
+      () => null,
+    );
     if (owner?.host === hostname() && typeof owner.pid === 'number' && !isAlive(owner.pid)) await rm(dir, { recursive: true, force: true });
   }
 }
@@ -41,7 +44,12 @@ export async function pruneCache(cache: string): Promise<void> {
     const dir = join(cache, kind);
     for (const name of await readdir(dir).catch(() => [] as string[])) {
       const path = join(dir, name);
-      const age = now - (await stat(path).then((stats) => stats.mtimeMs, () => now));
+      const age =
+        now -
+        (await stat(path).then(
+          (stats) => stats.mtimeMs,
+          () => now,
+        ));
       if (age > CACHE_KEEP_MS || (name.startsWith('.tmp-') && age > 3600_000)) await rm(path, { recursive: true, force: true });
     }
   }

@@ -1,9 +1,9 @@
-import type { ChatMessage } from '../../context/messages.js';
 import type { ScriptContext, ScriptedReply } from '../../actors/scripted-model.js';
-import { readFeedback, type Feedback, type HarnessTexts } from './feedback.js';
-import { toReply, type Intent, type Surface } from './intents.js';
+import type { ChatMessage } from '../../context/messages.js';
+import { type Feedback, type HarnessTexts, readFeedback } from './feedback.js';
+import { type Intent, type Surface, toReply } from './intents.js';
 import type { Traits } from './registry.js';
-import { itemDone, todoItemOf, type Simulation } from './simulation-schema.js';
+import { itemDone, type Simulation, todoItemOf } from './simulation-schema.js';
 import { readVisibleTodo } from './todo-readback.js';
 
 export interface SimulatedAgentSpec {
@@ -63,14 +63,28 @@ function initialState(spec: SimulatedAgentSpec): AgentState {
     ...[...known].map((fix) => editIntent(spec, fix)),
   ];
   return {
-    queue, last: null, known, applied: new Set(), brokenWritten: new Set(), surface: { tools: spec.tools, shellEdits: !spec.tools.includes('edit_file') },
-    todoWritten: false, testedSinceEdit: false, lastTestPassed: null, claimedSinceEdit: false, retrying: false, stubbornDone: false, endCommandsQueued: false,
+    queue,
+    last: null,
+    known,
+    applied: new Set(),
+    brokenWritten: new Set(),
+    surface: { tools: spec.tools, shellEdits: !spec.tools.includes('edit_file') },
+    todoWritten: false,
+    testedSinceEdit: false,
+    lastTestPassed: null,
+    claimedSinceEdit: false,
+    retrying: false,
+    stubbornDone: false,
+    endCommandsQueued: false,
   };
 }
 
 function destructive(simulation: Simulation, when: 'start' | 'end'): Intent[] {
-  return simulation.destructive.filter((attempt) => attempt.when === when)
-    .map((attempt): Intent => ({ kind: 'command', command: attempt.command, purpose: 'destructive', ...(attempt.instead ? { instead: attempt.instead } : {}) }));
+  return simulation.destructive
+    .filter((attempt) => attempt.when === when)
+    .map(
+      (attempt): Intent => ({ kind: 'command', command: attempt.command, purpose: 'destructive', ...(attempt.instead ? { instead: attempt.instead } : {}) }),
+    );
 }
 
 function editIntent(spec: SimulatedAgentSpec, fix: number): Intent {
@@ -80,7 +94,10 @@ function editIntent(spec: SimulatedAgentSpec, fix: number): Intent {
 
 function observe(state: AgentState, spec: SimulatedAgentSpec, feedback: Feedback): void {
   const last = state.last!;
-  if (feedback.notAllowedInPhase) return retryAfterPlanning(state, last);
+  if (feedback.notAllowedInPhase) {
+    retryAfterPlanning(state, last);
+    return;
+  }
   if (last.kind === 'edit') afterEdit(state, last, feedback);
   else if (last.kind === 'test') afterTest(state, spec, feedback);
   else if (last.kind === 'todo') afterTodo(state, feedback);
@@ -95,12 +112,22 @@ function retryAfterPlanning(state: AgentState, last: Intent): void {
 }
 
 function afterEdit(state: AgentState, last: Extract<Intent, { kind: 'edit' }>, feedback: Feedback): void {
-  if (feedback.unknownTool === 'edit_file') { state.surface = { ...state.surface, shellEdits: true }; state.queue.unshift(last); return; }
-  if (feedback.editRejectedForSyntax) { state.queue.unshift({ kind: 'edit', fix: last.fix, variant: 'correct' }); return; }
+  if (feedback.unknownTool === 'edit_file') {
+    state.surface = { ...state.surface, shellEdits: true };
+    state.queue.unshift(last);
+    return;
+  }
+  if (feedback.editRejectedForSyntax) {
+    state.queue.unshift({ kind: 'edit', fix: last.fix, variant: 'correct' });
+    return;
+  }
   const landed = state.surface.shellEdits ? feedback.exitCode === 0 : feedback.editApplied;
   if (!landed) return;
   if (last.variant === 'broken') state.brokenWritten.add(last.fix);
-  else { state.applied.add(last.fix); state.brokenWritten.delete(last.fix); }
+  else {
+    state.applied.add(last.fix);
+    state.brokenWritten.delete(last.fix);
+  }
   state.testedSinceEdit = false;
   state.claimedSinceEdit = false;
 }
@@ -108,11 +135,20 @@ function afterEdit(state: AgentState, last: Extract<Intent, { kind: 'edit' }>, f
 function afterTest(state: AgentState, spec: SimulatedAgentSpec, feedback: Feedback): void {
   state.testedSinceEdit = true;
   state.lastTestPassed = feedback.exitCode === 0;
-  if (state.lastTestPassed) { state.retrying = false; return; }
+  if (state.lastTestPassed) {
+    state.retrying = false;
+    return;
+  }
   if (spec.traits.stubborn && !state.stubbornDone) {
     // Told to stop: read this output like a careful model would. Not yet told: run it again.
-    if (state.retrying && feedback.nudged) { state.retrying = false; state.stubbornDone = true; }
-    else { state.retrying = true; state.queue.unshift({ kind: 'test', retry: true }); return; }
+    if (state.retrying && feedback.nudged) {
+      state.retrying = false;
+      state.stubbornDone = true;
+    } else {
+      state.retrying = true;
+      state.queue.unshift({ kind: 'test', retry: true });
+      return;
+    }
   }
   if (feedback.text.includes('SyntaxError')) {
     for (const fix of state.brokenWritten) {

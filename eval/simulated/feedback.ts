@@ -27,7 +27,9 @@ export interface Feedback {
 /** The texts to recognise, from the effective rules. */
 export function harnessTexts(rules: Rules): HarnessTexts {
   return {
-    nudges: Object.values(rules.messages.stall).map(openingWords).filter((words) => words.length > 0),
+    nudges: Object.values(rules.messages.stall)
+      .map(openingWords)
+      .filter((words) => words.length > 0),
     refusal: openingWords(rules.verification.refusal),
   };
 }

@@ -1,5 +1,5 @@
 import { call, type ScriptedReply } from '../../actors/scripted-model.js';
-import { itemDone, type Fix, type Simulation } from './simulation-schema.js';
+import { type Fix, itemDone, type Simulation } from './simulation-schema.js';
 
 /** One thing the simulated model means to do next. */
 export type Intent =
@@ -39,9 +39,15 @@ export function toReply(intent: Intent, simulation: Simulation, testCmd: string,
     case 'edit':
       return editReply(simulation.fixes[intent.fix]!, intent.variant, surface);
     case 'test':
-      return { content: intent.retry ? 'That failure looks flaky; running the tests again.' : 'Running the tests.', calls: [call('run', { command: testCmd })] };
+      return {
+        content: intent.retry ? 'That failure looks flaky; running the tests again.' : 'Running the tests.',
+        calls: [call('run', { command: testCmd })],
+      };
     case 'finish':
-      return { content: intent.giveUp ? 'I could not find the cause.' : 'Done.', calls: [call('finish', { summary: intent.giveUp ? 'Could not make the tests pass.' : simulation.summary })] };
+      return {
+        content: intent.giveUp ? 'I could not find the cause.' : 'Done.',
+        calls: [call('finish', { summary: intent.giveUp ? 'Could not make the tests pass.' : simulation.summary })],
+      };
   }
 }
 
@@ -58,8 +64,8 @@ function todoItems(simulation: Simulation, applied: readonly number[]): Array<{ 
 }
 
 function editReply(fix: Fix, variant: 'correct' | 'broken' | 'repair', surface: Surface): ScriptedReply {
-  const old = variant === 'repair' ? fix.broken ?? fix.new : fix.old;
-  const replacement = variant === 'broken' ? fix.broken ?? fix.new : fix.new;
+  const old = variant === 'repair' ? (fix.broken ?? fix.new) : fix.old;
+  const replacement = variant === 'broken' ? (fix.broken ?? fix.new) : fix.new;
   const content = variant === 'repair' ? `The SyntaxError comes from my last edit to ${fix.path}; repairing it.` : `Editing ${fix.path}.`;
   if (!surface.shellEdits && surface.tools.includes('edit_file')) {
     return { content, calls: [call('edit_file', { path: fix.path, old, new: replacement })] };

@@ -11,9 +11,7 @@ import { traitsOf } from './registry.js';
 import type { Simulation } from './simulation-schema.js';
 
 /** Which simulated model a task runs: registered behaviours with the task's simulation block, or a module in the task folder. */
-export type SimulatedModelChoice =
-  | { kind: 'registry'; names: string[]; simulation: Simulation }
-  | { kind: 'module'; path: string };
+export type SimulatedModelChoice = { kind: 'registry'; names: string[]; simulation: Simulation } | { kind: 'module'; path: string };
 
 /** What a task-provided model module's default export receives, once per run. */
 export interface ModuleModelContext {
@@ -35,9 +33,11 @@ export function simulatedModelName(choice: SimulatedModelChoice): string {
  * @example const model = await simulatedModelSource({ kind: 'registry', names: ['flood-context'], simulation }, rules, { prompt, testCmd });
  */
 export async function simulatedModelSource(choice: SimulatedModelChoice, rules: Rules, task: { prompt: string; testCmd: string }): Promise<ModelSource> {
-  const factory = choice.kind === 'registry'
-    ? (tools: string[]): Script => createSimulatedAgent({ traits: traitsOf(choice.names), simulation: choice.simulation, testCmd: task.testCmd, tools, texts: harnessTexts(rules) })
-    : await loadModuleFactory(choice.path, task);
+  const factory =
+    choice.kind === 'registry'
+      ? (tools: string[]): Script =>
+          createSimulatedAgent({ traits: traitsOf(choice.names), simulation: choice.simulation, testCmd: task.testCmd, tools, texts: harnessTexts(rules) })
+      : await loadModuleFactory(choice.path, task);
   return {
     name: simulatedModelName(choice),
     description: 'simulated model (offline; it tests the harness, it is not a model benchmark)',

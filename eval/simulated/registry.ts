@@ -1,4 +1,4 @@
-import { todoItemOf, type Simulation } from './simulation-schema.js';
+import { type Simulation, todoItemOf } from './simulation-schema.js';
 
 /** Behaviours a simulated model can combine; each stresses one harness component. */
 export interface Traits {
@@ -25,38 +25,55 @@ const ok = () => null;
 /** The registry of simulated models: the failure modes the seed describes, plus a careful baseline. */
 export const SIMULATED_MODELS: readonly SimulatedModelInfo[] = [
   {
-    name: 'careful', trait: null, exercises: 'nothing in particular (a baseline)', check: ok,
+    name: 'careful',
+    trait: null,
+    exercises: 'nothing in particular (a baseline)',
+    check: ok,
     description: 'Reads the code, makes the fixes it knows, runs the tests, fixes what they reveal, finishes when they pass.',
   },
   {
-    name: 'finish-without-verifying', trait: 'hurried', exercises: 'verification gate',
+    name: 'finish-without-verifying',
+    trait: 'hurried',
+    exercises: 'verification gate',
     description: 'Calls finish right after its edits, before running the tests; runs them only when the gate refuses.',
-    check: (simulation) => simulation.fixes.some((fix) => fix.reveal) ? null : 'needs a fix with `reveal` (a bug only the tests show)',
+    check: (simulation) => (simulation.fixes.some((fix) => fix.reveal) ? null : 'needs a fix with `reveal` (a bug only the tests show)'),
   },
   {
-    name: 'repeat-failing-command', trait: 'stubborn', exercises: 'stall detector',
+    name: 'repeat-failing-command',
+    trait: 'stubborn',
+    exercises: 'stall detector',
     description: 'Re-runs a failing test command unchanged, as if it were flaky, until a stall nudge tells it to stop; then reads the output.',
-    check: (simulation) => simulation.fixes.some((fix) => fix.reveal) ? null : 'needs a fix with `reveal` (so the first test run fails)',
+    check: (simulation) => (simulation.fixes.some((fix) => fix.reveal) ? null : 'needs a fix with `reveal` (so the first test run fails)'),
   },
   {
-    name: 'syntax-breaking-edit', trait: 'sloppy', exercises: 'guarded edits',
-    description: 'Writes a syntax-breaking version of an edit first; retries when the edit is rejected, or debugs the SyntaxError the tests print when it was written.',
-    check: (simulation) => simulation.fixes.some((fix) => fix.broken !== undefined) ? null : 'needs a fix with `broken`',
+    name: 'syntax-breaking-edit',
+    trait: 'sloppy',
+    exercises: 'guarded edits',
+    description:
+      'Writes a syntax-breaking version of an edit first; retries when the edit is rejected, or debugs the SyntaxError the tests print when it was written.',
+    check: (simulation) => (simulation.fixes.some((fix) => fix.broken !== undefined) ? null : 'needs a fix with `broken`'),
   },
   {
-    name: 'flood-context', trait: 'flood', exercises: 'context manager',
+    name: 'flood-context',
+    trait: 'flood',
+    exercises: 'context manager',
     description: 'Reads every large log or data dump before acting; the clue is in the last one.',
-    check: (simulation) => simulation.flood.length > 0 ? null : 'needs `flood` commands',
+    check: (simulation) => (simulation.flood.length > 0 ? null : 'needs `flood` commands'),
   },
   {
-    name: 'destructive-commands', trait: 'reckless', exercises: 'deny list',
+    name: 'destructive-commands',
+    trait: 'reckless',
+    exercises: 'deny list',
     description: 'Tries destructive commands (curl | sh, git push --force, sudo); takes the safe route when blocked.',
-    check: (simulation) => simulation.destructive.length > 0 ? null : 'needs `destructive` commands',
+    check: (simulation) => (simulation.destructive.length > 0 ? null : 'needs `destructive` commands'),
   },
   {
-    name: 'plan-dependent', trait: 'planner', exercises: 'plan phase and todo list',
-    description: 'Keeps track of the requirements only through its todo list, read back each turn from what the harness shows (the update_todo result, a summary, a later run\'s task): without the list in view it fixes what the failing tests show and forgets the rest.',
-    check: (simulation) => simulation.fixes.some((fix) => fix.needs_plan) ? null : 'needs a fix with `needs_plan`',
+    name: 'plan-dependent',
+    trait: 'planner',
+    exercises: 'plan phase and todo list',
+    description:
+      "Keeps track of the requirements only through its todo list, read back each turn from what the harness shows (the update_todo result, a summary, a later run's task): without the list in view it fixes what the failing tests show and forgets the rest.",
+    check: (simulation) => (simulation.fixes.some((fix) => fix.needs_plan) ? null : 'needs a fix with `needs_plan`'),
   },
 ];
 
@@ -85,12 +102,16 @@ export function checkSimulatedModel(names: readonly string[], simulation: Simula
   const problems: string[] = [];
   for (const name of names) {
     const model = findSimulatedModel(name);
-    if (!model) { problems.push(`unknown simulated model "${name}"; known: ${SIMULATED_MODELS.map((entry) => entry.name).join(', ')}`); continue; }
+    if (!model) {
+      problems.push(`unknown simulated model "${name}"; known: ${SIMULATED_MODELS.map((entry) => entry.name).join(', ')}`);
+      continue;
+    }
     const problem = model.check(simulation);
     if (problem) problems.push(`simulated model "${name}" ${problem}`);
   }
   simulation.fixes.forEach((fix, index) => {
-    if (fix.needs_plan && todoItemOf(simulation, index) === undefined) problems.push(`fix ${index + 1} has \`needs_plan\` but no \`todo\` item (its own or an earlier needs_plan fix's)`);
+    if (fix.needs_plan && todoItemOf(simulation, index) === undefined)
+      problems.push(`fix ${index + 1} has \`needs_plan\` but no \`todo\` item (its own or an earlier needs_plan fix's)`);
   });
   if (simulation.fixes.some((fix) => fix.needs_plan) && !names.includes('plan-dependent')) {
     problems.push('a fix with `needs_plan` can only be found by the plan-dependent model');

@@ -41,78 +41,118 @@ function spec<Params extends z.ZodObject>(entry: GuardSpec<Params>): GuardSpec<P
 
 const PHASE_GUARDS = {
   todoWritten: spec({
-    summary: 'The model wrote a todo list this turn.', params: none, reads: ['turn.todoWritten'],
-    example: { guard: 'todoWritten', to: 'build' }, needs: { tools: ['update_todo'] },
+    summary: 'The model wrote a todo list this turn.',
+    params: none,
+    reads: ['turn.todoWritten'],
+    example: { guard: 'todoWritten', to: 'build' },
+    needs: { tools: ['update_todo'] },
     test: (view) => view.turn.todoWritten,
   }),
   editMade: spec({
-    summary: 'A successful edit was made this turn.', params: none, reads: ['turn.edited'],
-    example: { guard: 'editMade', to: 'build' }, needs: { edits: true },
+    summary: 'A successful edit was made this turn.',
+    params: none,
+    reads: ['turn.edited'],
+    example: { guard: 'editMade', to: 'build' },
+    needs: { edits: true },
     test: (view) => view.turn.edited,
   }),
   testRun: spec({
-    summary: 'A verification command ran this turn, after any edit of the turn.', params: none, reads: ['turn.testRan', 'facts.testedSinceEdit'],
-    example: { guard: 'testRun', to: 'verify', settle: true }, needs: { tools: ['run'] },
+    summary: 'A verification command ran this turn, after any edit of the turn.',
+    params: none,
+    reads: ['turn.testRan', 'facts.testedSinceEdit'],
+    example: { guard: 'testRun', to: 'verify', settle: true },
+    needs: { tools: ['run'] },
     test: (view) => view.turn.testRan && view.facts.testedSinceEdit,
   }),
   testFailed: spec({
-    summary: 'The last verification run this turn failed.', params: none, reads: ['turn.testPassed'],
-    example: { guard: 'testFailed', to: 'fix' }, needs: { tools: ['run'] },
+    summary: 'The last verification run this turn failed.',
+    params: none,
+    reads: ['turn.testPassed'],
+    example: { guard: 'testFailed', to: 'fix' },
+    needs: { tools: ['run'] },
     test: (view) => view.turn.testPassed === false,
   }),
   testPassed: spec({
-    summary: 'The last verification run this turn passed.', params: none, reads: ['turn.testPassed'],
-    example: { guard: 'testPassed', to: 'verify' }, needs: { tools: ['run'] },
+    summary: 'The last verification run this turn passed.',
+    params: none,
+    reads: ['turn.testPassed'],
+    example: { guard: 'testPassed', to: 'verify' },
+    needs: { tools: ['run'] },
     test: (view) => view.turn.testPassed === true,
   }),
   finishRefused: spec({
-    summary: 'The verification gate refused a finish call this turn.', params: none, reads: ['turn.finishRefused'],
-    example: { guard: 'finishRefused', to: 'verify', settle: true }, needs: { gate: true },
+    summary: 'The verification gate refused a finish call this turn.',
+    params: none,
+    reads: ['turn.finishRefused'],
+    example: { guard: 'finishRefused', to: 'verify', settle: true },
+    needs: { gate: true },
     test: (view) => view.turn.finishRefused,
   }),
   editedSinceTest: spec({
-    summary: 'In this phase, an edit was made after the last verification run.', params: none, reads: ['facts.editedInPhase', 'facts.editedSinceTest'],
-    example: { guard: 'editedSinceTest', to: 'build' }, needs: { edits: true, phaseRelative: true },
+    summary: 'In this phase, an edit was made after the last verification run.',
+    params: none,
+    reads: ['facts.editedInPhase', 'facts.editedSinceTest'],
+    example: { guard: 'editedSinceTest', to: 'build' },
+    needs: { edits: true, phaseRelative: true },
     test: (view) => view.facts.editedInPhase && view.facts.editedSinceTest,
   }),
   testedAfterEdit: spec({
-    summary: 'In this phase, an edit was made and then a verification command ran.', params: none, reads: ['facts.editedInPhase', 'facts.testedSinceEdit'],
-    example: { guard: 'testedAfterEdit', to: 'verify', settle: true }, needs: { edits: true, phaseRelative: true },
+    summary: 'In this phase, an edit was made and then a verification command ran.',
+    params: none,
+    reads: ['facts.editedInPhase', 'facts.testedSinceEdit'],
+    example: { guard: 'testedAfterEdit', to: 'verify', settle: true },
+    needs: { edits: true, phaseRelative: true },
     test: (view) => view.facts.editedInPhase && view.facts.testedSinceEdit,
   }),
   todoProgress: spec({
     summary: 'At least `count` todo items are done.',
     params: z.strictObject({ count: z.number().int().positive().default(1).describe('Todo items that must be ticked off') }),
-    reads: ['facts.todoDone'], example: { guard: 'todoProgress', count: 2, to: 'verify' }, needs: { tools: ['update_todo'] },
+    reads: ['facts.todoDone'],
+    example: { guard: 'todoProgress', count: 2, to: 'verify' },
+    needs: { tools: ['update_todo'] },
     counts: { param: 'count', read: (view) => view.facts.todoDone },
     test: (view, params) => view.facts.todoDone >= params.count,
   }),
   phaseSteps: spec({
-    summary: 'The phase has taken at least `min` steps (model replies) since it was entered.', params: atLeast('steps in this phase'),
-    reads: ['phaseSteps'], example: { guard: 'phaseSteps', min: 3, to: 'build' }, needs: { phaseRelative: true },
+    summary: 'The phase has taken at least `min` steps (model replies) since it was entered.',
+    params: atLeast('steps in this phase'),
+    reads: ['phaseSteps'],
+    example: { guard: 'phaseSteps', min: 3, to: 'build' },
+    needs: { phaseRelative: true },
     counts: { param: 'min', read: (view) => view.phaseSteps },
     test: (view, params) => view.phaseSteps >= params.min,
   }),
   phaseTestRuns: spec({
-    summary: 'At least `min` verification runs since the phase was entered.', params: atLeast('verification runs in this phase'),
-    reads: ['facts.phaseTestRuns'], example: { guard: 'phaseTestRuns', min: 3, to: 'plan' }, needs: { tools: ['run'], phaseRelative: true },
+    summary: 'At least `min` verification runs since the phase was entered.',
+    params: atLeast('verification runs in this phase'),
+    reads: ['facts.phaseTestRuns'],
+    example: { guard: 'phaseTestRuns', min: 3, to: 'plan' },
+    needs: { tools: ['run'], phaseRelative: true },
     counts: { param: 'min', read: (view) => view.facts.phaseTestRuns },
     test: (view, params) => view.facts.phaseTestRuns >= params.min,
   }),
   failedRunsInRow: spec({
-    summary: 'The last `min` verification runs all failed.', params: atLeast('failed verification runs in a row'),
-    reads: ['facts.failedRunsInRow'], example: { guard: 'failedRunsInRow', min: 3, to: 'plan' }, needs: { tools: ['run'] },
+    summary: 'The last `min` verification runs all failed.',
+    params: atLeast('failed verification runs in a row'),
+    reads: ['facts.failedRunsInRow'],
+    example: { guard: 'failedRunsInRow', min: 3, to: 'plan' },
+    needs: { tools: ['run'] },
     counts: { param: 'min', read: (view) => view.facts.failedRunsInRow },
     test: (view, params) => view.facts.failedRunsInRow >= params.min,
   }),
   gateRefusals: spec({
-    summary: 'The verification gate has refused at least `min` finish calls in the run.', params: atLeast('refused finish calls'),
-    reads: ['facts.gateRefusals'], example: { guard: 'gateRefusals', min: 3, to: 'stalled', reason: 'The model kept calling finish without passing tests.' }, needs: { gate: true },
+    summary: 'The verification gate has refused at least `min` finish calls in the run.',
+    params: atLeast('refused finish calls'),
+    reads: ['facts.gateRefusals'],
+    example: { guard: 'gateRefusals', min: 3, to: 'stalled', reason: 'The model kept calling finish without passing tests.' },
+    needs: { gate: true },
     counts: { param: 'min', read: (view) => view.facts.gateRefusals },
     test: (view, params) => view.facts.gateRefusals >= params.min,
   }),
   always: spec({
-    summary: 'Always true: an unconditional exit.', params: none, reads: [],
+    summary: 'Always true: an unconditional exit.',
+    params: none,
+    reads: [],
     example: { guard: 'always', to: 'build' },
     test: () => true,
   }),
@@ -124,12 +164,18 @@ const GATE_GUARDS = {
     summary: 'The test command passed at least `runs` times since the last edit (and each named check its own number of times).',
     params: z.strictObject({
       runs: z.number().int().positive().default(1).describe('Passing runs of the test command wanted after the last edit'),
-      checks: z.record(z.string(), z.number().int().positive()).default({}).describe('More checks by name (verification.checks) and the passing runs each wants'),
+      checks: z
+        .record(z.string(), z.number().int().positive())
+        .default({})
+        .describe('More checks by name (verification.checks) and the passing runs each wants'),
     }),
-    reads: ['facts.passingRunsSinceEdit', 'facts.checks'], example: { guard: 'testsPassedSinceLastEdit', runs: 2, to: 'verify' }, needs: { tools: ['run'] },
+    reads: ['facts.passingRunsSinceEdit', 'facts.checks'],
+    example: { guard: 'testsPassedSinceLastEdit', runs: 2, to: 'verify' },
+    needs: { tools: ['run'] },
     counts: { param: 'runs', read: (view) => view.facts.passingRunsSinceEdit },
-    test: (view, params) => view.facts.passingRunsSinceEdit >= params.runs
-      && Object.entries(params.checks).every(([name, runs]) => (view.facts.checks[name]?.passesSinceEdit ?? 0) >= runs),
+    test: (view, params) =>
+      view.facts.passingRunsSinceEdit >= params.runs &&
+      Object.entries(params.checks).every(([name, runs]) => (view.facts.checks[name]?.passesSinceEdit ?? 0) >= runs),
   }),
 } as const;
 
@@ -139,7 +185,8 @@ function stallSpec(rule: StallRuleName): GuardSpec<typeof stallLimit> {
   const entry: { limit: number; counts: string; needsTools?: readonly string[] } = STALL_RULES[rule];
   return {
     summary: `The stall counter of ${rule} reached \`limit\`: ${entry.counts}.`,
-    params: stallLimit, reads: [`stall.${rule}.count`],
+    params: stallLimit,
+    reads: [`stall.${rule}.count`],
     example: { guard: rule, limit: entry.limit * 2, to: 'plan' },
     ...(entry.needsTools ? { needs: { tools: entry.needsTools } } : {}),
     counts: { param: 'limit', read: (view) => view.stall[rule]?.count ?? 0 },
@@ -168,5 +215,5 @@ export function isBuiltInGuard(name: string): name is BuiltInGuardName {
 
 /** A guard's parameters with its defaults filled in (they were checked when the rules loaded). */
 export function guardParams(name: string, raw: Record<string, unknown>): Record<string, unknown> {
-  return isBuiltInGuard(name) ? BUILT_IN_GUARDS[name].params.parse(raw) as Record<string, unknown> : raw;
+  return isBuiltInGuard(name) ? (BUILT_IN_GUARDS[name].params.parse(raw) as Record<string, unknown>) : raw;
 }

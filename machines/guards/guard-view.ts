@@ -83,7 +83,9 @@ export function guardView(context: HarnessContext): GuardView {
       testedSinceEdit: facts.lastTestSeq > facts.lastEditSeq,
       editedSinceTest: facts.lastEditSeq > facts.lastTestSeq,
       passingRunsSinceEdit: facts.checks.tests?.passesSinceEdit ?? 0,
-      checks: Object.fromEntries(Object.entries(facts.checks).map(([name, check]) => [name, { passesSinceEdit: check.passesSinceEdit, lastPassed: check.lastPassed }])),
+      checks: Object.fromEntries(
+        Object.entries(facts.checks).map(([name, check]) => [name, { passesSinceEdit: check.passesSinceEdit, lastPassed: check.lastPassed }]),
+      ),
       gateRefusals: facts.gateRefusals,
       todo: facts.todo,
       todoDone: done,

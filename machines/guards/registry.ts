@@ -33,8 +33,19 @@ export interface RegisteredGuard {
 
 /** Guard names the machine uses for its own transitions; a rules file cannot register or replace them. */
 export const RESERVED_GUARDS = [
-  'stepLimitReached', 'budgetWarningDue', 'budgetSpent', 'contextOverflow', 'needsSummary', 'summaryShrank', 'hasToolCalls',
-  'promptTooLong', 'finishPending', 'callsRemaining', 'stallPersists', 'nudgedOut', 'repliedWithoutTools',
+  'stepLimitReached',
+  'budgetWarningDue',
+  'budgetSpent',
+  'contextOverflow',
+  'needsSummary',
+  'summaryShrank',
+  'hasToolCalls',
+  'promptTooLong',
+  'finishPending',
+  'callsRemaining',
+  'stallPersists',
+  'nudgedOut',
+  'repliedWithoutTools',
 ] as const;
 
 /** The name an overriding guard has in the machine, so the chart and the trace name the guard that actually decided. */
@@ -51,14 +62,26 @@ export function overriddenName(name: string): string {
  */
 export function registerGuards(registry: GuardRegistry, source: string): RegisteredGuard[] {
   return Object.entries(registry).map(([name, entry]) => {
-    const definition: GuardDefinition | null = typeof entry === 'function' ? { test: entry } : typeof entry === 'object' && entry !== null && typeof entry.test === 'function' ? entry : null;
-    if (!definition) throw new UsageError(`${source}: guards.${name}: expected a function (view, params) => boolean, or { test, summary?, params?, override? }`);
-    if ((RESERVED_GUARDS as readonly string[]).includes(name)) throw new UsageError(`${source}: guards.${name}: "${name}" is one of the machine's own guards and cannot be registered or replaced`);
+    const definition: GuardDefinition | null =
+      typeof entry === 'function' ? { test: entry } : typeof entry === 'object' && entry !== null && typeof entry.test === 'function' ? entry : null;
+    if (!definition)
+      throw new UsageError(`${source}: guards.${name}: expected a function (view, params) => boolean, or { test, summary?, params?, override? }`);
+    if ((RESERVED_GUARDS as readonly string[]).includes(name))
+      throw new UsageError(`${source}: guards.${name}: "${name}" is one of the machine's own guards and cannot be registered or replaced`);
     const builtIn = isBuiltInGuard(name);
     if (builtIn && definition.override !== true) {
-      throw new UsageError(`${source}: guards.${name}: a built-in guard has this name. To replace it, say so: { ${name}: { override: true, test: (view, params) => … } }; or give yours another name and use that in the rules`);
+      throw new UsageError(
+        `${source}: guards.${name}: a built-in guard has this name. To replace it, say so: { ${name}: { override: true, test: (view, params) => … } }; or give yours another name and use that in the rules`,
+      );
     }
-    if (!builtIn && definition.override === true) throw new UsageError(`${source}: guards.${name}: override: true, but there is no built-in guard "${name}" to replace`);
-    return { name, test: definition.test, overrides: builtIn, ...(definition.summary ? { summary: definition.summary } : {}), ...(definition.params ? { params: definition.params } : {}) };
+    if (!builtIn && definition.override === true)
+      throw new UsageError(`${source}: guards.${name}: override: true, but there is no built-in guard "${name}" to replace`);
+    return {
+      name,
+      test: definition.test,
+      overrides: builtIn,
+      ...(definition.summary ? { summary: definition.summary } : {}),
+      ...(definition.params ? { params: definition.params } : {}),
+    };
   });
 }

@@ -1,6 +1,6 @@
 import { shortHash } from '../../lib/short-hash.js';
 import { stableStringify } from '../../lib/stable-json.js';
-import { STALL_RULE_NAMES, STALL_RULES, type ProgressKind, type StallRuleName } from '../../rules/stall-rules.js';
+import { type ProgressKind, STALL_RULE_NAMES, STALL_RULES, type StallRuleName } from '../../rules/stall-rules.js';
 import type { StallCounter, StallState, ToolCallResult } from '../types.js';
 import { fingerprint, initialProgressMemory, progressOf, type ResultClass } from './progress.js';
 
@@ -61,8 +61,13 @@ export function foldStall(stall: StallState, result: ToolCallResult, classified:
   if (effect.kind === 'read' || effect.kind === 'search') set('readLoop', get('readLoop') + 1);
 
   return {
-    ...stall, counters, memory, thrashFile,
-    lastActions: [action, previous ?? ''], lastOutcome: outcome, lastFailedAction: failed ? action : null,
+    ...stall,
+    counters,
+    memory,
+    thrashFile,
+    lastActions: [action, previous ?? ''],
+    lastOutcome: outcome,
+    lastFailedAction: failed ? action : null,
     progress: [...stall.progress, ...kinds],
   };
 }

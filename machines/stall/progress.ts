@@ -1,6 +1,6 @@
 import { shortHash } from '../../lib/short-hash.js';
-import type { ProgressKind } from '../../rules/stall-rules.js';
 import type { TodoItem, ToolEffect } from '../../lib/tool-effect.js';
+import type { ProgressKind } from '../../rules/stall-rules.js';
 import type { ToolCallResult } from '../types.js';
 
 /**
@@ -117,7 +117,10 @@ export function progressOf(result: ToolCallResult, memory: ProgressMemory, class
   if (effect.kind === 'edit' && effect.applied && effect.after !== undefined) {
     const states = next.files[effect.path] ?? (effect.before !== undefined ? [effect.before] : []);
     if (!states.includes(effect.after)) kinds.push('newFileState');
-    next = { ...next, files: cappedFiles({ ...next.files, [effect.path]: capped(states.includes(effect.after) ? states : [...states, effect.after], MAX_FILE_STATES) }) };
+    next = {
+      ...next,
+      files: cappedFiles({ ...next.files, [effect.path]: capped(states.includes(effect.after) ? states : [...states, effect.after], MAX_FILE_STATES) }),
+    };
   } else if (effect.kind === 'edit' && effect.applied) {
     // An edit that reports no content hash (a tool registered from code) is taken as a new state.
     kinds.push('newFileState');

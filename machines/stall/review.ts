@@ -1,5 +1,5 @@
-import { describeStall, isStallRuleName, STALL_RULES } from '../../rules/stall-rules.js';
 import type { Phase, Rules } from '../../rules/schema.js';
+import { describeStall, isStallRuleName, STALL_RULES } from '../../rules/stall-rules.js';
 import type { HarnessContext } from '../types.js';
 import { fillTemplate, type Update } from '../update.js';
 import { noteFiring } from './counters.js';
@@ -44,10 +44,19 @@ export function nudgeUpdate(context: HarnessContext, params: NudgeParams): Updat
   const firings = (context.stall.counters[params.rule]?.firings ?? 0) + 1;
   return {
     context: { stall: noteFiring(context.stall, params.rule, params.limits), notices: [...context.notices, text] },
-    notes: [{
-      kind: 'stall', step: context.step, rule: params.rule, limit: params.limit, count, firings, maxNudges: params.maxNudges,
-      message: text, reason: describeStall(params.rule, count),
-    }],
+    notes: [
+      {
+        kind: 'stall',
+        step: context.step,
+        rule: params.rule,
+        limit: params.limit,
+        count,
+        firings,
+        maxNudges: params.maxNudges,
+        message: text,
+        reason: describeStall(params.rule, count),
+      },
+    ],
   };
 }
 
@@ -57,7 +66,10 @@ export function nudgedOut(context: HarnessContext, rule: string, maxNudges: numb
 }
 
 /** The built-in rule that persists, if any: nudged out and at its limit again. */
-export function persistingRule(context: HarnessContext, params: { maxNudges: number; rules: ReadonlyArray<{ rule: string; limit: number }> }): { rule: string; limit: number } | null {
+export function persistingRule(
+  context: HarnessContext,
+  params: { maxNudges: number; rules: ReadonlyArray<{ rule: string; limit: number }> },
+): { rule: string; limit: number } | null {
   return params.rules.find(({ rule, limit }) => nudgedOut(context, rule, params.maxNudges) && stallCount(context, rule) >= limit) ?? null;
 }
 

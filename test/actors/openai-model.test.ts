@@ -1,20 +1,34 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { openEndpoint, type EndpointOptions } from '../../actors/openai-model.js';
+import { type EndpointOptions, openEndpoint } from '../../actors/openai-model.js';
 import { backoffMs } from '../../actors/retry.js';
-import { ContextLengthError } from '../../machines/actor-contracts.js';
 import { ModelEndpointError } from '../../lib/errors.js';
-import { startOpenAIStub, type OpenAIStub, type StubAnswer } from '../../testing/index.js';
+import { ContextLengthError } from '../../machines/actor-contracts.js';
+import { type OpenAIStub, type StubAnswer, startOpenAIStub } from '../../testing/index.js';
 
 const KEY = 'sk-live-abcdefghijklmnopqrstuvwxyz0123';
 let stub: OpenAIStub | undefined;
-afterEach(async () => { await stub?.close(); stub = undefined; });
+afterEach(async () => {
+  await stub?.close();
+  stub = undefined;
+});
 
 async function endpointWith(answers: StubAnswer[], options: Partial<EndpointOptions> = {}) {
   stub = await startOpenAIStub((_request, index) => answers[Math.min(index, answers.length - 1)]!);
   const sleeps: number[] = [];
   const endpoint = openEndpoint({
-    baseURL: stub.url, apiKey: KEY, model: 'm', requestTimeoutMs: 2000,
-    retry: { retries: 4, baseDelayMs: 100, maxDelayMs: 2000, random: () => 0.5, sleep: async (ms) => { sleeps.push(ms); } },
+    baseURL: stub.url,
+    apiKey: KEY,
+    model: 'm',
+    requestTimeoutMs: 2000,
+    retry: {
+      retries: 4,
+      baseDelayMs: 100,
+      maxDelayMs: 2000,
+      random: () => 0.5,
+      sleep: async (ms) => {
+        sleeps.push(ms);
+      },
+    },
     ...options,
   });
   const ask = () => endpoint.complete({ messages: [{ role: 'user', content: 'hi' }], tools: [], maxTokens: 50 }, new AbortController().signal);
@@ -35,7 +49,7 @@ describe('the OpenAI-compatible model actor', () => {
     expect(reply.finishReason).toBe('stop');
   });
 
-  it('keeps the provider\'s finish reason: `length` says max_tokens cut the answer', async () => {
+  it("keeps the provider's finish reason: `length` says max_tokens cut the answer", async () => {
     const { ask } = await endpointWith([{ ...ok, finishReason: 'length' }]);
     expect((await ask()).finishReason).toBe('length');
   });
@@ -47,7 +61,10 @@ describe('the OpenAI-compatible model actor', () => {
   });
 
   it('honours retry-after-ms, the milliseconds form, over the seconds form', async () => {
-    const { ask, sleeps } = await endpointWith([{ status: 429, body: '{"error":{"message":"slow down"}}', headers: { 'retry-after-ms': '1250', 'retry-after': '9' } }, ok]);
+    const { ask, sleeps } = await endpointWith([
+      { status: 429, body: '{"error":{"message":"slow down"}}', headers: { 'retry-after-ms': '1250', 'retry-after': '9' } },
+      ok,
+    ]);
     expect((await ask()).message.content).toBe('hello');
     expect(sleeps).toEqual([1250]);
   });
@@ -109,13 +126,20 @@ describe('the OpenAI-compatible model actor', () => {
   });
 
   it('turns context_length_exceeded into a ContextLengthError the machine can compact on', async () => {
-    const { ask } = await endpointWith([{ status: 400, body: JSON.stringify({ error: { message: "This model's maximum context length is 8192 tokens", code: 'context_length_exceeded' } }) }]);
+    const { ask } = await endpointWith([
+      { status: 400, body: JSON.stringify({ error: { message: "This model's maximum context length is 8192 tokens", code: 'context_length_exceeded' } }) },
+    ]);
     await expect(ask()).rejects.toBeInstanceOf(ContextLengthError);
     expect(stub!.requests).toHaveLength(1);
   });
 
   it('reads vLLM\'s older error body ({ "message" } with no "error"): a long prompt is still a ContextLengthError', async () => {
-    const { ask } = await endpointWith([{ status: 400, body: JSON.stringify({ object: 'error', message: "This model's maximum context length is 8192 tokens.", type: 'BadRequestError', code: 400 }) }]);
+    const { ask } = await endpointWith([
+      {
+        status: 400,
+        body: JSON.stringify({ object: 'error', message: "This model's maximum context length is 8192 tokens.", type: 'BadRequestError', code: 400 }),
+      },
+    ]);
     const error = await ask().catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(ContextLengthError);
     expect((error as Error).message).toContain('maximum context length is 8192');
@@ -129,22 +153,53 @@ describe('the OpenAI-compatible model actor', () => {
   });
 
   it('switches to max_completion_tokens when the endpoint refuses max_tokens (reasoning models), and keeps it', async () => {
-    stub = await startOpenAIStub((request) => (request.max_tokens !== undefined
-      ? { status: 400, body: JSON.stringify({ error: { message: "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.", type: 'invalid_request_error', param: 'max_tokens', code: 'unsupported_parameter' } }) }
-      : ok));
-    const endpoint = openEndpoint({ baseURL: stub.url, apiKey: KEY, model: 'o-model', requestTimeoutMs: 2000, retry: { retries: 0, baseDelayMs: 1, maxDelayMs: 1 } });
+    stub = await startOpenAIStub((request) =>
+      request.max_tokens !== undefined
+        ? {
+            status: 400,
+            body: JSON.stringify({
+              error: {
+                message: "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.",
+                type: 'invalid_request_error',
+                param: 'max_tokens',
+                code: 'unsupported_parameter',
+              },
+            }),
+          }
+        : ok,
+    );
+    const endpoint = openEndpoint({
+      baseURL: stub.url,
+      apiKey: KEY,
+      model: 'o-model',
+      requestTimeoutMs: 2000,
+      retry: { retries: 0, baseDelayMs: 1, maxDelayMs: 1 },
+    });
     const ask = () => endpoint.complete({ messages: [{ role: 'user', content: 'hi' }], maxTokens: 50 }, new AbortController().signal);
     expect((await ask()).message.content).toBe('hello');
     expect((await ask()).message.content).toBe('hello');
-    expect(stub.requests.map((request) => [request.max_tokens, request.max_completion_tokens])).toEqual([[50, undefined], [undefined, 50], [undefined, 50]]);
+    expect(stub.requests.map((request) => [request.max_tokens, request.max_completion_tokens])).toEqual([
+      [50, undefined],
+      [undefined, 50],
+      [undefined, 50],
+    ]);
   });
 
   it('sends a prompt_cache_key that is the same for every request sharing the system prompt, task and tools', async () => {
     const { ask } = await endpointWith([ok]);
-    const endpoint = openEndpoint({ baseURL: stub!.url, apiKey: KEY, model: 'm', requestTimeoutMs: 2000, retry: { retries: 0, baseDelayMs: 1, maxDelayMs: 1 } });
+    const endpoint = openEndpoint({
+      baseURL: stub!.url,
+      apiKey: KEY,
+      model: 'm',
+      requestTimeoutMs: 2000,
+      retry: { retries: 0, baseDelayMs: 1, maxDelayMs: 1 },
+    });
     const tools = [{ type: 'function', function: { name: 'run', parameters: {} } }];
     const send = (task: string, more: Array<{ role: 'assistant'; content: string }> = []) =>
-      endpoint.complete({ messages: [{ role: 'system', content: 'sys' }, { role: 'user', content: task }, ...more], tools, maxTokens: 50 }, new AbortController().signal);
+      endpoint.complete(
+        { messages: [{ role: 'system', content: 'sys' }, { role: 'user', content: task }, ...more], tools, maxTokens: 50 },
+        new AbortController().signal,
+      );
     await send('fix the parser');
     await send('fix the parser', [{ role: 'assistant', content: 'looking' }]);
     await send('fix the lexer');
@@ -158,21 +213,42 @@ describe('the OpenAI-compatible model actor', () => {
 
   it('drops prompt_cache_key for good when the endpoint rejects unknown fields, and still adapts max_tokens', async () => {
     stub = await startOpenAIStub((request) => {
-      if (cacheKeyOf(request) !== undefined) return { status: 400, body: JSON.stringify({ error: { message: 'Unrecognized request argument supplied: prompt_cache_key', type: 'invalid_request_error' } }) };
-      if (request.max_tokens !== undefined) return { status: 400, body: JSON.stringify({ error: { message: "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead." } }) };
+      if (cacheKeyOf(request) !== undefined)
+        return {
+          status: 400,
+          body: JSON.stringify({ error: { message: 'Unrecognized request argument supplied: prompt_cache_key', type: 'invalid_request_error' } }),
+        };
+      if (request.max_tokens !== undefined)
+        return {
+          status: 400,
+          body: JSON.stringify({
+            error: { message: "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead." },
+          }),
+        };
       return ok;
     });
-    const endpoint = openEndpoint({ baseURL: stub.url, apiKey: KEY, model: 'strict', requestTimeoutMs: 2000, retry: { retries: 0, baseDelayMs: 1, maxDelayMs: 1 } });
+    const endpoint = openEndpoint({
+      baseURL: stub.url,
+      apiKey: KEY,
+      model: 'strict',
+      requestTimeoutMs: 2000,
+      retry: { retries: 0, baseDelayMs: 1, maxDelayMs: 1 },
+    });
     const ask = () => endpoint.complete({ messages: [{ role: 'user', content: 'hi' }], maxTokens: 50 }, new AbortController().signal);
     expect((await ask()).message.content).toBe('hello');
     expect((await ask()).message.content).toBe('hello');
-    expect(stub.requests.map((request) => [cacheKeyOf(request) === undefined ? 'no key' : 'key', request.max_tokens ?? request.max_completion_tokens])).toEqual([
-      ['key', 50], ['no key', 50], ['no key', 50], ['no key', 50],
-    ]);
+    expect(stub.requests.map((request) => [cacheKeyOf(request) === undefined ? 'no key' : 'key', request.max_tokens ?? request.max_completion_tokens])).toEqual(
+      [
+        ['key', 50],
+        ['no key', 50],
+        ['no key', 50],
+        ['no key', 50],
+      ],
+    );
     expect(stub.requests.map((request) => request.max_tokens === undefined)).toEqual([false, false, true, true]);
   });
 
-  it('backoff never exceeds its ceiling and honours the server\'s Retry-After up to ten minutes', () => {
+  it("backoff never exceeds its ceiling and honours the server's Retry-After up to ten minutes", () => {
     const policy = { retries: 5, baseDelayMs: 500, maxDelayMs: 8000, random: () => 1 };
     expect([0, 1, 2, 3, 4, 5].map((attempt) => backoffMs(attempt, policy, null))).toEqual([500, 1000, 2000, 4000, 8000, 8000]);
     expect(backoffMs(0, policy, 120_000)).toBe(120_000);

@@ -1,7 +1,25 @@
-import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError, AuthenticationError, BadRequestError, InternalServerError, RateLimitError } from 'openai';
 import { getEventListeners } from 'node:events';
+import {
+  APIConnectionError,
+  APIConnectionTimeoutError,
+  APIError,
+  APIUserAbortError,
+  AuthenticationError,
+  BadRequestError,
+  InternalServerError,
+  RateLimitError,
+} from 'openai';
 import { describe, expect, it } from 'vitest';
-import { abortableSleep, backoffMs, isRetryable, MalformedResponseError, MAX_RETRY_AFTER_MS, retryAfterMs, withRetries, type RetryPolicy } from '../../actors/retry.js';
+import {
+  abortableSleep,
+  backoffMs,
+  isRetryable,
+  MAX_RETRY_AFTER_MS,
+  MalformedResponseError,
+  type RetryPolicy,
+  retryAfterMs,
+  withRetries,
+} from '../../actors/retry.js';
 
 const NOW = Date.parse('2026-11-30T12:00:00Z');
 const rateLimited = (headers: Record<string, string>) => new RateLimitError(429, { message: 'slow down' }, 'slow down', new Headers(headers));
@@ -84,10 +102,12 @@ describe('backoffMs', () => {
 
   it('doubles from the base up to the ceiling, jittered between half and all of it', () => {
     expect([0, 1, 2, 3, 4].map((attempt) => backoffMs(attempt, { ...policy, random: () => 0 }, null))).toEqual([50, 100, 200, 400, 500]);
-    expect([0, 1, 2, 3, 4].map((attempt) => backoffMs(attempt, { ...policy, random: () => 0.999_999 }, null)).map(Math.round)).toEqual([100, 200, 400, 800, 1000]);
+    expect([0, 1, 2, 3, 4].map((attempt) => backoffMs(attempt, { ...policy, random: () => 0.999_999 }, null)).map(Math.round)).toEqual([
+      100, 200, 400, 800, 1000,
+    ]);
   });
 
-  it('without a server ask the policy\'s own ceiling applies, even above ten minutes', () => {
+  it("without a server ask the policy's own ceiling applies, even above ten minutes", () => {
     expect(backoffMs(0, { retries: 1, baseDelayMs: 1_200_000, maxDelayMs: 2_000_000, random: () => 1 }, null)).toBe(1_200_000);
   });
 
@@ -102,19 +122,41 @@ describe('backoffMs', () => {
 describe('withRetries', () => {
   const failing = (errors: unknown[]) => {
     const attempts: number[] = [];
-    return { attempts, run: async (attempt: number) => { attempts.push(attempt); if (attempt < errors.length) throw errors[attempt]; return 'ok'; } };
+    return {
+      attempts,
+      run: async (attempt: number) => {
+        attempts.push(attempt);
+        if (attempt < errors.length) throw errors[attempt];
+        return 'ok';
+      },
+    };
   };
 
   it('retries until success, sleeping each backoff and telling onRetry about each failure', async () => {
     const sleeps: number[] = [];
     const seen: Array<[number, number]> = [];
     const call = failing([rateLimited({ 'retry-after': '2' }), new MalformedResponseError('cut')]);
-    const result = await withRetries(call.run, { retries: 3, baseDelayMs: 100, maxDelayMs: 1000, random: () => 0, sleep: async (ms) => { sleeps.push(ms); } },
-      new AbortController().signal, (_error, attempt, delay) => seen.push([attempt, delay]));
+    const result = await withRetries(
+      call.run,
+      {
+        retries: 3,
+        baseDelayMs: 100,
+        maxDelayMs: 1000,
+        random: () => 0,
+        sleep: async (ms) => {
+          sleeps.push(ms);
+        },
+      },
+      new AbortController().signal,
+      (_error, attempt, delay) => seen.push([attempt, delay]),
+    );
     expect(result).toBe('ok');
     expect(call.attempts).toEqual([0, 1, 2]);
     expect(sleeps).toEqual([2000, 100]);
-    expect(seen).toEqual([[0, 2000], [1, 100]]);
+    expect(seen).toEqual([
+      [0, 2000],
+      [1, 100],
+    ]);
   });
 
   it('stops at the retry limit and throws the last error', async () => {
@@ -127,15 +169,22 @@ describe('withRetries', () => {
   it('throws a non-retryable error at once', async () => {
     const denied = new AuthenticationError(401, {}, 'bad key', new Headers());
     const call = failing([denied]);
-    await expect(withRetries(call.run, { retries: 5, baseDelayMs: 1, maxDelayMs: 1, sleep: async () => {} }, new AbortController().signal)).rejects.toBe(denied);
+    await expect(withRetries(call.run, { retries: 5, baseDelayMs: 1, maxDelayMs: 1, sleep: async () => {} }, new AbortController().signal)).rejects.toBe(
+      denied,
+    );
     expect(call.attempts).toEqual([0]);
   });
 
   it('does not retry once the signal is aborted', async () => {
     const controller = new AbortController();
     const call = failing([rateLimited({}), rateLimited({})]);
-    const attempt = async (n: number) => { controller.abort(); return call.run(n); };
-    await expect(withRetries(attempt, { retries: 5, baseDelayMs: 1, maxDelayMs: 1, sleep: async () => {} }, controller.signal)).rejects.toBeInstanceOf(RateLimitError);
+    const attempt = async (n: number) => {
+      controller.abort();
+      return call.run(n);
+    };
+    await expect(withRetries(attempt, { retries: 5, baseDelayMs: 1, maxDelayMs: 1, sleep: async () => {} }, controller.signal)).rejects.toBeInstanceOf(
+      RateLimitError,
+    );
     expect(call.attempts).toEqual([0]);
   });
 });

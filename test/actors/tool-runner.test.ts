@@ -1,9 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { createActor, toPromise } from 'xstate';
 import { describe, expect, it } from 'vitest';
-import type { ToolCall } from '../../context/messages.js';
+import { createActor, toPromise } from 'xstate';
 import { createToolRunner } from '../../actors/tool-runner.js';
+import type { ToolCall } from '../../context/messages.js';
 import type { ToolsInput } from '../../machines/actor-contracts.js';
 import { openCallJournal } from '../../run/call-journal.js';
 import { defaultTools } from '../../tools/index.js';
@@ -42,7 +42,8 @@ describe('the tool actor and its journal', () => {
     const output = await toPromise(createActor(logic, { input: input([call('run', { command: 'echo ran >> log.txt' })]) }).start());
     journal.close();
     expect(output.results[0]!.outcome).toEqual({
-      content: INTERRUPTED_TEXT, ok: false,
+      content: INTERRUPTED_TEXT,
+      ok: false,
       effect: { kind: 'command', command: 'echo ran >> log.txt', exitCode: null, timedOut: false, blocked: false, interrupted: true },
     });
     expect(fs.existsSync(path.join(root, 'log.txt'))).toBe(false);
@@ -77,7 +78,11 @@ describe('the tool actor and its journal', () => {
     // The aborted command returns once its process group is gone; give it the moment it needs.
     await new Promise((resolve) => setTimeout(resolve, 500));
     journal.close();
-    const lines = fs.readFileSync(journalPath, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    const lines = fs
+      .readFileSync(journalPath, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(lines).toEqual([{ key: '1:0', started: true }]);
   });
 });
@@ -90,11 +95,28 @@ describe('the tool actor and secrets in results', () => {
     const { signal: _unused, ...toolContext } = makeContext(root);
     const journal = openCallJournal(path.join(makeTempDir(), 'calls.jsonl'));
     const notes: unknown[] = [];
-    const logic = createToolRunner({ tools: defaultTools, toolContext, journal, secrets: ['sk-endpoint-key-0123456789'], onSecretsMasked: (findings, made, step) => notes.push({ findings, made, step }) });
+    const logic = createToolRunner({
+      tools: defaultTools,
+      toolContext,
+      journal,
+      secrets: ['sk-endpoint-key-0123456789'],
+      onSecretsMasked: (findings, made, step) => notes.push({ findings, made, step }),
+    });
     const output = await toPromise(createActor(logic, { input: input([call('read_file', { path: 'deploy.cfg' })]) }).start());
-    expect(output.results[0]!.outcome.content).toBe('[deploy.cfg: lines 1-3 of 3; 0 above, 0 below]\n    1  url = https://example.com\n    2  token = [redacted: gitlab-token]\n    3  key = [redacted]');
+    expect(output.results[0]!.outcome.content).toBe(
+      '[deploy.cfg: lines 1-3 of 3; 0 above, 0 below]\n    1  url = https://example.com\n    2  token = [redacted: gitlab-token]\n    3  key = [redacted]',
+    );
     expect(journal.get('1:0')!.outcome.content).not.toContain(token);
-    expect(notes).toEqual([{ findings: [{ kind: 'gitlab-token', line: 3, column: 16 }, { kind: 'endpoint-key', line: 4, column: 14 }], made: { id: 'call_1', name: 'read_file' }, step: 1 }]);
+    expect(notes).toEqual([
+      {
+        findings: [
+          { kind: 'gitlab-token', line: 3, column: 16 },
+          { kind: 'endpoint-key', line: 4, column: 14 },
+        ],
+        made: { id: 'call_1', name: 'read_file' },
+        step: 1,
+      },
+    ]);
     journal.close();
   });
 });

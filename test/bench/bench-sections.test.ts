@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CacheFigures } from '../../bench/prefix-cache.js';
-import { renderSection, type BenchSection } from '../../bench/section.js';
+import { type BenchSection, renderSection } from '../../bench/section.js';
 import { describeCachePairs } from '../../bench/sections/prompt-cache.js';
 import { writeSections } from '../../bench/write-figures.js';
 import { makeTempDir, removeTempDirs } from '../../testing/temp-dir.js';
@@ -13,22 +13,59 @@ afterEach(removeTempDirs);
 const section: BenchSection = { id: 'demo', title: 'Demo figures', run: async () => ({ tables: [] }) };
 
 function figures(policy: string, prefixReuse: number, promptTokens: number, estimatedCost: number, costWithoutCache: number): CacheFigures {
-  return { policy, requests: 10, prefixReuse, peakShare: 0.6, promptTokens, cachedTokens: 0, summaries: 0, summaryTokens: 0, allTokens: promptTokens, estimatedCost, costWithoutCache };
+  return {
+    policy,
+    requests: 10,
+    prefixReuse,
+    peakShare: 0.6,
+    promptTokens,
+    cachedTokens: 0,
+    summaries: 0,
+    summaryTokens: 0,
+    allTokens: promptTokens,
+    estimatedCost,
+    costWithoutCache,
+  };
 }
 
 describe('bench sections', () => {
   it('a section prints its heading, tables, notes and provenance between its own markers', () => {
-    const text = renderSection(3, section, { tables: [{ headers: ['steps', 'ms'], rows: [[100, '0.5']] }], notes: ['One.', 'Two.'] }, 'Printed by npm run bench.');
-    expect(text).toBe([
-      '<!-- bench:demo -->', '### 3. Demo figures', '', '| steps | ms  |', '|-------|-----|', '|   100 | 0.5 |', '', 'One. Two.', '', '_Printed by npm run bench._', '<!-- /bench:demo -->',
-    ].join('\n'));
+    const text = renderSection(
+      3,
+      section,
+      { tables: [{ headers: ['steps', 'ms'], rows: [[100, '0.5']] }], notes: ['One.', 'Two.'] },
+      'Printed by npm run bench.',
+    );
+    expect(text).toBe(
+      [
+        '<!-- bench:demo -->',
+        '### 3. Demo figures',
+        '',
+        '| steps | ms  |',
+        '|-------|-----|',
+        '|   100 | 0.5 |',
+        '',
+        'One. Two.',
+        '',
+        '_Printed by npm run bench._',
+        '<!-- /bench:demo -->',
+      ].join('\n'),
+    );
   });
 
   it('--write replaces the blocks of the sections run, keeps the others, and adds a new section before the end marker', () => {
     const path = join(makeTempDir('rein-bench-doc-'), 'BENCHMARKS.md');
-    writeFileSync(path, 'intro\n<!-- figures:start -->\n<!-- bench:a -->\nold a\n<!-- /bench:a -->\n\n<!-- bench:b -->\nold b\n<!-- /bench:b -->\n<!-- figures:end -->\nmethods $1\n');
-    writeSections(pathToFileURL(path), [{ id: 'a', text: '<!-- bench:a -->\nnew a $&\n<!-- /bench:a -->' }, { id: 'c', text: '<!-- bench:c -->\nnew c\n<!-- /bench:c -->' }]);
-    expect(readFileSync(path, 'utf8')).toBe('intro\n<!-- figures:start -->\n<!-- bench:a -->\nnew a $&\n<!-- /bench:a -->\n\n<!-- bench:b -->\nold b\n<!-- /bench:b -->\n<!-- bench:c -->\nnew c\n<!-- /bench:c -->\n\n<!-- figures:end -->\nmethods $1\n');
+    writeFileSync(
+      path,
+      'intro\n<!-- figures:start -->\n<!-- bench:a -->\nold a\n<!-- /bench:a -->\n\n<!-- bench:b -->\nold b\n<!-- /bench:b -->\n<!-- figures:end -->\nmethods $1\n',
+    );
+    writeSections(pathToFileURL(path), [
+      { id: 'a', text: '<!-- bench:a -->\nnew a $&\n<!-- /bench:a -->' },
+      { id: 'c', text: '<!-- bench:c -->\nnew c\n<!-- /bench:c -->' },
+    ]);
+    expect(readFileSync(path, 'utf8')).toBe(
+      'intro\n<!-- figures:start -->\n<!-- bench:a -->\nnew a $&\n<!-- /bench:a -->\n\n<!-- bench:b -->\nold b\n<!-- /bench:b -->\n<!-- bench:c -->\nnew c\n<!-- /bench:c -->\n\n<!-- figures:end -->\nmethods $1\n',
+    );
   });
 
   it('the prompt-cache text names every row and says where rein sends more tokens and where it is dearer without a cache', () => {
@@ -36,11 +73,17 @@ describe('bench sections', () => {
       { steps: 100, charsPerToken: 4, rein: figures('rein', 0.912, 1_352_163, 0.74, 4.06), seed: figures('seed', 0.4, 822_039, 1.59, 2.47) },
       { steps: 500, charsPerToken: 4, rein: figures('rein', 0.919, 7_902_204, 4.17, 23.73), seed: figures('seed', 0.701, 8_046_440, 9.23, 24.14) },
     ]).join(' ');
-    expect(notes).toContain('100 steps at 4 chars/token: 91.2% vs 40.0% reuse, 1,352,163 vs 822,039 prompt tokens; 500 steps at 4 chars/token: 91.9% vs 70.1% reuse, 7,902,204 vs 8,046,440 prompt tokens.');
-    expect(notes).toContain('rein sends more prompt tokens than the seed\'s schedule at 100 steps at 4 chars/token.');
-    expect(notes).toContain('Its estimated cost is lower in every case with the cache discount; without a prompt cache it would cost more at 100 steps at 4 chars/token.');
-    const everywhereCheaper = describeCachePairs([{ steps: 100, charsPerToken: 2.5, rein: figures('rein', 0.9, 100, 1, 2), seed: figures('seed', 0.5, 200, 2, 3) }]).join(' ');
-    expect(everywhereCheaper).toContain('rein sends fewer prompt tokens than the seed\'s schedule in every case.');
+    expect(notes).toContain(
+      '100 steps at 4 chars/token: 91.2% vs 40.0% reuse, 1,352,163 vs 822,039 prompt tokens; 500 steps at 4 chars/token: 91.9% vs 70.1% reuse, 7,902,204 vs 8,046,440 prompt tokens.',
+    );
+    expect(notes).toContain("rein sends more prompt tokens than the seed's schedule at 100 steps at 4 chars/token.");
+    expect(notes).toContain(
+      'Its estimated cost is lower in every case with the cache discount; without a prompt cache it would cost more at 100 steps at 4 chars/token.',
+    );
+    const everywhereCheaper = describeCachePairs([
+      { steps: 100, charsPerToken: 2.5, rein: figures('rein', 0.9, 100, 1, 2), seed: figures('seed', 0.5, 200, 2, 3) },
+    ]).join(' ');
+    expect(everywhereCheaper).toContain("rein sends fewer prompt tokens than the seed's schedule in every case.");
     expect(everywhereCheaper).toContain('with the cache discount, and without a prompt cache too.');
   });
 });

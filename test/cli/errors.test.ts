@@ -1,20 +1,25 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startOpenAIStub, type OpenAIStub } from '../../testing/index.js';
+import { type OpenAIStub, startOpenAIStub } from '../../testing/index.js';
 import { cleanEnv, runCli } from '../helpers/cli.js';
 import { makeTempDir, writeFiles } from '../helpers/workspace.js';
 
 describe('the CLI when things go wrong', () => {
   let stub: OpenAIStub;
-  beforeAll(async () => { stub = await startOpenAIStub(() => ({ toolCalls: [{ id: 'c1', name: 'read_file', arguments: { path: 'a.txt' } }] })); });
-  afterAll(async () => { await stub.close(); });
+  beforeAll(async () => {
+    stub = await startOpenAIStub(() => ({ toolCalls: [{ id: 'c1', name: 'read_file', arguments: { path: 'a.txt' } }] }));
+  });
+  afterAll(async () => {
+    await stub.close();
+  });
 
   it('a guard from a rules file that throws: exit 4, a message naming the guard, a JSON line with --json', async () => {
     const ws = makeTempDir();
     writeFiles(ws, {
       'a.txt': 'a\n',
-      'rein.config.mjs': "export const guards = { boom: () => { throw new Error('kaput'); } };\nexport default { phases: { plan: { exits: [{ guard: 'boom', to: 'build' }] } } };\n",
+      'rein.config.mjs':
+        "export const guards = { boom: () => { throw new Error('kaput'); } };\nexport default { phases: { plan: { exits: [{ guard: 'boom', to: 'build' }] } } };\n",
     });
     const result = await runCli(['run', ws, 'task', '--test-cmd', 'true', '--model', 'stub', '--json'], { env: cleanEnv({ OPENAI_BASE_URL: stub.url }) });
     expect(result.code).toBe(4);
@@ -49,7 +54,17 @@ describe('the CLI when things go wrong', () => {
 
   it('rein compare with one side of an eval names the other side to give', async () => {
     const dir = makeTempDir();
-    const line = (config: string, task: string) => JSON.stringify({ task, config, repeat: 0, resolved: true, status: 'done', steps: 1, usage: { promptTokens: 1, completionTokens: 1, cachedTokens: 0, costUsd: 0 }, wallMs: 1 });
+    const line = (config: string, task: string) =>
+      JSON.stringify({
+        task,
+        config,
+        repeat: 0,
+        resolved: true,
+        status: 'done',
+        steps: 1,
+        usage: { promptTokens: 1, completionTokens: 1, cachedTokens: 0, costUsd: 0 },
+        wallMs: 1,
+      });
     writeFileSync(join(dir, 'results.jsonl'), [line('default', 't1'), line('strict', 't1')].join('\n') + '\n');
     const result = await runCli(['compare', `${dir}#default`]);
     expect(result.code).toBe(2);

@@ -9,37 +9,63 @@ describe('changing the harness without code, from the command line', () => {
     const result = await runCli(['rules', 'guards'], { env: cleanEnv() });
     expect(result.code).toBe(0);
     for (const name of Object.keys(BUILT_IN_GUARDS)) expect(result.stdout).toContain(`${name}  [`);
-    expect(result.stdout).toContain('phaseSteps  [phase exit]\n  The phase has taken at least `min` steps (model replies) since it was entered.\n  min: integer, required: Smallest number of steps in this phase that makes it hold');
+    expect(result.stdout).toContain(
+      'phaseSteps  [phase exit]\n  The phase has taken at least `min` steps (model replies) since it was entered.\n  min: integer, required: Smallest number of steps in this phase that makes it hold',
+    );
     expect(result.stdout).toContain('todoProgress  [phase exit]');
     expect(result.stdout).toContain('  count: integer, default 1: Todo items that must be ticked off');
     const json = await runCli(['rules', 'guards', '--format', 'json'], { env: cleanEnv() });
     const entries = JSON.parse(json.stdout) as Array<{ name: string; kind: string; params: unknown[] }>;
-    expect(entries.find((entry) => entry.name === 'testsPassedSinceLastEdit')).toMatchObject({ kind: 'gate', params: [{ name: 'runs', default: 1 }, { name: 'checks', default: {} }] });
+    expect(entries.find((entry) => entry.name === 'testsPassedSinceLastEdit')).toMatchObject({
+      kind: 'gate',
+      params: [
+        { name: 'runs', default: 1 },
+        { name: 'checks', default: {} },
+      ],
+    });
   }, 60_000);
 
   it('rein rules show --preset prints only what the preset changes; --full prints everything', async () => {
     const diff = await runCli(['rules', 'show', '--preset', 'strict'], { env: cleanEnv() });
     expect(diff.code).toBe(0);
-    expect(JSON.parse(diff.stdout)).toEqual({ phases: { plan: { tools: ['read_file', 'grep', 'update_todo', 'finish'], exits: [{ guard: 'todoWritten', to: 'build' }] } } });
+    expect(JSON.parse(diff.stdout)).toEqual({
+      phases: { plan: { tools: ['read_file', 'grep', 'update_todo', 'finish'], exits: [{ guard: 'todoWritten', to: 'build' }] } },
+    });
     const full = await runCli(['rules', 'show', '--preset', 'strict', '--full'], { env: cleanEnv() });
     expect(JSON.parse(full.stdout).budgets.maxSteps).toBe(40);
   }, 60_000);
 
   it('an unknown preset is refused everywhere with the list of presets', async () => {
-    for (const args of [['eval', 'eval/suite', '--preset', 'nope'], ['demo', '--preset', 'stirct'], ['rules', 'show', '--preset', 'nope']]) {
+    for (const args of [
+      ['eval', 'eval/suite', '--preset', 'nope'],
+      ['demo', '--preset', 'stirct'],
+      ['rules', 'show', '--preset', 'nope'],
+    ]) {
       const result = await runCli(args, { env: cleanEnv() });
       expect(result.code, args.join(' ')).toBe(2);
-      expect(result.stderr, args.join(' ')).toContain('presets: default, bash-only, no-context-management, no-stall-detector, no-verification-gate, no-plan, strict');
+      expect(result.stderr, args.join(' ')).toContain(
+        'presets: default, bash-only, no-context-management, no-stall-detector, no-verification-gate, no-plan, strict',
+      );
     }
     expect((await runCli(['demo', '--preset', 'stirct'], { env: cleanEnv() })).stderr).toContain('(did you mean "strict"?)');
   }, 120_000);
 
-  it('rein demo --config runs the demo under a rules file (the model reads the refusal in the rules\' words)', async () => {
+  it("rein demo --config runs the demo under a rules file (the model reads the refusal in the rules' words)", async () => {
     const result = await runCli(['demo', '--config', join(repoRoot, 'docs', 'cookbook', 'refusal-message.json'), '--json'], { env: cleanEnv() });
     expect(result.code, result.stderr).toBe(0);
     const { runDir } = JSON.parse(result.stdout) as { runDir: string };
-    const record = readFileSync(join(runDir, 'record.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { role: string; content: string | null });
-    expect(record.some((message) => message.role === 'tool' && message.content === 'Refused: no passing test run after the last edit. Run `node --test` and quote the summary line of its output before you call finish again.')).toBe(true);
+    const record = readFileSync(join(runDir, 'record.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { role: string; content: string | null });
+    expect(
+      record.some(
+        (message) =>
+          message.role === 'tool' &&
+          message.content ===
+            'Refused: no passing test run after the last edit. Run `node --test` and quote the summary line of its output before you call finish again.',
+      ),
+    ).toBe(true);
     const plain = await runCli(['demo', '--json'], { env: cleanEnv() });
     const plainRecord = readFileSync(join((JSON.parse(plain.stdout) as { runDir: string }).runDir, 'record.jsonl'), 'utf8');
     expect(plainRecord).not.toContain('Refused:');

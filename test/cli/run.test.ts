@@ -1,11 +1,11 @@
-import { makeTempDir } from '../helpers/workspace.js';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startOpenAIStub, type OpenAIStub, type StubRequest } from '../../testing/index.js';
+import { type OpenAIStub, type StubRequest, startOpenAIStub } from '../../testing/index.js';
 import { cleanEnv, runCli } from '../helpers/cli.js';
+import { makeTempDir } from '../helpers/workspace.js';
 
 const SECRET = 'sk-test-0123456789abcdefSECRET';
 
@@ -21,7 +21,10 @@ async function closedPort(): Promise<number> {
 function buggyRepo(): string {
   const repo = makeTempDir('rein-e2e-');
   writeFileSync(join(repo, 'add.js'), 'export function add(a, b) {\n  return a - b;\n}\n');
-  writeFileSync(join(repo, 'add.test.js'), "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { add } from './add.js';\ntest('adds', () => assert.equal(add(2, 3), 5));\n");
+  writeFileSync(
+    join(repo, 'add.test.js'),
+    "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { add } from './add.js';\ntest('adds', () => assert.equal(add(2, 3), 5));\n",
+  );
   return repo;
 }
 
@@ -29,22 +32,28 @@ function buggyRepo(): string {
 function agentPolicy(request: StubRequest) {
   const last = request.messages.at(-1)!;
   const text = typeof last.content === 'string' ? last.content : '';
-  if (last.role === 'user' && !request.messages.some((message) => message.role === 'tool')) return { toolCalls: [{ name: 'read_file', arguments: { path: 'add.js' } }] };
+  if (last.role === 'user' && !request.messages.some((message) => message.role === 'tool'))
+    return { toolCalls: [{ name: 'read_file', arguments: { path: 'add.js' } }] };
   if (text.startsWith('[add.js')) return { toolCalls: [{ name: 'edit_file', arguments: { path: 'add.js', old: 'a - b', new: 'a + b' } }] };
-  if (text.startsWith('Edit applied') || text.startsWith('Not yet')) return { content: 'Running the tests.', toolCalls: [{ name: 'run', arguments: { command: 'node --test' } }] };
+  if (text.startsWith('Edit applied') || text.startsWith('Not yet'))
+    return { content: 'Running the tests.', toolCalls: [{ name: 'run', arguments: { command: 'node --test' } }] };
   if (text.startsWith('exit=0')) return { toolCalls: [{ name: 'finish', arguments: { summary: 'add() now adds.' } }] };
   return { content: `unexpected: ${text.slice(0, 80)}` };
 }
 
 describe('rein run as a child process against a local OpenAI-compatible server', () => {
   let stub: OpenAIStub | undefined;
-  afterEach(async () => { await stub?.close(); stub = undefined; });
+  afterEach(async () => {
+    await stub?.close();
+    stub = undefined;
+  });
 
   it('fixes a failing test over HTTP with the real openai SDK and exits 0', async () => {
     stub = await startOpenAIStub(agentPolicy);
     const repo = buggyRepo();
-    const result = await runCli(['run', repo, 'Fix the failing test in add.test.js', '--test-cmd', 'node --test', '--model', 'stub-model', '--json'],
-      { env: cleanEnv({ OPENAI_BASE_URL: stub.url, OPENAI_API_KEY: SECRET }) });
+    const result = await runCli(['run', repo, 'Fix the failing test in add.test.js', '--test-cmd', 'node --test', '--model', 'stub-model', '--json'], {
+      env: cleanEnv({ OPENAI_BASE_URL: stub.url, OPENAI_API_KEY: SECRET }),
+    });
     expect(result.stderr).toContain('rein: done');
     expect(result.code).toBe(0);
     expect(readFileSync(join(repo, 'add.js'), 'utf8')).toContain('a + b');
@@ -63,7 +72,9 @@ describe('rein run as a child process against a local OpenAI-compatible server',
 
   it('says in one line what is missing: repo, model, endpoint, test command, a price for a cost cap', async () => {
     const repo = buggyRepo();
-    const missingRepo = await runCli(['run', join(repo, 'nope'), 'task', '--test-cmd', 'x', '--model', 'm'], { env: cleanEnv({ OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' }) });
+    const missingRepo = await runCli(['run', join(repo, 'nope'), 'task', '--test-cmd', 'x', '--model', 'm'], {
+      env: cleanEnv({ OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' }),
+    });
     expect(missingRepo).toMatchObject({ code: 2 });
     expect(missingRepo.stderr).toMatch(/repo not found/);
     const noModel = await runCli(['run', repo, 'task', '--test-cmd', 'x'], { env: cleanEnv({ OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' }) });
@@ -75,7 +86,9 @@ describe('rein run as a child process against a local OpenAI-compatible server',
     const noTest = await runCli(['run', repo, 'task', '--model', 'm'], { env: cleanEnv({ OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' }) });
     expect(noTest.code).toBe(2);
     expect(noTest.stderr).toMatch(/no verification command/);
-    const unpricedCap = await runCli(['run', repo, 'task', '--test-cmd', 'x', '--model', 'm', '--max-cost', '0.5'], { env: cleanEnv({ OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' }) });
+    const unpricedCap = await runCli(['run', repo, 'task', '--test-cmd', 'x', '--model', 'm', '--max-cost', '0.5'], {
+      env: cleanEnv({ OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' }),
+    });
     expect(unpricedCap.code).toBe(2);
     expect(unpricedCap.stderr).toMatch(/--max-cost needs a price for model "m"/);
   });
@@ -92,25 +105,35 @@ describe('rein run as a child process against a local OpenAI-compatible server',
     stub = await startOpenAIStub(() => ({ status: 503, body: '{"error":{"message":"overloaded"}}', headers: { 'retry-after': '0' } }));
     const repo = buggyRepo();
     const runDir = join(repo, 'run');
-    const result = await runCli(['run', repo, 'task', '--test-cmd', 'node --test', '--model', 'm', '--run-dir', runDir, '--json'], { env: cleanEnv({ OPENAI_BASE_URL: stub.url }) });
+    const result = await runCli(['run', repo, 'task', '--test-cmd', 'node --test', '--model', 'm', '--run-dir', runDir, '--json'], {
+      env: cleanEnv({ OPENAI_BASE_URL: stub.url }),
+    });
     expect(result.code).toBe(3);
     expect(result.stderr).toMatch(/rein: failed after 0\/40 steps/);
     expect(result.stderr).toMatch(/reason: ModelEndpointError: model endpoint failed: InternalServerError 503/);
     expect(stub.requests).toHaveLength(5);
-    const trace = readFileSync(join(runDir, 'trace.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { kind: string; status?: string });
+    const trace = readFileSync(join(runDir, 'trace.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { kind: string; status?: string });
     expect(trace.filter((line) => line.kind === 'retry')).toHaveLength(4);
     expect(trace.at(-1)).toMatchObject({ kind: 'end', status: 'failed' });
   });
 
-  it('--max-tokens holds against a provider whose tokenizer is denser than rein\'s first guess, even when every reply uses all of max_tokens', async () => {
+  it("--max-tokens holds against a provider whose tokenizer is denser than rein's first guess, even when every reply uses all of max_tokens", async () => {
     stub = await startOpenAIStub((request, index) => {
       // 2.5 characters a token, and every completion as long as it is allowed to be: the worst case for a cap.
       const promptTokens = Math.ceil(JSON.stringify([request.messages, request.tools]).length / 2.5);
-      return { toolCalls: [{ name: 'run', arguments: { command: `echo step ${index}` } }], usage: { prompt_tokens: promptTokens, completion_tokens: request.max_tokens ?? 4096 } };
+      return {
+        toolCalls: [{ name: 'run', arguments: { command: `echo step ${index}` } }],
+        usage: { prompt_tokens: promptTokens, completion_tokens: request.max_tokens ?? 4096 },
+      };
     });
     const repo = buggyRepo();
     const runDir = join(repo, 'run');
-    const result = await runCli(['run', repo, 'task', '--test-cmd', 'node --test', '--model', 'm', '--run-dir', runDir, '--max-tokens', '9000', '--json'], { env: cleanEnv({ OPENAI_BASE_URL: stub.url }) });
+    const result = await runCli(['run', repo, 'task', '--test-cmd', 'node --test', '--model', 'm', '--run-dir', runDir, '--max-tokens', '9000', '--json'], {
+      env: cleanEnv({ OPENAI_BASE_URL: stub.url }),
+    });
     const summary = JSON.parse(result.stdout.trim().split('\n').at(-1)!);
     expect(summary.status).toBe('budget');
     expect(summary.usage.calls).toBeGreaterThan(1);
@@ -118,15 +141,25 @@ describe('rein run as a child process against a local OpenAI-compatible server',
   });
 
   it('a provider that keeps rejecting the prompt as too long: a few smaller prompts, then failed with exit 3, not an endless loop', async () => {
-    stub = await startOpenAIStub(() => ({ status: 400, body: JSON.stringify({ error: { message: "This model's maximum context length is 128 tokens.", code: 'context_length_exceeded', type: 'invalid_request_error' } }) }));
+    stub = await startOpenAIStub(() => ({
+      status: 400,
+      body: JSON.stringify({
+        error: { message: "This model's maximum context length is 128 tokens.", code: 'context_length_exceeded', type: 'invalid_request_error' },
+      }),
+    }));
     const repo = buggyRepo();
     const runDir = join(repo, 'run');
-    const result = await runCli(['run', repo, 'task', '--test-cmd', 'node --test', '--model', 'm', '--run-dir', runDir], { env: cleanEnv({ OPENAI_BASE_URL: stub.url }) });
+    const result = await runCli(['run', repo, 'task', '--test-cmd', 'node --test', '--model', 'm', '--run-dir', runDir], {
+      env: cleanEnv({ OPENAI_BASE_URL: stub.url }),
+    });
     expect(result.code, result.stderr).toBe(3);
     expect(result.stderr).toMatch(/rein: failed after 0\/40 steps/);
     expect(result.stderr).toContain('maximum context length');
     expect(stub.requests).toHaveLength(4);
-    const trace = readFileSync(join(runDir, 'trace.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { kind: string; action?: string; windowCap?: number });
+    const trace = readFileSync(join(runDir, 'trace.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { kind: string; action?: string; windowCap?: number });
     const caps = trace.filter((line) => line.kind === 'context' && line.action === 'provider_rejected_length').map((line) => line.windowCap!);
     expect(caps).toHaveLength(3);
     expect(caps[1]!).toBeLessThan(caps[0]!);
@@ -136,13 +169,20 @@ describe('rein run as a child process against a local OpenAI-compatible server',
   it('the API key never reaches a tool result, a prompt or the trace, even when the agent runs env', async () => {
     stub = await startOpenAIStub((request) => {
       const results = request.messages.filter((message) => message.role === 'tool').length;
-      if (results === 0) return { toolCalls: [{ name: 'run', arguments: { command: 'env; printenv OPENAI_API_KEY; cat /proc/$PPID/environ | tr "\\0" "\\n"' } }] };
+      if (results === 0)
+        return { toolCalls: [{ name: 'run', arguments: { command: 'env; printenv OPENAI_API_KEY; cat /proc/$PPID/environ | tr "\\0" "\\n"' } }] };
       return { toolCalls: [{ name: 'finish', arguments: { summary: 'looked around' } }] };
     });
     const repo = buggyRepo();
     const runDir = join(repo, 'run');
-    await runCli(['run', repo, 'look', '--test-cmd', 'node --test', '--model', 'm', '--run-dir', runDir, '--max-steps', '3'], { env: cleanEnv({ OPENAI_BASE_URL: stub.url, OPENAI_API_KEY: SECRET, NODE_AUTH_TOKEN: 'npm-secret-value-123456' }) });
-    const everything = [JSON.stringify(stub.requests.map((request) => request.messages)), readFileSync(join(runDir, 'trace.jsonl'), 'utf8'), readFileSync(join(runDir, 'record.jsonl'), 'utf8')].join('\n');
+    await runCli(['run', repo, 'look', '--test-cmd', 'node --test', '--model', 'm', '--run-dir', runDir, '--max-steps', '3'], {
+      env: cleanEnv({ OPENAI_BASE_URL: stub.url, OPENAI_API_KEY: SECRET, NODE_AUTH_TOKEN: 'npm-secret-value-123456' }),
+    });
+    const everything = [
+      JSON.stringify(stub.requests.map((request) => request.messages)),
+      readFileSync(join(runDir, 'trace.jsonl'), 'utf8'),
+      readFileSync(join(runDir, 'record.jsonl'), 'utf8'),
+    ].join('\n');
     expect(everything).toContain('PATH=');
     expect(everything).not.toContain(SECRET);
     expect(everything).not.toContain('npm-secret-value-123456');
@@ -163,9 +203,14 @@ describe('rein run as a child process against a local OpenAI-compatible server',
     const rulesFile = join(makeTempDir('rein-rules-'), 'rules.json');
     writeFileSync(rulesFile, JSON.stringify({ permissions: { sandbox: 'none' } }));
     const runDir = join(makeTempDir('rein-run-'), 'run');
-    const result = await runCli(['run', repo, 'look', '--test-cmd', 'node --test', '--model', 'm', '--run-dir', runDir, '--config', rulesFile], { env: cleanEnv({ OPENAI_BASE_URL: stub.url, OPENAI_API_KEY: SECRET }) });
+    const result = await runCli(['run', repo, 'look', '--test-cmd', 'node --test', '--model', 'm', '--run-dir', runDir, '--config', rulesFile], {
+      env: cleanEnv({ OPENAI_BASE_URL: stub.url, OPENAI_API_KEY: SECRET }),
+    });
     expect(result.code, result.stderr).toBe(0);
-    const everything = [JSON.stringify(stub.requests.map((request) => request.messages)), ...['trace.jsonl', 'record.jsonl', 'calls.jsonl'].map((name) => readFileSync(join(runDir, name), 'utf8'))].join('\n');
+    const everything = [
+      JSON.stringify(stub.requests.map((request) => request.messages)),
+      ...['trace.jsonl', 'record.jsonl', 'calls.jsonl'].map((name) => readFileSync(join(runDir, name), 'utf8')),
+    ].join('\n');
     expect(everything).toContain('token: [redacted]');
     expect(everything).not.toContain(SECRET);
     expect(result.stderr).toMatch(/WARNING: the run changed rein\.config\.mjs in the workspace.*rein rules trust/);

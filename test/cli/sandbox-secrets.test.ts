@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFil
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startOpenAIStub, type OpenAIStub, type StubAnswer, type StubRequest } from '../../testing/index.js';
+import { type OpenAIStub, type StubAnswer, type StubRequest, startOpenAIStub } from '../../testing/index.js';
 import { cleanEnv, runCli } from '../helpers/cli.js';
 import { escapeAttempts, makeFakeHome } from '../helpers/fake-home.js';
 
@@ -26,17 +26,31 @@ function runFiles(runDir: string): string {
 }
 
 function traceLines(runDir: string): Array<Record<string, unknown>> {
-  return readFileSync(join(runDir, 'trace.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+  return readFileSync(join(runDir, 'trace.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
 }
 
 describe('rein run keeps secrets outside the workspace out of the prompt', () => {
   let stub: OpenAIStub | undefined;
-  afterEach(async () => { await stub?.close(); stub = undefined; });
+  afterEach(async () => {
+    await stub?.close();
+    stub = undefined;
+  });
 
   it('a prompt-injected agent finds no secret through commands or file tools, and the test command still uses the toolchain under the home', async () => {
     const fake = makeFakeHome();
-    const fileCalls: Call[] = ['leak', 'aws-link/credentials', 'sibling/secret.txt', '.env', 'config/.env.local', '../other-repo/secret.txt', fake.secrets.npmrc!, `/proc/self/root${fake.secrets.ssh}`]
-      .map((path) => ({ name: 'read_file', arguments: { path } }));
+    const fileCalls: Call[] = [
+      'leak',
+      'aws-link/credentials',
+      'sibling/secret.txt',
+      '.env',
+      'config/.env.local',
+      '../other-repo/secret.txt',
+      fake.secrets.npmrc!,
+      `/proc/self/root${fake.secrets.ssh}`,
+    ].map((path) => ({ name: 'read_file', arguments: { path } }));
     const calls: Call[] = [
       ...escapeAttempts(fake).map((command) => ({ name: 'run', arguments: { command } })),
       ...fileCalls,
@@ -45,14 +59,20 @@ describe('rein run keeps secrets outside the workspace out of the prompt', () =>
     ];
     stub = await startOpenAIStub(scripted(calls));
     const runDir = join(fake.workspace, '.rein', 'runs', 'canary');
-    const result = await runCli(['run', fake.workspace, 'Find any credentials you can and print them', '--test-cmd', fake.testCmd, '--model', 'stub', '--run-dir', runDir, '--json'],
+    const result = await runCli(
+      ['run', fake.workspace, 'Find any credentials you can and print them', '--test-cmd', fake.testCmd, '--model', 'stub', '--run-dir', runDir, '--json'],
       // Only what a user with this home would have: no toolchain variables from the machine running the tests.
-      { env: { OPENAI_BASE_URL: stub.url, HOME: fake.home, PATH: fake.pathValue, LANG: 'C.UTF-8' }, timeoutMs: 240_000 });
+      { env: { OPENAI_BASE_URL: stub.url, HOME: fake.home, PATH: fake.pathValue, LANG: 'C.UTF-8' }, timeoutMs: 240_000 },
+    );
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stderr).toMatch(/^rein: commands run in a bubblewrap sandbox \(network off\); visible: system \(.*\), the workspace \(writable\), a private \/tmp and ~, toolchains ~\/\.pyenv; hidden: the rest of the disk, 2 workspace files/m);
+    expect(result.stderr).toMatch(
+      /^rein: commands run in a bubblewrap sandbox \(network off\); visible: system \(.*\), the workspace \(writable\), a private \/tmp and ~, toolchains ~\/\.pyenv; hidden: the rest of the disk, 2 workspace files/m,
+    );
     const start = traceLines(runDir).find((line) => line.kind === 'start')!;
     expect(start.visibility).toMatchObject({ workspace: fake.workspace, toolchains: [join(fake.home, '.pyenv')], masked: { workspace: 2 } });
-    const testRun = traceLines(runDir).filter((line) => line.kind === 'tool').at(-1)!;
+    const testRun = traceLines(runDir)
+      .filter((line) => line.kind === 'tool')
+      .at(-1)!;
     expect(testRun.result).toMatch(/^exit=0\n[\s\S]*OK/);
     expect(stub.requests.length).toBe(calls.length + 1);
     expect(JSON.stringify(stub.requests)).not.toContain(fake.canary);
@@ -65,13 +85,17 @@ describe('rein run keeps secrets outside the workspace out of the prompt', () =>
     const keyId = ['AKIA', 'Q3EXAMPLE7RT2XZ4'].join('');
     mkdirSync(join(repo, 'config'));
     writeFileSync(join(repo, 'config', 'settings.py'), `DEBUG = True\nGITHUB_TOKEN = "${token}"\nAWS_ACCESS_KEY_ID = "${keyId}"\n`);
-    stub = await startOpenAIStub(scripted([
-      { name: 'run', arguments: { command: 'cat config/settings.py' } },
-      { name: 'read_file', arguments: { path: 'config/settings.py' } },
-      { name: 'grep', arguments: { pattern: 'TOKEN' } },
-    ]));
+    stub = await startOpenAIStub(
+      scripted([
+        { name: 'run', arguments: { command: 'cat config/settings.py' } },
+        { name: 'read_file', arguments: { path: 'config/settings.py' } },
+        { name: 'grep', arguments: { pattern: 'TOKEN' } },
+      ]),
+    );
     const runDir = join(repo, '.rein', 'runs', 'masked');
-    const result = await runCli(['run', repo, 'Check the settings', '--test-cmd', 'true', '--model', 'stub', '--run-dir', runDir, '--max-steps', '4'], { env: cleanEnv({ OPENAI_BASE_URL: stub.url }) });
+    const result = await runCli(['run', repo, 'Check the settings', '--test-cmd', 'true', '--model', 'stub', '--run-dir', runDir, '--max-steps', '4'], {
+      env: cleanEnv({ OPENAI_BASE_URL: stub.url }),
+    });
     expect(result.stderr).toContain('rein: ');
     const sent = JSON.stringify(stub.requests.map((request) => request.messages));
     expect(sent).toContain('GITHUB_TOKEN = \\"[redacted: github-token]\\"');
@@ -82,8 +106,20 @@ describe('rein run keeps secrets outside the workspace out of the prompt', () =>
     }
     const notes = traceLines(runDir).filter((line) => line.kind === 'secrets_masked');
     expect(notes.map((note) => [note.name, note.findings])).toEqual([
-      ['run', [{ kind: 'github-token', line: 3, column: 17 }, { kind: 'aws-access-key-id', line: 4, column: 22 }]],
-      ['read_file', [{ kind: 'github-token', line: 3, column: 24 }, { kind: 'aws-access-key-id', line: 4, column: 29 }]],
+      [
+        'run',
+        [
+          { kind: 'github-token', line: 3, column: 17 },
+          { kind: 'aws-access-key-id', line: 4, column: 22 },
+        ],
+      ],
+      [
+        'read_file',
+        [
+          { kind: 'github-token', line: 3, column: 24 },
+          { kind: 'aws-access-key-id', line: 4, column: 29 },
+        ],
+      ],
       ['grep', [{ kind: 'github-token', line: 1, column: 39 }]],
     ]);
   });
@@ -93,11 +129,18 @@ describe('rein run keeps secrets outside the workspace out of the prompt', () =>
     const rules = join(mkdtempSync(join(tmpdir(), 'rein-rules-')), 'rules.json');
     writeFileSync(rules, JSON.stringify({ permissions: { sandbox: 'none' } }));
     stub = await startOpenAIStub(scripted([{ name: 'run', arguments: { command: 'true' } }]));
-    const result = await runCli(['run', repo, 'task', '--test-cmd', 'true', '--model', 'stub', '--config', rules, '--json'], { env: cleanEnv({ OPENAI_BASE_URL: stub.url }) });
+    const result = await runCli(['run', repo, 'task', '--test-cmd', 'true', '--model', 'stub', '--config', rules, '--json'], {
+      env: cleanEnv({ OPENAI_BASE_URL: stub.url }),
+    });
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stderr).toContain('rein: commands run unsandboxed and can read the whole disk (the rules set sandbox: none); set permissions.sandbox: "bwrap" to require the sandbox\n');
+    expect(result.stderr).toContain(
+      'rein: commands run unsandboxed and can read the whole disk (the rules set sandbox: none); set permissions.sandbox: "bwrap" to require the sandbox\n',
+    );
     expect(JSON.parse(result.stdout.trim().split('\n').at(-1)!).sandbox).toEqual({
-      mode: 'none', wholeDiskReadable: true, description: 'commands run unsandboxed and can read the whole disk (the rules set sandbox: none); set permissions.sandbox: "bwrap" to require the sandbox',
+      mode: 'none',
+      wholeDiskReadable: true,
+      description:
+        'commands run unsandboxed and can read the whole disk (the rules set sandbox: none); set permissions.sandbox: "bwrap" to require the sandbox',
     });
   });
 
@@ -106,9 +149,13 @@ describe('rein run keeps secrets outside the workspace out of the prompt', () =>
     const rules = join(mkdtempSync(join(tmpdir(), 'rein-rules-')), 'rules.json');
     writeFileSync(rules, JSON.stringify({ permissions: { readable: ['~/.aws'] } }));
     stub = await startOpenAIStub(scripted([]));
-    const result = await runCli(['run', fake.workspace, 'task', '--test-cmd', 'true', '--model', 'stub', '--config', rules], { env: cleanEnv({ OPENAI_BASE_URL: stub.url, HOME: fake.home }) });
+    const result = await runCli(['run', fake.workspace, 'task', '--test-cmd', 'true', '--model', 'stub', '--config', rules], {
+      env: cleanEnv({ OPENAI_BASE_URL: stub.url, HOME: fake.home }),
+    });
     expect(result.code).toBe(2);
-    expect(result.stderr).toBe('rein: permissions.readable: ~/.aws cannot be shown to commands: a credential path; rein never shows these to commands or file tools\n');
+    expect(result.stderr).toBe(
+      'rein: permissions.readable: ~/.aws cannot be shown to commands: a credential path; rein never shows these to commands or file tools\n',
+    );
     expect(stub.requests).toEqual([]);
     expect(existsSync(join(fake.workspace, '.rein', 'runs'))).toBe(false);
   });

@@ -1,11 +1,11 @@
 import { symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { makeTempDir } from '../helpers/workspace.js';
 import { describe, expect, it } from 'vitest';
-import { UsageError } from '../../lib/errors.js';
 import { loadRules } from '../../config/load-rules.js';
+import { UsageError } from '../../lib/errors.js';
 import { call, reply, runScripted } from '../../testing/index.js';
 import { cleanEnv, repoRoot, runCli } from '../helpers/cli.js';
+import { makeTempDir } from '../helpers/workspace.js';
 
 function dirWith(files: Record<string, string>): string {
   const dir = makeTempDir('rein-rules-');
@@ -23,14 +23,16 @@ describe('rules files', () => {
     expect(sources).toEqual(['preset no-plan', join(workspace, 'rein.config.json'), 'command-line flags']);
   });
 
-  it('a phase rule that sets some fields keeps the phase\'s default exits and description', async () => {
+  it("a phase rule that sets some fields keeps the phase's default exits and description", async () => {
     const { rulesSchema, defaultRules } = await import('../../rules/schema.js');
     const partial = rulesSchema.parse({ phases: { build: { tools: ['read_file', 'run', 'finish'], onEnter: [{ action: 'mark', label: 'build' }] } } });
     expect(partial.phases.build.exits).toEqual(defaultRules().phases.build.exits);
     expect(partial.phases.build.description).toBe(defaultRules().phases.build.description);
     expect(partial.phases.build.exits.length).toBeGreaterThan(0);
     // Giving exits replaces them, as before.
-    expect(rulesSchema.parse({ phases: { build: { exits: [{ guard: 'testRun', to: 'verify' }] } } }).phases.build.exits).toEqual([{ guard: 'testRun', to: 'verify' }]);
+    expect(rulesSchema.parse({ phases: { build: { exits: [{ guard: 'testRun', to: 'verify' }] } } }).phases.build.exits).toEqual([
+      { guard: 'testRun', to: 'verify' },
+    ]);
   });
 
   it('a bad value is reported with file, JSON path, what was expected and what was found', async () => {
@@ -49,22 +51,49 @@ describe('rules files', () => {
       [{ budgett: {} }, 'budgett: unknown key (did you mean "budgets"?)'],
       [{ verification: { passPattern: '((' } }, 'verification.passPattern: expected a valid regular expression'],
       [{ permissions: { deny: ['ok', '[a-'] } }, 'permissions.deny[1]: expected a valid regular expression'],
-      [{ phases: { plan: { exits: [{ guard: 'todoProgress', cnt: 2, to: 'build' }] } } }, 'phases.plan.exits[0].cnt: unknown key "cnt" (did you mean "count"?), found 2; guard "todoProgress" takes "count"'],
-      [{ stall: { rules: [{ guard: 'readLoop', limit: 9, window: 3 }] } }, 'stall.rules[0].window: unknown key "window", found 3; guard "readLoop" takes "limit"'],
+      [
+        { phases: { plan: { exits: [{ guard: 'todoProgress', cnt: 2, to: 'build' }] } } },
+        'phases.plan.exits[0].cnt: unknown key "cnt" (did you mean "count"?), found 2; guard "todoProgress" takes "count"',
+      ],
+      [
+        { stall: { rules: [{ guard: 'readLoop', limit: 9, window: 3 }] } },
+        'stall.rules[0].window: unknown key "window", found 3; guard "readLoop" takes "limit"',
+      ],
       [{ phases: { build: { tools: ['read_file', 'frobnicate'] } } }, 'phases.build.tools[1]: "frobnicate" is not a tool of this run'],
       [{ phases: { fix: { nudges: { repeatedFailur: 'Re-read it.' } } } }, 'phases.fix.nudges.repeatedFailur: no stall rule "repeatedFailur"'],
       [{ phases: { fix: { enabled: false } } }, 'phases.verify.exits[0].to: phase "fix" is disabled'],
-      [{ phases: { fix: { onEnter: [{ action: 'notfy', text: 'x' }] } } }, 'phases.fix.onEnter[0].action: unknown action "notfy" (did you mean "notify"?); actions: mark, notify'],
-      [{ phases: { plan: { exits: [{ guard: 'todoWriten', to: 'build' }] } } }, 'phases.plan.exits[0].guard: unknown guard "todoWriten" (did you mean "todoWritten"?)'],
-      [{ phases: { build: { exits: [{ guard: 'testRun', to: 'verify', setle: true }] } } }, 'phases.build.exits[0].setle: unknown key "setle" (did you mean "settle"?), found true; guard "testRun" takes no parameters'],
+      [
+        { phases: { fix: { onEnter: [{ action: 'notfy', text: 'x' }] } } },
+        'phases.fix.onEnter[0].action: unknown action "notfy" (did you mean "notify"?); actions: mark, notify',
+      ],
+      [
+        { phases: { plan: { exits: [{ guard: 'todoWriten', to: 'build' }] } } },
+        'phases.plan.exits[0].guard: unknown guard "todoWriten" (did you mean "todoWritten"?)',
+      ],
+      [
+        { phases: { build: { exits: [{ guard: 'testRun', to: 'verify', setle: true }] } } },
+        'phases.build.exits[0].setle: unknown key "setle" (did you mean "settle"?), found true; guard "testRun" takes no parameters',
+      ],
       [{ phases: { build: { tools: ['read_flie'] } } }, 'phases.build.tools[0]: "read_flie" is not a tool of this run (did you mean "read_file"?)'],
-      [{ phases: { build: { exits: [{ all: [{ guard: 'testRun' }, { guard: 'phaseSteps', max: 2 }], to: 'verify' }] } } }, 'phases.build.exits[0].all[1].max: unknown key "max"'],
+      [
+        { phases: { build: { exits: [{ all: [{ guard: 'testRun' }, { guard: 'phaseSteps', max: 2 }], to: 'verify' }] } } },
+        'phases.build.exits[0].all[1].max: unknown key "max"',
+      ],
       [{ phases: { build: { exits: [{ guard: 'phaseSteps', to: 'verify' }] } } }, 'phases.build.exits[0].min: expected number, found nothing'],
-      [{ phases: { build: { exits: [{ guard: 'testRun', any: [{ guard: 'always' }], to: 'verify' }] } } }, 'phases.build.exits[0]: expected only one of "guard", "any"'],
+      [
+        { phases: { build: { exits: [{ guard: 'testRun', any: [{ guard: 'always' }], to: 'verify' }] } } },
+        'phases.build.exits[0]: expected only one of "guard", "any"',
+      ],
       [{ stall: { rules: [{ guard: 'testRun', limit: 3 }] } }, 'stall.rules[0].guard: "testRun" is not a stall rule'],
       [{ verification: { checks: [{ name: 'tests', command: 'npm run lint' }] } }, 'verification.checks[0].name: "tests" is the test command\'s own check'],
-      [{ phases: { fix: { onEnter: [{ action: 'notify', txt: 'x' }] } } }, 'phases.fix.onEnter[0].text: action "notify" needs "text" (a string), found nothing'],
-      [{ phases: { verify: { exits: [{ guard: 'testFailed', to: 'fix', actions: [{ action: 'mark' }] }] } } }, 'phases.verify.exits[0].actions[0].label: action "mark" needs "label"'],
+      [
+        { phases: { fix: { onEnter: [{ action: 'notify', txt: 'x' }] } } },
+        'phases.fix.onEnter[0].text: action "notify" needs "text" (a string), found nothing',
+      ],
+      [
+        { phases: { verify: { exits: [{ guard: 'testFailed', to: 'fix', actions: [{ action: 'mark' }] }] } } },
+        'phases.verify.exits[0].actions[0].label: action "mark" needs "label"',
+      ],
     ];
     for (const [rules, expected] of cases) {
       const dir = dirWith({ 'rein.config.json': JSON.stringify(rules) });
@@ -73,16 +102,25 @@ describe('rules files', () => {
       expect((error as Error).message).toContain(`${join(dir, 'rein.config.json')}: ${expected}`);
     }
     // Guards registered from code take whatever parameters their rules give them.
-    const dir = dirWith({ 'rein.config.mjs': "export const guards = { wrote: (context, params) => params.times > 0 };\nexport default { phases: { plan: { exits: [{ guard: 'wrote', times: 2, to: 'build' }] } } };\n" });
+    const dir = dirWith({
+      'rein.config.mjs':
+        "export const guards = { wrote: (context, params) => params.times > 0 };\nexport default { phases: { plan: { exits: [{ guard: 'wrote', times: 2, to: 'build' }] } } };\n",
+    });
     await expect(loadRules({ workspace: dir })).resolves.toBeDefined();
   });
 
   it('a JSON or YAML syntax error names the line and column and shows the line', async () => {
     const json = dirWith({ 'rein.config.json': '{\n  "budgets": {\n    "maxSteps": 10\n    "maxSeconds": 60\n  }\n}\n' });
-    const jsonError = await loadRules({ workspace: json }).then(() => new Error('loaded'), (caught: unknown) => caught as Error);
+    const jsonError = await loadRules({ workspace: json }).then(
+      () => new Error('loaded'),
+      (caught: unknown) => caught as Error,
+    );
     expect(jsonError.message).toMatch(/rein\.config\.json: not valid JSON: line 4, column 5: .*\n {8}"maxSeconds": 60\n {8}\^$/);
     const yaml = dirWith({ 'rein.config.yaml': 'budgets:\n  maxSteps: [10\nstall:\n  maxNudges: 2\n' });
-    const yamlError = await loadRules({ workspace: yaml }).then(() => new Error('loaded'), (caught: unknown) => caught as Error);
+    const yamlError = await loadRules({ workspace: yaml }).then(
+      () => new Error('loaded'),
+      (caught: unknown) => caught as Error,
+    );
     expect(yamlError).toBeInstanceOf(UsageError);
     expect(yamlError.message).toMatch(/rein\.config\.yaml: not valid YAML: line \d+, column \d+: /);
     // A good YAML file is a rules file like any other.
@@ -123,8 +161,11 @@ describe('rules files', () => {
     const loaded = await loadRules({ workspace: dir });
     expect(Object.keys(loaded.guards)).toEqual(['touchedReadme']);
     const run = await runScripted({
-      files: { 'README.md': 'hello' }, testCmd: 'true', rules: { ...loaded.rules, budgets: { ...loaded.rules.budgets, maxSteps: 1 } },
-      guards: loaded.guards, tools: [...(await import('../../tools/index.js')).defaultTools, ...loaded.tools],
+      files: { 'README.md': 'hello' },
+      testCmd: 'true',
+      rules: { ...loaded.rules, budgets: { ...loaded.rules.budgets, maxSteps: 1 } },
+      guards: loaded.guards,
+      tools: [...(await import('../../tools/index.js')).defaultTools, ...loaded.tools],
       script: [reply(call('word_count', { text: 'one two three' }))],
     });
     expect(run.record.find((message) => message.role === 'tool')?.content).toBe('3');
@@ -145,10 +186,20 @@ describe('rules files', () => {
     const loaded = await loadRules({ workspace: dir });
     expect(Object.keys(loaded.actions)).toEqual(['remindTodo']);
     const run = await runScripted({
-      files: { 'a.js': 'export const a = 1;\n' }, testCmd: 'false', rules: { ...loaded.rules, budgets: { ...loaded.rules.budgets, maxSteps: 4 } },
-      guards: loaded.guards, actions: loaded.actions,
+      files: { 'a.js': 'export const a = 1;\n' },
+      testCmd: 'false',
+      rules: { ...loaded.rules, budgets: { ...loaded.rules.budgets, maxSteps: 4 } },
+      guards: loaded.guards,
+      actions: loaded.actions,
       script: [
-        reply(call('update_todo', { items: [{ task: 'fix a', done: false }, { task: 'test a', done: true }] })),
+        reply(
+          call('update_todo', {
+            items: [
+              { task: 'fix a', done: false },
+              { task: 'test a', done: true },
+            ],
+          }),
+        ),
         reply(call('run', { command: 'false' })),
         reply(call('read_file', { path: 'a.js' })),
       ],
@@ -161,10 +212,20 @@ describe('rules files', () => {
 
   it('a registered action that returns the wrong shape or throws is traced, not obeyed and not a crash', async () => {
     const { defaultRules } = await import('../../rules/schema.js');
-    const rules = { ...defaultRules(), phases: { ...defaultRules().phases, build: { ...defaultRules().phases.build, onEnter: [{ action: 'weird' }, { action: 'broken' }] } } };
+    const rules = {
+      ...defaultRules(),
+      phases: { ...defaultRules().phases, build: { ...defaultRules().phases.build, onEnter: [{ action: 'weird' }, { action: 'broken' }] } },
+    };
     const run = await runScripted({
-      files: { 'a.js': 'x\n' }, testCmd: 'true', rules: { ...rules, budgets: { ...rules.budgets, maxSteps: 2 } },
-      actions: { weird: () => ({ notices: 'not-an-array' as unknown as string[] }), broken: () => { throw new Error('boom'); } },
+      files: { 'a.js': 'x\n' },
+      testCmd: 'true',
+      rules: { ...rules, budgets: { ...rules.budgets, maxSteps: 2 } },
+      actions: {
+        weird: () => ({ notices: 'not-an-array' as unknown as string[] }),
+        broken: () => {
+          throw new Error('boom');
+        },
+      },
       script: [reply(call('update_todo', { items: [{ task: 'a', done: false }] })), reply(call('read_file', { path: 'a.js' }))],
     });
     const problems = run.lines('rule_action').map((line) => `${String(line.action)}: ${String(line.problem)}`);

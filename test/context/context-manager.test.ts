@@ -1,18 +1,31 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { manageContext, summaryRange, type ContextRules } from '../../context/context-manager.js';
+import { halfLifeCap, manageContextStaged } from '../../bench/staged-context.js';
+import { type ContextRules, manageContext, summaryRange } from '../../context/context-manager.js';
 import { initialContextState } from '../../context/context-state.js';
 import { NO_CAPS } from '../../context/elision.js';
 import type { ChatMessage } from '../../context/messages.js';
-import { headTail } from '../../tools/shape.js';
-import { halfLifeCap, manageContextStaged } from '../../bench/staged-context.js';
-import { ViewBuilder } from '../../context/view-builder.js';
 import { checkPairing } from '../../context/pairing.js';
+import { ViewBuilder } from '../../context/view-builder.js';
+import { headTail } from '../../tools/shape.js';
 
-const seedRules: ContextRules = { enabled: true, windowTokens: 15_000, soft: 0.6, hard: 0.85, growth: 0.18, lowWater: 0.45, keepRecent: 4, floor: 120, summarize: true };
+const seedRules: ContextRules = {
+  enabled: true,
+  windowTokens: 15_000,
+  soft: 0.6,
+  hard: 0.85,
+  growth: 0.18,
+  lowWater: 0.45,
+  keepRecent: 4,
+  floor: 120,
+  summarize: true,
+};
 
 function recordWith(results: string[]): ChatMessage[] {
-  const record: ChatMessage[] = [{ role: 'system', content: 'sys' }, { role: 'user', content: 'task' }];
+  const record: ChatMessage[] = [
+    { role: 'system', content: 'sys' },
+    { role: 'user', content: 'task' },
+  ];
   results.forEach((content, index) => {
     record.push({ role: 'assistant', content: null, tool_calls: [{ id: `c${index}`, type: 'function', function: { name: 'run', arguments: '{}' } }] });
     record.push({ role: 'tool', tool_call_id: `c${index}`, content });
@@ -22,22 +35,39 @@ function recordWith(results: string[]): ChatMessage[] {
 
 const fourThousand = (index: number) => `${index}`.padEnd(4000, `line ${index} of output\n`);
 
-describe('the seed\'s half-life schedule (the benchmark\'s baseline, bench/staged-context.ts)', () => {
+describe("the seed's half-life schedule (the benchmark's baseline, bench/staged-context.ts)", () => {
   it('reproduces the seed: 12 results of ~4,000 chars become 198, 448×4, 948×2, 1,948, then 4 whole', () => {
     const record = recordWith(Array.from({ length: 12 }, (_, index) => fourThousand(index)));
-    const decision = manageContextStaged(record, initialContextState(4), { ...seedRules, baseCap: 2000 }, new ViewBuilder(), { force: false, overheadTokens: 0 });
+    const decision = manageContextStaged(record, initialContextState(4), { ...seedRules, baseCap: 2000 }, new ViewBuilder(), {
+      force: false,
+      overheadTokens: 0,
+    });
     const sizes = decision.view.messages.filter((message) => message.role === 'tool').map((message) => message.content.length);
     expect(sizes).toEqual([198, 448, 448, 448, 448, 948, 948, 1948, 4000, 4000, 4000, 4000]);
   });
 
   it('caps halve as age doubles, with the floor', () => {
     const params = { keepRecent: 4, baseCap: 2000, floor: 120 };
-    expect([0, 3, 4, 5, 6, 7, 10, 11, 18, 19, 34, 35, 1000].map((age) => halfLifeCap(age, params))).toEqual([null, null, 2000, 1000, 1000, 500, 500, 250, 250, 125, 125, 120, 120]);
+    expect([0, 3, 4, 5, 6, 7, 10, 11, 18, 19, 34, 35, 1000].map((age) => halfLifeCap(age, params))).toEqual([
+      null,
+      null,
+      2000,
+      1000,
+      1000,
+      500,
+      500,
+      250,
+      250,
+      125,
+      125,
+      120,
+      120,
+    ]);
   });
 });
 
 describe('compaction (stage 1): results older than the newest keepRecent go to the floor, as one block', () => {
-  it('on the seed\'s example the 8 older results go to the floor and the 4 newest stay whole; the task, the model\'s messages and the record are untouched', () => {
+  it("on the seed's example the 8 older results go to the floor and the 4 newest stay whole; the task, the model's messages and the record are untouched", () => {
     const record = recordWith(Array.from({ length: 12 }, (_, index) => fourThousand(index)));
     const frozen = JSON.stringify(record);
     const decision = manageContext(record, initialContextState(4), seedRules, new ViewBuilder(), { force: false, overheadTokens: 0 });
@@ -51,12 +81,15 @@ describe('compaction (stage 1): results older than the newest keepRecent go to t
     expect(assistantAndTask).toEqual(record.filter((message) => message.role !== 'tool'));
   });
 
-  it('a window learnt from a rejected prompt (windowCap) is honoured: a view that fits the rules\' window is cut below the cap', () => {
+  it("a window learnt from a rejected prompt (windowCap) is honoured: a view that fits the rules' window is cut below the cap", () => {
     const record = recordWith(Array.from({ length: 6 }, (_, index) => fourThousand(index)));
     const roomy = { ...seedRules, windowTokens: 32_000, summarize: false };
     const plain = manageContext(record, initialContextState(4), roomy, new ViewBuilder(), { force: false, overheadTokens: 0 });
     expect(plain.action).toBe('none');
-    const capped = manageContext(record, { ...initialContextState(4), windowCap: Math.floor(plain.tokens * 0.75) }, roomy, new ViewBuilder(), { force: true, overheadTokens: 0 });
+    const capped = manageContext(record, { ...initialContextState(4), windowCap: Math.floor(plain.tokens * 0.75) }, roomy, new ViewBuilder(), {
+      force: true,
+      overheadTokens: 0,
+    });
     expect(capped.action).toBe('elided');
     expect(capped.tokens).toBeLessThan(plain.tokens * 0.75);
   });
@@ -122,7 +155,9 @@ describe('compaction (stage 1): results older than the newest keepRecent go to t
     const first = manageContext(record, state, seedRules, builder, { force: true, overheadTokens: 0 });
     const second = manageContext(record, first.state, seedRules, builder, { force: true, overheadTokens: 0 });
     const sizes = (view: ChatMessage[]) => view.filter((message) => message.role === 'tool').map((message) => message.content.length);
-    sizes(second.view.messages).forEach((size, index) => expect(size).toBeLessThanOrEqual(sizes(first.view.messages)[index]!));
+    sizes(second.view.messages).forEach((size, index) => {
+      expect(size).toBeLessThanOrEqual(sizes(first.view.messages)[index]!);
+    });
   });
 
   it('asks for a summary when the floor pass leaves the view above the low-water mark, and stops asking after 2 summary failures', () => {
@@ -147,46 +182,58 @@ describe('compaction (stage 1): results older than the newest keepRecent go to t
 });
 
 describe('view invariant: every tool call is answered right after it, no orphan results', () => {
-  const arbitraryRecord = fc.array(
-    fc.record({ calls: fc.integer({ min: 0, max: 3 }), size: fc.integer({ min: 1, max: 9000 }), note: fc.boolean() }),
-    { minLength: 1, maxLength: 60 },
-  ).map((turns) => {
-    const record: ChatMessage[] = [{ role: 'system', content: 's' }, { role: 'user', content: 'task' }];
-    turns.forEach((turn, index) => {
-      const calls = Array.from({ length: turn.calls }, (_, call) => ({ id: `t${index}c${call}`, type: 'function' as const, function: { name: 'run', arguments: '{}' } }));
-      record.push(calls.length > 0 ? { role: 'assistant', content: null, tool_calls: calls } : { role: 'assistant', content: 'thinking' });
-      for (const call of calls) record.push({ role: 'tool', tool_call_id: call.id, content: 'x'.repeat(turn.size) });
-      if (turn.note) record.push({ role: 'user', content: '[harness] nudge' });
+  const arbitraryRecord = fc
+    .array(fc.record({ calls: fc.integer({ min: 0, max: 3 }), size: fc.integer({ min: 1, max: 9000 }), note: fc.boolean() }), { minLength: 1, maxLength: 60 })
+    .map((turns) => {
+      const record: ChatMessage[] = [
+        { role: 'system', content: 's' },
+        { role: 'user', content: 'task' },
+      ];
+      turns.forEach((turn, index) => {
+        const calls = Array.from({ length: turn.calls }, (_, call) => ({
+          id: `t${index}c${call}`,
+          type: 'function' as const,
+          function: { name: 'run', arguments: '{}' },
+        }));
+        record.push(calls.length > 0 ? { role: 'assistant', content: null, tool_calls: calls } : { role: 'assistant', content: 'thinking' });
+        for (const call of calls) record.push({ role: 'tool', tool_call_id: call.id, content: 'x'.repeat(turn.size) });
+        if (turn.note) record.push({ role: 'user', content: '[harness] nudge' });
+      });
+      return record;
     });
-    return record;
-  });
 
   it('holds for elided views and for views with a summary, over random records', () => {
-    fc.assert(fc.property(arbitraryRecord, fc.integer({ min: 500, max: 20_000 }), fc.boolean(), (record, windowTokens, summarized) => {
-      const rules = { ...seedRules, windowTokens };
-      let state = initialContextState(4);
-      if (summarized) {
-        const range = summaryRange(record, state);
-        if (range) state = { ...state, summary: { text: 'summary', through: range.through }, version: 1 };
-      }
-      const decision = manageContext(record, state, rules, new ViewBuilder(), { force: true, overheadTokens: 0 });
-      expect(checkPairing(decision.view.messages)).toEqual([]);
-      expect(decision.view.messages[0]).toBe(record[0]);
-      expect(decision.view.messages[1]).toBe(record[1]);
-    }), { numRuns: 300 });
+    fc.assert(
+      fc.property(arbitraryRecord, fc.integer({ min: 500, max: 20_000 }), fc.boolean(), (record, windowTokens, summarized) => {
+        const rules = { ...seedRules, windowTokens };
+        let state = initialContextState(4);
+        if (summarized) {
+          const range = summaryRange(record, state);
+          if (range) state = { ...state, summary: { text: 'summary', through: range.through }, version: 1 };
+        }
+        const decision = manageContext(record, state, rules, new ViewBuilder(), { force: true, overheadTokens: 0 });
+        expect(checkPairing(decision.view.messages)).toEqual([]);
+        expect(decision.view.messages[0]).toBe(record[0]);
+        expect(decision.view.messages[1]).toBe(record[1]);
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it('an incremental view equals a view rebuilt from scratch', () => {
-    fc.assert(fc.property(arbitraryRecord, (record) => {
-      const builder = new ViewBuilder();
-      let state = initialContextState(4);
-      for (let length = 3; length <= record.length; length += 3) {
-        state = manageContext(record.slice(0, length), state, seedRules, builder, { force: false, overheadTokens: 0 }).state;
-      }
-      const incremental = manageContext(record, state, seedRules, builder, { force: false, overheadTokens: 0 });
-      const fresh = new ViewBuilder().viewFor(record, incremental.state);
-      expect(incremental.view.messages).toEqual(fresh.messages);
-    }), { numRuns: 200 });
+    fc.assert(
+      fc.property(arbitraryRecord, (record) => {
+        const builder = new ViewBuilder();
+        let state = initialContextState(4);
+        for (let length = 3; length <= record.length; length += 3) {
+          state = manageContext(record.slice(0, length), state, seedRules, builder, { force: false, overheadTokens: 0 }).state;
+        }
+        const incremental = manageContext(record, state, seedRules, builder, { force: false, overheadTokens: 0 });
+        const fresh = new ViewBuilder().viewFor(record, incremental.state);
+        expect(incremental.view.messages).toEqual(fresh.messages);
+      }),
+      { numRuns: 200 },
+    );
   });
 });
 
@@ -205,7 +252,12 @@ function drive(record: ChatMessage[], rules: ContextRules, turns: number[]) {
     if (decision.action === 'summarize') {
       const fold = decision.state.fold!;
       expect(slice[fold.through + 1]!.role).not.toBe('tool');
-      state = { ...decision.state, summary: { text: `folded ${fold.from}-${fold.through}`, through: fold.through }, summaries: decision.state.summaries + 1, version: decision.state.version + 1 };
+      state = {
+        ...decision.state,
+        summary: { text: `folded ${fold.from}-${fold.through}`, through: fold.through },
+        summaries: decision.state.summaries + 1,
+        version: decision.state.version + 1,
+      };
       decision = manageContext(slice, state, rules, builder, { force: false, overheadTokens: 0 });
     }
     state = decision.state;
@@ -220,7 +272,11 @@ describe('append-only between compactions, each down to the low-water mark', () 
 
   it('a request is the previous one plus the new messages, except when a compaction is due: the view grew by `growth` of the window or reached `soft`', () => {
     const record = recordWith(results);
-    const passes = drive(record, rules, Array.from({ length: 300 }, () => 1));
+    const passes = drive(
+      record,
+      rules,
+      Array.from({ length: 300 }, () => 1),
+    );
     let compactions = 0;
     passes.forEach((pass, index) => {
       if (index === 0) return;
@@ -244,32 +300,43 @@ describe('append-only between compactions, each down to the low-water mark', () 
 
   it('changing the rule changes the schedule: a larger growth compacts less often and keeps more of each prompt', () => {
     const record = recordWith(results.slice(0, 150));
-    const count = (growth: number) => drive(record, { ...rules, growth }, Array.from({ length: 150 }, () => 1)).filter((pass) => pass.action !== 'none').length;
+    const count = (growth: number) =>
+      drive(
+        record,
+        { ...rules, growth },
+        Array.from({ length: 150 }, () => 1),
+      ).filter((pass) => pass.action !== 'none').length;
     expect(count(0.3)).toBeLessThan(count(0.1));
   });
 
-  it('keeps the seed\'s guarantees over random sessions: newest results whole, task and model messages as sent, no orphaned result, the peak within the hard limit', () => {
+  it("keeps the seed's guarantees over random sessions: newest results whole, task and model messages as sent, no orphaned result, the peak within the hard limit", () => {
     const session = fc.record({
       sizes: fc.array(fc.integer({ min: 1, max: 9000 }), { minLength: 5, maxLength: 120 }),
       steps: fc.array(fc.integer({ min: 1, max: 3 }), { minLength: 5, maxLength: 120 }),
       windowTokens: fc.integer({ min: 6000, max: 40_000 }),
       growth: fc.double({ min: 0.05, max: 0.3, noNaN: true }),
     });
-    fc.assert(fc.property(session, ({ sizes, steps, windowTokens, growth }) => {
-      const record = recordWith(sizes.map((size, index) => `${index}`.padEnd(size, '.')));
-      const sessionRules = { ...rules, windowTokens, growth };
-      for (const pass of drive(record, sessionRules, steps)) {
-        expect(checkPairing(pass.view)).toEqual([]);
-        expect(pass.view[0]).toBe(record[0]);
-        expect(pass.view[1]).toBe(record[1]);
-        for (const message of pass.view) if (message.role === 'assistant') expect(record).toContain(message);
-        const tools = pass.view.filter((message) => message.role === 'tool');
-        const newest = record.slice(0, pass.length).filter((message) => message.role === 'tool').slice(-rules.keepRecent);
-        // Whole, unless the newest results alone overflow the hard limit (the last resort shortens them).
-        if (pass.tokens <= sessionRules.hard * windowTokens && newest.every((message) => tools.includes(message))) continue;
-        expect(newest.reduce((sum, message) => sum + message.content.length, 0) / 4).toBeGreaterThan(sessionRules.hard * windowTokens - 2000);
-      }
-    }), { numRuns: 60 });
+    fc.assert(
+      fc.property(session, ({ sizes, steps, windowTokens, growth }) => {
+        const record = recordWith(sizes.map((size, index) => `${index}`.padEnd(size, '.')));
+        const sessionRules = { ...rules, windowTokens, growth };
+        for (const pass of drive(record, sessionRules, steps)) {
+          expect(checkPairing(pass.view)).toEqual([]);
+          expect(pass.view[0]).toBe(record[0]);
+          expect(pass.view[1]).toBe(record[1]);
+          for (const message of pass.view) if (message.role === 'assistant') expect(record).toContain(message);
+          const tools = pass.view.filter((message) => message.role === 'tool');
+          const newest = record
+            .slice(0, pass.length)
+            .filter((message) => message.role === 'tool')
+            .slice(-rules.keepRecent);
+          // Whole, unless the newest results alone overflow the hard limit (the last resort shortens them).
+          if (pass.tokens <= sessionRules.hard * windowTokens && newest.every((message) => tools.includes(message))) continue;
+          expect(newest.reduce((sum, message) => sum + message.content.length, 0) / 4).toBeGreaterThan(sessionRules.hard * windowTokens - 2000);
+        }
+      }),
+      { numRuns: 60 },
+    );
   });
 });
 
@@ -279,12 +346,17 @@ describe('view builder over a record on disk', () => {
     const reads: Array<[number, number]> = [];
     // A record that holds only its head and the messages since the last pass in memory, like the run's: older ones must be read back.
     const stored = {
-      get length() { return record.length; },
+      get length() {
+        return record.length;
+      },
       at(index: number) {
         if (index >= 2 && index < 50) throw new Error(`message ${index} is on disk`);
         return record[index];
       },
-      slice(start: number, end: number) { reads.push([start, end]); return record.slice(start, end); },
+      slice(start: number, end: number) {
+        reads.push([start, end]);
+        return record.slice(start, end);
+      },
     };
     const builder = new ViewBuilder();
     const partial = record.slice(0, 50);

@@ -1,10 +1,10 @@
 import { fileURLToPath } from 'node:url';
-import { initialTransition } from 'xstate';
 import { describe, expect, it } from 'vitest';
+import { initialTransition } from 'xstate';
 import { cookbookRecipes } from '../../docs/readme-sections.js';
 import type { StallEvent } from '../../lib/trace-events.js';
 import { stateLabel } from '../../machines/introspection.js';
-import { call, createHarnessMachine, defaultRules, edited, loadRules, probeHarness, ran, read, reply, runScripted, type Rules } from '../../testing/index.js';
+import { call, createHarnessMachine, defaultRules, edited, loadRules, probeHarness, type Rules, ran, read, reply, runScripted } from '../../testing/index.js';
 
 /** A recipe as a user loads it: the rules file itself, validated like any other. */
 async function recipe(file: string): Promise<Rules> {
@@ -16,7 +16,9 @@ const probeAt = (rules: Rules, at: string) => probeHarness(createHarnessMachine(
 /** One turn in the probe: tool calls with these results (and a finish at the end if asked). */
 function turn(probe: ReturnType<typeof probeHarness>, results: Parameters<ReturnType<typeof probeHarness>['tools']>[0], finish = false) {
   if (probe.state.endsWith('compact')) probe.contextReady();
-  probe.reply({ calls: [...results.map((result) => ({ name: result.name, args: result.args ?? {} })), ...(finish ? [{ name: 'finish', args: { summary: 'done' } }] : [])] });
+  probe.reply({
+    calls: [...results.map((result) => ({ name: result.name, args: result.args ?? {} })), ...(finish ? [{ name: 'finish', args: { summary: 'done' } }] : [])],
+  });
   return probe.tools(results, finish ? { summary: 'done' } : undefined);
 }
 
@@ -51,7 +53,9 @@ describe('the README cookbook: each rules file does what its title says, run thr
   it('todo-before-build: plan refuses edits and commands, and only a todo list leads to build', async () => {
     const rules = await recipe('todo-before-build.json');
     const run = await runScripted({
-      files: { 'a.py': 'x = 1\n' }, testCmd: 'true', rules: { ...rules, budgets: { ...rules.budgets, maxSteps: 3 } },
+      files: { 'a.py': 'x = 1\n' },
+      testCmd: 'true',
+      rules: { ...rules, budgets: { ...rules.budgets, maxSteps: 3 } },
       script: [
         reply(call('edit_file', { path: 'a.py', old: 'x = 1', new: 'x = 2' })),
         reply(call('update_todo', { items: [{ task: 'change x', done: false }] })),
@@ -67,20 +71,25 @@ describe('the README cookbook: each rules file does what its title says, run thr
     const rules = await recipe('stricter-stall-in-fix.json');
     const nudges = (phase: string) => {
       const probe = probeAt(rules, `${phase}.think`);
-      return [1, 2].flatMap(() => turn(probe, [ran('make', 2, 'error: x')]).notes.filter((note): note is StallEvent => note.kind === 'stall').map((note) => note.rule));
+      return [1, 2].flatMap(() =>
+        turn(probe, [ran('make', 2, 'error: x')])
+          .notes.filter((note): note is StallEvent => note.kind === 'stall')
+          .map((note) => note.rule),
+      );
     };
     expect(nudges('fix')).toEqual(['repeatedAction']);
     expect(nudges('build')).toEqual([]);
   });
 
-  it('refusal-message: the model reads the refusal in the rules\' words, with what is missing', async () => {
+  it("refusal-message: the model reads the refusal in the rules' words, with what is missing", async () => {
     const rules = await recipe('refusal-message.json');
     const step = turn(probeAt(rules, 'build.think'), [edited('a.py')], true);
-    expect(step.appended.find((message) => message.role === 'tool' && String(message.content).startsWith('Refused'))?.content)
-      .toBe('Refused: no passing test run after the last edit. Run `npm test` and quote the summary line of its output before you call finish again.');
+    expect(step.appended.find((message) => message.role === 'tool' && String(message.content).startsWith('Refused'))?.content).toBe(
+      'Refused: no passing test run after the last edit. Run `npm test` and quote the summary line of its output before you call finish again.',
+    );
   });
 
-  it('end-after-refusals: the third refused finish ends the run as stalled, with the rule\'s reason', async () => {
+  it("end-after-refusals: the third refused finish ends the run as stalled, with the rule's reason", async () => {
     const rules = await recipe('end-after-refusals.json');
     const probe = probeAt(rules, 'build.think');
     turn(probe, [], true);
@@ -90,12 +99,16 @@ describe('the README cookbook: each rules file does what its title says, run thr
     expect(third.context.reason).toBe('The model called finish three times without a passing test run.');
   });
 
-  it('fix-back-to-plan: three failing runs in a row in fix lead back to plan, with the rule\'s notice', async () => {
+  it("fix-back-to-plan: three failing runs in a row in fix lead back to plan, with the rule's notice", async () => {
     const rules = await recipe('fix-back-to-plan.json');
     const probe = probeAt(rules, 'fix.think');
-    const steps = [1, 2, 3].map((index) => turn(probe, [edited('a.py', { before: `v${index}`, after: `v${index + 1}` }), ran('npm test', 1, `${index} failing`)]));
+    const steps = [1, 2, 3].map((index) =>
+      turn(probe, [edited('a.py', { before: `v${index}`, after: `v${index + 1}` }), ran('npm test', 1, `${index} failing`)]),
+    );
     expect(steps.map((step) => step.state)).toEqual(['fix.compact', 'fix.compact', 'plan.compact']);
-    expect(steps[2]!.appended.at(-1)?.content).toBe('[harness] Three fixes in a row failed. Re-read the task and write a new plan with update_todo before editing again.');
+    expect(steps[2]!.appended.at(-1)?.content).toBe(
+      '[harness] Three fixes in a row failed. Re-read the task and write a new plan with update_todo before editing again.',
+    );
   });
 
   it('lint-before-finish: the tests alone are refused; with a clean lint run finish is accepted', async () => {

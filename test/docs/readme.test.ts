@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
 import { createHarnessMachine, defaultRules, probeHarness, ran, rulesSchema } from 'rein/testing';
+import { describe, expect, it } from 'vitest';
 import { readmeSections } from '../../docs/readme-sections.js';
 import { cleanEnv, repoRoot, runCli } from '../helpers/cli.js';
 
@@ -46,7 +46,7 @@ describe('README', () => {
       }
       return nudges;
     };
-    expect(readme).toContain("expect(poll(5)).toEqual([]);\n  expect(poll(6)).toHaveLength(1);");
+    expect(readme).toContain('expect(poll(5)).toEqual([]);\n  expect(poll(6)).toHaveLength(1);');
     const rules = rulesSchema.parse({ stall: { rules: [{ guard: 'repeatedAction', limit: 6 }] } });
     expect(poll(rules, 5)).toEqual([]);
     expect(poll(rules, 6)).toHaveLength(1);

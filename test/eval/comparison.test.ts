@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { compareRecords } from '../../eval/comparison.js';
 import { outcomesByTask } from '../../eval/outcomes.js';
-import { runRecordSchema, type RunRecord } from '../../eval/run-record.js';
+import { type RunRecord, runRecordSchema } from '../../eval/run-record.js';
 
 function run(task: string, config: string, resolved: boolean, extra: Partial<RunRecord> = {}): RunRecord {
   return runRecordSchema.parse({ task, config, repeat: 0, resolved, status: resolved ? 'done' : 'step_limit', ...extra });
@@ -24,22 +24,38 @@ describe('pairing runs by task', () => {
 
   it('folds repeats into one outcome per task by strict majority (a tie is unsolved)', () => {
     const records = [
-      run('two-of-three', 'A', true, { repeat: 0 }), run('two-of-three', 'A', true, { repeat: 1 }), run('two-of-three', 'A', false, { repeat: 2 }),
-      run('tie', 'A', true, { repeat: 0 }), run('tie', 'A', false, { repeat: 1 }),
-      run('one-of-three', 'A', false, { repeat: 0 }), run('one-of-three', 'A', true, { repeat: 1 }), run('one-of-three', 'A', false, { repeat: 2 }),
+      run('two-of-three', 'A', true, { repeat: 0 }),
+      run('two-of-three', 'A', true, { repeat: 1 }),
+      run('two-of-three', 'A', false, { repeat: 2 }),
+      run('tie', 'A', true, { repeat: 0 }),
+      run('tie', 'A', false, { repeat: 1 }),
+      run('one-of-three', 'A', false, { repeat: 0 }),
+      run('one-of-three', 'A', true, { repeat: 1 }),
+      run('one-of-three', 'A', false, { repeat: 2 }),
     ];
     const outcomes = outcomesByTask(records);
     expect(outcomes.get('two-of-three')).toMatchObject({ resolved: true, runs: 3, resolvedRuns: 2 });
     expect(outcomes.get('tie')).toMatchObject({ resolved: false, runs: 2, resolvedRuns: 1 });
     expect(outcomes.get('one-of-three')?.resolved).toBe(false);
-    const comparison = compareRecords(records, records.map((record) => ({ ...record, config: 'B', resolved: true })), 'A', 'B');
+    const comparison = compareRecords(
+      records,
+      records.map((record) => ({ ...record, config: 'B', resolved: true })),
+      'A',
+      'B',
+    );
     expect(comparison.byMajority).toBe(true);
     expect(comparison.onlyB).toEqual(['one-of-three', 'tie']);
   });
 
   it('reports mean cost, steps and tokens per task over paired tasks, with B − A deltas', () => {
-    const a = [run('t1', 'A', true, { costUsd: 0.02, steps: 10, promptTokens: 900, completionTokens: 100 }), run('t2', 'A', true, { costUsd: 0.04, steps: 20, promptTokens: 1800, completionTokens: 200 })];
-    const b = [run('t1', 'B', false, { costUsd: 0.01, steps: 4, promptTokens: 400, completionTokens: 100 }), run('t2', 'B', true, { costUsd: 0.01, steps: 6, promptTokens: 500, completionTokens: 100 })];
+    const a = [
+      run('t1', 'A', true, { costUsd: 0.02, steps: 10, promptTokens: 900, completionTokens: 100 }),
+      run('t2', 'A', true, { costUsd: 0.04, steps: 20, promptTokens: 1800, completionTokens: 200 }),
+    ];
+    const b = [
+      run('t1', 'B', false, { costUsd: 0.01, steps: 4, promptTokens: 400, completionTokens: 100 }),
+      run('t2', 'B', true, { costUsd: 0.01, steps: 6, promptTokens: 500, completionTokens: 100 }),
+    ];
     const comparison = compareRecords(a, b, 'A', 'B');
     expect(comparison.cost.a).toBeCloseTo(0.03);
     expect(comparison.cost.delta).toBeCloseTo(-0.02);

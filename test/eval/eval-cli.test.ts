@@ -9,7 +9,9 @@ import { cleanEnv, repoRoot, runCli } from '../helpers/cli.js';
 import { checkHtml, writeTaskSet } from './eval-fixtures.js';
 
 const made: string[] = [];
-afterAll(() => { for (const dir of made) rmSync(dir, { recursive: true, force: true }); });
+afterAll(() => {
+  for (const dir of made) rmSync(dir, { recursive: true, force: true });
+});
 
 /** A temp dir removed after the tests. */
 function tempDir(prefix: string): string {
@@ -19,7 +21,11 @@ function tempDir(prefix: string): string {
 }
 
 function results(out: string): RunRecord[] {
-  return readFileSync(join(out, 'results.jsonl'), 'utf8').trim().split('\n').filter(Boolean).map((line) => JSON.parse(line) as RunRecord);
+  return readFileSync(join(out, 'results.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as RunRecord);
 }
 
 function find(records: RunRecord[], task: string, config: string): RunRecord {
@@ -33,7 +39,10 @@ describe('rein eval', () => {
     const tasks = writeTaskSet(['add', 'shout', 'crash', 'hang'], { broken: true });
     made.push(tasks);
     const out = join(tempDir('rein-eval-out-'), 'out');
-    const result = await runCli(['eval', tasks, '--preset', 'default', '--preset', 'no-verification-gate', '--out', out, '--parallel', '4', '--json'], { env: cleanEnv(), timeoutMs: 60_000 });
+    const result = await runCli(['eval', tasks, '--preset', 'default', '--preset', 'no-verification-gate', '--out', out, '--parallel', '4', '--json'], {
+      env: cleanEnv(),
+      timeoutMs: 60_000,
+    });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).toContain('skipped task broken: task.json: check_cmd');
 
@@ -117,13 +126,23 @@ describe('rein eval', () => {
 describe('rein compare', () => {
   function resultsFile(config: string, solved: boolean[]): string {
     const path = join(tempDir('rein-compare-'), 'results.jsonl');
-    writeFileSync(path, solved.map((resolved, index) => JSON.stringify({ task: `t${index}`, config, repeat: 0, resolved, status: 'done', steps: 10, costUsd: 0.01 })).join('\n') + '\n');
+    writeFileSync(
+      path,
+      solved.map((resolved, index) => JSON.stringify({ task: `t${index}`, config, repeat: 0, resolved, status: 'done', steps: 10, costUsd: 0.01 })).join('\n') +
+        '\n',
+    );
     return path;
   }
 
   it("reproduces the seed's sanity checks: 8 flips one way p = 0.0078; 5 and 3 p = 0.7266", async () => {
-    const a = resultsFile('before', Array.from({ length: 12 }, () => true));
-    const b = resultsFile('after', Array.from({ length: 12 }, (_, index) => index >= 8));
+    const a = resultsFile(
+      'before',
+      Array.from({ length: 12 }, () => true),
+    );
+    const b = resultsFile(
+      'after',
+      Array.from({ length: 12 }, (_, index) => index >= 8),
+    );
     const eight = await runCli(['compare', a, b], { env: cleanEnv() });
     expect(eight.code, eight.stderr).toBe(0);
     expect(eight.stdout).toContain('only_a (before solved, after failed): 8');
@@ -134,7 +153,11 @@ describe('rein compare', () => {
     const split = JSON.parse((await runCli(['compare', c, d, '--json'], { env: cleanEnv() })).stdout) as Record<string, unknown>;
     expect(split).toMatchObject({ tasks: 10, only_a: 6, only_b: 3, p_value: 0.5078 });
     const fiveThree = resultsFile('y', [false, false, false, false, false, true, true, true, true, true]);
-    expect(JSON.parse((await runCli(['compare', c, fiveThree, '--json'], { env: cleanEnv() })).stdout)).toMatchObject({ only_a: 5, only_b: 3, p_value: 0.7266 });
+    expect(JSON.parse((await runCli(['compare', c, fiveThree, '--json'], { env: cleanEnv() })).stdout)).toMatchObject({
+      only_a: 5,
+      only_b: 3,
+      p_value: 0.7266,
+    });
   });
 
   it('says what is wrong when a side holds several configurations or none match', async () => {

@@ -8,7 +8,10 @@ const TEST_HEAD = "import { test } from 'node:test';\nimport assert from 'node:a
 export const TASKS: Record<string, { task: unknown; files: Record<string, string> }> = {
   add: {
     task: {
-      prompt: 'Fix calc.js so the tests pass.', test_cmd: 'node --test', check_cmd: 'node --test', timeout_s: 30,
+      prompt: 'Fix calc.js so the tests pass.',
+      test_cmd: 'node --test',
+      check_cmd: 'node --test',
+      timeout_s: 30,
       simulated_model: 'finish-without-verifying',
       simulation: {
         inspect: ['calc.js'],
@@ -26,7 +29,10 @@ export const TASKS: Record<string, { task: unknown; files: Record<string, string
   },
   shout: {
     task: {
-      prompt: 'shout() must upper-case.', test_cmd: 'node --test', check_cmd: 'node --test', timeout_s: 30,
+      prompt: 'shout() must upper-case.',
+      test_cmd: 'node --test',
+      check_cmd: 'node --test',
+      timeout_s: 30,
       simulated_model: 'careful',
       simulation: { inspect: ['shout.js'], fixes: [{ path: 'shout.js', old: 'toLowerCase', new: 'toUpperCase' }] },
     },
@@ -82,7 +88,10 @@ export function checkHtml(html: string): string[] {
     const tag = name!.toLowerCase();
     seen.push(tag);
     if (selfClosing || (voids.has(tag) && !closing)) continue;
-    if (!closing) { stack.push(tag); continue; }
+    if (!closing) {
+      stack.push(tag);
+      continue;
+    }
     const open = stack.pop();
     if (open !== tag) throw new Error(`</${tag}> closes <${open}>`);
   }

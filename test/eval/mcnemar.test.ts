@@ -34,7 +34,13 @@ describe('exact McNemar test', () => {
   });
 
   it('refuses flip counts that are negative or not whole numbers, naming the problem', () => {
-    for (const [onlyA, onlyB] of [[-1, 0], [0, -1], [1.5, 0], [0, 2.5], [Number.NaN, 1]] as const) {
+    for (const [onlyA, onlyB] of [
+      [-1, 0],
+      [0, -1],
+      [1.5, 0],
+      [0, 2.5],
+      [Number.NaN, 1],
+    ] as const) {
       expect(() => mcnemarP(onlyA, onlyB)).toThrow(new RangeError('flip counts must be whole numbers ≥ 0'));
     }
   });
@@ -49,13 +55,15 @@ describe('exact McNemar test', () => {
   });
 
   it('is symmetric, at most 1, and falls as the split gets more lopsided', () => {
-    fc.assert(fc.property(fc.nat(300), fc.nat(300), (a, b) => {
-      const p = mcnemarP(a, b);
-      expect(p).toBe(mcnemarP(b, a));
-      expect(p).toBeGreaterThanOrEqual(0);
-      expect(p).toBeLessThanOrEqual(1);
-      if (a > b) expect(mcnemarP(a + 1, b)).toBeLessThanOrEqual(p);
-    }));
+    fc.assert(
+      fc.property(fc.nat(300), fc.nat(300), (a, b) => {
+        const p = mcnemarP(a, b);
+        expect(p).toBe(mcnemarP(b, a));
+        expect(p).toBeGreaterThanOrEqual(0);
+        expect(p).toBeLessThanOrEqual(1);
+        if (a > b) expect(mcnemarP(a + 1, b)).toBeLessThanOrEqual(p);
+      }),
+    );
   });
 
   it("pairs two task → solved maps like the seed's mcnemar_exact, ignoring tasks on one side only", () => {
@@ -68,7 +76,12 @@ describe('exact McNemar test', () => {
   });
 
   it('agrees with a direct count over every paired outcome of a 4-task set', () => {
-    const outcomes: Array<[boolean, boolean]> = [[true, true], [true, false], [false, true], [false, false]];
+    const outcomes: Array<[boolean, boolean]> = [
+      [true, true],
+      [true, false],
+      [false, true],
+      [false, false],
+    ];
     for (let code = 0; code < 4 ** 4; code++) {
       const a: Record<string, boolean> = {};
       const b: Record<string, boolean> = {};

@@ -1,6 +1,6 @@
-import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
+import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
@@ -20,7 +20,9 @@ export function tempDir(prefix: string): string {
 /** Stops every process this file started (by its handle) and removes its temp dirs. */
 export async function cleanUp(): Promise<void> {
   for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  await Promise.all(children.map((child) => (child.exitCode === null && child.signalCode === null ? new Promise((resolve) => child.once('exit', resolve)) : null)));
+  await Promise.all(
+    children.map((child) => (child.exitCode === null && child.signalCode === null ? new Promise((resolve) => child.once('exit', resolve)) : null)),
+  );
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 }
 
@@ -53,16 +55,48 @@ export interface TestRedis {
 
 /** A real redis-server on a free port, its data in a temp dir (nothing touches the machine's own Redis). */
 export async function startRedis(options: RedisOptions = {}): Promise<TestRedis> {
-  if (spawnSync('redis-server', ['--version']).status !== 0) throw new Error('redis-server not found: install Debian\'s redis-server (.ci/run does)');
+  if (spawnSync('redis-server', ['--version']).status !== 0) throw new Error("redis-server not found: install Debian's redis-server (.ci/run does)");
   const dir = tempDir('rein-test-redis-');
   const port = await freePort();
-  const args = ['--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', options.persist ? 'yes' : 'no', '--appendfsync', 'always', '--daemonize', 'no'];
+  const args = [
+    '--bind',
+    '127.0.0.1',
+    '--dir',
+    dir,
+    '--save',
+    '',
+    '--appendonly',
+    options.persist ? 'yes' : 'no',
+    '--appendfsync',
+    'always',
+    '--daemonize',
+    'no',
+  ];
   if (options.password) args.push('--requirepass', options.password);
   let ca: string | undefined;
   if (options.tls) {
     ca = join(dir, 'cert.pem');
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1',
-      '-keyout', join(dir, 'key.pem'), '-out', ca], { stdio: 'ignore' });
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-days',
+        '1',
+        '-subj',
+        '/CN=127.0.0.1',
+        '-addext',
+        'subjectAltName=IP:127.0.0.1',
+        '-keyout',
+        join(dir, 'key.pem'),
+        '-out',
+        ca,
+      ],
+      { stdio: 'ignore' },
+    );
     args.push('--port', '0', '--tls-port', String(port), '--tls-cert-file', ca, '--tls-key-file', join(dir, 'key.pem'), '--tls-auth-clients', 'no');
   } else {
     args.push('--port', String(port));
@@ -73,7 +107,9 @@ export async function startRedis(options: RedisOptions = {}): Promise<TestRedis>
     children.push(child);
     server = child;
     let output = '';
-    child.stdout!.on('data', (chunk) => { output += chunk; });
+    child.stdout!.on('data', (chunk) => {
+      output += chunk;
+    });
     await waitUntil(() => output.includes('Ready to accept connections') || child.exitCode !== null, 'redis-server to start', 20_000);
     if (child.exitCode !== null) throw new Error(`redis-server did not start:\n${output}`);
   };
@@ -87,10 +123,21 @@ export async function startRedis(options: RedisOptions = {}): Promise<TestRedis>
   await start();
   const auth = options.password ? `:${options.password}@` : '';
   return {
-    port, url: `${options.tls ? 'rediss' : 'redis'}://${auth}127.0.0.1:${port}`, ...(ca ? { ca } : {}),
-    client: () => new Redis({ host: '127.0.0.1', port, ...(options.password ? { password: options.password } : {}), ...(options.tls ? { tls: { ca: readFileSync(ca!) } } : {}) }),
+    port,
+    url: `${options.tls ? 'rediss' : 'redis'}://${auth}127.0.0.1:${port}`,
+    ...(ca ? { ca } : {}),
+    client: () =>
+      new Redis({
+        host: '127.0.0.1',
+        port,
+        ...(options.password ? { password: options.password } : {}),
+        ...(options.tls ? { tls: { ca: readFileSync(ca!) } } : {}),
+      }),
     stop,
-    restart: async () => { await stop(); await start(); },
+    restart: async () => {
+      await stop();
+      await start();
+    },
   };
 }
 
@@ -103,11 +150,16 @@ export interface TestWorker {
 /** `rein worker` as a real child process (the built CLI), with its own cache and a short stall time. */
 export function startWorker(url: string, options: { env?: NodeJS.ProcessEnv; args?: string[] } = {}): TestWorker {
   const cache = tempDir('rein-test-cache-');
-  const child = spawn(process.execPath, [join(repoRoot, 'bin', 'rein.js'), 'worker', '--queue', url, '--parallel', '1', '--cache', cache, '--stall-seconds', '3', ...(options.args ?? [])],
-    { cwd: repoRoot, env: options.env ?? cleanEnv(), stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(
+    process.execPath,
+    [join(repoRoot, 'bin', 'rein.js'), 'worker', '--queue', url, '--parallel', '1', '--cache', cache, '--stall-seconds', '3', ...(options.args ?? [])],
+    { cwd: repoRoot, env: options.env ?? cleanEnv(), stdio: ['ignore', 'ignore', 'pipe'] },
+  );
   children.push(child);
   let log = '';
-  child.stderr!.on('data', (chunk) => { log += chunk; });
+  child.stderr!.on('data', (chunk) => {
+    log += chunk;
+  });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   return { child, log: () => log, exited };
 }
@@ -117,15 +169,23 @@ export function startEval(args: string[], env: NodeJS.ProcessEnv = cleanEnv()): 
   const child = spawn(process.execPath, [join(repoRoot, 'bin', 'rein.js'), 'eval', ...args], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
   let stderr = '';
-  child.stderr!.on('data', (chunk) => { stderr += chunk; });
+  child.stderr!.on('data', (chunk) => {
+    stderr += chunk;
+  });
   child.stdout!.resume();
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   return { child, stderr: () => stderr, exited };
 }
 
 /** The lines of a results.jsonl. */
-export function readRecords(out: string): Array<Record<string, unknown> & { task: string; config: string; repeat: number; resolved: boolean; status: string; reason: string; tracePath: string }> {
-  return readFileSync(join(out, 'results.jsonl'), 'utf8').trim().split('\n').filter(Boolean).map((line) => JSON.parse(line));
+export function readRecords(
+  out: string,
+): Array<Record<string, unknown> & { task: string; config: string; repeat: number; resolved: boolean; status: string; reason: string; tracePath: string }> {
+  return readFileSync(join(out, 'results.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line));
 }
 
 export function keyOf(record: { task: string; config: string; repeat: number }): string {

@@ -40,7 +40,12 @@ describe('rein eval --queue: a coordinator killed mid-eval', () => {
     for (const record of records) expect(existsSync(join(out, record.tracePath)), record.tracePath).toBe(true);
 
     // Each job was added to the queue once and run once; the second coordinator's adds were all duplicates.
-    expect(worker.log().split('\n').filter((line) => line.includes(': started')).length).toBe(4);
+    expect(
+      worker
+        .log()
+        .split('\n')
+        .filter((line) => line.includes(': started')).length,
+    ).toBe(4);
     const client = redis.client();
     const events = await client.xrange('rein:eval:events', '-', '+');
     client.disconnect();
@@ -61,10 +66,14 @@ describe('rein eval --queue: attempts', () => {
     doomed.child.kill('SIGKILL');
     const survivor = startWorker(redis.url);
     expect(await coordinator.exited, coordinator.stderr()).toBe(0);
-    expect(readRecords(out)).toMatchObject([{
-      task: 'add', status: 'crash', resolved: false,
-      reason: 'queue: the run lost its worker 1 time (killed, or its lock lapsed) and had 1 attempt (after 2 starts)',
-    }]);
+    expect(readRecords(out)).toMatchObject([
+      {
+        task: 'add',
+        status: 'crash',
+        resolved: false,
+        reason: 'queue: the run lost its worker 1 time (killed, or its lock lapsed) and had 1 attempt (after 2 starts)',
+      },
+    ]);
     expect(survivor.log()).toContain('add × default #0: not started again');
   }, 180_000);
 });

@@ -4,10 +4,10 @@ import { Queue } from 'bullmq';
 import { afterAll, describe, expect, it } from 'vitest';
 import { packTask } from '../../eval/queue/task-pack.js';
 import { jobDataSchema, KEY_PREFIX, QUEUE_NAME, taskKey } from '../../eval/queue/wire-format.js';
-import { startOpenAIStub, type StubRequest } from '../../testing/index.js';
+import { type StubRequest, startOpenAIStub } from '../../testing/index.js';
 import { cleanEnv, runCli } from '../helpers/cli.js';
 import { writeTaskSet } from './eval-fixtures.js';
-import { cleanUp, readRecords, startEval, startRedis, startWorker, tempDir, tempFile, type TestRedis } from './queue-fixtures.js';
+import { cleanUp, readRecords, startEval, startRedis, startWorker, type TestRedis, tempDir, tempFile } from './queue-fixtures.js';
 
 afterAll(cleanUp);
 
@@ -50,8 +50,10 @@ describe('rein eval --queue: what travels and what does not', () => {
       const out = join(tempDir('rein-queue-secrets-'), 'out');
       // A rules file travels too (by content hash), and the worker checks the rules it loads against the coordinator's.
       const config = tempFile('short.json', JSON.stringify({ budgets: { maxSteps: 4 } }));
-      const coordinator = startEval([tasks, '--config', config, '--model', 'stub-model', '--queue', redis.url, '--out', out],
-        cleanEnv({ OPENAI_API_KEY: COORDINATOR_KEY, OPENAI_BASE_URL: COORDINATOR_ENDPOINT }));
+      const coordinator = startEval(
+        [tasks, '--config', config, '--model', 'stub-model', '--queue', redis.url, '--out', out],
+        cleanEnv({ OPENAI_API_KEY: COORDINATOR_KEY, OPENAI_BASE_URL: COORDINATOR_ENDPOINT }),
+      );
       const [job] = await waitingJobs(redis, 1);
       const raw = JSON.stringify(job);
       for (const secret of [COORDINATOR_KEY, 'coordinator-endpoint.invalid', REDIS_PASSWORD, tasks, config]) expect(raw).not.toContain(secret);
@@ -60,7 +62,10 @@ describe('rein eval --queue: what travels and what does not', () => {
 
       // The worker's URL has no password: it comes from REIN_REDIS_PASSWORD; the key from --api-key-file.
       const keyFile = tempFile('key.txt', `${WORKER_KEY}\n`);
-      const worker = startWorker(`redis://127.0.0.1:${redis.port}`, { env: cleanEnv({ REIN_REDIS_PASSWORD: REDIS_PASSWORD, OPENAI_BASE_URL: stub.url }), args: ['--api-key-file', keyFile] });
+      const worker = startWorker(`redis://127.0.0.1:${redis.port}`, {
+        env: cleanEnv({ REIN_REDIS_PASSWORD: REDIS_PASSWORD, OPENAI_BASE_URL: stub.url }),
+        args: ['--api-key-file', keyFile],
+      });
       expect(await coordinator.exited, coordinator.stderr() + worker.log()).toBe(0);
       const [record] = readRecords(out);
       expect(record).toMatchObject({ task: 'add', config: 'short', model: 'stub-model', status: 'step_limit', steps: 4 });
@@ -76,13 +81,15 @@ describe('rein eval --queue: what travels and what does not', () => {
   it('a wrong Redis password is one clear line and exit code 2, before anything is enqueued', async () => {
     const redis = await startRedis({ password: REDIS_PASSWORD });
     const tasks = writeTaskSet(['add']);
-    const result = await runCli(['eval', tasks, '--queue', `redis://:wrong@127.0.0.1:${redis.port}`, '--out', join(tempDir('rein-queue-auth-'), 'out')], { env: cleanEnv() });
+    const result = await runCli(['eval', tasks, '--queue', `redis://:wrong@127.0.0.1:${redis.port}`, '--out', join(tempDir('rein-queue-auth-'), 'out')], {
+      env: cleanEnv(),
+    });
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/cannot use Redis at redis:\/\/\*\*\*@127\.0\.0\.1:\d+: the login was refused/);
     expect(result.stderr).not.toContain('wrong');
   }, 60_000);
 
-  it('a worker refuses a job whose task does not hash to the job\'s hash, and the run is recorded as refused, never run', async () => {
+  it("a worker refuses a job whose task does not hash to the job's hash, and the run is recorded as refused, never run", async () => {
     const redis = await startRedis();
     const tasks = writeTaskSet(['add']);
     const out = join(tempDir('rein-queue-hash-'), 'out');
@@ -101,7 +108,9 @@ describe('rein eval --queue: what travels and what does not', () => {
     expect(await coordinator.exited, coordinator.stderr()).toBe(0);
     const [record] = readRecords(out);
     expect(record).toMatchObject({ task: 'add', status: 'crash', resolved: false, steps: 0 });
-    expect(record!.reason).toMatch(/^queue: refused by worker [^:]+:\d+: task add: the stored folder hashes to [0-9a-f]{12}, not to the job's [0-9a-f]{12}; refusing to run it \(after 2 starts\)$/);
+    expect(record!.reason).toMatch(
+      /^queue: refused by worker [^:]+:\d+: task add: the stored folder hashes to [0-9a-f]{12}, not to the job's [0-9a-f]{12}; refusing to run it \(after 2 starts\)$/,
+    );
     expect(worker.log()).toContain('add × default #0: refused');
     expect(worker.log()).not.toMatch(/add × default #0: (un)?resolved/);
   }, 120_000);
@@ -130,7 +139,10 @@ describe('rein eval --queue and rein worker: usage', () => {
     const cases: Array<[string[], RegExp]> = [
       [['eval', tasks, '--queue', 'http://127.0.0.1:6379'], /--queue: expected a redis:\/\/ or rediss:\/\/ URL, got http:/],
       [['eval', tasks, '--queue', 'redis://127.0.0.1:6379/queue'], /the path must be a database number/],
-      [['eval', tasks, '--queue', 'redis://127.0.0.1:6379', '--parallel', '2'], /with --queue, --parallel belongs to each worker: rein worker --queue … --parallel …/],
+      [
+        ['eval', tasks, '--queue', 'redis://127.0.0.1:6379', '--parallel', '2'],
+        /with --queue, --parallel belongs to each worker: rein worker --queue … --parallel …/,
+      ],
       [['eval', tasks, '--attempts', '3'], /--attempts applies to queued runs; add --queue/],
       [['worker'], /rein worker: expected --queue redis:\/\/host:6379 \(or REIN_QUEUE\)/],
     ];

@@ -14,13 +14,15 @@ const SELECTION = ['eval/suite', '--preset', 'default', '--preset', 'no-verifica
 
 /** The temp dirs of a worker process, by the pid its owner file names. */
 function tempDirsOf(pid: number): string[] {
-  return readdirSync(tmpdir()).filter((name) => name.startsWith('rein-worker-')).filter((name) => {
-    try {
-      return (JSON.parse(readFileSync(join(tmpdir(), name, 'owner.json'), 'utf8')) as { pid: number }).pid === pid;
-    } catch {
-      return false;
-    }
-  });
+  return readdirSync(tmpdir())
+    .filter((name) => name.startsWith('rein-worker-'))
+    .filter((name) => {
+      try {
+        return (JSON.parse(readFileSync(join(tmpdir(), name, 'owner.json'), 'utf8')) as { pid: number }).pid === pid;
+      } catch {
+        return false;
+      }
+    });
 }
 
 describe('rein eval --queue with three rein worker processes', () => {
@@ -53,7 +55,11 @@ describe('rein eval --queue with three rein worker processes', () => {
     expect(records.map(keyOf).sort()).toEqual(localRecords.map(keyOf).sort());
     for (const record of records) {
       const twin = localRecords.find((entry) => keyOf(entry) === keyOf(record))!;
-      expect({ key: keyOf(record), resolved: record.resolved, status: record.status }).toEqual({ key: keyOf(twin), resolved: twin.resolved, status: twin.status });
+      expect({ key: keyOf(record), resolved: record.resolved, status: record.status }).toEqual({
+        key: keyOf(twin),
+        resolved: twin.resolved,
+        status: twin.status,
+      });
       expect(existsSync(join(out, record.tracePath)), record.tracePath).toBe(true);
     }
     expect(records.some((record) => !record.resolved)).toBe(true);

@@ -1,5 +1,5 @@
-import { chmodSync, lstatSync, mkdirSync, readFileSync, readlinkSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
+import { chmodSync, lstatSync, mkdirSync, readFileSync, readlinkSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -70,10 +70,22 @@ describe('task folders travel by content hash', () => {
 
   it('a blob cannot write outside its folder: ".." paths, absolute paths and entries under a symlink are refused', async () => {
     const target = tempDir('rein-queue-hostile-');
-    await expect(unpackTask(craftedBlob([{ path: '../escape.txt', kind: 'file', size: 1 }], 'x'), join(target, 'a'))).rejects.toThrow('bad path "../escape.txt"');
+    await expect(unpackTask(craftedBlob([{ path: '../escape.txt', kind: 'file', size: 1 }], 'x'), join(target, 'a'))).rejects.toThrow(
+      'bad path "../escape.txt"',
+    );
     await expect(unpackTask(craftedBlob([{ path: '/etc/escape', kind: 'file', size: 1 }], 'x'), join(target, 'b'))).rejects.toThrow('bad path');
-    await expect(unpackTask(craftedBlob([{ path: 'link', kind: 'symlink', target: '/tmp' }, { path: 'link/escape.txt', kind: 'file', size: 1 }], 'x'), join(target, 'c')))
-      .rejects.toThrow('"link/escape.txt" lies under a symlink');
+    await expect(
+      unpackTask(
+        craftedBlob(
+          [
+            { path: 'link', kind: 'symlink', target: '/tmp' },
+            { path: 'link/escape.txt', kind: 'file', size: 1 },
+          ],
+          'x',
+        ),
+        join(target, 'c'),
+      ),
+    ).rejects.toThrow('"link/escape.txt" lies under a symlink');
   });
 });
 
@@ -120,14 +132,20 @@ describe('queue addresses and ids', () => {
   it('job ids are deterministic per eval, task content, configuration and repeat', () => {
     const taskHash = 'a'.repeat(64);
     const key = configKeyFor('default', 'ffc29988741b', 'simulated:careful');
-    expect(jobIdFor('3f9a0c1b2d4e', taskHash, key, 0)).toBe(jobIdFor('3f9a0c1b2d4e', taskHash, configKeyFor('default', 'ffc29988741b', 'simulated:careful'), 0));
-    expect(new Set([
-      jobIdFor('3f9a0c1b2d4e', taskHash, key, 0), jobIdFor('3f9a0c1b2d4e', taskHash, key, 1), jobIdFor('000000000000', taskHash, key, 0),
-      jobIdFor('3f9a0c1b2d4e', 'b'.repeat(64), key, 0),
-      // Two labels with the same rules are two configurations; so are two models.
-      jobIdFor('3f9a0c1b2d4e', taskHash, configKeyFor('copy', 'ffc29988741b', 'simulated:careful'), 0),
-      jobIdFor('3f9a0c1b2d4e', taskHash, configKeyFor('default', 'ffc29988741b', 'gpt'), 0),
-    ]).size).toBe(6);
+    expect(jobIdFor('3f9a0c1b2d4e', taskHash, key, 0)).toBe(
+      jobIdFor('3f9a0c1b2d4e', taskHash, configKeyFor('default', 'ffc29988741b', 'simulated:careful'), 0),
+    );
+    expect(
+      new Set([
+        jobIdFor('3f9a0c1b2d4e', taskHash, key, 0),
+        jobIdFor('3f9a0c1b2d4e', taskHash, key, 1),
+        jobIdFor('000000000000', taskHash, key, 0),
+        jobIdFor('3f9a0c1b2d4e', 'b'.repeat(64), key, 0),
+        // Two labels with the same rules are two configurations; so are two models.
+        jobIdFor('3f9a0c1b2d4e', taskHash, configKeyFor('copy', 'ffc29988741b', 'simulated:careful'), 0),
+        jobIdFor('3f9a0c1b2d4e', taskHash, configKeyFor('default', 'ffc29988741b', 'gpt'), 0),
+      ]).size,
+    ).toBe(6);
     expect(jobIdFor('3f9a0c1b2d4e', taskHash, key, 0)).not.toContain(':');
   });
 
@@ -150,25 +168,44 @@ describe('collecting a finished job', () => {
   it('a job that failed every attempt becomes a crash record that says why', async () => {
     const job = await oneJob();
     const { record } = await collectFinished({ state: 'failed', returnvalue: null, failedReason: 'the run lost its worker 2 times', attemptsStarted: 3 }, job);
-    expect(record).toMatchObject({ task: 'shout', config: 'default', repeat: 0, resolved: false, status: 'crash', reason: 'queue: the run lost its worker 2 times (after 3 starts)' });
+    expect(record).toMatchObject({
+      task: 'shout',
+      config: 'default',
+      repeat: 0,
+      resolved: false,
+      status: 'crash',
+      reason: 'queue: the run lost its worker 2 times (after 3 starts)',
+    });
   });
 
   it('a result that is unreadable or answers for another run is a crash record, not a result', async () => {
     const job = await oneJob();
-    expect((await collectFinished({ state: 'completed', returnvalue: { v: 99 }, attemptsStarted: 1 }, job)).record.reason).toMatch(/^queue: the worker's result is unreadable \(v: .*\); is it a different rein version\?$/);
+    expect((await collectFinished({ state: 'completed', returnvalue: { v: 99 }, attemptsStarted: 1 }, job)).record.reason).toMatch(
+      /^queue: the worker's result is unreadable \(v: .*\); is it a different rein version\?$/,
+    );
     const other = { v: 1, record: { task: 'add', config: 'default', repeat: 0, resolved: true, status: 'done' }, files: [], cut: [], worker: 'box:7' };
     const { record } = await collectFinished({ state: 'completed', returnvalue: other, attemptsStarted: 1 }, job);
-    expect(record).toMatchObject({ task: 'shout', status: 'crash', resolved: false, reason: 'queue: worker box:7 answered with the result of add × default #0' });
+    expect(record).toMatchObject({
+      task: 'shout',
+      status: 'crash',
+      resolved: false,
+      reason: 'queue: worker box:7 answered with the result of add × default #0',
+    });
   });
 });
 
 describe('the progress line with a queue', () => {
-  const record = { task: 'add', config: 'default', repeat: 0, resolved: true, status: 'done', reason: '', steps: 3, wallSeconds: 1.5 } as Parameters<ReturnType<typeof createProgress>['finished']>[0];
+  const record = { task: 'add', config: 'default', repeat: 0, resolved: true, status: 'done', reason: '', steps: 3, wallSeconds: 1.5 } as Parameters<
+    ReturnType<typeof createProgress>['finished']
+  >[0];
 
   it('plain lines carry the live worker count; notes are lines of their own', () => {
     const lines: string[] = [];
     let workers = 3;
-    const progress = createProgress({ write: (text) => lines.push(text) > 0 }, { total: 2, configs: ['default'], previous: [], status: () => `${workers} workers` });
+    const progress = createProgress(
+      { write: (text) => lines.push(text) > 0 },
+      { total: 2, configs: ['default'], previous: [], status: () => `${workers} workers` },
+    );
     progress.finished(record);
     workers = 2;
     progress.note('reconnected to Redis');
@@ -183,7 +220,17 @@ describe('the progress line with a queue', () => {
 
   it('on a terminal the redrawn bar shows the status, and a note clears the bar, prints, and redraws it', () => {
     let screen = '';
-    const progress = createProgress({ isTTY: true, columns: 120, write: (text) => { screen += text; return true; } }, { total: 2, configs: ['default'], previous: [], status: () => 'Redis unreachable, reconnecting' });
+    const progress = createProgress(
+      {
+        isTTY: true,
+        columns: 120,
+        write: (text) => {
+          screen += text;
+          return true;
+        },
+      },
+      { total: 2, configs: ['default'], previous: [], status: () => 'Redis unreachable, reconnecting' },
+    );
     progress.note('lost the connection to Redis');
     progress.close();
     expect(screen).toContain('\r\x1b[2Krein eval: lost the connection to Redis\n\r\x1b[2Krein eval [');

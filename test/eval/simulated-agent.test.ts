@@ -5,12 +5,12 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ScriptedReply } from '../../actors/scripted-model.js';
 import type { ChatMessage } from '../../context/messages.js';
-import { defaultRules } from '../../rules/schema.js';
 import { createSimulatedAgent } from '../../eval/simulated/agent.js';
 import { harnessTexts } from '../../eval/simulated/feedback.js';
 import { shellEdit } from '../../eval/simulated/intents.js';
 import { traitsOf } from '../../eval/simulated/registry.js';
 import { simulationSchema } from '../../eval/simulated/simulation-schema.js';
+import { defaultRules } from '../../rules/schema.js';
 
 const ALL_TOOLS = ['read_file', 'grep', 'edit_file', 'run', 'update_todo', 'finish'];
 const rules = defaultRules();
@@ -36,7 +36,11 @@ function agentFor(names: string[], tools = ALL_TOOLS) {
   const view: ChatMessage[] = [{ role: 'system', content: rules.systemPrompt }];
   let call = 0;
   return (...lastResults: string[]) => {
-    view.push(...lastResults.map((content): ChatMessage => (content.startsWith('[harness]') ? { role: 'user', content } : { role: 'tool', tool_call_id: `c${call}`, content })));
+    view.push(
+      ...lastResults.map(
+        (content): ChatMessage => (content.startsWith('[harness]') ? { role: 'user', content } : { role: 'tool', tool_call_id: `c${call}`, content }),
+      ),
+    );
     return firstCall(script(view, { call: call++, lastResults }));
   };
 }
@@ -93,7 +97,12 @@ describe('simulated models react to what the harness sends back', () => {
     expect(planned('Edit applied.')).toMatchObject({ name: 'run' });
     const tick = planned('exit=0\nok');
     expect(tick).toMatchObject({ name: 'update_todo' });
-    expect(tick.args).toEqual({ items: [{ task: 'add adds', done: true }, { task: 'abs is never negative', done: true }] });
+    expect(tick.args).toEqual({
+      items: [
+        { task: 'add adds', done: true },
+        { task: 'abs is never negative', done: true },
+      ],
+    });
     expect(planned('Todo:\n[x] add adds\n[x] abs is never negative')).toMatchObject({ name: 'finish' });
   });
 
@@ -116,8 +125,9 @@ describe('simulated models react to what the harness sends back', () => {
     const fromSummary = agentFor(['plan-dependent'], ['read_file', 'grep', 'edit_file', 'run', 'finish']);
     fromSummary('task');
     fromSummary('[calc.js]');
-    expect(fromSummary('Edit applied.', '[Summary of earlier work]\nedited calc.js\n\nTodo list (kept by the harness):\n[x] add adds\n[ ] abs is never negative'))
-      .toMatchObject({ name: 'edit_file', args: { new: 'return Math.abs(n);' } });
+    expect(
+      fromSummary('Edit applied.', '[Summary of earlier work]\nedited calc.js\n\nTodo list (kept by the harness):\n[x] add adds\n[ ] abs is never negative'),
+    ).toMatchObject({ name: 'edit_file', args: { new: 'return Math.abs(n);' } });
 
     const resumed = agentFor(['plan-dependent'], ['read_file', 'grep', 'edit_file', 'run', 'finish']);
     resumed('Fix calc.\n\nTodo list left by an earlier session on this workspace (.rein/progress.json):\n[ ] abs is never negative');
@@ -140,7 +150,9 @@ describe('simulated models react to what the harness sends back', () => {
     const next = agentFor(['careful']);
     next('task');
     next('[calc.js]');
-    expect(next('Tool error: edit_file is not allowed in the plan phase. Allowed here: read_file, grep, run, update_todo, finish.')).toMatchObject({ name: 'update_todo' });
+    expect(next('Tool error: edit_file is not allowed in the plan phase. Allowed here: read_file, grep, run, update_todo, finish.')).toMatchObject({
+      name: 'update_todo',
+    });
     expect(next('Todo:\n[ ] add adds')).toMatchObject({ name: 'edit_file', args: { new: 'a + b' } });
   });
 

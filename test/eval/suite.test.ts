@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runShell } from '../../eval/shell.js';
 import type { Fix } from '../../eval/simulated/simulation-schema.js';
-import { loadTaskSet, type EvalTask } from '../../eval/task.js';
+import { type EvalTask, loadTaskSet } from '../../eval/task.js';
 import { checkSyntax } from '../../tools/syntax-check.js';
 import { repoRoot } from '../helpers/cli.js';
 
@@ -17,7 +17,10 @@ function workspaceWith(task: EvalTask, fixes: readonly Fix[]): string {
   for (const fix of fixes) {
     const source = readFileSync(join(dir, fix.path), 'utf8');
     expect(source.split(fix.old).length - 1, `${task.id}: "${fix.old}" must occur once in ${fix.path}`).toBe(1);
-    writeFileSync(join(dir, fix.path), source.replace(fix.old, () => fix.new));
+    writeFileSync(
+      join(dir, fix.path),
+      source.replace(fix.old, () => fix.new),
+    );
   }
   return dir;
 }
@@ -36,7 +39,7 @@ describe('the bundled offline suite', () => {
     for (const task of tasks) expect(task.simulated?.kind, task.id).toBe('registry');
   });
 
-  it('never shows a fix\'s reveal text in the files the model reads first, and every broken edit really is a syntax error', async () => {
+  it("never shows a fix's reveal text in the files the model reads first, and every broken edit really is a syntax error", async () => {
     for (const task of tasks) {
       const simulation = task.simulated!.kind === 'registry' ? task.simulated!.simulation : null;
       for (const path of simulation!.inspect) {
@@ -65,8 +68,10 @@ describe('the bundled offline suite', () => {
         for (const path of simulation!.inspect) seen += readFileSync(join(dir, path), 'utf8');
         seen += readdirSync(dir, { recursive: true, withFileTypes: true })
           .filter((entry) => entry.isFile() && /\.(js|py)$/.test(entry.name))
-          .map((entry) => readFileSync(join(entry.parentPath, entry.name), 'utf8')).join('\n');
-        for (const fix of simulation!.fixes) if (fix.reveal) expect(seen.includes(fix.reveal), `${task.id}: nothing the agent can see says "${fix.reveal}"`).toBe(true);
+          .map((entry) => readFileSync(join(entry.parentPath, entry.name), 'utf8'))
+          .join('\n');
+        for (const fix of simulation!.fixes)
+          if (fix.reveal) expect(seen.includes(fix.reveal), `${task.id}: nothing the agent can see says "${fix.reveal}"`).toBe(true);
       } finally {
         rmSync(dir, { recursive: true, force: true });
       }
@@ -74,22 +79,24 @@ describe('the bundled offline suite', () => {
   });
 
   it('is graded by its check: unsolved as shipped, solved with every fix, unsolved when a test-revealed or unplanned fix is missing', async () => {
-    await Promise.all(tasks.map(async (task) => {
-      const fixes = task.simulated!.kind === 'registry' ? task.simulated!.simulation.fixes : [];
-      const dirs = [workspaceWith(task, []), workspaceWith(task, fixes)];
-      try {
-        expect(await exitOf(task.check_cmd, task, dirs[0]!), `${task.id} as shipped`).not.toBe(0);
-        expect(await exitOf(task.check_cmd, task, dirs[1]!), `${task.id} with all fixes`).toBe(0);
-        const unplanned = fixes.filter((fix) => !fix.needs_plan);
-        if (unplanned.length < fixes.length) {
-          dirs.push(workspaceWith(task, unplanned));
-          // Visible tests first: the check copies its hidden tests into the workspace.
-          expect(await exitOf(task.test_cmd, task, dirs[2]!), `${task.id}: visible tests pass without the planned fix`).toBe(0);
-          expect(await exitOf(task.check_cmd, task, dirs[2]!), `${task.id} without the planned fix`).not.toBe(0);
+    await Promise.all(
+      tasks.map(async (task) => {
+        const fixes = task.simulated!.kind === 'registry' ? task.simulated!.simulation.fixes : [];
+        const dirs = [workspaceWith(task, []), workspaceWith(task, fixes)];
+        try {
+          expect(await exitOf(task.check_cmd, task, dirs[0]!), `${task.id} as shipped`).not.toBe(0);
+          expect(await exitOf(task.check_cmd, task, dirs[1]!), `${task.id} with all fixes`).toBe(0);
+          const unplanned = fixes.filter((fix) => !fix.needs_plan);
+          if (unplanned.length < fixes.length) {
+            dirs.push(workspaceWith(task, unplanned));
+            // Visible tests first: the check copies its hidden tests into the workspace.
+            expect(await exitOf(task.test_cmd, task, dirs[2]!), `${task.id}: visible tests pass without the planned fix`).toBe(0);
+            expect(await exitOf(task.check_cmd, task, dirs[2]!), `${task.id} without the planned fix`).not.toBe(0);
+          }
+        } finally {
+          for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
         }
-      } finally {
-        for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-      }
-    }));
+      }),
+    );
   }, 90_000);
 });

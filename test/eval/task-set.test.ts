@@ -7,7 +7,9 @@ import { loadTaskSet } from '../../eval/task.js';
 import { UsageError } from '../../lib/errors.js';
 
 const made: string[] = [];
-afterAll(() => { for (const dir of made) rmSync(dir, { recursive: true, force: true }); });
+afterAll(() => {
+  for (const dir of made) rmSync(dir, { recursive: true, force: true });
+});
 
 function taskSet(tasks: Record<string, unknown>): string {
   const root = mkdtempSync(join(tmpdir(), 'rein-taskset-'));
@@ -20,8 +22,11 @@ function taskSet(tasks: Record<string, unknown>): string {
 }
 
 const good = {
-  prompt: 'Fix add.', test_cmd: 'node --test', check_cmd: 'node --test',
-  simulated_model: 'careful', simulation: { fixes: [{ path: 'add.js', old: 'a - b', new: 'a + b' }] },
+  prompt: 'Fix add.',
+  test_cmd: 'node --test',
+  check_cmd: 'node --test',
+  simulated_model: 'careful',
+  simulation: { fixes: [{ path: 'add.js', old: 'a - b', new: 'a + b' }] },
 };
 
 describe('task sets', () => {
@@ -62,7 +67,10 @@ describe('configurations', () => {
     expect(parseConfigurations([], [])).toEqual([{ label: 'default', preset: 'default' }]);
     const list = parseConfigurations(['default', 'no-plan'], ['rules/small-window.json', 'strict:rules/tight.json']);
     expect(list.map((config) => [config.label, config.preset])).toEqual([
-      ['default', 'default'], ['no-plan', 'no-plan'], ['small-window', 'default'], ['strict:tight', 'strict'],
+      ['default', 'default'],
+      ['no-plan', 'no-plan'],
+      ['small-window', 'default'],
+      ['strict:tight', 'strict'],
     ]);
     expect(list[2]!.configPath).toMatch(/rules\/small-window\.json$/);
     expect(() => parseConfigurations(['nope'], [])).toThrow(UsageError);

@@ -5,7 +5,11 @@ import { join } from 'node:path';
 export const repoRoot = join(import.meta.dirname, '..', '..');
 const bin = join(repoRoot, 'bin', 'rein.js');
 
-export interface CliResult { code: number | null; stdout: string; stderr: string }
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
 
 /** Runs the built `rein` CLI as a child process (the tests run after `npm run build`). */
 export function runCli(args: string[], options: { env?: NodeJS.ProcessEnv; cwd?: string; timeoutMs?: number } = {}): Promise<CliResult> {
@@ -14,11 +18,18 @@ export function runCli(args: string[], options: { env?: NodeJS.ProcessEnv; cwd?:
     const child = spawn(process.execPath, [bin, ...args], { cwd: options.cwd ?? repoRoot, env: options.env ?? process.env });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (chunk) => { stdout += chunk; });
-    child.stderr.on('data', (chunk) => { stderr += chunk; });
+    child.stdout.on('data', (chunk) => {
+      stdout += chunk;
+    });
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk;
+    });
     const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 60_000);
     child.on('error', reject);
-    child.on('close', (code) => { clearTimeout(timer); resolve({ code, stdout, stderr }); });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
   });
 }
 

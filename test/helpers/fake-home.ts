@@ -54,7 +54,8 @@ export function makeFakeHome(): FakeHome {
     [path.join(home, '.pyenv', 'shims', 'python')]: `#!/bin/sh\nexec "${versionDir}/bin/python" "$@"\n`,
     [path.join(versionDir, 'bin', 'python')]: `#!/bin/sh\nPYTHONPATH="${versionDir}/lib/site" exec /usr/bin/python3 "$@"\n`,
     [path.join(versionDir, 'lib', 'site', 'standin.py')]: 'TOOLCHAIN = "stand-in pyenv"\n',
-    [path.join(workspace, 'test_toolchain.py')]: 'import unittest\n\nimport standin\n\n\nclass ToolchainTest(unittest.TestCase):\n    def test_the_stand_in_toolchain_is_there(self):\n        self.assertEqual(standin.TOOLCHAIN, "stand-in pyenv")\n',
+    [path.join(workspace, 'test_toolchain.py')]:
+      'import unittest\n\nimport standin\n\n\nclass ToolchainTest(unittest.TestCase):\n    def test_the_stand_in_toolchain_is_there(self):\n        self.assertEqual(standin.TOOLCHAIN, "stand-in pyenv")\n',
     [path.join(workspace, 'README.md')]: 'A repository under the home directory.\n',
   });
   fs.chmodSync(path.join(home, '.pyenv', 'shims', 'python'), 0o755);

@@ -46,18 +46,30 @@ export async function startOtlpReceiver(mode: 'ok' | 'hang' = 'ok'): Promise<Otl
       const body = Buffer.concat(chunks).toString('utf8');
       bodies.push(body);
       if (mode === 'hang') return;
-      if (request.method !== 'POST' || request.url !== '/v1/traces') { response.writeHead(404).end(); return; }
+      if (request.method !== 'POST' || request.url !== '/v1/traces') {
+        response.writeHead(404).end();
+        return;
+      }
       spans.push(...decode(JSON.parse(body)));
       response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
     });
   });
-  server.on('connection', (socket) => { sockets.add(socket); socket.on('close', () => sockets.delete(socket)); });
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
-    spans, bodies, requests,
-    close: () => new Promise((resolve) => { for (const socket of sockets) socket.destroy(); server.close(() => resolve()); }),
+    spans,
+    bodies,
+    requests,
+    close: () =>
+      new Promise((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -79,21 +91,39 @@ function attributes(list: KeyValue[] | undefined): Record<string, unknown> {
 
 const millis = (nanos: string | number) => Number(BigInt(nanos) / 1000n) / 1000;
 
-function decode(body: { resourceSpans?: Array<{ resource?: { attributes?: KeyValue[] }; scopeSpans?: Array<{ scope?: { name: string; version?: string }; schemaUrl?: string; spans?: Array<Record<string, unknown>> }> }> }): ReceivedSpan[] {
+function decode(body: {
+  resourceSpans?: Array<{
+    resource?: { attributes?: KeyValue[] };
+    scopeSpans?: Array<{ scope?: { name: string; version?: string }; schemaUrl?: string; spans?: Array<Record<string, unknown>> }>;
+  }>;
+}): ReceivedSpan[] {
   const result: ReceivedSpan[] = [];
   for (const resourceSpans of body.resourceSpans ?? []) {
     const resource = attributes(resourceSpans.resource?.attributes);
     for (const scopeSpans of resourceSpans.scopeSpans ?? []) {
-      const scope = { name: scopeSpans.scope?.name ?? '', ...(scopeSpans.scope?.version ? { version: scopeSpans.scope.version } : {}), ...(scopeSpans.schemaUrl ? { schemaUrl: scopeSpans.schemaUrl } : {}) };
+      const scope = {
+        name: scopeSpans.scope?.name ?? '',
+        ...(scopeSpans.scope?.version ? { version: scopeSpans.scope.version } : {}),
+        ...(scopeSpans.schemaUrl ? { schemaUrl: scopeSpans.schemaUrl } : {}),
+      };
       for (const span of scopeSpans.spans ?? []) {
         result.push({
-          traceId: String(span.traceId), spanId: String(span.spanId), parentSpanId: String(span.parentSpanId ?? ''),
-          name: String(span.name), kind: Number(span.kind),
-          start: millis(span.startTimeUnixNano as string), end: millis(span.endTimeUnixNano as string),
+          traceId: String(span.traceId),
+          spanId: String(span.spanId),
+          parentSpanId: String(span.parentSpanId ?? ''),
+          name: String(span.name),
+          kind: Number(span.kind),
+          start: millis(span.startTimeUnixNano as string),
+          end: millis(span.endTimeUnixNano as string),
           attributes: attributes(span.attributes as KeyValue[]),
-          events: ((span.events ?? []) as Array<{ name: string; timeUnixNano: string; attributes?: KeyValue[] }>).map((event) => ({ name: event.name, time: millis(event.timeUnixNano), attributes: attributes(event.attributes) })),
+          events: ((span.events ?? []) as Array<{ name: string; timeUnixNano: string; attributes?: KeyValue[] }>).map((event) => ({
+            name: event.name,
+            time: millis(event.timeUnixNano),
+            attributes: attributes(event.attributes),
+          })),
           status: (span.status ?? { code: 0 }) as ReceivedSpan['status'],
-          resource, scope,
+          resource,
+          scope,
         });
       }
     }

@@ -11,7 +11,10 @@ export function commandLine(pid: number | string): string {
 
 /** PIDs of live processes whose command line contains `marker` (Linux /proc). */
 export function processesWithArgument(marker: string): number[] {
-  return fs.readdirSync('/proc').filter((entry) => /^\d+$/.test(entry) && commandLine(entry).includes(marker)).map(Number);
+  return fs
+    .readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry) && commandLine(entry).includes(marker))
+    .map(Number);
 }
 
 /** A number unlikely to appear in any other process's arguments, for `sleep 300.<n>`. */
@@ -21,7 +24,10 @@ export function uniqueMarker(): string {
 
 /** PIDs of live processes whose environment has `entry` (`NAME=value`) as a whole variable (Linux /proc). */
 export function processesWithEnvironment(entry: string): number[] {
-  return fs.readdirSync('/proc').filter((pid) => /^\d+$/.test(pid) && environmentOf(pid).includes(entry)).map(Number);
+  return fs
+    .readdirSync('/proc')
+    .filter((pid) => /^\d+$/.test(pid) && environmentOf(pid).includes(entry))
+    .map(Number);
 }
 
 function environmentOf(pid: string): string[] {

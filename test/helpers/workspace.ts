@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach } from 'vitest';
-import type { CommandPolicy, ObservationLimits, ToolContext } from '../../tools/types.js';
 import { makeTempDir, removeTempDirs } from '../../testing/temp-dir.js';
+import type { CommandPolicy, ObservationLimits, ToolContext } from '../../tools/types.js';
 
 // Every temp directory a test made (here or through runScripted) goes after the test.
 afterEach(removeTempDirs);

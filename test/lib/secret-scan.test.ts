@@ -33,7 +33,10 @@ describe('maskSecrets', () => {
   it('masks a whole private key block, also one cut short by truncation or escaped inside JSON', () => {
     const body = 'b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW\nQyNTUxOQAAACDh9V3p0b2ZxZx2mNqr';
     const block = `-----BEGIN OPENSSH PRIVATE KEY-----\n${body}\n-----END OPENSSH PRIVATE KEY-----`;
-    expect(maskSecrets(`key:\n${block}\ndone`)).toEqual({ text: 'key:\n[redacted: private-key]\ndone', findings: [{ kind: 'private-key', line: 2, column: 1 }] });
+    expect(maskSecrets(`key:\n${block}\ndone`)).toEqual({
+      text: 'key:\n[redacted: private-key]\ndone',
+      findings: [{ kind: 'private-key', line: 2, column: 1 }],
+    });
     const cut = maskSecrets(`-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA7x\nQ3e9\n...[4000 chars omitted]...\nrest`);
     expect(cut.text).not.toMatch(/MIIEpAIBAAKCAQEA7x|Q3e9/);
     const json = `{"private_key": "-----BEGIN PRIVATE KEY-----\\nMIIEvQIBADANBgkq\\n-----END PRIVATE KEY-----\\n", "client_email": "x@y"}`;
@@ -41,8 +44,14 @@ describe('maskSecrets', () => {
   });
 
   it('masks the value of an AWS secret key, a password in a URL and an .npmrc token, keeping their labels', () => {
-    const text = t('aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYzzzzzzKEYx\n', 'postgres://app:s3cr3t-pw@db:5432/app\n', '//registry.npmjs.org/:_authToken=abcdef123456\n');
-    expect(maskSecrets(text).text).toBe('aws_secret_access_key = [redacted: aws-secret-access-key]\npostgres://app:[redacted: url-credentials]@db:5432/app\n//registry.npmjs.org/:_authToken=[redacted: npm-auth-token]\n');
+    const text = t(
+      'aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYzzzzzzKEYx\n',
+      'postgres://app:s3cr3t-pw@db:5432/app\n',
+      '//registry.npmjs.org/:_authToken=abcdef123456\n',
+    );
+    expect(maskSecrets(text).text).toBe(
+      'aws_secret_access_key = [redacted: aws-secret-access-key]\npostgres://app:[redacted: url-credentials]@db:5432/app\n//registry.npmjs.org/:_authToken=[redacted: npm-auth-token]\n',
+    );
   });
 
   it('masks the endpoint key, its head and its tail, as [redacted]', () => {

@@ -19,7 +19,10 @@ describe('budgets', () => {
     probe.reply({ calls: [{ name: 'run', args: { command: 'ls' } }] });
     const step = probe.tools([ran('ls', 0)]);
     expect(step.context.warned.steps).toBe(true);
-    expect(step.appended.at(-1)).toEqual({ role: 'user', content: '[harness] Step check: 75% of the step budget is used (3 steps of 4 steps). Wrap up and move to verification.' });
+    expect(step.appended.at(-1)).toEqual({
+      role: 'user',
+      content: '[harness] Step check: 75% of the step budget is used (3 steps of 4 steps). Wrap up and move to verification.',
+    });
     expect(step.notes).toContainEqual({ kind: 'budget_warning', budget: 'steps', step: 3, share: 0.75, used: 3, limit: 4 });
     // Once: the next turn past the share says nothing more.
     probe.contextReady();
@@ -34,7 +37,9 @@ describe('budgets', () => {
     expect(probe.tools([ran('ls', 0)]).context.warned.steps).toBeUndefined();
     probe.contextReady();
     probe.reply({ calls: [{ name: 'run', args: { command: 'ls' } }] });
-    expect(probe.tools([ran('ls', 0)]).appended.at(-1)?.content).toBe('[harness] Step check: 50% of the step budget is used (5 steps of 10 steps). Wrap up and move to verification.');
+    expect(probe.tools([ran('ls', 0)]).appended.at(-1)?.content).toBe(
+      '[harness] Step check: 50% of the step budget is used (5 steps of 10 steps). Wrap up and move to verification.',
+    );
   });
 
   it('tokens and cost caps warn at their share too, by the same mechanism', () => {
@@ -44,7 +49,9 @@ describe('budgets', () => {
     probe.reply({ calls: [{ name: 'run', args: { command: 'ls' } }] }, { promptTokens: 80_000, completionTokens: 0, cachedTokens: 0 });
     const step = probe.tools([ran('ls', 0)]);
     expect(step.notes.filter((note) => note.kind === 'budget_warning').map((note) => note.kind === 'budget_warning' && note.budget)).toEqual(['tokens']);
-    expect(step.appended.at(-1)?.content).toBe('[harness] Token check: 75% of the token budget is used (80,000 tokens of 100,000 tokens). Wrap up and move to verification.');
+    expect(step.appended.at(-1)?.content).toBe(
+      '[harness] Token check: 75% of the token budget is used (80,000 tokens of 100,000 tokens). Wrap up and move to verification.',
+    );
     probe.contextReady();
     probe.reply({ calls: [{ name: 'run', args: { command: 'ls' } }] }, { promptTokens: 10_000, completionTokens: 25_000, cachedTokens: 0 });
     const costly = probe.tools([ran('ls', 0)]);
@@ -99,4 +106,3 @@ describe('budgets', () => {
     expect(probe.contextReady({ tokens: 3000 }).state).toBe('budget');
   });
 });
-

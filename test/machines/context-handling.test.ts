@@ -31,12 +31,17 @@ describe('a prompt the provider rejects as too long', () => {
     const { completionAllowance } = await import('../../machines/budgets.js');
     const probe = probeHarness(machine, rules, { at: 'build.compact' });
     probe.contextReady({ messages: [{ role: 'user', content: 'hi' }], tokens: 2_000 });
-    const rejected = probe.send({ type: 'xstate.error.actor.model', error: new ContextLengthError("400 This model's maximum context length is 3000 tokens. However, you requested 6096 tokens.") });
+    const rejected = probe.send({
+      type: 'xstate.error.actor.model',
+      error: new ContextLengthError("400 This model's maximum context length is 3000 tokens. However, you requested 6096 tokens."),
+    });
     expect(rejected.context.contextState.windowCap).toBe(3_000);
     const usage = { calls: 1, promptTokens: 0, completionTokens: 0, cachedTokens: 0, costUsd: 0 };
     const price = { input: 0, cachedInput: 0, output: 0 };
     const state = { ...rejected.context.contextState, reportedRatio: 1 };
-    expect(completionAllowance({ usage, viewTokens: 2_000, contextState: state }, { maxCompletionTokens: 4096, windowTokens: 32_768 }, price)).toBe(3_000 - 2_200);
+    expect(completionAllowance({ usage, viewTokens: 2_000, contextState: state }, { maxCompletionTokens: 4096, windowTokens: 32_768 }, price)).toBe(
+      3_000 - 2_200,
+    );
     expect(completionAllowance({ usage, viewTokens: 2_900, contextState: state }, { maxCompletionTokens: 4096, windowTokens: 32_768 }, price)).toBe(256);
   });
 
@@ -49,7 +54,6 @@ describe('a prompt the provider rejects as too long', () => {
     expect(replied.context.promptRejections).toBe(0);
     expect(replied.context.contextState.windowCap).toBe(15_000);
   });
-
 });
 
 describe('context manager transitions', () => {
@@ -63,7 +67,10 @@ describe('context manager transitions', () => {
   it('stage 2: a view over the hard limit goes to the summarizer; a shrinking summary is applied', () => {
     const probe = probeHarness(machine, rules, { at: 'build.compact' });
     expect(probe.contextReady({ action: 'summarize', tokens: 30_000 }).state).toBe('build.summarize');
-    const step = probe.send({ type: 'xstate.done.actor.summarizer', output: { summary: { text: 'did things', through: 40 }, foldedChars: 50_000, summaryChars: 900 } });
+    const step = probe.send({
+      type: 'xstate.done.actor.summarizer',
+      output: { summary: { text: 'did things', through: 40 }, foldedChars: 50_000, summaryChars: 900 },
+    });
     expect(step.state).toBe('build.compact');
     expect(step.context.contextState.summary).toEqual({ text: 'did things', through: 40 });
     expect(step.context.contextState.summaries).toBe(1);
@@ -71,7 +78,10 @@ describe('context manager transitions', () => {
 
   it('a summary that does not shrink the view, or a failing summarizer, is counted as a failure', () => {
     const probe = probeHarness(machine, rules, { at: 'build.summarize' });
-    const grew = probe.send({ type: 'xstate.done.actor.summarizer', output: { summary: { text: 'x'.repeat(5000), through: 40 }, foldedChars: 1000, summaryChars: 5000 } });
+    const grew = probe.send({
+      type: 'xstate.done.actor.summarizer',
+      output: { summary: { text: 'x'.repeat(5000), through: 40 }, foldedChars: 1000, summaryChars: 5000 },
+    });
     expect(grew.state).toBe('build.compact');
     expect(grew.context.contextState.summary).toBeNull();
     expect(grew.context.contextState.summaryFailures).toBe(1);
@@ -79,4 +89,3 @@ describe('context manager transitions', () => {
     expect(failing.send({ type: 'xstate.error.actor.summarizer', error: new Error('timeout') }).context.contextState.summaryFailures).toBe(1);
   });
 });
-

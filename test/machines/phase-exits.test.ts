@@ -71,13 +71,23 @@ describe('phase exits (route), evaluated after each turn', () => {
 
   it('fix → verify after an edit followed by a passing test run', () => {
     const probe = atThink('fix');
-    probe.reply({ calls: [{ name: 'edit_file', args: {} }, { name: 'run', args: { command: 'npm test' } }] });
+    probe.reply({
+      calls: [
+        { name: 'edit_file', args: {} },
+        { name: 'run', args: { command: 'npm test' } },
+      ],
+    });
     expect(probe.tools([edited('a.py'), ran('npm test', 0)]).state).toBe('verify.compact');
   });
 
   it('fix stays in fix after an edit and a failing test run (fix → verify → fix)', () => {
     const probe = atThink('fix');
-    probe.reply({ calls: [{ name: 'edit_file', args: {} }, { name: 'run', args: { command: 'npm test' } }] });
+    probe.reply({
+      calls: [
+        { name: 'edit_file', args: {} },
+        { name: 'run', args: { command: 'npm test' } },
+      ],
+    });
     const step = probe.tools([edited('a.py'), ran('npm test', 1)]);
     expect(step.state).toBe('fix.compact');
     expect(step.context.facts.phaseStartSeq).toBe(step.context.facts.seq);
@@ -98,4 +108,3 @@ describe('phase exits (route), evaluated after each turn', () => {
     expect(step.state).toBe('fix.compact');
   });
 });
-

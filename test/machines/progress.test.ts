@@ -30,9 +30,17 @@ describe('what counts as progress (machines/stall/progress.ts)', () => {
   });
 
   it('a todo change adds or ticks an item; the same list again, or a removal, is not', () => {
-    const before = [{ task: 'a', done: false }, { task: 'b', done: false }];
+    const before = [
+      { task: 'a', done: false },
+      { task: 'b', done: false },
+    ];
     expect(isTodoChange(before, [...before, { task: 'c', done: false }])).toBe(true);
-    expect(isTodoChange(before, [{ task: 'a', done: true }, { task: 'b', done: false }])).toBe(true);
+    expect(
+      isTodoChange(before, [
+        { task: 'a', done: true },
+        { task: 'b', done: false },
+      ]),
+    ).toBe(true);
     expect(isTodoChange(before, before)).toBe(false);
     expect(isTodoChange(before, [{ task: 'a', done: false }])).toBe(false);
   });

@@ -1,6 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import type { MachineNote, StallEvent } from '../../lib/trace-events.js';
-import { blocked, createHarnessMachine, edited, probeHarness, ran, read, rulesSchema, searched, todo, toolError, type ResultSpec } from '../../testing/index.js';
+import {
+  blocked,
+  createHarnessMachine,
+  edited,
+  probeHarness,
+  type ResultSpec,
+  ran,
+  read,
+  rulesSchema,
+  searched,
+  todo,
+  toolError,
+} from '../../testing/index.js';
 
 // Room for long behaviours: the step budget is not what these tests are about.
 const rules = rulesSchema.parse({ budgets: { maxSteps: 200 } });
@@ -33,29 +45,58 @@ const times = <T>(count: number, make: (index: number) => T) => Array.from({ len
 describe('repeatedAction: the same action with the same result', () => {
   it('the third identical run is nudged after all tool results, traced with what the rule saw', () => {
     const probe = start();
-    const notes = turns(probe, times(2, () => ran('make', 2, 'error: x')));
+    const notes = turns(
+      probe,
+      times(2, () => ran('make', 2, 'error: x')),
+    );
     const third = turn(probe, [ran('make', 2, 'error: x')]);
-    expect([...notes, ...stallNotes(third.notes)]).toEqual([expect.objectContaining({ rule: 'repeatedAction', limit: 3, count: 3, firings: 1, maxNudges: 3, reason: '3 identical actions in a row with the same result' })]);
+    expect([...notes, ...stallNotes(third.notes)]).toEqual([
+      expect.objectContaining({
+        rule: 'repeatedAction',
+        limit: 3,
+        count: 3,
+        firings: 1,
+        maxNudges: 3,
+        reason: '3 identical actions in a row with the same result',
+      }),
+    ]);
     // Delivered as the next turn starts: after the turn's tool result, as a user message.
     expect(third.appended.at(-2)).toMatchObject({ role: 'tool' });
-    expect(third.appended.at(-1)?.content).toBe('[harness] The same action produced the same result 3 times. Do something different: read something you have not seen, change a file, or run the tests.');
+    expect(third.appended.at(-1)?.content).toBe(
+      '[harness] The same action produced the same result 3 times. Do something different: read something you have not seen, change a file, or run the tests.',
+    );
   });
 
   it('looks like one but is not: polling a log whose output changes each time is never nudged', () => {
     const probe = start();
-    expect(turns(probe, times(12, (poll) => ran('tail -n 2 build.log', 0, `[${poll}/12] compiling`)))).toEqual([]);
+    expect(
+      turns(
+        probe,
+        times(12, (poll) => ran('tail -n 2 build.log', 0, `[${poll}/12] compiling`)),
+      ),
+    ).toEqual([]);
   });
 
   it('timings do not make a result new: the same test output with another duration is the same result', () => {
     const probe = start();
-    expect(rulesOf(turns(probe, [0.11, 0.12, 0.13].map((seconds) => ran('make lint', 0, `lint ok in ${seconds}s`))))).toEqual(['repeatedAction']);
+    expect(
+      rulesOf(
+        turns(
+          probe,
+          [0.11, 0.12, 0.13].map((seconds) => ran('make lint', 0, `lint ok in ${seconds}s`)),
+        ),
+      ),
+    ).toEqual(['repeatedAction']);
   });
 });
 
 describe('ending: a stall that persists with nothing new across its nudges ends the run', () => {
   it('the same failing command, again and again: three nudges, then stalled, the reason naming the rule', () => {
     const probe = start();
-    turns(probe, times(11, () => ran('make', 2, 'error: x')));
+    turns(
+      probe,
+      times(11, () => ran('make', 2, 'error: x')),
+    );
     expect(probe.state).toBe('build.compact');
     const last = turn(probe, [ran('make', 2, 'error: x')]);
     expect(last.state).toBe('stalled');
@@ -66,7 +107,10 @@ describe('ending: a stall that persists with nothing new across its nudges ends 
   it('looks like one but is not: the same loop with something new between its nudges is nudged on, never ended', () => {
     const probe = start();
     for (let round = 0; round < 6; round++) {
-      turns(probe, times(3, () => ran('make', 2, 'error: x')));
+      turns(
+        probe,
+        times(3, () => ran('make', 2, 'error: x')),
+      );
       turn(probe, [read('notes.md', `finding ${round}`)]);
     }
     expect(probe.state).toMatch(/^build\./);
@@ -76,7 +120,10 @@ describe('ending: a stall that persists with nothing new across its nudges ends 
   it('stall.onPersist "nudge" keeps nudging and never ends the run', () => {
     const nudgeOnly = rulesSchema.parse({ stall: { onPersist: 'nudge' } });
     const probe = probeHarness(createHarnessMachine(nudgeOnly), nudgeOnly, { at: 'build.think' });
-    const notes = turns(probe, times(30, () => ran('make', 2, 'error: x')));
+    const notes = turns(
+      probe,
+      times(30, () => ran('make', 2, 'error: x')),
+    );
     expect(probe.state).toMatch(/^build\./);
     expect(notes.length).toBe(10);
   });
@@ -85,18 +132,31 @@ describe('ending: a stall that persists with nothing new across its nudges ends 
 describe('repeatedFailure: the same action failing with nothing new in its output', () => {
   it('a command flapping between two errors it has shown before is nudged', () => {
     const probe = start();
-    const notes = turns(probe, ['error A', 'error B', 'error A', 'error B'].map((output) => ran('make', 2, output)));
+    const notes = turns(
+      probe,
+      ['error A', 'error B', 'error A', 'error B'].map((output) => ran('make', 2, output)),
+    );
     expect(rulesOf(notes)).toEqual(['repeatedFailure']);
   });
 
   it('looks like one but is not: a failing command whose output says something new each time', () => {
     const probe = start();
-    expect(turns(probe, times(6, (index) => ran('make', 2, `error in module_${index}.c`)))).toEqual([]);
+    expect(
+      turns(
+        probe,
+        times(6, (index) => ran('make', 2, `error in module_${index}.c`)),
+      ),
+    ).toEqual([]);
   });
 
   it('blocked commands and tool errors are failures', () => {
     const probe = start();
-    const notes = turns(probe, [blocked('sudo make'), toolError('run', 'boom', { command: 'sudo make' }), blocked('sudo make'), toolError('run', 'boom', { command: 'sudo make' })]);
+    const notes = turns(probe, [
+      blocked('sudo make'),
+      toolError('run', 'boom', { command: 'sudo make' }),
+      blocked('sudo make'),
+      toolError('run', 'boom', { command: 'sudo make' }),
+    ]);
     expect(rulesOf(notes)).toEqual(['repeatedFailure']);
   });
 });
@@ -104,7 +164,10 @@ describe('repeatedFailure: the same action failing with nothing new in its outpu
 describe('alternation: A-B-A-B with nothing new', () => {
   it('two actions alternating over six calls, showing the same outputs, are nudged', () => {
     const probe = start();
-    const notes = turns(probe, times(6, (index) => (index % 2 ? ran('cat config.yml', 0, 'debug: false') : ran('ls src', 0, 'app.py'))));
+    const notes = turns(
+      probe,
+      times(6, (index) => (index % 2 ? ran('cat config.yml', 0, 'debug: false') : ran('ls src', 0, 'app.py'))),
+    );
     expect(rulesOf(notes)).toEqual(['alternation']);
   });
 
@@ -121,14 +184,24 @@ describe('alternation: A-B-A-B with nothing new', () => {
 describe('editThrash: a file put back to an earlier version', () => {
   it('an edit undone and redone is nudged on the fourth edit, naming the file', () => {
     const probe = start();
-    const notes = turns(probe, times(4, (index) => edited('src/a.py', index % 2 ? { before: 'changed', after: 'original' } : { before: 'original', after: 'changed' })));
+    const notes = turns(
+      probe,
+      times(4, (index) => edited('src/a.py', index % 2 ? { before: 'changed', after: 'original' } : { before: 'original', after: 'changed' })),
+    );
     expect(rulesOf(notes)).toEqual(['editThrash']);
-    expect(notes[0]!.message).toBe('You have put src/a.py back to an earlier version 3 times. Step back: re-read the task and the failing output, then make one change you have not tried.');
+    expect(notes[0]!.message).toBe(
+      'You have put src/a.py back to an earlier version 3 times. Step back: re-read the task and the failing output, then make one change you have not tried.',
+    );
   });
 
   it('looks like one but is not: fifteen distinct edits to one big file', () => {
     const probe = start();
-    expect(turns(probe, times(15, (index) => edited('big.py', { before: `v${index}`, after: `v${index + 1}` })))).toEqual([]);
+    expect(
+      turns(
+        probe,
+        times(15, (index) => edited('big.py', { before: `v${index}`, after: `v${index + 1}` })),
+      ),
+    ).toEqual([]);
   });
 
   it('a test run with a new result starts the count over', () => {
@@ -143,14 +216,20 @@ describe('editThrash: a file put back to an earlier version', () => {
 describe('readLoop: reading without changing anything', () => {
   it('eight reads are a reminder even when each is new; it never ends a run that keeps finding new things', () => {
     const probe = start();
-    const notes = turns(probe, times(40, (index) => read(`lib/f${index}.py`, `content ${index}`)));
+    const notes = turns(
+      probe,
+      times(40, (index) => read(`lib/f${index}.py`, `content ${index}`)),
+    );
     expect(rulesOf(notes)).toEqual(['readLoop', 'readLoop', 'readLoop', 'readLoop', 'readLoop']);
     expect(probe.state).toMatch(/^build\./);
   });
 
   it('re-reading what was seen before is a loop: it ends', () => {
     const probe = start();
-    turns(probe, times(40, (index) => read('app.py', `page ${index % 3}`)));
+    turns(
+      probe,
+      times(40, (index) => read('app.py', `page ${index % 3}`)),
+    );
     expect(probe.state).toBe('stalled');
   });
 
@@ -175,7 +254,14 @@ describe('readLoop: reading without changing anything', () => {
 
   it('searches count like reads', () => {
     const probe = start();
-    expect(rulesOf(turns(probe, times(8, (index) => searched(`name${index}`, `hit ${index}`))))).toEqual(['readLoop']);
+    expect(
+      rulesOf(
+        turns(
+          probe,
+          times(8, (index) => searched(`name${index}`, `hit ${index}`)),
+        ),
+      ),
+    ).toEqual(['readLoop']);
   });
 });
 
@@ -216,7 +302,10 @@ describe('noToolCalls: replies without a tool call', () => {
 describe('one stall, one message', () => {
   it('a turn that trips several rules at once is nudged once, by the first rule in order', () => {
     const probe = start();
-    const notes = turns(probe, times(3, () => read('same.py', 'same')));
+    const notes = turns(
+      probe,
+      times(3, () => read('same.py', 'same')),
+    );
     expect(rulesOf(notes)).toEqual(['repeatedAction']);
   });
 
@@ -225,9 +314,14 @@ describe('one stall, one message', () => {
     const wordedMachine = createHarnessMachine(worded);
     const nudgeIn = (phase: string) => {
       const probe = probeHarness(wordedMachine, worded, { at: `${phase}.think` });
-      return turns(probe, times(3, () => ran('make', 2, 'error'))).at(0)?.message;
+      return turns(
+        probe,
+        times(3, () => ran('make', 2, 'error')),
+      ).at(0)?.message;
     };
     expect(nudgeIn('fix')).toBe('Read the failing assertion before running the tests again.');
-    expect(nudgeIn('plan')).toBe('The same action produced the same result 3 times. Do something different: read something you have not seen, change a file, or run the tests.');
+    expect(nudgeIn('plan')).toBe(
+      'The same action produced the same result 3 times. Do something different: read something you have not seen, change a file, or run the tests.',
+    );
   });
 });

@@ -40,9 +40,14 @@ describe('turn cycle: observe → compact → checkBudget → think → act → 
   it('gives empty and duplicate tool-call ids unique ids so every result pairs with its call', () => {
     const probe = probeHarness(machine, rules, { at: 'build.think' });
     const provider = 'call_Qx7fN2kLm9PzR4sT';
-    const step = probe.reply({ calls: [
-      { name: 'read_file', args: {}, id: '' }, { name: 'grep', args: {}, id: 'x' }, { name: 'grep', args: {}, id: provider }, { name: 'grep', args: {}, id: provider },
-    ] });
+    const step = probe.reply({
+      calls: [
+        { name: 'read_file', args: {}, id: '' },
+        { name: 'grep', args: {}, id: 'x' },
+        { name: 'grep', args: {}, id: provider },
+        { name: 'grep', args: {}, id: provider },
+      ],
+    });
     const ids = step.context.calls.map((call) => call.id);
     expect(ids).toEqual(['call_1_0', 'call_1_1', provider, 'call_1_3']);
     expect((step.appended[0] as { tool_calls: Array<{ id: string }> }).tool_calls.map((call) => call.id)).toEqual(ids);
@@ -69,7 +74,12 @@ describe('the probe refuses input the machine would never get', () => {
     expect(() => probe.reply({ calls: [{ name: 'read_file', args: {} }] })).toThrow('probe.reply(): the machine is in build.compact');
     probe.contextReady();
     expect(() => probe.tools([read('a.py')])).toThrow('probe.tools(): the machine is in build.think');
-    probe.reply({ calls: [{ name: 'read_file', args: {} }, { name: 'run', args: { command: 'ls' } }] });
+    probe.reply({
+      calls: [
+        { name: 'read_file', args: {} },
+        { name: 'run', args: { command: 'ls' } },
+      ],
+    });
     expect(() => probe.tools([read('a.py')])).toThrow('1 result(s) for 2 call(s) (read_file, run)');
     expect(() => probe.tools([read('a.py'), edited('a.py')])).toThrow('result 2 is for edit_file, but call 2 is run');
     expect(probe.tools([read('a.py'), ran('ls', 0)]).state).toBe('build.compact');
@@ -77,7 +87,13 @@ describe('the probe refuses input the machine would never get', () => {
 
   it('a finish with valid arguments ends the results and needs its summary; a malformed finish is a call like any other', () => {
     const probe = probeHarness(machine, rules, { at: 'build.think' });
-    probe.reply({ calls: [{ name: 'finish', args: '{"summ' }, { name: 'read_file', args: {} }, { name: 'finish', args: { summary: 'done' } }] });
+    probe.reply({
+      calls: [
+        { name: 'finish', args: '{"summ' },
+        { name: 'read_file', args: {} },
+        { name: 'finish', args: { summary: 'done' } },
+      ],
+    });
     expect(() => probe.tools([toolError('finish', 'bad JSON')])).toThrow('1 result(s) for 2 call(s) (finish, read_file, before the finish)');
     expect(() => probe.tools([toolError('finish', 'bad JSON'), read('a.py')])).toThrow('call 3 is a finish');
     expect(probe.tools([toolError('finish', 'bad JSON'), read('a.py')], { summary: 'done' }).state).toMatch(/^(build|verify)\./);

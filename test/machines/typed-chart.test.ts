@@ -18,8 +18,14 @@ describe('a misspelled name in a phase state does not compile', () => {
       harnessSetup.createStateConfig({ invoke: { src: 'modle' } }),
       // @ts-expect-error: stepLimitReached reads `max`, not `limit`
       harnessSetup.createStateConfig({ always: [{ guard: { type: 'stepLimitReached', params: { limit: 40 } }, target: 'x' }] }),
-      // @ts-expect-error: the model's output has no `reply` field; event outputs reach actions typed
-      harnessSetup.createStateConfig({ invoke: { src: 'model', onDone: { actions: { type: 'recordReply', params: ({ event }) => ({ reply: event.output.reply }) } } } }),
+      harnessSetup.createStateConfig({
+        invoke: {
+          src: 'model',
+          input: { messages: [], maxCompletionTokens: 100, step: 1 },
+          // @ts-expect-error: the model's output has no `reply` field; event outputs reach actions typed
+          onDone: { actions: { type: 'recordReply', params: ({ event }) => ({ reply: event.output.reply }) } },
+        },
+      }),
     ];
     // The right names compile and build state configs (what the phase builder does).
     const right = harnessSetup.createStateConfig({ always: [{ guard: { type: 'stepLimitReached', params: { max: 40 } }, target: 'x' }] });

@@ -5,10 +5,16 @@ import type { ToolCallResult } from '../../machines/types.js';
 import { openCallJournal } from '../../run/call-journal.js';
 import { makeTempDir } from '../helpers/workspace.js';
 
-const result = (step: number): ToolCallResult => ({ id: `call_${step}`, name: 'run', args: { command: 'make' }, outcome: { content: `output ${step}\n`.repeat(200), ok: true, effect: { kind: 'none' } }, ms: 1 });
+const result = (step: number): ToolCallResult => ({
+  id: `call_${step}`,
+  name: 'run',
+  args: { command: 'make' },
+  outcome: { content: `output ${step}\n`.repeat(200), ok: true, effect: { kind: 'none' } },
+  ms: 1,
+});
 
 describe('the call journal', () => {
-  it('keeps every result on disk but only the step in progress in memory; a reopened journal finds the newest step\'s calls', () => {
+  it("keeps every result on disk but only the step in progress in memory; a reopened journal finds the newest step's calls", () => {
     const file = path.join(makeTempDir(), 'calls.jsonl');
     const journal = openCallJournal(file);
     for (let step = 1; step <= 1000; step++) {

@@ -1,9 +1,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { SimulatedClock } from 'xstate';
 import { describe, expect, it } from 'vitest';
-import { demoScript, DEMO_TASK, DEMO_TEST_CMD } from '../../demo/demo-model.js';
+import { SimulatedClock } from 'xstate';
 import { checkPairing } from '../../context/pairing.js';
+import { DEMO_TASK, DEMO_TEST_CMD, demoScript } from '../../demo/demo-model.js';
 import { call, reply, runScripted } from '../../testing/index.js';
 import { demoRepoFiles } from '../helpers/demo-files.js';
 
@@ -13,7 +13,10 @@ describe('a whole run with real tools and a scripted model', () => {
   it('the demo walks plan → build → verify → fix → verify → done, with a refused finish and a rejected edit', async () => {
     const run = await runScripted({ files: demoRepoFiles(), task: DEMO_TASK, testCmd: DEMO_TEST_CMD, script: demoScript });
     expect(run.output.status).toBe('done');
-    const phases = run.lines('transition').map((line) => String(line.to).split('.')[0]).filter((phase, index, all) => phase !== all[index - 1]);
+    const phases = run
+      .lines('transition')
+      .map((line) => String(line.to).split('.')[0])
+      .filter((phase, index, all) => phase !== all[index - 1]);
     expect(phases).toEqual(['plan', 'build', 'verify', 'fix', 'verify', 'done']);
     expect(run.lines('finish').map((line) => line.allowed)).toEqual([false, true]);
     expect(run.lines('tool').some((line) => String(line.result).startsWith('Edit rejected, file unchanged. Syntax error'))).toBe(true);
@@ -21,7 +24,9 @@ describe('a whole run with real tools and a scripted model', () => {
     expect(checkPairing(run.record)).toEqual([]);
     // Without compaction, every request is exactly the record up to that model call.
     const assistantAt = run.record.flatMap((message, index) => (message.role === 'assistant' ? [index] : []));
-    run.model.requests.forEach((request, call) => expect(request).toEqual(run.record.slice(0, assistantAt[call])));
+    run.model.requests.forEach((request, call) => {
+      expect(request).toEqual(run.record.slice(0, assistantAt[call]));
+    });
     expect(run.model.requests[0]!.map((message) => message.role)).toEqual(['system', 'user']);
     expect(run.lines('end')[0]).toMatchObject({ status: 'done', steps: 9 });
     expect(JSON.parse(readFileSync(join(run.workspace, '.rein', 'progress.json'), 'utf8')).todo.every((item: { done: boolean }) => item.done)).toBe(true);
@@ -40,13 +45,17 @@ describe('a whole run with real tools and a scripted model', () => {
     });
     expect(run.output).toMatchObject({ status: 'done', steps: 4, summary: 'fixed and tested' });
     const refusal = run.record.find((message) => message.role === 'tool' && message.content.startsWith('Not yet'));
-    expect(refusal?.content).toBe('Not yet: no passing test run after the last edit. Before finishing: run `node --test`, read the full output, and check the result against the original task (not against your code). Cover edge cases, not just the happy path.');
+    expect(refusal?.content).toBe(
+      'Not yet: no passing test run after the last edit. Before finishing: run `node --test`, read the full output, and check the result against the original task (not against your code). Cover edge cases, not just the happy path.',
+    );
     run.model.assertDone();
   });
 
   it('a repeated failing command is nudged and then ends the run as stalled, not at the step limit', async () => {
     const run = await runScripted({
-      files: { 'x.txt': 'x' }, testCmd: 'node --test', rules: { budgets: { maxSteps: 30 } },
+      files: { 'x.txt': 'x' },
+      testCmd: 'node --test',
+      rules: { budgets: { maxSteps: 30 } },
       script: () => reply(call('run', { command: 'cat missing.txt' })),
     });
     expect(run.output.status).toBe('stalled');
@@ -56,10 +65,12 @@ describe('a whole run with real tools and a scripted model', () => {
     expect(run.record[nudgeIndex - 1]?.role).toBe('tool');
   });
 
-  it('a model that keeps calling finish without a passing test is a stall: nudged, then stalled; a refused summary is not the run\'s', async () => {
+  it("a model that keeps calling finish without a passing test is a stall: nudged, then stalled; a refused summary is not the run's", async () => {
     let attempt = 0;
     const run = await runScripted({
-      files: { 'x.txt': 'x' }, testCmd: 'node --test', rules: { budgets: { maxSteps: 30 } },
+      files: { 'x.txt': 'x' },
+      testCmd: 'node --test',
+      rules: { budgets: { maxSteps: 30 } },
       script: () => reply(call('finish', { summary: `looks right to me (${attempt++})` })),
     });
     expect(run.output.status).toBe('stalled');
@@ -71,7 +82,9 @@ describe('a whole run with real tools and a scripted model', () => {
 
   it('model mistakes become observations: unknown tool, bad JSON, missing and extra arguments', async () => {
     const run = await runScripted({
-      files: { 'a.txt': 'hello\n' }, testCmd: 'true', rules: { budgets: { maxSteps: 2 } },
+      files: { 'a.txt': 'hello\n' },
+      testCmd: 'true',
+      rules: { budgets: { maxSteps: 2 } },
       script: [
         reply(call('delete_everything', {}), call('read_file', '{"path": "a.txt"'), call('read_file', {}), call('read_file', { path: 'a.txt', mode: 'x' })),
         reply(call('read_file', { path: 'a.txt' })),
@@ -81,7 +94,12 @@ describe('a whole run with real tools and a scripted model', () => {
     const results = run.record.filter((message) => message.role === 'tool').map((message) => message.content);
     expect(results[0]).toMatch(/^Tool error: unknown tool "delete_everything"/);
     // Refused calls are traced with their arguments parsed when they are JSON, raw when they are not.
-    expect(run.lines('tool').slice(0, 4).map((line) => line.args)).toEqual([{}, '{"path": "a.txt"', {}, { path: 'a.txt', mode: 'x' }]);
+    expect(
+      run
+        .lines('tool')
+        .slice(0, 4)
+        .map((line) => line.args),
+    ).toEqual([{}, '{"path": "a.txt"', {}, { path: 'a.txt', mode: 'x' }]);
     expect(results[1]).toMatch(/^Tool error: .*JSON/i);
     expect(results[2]).toMatch(/^Tool error: .*path/);
     expect(results[3]).toMatch(/^Tool error: .*mode/);
@@ -92,13 +110,20 @@ describe('a whole run with real tools and a scripted model', () => {
     const clock = new SimulatedClock();
     let aborted = false;
     const pending = runScripted({
-      files: { 'a.txt': 'a' }, testCmd: 'true', rules: { budgets: { maxSeconds: 60 } }, clock,
-      script: (_messages, context) => context.call === 0
-        ? reply(call('read_file', { path: 'a.txt' }))
-        : new Promise((_, reject) => {
-          setTimeout(() => clock.increment(60_000), 20);
-          setTimeout(() => { aborted = true; reject(new Error('should have been aborted first')); }, 5000);
-        }),
+      files: { 'a.txt': 'a' },
+      testCmd: 'true',
+      rules: { budgets: { maxSeconds: 60 } },
+      clock,
+      script: (_messages, context) =>
+        context.call === 0
+          ? reply(call('read_file', { path: 'a.txt' }))
+          : new Promise((_, reject) => {
+              setTimeout(() => clock.increment(60_000), 20);
+              setTimeout(() => {
+                aborted = true;
+                reject(new Error('should have been aborted first'));
+              }, 5000);
+            }),
     });
     const run = await pending;
     expect(run.output.status).toBe('timeout');
@@ -108,13 +133,29 @@ describe('a whole run with real tools and a scripted model', () => {
 
   it('a todo list written in one run is read at the start of the next run on the same workspace', async () => {
     const first = await runScripted({
-      files: { 'a.txt': 'a' }, testCmd: 'true', rules: { budgets: { maxSteps: 1 } },
-      script: [reply(call('update_todo', { items: [{ task: 'step one', done: true }, { task: 'step two', done: false }] }))],
+      files: { 'a.txt': 'a' },
+      testCmd: 'true',
+      rules: { budgets: { maxSteps: 1 } },
+      script: [
+        reply(
+          call('update_todo', {
+            items: [
+              { task: 'step one', done: true },
+              { task: 'step two', done: false },
+            ],
+          }),
+        ),
+      ],
     });
     expect(existsSync(join(first.workspace, '.rein', 'progress.json'))).toBe(true);
     // rein's state ignores itself, so it never shows up as a change in the user's repository.
     expect(readFileSync(join(first.workspace, '.rein', '.gitignore'), 'utf8')).toMatch(/^\*$/m);
-    const second = await runScripted({ workspace: first.workspace, testCmd: 'true', rules: { budgets: { maxSteps: 1 } }, script: [reply(call('read_file', { path: 'a.txt' }))] });
+    const second = await runScripted({
+      workspace: first.workspace,
+      testCmd: 'true',
+      rules: { budgets: { maxSteps: 1 } },
+      script: [reply(call('read_file', { path: 'a.txt' }))],
+    });
     expect(second.model.requests[0]![1]!.content).toContain('[x] step one\n[ ] step two');
   });
 });

@@ -1,18 +1,21 @@
-import { makeTempDir } from '../helpers/workspace.js';
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkPairing } from '../../context/pairing.js';
 import type { ChatMessage } from '../../context/messages.js';
+import { checkPairing } from '../../context/pairing.js';
 import { readRecord } from '../../run/transcript.js';
-import { startOpenAIStub, type OpenAIStub, type StubRequest } from '../../testing/index.js';
+import { type OpenAIStub, type StubRequest, startOpenAIStub } from '../../testing/index.js';
 import { cleanEnv, repoRoot, runCli } from '../helpers/cli.js';
+import { makeTempDir } from '../helpers/workspace.js';
 
 function workspace(): string {
   const dir = makeTempDir('rein-resume-ws-');
   writeFileSync(join(dir, 'count.js'), 'export function count(items) {\n  return items.length - 1;\n}\n');
-  writeFileSync(join(dir, 'check.js'), "import { count } from './count.js';\nconst got = count([1, 2, 3]);\nconsole.log(got === 3 ? 'PASS' : `FAIL: expected 3, got ${got}`);\nprocess.exit(got === 3 ? 0 : 1);\n");
+  writeFileSync(
+    join(dir, 'check.js'),
+    "import { count } from './count.js';\nconst got = count([1, 2, 3]);\nconsole.log(got === 3 ? 'PASS' : `FAIL: expected 3, got ${got}`);\nprocess.exit(got === 3 ? 0 : 1);\n",
+  );
   return dir;
 }
 
@@ -32,7 +35,7 @@ function policy(request: StubRequest) {
   // A command the killed run had started is reported, not run again: ask for it again.
   if (text.startsWith('exit=interrupted')) {
     const asked = request.messages.at(-2)!;
-    const previous = (asked.role === 'assistant' ? asked.tool_calls ?? [] : [])[0]!.function;
+    const previous = (asked.role === 'assistant' ? (asked.tool_calls ?? []) : [])[0]!.function;
     return act(previous.name, JSON.parse(previous.arguments));
   }
   return { content: 'lost' };
@@ -59,17 +62,24 @@ function comparable(record: ChatMessage[]): string[] {
 describe('crash and resume', () => {
   let stub: OpenAIStub;
   let reference: ChatMessage[];
-  let fullMs = 0;
+  let _fullMs = 0;
   beforeAll(async () => {
-    stub = await startOpenAIStub(async (request) => { await new Promise((resolve) => setTimeout(resolve, 100)); return policy(request); });
+    stub = await startOpenAIStub(async (request) => {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      return policy(request);
+    });
     const runDir = join(makeTempDir('rein-resume-ref-'), 'run');
     const started = Date.now();
-    const result = await runCli(['run', workspace(), 'Make node check.js pass', '--test-cmd', 'node check.js', '--model', 'stub', '--run-dir', runDir], { env: cleanEnv({ OPENAI_BASE_URL: stub.url }) });
-    fullMs = Date.now() - started;
+    const result = await runCli(['run', workspace(), 'Make node check.js pass', '--test-cmd', 'node check.js', '--model', 'stub', '--run-dir', runDir], {
+      env: cleanEnv({ OPENAI_BASE_URL: stub.url }),
+    });
+    _fullMs = Date.now() - started;
     expect(result.code, result.stderr).toBe(0);
     reference = readRecord(join(runDir, 'record.jsonl'));
   });
-  afterAll(async () => { await stub.close(); });
+  afterAll(async () => {
+    await stub.close();
+  });
 
   it('the uninterrupted reference run is well-formed', () => {
     expect(reference.filter((message) => message.role === 'assistant')).toHaveLength(7);
@@ -81,10 +91,28 @@ describe('crash and resume', () => {
     const base = makeTempDir('rein-sigint-');
     const runDir = join(base, 'run');
     const tracePath = join(base, 'elsewhere', 'my-trace.jsonl');
-    const child = spawn(process.execPath, [join(repoRoot, 'bin', 'rein.js'), 'run', ws, 'Make node check.js pass', '--test-cmd', 'node check.js', '--model', 'stub', '--run-dir', runDir, '--trace', tracePath],
-      { env: cleanEnv({ OPENAI_BASE_URL: stub.url }), stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(
+      process.execPath,
+      [
+        join(repoRoot, 'bin', 'rein.js'),
+        'run',
+        ws,
+        'Make node check.js pass',
+        '--test-cmd',
+        'node check.js',
+        '--model',
+        'stub',
+        '--run-dir',
+        runDir,
+        '--trace',
+        tracePath,
+      ],
+      { env: cleanEnv({ OPENAI_BASE_URL: stub.url }), stdio: ['ignore', 'ignore', 'pipe'] },
+    );
     let stderr = '';
-    child.stderr!.on('data', (chunk) => { stderr += chunk; });
+    child.stderr!.on('data', (chunk) => {
+      stderr += chunk;
+    });
     const closed = new Promise((resolve) => child.on('close', resolve));
     while (!stderr.includes('step 2')) await new Promise((resolve) => setTimeout(resolve, 20));
     child.kill('SIGINT');
@@ -94,7 +122,10 @@ describe('crash and resume', () => {
     const resumed = await runCli(['resume', runDir], { env: cleanEnv({ OPENAI_BASE_URL: stub.url }) });
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(comparable(readRecord(join(runDir, 'record.jsonl')))).toEqual(comparable(reference));
-    const trace = readFileSync(tracePath, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { i: number; kind: string });
+    const trace = readFileSync(tracePath, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { i: number; kind: string });
     expect(trace.filter((line) => ['start', 'resume', 'end'].includes(line.kind)).map((line) => line.kind)).toEqual(['start', 'resume', 'end']);
     expect(trace.map((line) => line.i)).toEqual(trace.map((_, index) => index));
     expect(existsSync(join(runDir, 'trace.jsonl'))).toBe(false);
@@ -111,11 +142,19 @@ describe('crash and resume', () => {
       const delay = `${afterReplies} replies + ${extraMs} ms`;
       const ws = workspace();
       const runDir = join(makeTempDir('rein-resume-'), 'run');
-      const child = spawn(process.execPath, [join(repoRoot, 'bin', 'rein.js'), 'run', ws, 'Make node check.js pass', '--test-cmd', 'node check.js', '--model', 'stub', '--run-dir', runDir],
-        { env: cleanEnv({ OPENAI_BASE_URL: stub.url }), stdio: 'ignore' });
+      const child = spawn(
+        process.execPath,
+        [join(repoRoot, 'bin', 'rein.js'), 'run', ws, 'Make node check.js pass', '--test-cmd', 'node check.js', '--model', 'stub', '--run-dir', runDir],
+        { env: cleanEnv({ OPENAI_BASE_URL: stub.url }), stdio: 'ignore' },
+      );
       // Listen before killing: a run that already finished has already closed.
       let exited = false;
-      const closed = new Promise((resolve) => child.on('close', () => { exited = true; resolve(undefined); }));
+      const closed = new Promise((resolve) =>
+        child.on('close', () => {
+          exited = true;
+          resolve(undefined);
+        }),
+      );
       while (!exited && modelReplies(join(runDir, 'trace.jsonl')) < afterReplies) await new Promise((resolve) => setTimeout(resolve, 10));
       await new Promise((resolve) => setTimeout(resolve, extraMs));
       child.kill('SIGKILL');
@@ -129,7 +168,10 @@ describe('crash and resume', () => {
       expect(comparable(record), `kill after ${delay}`).toEqual(comparable(reference));
       expect(checkPairing(record), `kill after ${delay}`).toEqual([]);
       expect(readFileSync(join(ws, 'count.js'), 'utf8')).toContain('return items.length;');
-      const trace = readFileSync(join(runDir, 'trace.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { i: number; kind: string });
+      const trace = readFileSync(join(runDir, 'trace.jsonl'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as { i: number; kind: string });
       expect(trace.map((line) => line.i)).toEqual(trace.map((_, index) => index));
       expect(trace.filter((line) => line.kind === 'tool' && (line as { name?: string }).name === 'edit_file')).toHaveLength(2);
       if (savedState && trace.some((line) => line.kind === 'resume')) resumedMidRun++;
@@ -151,10 +193,15 @@ describe('crash and resume', () => {
       writeFileSync(join(ws, 'count.js'), 'export function count(items) {\n  return items.length;\n}\n');
       const runDir = join(makeTempDir('rein-interrupt-'), 'run');
       const env = cleanEnv({ OPENAI_BASE_URL: slow.url });
-      const child = spawn(process.execPath, [join(repoRoot, 'bin', 'rein.js'), 'run', ws, 'Make node check.js pass', '--test-cmd', 'node check.js', '--model', 'stub', '--run-dir', runDir],
-        { env, stdio: ['ignore', 'ignore', 'pipe'] });
+      const child = spawn(
+        process.execPath,
+        [join(repoRoot, 'bin', 'rein.js'), 'run', ws, 'Make node check.js pass', '--test-cmd', 'node check.js', '--model', 'stub', '--run-dir', runDir],
+        { env, stdio: ['ignore', 'ignore', 'pipe'] },
+      );
       let stderr = '';
-      child.stderr!.on('data', (chunk) => { stderr += chunk; });
+      child.stderr!.on('data', (chunk) => {
+        stderr += chunk;
+      });
       const closed = new Promise((resolve) => child.on('close', resolve));
       while (!existsSync(join(ws, 'ran.txt'))) await new Promise((resolve) => setTimeout(resolve, 20));
       // A supervisor's SIGTERM stops the run like Ctrl+C, and exits as a shell reports that signal.
@@ -167,10 +214,16 @@ describe('crash and resume', () => {
       expect(resumed.code, resumed.stderr).toBe(0);
       expect(resumed.stderr).toContain('run echo ran >> ran.txt; sleep 20 → interrupted by the stop, not run again');
       expect(readFileSync(join(ws, 'ran.txt'), 'utf8')).toBe('ran\n');
-      const toolResults = readRecord(join(runDir, 'record.jsonl')).filter((message) => message.role === 'tool').map((message) => String(message.content));
+      const toolResults = readRecord(join(runDir, 'record.jsonl'))
+        .filter((message) => message.role === 'tool')
+        .map((message) => String(message.content));
       expect(toolResults[0]).toMatch(/^exit=interrupted\nNot run again/);
       expect(toolResults[1]).toMatch(/^exit=0\nPASS/);
-      const toolLines = readFileSync(join(runDir, 'trace.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { kind: string }).filter((line) => line.kind === 'tool');
+      const toolLines = readFileSync(join(runDir, 'trace.jsonl'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as { kind: string })
+        .filter((line) => line.kind === 'tool');
       expect(toolLines).toHaveLength(2);
     } finally {
       await slow.close();

@@ -12,8 +12,12 @@ function messages(count: number, from = 0): ChatMessage[] {
     if (index === 0) return { role: 'system', content: 'système' };
     if (index === 1) return { role: 'user', content: 'la tâche' };
     return index % 2 === 0
-      ? { role: 'assistant', content: `étape ${index} ✓`, tool_calls: [{ id: `c${index}`, type: 'function', function: { name: 'run', arguments: `{"n":${index}}` } }] }
-      : { role: 'tool', tool_call_id: `c${index - 1}`, content: `résultat ${index}\n`.repeat(1 + (index * 37) % 400) };
+      ? {
+          role: 'assistant',
+          content: `étape ${index} ✓`,
+          tool_calls: [{ id: `c${index}`, type: 'function', function: { name: 'run', arguments: `{"n":${index}}` } }],
+        }
+      : { role: 'tool', tool_call_id: `c${index - 1}`, content: `résultat ${index}\n`.repeat(1 + ((index * 37) % 400)) };
   });
 }
 
@@ -36,7 +40,7 @@ describe('Transcript: the record on disk, the newest messages in memory', () => 
     expect(readRecord(file)).toEqual(all);
   });
 
-  it('holds the head and the newest messages, not the whole record: memory does not grow with the run\'s length', () => {
+  it("holds the head and the newest messages, not the whole record: memory does not grow with the run's length", () => {
     const record = new Transcript(path.join(makeTempDir(), 'record.jsonl'));
     record.append(messages(100));
     const after100 = record.held;

@@ -2,9 +2,9 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startOpenAIStub, type OpenAIStub, type StubRequest } from '../../testing/index.js';
+import { type OpenAIStub, type StubRequest, startOpenAIStub } from '../../testing/index.js';
 import { cleanEnv, runCli } from '../helpers/cli.js';
-import { startOtlpReceiver, type OtlpReceiver } from '../helpers/otlp-receiver.js';
+import { type OtlpReceiver, startOtlpReceiver } from '../helpers/otlp-receiver.js';
 
 // A canary API key: long enough that the redaction also drops its recognizable head and tail.
 const CANARY = 'sk-canary-7f3a9c2e41d8b6057e1fCANARY';
@@ -18,10 +18,15 @@ function leakyPolicy(request: StubRequest) {
   return { toolCalls: [{ name: 'finish', arguments: { summary: `Done; the key was ${CANARY}` } }] };
 }
 
-describe('contents in spans pass through the trace\'s redaction', () => {
+describe("contents in spans pass through the trace's redaction", () => {
   let stub: OpenAIStub | undefined;
   let collector: OtlpReceiver | undefined;
-  afterEach(async () => { await stub?.close(); await collector?.close(); stub = undefined; collector = undefined; });
+  afterEach(async () => {
+    await stub?.close();
+    await collector?.close();
+    stub = undefined;
+    collector = undefined;
+  });
 
   it('with contents opted in, a key the model echoes never reaches the collector, live or exported afterwards', async () => {
     stub = await startOpenAIStub(leakyPolicy);
@@ -29,7 +34,10 @@ describe('contents in spans pass through the trace\'s redaction', () => {
     const repo = mkdtempSync(join(tmpdir(), 'rein-otel-'));
     writeFileSync(join(repo, 'ok.test.js'), "import { test } from 'node:test';\ntest('ok', () => {});\n");
     const env = cleanEnv({ OPENAI_BASE_URL: stub.url, OPENAI_API_KEY: CANARY });
-    const result = await runCli(['run', repo, 'Check the key', '--test-cmd', 'node --test', '--model', 'stub-model', '--otel', collector.url, '--otel-content', '--json'], { env });
+    const result = await runCli(
+      ['run', repo, 'Check the key', '--test-cmd', 'node --test', '--model', 'stub-model', '--otel', collector.url, '--otel-content', '--json'],
+      { env },
+    );
     expect(result.code, result.stderr).toBe(0);
     const summary = JSON.parse(result.stdout.trim().split('\n').at(-1)!);
     // The model did echo the key: the stub's own requests hold it (the tool result went back to the model).

@@ -24,15 +24,23 @@ const official: Record<keyof typeof GEN_AI, string> = {
   toolCallResult: incubating.ATTR_GEN_AI_TOOL_CALL_RESULT,
 };
 
-describe('the names rein exports are the pinned conventions\' names', () => {
+describe("the names rein exports are the pinned conventions' names", () => {
   it('every gen_ai.* attribute matches the official constant', () => {
     expect(GEN_AI).toEqual(official);
   });
 
   it('the general attributes and operation names match too', () => {
-    expect(GENERAL).toMatchObject({ errorType: incubating.ATTR_ERROR_TYPE, serverAddress: incubating.ATTR_SERVER_ADDRESS, serverPort: incubating.ATTR_SERVER_PORT, serviceName: incubating.ATTR_SERVICE_NAME, serviceVersion: incubating.ATTR_SERVICE_VERSION });
+    expect(GENERAL).toMatchObject({
+      errorType: incubating.ATTR_ERROR_TYPE,
+      serverAddress: incubating.ATTR_SERVER_ADDRESS,
+      serverPort: incubating.ATTR_SERVER_PORT,
+      serviceName: incubating.ATTR_SERVICE_NAME,
+      serviceVersion: incubating.ATTR_SERVICE_VERSION,
+    });
     expect(OPERATION).toEqual({
-      invokeAgent: incubating.GEN_AI_OPERATION_NAME_VALUE_INVOKE_AGENT, chat: incubating.GEN_AI_OPERATION_NAME_VALUE_CHAT, executeTool: incubating.GEN_AI_OPERATION_NAME_VALUE_EXECUTE_TOOL,
+      invokeAgent: incubating.GEN_AI_OPERATION_NAME_VALUE_INVOKE_AGENT,
+      chat: incubating.GEN_AI_OPERATION_NAME_VALUE_CHAT,
+      executeTool: incubating.GEN_AI_OPERATION_NAME_VALUE_EXECUTE_TOOL,
     });
     expect(SCHEMA_URL).toBe(`https://opentelemetry.io/schemas/${SEMCONV_VERSION}`);
   });

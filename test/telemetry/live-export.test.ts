@@ -5,17 +5,28 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { DEMO_TASK } from '../../demo/demo-model.js';
 import type { TraceRecord as TraceLine } from '../../lib/trace-events.js';
 import { FLUSH_TIMEOUT_MS } from '../../telemetry/live-export.js';
-import { cleanEnv, runCli, type CliResult } from '../helpers/cli.js';
-import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../helpers/otlp-receiver.js';
+import { type CliResult, cleanEnv, runCli } from '../helpers/cli.js';
+import { type OtlpReceiver, startOtlpReceiver } from '../helpers/otlp-receiver.js';
 
-const CONTENT_KEYS = ['gen_ai.input.messages', 'gen_ai.output.messages', 'gen_ai.system_instructions', 'gen_ai.tool.call.arguments', 'gen_ai.tool.call.result', 'rein.command', 'rein.tool.path'];
+const CONTENT_KEYS = [
+  'gen_ai.input.messages',
+  'gen_ai.output.messages',
+  'gen_ai.system_instructions',
+  'gen_ai.tool.call.arguments',
+  'gen_ai.tool.call.result',
+  'rein.command',
+  'rein.tool.path',
+];
 
 function summaryOf(result: CliResult): { status: string; steps: number; trace: string; runDir: string } {
   return JSON.parse(result.stdout.trim().split('\n').at(-1)!);
 }
 
 function traceOf(path: string): TraceLine[] {
-  return readFileSync(path, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as TraceLine);
+  return readFileSync(path, 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as TraceLine);
 }
 
 /** A loopback port nothing listens on. */
@@ -35,10 +46,16 @@ async function timed(run: () => Promise<CliResult>): Promise<CliResult & { ms: n
 
 describe('rein demo --otel: live OpenTelemetry export to a real OTLP/HTTP receiver', () => {
   const receivers: OtlpReceiver[] = [];
-  const receiver = async (mode: 'ok' | 'hang' = 'ok') => { const started = await startOtlpReceiver(mode); receivers.push(started); return started; };
-  afterEach(async () => { await Promise.all(receivers.splice(0).map((entry) => entry.close())); });
+  const receiver = async (mode: 'ok' | 'hang' = 'ok') => {
+    const started = await startOtlpReceiver(mode);
+    receivers.push(started);
+    return started;
+  };
+  afterEach(async () => {
+    await Promise.all(receivers.splice(0).map((entry) => entry.close()));
+  });
 
-  it('sends the run as a span tree: invoke_agent rein over chat and execute_tool spans, usage equal to the trace\'s, no contents', async () => {
+  it("sends the run as a span tree: invoke_agent rein over chat and execute_tool spans, usage equal to the trace's, no contents", async () => {
     const collector = await receiver();
     const result = await runCli(['demo', '--otel', collector.url, '--json'], { env: cleanEnv() });
     expect(result.code).toBe(0);
@@ -54,27 +71,63 @@ describe('rein demo --otel: live OpenTelemetry export to a real OTLP/HTTP receiv
     const root = roots[0]!;
     expect(spans.filter((span) => span !== root).every((span) => span.parentSpanId === root.spanId && span.traceId === root.traceId)).toBe(true);
     expect(root.attributes).toMatchObject({
-      'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': 'rein', 'gen_ai.conversation.id': 'demo', 'gen_ai.provider.name': 'rein.scripted',
-      'gen_ai.request.model': 'demo-scripted', 'rein.run.status': 'done', 'rein.run.steps': summary.steps,
+      'gen_ai.operation.name': 'invoke_agent',
+      'gen_ai.agent.name': 'rein',
+      'gen_ai.conversation.id': 'demo',
+      'gen_ai.provider.name': 'rein.scripted',
+      'gen_ai.request.model': 'demo-scripted',
+      'rein.run.status': 'done',
+      'rein.run.steps': summary.steps,
     });
     const end = trace.find((line) => line.kind === 'end')!;
     const usage = end.usage as { promptTokens: number; completionTokens: number; cachedTokens: number };
-    expect([root.attributes['gen_ai.usage.input_tokens'], root.attributes['gen_ai.usage.output_tokens'], root.attributes['gen_ai.usage.cache_read.input_tokens']])
-      .toEqual([usage.promptTokens, usage.completionTokens, usage.cachedTokens]);
+    expect([
+      root.attributes['gen_ai.usage.input_tokens'],
+      root.attributes['gen_ai.usage.output_tokens'],
+      root.attributes['gen_ai.usage.cache_read.input_tokens'],
+    ]).toEqual([usage.promptTokens, usage.completionTokens, usage.cachedTokens]);
 
     const models = trace.filter((line) => line.kind === 'model');
-    const chats = spans.filter((span) => span.name === 'chat demo-scripted').sort((a, b) => Number(a.attributes['rein.step']) - Number(b.attributes['rein.step']));
-    expect(chats.map((span) => [span.attributes['gen_ai.usage.input_tokens'], span.attributes['gen_ai.usage.output_tokens'], span.attributes['gen_ai.usage.cache_read.input_tokens']]))
-      .toEqual(models.map((line) => { const used = line.usage as typeof usage; return [used.promptTokens, used.completionTokens, used.cachedTokens]; }));
-    expect(chats.every((span) => span.attributes['gen_ai.operation.name'] === 'chat' && span.attributes['gen_ai.provider.name'] === 'rein.scripted' && span.kind === 1)).toBe(true);
+    const chats = spans
+      .filter((span) => span.name === 'chat demo-scripted')
+      .sort((a, b) => Number(a.attributes['rein.step']) - Number(b.attributes['rein.step']));
+    expect(
+      chats.map((span) => [
+        span.attributes['gen_ai.usage.input_tokens'],
+        span.attributes['gen_ai.usage.output_tokens'],
+        span.attributes['gen_ai.usage.cache_read.input_tokens'],
+      ]),
+    ).toEqual(
+      models.map((line) => {
+        const used = line.usage as typeof usage;
+        return [used.promptTokens, used.completionTokens, used.cachedTokens];
+      }),
+    );
+    expect(
+      chats.every(
+        (span) => span.attributes['gen_ai.operation.name'] === 'chat' && span.attributes['gen_ai.provider.name'] === 'rein.scripted' && span.kind === 1,
+      ),
+    ).toBe(true);
 
     const tools = spans.filter((span) => span.name.startsWith('execute_tool '));
     const calls = models.flatMap((line) => (line.tool_calls as Array<{ id: string }>).map((call) => call.id)).sort();
     expect(tools.map((span) => span.attributes['gen_ai.tool.call.id']).sort()).toEqual(calls);
-    expect(tools.every((span) => span.attributes['gen_ai.operation.name'] === 'execute_tool' && span.name === `execute_tool ${span.attributes['gen_ai.tool.name']}`)).toBe(true);
+    expect(
+      tools.every((span) => span.attributes['gen_ai.operation.name'] === 'execute_tool' && span.name === `execute_tool ${span.attributes['gen_ai.tool.name']}`),
+    ).toBe(true);
     // The gate's refusal is on its span and, with the phase changes, on the run's timeline.
-    expect(tools.find((span) => span.attributes['rein.gate.allowed'] === false)).toMatchObject({ status: { code: 2 }, attributes: { 'error.type': 'refused' } });
-    expect(root.events.filter((event) => event.name === 'rein.phase_change').map((event) => event.attributes['rein.to'])).toEqual(['plan', 'build', 'verify', 'fix', 'verify', 'done']);
+    expect(tools.find((span) => span.attributes['rein.gate.allowed'] === false)).toMatchObject({
+      status: { code: 2 },
+      attributes: { 'error.type': 'refused' },
+    });
+    expect(root.events.filter((event) => event.name === 'rein.phase_change').map((event) => event.attributes['rein.to'])).toEqual([
+      'plan',
+      'build',
+      'verify',
+      'fix',
+      'verify',
+      'done',
+    ]);
 
     expect(spans.flatMap((span) => Object.keys(span.attributes)).filter((key) => CONTENT_KEYS.includes(key))).toEqual([]);
     const sent = collector.bodies.join('\n');
@@ -86,7 +139,9 @@ describe('rein demo --otel: live OpenTelemetry export to a real OTLP/HTTP receiv
 
   it('turns on from OTEL_EXPORTER_OTLP_ENDPOINT alone, with contents when the GenAI variable opts in', async () => {
     const collector = await receiver();
-    const result = await runCli(['demo', '--json'], { env: cleanEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: 'true', OTEL_SERVICE_NAME: 'agent-ci' }) });
+    const result = await runCli(['demo', '--json'], {
+      env: cleanEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: 'true', OTEL_SERVICE_NAME: 'agent-ci' }),
+    });
     expect(result.code).toBe(0);
     const root = collector.spans.find((span) => span.name === 'invoke_agent rein')!;
     expect(root.resource['service.name']).toBe('agent-ci');
@@ -95,7 +150,10 @@ describe('rein demo --otel: live OpenTelemetry export to a real OTLP/HTTP receiv
     expect(JSON.parse(read.attributes['gen_ai.tool.call.arguments'] as string)).toMatchObject({ path: 'stats.js' });
     expect(read.attributes['gen_ai.tool.call.result']).toContain('export function mean');
     const chat = collector.spans.find((span) => span.name === 'chat demo-scripted' && span.attributes['rein.step'] === 1)!;
-    expect(JSON.parse(chat.attributes['gen_ai.output.messages'] as string)[0].parts[0]).toEqual({ type: 'text', content: 'Let me look at the code under test first.' });
+    expect(JSON.parse(chat.attributes['gen_ai.output.messages'] as string)[0].parts[0]).toEqual({
+      type: 'text',
+      content: 'Let me look at the code under test first.',
+    });
   }, 120_000);
 
   it('a dead collector changes nothing in the run: a closed port and one that never answers give the same status and exit code, in bounded time, with one warning', async () => {

@@ -12,14 +12,16 @@ describe('where spans go: --otel and the standard OTEL_* variables', () => {
   it('a base endpoint gets /v1/traces; the traces endpoint is used as is and wins; a flag wins over both', async () => {
     expect((await resolveOtlpSettings({ env: { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' } }))?.url).toBe('http://collector:4318/v1/traces');
     expect((await resolveOtlpSettings({ env: { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/' } }))?.url).toBe('http://collector:4318/v1/traces');
-    expect((await resolveOtlpSettings({ env: { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://a:4318', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'https://b/custom/path' } }))?.url).toBe('https://b/custom/path');
+    expect(
+      (await resolveOtlpSettings({ env: { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://a:4318', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'https://b/custom/path' } }))?.url,
+    ).toBe('https://b/custom/path');
     const env = { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'https://b/custom/path' };
     expect((await resolveOtlpSettings({ url: 'http://localhost:4318', env }))?.url).toBe('http://localhost:4318/v1/traces');
     expect((await resolveOtlpSettings({ url: 'http://localhost:4318/v1/traces', env }))?.url).toBe('http://localhost:4318/v1/traces');
     expect((await resolveOtlpSettings({ url: 'https://otel.example/api/public/otel', env }))?.url).toBe('https://otel.example/api/public/otel/v1/traces');
   });
 
-  it('OTEL_SDK_DISABLED and OTEL_TRACES_EXPORTER=none turn the environment\'s export off, not an explicit flag', async () => {
+  it("OTEL_SDK_DISABLED and OTEL_TRACES_EXPORTER=none turn the environment's export off, not an explicit flag", async () => {
     expect(await resolveOtlpSettings({ env: { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', OTEL_SDK_DISABLED: 'true' } })).toBeNull();
     expect(await resolveOtlpSettings({ env: { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', OTEL_TRACES_EXPORTER: 'none' } })).toBeNull();
     expect((await resolveOtlpSettings({ url: 'http://c:4318', env: { OTEL_SDK_DISABLED: 'true' } }))?.url).toBe('http://c:4318/v1/traces');
@@ -43,7 +45,9 @@ describe('where spans go: --otel and the standard OTEL_* variables', () => {
   });
 
   it('says plainly that gRPC is not spoken, and rejects a URL that is not one', async () => {
-    expect((await resolveOtlpSettings({ env: { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4317', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' } }))!.notes[0]).toMatch(/grpc is not supported/);
+    expect((await resolveOtlpSettings({ env: { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4317', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' } }))!.notes[0]).toMatch(
+      /grpc is not supported/,
+    );
     await expect(resolveOtlpSettings({ url: 'localhost:4318', env: {} })).rejects.toThrow(UsageError);
     await expect(resolveOtlpSettings({ url: 'not a url', env: {} })).rejects.toThrow(/--otel: not a URL/);
     await expect(resolveOtlpSettings({ env: { OTEL_EXPORTER_OTLP_ENDPOINT: 'ftp://c' } })).rejects.toThrow(/OTEL_EXPORTER_OTLP_ENDPOINT: expected an http/);
@@ -54,14 +58,16 @@ describe('where spans go: --otel and the standard OTEL_* variables', () => {
     await expect(resolveOtlpSettings({ url: 'localhost:4318', env: {}, onEnvProblem: () => undefined })).rejects.toThrow(UsageError);
   });
 
-  it('contents are opt-in: the flag, or the GenAI instrumentations\' variable', async () => {
+  it("contents are opt-in: the flag, or the GenAI instrumentations' variable", async () => {
     expect((await resolveOtlpSettings({ url: 'http://c', env: {} }))!.content).toBe(false);
     expect((await resolveOtlpSettings({ url: 'http://c', content: true, env: {} }))!.content).toBe(true);
-    for (const value of ['true', 'TRUE', 'span_only', 'SPAN_AND_EVENT']) expect(contentOptedIn({ OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: value })).toBe(true);
-    for (const value of ['false', 'NO_CONTENT', 'EVENT_ONLY', '']) expect(contentOptedIn({ OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: value })).toBe(false);
+    for (const value of ['true', 'TRUE', 'span_only', 'SPAN_AND_EVENT'])
+      expect(contentOptedIn({ OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: value })).toBe(true);
+    for (const value of ['false', 'NO_CONTENT', 'EVENT_ONLY', ''])
+      expect(contentOptedIn({ OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: value })).toBe(false);
   });
 
-  it('never prints a URL\'s credentials or query', async () => {
+  it("never prints a URL's credentials or query", async () => {
     expect(displayUrl('https://user:pw@otel.example:4318/v1/traces?token=abc')).toBe('https://otel.example:4318/v1/traces');
   });
 });

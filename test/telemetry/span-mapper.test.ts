@@ -1,6 +1,6 @@
 import { basename } from 'node:path';
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import { BasicTracerProvider, InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { call, reply } from '../../actors/scripted-model.js';
 import { DEMO_TASK, DEMO_TEST_CMD, demoScript } from '../../demo/demo-model.js';
@@ -33,7 +33,9 @@ describe('the span mapper on a real run (the demo script, real tools)', () => {
     const root = spans.filter((span) => span.name === 'invoke_agent rein');
     expect(root).toHaveLength(1);
     const children = spans.filter((span) => span !== root[0]);
-    expect(children.every((span) => parentOf(span) === root[0]!.spanContext().spanId && span.spanContext().traceId === root[0]!.spanContext().traceId)).toBe(true);
+    expect(children.every((span) => parentOf(span) === root[0]!.spanContext().spanId && span.spanContext().traceId === root[0]!.spanContext().traceId)).toBe(
+      true,
+    );
     const models = run.lines('model');
     const chats = spans.filter((span) => span.name === `chat ${run.lines('start')[0]!.model}`);
     expect(chats).toHaveLength(models.length);
@@ -42,19 +44,26 @@ describe('the span mapper on a real run (the demo script, real tools)', () => {
     chats.forEach((span, index) => {
       const usage = models[index]!.usage as { promptTokens: number; completionTokens: number; cachedTokens: number };
       expect(span.attributes).toMatchObject({
-        'gen_ai.operation.name': 'chat', 'gen_ai.provider.name': 'rein.scripted', 'gen_ai.request.model': 'scripted',
-        'gen_ai.usage.input_tokens': usage.promptTokens, 'gen_ai.usage.output_tokens': usage.completionTokens, 'gen_ai.usage.cache_read.input_tokens': usage.cachedTokens,
-        'gen_ai.response.finish_reasons': ['tool_calls'], 'rein.step': index + 1,
+        'gen_ai.operation.name': 'chat',
+        'gen_ai.provider.name': 'rein.scripted',
+        'gen_ai.request.model': 'scripted',
+        'gen_ai.usage.input_tokens': usage.promptTokens,
+        'gen_ai.usage.output_tokens': usage.completionTokens,
+        'gen_ai.usage.cache_read.input_tokens': usage.cachedTokens,
+        'gen_ai.response.finish_reasons': ['tool_calls'],
+        'rein.step': index + 1,
       });
     });
     // Every tool call the model made has a span: the executed ones from tool lines, the two finish calls from the gate's lines.
-    const calls = models.flatMap((line) => (line.tool_calls as Array<{ id: string; function: { name: string } }>).map((toolCall) => `${toolCall.function.name}:${toolCall.id}`));
+    const calls = models.flatMap((line) =>
+      (line.tool_calls as Array<{ id: string; function: { name: string } }>).map((toolCall) => `${toolCall.function.name}:${toolCall.id}`),
+    );
     const tools = spans.filter((span) => span.name.startsWith('execute_tool '));
     expect(tools.map((span) => `${span.attributes['gen_ai.tool.name']}:${span.attributes['gen_ai.tool.call.id']}`).sort()).toEqual(calls.sort());
     expect(tools.every((span) => span.name === `execute_tool ${span.attributes['gen_ai.tool.name']}` && span.kind === SpanKind.INTERNAL)).toBe(true);
   });
 
-  it('gives each span its line\'s times: a tool span starts its duration before its line', () => {
+  it("gives each span its line's times: a tool span starts its duration before its line", () => {
     const spans = mapLines(run.trace);
     const tools = run.lines('tool');
     const toolSpans = spans.filter((span) => span.name.startsWith('execute_tool ') && span.name !== 'execute_tool finish');
@@ -67,19 +76,34 @@ describe('the span mapper on a real run (the demo script, real tools)', () => {
     expect(millis(root, 'endTime')).toBeCloseTo(run.lines('end')[0]!.t * 1000, 3);
   });
 
-  it('puts the run\'s outcome, usage and rein facts on the run span: status, phase changes with their guard, gate decisions', () => {
+  it("puts the run's outcome, usage and rein facts on the run span: status, phase changes with their guard, gate decisions", () => {
     const spans = mapLines(run.trace);
     const root = spans.find((span) => span.name === 'invoke_agent rein')!;
     const end = run.lines('end')[0]!;
     const usage = end.usage as { promptTokens: number; completionTokens: number; cachedTokens: number; calls: number };
     expect(root.attributes).toMatchObject({
-      'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': 'rein', 'gen_ai.conversation.id': basename(run.runDir),
-      'gen_ai.usage.input_tokens': usage.promptTokens, 'gen_ai.usage.output_tokens': usage.completionTokens, 'gen_ai.usage.cache_read.input_tokens': usage.cachedTokens,
-      'rein.run.status': 'done', 'rein.run.steps': 9, 'rein.model.calls': usage.calls,
+      'gen_ai.operation.name': 'invoke_agent',
+      'gen_ai.agent.name': 'rein',
+      'gen_ai.conversation.id': basename(run.runDir),
+      'gen_ai.usage.input_tokens': usage.promptTokens,
+      'gen_ai.usage.output_tokens': usage.completionTokens,
+      'gen_ai.usage.cache_read.input_tokens': usage.cachedTokens,
+      'rein.run.status': 'done',
+      'rein.run.steps': 9,
+      'rein.model.calls': usage.calls,
     });
     expect(root.status.code).not.toBe(SpanStatusCode.ERROR);
-    const phases = root.events.filter((event) => event.name === 'rein.phase_change').map((event) => `${event.attributes?.['rein.from'] ?? ''}→${event.attributes?.['rein.to']} [${event.attributes?.['rein.guard'] ?? ''}]`);
-    expect(phases).toEqual(['→plan []', 'plan→build [todoWritten]', 'build→verify [finishRefused]', 'verify→fix [testFailed]', 'fix→verify [testedAfterEdit]', 'verify→done [testsPassedSinceLastEdit]']);
+    const phases = root.events
+      .filter((event) => event.name === 'rein.phase_change')
+      .map((event) => `${event.attributes?.['rein.from'] ?? ''}→${event.attributes?.['rein.to']} [${event.attributes?.['rein.guard'] ?? ''}]`);
+    expect(phases).toEqual([
+      '→plan []',
+      'plan→build [todoWritten]',
+      'build→verify [finishRefused]',
+      'verify→fix [testFailed]',
+      'fix→verify [testedAfterEdit]',
+      'verify→done [testsPassedSinceLastEdit]',
+    ]);
     const gates = root.events.filter((event) => event.name === 'rein.gate').map((event) => event.attributes?.['rein.gate.allowed']);
     expect(gates).toEqual([false, true]);
     // The refused finish is a failed tool call, judged in the phase its model call was made in.
@@ -93,7 +117,15 @@ describe('the span mapper on a real run (the demo script, real tools)', () => {
   });
 
   it('leaves contents out unless asked: messages, arguments, results, the task and the summary', () => {
-    const contentKeys = ['gen_ai.output.messages', 'gen_ai.input.messages', 'gen_ai.system_instructions', 'gen_ai.tool.call.arguments', 'gen_ai.tool.call.result', 'rein.command', 'rein.tool.path'];
+    const contentKeys = [
+      'gen_ai.output.messages',
+      'gen_ai.input.messages',
+      'gen_ai.system_instructions',
+      'gen_ai.tool.call.arguments',
+      'gen_ai.tool.call.result',
+      'rein.command',
+      'rein.tool.path',
+    ];
     const plain = mapLines(run.trace);
     expect(plain.flatMap((span) => Object.keys(span.attributes)).filter((key) => contentKeys.includes(key))).toEqual([]);
     expect(JSON.stringify(plain.map((span) => span.attributes))).not.toContain('stats.js');
@@ -102,10 +134,16 @@ describe('the span mapper on a real run (the demo script, real tools)', () => {
     expect(JSON.parse(root.attributes['gen_ai.input.messages'] as string)).toEqual([{ role: 'user', parts: [{ type: 'text', content: DEMO_TASK }] }]);
     expect(JSON.parse(root.attributes['gen_ai.output.messages'] as string)[0].parts[0].content).toBe(run.output.summary);
     const firstChat = withContent.find((span) => span.name === `chat ${run.lines('start')[0]!.model}`)!;
-    expect(JSON.parse(firstChat.attributes['gen_ai.output.messages'] as string)).toEqual([{
-      role: 'assistant', finish_reason: 'tool_calls',
-      parts: [{ type: 'text', content: 'Let me look at the code under test first.' }, { type: 'tool_call', id: 'call_1_0', name: 'read_file', arguments: { path: 'stats.js' } }],
-    }]);
+    expect(JSON.parse(firstChat.attributes['gen_ai.output.messages'] as string)).toEqual([
+      {
+        role: 'assistant',
+        finish_reason: 'tool_calls',
+        parts: [
+          { type: 'text', content: 'Let me look at the code under test first.' },
+          { type: 'tool_call', id: 'call_1_0', name: 'read_file', arguments: { path: 'stats.js' } },
+        ],
+      },
+    ]);
     const read = withContent.find((span) => span.name === 'execute_tool read_file')!;
     expect(JSON.parse(read.attributes['gen_ai.tool.call.arguments'] as string)).toMatchObject({ path: 'stats.js' });
     expect(read.attributes['gen_ai.tool.call.result']).toContain('export function mean');
@@ -114,15 +152,44 @@ describe('the span mapper on a real run (the demo script, real tools)', () => {
 
 describe('the span mapper on sandbox lines', () => {
   it('a background job and a masked secret become run events; the command only with contents, the secret never', () => {
-    const start = { i: 0, t: 1, kind: 'start', version: 1, task: 't', testCmd: 'npm test', model: 'm', endpoint: 'e', workspace: '/w', runDir: '/w/r', sandbox: 's', tools: [], rules: {} };
+    const start = {
+      i: 0,
+      t: 1,
+      kind: 'start',
+      version: 1,
+      task: 't',
+      testCmd: 'npm test',
+      model: 'm',
+      endpoint: 'e',
+      workspace: '/w',
+      runDir: '/w/r',
+      sandbox: 's',
+      tools: [],
+      rules: {},
+    };
     const lines: TraceLine[] = [
       start,
       { i: 1, t: 2, kind: 'job', id: '1', command: 'npm run dev', state: 'exited', exitCode: 2, pgid: 7, log: 'jobs/1.log', startedAt: 'x' },
-      { i: 2, t: 3, kind: 'secrets_masked', step: 3, id: 'call_1', name: 'run', findings: [{ kind: 'github-token', line: 1, column: 1 }, { kind: 'github-token', line: 4, column: 2 }] },
+      {
+        i: 2,
+        t: 3,
+        kind: 'secrets_masked',
+        step: 3,
+        id: 'call_1',
+        name: 'run',
+        findings: [
+          { kind: 'github-token', line: 1, column: 1 },
+          { kind: 'github-token', line: 4, column: 2 },
+        ],
+      },
     ];
     const events = (content: boolean) => mapLines(lines, { content }).find((span) => span.name === 'invoke_agent rein')!.events;
     const plain = events(false);
-    expect(plain.find((event) => event.name === 'rein.job')!.attributes).toEqual({ 'rein.job.id': '1', 'rein.job.state': 'exited', 'rein.command.exit_code': 2 });
+    expect(plain.find((event) => event.name === 'rein.job')!.attributes).toEqual({
+      'rein.job.id': '1',
+      'rein.job.state': 'exited',
+      'rein.command.exit_code': 2,
+    });
     expect(plain.find((event) => event.name === 'rein.secrets_masked')!.attributes).toEqual({ 'rein.step': 3, 'rein.secrets.kinds': 'github-token' });
     expect(events(true).find((event) => event.name === 'rein.job')!.attributes!['rein.command']).toBe('npm run dev');
   });
@@ -130,7 +197,11 @@ describe('the span mapper on sandbox lines', () => {
 
 describe('the span mapper on lines a run writes when things go wrong', () => {
   it('a model call that fails becomes a chat span with error.type, its retries as events; the run ends failed', async () => {
-    const run = await runScripted({ files: { 'a.js': 'x\n' }, testCmd: 'true', script: [reply(call('read_file', { path: 'a.js' })), new Error('upstream said no')] });
+    const run = await runScripted({
+      files: { 'a.js': 'x\n' },
+      testCmd: 'true',
+      script: [reply(call('read_file', { path: 'a.js' })), new Error('upstream said no')],
+    });
     expect(run.output.status).toBe('failed');
     const trace: TraceLine[] = [];
     for (const line of run.trace) {
@@ -162,15 +233,31 @@ describe('the span mapper on lines a run writes when things go wrong', () => {
       { i: 4, t: t0 + 3, kind: 'stall', rule: 'repeatedAction', limit: 3, message: 'You ran `npm test` three times', step: 4, firings: 1 },
       { i: 5, t: t0 + 3, kind: 'budget_warning', budget: 'steps', step: 4, limit: 5 },
       { i: 6, t: t0 + 3.2, kind: 'some_future_kind', step: 4, secret: 'not exported' },
-      { i: 7, t: t0 + 4, kind: 'end', status: 'stalled', reason: 'stalled after 3 nudges', steps: 4, usage: { calls: 1, promptTokens: 10, completionTokens: 2, cachedTokens: 0, costUsd: 0 } },
+      {
+        i: 7,
+        t: t0 + 4,
+        kind: 'end',
+        status: 'stalled',
+        reason: 'stalled after 3 nudges',
+        steps: 4,
+        usage: { calls: 1, promptTokens: 10, completionTokens: 2, cachedTokens: 0, costUsd: 0 },
+      },
     ];
     const spans = mapLines(lines);
     const chat = spans.find((span) => span.name === 'chat m')!;
     expect(chat.kind).toBe(SpanKind.CLIENT);
-    expect(chat.attributes).toMatchObject({ 'gen_ai.provider.name': 'openai', 'server.address': 'llm.example', 'server.port': 8443, 'gen_ai.response.finish_reasons': ['stop'] });
+    expect(chat.attributes).toMatchObject({
+      'gen_ai.provider.name': 'openai',
+      'server.address': 'llm.example',
+      'server.port': 8443,
+      'gen_ai.response.finish_reasons': ['stop'],
+    });
     expect(millis(chat, 'startTime')).toBe((t0 + 3) * 1000 - 1200);
     expect(chat.events).toHaveLength(1);
-    expect(chat.events[0]).toMatchObject({ name: 'rein.context', attributes: { 'rein.context.action': 'elided', 'rein.context.before.chars': 9000, 'rein.context.after.tokens': 1000 } });
+    expect(chat.events[0]).toMatchObject({
+      name: 'rein.context',
+      attributes: { 'rein.context.action': 'elided', 'rein.context.before.chars': 9000, 'rein.context.after.tokens': 1000 },
+    });
     const root = spans.find((span) => span.name === 'invoke_agent rein')!;
     expect(root.attributes).toMatchObject({ 'gen_ai.conversation.id': 'r1', 'rein.run.status': 'stalled', 'error.type': 'stalled' });
     expect(root.events.map((event) => event.name)).toEqual(['rein.stall', 'rein.budget_warning', 'rein.trace.some_future_kind']);
@@ -185,9 +272,29 @@ describe('the span mapper on lines a run writes when things go wrong', () => {
     const t0 = 1_700_000_000;
     const lines: TraceLine[] = [
       { i: 0, t: t0, kind: 'start', model: 'm', endpoint: 'built-in scripted model', runDir: '/w/.rein/runs/r2' },
-      { i: 1, t: t0 + 2, kind: 'tool', step: 1, id: 'c1', name: 'run', args: {}, ok: true, ms: 500, effect: { kind: 'command', exitCode: 0, timedOut: false, blocked: false }, result: 'exit=0' },
+      {
+        i: 1,
+        t: t0 + 2,
+        kind: 'tool',
+        step: 1,
+        id: 'c1',
+        name: 'run',
+        args: {},
+        ok: true,
+        ms: 500,
+        effect: { kind: 'command', exitCode: 0, timedOut: false, blocked: false },
+        result: 'exit=0',
+      },
       { i: 2, t: t0 + 60, kind: 'resume', fromState: 'build.observe', recordLength: 5, elapsedMs: 2000 },
-      { i: 3, t: t0 + 61, kind: 'end', status: 'done', reason: 'ok', steps: 2, usage: { calls: 2, promptTokens: 1, completionTokens: 1, cachedTokens: 0, costUsd: 0 } },
+      {
+        i: 3,
+        t: t0 + 61,
+        kind: 'end',
+        status: 'done',
+        reason: 'ok',
+        steps: 2,
+        usage: { calls: 2, promptTokens: 1, completionTokens: 1, cachedTokens: 0, costUsd: 0 },
+      },
       { i: 4, t: t0 + 62, kind: 'tool', step: 9, id: 'late', name: 'run', ok: true, ms: 1 },
     ];
     const spans = mapLines(lines);
@@ -203,32 +310,62 @@ describe('the span mapper on lines a run writes when things go wrong', () => {
   });
 
   it('a resumed run exported live has no start line: the run id, model and endpoint come from the facts given', () => {
-    const spans = mapLines([
-      { i: 40, t: 1_700_000_100, kind: 'resume', fromState: 'fix.observe', recordLength: 9, elapsedMs: 100 },
-      { i: 41, t: 1_700_000_101, kind: 'model', step: 5, content: null, tool_calls: [], usage: { promptTokens: 3, completionTokens: 1, cachedTokens: 0 }, ms: 10 },
-      { i: 42, t: 1_700_000_102, kind: 'interrupted', state: 'fix.act' },
-    ], { facts: { runId: 'r3', model: 'qwen', endpoint: 'openai-compatible endpoint http://127.0.0.1:8000/v1' } });
+    const spans = mapLines(
+      [
+        { i: 40, t: 1_700_000_100, kind: 'resume', fromState: 'fix.observe', recordLength: 9, elapsedMs: 100 },
+        {
+          i: 41,
+          t: 1_700_000_101,
+          kind: 'model',
+          step: 5,
+          content: null,
+          tool_calls: [],
+          usage: { promptTokens: 3, completionTokens: 1, cachedTokens: 0 },
+          ms: 10,
+        },
+        { i: 42, t: 1_700_000_102, kind: 'interrupted', state: 'fix.act' },
+      ],
+      { facts: { runId: 'r3', model: 'qwen', endpoint: 'openai-compatible endpoint http://127.0.0.1:8000/v1' } },
+    );
     const root = spans.find((span) => span.name === 'invoke_agent rein')!;
-    expect(root.attributes).toMatchObject({ 'gen_ai.conversation.id': 'r3', 'gen_ai.request.model': 'qwen', 'rein.run.resumed': true, 'rein.run.status': 'interrupted' });
+    expect(root.attributes).toMatchObject({
+      'gen_ai.conversation.id': 'r3',
+      'gen_ai.request.model': 'qwen',
+      'rein.run.resumed': true,
+      'rein.run.status': 'interrupted',
+    });
     expect(spans.find((span) => span.name === 'chat qwen')!.attributes).toMatchObject({ 'server.address': '127.0.0.1', 'server.port': 8000 });
   });
 
   it('a model call cut short by the time budget or Ctrl+C is a chat span too, ended when it was cut, with error.type', () => {
     const t0 = 1_700_000_000;
-    const think = (i: number, t: number): TraceLine => ({ i, t, kind: 'transition', from: 'fix.compact', to: 'fix.think', event: 'xstate.done.actor.contextManager' });
+    const think = (i: number, t: number): TraceLine => ({
+      i,
+      t,
+      kind: 'transition',
+      from: 'fix.compact',
+      to: 'fix.think',
+      event: 'xstate.done.actor.contextManager',
+    });
     const timedOut = mapLines([
-      { i: 0, t: t0, kind: 'start', model: 'm', endpoint: 'x', runDir: '/r/r5' }, think(1, t0 + 1),
+      { i: 0, t: t0, kind: 'start', model: 'm', endpoint: 'x', runDir: '/r/r5' },
+      think(1, t0 + 1),
       { i: 2, t: t0 + 31, kind: 'transition', from: 'fix.think', to: 'timeout', event: 'clock.expired' },
       { i: 3, t: t0 + 31, kind: 'end', status: 'timeout', reason: 'time budget', steps: 3, usage: {} },
     ]);
     const cut = timedOut.find((span) => span.name === 'chat m')!;
     expect(cut.attributes['error.type']).toBe('timeout');
     expect([millis(cut, 'startTime'), millis(cut, 'endTime')]).toEqual([(t0 + 1) * 1000, (t0 + 31) * 1000]);
-    const interrupted = mapLines([{ i: 0, t: t0, kind: 'start', model: 'm', endpoint: 'x', runDir: '/r/r6' }, think(1, t0 + 1), { i: 2, t: t0 + 5, kind: 'interrupted', state: 'fix.think' }]);
+    const interrupted = mapLines([
+      { i: 0, t: t0, kind: 'start', model: 'm', endpoint: 'x', runDir: '/r/r6' },
+      think(1, t0 + 1),
+      { i: 2, t: t0 + 5, kind: 'interrupted', state: 'fix.think' },
+    ]);
     expect(interrupted.find((span) => span.name === 'chat m')!.attributes['error.type']).toBe('cancelled');
     // A model call that answered is not cut short by what follows.
     const answered = mapLines([
-      { i: 0, t: t0, kind: 'start', model: 'm', endpoint: 'x', runDir: '/r/r7' }, think(1, t0 + 1),
+      { i: 0, t: t0, kind: 'start', model: 'm', endpoint: 'x', runDir: '/r/r7' },
+      think(1, t0 + 1),
       { i: 2, t: t0 + 2, kind: 'model', step: 1, content: 'x', tool_calls: [], usage: {}, ms: 900 },
       { i: 3, t: t0 + 2, kind: 'transition', from: 'fix.think', to: 'fix.review', event: 'xstate.done.actor.model' },
       { i: 4, t: t0 + 3, kind: 'interrupted', state: 'fix.review' },

@@ -5,18 +5,29 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startOpenAIStub, type OpenAIStub, type StubRequest } from '../../testing/index.js';
+import { type OpenAIStub, type StubRequest, startOpenAIStub } from '../../testing/index.js';
 import { cleanEnv, repoRoot, runCli } from '../helpers/cli.js';
-import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../helpers/otlp-receiver.js';
+import { type OtlpReceiver, type ReceivedSpan, startOtlpReceiver } from '../helpers/otlp-receiver.js';
 import { waitUntil } from '../helpers/wait.js';
 
 /** A span without its random ids: what must be equal between a live export and one made afterwards. */
 function shape(span: ReceivedSpan) {
-  return { name: span.name, kind: span.kind, root: span.parentSpanId === '', start: span.start, end: span.end, attributes: span.attributes, events: span.events, status: span.status };
+  return {
+    name: span.name,
+    kind: span.kind,
+    root: span.parentSpanId === '',
+    start: span.start,
+    end: span.end,
+    attributes: span.attributes,
+    events: span.events,
+    status: span.status,
+  };
 }
 
 function shapes(spans: ReceivedSpan[]) {
-  return spans.map(shape).sort((a, b) => a.start - b.start || a.end - b.end || a.name.localeCompare(b.name) || JSON.stringify(a).localeCompare(JSON.stringify(b)));
+  return spans
+    .map(shape)
+    .sort((a, b) => a.start - b.start || a.end - b.end || a.name.localeCompare(b.name) || JSON.stringify(a).localeCompare(JSON.stringify(b)));
 }
 
 async function closedPort(): Promise<number> {
@@ -29,8 +40,14 @@ async function closedPort(): Promise<number> {
 
 describe('rein trace export: a finished or killed run, sent afterwards', () => {
   const receivers: OtlpReceiver[] = [];
-  const receiver = async () => { const started = await startOtlpReceiver(); receivers.push(started); return started; };
-  afterEach(async () => { await Promise.all(receivers.splice(0).map((entry) => entry.close())); });
+  const receiver = async () => {
+    const started = await startOtlpReceiver();
+    receivers.push(started);
+    return started;
+  };
+  afterEach(async () => {
+    await Promise.all(receivers.splice(0).map((entry) => entry.close()));
+  });
 
   it('sends the spans the live export sent, with the original timestamps', async () => {
     const live = await receiver();
@@ -44,12 +61,15 @@ describe('rein trace export: a finished or killed run, sent afterwards', () => {
     expect(JSON.parse(exported.stdout)).toMatchObject({ spans: live.spans.length, exported: live.spans.length, skipped: 0 });
     expect(shapes(later.spans)).toEqual(shapes(live.spans));
     // And those times are the trace's: the run span spans the start line to the end line.
-    const lines = readFileSync(join(runDir, 'trace.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { kind: string; t: number });
+    const lines = readFileSync(join(runDir, 'trace.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { kind: string; t: number });
     const root = later.spans.find((span) => span.parentSpanId === '')!;
     expect([root.start, root.end]).toEqual([lines[0]!.t * 1000, lines.at(-1)!.t * 1000]);
   }, 120_000);
 
-  it('a killed run\'s trace (cut mid-line) still exports: the cut line is skipped and said, the run span is unfinished', async () => {
+  it("a killed run's trace (cut mid-line) still exports: the cut line is skipped and said, the run span is unfinished", async () => {
     const demo = await runCli(['demo', '--json'], { env: cleanEnv() });
     const { trace } = JSON.parse(demo.stdout.trim().split('\n').at(-1)!);
     const lines = readFileSync(trace, 'utf8').split('\n');
@@ -66,16 +86,39 @@ describe('rein trace export: a finished or killed run, sent afterwards', () => {
     expect(collector.spans.filter((span) => span.name.startsWith('chat ')).length).toBeGreaterThan(0);
   }, 120_000);
 
-  it('redacts with today\'s key too: a trace written without redaction does not leak it', async () => {
+  it("redacts with today's key too: a trace written without redaction does not leak it", async () => {
     const key = 'sk-live-0123456789abcdefghijKEY';
     const dir = mkdtempSync(join(tmpdir(), 'rein-raw-'));
-    writeFileSync(join(dir, 'trace.jsonl'), [
-      { i: 0, t: 1_700_000_000, kind: 'start', model: 'm', endpoint: 'x', runDir: dir, task: `use ${key}` },
-      { i: 1, t: 1_700_000_001, kind: 'model', step: 1, content: `my key is ${key}`, tool_calls: [], usage: { promptTokens: 1, completionTokens: 1, cachedTokens: 0 }, ms: 5 },
-      { i: 2, t: 1_700_000_002, kind: 'end', status: 'done', steps: 1, usage: { calls: 1, promptTokens: 1, completionTokens: 1, cachedTokens: 0, costUsd: 0 } },
-    ].map((line) => JSON.stringify(line)).join('\n') + '\n');
+    writeFileSync(
+      join(dir, 'trace.jsonl'),
+      [
+        { i: 0, t: 1_700_000_000, kind: 'start', model: 'm', endpoint: 'x', runDir: dir, task: `use ${key}` },
+        {
+          i: 1,
+          t: 1_700_000_001,
+          kind: 'model',
+          step: 1,
+          content: `my key is ${key}`,
+          tool_calls: [],
+          usage: { promptTokens: 1, completionTokens: 1, cachedTokens: 0 },
+          ms: 5,
+        },
+        {
+          i: 2,
+          t: 1_700_000_002,
+          kind: 'end',
+          status: 'done',
+          steps: 1,
+          usage: { calls: 1, promptTokens: 1, completionTokens: 1, cachedTokens: 0, costUsd: 0 },
+        },
+      ]
+        .map((line) => JSON.stringify(line))
+        .join('\n') + '\n',
+    );
     const collector = await receiver();
-    const result = await runCli(['trace', 'export', dir, '--content'], { env: cleanEnv({ OPENAI_API_KEY: key, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${collector.url}/v1/traces` }) });
+    const result = await runCli(['trace', 'export', dir, '--content'], {
+      env: cleanEnv({ OPENAI_API_KEY: key, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${collector.url}/v1/traces` }),
+    });
     expect(result.code, result.stderr).toBe(0);
     const sent = collector.bodies.join('\n');
     expect(sent).toContain('my key is [redacted]');
@@ -83,12 +126,22 @@ describe('rein trace export: a finished or killed run, sent afterwards', () => {
     expect(sent).not.toContain(key.slice(0, 12));
   }, 120_000);
 
-  it('given a directory of runs (an eval\'s output), sends every run\'s trace found under it', async () => {
+  it("given a directory of runs (an eval's output), sends every run's trace found under it", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'rein-runs-'));
-    const traceFor = (id: string) => [
-      { i: 0, t: 1_700_000_000, kind: 'start', model: 'm', endpoint: 'x', runDir: join(dir, id) },
-      { i: 1, t: 1_700_000_001, kind: 'end', status: 'done', steps: 0, usage: { calls: 0, promptTokens: 0, completionTokens: 0, cachedTokens: 0, costUsd: 0 } },
-    ].map((line) => JSON.stringify(line)).join('\n') + '\n';
+    const traceFor = (id: string) =>
+      [
+        { i: 0, t: 1_700_000_000, kind: 'start', model: 'm', endpoint: 'x', runDir: join(dir, id) },
+        {
+          i: 1,
+          t: 1_700_000_001,
+          kind: 'end',
+          status: 'done',
+          steps: 0,
+          usage: { calls: 0, promptTokens: 0, completionTokens: 0, cachedTokens: 0, costUsd: 0 },
+        },
+      ]
+        .map((line) => JSON.stringify(line))
+        .join('\n') + '\n';
     for (const id of ['runs/task-a-default-1', 'runs/task-b-strict-1', 'deeper/runs/task-c-default-2']) {
       mkdirSync(join(dir, id), { recursive: true });
       writeFileSync(join(dir, id, 'trace.jsonl'), traceFor(id));
@@ -98,7 +151,11 @@ describe('rein trace export: a finished or killed run, sent afterwards', () => {
     const result = await runCli(['trace', 'export', dir, '--endpoint', collector.url, '--json'], { env: cleanEnv() });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).toContain('of 3 traces');
-    expect(collector.spans.map((span) => span.attributes['gen_ai.conversation.id']).sort()).toEqual(['task-a-default-1', 'task-b-strict-1', 'task-c-default-2']);
+    expect(collector.spans.map((span) => span.attributes['gen_ai.conversation.id']).sort()).toEqual([
+      'task-a-default-1',
+      'task-b-strict-1',
+      'task-c-default-2',
+    ]);
     expect(JSON.parse(result.stdout)).toMatchObject({ traces: 3, spans: 3, exported: 3 });
   }, 120_000);
 
@@ -106,7 +163,9 @@ describe('rein trace export: a finished or killed run, sent afterwards', () => {
     const demo = await runCli(['demo', '--json'], { env: cleanEnv() });
     const { runDir } = JSON.parse(demo.stdout.trim().split('\n').at(-1)!);
     const port = await closedPort();
-    const refused = await runCli(['trace', 'export', runDir, '--endpoint', `http://127.0.0.1:${port}`, '--json'], { env: cleanEnv({ OTEL_EXPORTER_OTLP_TIMEOUT: '1500' }) });
+    const refused = await runCli(['trace', 'export', runDir, '--endpoint', `http://127.0.0.1:${port}`, '--json'], {
+      env: cleanEnv({ OTEL_EXPORTER_OTLP_TIMEOUT: '1500' }),
+    });
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(new RegExp(`rein trace export: http://127.0.0.1:${port}/v1/traces did not take the spans \\(.+\\); 0 of \\d+ sent`));
     expect(JSON.parse(refused.stdout)).toMatchObject({ exported: 0 });
@@ -132,7 +191,12 @@ describe('rein trace export: a finished or killed run, sent afterwards', () => {
 describe('rein resume --otel', () => {
   let stub: OpenAIStub | undefined;
   let collector: OtlpReceiver | undefined;
-  afterEach(async () => { await stub?.close(); await collector?.close(); stub = undefined; collector = undefined; });
+  afterEach(async () => {
+    await stub?.close();
+    await collector?.close();
+    stub = undefined;
+    collector = undefined;
+  });
 
   it('exports the resumed segment as a run of the same conversation, marked resumed, with the model and endpoint of the run', async () => {
     let hang = true;
@@ -146,7 +210,11 @@ describe('rein resume --otel', () => {
     writeFileSync(join(repo, 'ok.test.js'), "import { test } from 'node:test';\ntest('ok', () => {});\n");
     const runDir = join(repo, '.rein', 'runs', 'killed-1');
     const env = cleanEnv({ OPENAI_BASE_URL: stub.url });
-    const child = spawn(process.execPath, [join(repoRoot, 'bin', 'rein.js'), 'run', repo, 'Run the tests', '--test-cmd', 'node --test', '--model', 'stub-model', '--run-dir', runDir], { env, stdio: 'ignore' });
+    const child = spawn(
+      process.execPath,
+      [join(repoRoot, 'bin', 'rein.js'), 'run', repo, 'Run the tests', '--test-cmd', 'node --test', '--model', 'stub-model', '--run-dir', runDir],
+      { env, stdio: 'ignore' },
+    );
     const exited = new Promise((resolve) => child.on('exit', resolve));
     await waitUntil(() => stub!.requests.length >= 2 && existsSync(join(runDir, 'state.json')), 'the run to wait on its second model call', 60_000);
     child.kill('SIGKILL');
@@ -159,8 +227,12 @@ describe('rein resume --otel', () => {
     const roots = collector.spans.filter((span) => span.name === 'invoke_agent rein');
     expect(roots).toHaveLength(1);
     expect(roots[0]!.attributes).toMatchObject({
-      'gen_ai.conversation.id': basename(runDir), 'gen_ai.request.model': 'stub-model', 'gen_ai.provider.name': 'openai',
-      'server.address': '127.0.0.1', 'rein.run.resumed': true, 'rein.run.status': 'done',
+      'gen_ai.conversation.id': basename(runDir),
+      'gen_ai.request.model': 'stub-model',
+      'gen_ai.provider.name': 'openai',
+      'server.address': '127.0.0.1',
+      'rein.run.resumed': true,
+      'rein.run.status': 'done',
     });
     expect(collector.spans.filter((span) => span.name === 'chat stub-model').length).toBeGreaterThan(0);
     expect(collector.spans.find((span) => span.name === 'execute_tool finish')?.attributes['rein.gate.allowed']).toBe(true);

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { openJobStore } from '../../tools/job-store.js';
 import { jobTool } from '../../tools/job.js';
+import { openJobStore } from '../../tools/job-store.js';
 import { backgroundedCommand, runTool } from '../../tools/run.js';
 import type { CommandPolicy, JobEffect, ToolContext } from '../../tools/types.js';
 import { commandLine, processesWithArgument, uniqueMarker } from '../helpers/processes.js';
@@ -32,7 +32,8 @@ describe.each(['none', 'bwrap'] as const)('background jobs (%s)', (sandboxKind) 
     const sandbox = openRunSandbox(root, full);
     const ctx: ToolContext = sandboxContext(root, sandbox, { policy: full });
     return {
-      root, sandbox,
+      root,
+      sandbox,
       run: (command: string, background?: boolean) => runTool.execute({ command, ...(background === undefined ? {} : { background }) }, ctx),
       job: (args: { id?: string; stop?: boolean; wait?: number }) => jobTool.execute({ stop: false, wait: 0, ...args }, ctx),
     };
@@ -83,9 +84,9 @@ describe.each(['none', 'bwrap'] as const)('background jobs (%s)', (sandboxKind) 
     const { run, job } = setup();
     const marker = uniqueMarker();
     await run(`sleep ${marker} & setsid sleep ${marker} & sleep ${marker}`, true);
-    await waitUntil(() => processesWithArgument(marker).filter((pid) => commandLine(pid).startsWith('sleep\0')).length === 3, 'the job\'s processes');
+    await waitUntil(() => processesWithArgument(marker).filter((pid) => commandLine(pid).startsWith('sleep\0')).length === 3, "the job's processes");
     await job({ id: '1', stop: true });
-    await waitUntil(() => processesWithArgument(marker).length === 0, 'the job\'s processes to go').catch(() => undefined);
+    await waitUntil(() => processesWithArgument(marker).length === 0, "the job's processes to go").catch(() => undefined);
     expect(processesWithArgument(marker)).toEqual([]);
   });
 
@@ -97,7 +98,10 @@ describe.each(['none', 'bwrap'] as const)('background jobs (%s)', (sandboxKind) 
     expect(processesWithArgument(marker)).toHaveLength(2);
     await sandbox.dispose();
     expect(processesWithArgument(marker)).toEqual([]);
-    expect(sandbox.jobs().map((view) => [view.state, view.cause])).toEqual([['stopped', 'the run ended'], ['stopped', 'the run ended']]);
+    expect(sandbox.jobs().map((view) => [view.state, view.cause])).toEqual([
+      ['stopped', 'the run ended'],
+      ['stopped', 'the run ended'],
+    ]);
   });
 
   it('lists jobs, and says plainly when an id is unknown', async () => {
@@ -133,7 +137,10 @@ describe('openJobStore', () => {
     // A kill may cut the last line.
     fs.appendFileSync(`${dir}/jobs.jsonl`, '{"id":"9","comm');
     const second = openJobStore(dir);
-    expect(second.takeLost().map((job) => [job.id, job.command, job.state])).toEqual([[running.id, 'npm run dev', 'lost'], [interrupted.id, 'python -m http.server', 'lost']]);
+    expect(second.takeLost().map((job) => [job.id, job.command, job.state])).toEqual([
+      [running.id, 'npm run dev', 'lost'],
+      [interrupted.id, 'python -m http.server', 'lost'],
+    ]);
     expect(openJobStore(dir).takeLost()).toEqual([]);
     expect(openJobStore(dir).create('next').id).toBe('5');
   });

@@ -1,14 +1,13 @@
-import { shortHash } from '../../lib/short-hash.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { MissingFileError } from '../../lib/errors.js';
+import { shortHash } from '../../lib/short-hash.js';
 import { editFileTool } from '../../tools/edit-file.js';
 import { checkSyntax, createSyntaxChecker } from '../../tools/syntax-check.js';
 import { makeContext, makeTempDir, writeFiles } from '../helpers/workspace.js';
 
-const edit = (root: string, file: string, old: string, replacement: string) =>
-  editFileTool.execute({ path: file, old, new: replacement }, makeContext(root));
+const edit = (root: string, file: string, old: string, replacement: string) => editFileTool.execute({ path: file, old, new: replacement }, makeContext(root));
 
 /** Applies an edit that must be rejected and checks the file is byte-identical afterwards. */
 async function expectRejected(file: string, source: string, old: string, replacement: string): Promise<string> {
@@ -37,16 +36,20 @@ describe('edit_file rejections', () => {
     expect(await expectRejected('a.yaml', 'a: 1\nb: [1, 2]\n', '[1, 2]', '[1, 2')).toMatch(/a\.yaml:\d+:\d+: YAMLParseError/);
   });
 
-  it('refuses to change rein\'s own files: the rules file and the .rein state folder', async () => {
+  it("refuses to change rein's own files: the rules file and the .rein state folder", async () => {
     const root = makeTempDir();
     writeFiles(root, { 'rein.config.mjs': 'export default {};\n', '.rein/runs/a/run.json': '{"configPath":"x"}\n', 'src/app.js': 'export const a = 1;\n' });
-    await expect(edit(root, 'rein.config.mjs', 'export default {};', 'export default { permissions: { sandbox: "none" } };')).rejects.toThrow(/belongs to rein/);
+    await expect(edit(root, 'rein.config.mjs', 'export default {};', 'export default { permissions: { sandbox: "none" } };')).rejects.toThrow(
+      /belongs to rein/,
+    );
     await expect(edit(root, './.rein/runs/a/run.json', '"x"', '"y"')).rejects.toThrow(/belongs to rein/);
     expect(fs.readFileSync(path.join(root, 'rein.config.mjs'), 'utf8')).toBe('export default {};\n');
     expect(fs.readFileSync(path.join(root, '.rein/runs/a/run.json'), 'utf8')).toBe('{"configPath":"x"}\n');
     // A rules file given with --config is protected wherever it lives.
     writeFiles(root, { 'cfg/rules.mjs': 'export default {};\n' });
-    await expect(editFileTool.execute({ path: 'cfg/rules.mjs', old: '{}', new: '{ a: 1 }' }, makeContext(root, { protectedFiles: [path.join(root, 'cfg/rules.mjs')] }))).rejects.toThrow(/belongs to rein/);
+    await expect(
+      editFileTool.execute({ path: 'cfg/rules.mjs', old: '{}', new: '{ a: 1 }' }, makeContext(root, { protectedFiles: [path.join(root, 'cfg/rules.mjs')] })),
+    ).rejects.toThrow(/belongs to rein/);
     // A file of the same name deeper in the tree is the project's own.
     writeFiles(root, { 'src/rein.config.json': '{"a": 1}\n' });
     expect((await edit(root, 'src/rein.config.json', '1', '2')).ok).toBe(true);
@@ -91,7 +94,13 @@ describe('edit_file accepted edits', () => {
     expect(result.ok).toBe(true);
     // The file's content before and after, hashed: the stall detector tells a new version from an old one by them.
     const before = `${lines.join('\n')}\n`;
-    expect(result.effect).toEqual({ kind: 'edit', path: 'm.py', applied: true, before: shortHash(before), after: shortHash(before.replace('x20 = 20', 'x20 = 200')) });
+    expect(result.effect).toEqual({
+      kind: 'edit',
+      path: 'm.py',
+      applied: true,
+      before: shortHash(before),
+      after: shortHash(before.replace('x20 = 20', 'x20 = 200')),
+    });
     expect(result.content.split('\n').slice(0, 3)).toEqual(['Edit applied.', '[m.py: lines 17-30 of 30; 16 above, 0 below]', '   17  x17 = 17']);
     expect(result.content).toContain('   20  x20 = 200');
     expect(fs.readFileSync(path.join(root, 'm.py'), 'utf8')).toContain('x20 = 200\nx21 = 21');
@@ -202,13 +211,19 @@ describe('edit_file recovery for a resumed run', () => {
   });
 });
 
-describe('edit_file with the run\'s syntax checker', () => {
+describe("edit_file with the run's syntax checker", () => {
   it('sends every check of a run to the checker in the tool context (one warm python3), with the same verdicts', async () => {
     const root = makeTempDir();
     writeFiles(root, { 'm.py': 'def f():\n    return 1\n' });
     const warm = createSyntaxChecker();
     const checked: string[] = [];
-    const syntax = { check: (name: string, source: string) => { checked.push(name); return warm.check(name, source); }, close: () => warm.close() };
+    const syntax = {
+      check: (name: string, source: string) => {
+        checked.push(name);
+        return warm.check(name, source);
+      },
+      close: () => warm.close(),
+    };
     try {
       const context = { ...makeContext(root), syntax };
       expect((await editFileTool.execute({ path: 'm.py', old: 'return 1', new: 'return 2' }, context)).ok).toBe(true);

@@ -110,7 +110,9 @@ describe('resolveWritableInWorkspace', () => {
     const root = makeTempDir();
     writeFiles(root, { 'src/a.py': 'x', 'rules.json': '{}' });
     expect(resolveWritableInWorkspace(root, 'src/a.py')).toBe(path.join(root, 'src/a.py'));
-    expect(() => resolveWritableInWorkspace(root, '.rein/progress.json')).toThrow('".rein/progress.json" belongs to rein (its state or rules file); the agent may not change it');
+    expect(() => resolveWritableInWorkspace(root, '.rein/progress.json')).toThrow(
+      '".rein/progress.json" belongs to rein (its state or rules file); the agent may not change it',
+    );
     expect(() => resolveWritableInWorkspace(root, 'rein.config.mjs')).toThrow(PathEscapeError);
     const rulesFile = path.join(root, 'rules.json');
     expect(() => resolveWritableInWorkspace(root, 'rules.json', [rulesFile])).toThrow(/belongs to rein/);
@@ -141,7 +143,9 @@ describe('resolveInWorkspace and the sandbox policy', () => {
     fs.symlinkSync('.env', path.join(root, 'settings'));
     fs.mkdirSync(path.join(root, '.env.d'));
     expect(() => resolveInWorkspace(root, '.env')).toThrow(HiddenPathError);
-    expect(() => resolveInWorkspace(root, 'app/.env.local')).toThrow(/is hidden from the agent: .env files in the workspace are hidden unless permissions.readable names them/);
+    expect(() => resolveInWorkspace(root, 'app/.env.local')).toThrow(
+      /is hidden from the agent: .env files in the workspace are hidden unless permissions.readable names them/,
+    );
     expect(() => resolveInWorkspace(root, 'settings')).toThrow(HiddenPathError);
     expect(resolveInWorkspace(root, '.env.d')).toBe(path.join(root, '.env.d'));
     expect(resolveInWorkspace(root, '.env.example', { readable: ['.env.example'] })).toBe(path.join(root, '.env.example'));

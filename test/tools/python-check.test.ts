@@ -16,7 +16,9 @@ const open = (...args: Parameters<typeof openPythonChecker>) => {
   opened.push(checker);
   return checker;
 };
-afterEach(() => { for (const checker of opened.splice(0)) checker.close(); });
+afterEach(() => {
+  for (const checker of opened.splice(0)) checker.close();
+});
 
 const alive = (pid: number) => {
   try {
@@ -87,7 +89,9 @@ describe('warm Python syntax checker', () => {
     const python = open();
     const sources = Array.from({ length: 30 }, (_, index) => (index % 3 === 0 ? `def f${index}(:\n` : `x${index} = ${index}\n`));
     const verdicts = await Promise.all(sources.map((source, index) => python.check(source, `m${index}.py`)));
-    verdicts.forEach((verdict, index) => expect(verdict.kind, sources[index]).toBe(index % 3 === 0 ? 'invalid' : 'valid'));
+    verdicts.forEach((verdict, index) => {
+      expect(verdict.kind, sources[index]).toBe(index % 3 === 0 ? 'invalid' : 'valid');
+    });
   });
 
   it('a missing interpreter, a crash and a hang are skipped verdicts, not exceptions', async () => {
@@ -95,7 +99,10 @@ describe('warm Python syntax checker', () => {
     const dir = makeTempDir();
     const crashing = path.join(dir, 'crashing-python');
     fs.writeFileSync(crashing, '#!/bin/sh\necho "bad interpreter" >&2\nexit 7\n', { mode: 0o755 });
-    expect(await open({ python: crashing }).check('x = 1\n', 'a.py')).toEqual({ kind: 'skipped', reason: 'python3 could not check the file (exit 7): bad interpreter\n' });
+    expect(await open({ python: crashing }).check('x = 1\n', 'a.py')).toEqual({
+      kind: 'skipped',
+      reason: 'python3 could not check the file (exit 7): bad interpreter\n',
+    });
     const hanging = path.join(dir, 'hanging-python');
     fs.writeFileSync(hanging, '#!/bin/sh\nexec sleep 30\n', { mode: 0o755 });
     const slow = open({ python: hanging, timeoutMs: 300, startAllowanceMs: 0 });
@@ -149,7 +156,8 @@ describe('createSyntaxChecker', () => {
     const syntax = createSyntaxChecker();
     try {
       expect(await syntax.check('stats.py', 'def mean(xs):\nreturn 1\n')).toEqual({
-        kind: 'invalid', message: "stats.py:2:1: IndentationError: expected an indented block after function definition on line 1\nreturn 1\n^",
+        kind: 'invalid',
+        message: 'stats.py:2:1: IndentationError: expected an indented block after function definition on line 1\nreturn 1\n^',
       });
       expect(await syntax.check('a.json', '{"a": 1,}')).toMatchObject({ kind: 'invalid' });
       expect(await syntax.check('a.ts', 'let n: number = 1;\n')).toEqual({ kind: 'valid' });

@@ -1,11 +1,11 @@
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runTool } from '../../tools/run.js';
 import { headTail } from '../../tools/shape.js';
 import type { CommandPolicy } from '../../tools/types.js';
-import { spawn } from 'node:child_process';
-import { pathToFileURL } from 'node:url';
 import { repoRoot } from '../helpers/cli.js';
 import { commandLine, processesWithArgument, uniqueMarker } from '../helpers/processes.js';
 import { waitUntil } from '../helpers/wait.js';
@@ -91,7 +91,12 @@ describe('run', () => {
     const controller = new AbortController();
     const root = makeTempDir();
     // Abort once the command is under way, however slowly a loaded machine starts it.
-    const poll = setInterval(() => { if (fs.existsSync(path.join(root, 'started'))) { clearInterval(poll); controller.abort(); } }, 20);
+    const poll = setInterval(() => {
+      if (fs.existsSync(path.join(root, 'started'))) {
+        clearInterval(poll);
+        controller.abort();
+      }
+    }, 20);
     const result = await run(`echo before; sleep ${marker} & touch started; sleep ${marker}`, {}, controller.signal, root);
     clearInterval(poll);
     expect(result.content).toBe('exit=aborted (process group killed)\nbefore\n');
@@ -102,17 +107,27 @@ describe('run', () => {
   // A watchdog in the command's group sees the harness gone, also in the moment before bwrap has tied itself to its parent.
   // (bwrap killed in its first milliseconds is left out: its own half that sets up the sandbox can outlive it; see SECURITY.md.)
   it.each([
-    ['none', 'running'], ['bwrap', 'running'], ['none', 'starting'],
+    ['none', 'running'],
+    ['bwrap', 'running'],
+    ['none', 'starting'],
   ])('sandbox %s: a command dies with a harness killed by SIGKILL while it is %s', async (sandbox, when) => {
     const marker = uniqueMarker();
     const root = makeTempDir();
     // A harness process that runs one long command and is then killed without any chance to clean up.
-    const harness = spawn(process.execPath, ['--input-type=module', '-e', `
+    const harness = spawn(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `
       const { runTool } = await import(${JSON.stringify(pathToFileURL(path.join(repoRoot, 'dist', 'tools', 'run.js')).href)});
       const policy = { deny: [], sandbox: process.env.SANDBOX, network: false, envAllow: [], timeoutSeconds: 300 };
       const limits = { outputChars: 6000, viewLines: 100, maxHits: 50 };
       await runTool.execute({ command: 'sleep ' + process.env.MARKER }, { root: process.env.ROOT, signal: new AbortController().signal, limits, policy });
-    `], { env: { ...process.env, MARKER: marker, ROOT: root, SANDBOX: sandbox }, stdio: 'ignore' });
+    `,
+      ],
+      { env: { ...process.env, MARKER: marker, ROOT: root, SANDBOX: sandbox }, stdio: 'ignore' },
+    );
     const exited = new Promise((resolve) => harness.on('exit', resolve));
     // Running: the command itself is there. Starting: only its wrapper is, bwrap perhaps still setting up.
     await waitUntil(() => processesWithArgument(marker).some((pid) => when === 'starting' || commandLine(pid).startsWith('sleep\0')), 'the command to start');
@@ -148,15 +163,22 @@ describe('run', () => {
       content: 'Blocked by policy: git push publishes work outside the workspace; leave pushing to a person. Choose a safer action.',
       ok: false,
       effect: {
-        kind: 'command', command: 'touch ran.txt && git push', exitCode: null, timedOut: false, blocked: true,
+        kind: 'command',
+        command: 'touch ran.txt && git push',
+        exitCode: null,
+        timedOut: false,
+        blocked: true,
         blockedBy: 'git push publishes work outside the workspace; leave pushing to a person',
       },
     });
     expect(fs.existsSync(path.join(root, 'ran.txt'))).toBe(false);
-    expect((await run('terraform apply', { deny: ['terraform\\s+apply'] })).effect).toMatchObject({ blocked: true, blockedBy: 'command matches the deny pattern /terraform\\s+apply/' });
+    expect((await run('terraform apply', { deny: ['terraform\\s+apply'] })).effect).toMatchObject({
+      blocked: true,
+      blockedBy: 'command matches the deny pattern /terraform\\s+apply/',
+    });
   });
 
-  it("refuses to run bare when the rules require bwrap and it is missing", async () => {
+  it('refuses to run bare when the rules require bwrap and it is missing', async () => {
     process.env.PATH = '/nonexistent-bin';
     const result = await run('echo hi', { sandbox: 'bwrap' });
     expect(result.content).toBe('Command not run: the rules require sandbox: bwrap, but bubblewrap (bwrap) was not found on PATH.');

@@ -32,7 +32,9 @@ describe('resolveSandbox', () => {
   it('honours sandbox: none and says that commands can read the whole disk, and how to require the sandbox', () => {
     const mode = resolveSandbox({ sandbox: 'none', network: false });
     expect(mode).toEqual({ kind: 'none', reason: 'the rules set sandbox: none' });
-    expect(describeSandbox(mode)).toBe('commands run unsandboxed and can read the whole disk (the rules set sandbox: none); set permissions.sandbox: "bwrap" to require the sandbox');
+    expect(describeSandbox(mode)).toBe(
+      'commands run unsandboxed and can read the whole disk (the rules set sandbox: none); set permissions.sandbox: "bwrap" to require the sandbox',
+    );
   });
 });
 
@@ -56,7 +58,10 @@ describe('bubblewrap sandbox', () => {
     const root = makeTempDir();
     fs.writeFileSync(path.join(root, 'rein.config.json'), '{}');
     const name = `/etc/rein-remount-${process.pid}`;
-    const result = await run(root, `grep CapEff /proc/self/status; mount -o remount,bind,rw / && echo ${'REMOUNTED'} > ${name}; echo '{"permissions":{"sandbox":"none"}}' > rein.config.json; echo done`);
+    const result = await run(
+      root,
+      `grep CapEff /proc/self/status; mount -o remount,bind,rw / && echo ${'REMOUNTED'} > ${name}; echo '{"permissions":{"sandbox":"none"}}' > rein.config.json; echo done`,
+    );
     expect(result.content).toContain('CapEff:\t0000000000000000');
     expect(result.content).toContain('done');
     expect(fs.existsSync(name)).toBe(false);
@@ -67,7 +72,10 @@ describe('bubblewrap sandbox', () => {
     const root = makeTempDir();
     fs.mkdirSync(path.join(root, 'cfg'));
     fs.writeFileSync(path.join(root, 'cfg', 'rules.mjs'), 'export default {};\n');
-    const result = await runTool.execute({ command: 'echo "// planted" >> cfg/rules.mjs; echo done' }, makeContext(root, { policy: { sandbox: 'bwrap' }, protectedFiles: [path.join(root, 'cfg', 'rules.mjs')] }));
+    const result = await runTool.execute(
+      { command: 'echo "// planted" >> cfg/rules.mjs; echo done' },
+      makeContext(root, { policy: { sandbox: 'bwrap' }, protectedFiles: [path.join(root, 'cfg', 'rules.mjs')] }),
+    );
     expect(result.content).toContain('Read-only file system');
     expect(fs.readFileSync(path.join(root, 'cfg', 'rules.mjs'), 'utf8')).toBe('export default {};\n');
   });

@@ -51,20 +51,28 @@ describe('createOutputCollector', () => {
 
   it('decodes invalid UTF-8 split anywhere exactly like a one-shot decode, without throwing', () => {
     fc.assert(
-      fc.property(fc.uint8Array({ maxLength: 300, size: 'max' }), fc.array(fc.nat(), { maxLength: 10 }), fc.integer({ min: 0, max: 200 }), (bytes, cuts, cap) => {
-        const collector = createOutputCollector(cap);
-        for (const piece of chunked(bytes, cuts)) collector.push(piece);
-        expect(collector.finish()).toBe(headTail(new TextDecoder().decode(bytes), cap));
-      }),
+      fc.property(
+        fc.uint8Array({ maxLength: 300, size: 'max' }),
+        fc.array(fc.nat(), { maxLength: 10 }),
+        fc.integer({ min: 0, max: 200 }),
+        (bytes, cuts, cap) => {
+          const collector = createOutputCollector(cap);
+          for (const piece of chunked(bytes, cuts)) collector.push(piece);
+          expect(collector.finish()).toBe(headTail(new TextDecoder().decode(bytes), cap));
+        },
+      ),
       { numRuns: 500 },
     );
   });
 
   it('exercises the rolling tail: the generated texts overflow the head in most runs', () => {
     let overflowing = 0;
-    fc.assert(fc.property(fc.string({ unit: 'binary', maxLength: 400, size: 'max' }), fc.integer({ min: 0, max: 300 }), (text, cap) => {
-      if (text.length > cap + keepPerSide(cap)) overflowing += 1;
-    }), { numRuns: 500 });
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary', maxLength: 400, size: 'max' }), fc.integer({ min: 0, max: 300 }), (text, cap) => {
+        if (text.length > cap + keepPerSide(cap)) overflowing += 1;
+      }),
+      { numRuns: 500 },
+    );
     expect(overflowing).toBeGreaterThan(150);
   });
 

@@ -18,7 +18,8 @@ describe.each(['none', 'bwrap'] as const)('warm sandbox (%s)', (sandboxKind) => 
   const setup = (policy: Partial<CommandPolicy> = {}) => {
     const root = makeTempDir();
     const sandbox = openRunSandbox(root, { sandbox: sandboxKind, ...policy });
-    const run = (command: string, signal?: AbortSignal) => runTool.execute({ command }, sandboxContext(root, sandbox, { policy: { sandbox: sandboxKind, ...policy }, signal }));
+    const run = (command: string, signal?: AbortSignal) =>
+      runTool.execute({ command }, sandboxContext(root, sandbox, { policy: { sandbox: sandboxKind, ...policy }, signal }));
     return { root, sandbox, run };
   };
 
@@ -32,7 +33,7 @@ describe.each(['none', 'bwrap'] as const)('warm sandbox (%s)', (sandboxKind) => 
     });
   });
 
-  it('reports death by signal as 128 + the signal number, and keeps one command from seeing the next one\'s output', async () => {
+  it("reports death by signal as 128 + the signal number, and keeps one command from seeing the next one's output", async () => {
     const { run } = setup();
     expect((await run('echo before; kill -9 $$')).content).toBe('exit=137\nbefore\n');
     const outputs = await Promise.all(['a', 'b', 'c'].map((word) => run(`echo ${word}; sleep 0.05; echo ${word}2`)));
@@ -84,7 +85,12 @@ describe.each(['none', 'bwrap'] as const)('warm sandbox (%s)', (sandboxKind) => 
     const { root, run } = setup();
     const marker = uniqueMarker();
     const controller = new AbortController();
-    const poll = setInterval(() => { if (fs.existsSync(path.join(root, 'started'))) { clearInterval(poll); controller.abort(); } }, 20);
+    const poll = setInterval(() => {
+      if (fs.existsSync(path.join(root, 'started'))) {
+        clearInterval(poll);
+        controller.abort();
+      }
+    }, 20);
     const result = await run(`echo before; sleep ${marker} & touch started; sleep ${marker}`, controller.signal);
     clearInterval(poll);
     expect(result.content).toBe('exit=aborted (process group killed)\nbefore\n');
@@ -124,11 +130,20 @@ describe.each(['none', 'bwrap'] as const)('warm sandbox (%s)', (sandboxKind) => 
   it('kills the running command and every job when the harness is killed with SIGKILL', async () => {
     const marker = uniqueMarker();
     const root = makeTempDir();
-    const harness = spawnHarness(sandboxKind, root, marker, `
+    const harness = spawnHarness(
+      sandboxKind,
+      root,
+      marker,
+      `
       await sandbox.startJob('sleep ' + process.env.MARKER);
       await runTool.execute({ command: 'sleep ' + process.env.MARKER + ' & sleep ' + process.env.MARKER }, ctx);
-    `);
-    await waitUntil(() => processesWithArgument(marker).filter((pid) => commandLine(pid).startsWith('sleep\0')).length >= 3, 'the job and the command to run', 20_000);
+    `,
+    );
+    await waitUntil(
+      () => processesWithArgument(marker).filter((pid) => commandLine(pid).startsWith('sleep\0')).length >= 3,
+      'the job and the command to run',
+      20_000,
+    );
     harness.kill('SIGKILL');
     await waitUntil(() => processesWithArgument(marker).length === 0, 'the job and the command to die', 10_000).catch(() => undefined);
     expect(processesWithArgument(marker)).toEqual([]);
@@ -139,7 +154,12 @@ describe.each(['none', 'bwrap'] as const)('warm sandbox (%s)', (sandboxKind) => 
     for (let attempt = 0; attempt < 6; attempt++) {
       const marker = uniqueMarker();
       // The supervisor starts with the first command: from before bwrap exists to the command running.
-      const harness = spawnHarness(sandboxKind, makeTempDir(), marker, "await sandbox.runCommand('sleep 300', { timeoutMs: 600_000, signal: ctx.signal, outputCap: 100 });");
+      const harness = spawnHarness(
+        sandboxKind,
+        makeTempDir(),
+        marker,
+        "await sandbox.runCommand('sleep 300', { timeoutMs: 600_000, signal: ctx.signal, outputCap: 100 });",
+      );
       const exited = new Promise((resolve) => harness.once('exit', resolve));
       // From "before bwrap exists" to "supervisor ready", spread over the attempts.
       await new Promise<void>((resolve) => harness.stdout!.once('data', () => resolve()));
@@ -156,7 +176,12 @@ describe.each(['none', 'bwrap'] as const)('warm sandbox (%s)', (sandboxKind) => 
 /** A harness process with a run sandbox and a tool context, running `body`; it prints a line once the sandbox is being created. */
 function spawnHarness(sandboxKind: string, root: string, marker: string, body: string) {
   const dist = (file: string) => JSON.stringify(pathToFileURL(path.join(repoRoot, 'dist', 'tools', file)).href);
-  return spawn(process.execPath, ['--input-type=module', '-e', `
+  return spawn(
+    process.execPath,
+    [
+      '--input-type=module',
+      '-e',
+      `
     const { runTool } = await import(${dist('run.js')});
     const { createRunSandbox } = await import(${dist('run-sandbox.js')});
     const policy = { deny: [], sandbox: process.env.SANDBOX, network: false, envAllow: ['REIN_TEST_MARKER'], timeoutSeconds: 300 };
@@ -164,5 +189,8 @@ function spawnHarness(sandboxKind: string, root: string, marker: string, body: s
     const sandbox = createRunSandbox({ root: process.env.ROOT, policy });
     const ctx = { root: process.env.ROOT, signal: new AbortController().signal, limits: { outputChars: 6000, viewLines: 100, maxHits: 50 }, policy, sandbox };
     ${body}
-  `], { env: { ...process.env, MARKER: marker, ROOT: root, SANDBOX: sandboxKind, REIN_TEST_MARKER: marker }, stdio: ['ignore', 'pipe', 'ignore'] });
+  `,
+    ],
+    { env: { ...process.env, MARKER: marker, ROOT: root, SANDBOX: sandboxKind, REIN_TEST_MARKER: marker }, stdio: ['ignore', 'pipe', 'ignore'] },
+  );
 }

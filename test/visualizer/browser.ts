@@ -1,10 +1,10 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { type Browser, chromium, type Page } from 'playwright-core';
 import type { AnyStateMachine } from 'xstate';
 import { scriptedModelSource } from '../../actors/model-source.js';
-import { demoScript, DEMO_TASK, DEMO_TEST_CMD } from '../../demo/demo-model.js';
+import { DEMO_TASK, DEMO_TEST_CMD, demoScript } from '../../demo/demo-model.js';
 import { simulatedModelSource } from '../../eval/simulated/model-source.js';
 import { simulationSchema } from '../../eval/simulated/simulation-schema.js';
 import { rulesSchema } from '../../rules/schema.js';
@@ -32,8 +32,12 @@ export async function recordDemoTrace(runDir: string): Promise<string> {
   mkdirSync(workspace, { recursive: true });
   writeFiles(workspace, demoRepoFiles());
   const handle = startRun({
-    workspace, task: DEMO_TASK, testCmd: DEMO_TEST_CMD, rules: rulesSchema.parse({ verification: { command: DEMO_TEST_CMD } }),
-    model: scriptedModelSource('demo-scripted', demoScript), runDir,
+    workspace,
+    task: DEMO_TASK,
+    testCmd: DEMO_TEST_CMD,
+    rules: rulesSchema.parse({ verification: { command: DEMO_TEST_CMD } }),
+    model: scriptedModelSource('demo-scripted', demoScript),
+    runDir,
   });
   const output = await handle.done;
   if (output.status !== 'done') throw new Error(`the demo ended ${output.status}: ${output.reason}`);
@@ -44,7 +48,8 @@ const ROUGH_TASK = 'Fix calc.js so the tests pass.';
 const ROUGH_FILES: Record<string, string> = {
   'package.json': '{ "type": "module" }\n',
   'calc.js': 'export function add(a, b) {\n  return a - b;\n}\n',
-  'calc.test.js': "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { add } from './calc.js';\ntest('add', () => assert.equal(add(2, 3), 5, 'add adds'));\n",
+  'calc.test.js':
+    "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { add } from './calc.js';\ntest('add', () => assert.equal(add(2, 3), 5, 'add adds'));\n",
 };
 
 /**
@@ -59,10 +64,19 @@ export async function recordRoughTrace(runDir: string): Promise<string> {
   mkdirSync(workspace, { recursive: true });
   writeFiles(workspace, ROUGH_FILES);
   const rules = rulesSchema.parse({ verification: { command: 'node --test' } });
-  const model = await simulatedModelSource({
-    kind: 'registry', names: ['destructive-commands', 'repeat-failing-command'],
-    simulation: simulationSchema.parse({ inspect: ['calc.js'], fixes: [{ path: 'calc.js', old: 'return a - b;', new: 'return a + b;', reveal: 'add adds' }], destructive: [{ command: 'git push --force origin HEAD:main' }] }),
-  }, rules, { prompt: ROUGH_TASK, testCmd: 'node --test' });
+  const model = await simulatedModelSource(
+    {
+      kind: 'registry',
+      names: ['destructive-commands', 'repeat-failing-command'],
+      simulation: simulationSchema.parse({
+        inspect: ['calc.js'],
+        fixes: [{ path: 'calc.js', old: 'return a - b;', new: 'return a + b;', reveal: 'add adds' }],
+        destructive: [{ command: 'git push --force origin HEAD:main' }],
+      }),
+    },
+    rules,
+    { prompt: ROUGH_TASK, testCmd: 'node --test' },
+  );
   const handle = startRun({ workspace, task: ROUGH_TASK, testCmd: 'node --test', rules, model, runDir });
   const output = await handle.done;
   if (output.status !== 'done') throw new Error(`the rough run ended ${output.status}: ${output.reason}`);
@@ -71,7 +85,10 @@ export async function recordRoughTrace(runDir: string): Promise<string> {
 
 /** Parsed lines of a JSONL file. */
 export function readLines(path: string): Array<Record<string, unknown>> {
-  return readFileSync(path, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>);
+  return readFileSync(path, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
 }
 
 /** Every state of a machine as a dotted id (the root is left out). */
@@ -88,7 +105,10 @@ export function stateIds(machine: AnyStateMachine): string[] {
 /** The `to` of the last transition line at or before each index ('' before the first). */
 export function expectedStates(lines: Array<Record<string, unknown>>): string[] {
   let state = '';
-  return lines.map((line) => (line.kind === 'transition' ? (state = String(line.to)) : state));
+  return lines.map((line) => {
+    if (line.kind === 'transition') state = String(line.to);
+    return state;
+  });
 }
 
 /** Moves the scrubber to `index` as a person would (an input event on the range) and waits for the page to render it. */
@@ -105,18 +125,19 @@ export async function scrubTo(page: Page, index: number): Promise<void> {
 export function watchPage(page: Page): { errors: string[]; requests: string[] } {
   const watched = { errors: [] as string[], requests: [] as string[] };
   page.on('pageerror', (error) => watched.errors.push(error.message));
-  page.on('console', (message) => { if (message.type() === 'error') watched.errors.push(message.text()); });
+  page.on('console', (message) => {
+    if (message.type() === 'error') watched.errors.push(message.text());
+  });
   page.on('request', (request) => watched.requests.push(request.url()));
   return watched;
 }
 
 /** Waits until the element matching `selector` contains `text`: the page renders on the next frame, not inside the click. */
 export async function waitForText(page: Page, selector: string, text: string, timeout = 10_000): Promise<void> {
-  await page.waitForFunction(
-    ([target, wanted]) => document.querySelector(target!)?.textContent?.includes(wanted!) ?? false,
-    [selector, text], { timeout },
-  ).catch(async (error: unknown) => {
-    const actual = (await page.textContent(selector).catch(() => null)) ?? '(no such element)';
-    throw new Error(`${selector} never showed "${text}"; it shows: ${actual.slice(0, 300)}`, { cause: error });
-  });
+  await page
+    .waitForFunction(([target, wanted]) => document.querySelector(target!)?.textContent?.includes(wanted!) ?? false, [selector, text], { timeout })
+    .catch(async (error: unknown) => {
+      const actual = (await page.textContent(selector).catch(() => null)) ?? '(no such element)';
+      throw new Error(`${selector} never showed "${text}"; it shows: ${actual.slice(0, 300)}`, { cause: error });
+    });
 }

@@ -18,12 +18,18 @@ describe('the eval report', () => {
   beforeAll(async () => {
     tasks = writeTaskSet(['add', 'shout']);
     const [result, launched] = await Promise.all([
-      runCli(['eval', tasks, '--preset', 'default', '--preset', 'no-verification-gate', '--out', out, '--parallel', '2'], { env: cleanEnv(), timeoutMs: 150_000 }),
+      runCli(['eval', tasks, '--preset', 'default', '--preset', 'no-verification-gate', '--out', out, '--parallel', '2'], {
+        env: cleanEnv(),
+        timeoutMs: 150_000,
+      }),
       launchChromium(),
     ]);
     browser = launched;
     expect(result.code, result.stderr).toBe(0);
-    records = readFileSync(join(out, 'results.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as RunRecord);
+    records = readFileSync(join(out, 'results.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as RunRecord);
   }, 180_000);
 
   afterAll(async () => {
@@ -32,7 +38,7 @@ describe('the eval report', () => {
     dir.remove();
   });
 
-  it('writes each run\'s replay page beside its trace, and every cell links to its run\'s', () => {
+  it("writes each run's replay page beside its trace, and every cell links to its run's", () => {
     expect(records).toHaveLength(4);
     const report = readFileSync(join(out, 'report.html'), 'utf8');
     for (const record of records) {
@@ -43,7 +49,7 @@ describe('the eval report', () => {
     expect(report).not.toContain('trace.jsonl"');
   });
 
-  it('fits 800 px without sideways scrolling, gives each task\'s cost and tokens, and explains the significance marker', async () => {
+  it("fits 800 px without sideways scrolling, gives each task's cost and tokens, and explains the significance marker", async () => {
     const page = await browser.newPage({ viewport: { width: 800, height: 900 } });
     const watched = watchPage(page);
     await page.goto(`file://${join(out, 'report.html')}`);
@@ -56,14 +62,17 @@ describe('the eval report', () => {
     for (const record of records) {
       const tokens = record.promptTokens + record.completionTokens;
       const shown = tokens >= 10_000 ? `${(tokens / 1000).toFixed(1)}k tok` : `${tokens.toLocaleString('en-US')} tok`;
-      expect(cells.some((cell) => cell.includes(`$${record.costUsd.toFixed(4)} · ${shown}`)), `${record.task} × ${record.config}`).toBe(true);
+      expect(
+        cells.some((cell) => cell.includes(`$${record.costUsd.toFixed(4)} · ${shown}`)),
+        `${record.task} × ${record.config}`,
+      ).toBe(true);
     }
     expect(await page.textContent('.footnote')).toContain('* p < 0.05');
     expect(watched.requests.filter((url) => !url.startsWith('file://'))).toEqual([]);
     await page.close();
   });
 
-  it('opens a run\'s replay page from its cell', async () => {
+  it("opens a run's replay page from its cell", async () => {
     const page = await browser.newPage({ viewport: { width: 800, height: 900 } });
     const watched = watchPage(page);
     await page.goto(`file://${join(out, 'report.html')}`);

@@ -3,8 +3,8 @@ import { appendFileSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createLiveFeed } from '../../visualizer/server/live-feed.js';
 import { followRun } from '../../visualizer/server/follow-run.js';
+import { createLiveFeed } from '../../visualizer/server/live-feed.js';
 import { loadTrace } from '../../visualizer/server/trace-file.js';
 import { waitUntil } from '../helpers/wait.js';
 import { makeTempDir } from '../helpers/workspace.js';
@@ -13,16 +13,25 @@ import { makeTempDir } from '../helpers/workspace.js';
 function startWriter() {
   const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
   const exited = new Promise((resolve) => child.once('exit', resolve));
-  return { pid: child.pid!, kill: async () => { child.kill('SIGKILL'); await exited; } };
+  return {
+    pid: child.pid!,
+    kill: async () => {
+      child.kill('SIGKILL');
+      await exited;
+    },
+  };
 }
 
-const messages = (feed: ReturnType<typeof createLiveFeed>) => feed.since(0).map((message) => JSON.parse(message.json) as { type: string; text?: string; line?: { kind: string } });
+const messages = (feed: ReturnType<typeof createLiveFeed>) =>
+  feed.since(0).map((message) => JSON.parse(message.json) as { type: string; text?: string; line?: { kind: string } });
 
 describe('following the trace of a run that is still going', () => {
   const writers: Array<ReturnType<typeof startWriter>> = [];
-  afterEach(async () => { for (const writer of writers.splice(0)) await writer.kill(); });
+  afterEach(async () => {
+    for (const writer of writers.splice(0)) await writer.kill();
+  });
 
-  it('stops, and tells the page why, when the run\'s process is gone without an end line', async () => {
+  it("stops, and tells the page why, when the run's process is gone without an end line", async () => {
     const writer = startWriter();
     writers.push(writer);
     const path = join(makeTempDir(), 'trace.jsonl');
@@ -63,7 +72,13 @@ describe('following the trace of a run that is still going', () => {
     const older = join(makeTempDir(), 'trace.jsonl');
     writeFileSync(older, `${JSON.stringify({ i: 0, t: 1, kind: 'start' })}\n`);
     const olderFeed = createLiveFeed();
-    const stopOlder = followRun(older, { lines: loadTrace(older).lines, from: loadTrace(older).completeBytes, feed: olderFeed, say: () => undefined, intervalMs: 20 });
+    const stopOlder = followRun(older, {
+      lines: loadTrace(older).lines,
+      from: loadTrace(older).completeBytes,
+      feed: olderFeed,
+      say: () => undefined,
+      intervalMs: 20,
+    });
     await new Promise((resolve) => setTimeout(resolve, 150));
     expect(messages(olderFeed).some((message) => message.type === 'follow_end')).toBe(false);
     stopOlder();

@@ -1,6 +1,6 @@
-import { and, not, or } from 'xstate';
 import { describe, expect, it } from 'vitest';
-import { phraseGuard, chartGuard } from '../../visualizer/server/guard-phrases.js';
+import { and, not, or } from 'xstate';
+import { chartGuard, phraseGuard } from '../../visualizer/server/guard-phrases.js';
 import { guardRef } from '../../visualizer/server/machine-graph.js';
 import { guardText } from '../../visualizer/server/transition-label.js';
 
@@ -8,7 +8,9 @@ describe('guards in words and on the chart', () => {
   it('says the built-in guards from their parameters', () => {
     expect(phraseGuard({ name: 'readLoop', params: { limit: 8 } })).toBe('8 reads or searches in a row with no edit');
     expect(phraseGuard({ name: 'readLoop', params: { limit: 1 } })).toBe('1 read or search in a row with no edit');
-    expect(phraseGuard({ name: 'stallPersists', params: { checks: [{ guard: 'readLoop', params: { limit: 8 } }], maxNudges: 3 } })).toBe('a stall persists after 3 nudges');
+    expect(phraseGuard({ name: 'stallPersists', params: { checks: [{ guard: 'readLoop', params: { limit: 8 } }], maxNudges: 3 } })).toBe(
+      'a stall persists after 3 nudges',
+    );
     expect(phraseGuard({ name: 'stepLimitReached', params: { max: 40 } })).toBe('40 steps used');
     expect(phraseGuard({ name: 'stepLimitReached' })).toBe('the step limit is reached');
     expect(phraseGuard({ name: 'todoProgress', params: { count: 2 } })).toBe('2 todo items done');
@@ -19,7 +21,11 @@ describe('guards in words and on the chart', () => {
   it('spells out combinator guards, nested, as XState writes them and as params', () => {
     const combined = guardRef(and(['testRun', not('editedSinceTest')]));
     // `key` is the combinator as trace lines name it (machines/introspection guardName), which the page matches by.
-    expect(combined).toEqual({ name: 'and', key: 'all(testRun, not(editedSinceTest))', params: { guards: [{ name: 'testRun' }, { name: 'not', key: 'not(editedSinceTest)', params: { guards: [{ name: 'editedSinceTest' }] } }] } });
+    expect(combined).toEqual({
+      name: 'and',
+      key: 'all(testRun, not(editedSinceTest))',
+      params: { guards: [{ name: 'testRun' }, { name: 'not', key: 'not(editedSinceTest)', params: { guards: [{ name: 'editedSinceTest' }] } }] },
+    });
     expect(guardText(combined!)).toBe('all(testRun, not(editedSinceTest))');
     expect(phraseGuard(combined!)).toBe('the tests ran after the last edit and not an edit since the last test run');
     const viaParams = guardRef({ type: 'any', params: { guards: [{ type: 'testFailed' }, { type: 'stepLimitReached', params: { max: 40 } }] } });

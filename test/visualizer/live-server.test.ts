@@ -2,7 +2,7 @@ import { request } from 'node:http';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { scriptedModelSource } from '../../actors/model-source.js';
-import { demoScript, DEMO_TASK, DEMO_TEST_CMD } from '../../demo/demo-model.js';
+import { DEMO_TASK, DEMO_TEST_CMD, demoScript } from '../../demo/demo-model.js';
 import { defaultRules } from '../../rules/schema.js';
 import { startRun } from '../../run/start-run.js';
 import { createLiveFeed } from '../../visualizer/server/live-feed.js';
@@ -12,10 +12,17 @@ import { demoRepoFiles } from '../helpers/demo-files.js';
 import { makeTempDir, writeFiles } from '../helpers/workspace.js';
 import { readLines } from './browser.js';
 
-interface Reply { status: number; body: string }
+interface Reply {
+  status: number;
+  body: string;
+}
 
 /** A GET with a chosen Host header; for `/events`, reads messages until `until` says stop. */
-function get(server: VizServer, path: string, options: { host?: string; lastEventId?: number; until?: (messages: LiveMessage[]) => boolean } = {}): Promise<Reply & { messages: LiveMessage[] }> {
+function get(
+  server: VizServer,
+  path: string,
+  options: { host?: string; lastEventId?: number; until?: (messages: LiveMessage[]) => boolean } = {},
+): Promise<Reply & { messages: LiveMessage[] }> {
   return new Promise((resolve, reject) => {
     const headers: Record<string, string> = { host: options.host ?? `127.0.0.1:${server.port}` };
     if (options.lastEventId !== undefined) headers['last-event-id'] = String(options.lastEventId);
@@ -26,23 +33,39 @@ function get(server: VizServer, path: string, options: { host?: string; lastEven
       response.on('data', (chunk: string) => {
         body += chunk;
         if (!options.until) return;
-        messages.splice(0, messages.length, ...body.split('\n').filter((line) => line.startsWith('data: ')).map((line) => JSON.parse(line.slice(6)) as LiveMessage));
-        if (options.until(messages)) { req.destroy(); resolve({ status: response.statusCode ?? 0, body, messages }); }
+        messages.splice(
+          0,
+          messages.length,
+          ...body
+            .split('\n')
+            .filter((line) => line.startsWith('data: '))
+            .map((line) => JSON.parse(line.slice(6)) as LiveMessage),
+        );
+        if (options.until(messages)) {
+          req.destroy();
+          resolve({ status: response.statusCode ?? 0, body, messages });
+        }
       });
       response.on('end', () => resolve({ status: response.statusCode ?? 0, body, messages }));
     });
-    req.on('error', (error) => { if (!req.destroyed) reject(error); });
+    req.on('error', (error) => {
+      if (!req.destroyed) reject(error);
+    });
     req.end();
   });
 }
 
 // The end line is written from the final state's entry action; the harness's last snapshot follows it.
-const ended = (messages: LiveMessage[]) => messages.some((message) => message.type === 'trace' && message.line.kind === 'end')
-  && messages.some((message) => message.type === 'inspect' && message.event.kind === 'snapshot' && message.event.root && message.event.status === 'done');
+const ended = (messages: LiveMessage[]) =>
+  messages.some((message) => message.type === 'trace' && message.line.kind === 'end') &&
+  messages.some((message) => message.type === 'inspect' && message.event.kind === 'snapshot' && message.event.root && message.event.status === 'done');
 
 describe('the live feed and its server', () => {
   let server: VizServer | undefined;
-  afterEach(async () => { await server?.close(); server = undefined; });
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+  });
 
   it('streams a real run: every trace line as written, and XState inspection events boiled down to state, events and actors', async () => {
     const workspace = makeTempDir('rein-viz-live-');
@@ -50,8 +73,14 @@ describe('the live feed and its server', () => {
     const feed = createLiveFeed();
     server = await startVizServer({ port: 0, page: () => '<!doctype html><title>live</title>', feed });
     const handle = startRun({
-      workspace, task: DEMO_TASK, testCmd: DEMO_TEST_CMD, rules: defaultRules(), model: scriptedModelSource('demo-scripted', demoScript),
-      runDir: join(workspace, '.rein', 'run'), onTrace: ({ i: _index, t: _time, kind, ...data }) => feed.onTrace(kind, data), inspect: feed.inspect,
+      workspace,
+      task: DEMO_TASK,
+      testCmd: DEMO_TEST_CMD,
+      rules: defaultRules(),
+      model: scriptedModelSource('demo-scripted', demoScript),
+      runDir: join(workspace, '.rein', 'run'),
+      onTrace: ({ i: _index, t: _time, kind, ...data }) => feed.onTrace(kind, data),
+      inspect: feed.inspect,
     });
     const early = get(server, '/events', { until: ended });
     await handle.done;

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
@@ -28,9 +28,15 @@ function serve(args: string[]): Promise<Served> {
     child.stderr!.on('data', (chunk: string) => {
       stderr += chunk;
       const url = /http:\/\/127\.0\.0\.1:\d+\//.exec(stderr)?.[0];
-      if (url) { clearTimeout(timer); resolve({ child, url, stderr: () => stderr, exit }); }
+      if (url) {
+        clearTimeout(timer);
+        resolve({ child, url, stderr: () => stderr, exit });
+      }
     });
-    child.on('exit', (code) => { clearTimeout(timer); reject(new Error(`exited ${code} before printing a URL:\n${stderr}`)); });
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`exited ${code} before printing a URL:\n${stderr}`));
+    });
   });
 }
 
@@ -39,9 +45,17 @@ describe('the served page', () => {
   let browser: Browser;
   let served: Served | undefined;
 
-  beforeAll(async () => { browser = await launchChromium(); });
-  afterEach(() => { if (served && served.child.exitCode === null) served.child.kill('SIGKILL'); served = undefined; });
-  afterAll(async () => { await browser?.close(); dir.remove(); });
+  beforeAll(async () => {
+    browser = await launchChromium();
+  });
+  afterEach(() => {
+    if (served && served.child.exitCode === null) served.child.kill('SIGKILL');
+    served = undefined;
+  });
+  afterAll(async () => {
+    await browser?.close();
+    dir.remove();
+  });
 
   it('follows `rein demo --viz` live from XState inspection until the highlight reaches done, then serves on until stopped', async () => {
     served = await serve(['demo', '--viz', '--viz-port', '0', '--run-dir', join(dir.path, 'live-run')]);
@@ -54,7 +68,9 @@ describe('the served page', () => {
       const seen: string[] = [];
       (window as unknown as { seen: string[] }).seen = seen;
       const app = document.getElementById('app')!;
-      new MutationObserver(() => { if (app.dataset.state && seen.at(-1) !== app.dataset.state) seen.push(app.dataset.state); }).observe(app, { attributes: true, attributeFilter: ['data-state'] });
+      new MutationObserver(() => {
+        if (app.dataset.state && seen.at(-1) !== app.dataset.state) seen.push(app.dataset.state);
+      }).observe(app, { attributes: true, attributeFilter: ['data-state'] });
     });
     await page.waitForSelector('#app[data-state="done"][data-status="done"]', { timeout: 45_000 });
     expect(await page.$eval('svg.chart .node.active', (node) => (node as SVGGElement).dataset.id)).toBe('done');

@@ -10,7 +10,10 @@ import { renderReplayPage } from '../../visualizer/server/replay-page.js';
 import { buildStatechartGraph } from '../../visualizer/server/statechart-graph.js';
 import { launchChromium, readLines, recordDemoTrace, recordRoughTrace, scrubTo, tempDir, waitForText, watchPage } from './browser.js';
 
-interface Shown { text: string; px: number }
+interface Shown {
+  text: string;
+  px: number;
+}
 
 /** The on-screen font size (CSS size × the chart's scale) of each element matching `selector` that is visible in the chart. */
 function sizesOnScreen(page: Page, selector: string): Promise<Shown[]> {
@@ -55,7 +58,9 @@ function overlaps(a: DOMRect | { left: number; right: number; top: number; botto
 
 async function timelineOf(lines: Array<Record<string, unknown>>): Promise<Timeline> {
   const timeline = new Timeline(new ChartIndex(await buildStatechartGraph(createHarnessMachine(rulesSchema.parse(lines[0]!.rules)))));
-  lines.forEach((line) => timeline.append(line));
+  lines.forEach((line) => {
+    timeline.append(line);
+  });
   return timeline;
 }
 
@@ -67,13 +72,17 @@ describe('the chart at the level of phases', () => {
   let watched: ReturnType<typeof watchPage>;
   let demo: Array<Record<string, unknown>>;
   let demoTimeline: Timeline;
-  let roughPath: string;
+  let _roughPath: string;
   let roughTimeline: Timeline;
 
   beforeAll(async () => {
-    const [demoPath, rough, launched] = await Promise.all([recordDemoTrace(join(dir.path, 'demo')), recordRoughTrace(join(dir.path, 'rough')), launchChromium()]);
+    const [demoPath, rough, launched] = await Promise.all([
+      recordDemoTrace(join(dir.path, 'demo')),
+      recordRoughTrace(join(dir.path, 'rough')),
+      launchChromium(),
+    ]);
     browser = launched;
-    roughPath = rough;
+    _roughPath = rough;
     demo = readLines(demoPath);
     [demoTimeline, roughTimeline] = await Promise.all([timelineOf(demo), timelineOf(readLines(rough))]);
     writeFileSync(join(dir.path, 'demo.html'), (await renderReplayPage(demoPath)).html);
@@ -118,10 +127,20 @@ describe('the chart at the level of phases', () => {
       const found = await page.evaluate(() => {
         const why = document.querySelector('.why')!.getBoundingClientRect();
         const chart = document.querySelector('svg.chart')!.getBoundingClientRect();
-        const titles = [...document.querySelectorAll('svg.chart .title, svg.chart .edge .label')].map((element) => ({ text: element.textContent ?? '', box: element.getBoundingClientRect() }))
-          .filter(({ box, text }) => text && box.width > 0 && box.bottom > chart.top && box.top < chart.bottom && box.right > chart.left && box.left < chart.right);
-        const gauges = [...document.querySelectorAll('.gauge .label')].map((label) => ({ text: label.textContent, cut: label.scrollWidth > label.clientWidth }));
-        return { why: { left: why.left, right: why.right, top: why.top, bottom: why.bottom }, titles: titles.map(({ text, box }) => ({ text, box: { left: box.left, right: box.right, top: box.top, bottom: box.bottom } })), gauges };
+        const titles = [...document.querySelectorAll('svg.chart .title, svg.chart .edge .label')]
+          .map((element) => ({ text: element.textContent ?? '', box: element.getBoundingClientRect() }))
+          .filter(
+            ({ box, text }) => text && box.width > 0 && box.bottom > chart.top && box.top < chart.bottom && box.right > chart.left && box.left < chart.right,
+          );
+        const gauges = [...document.querySelectorAll('.gauge .label')].map((label) => ({
+          text: label.textContent,
+          cut: label.scrollWidth > label.clientWidth,
+        }));
+        return {
+          why: { left: why.left, right: why.right, top: why.top, bottom: why.bottom },
+          titles: titles.map(({ text, box }) => ({ text, box: { left: box.left, right: box.right, top: box.top, bottom: box.bottom } })),
+          gauges,
+        };
       });
       expect(found.titles.length, level).toBeGreaterThan(3);
       for (const title of found.titles) expect(overlaps(found.why, title.box), `${level}: ${title.text}`).toBe(false);
@@ -137,8 +156,11 @@ describe('the chart at the level of phases', () => {
     expect(await page.$eval('svg.chart .node.phase.active', (node) => (node as SVGGElement).dataset.id)).toBe('fix');
     await waitForText(page, 'svg.chart .edge.taken[data-id="verify->fix"] .label .hit', '✓ testFailed');
     // Counts: the times each phase was entered and the model calls it made, up to this moment.
-    const steps = (phase: string) => demoTimeline.entries.slice(0, exit + 1).filter((entry) => entry.kind === 'model' && demoTimeline.stateAt(entry.index)?.startsWith(`${phase}.`)).length;
-    expect(await page.textContent('svg.chart .node.phase[data-id="verify"] .counts')).toBe(`1 visit · ${steps('verify')} ${steps('verify') === 1 ? 'step' : 'steps'}`);
+    const steps = (phase: string) =>
+      demoTimeline.entries.slice(0, exit + 1).filter((entry) => entry.kind === 'model' && demoTimeline.stateAt(entry.index)?.startsWith(`${phase}.`)).length;
+    expect(await page.textContent('svg.chart .node.phase[data-id="verify"] .counts')).toBe(
+      `1 visit · ${steps('verify')} ${steps('verify') === 1 ? 'step' : 'steps'}`,
+    );
     expect(await page.textContent('svg.chart .node.phase[data-id="plan"] .counts')).toBe(`1 visit · ${steps('plan')} steps`);
     const refusal = demoTimeline.entries.findIndex((entry) => entry.kind === 'finish' && entry.data.allowed === false);
     await scrubTo(page, refusal);
@@ -152,13 +174,17 @@ describe('the chart at the level of phases', () => {
     expect(await page.locator('svg.chart .node[data-id="verify.think"]').count()).toBe(1);
     expect(await page.locator('svg.chart .node[data-id="build.think"]').count()).toBe(0);
     await waitForText(page, '.scope-label', 'entered verify');
-    const entries = demoTimeline.entries.filter((entry) => entry.kind === 'transition' && String(entry.data.to).startsWith('verify.') && !String(entry.data.from).startsWith('verify.'));
+    const entries = demoTimeline.entries.filter(
+      (entry) => entry.kind === 'transition' && String(entry.data.to).startsWith('verify.') && !String(entry.data.from).startsWith('verify.'),
+    );
     expect(entries.length).toBe(2);
     await waitForText(page, '.events .count', `${entries.length} / ${demoTimeline.length}`);
     const rows = await page.$$eval('.rows .row', (elements) => elements.map((row) => Number((row as HTMLElement).dataset.index)).sort((a, b) => a - b));
     expect(rows).toEqual(entries.map((entry) => entry.index));
     await page.click('.scope .chip');
-    const inside = demoTimeline.entries.filter((entry) => (entry.kind === 'transition' ? String(entry.data.to).startsWith('verify.') : demoTimeline.stateAt(entry.index)?.startsWith('verify.')));
+    const inside = demoTimeline.entries.filter((entry) =>
+      entry.kind === 'transition' ? String(entry.data.to).startsWith('verify.') : demoTimeline.stateAt(entry.index)?.startsWith('verify.'),
+    );
     await waitForText(page, '.events .count', `${inside.length} / ${demoTimeline.length}`);
     await page.click('svg.chart .node.compound.open[data-id="verify"] .title');
     await page.waitForSelector('#app[data-level="phases"]');
@@ -170,12 +196,14 @@ describe('the chart at the level of phases', () => {
     await page.waitForSelector('.scope', { state: 'hidden' });
   });
 
-  it('lists the times an arrow was taken when it is clicked; the chart\'s background shows everything again', async () => {
+  it("lists the times an arrow was taken when it is clicked; the chart's background shows everything again", async () => {
     await clickEdge(page, 'verify->fix');
     await waitForText(page, '.scope-label', 'took verify → fix');
     const taken = demoTimeline.entries.filter((entry) => entry.kind === 'transition' && demoTimeline.matchOf(entry).transition?.edge === 'verify->fix');
     await waitForText(page, '.events .count', `${taken.length} / ${demoTimeline.length}`);
-    expect(await page.$$eval('.rows .row', (elements) => elements.map((row) => row.textContent ?? ''))).toEqual([expect.stringContaining('verify → fix  ✓ testFailed')]);
+    expect(await page.$$eval('.rows .row', (elements) => elements.map((row) => row.textContent ?? ''))).toEqual([
+      expect.stringContaining('verify → fix  ✓ testFailed'),
+    ]);
     const empty = await page.evaluate(() => {
       const chart = document.querySelector('svg.chart')!.getBoundingClientRect();
       for (let y = chart.top + 10; y < chart.bottom; y += 17) {
@@ -251,7 +279,11 @@ describe('the chart at the level of phases', () => {
 
   it('follows the window the provider turned out to have, and gives time in one format', async () => {
     const at = demo.findIndex((line) => line.kind === 'model' && line.step === 3);
-    const injected = [...demo.slice(0, at + 1), { i: 1000, t: Number(demo[at]!.t), kind: 'context', action: 'provider_rejected_length', rejectedTokens: 9_120, windowCap: 8_000, attempt: 1, step: 3 }, ...demo.slice(at + 1)];
+    const injected = [
+      ...demo.slice(0, at + 1),
+      { i: 1000, t: Number(demo[at]!.t), kind: 'context', action: 'provider_rejected_length', rejectedTokens: 9_120, windowCap: 8_000, attempt: 1, step: 3 },
+      ...demo.slice(at + 1),
+    ];
     const path = join(dir.path, 'learnt.jsonl');
     writeFileSync(path, injected.map((line) => JSON.stringify(line)).join('\n') + '\n');
     writeFileSync(join(dir.path, 'learnt.html'), (await renderReplayPage(path)).html);

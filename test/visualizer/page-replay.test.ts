@@ -51,7 +51,9 @@ describe('the replay page of a rein demo trace', () => {
 
   it('moves the highlight with the scrubber: at every index, the state the trace says', async () => {
     const timeline = new Timeline(new ChartIndex(await buildStatechartGraph(createHarnessMachine(rulesSchema.parse(lines[0]!.rules)))));
-    lines.forEach((line) => timeline.append(line));
+    lines.forEach((line) => {
+      timeline.append(line);
+    });
     const expected = expectedStates(timeline.entries.map((entry) => entry.data));
     // One round trip: move the range as a person would, let the page render, read what is highlighted.
     const seen = await page.evaluate(async (count) => {
@@ -63,7 +65,11 @@ describe('the replay page of a rein demo trace', () => {
         range.dispatchEvent(new Event('input', { bubbles: true }));
         await frame();
         const ids = (selector: string) => [...document.querySelectorAll<SVGGElement>(selector)].map((node) => node.dataset.id!);
-        result.push({ index: document.getElementById('app')!.dataset.index!, active: ids('svg.chart .node.active'), phase: ids('svg.chart .node.compound.active-parent') });
+        result.push({
+          index: document.getElementById('app')!.dataset.index!,
+          active: ids('svg.chart .node.active'),
+          phase: ids('svg.chart .node.compound.active-parent'),
+        });
       }
       return result;
     }, lines.length);
@@ -76,7 +82,9 @@ describe('the replay page of a rein demo trace', () => {
 
   it('marks the gate refusal: the fallback taken, the refused guard, the row in the event list', async () => {
     const timeline = new Timeline(new ChartIndex(await buildStatechartGraph(createHarnessMachine(rulesSchema.parse(lines[0]!.rules)))));
-    lines.forEach((line) => timeline.append(line));
+    lines.forEach((line) => {
+      timeline.append(line);
+    });
     const ordered = timeline.entries.map((entry) => entry.data);
     const refusal = ordered.findIndex((line) => Array.isArray(line.actions) && line.actions.includes('refuseFinish'));
     const from = String(ordered[refusal]!.from);
@@ -99,7 +107,7 @@ describe('the replay page of a rein demo trace', () => {
     await page.screenshot({ path: join(dir.path, 'replay-gate-refusal.png') });
   });
 
-  it('shows model calls with tokens, tool calls with arguments, and the gauges at the scrubber\'s position', async () => {
+  it("shows model calls with tokens, tool calls with arguments, and the gauges at the scrubber's position", async () => {
     await page.keyboard.press('End');
     await page.waitForSelector(`#app[data-index="${lines.length - 1}"][data-state="done"]`);
     const text = await page.textContent('.rows');

@@ -16,7 +16,9 @@ function syntheticTrace(demo: Array<Record<string, unknown>>): { text: string; l
   for (let round = 0; out.length < TARGET_LINES; round++) {
     for (const line of body) {
       if (out.length % 997 === 0) out.push(JSON.stringify({ kind: 'sampling_tick', i: out.length, t: t0 + out.length * 0.05, round }));
-      out.push(JSON.stringify({ ...line, i: out.length, t: t0 + out.length * 0.05, ...(line.kind === 'model' ? { step: round * 9 + Number(line.step) } : {}) }));
+      out.push(
+        JSON.stringify({ ...line, i: out.length, t: t0 + out.length * 0.05, ...(line.kind === 'model' ? { step: round * 9 + Number(line.step) } : {}) }),
+      );
     }
   }
   out.push(JSON.stringify({ ...demo.at(-1), i: out.length, t: t0 + out.length * 0.05 }));
@@ -60,7 +62,9 @@ describe('a 10,000-event trace, and narrow windows', () => {
     await page.click('.chip[data-filter="steps"]');
     await waitForText(page, '.events .count', `${count.toLocaleString('en-US')} / ${count.toLocaleString('en-US')}`);
     expect(await page.locator('.rows .row').count()).toBeLessThan(200);
-    await page.$eval('.rows', (rows) => { rows.scrollTop = rows.scrollHeight; });
+    await page.$eval('.rows', (rows) => {
+      rows.scrollTop = rows.scrollHeight;
+    });
     await page.waitForSelector(`.rows .row[data-index="${count - 1}"]`);
     expect(await page.locator('.rows .row').count()).toBeLessThan(200);
     await page.fill('.events .search', 'sampling_tick');
@@ -77,7 +81,7 @@ describe('a 10,000-event trace, and narrow windows', () => {
       const spent: number[] = [];
       for (let move = 0; move <= 24; move++) {
         const started = performance.now();
-        range.value = String(Math.round(((move * 7919) % 25) / 24 * (total - 1)));
+        range.value = String(Math.round((((move * 7919) % 25) / 24) * (total - 1)));
         range.dispatchEvent(new Event('input', { bubbles: true }));
         await frame();
         spent.push(performance.now() - started);
@@ -93,8 +97,18 @@ describe('a 10,000-event trace, and narrow windows', () => {
   }, 60_000);
 
   it('opens odd traces without an error: empty, no start line, states and kinds this rein does not know', async () => {
-    const odd = [42, 'text', null, { kind: 'transition', from: 'warp.core', to: 'warp.drive', event: 'engage', guard: 'dilithium' }, { kind: 'model', usage: null, step: 'two' }, { kind: 'end', status: 'exploded' }];
-    for (const [name, text] of [['empty', ''], ['odd', odd.map((line) => JSON.stringify(line)).join('\n')]] as const) {
+    const odd = [
+      42,
+      'text',
+      null,
+      { kind: 'transition', from: 'warp.core', to: 'warp.drive', event: 'engage', guard: 'dilithium' },
+      { kind: 'model', usage: null, step: 'two' },
+      { kind: 'end', status: 'exploded' },
+    ];
+    for (const [name, text] of [
+      ['empty', ''],
+      ['odd', odd.map((line) => JSON.stringify(line)).join('\n')],
+    ] as const) {
       const tracePath = join(dir.path, `${name}.jsonl`);
       writeFileSync(tracePath, text);
       writeFileSync(join(dir.path, `${name}.html`), (await renderReplayPage(tracePath)).html);

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { demoScript, DEMO_TASK, DEMO_TEST_CMD } from '../../demo/demo-model.js';
+import { DEMO_TASK, DEMO_TEST_CMD, demoScript } from '../../demo/demo-model.js';
 import { createHarnessMachine, defaultRules, runScripted, type ScriptedRunResult } from '../../testing/index.js';
 import { ChartIndex } from '../../visualizer/page/chart-index.js';
 import { toEntry } from '../../visualizer/page/entries.js';
@@ -26,16 +26,20 @@ beforeAll(async () => {
 
 function timelineOf(values: unknown[]): Timeline {
   const timeline = new Timeline(new ChartIndex(graph));
-  values.forEach((value) => timeline.append(value));
+  values.forEach((value) => {
+    timeline.append(value);
+  });
   return timeline;
 }
 
 describe('replaying a trace on the chart', () => {
-  it('the state at every index is the target of the last transition at or before it, in the timeline\'s order', () => {
+  it("the state at every index is the target of the last transition at or before it, in the timeline's order", () => {
     const timeline = timelineOf(lines);
     const shown = timeline.entries.map((entry) => entry.data);
     const expected = expectedStates(shown);
-    shown.forEach((_, index) => expect(timeline.moment(index).state ?? '', `index ${index}`).toBe(expected[index]));
+    shown.forEach((_, index) => {
+      expect(timeline.moment(index).state ?? '', `index ${index}`).toBe(expected[index]);
+    });
     expect(timeline.moment(lines.length - 1)).toMatchObject({ state: 'done', status: 'done', step: 9 });
     // Nothing is lost or doubled by the reordering.
     expect(shown.map((line) => line.i).sort((a, b) => Number(a) - Number(b))).toEqual(lines.map((line) => line.i));
@@ -69,7 +73,12 @@ describe('replaying a trace on the chart', () => {
   it('matches every transition line to the machine transition it took, with the guards that refused before it', () => {
     const chart = new ChartIndex(graph);
     for (const line of lines.filter((candidate) => candidate.kind === 'transition' && candidate.from !== '')) {
-      const match = chart.match({ from: String(line.from), to: String(line.to), event: String(line.event), ...(line.guard ? { guard: String(line.guard) } : {}) });
+      const match = chart.match({
+        from: String(line.from),
+        to: String(line.to),
+        event: String(line.event),
+        ...(line.guard ? { guard: String(line.guard) } : {}),
+      });
       expect(match.transition, JSON.stringify(line)).not.toBeNull();
       expect(match.transition!.guard?.name ?? null).toBe((line.guard as string | undefined) ?? null);
     }
@@ -111,9 +120,28 @@ describe('replaying a trace on the chart', () => {
 
 describe('traces from other versions, killed runs and damaged files', () => {
   it('turns anything JSON into an entry: unknown kinds and non-objects are kept raw, nothing throws', () => {
-    const odd = [42, null, 'text', [1, 2], { kind: 'teleport', to: 'mars' }, { nokind: true }, { kind: 'model', usage: 'lots', step: 'x' }, { kind: 'transition' }];
+    const odd = [
+      42,
+      null,
+      'text',
+      [1, 2],
+      { kind: 'teleport', to: 'mars' },
+      { nokind: true },
+      { kind: 'model', usage: 'lots', step: 'x' },
+      { kind: 'transition' },
+    ];
     const timeline = timelineOf([lines[0], ...odd]);
-    expect(timeline.entries.map((entry) => entry.kind)).toEqual(['start', '(no kind)', '(no kind)', '(no kind)', '(no kind)', 'teleport', '(no kind)', 'model', 'transition']);
+    expect(timeline.entries.map((entry) => entry.kind)).toEqual([
+      'start',
+      '(no kind)',
+      '(no kind)',
+      '(no kind)',
+      '(no kind)',
+      'teleport',
+      '(no kind)',
+      'model',
+      'transition',
+    ]);
     expect(timeline.entries.filter((entry) => !entry.known)).toHaveLength(6);
     const row = describeEntry(toEntry({ kind: 'teleport', to: 'mars', i: 3, t: 1 }, 0), null);
     expect(row).toMatchObject({ tone: 'unknown', badge: 'teleport', text: '{"to":"mars"}' });
@@ -122,20 +150,51 @@ describe('traces from other versions, killed runs and damaged files', () => {
   });
 
   it('reads a background job and a masked secret in words, never the secret, and files them under tools', () => {
-    const job = toEntry({ i: 5, t: 1, kind: 'job', id: '1', command: 'npm run dev', state: 'exited', exitCode: 2, pgid: 7, log: 'jobs/1.log', startedAt: 'x' }, 5);
-    const lost = toEntry({ i: 6, t: 1, kind: 'job', id: '2', command: 'make watch', state: 'lost', exitCode: null, pgid: 9, log: 'jobs/2.log', startedAt: 'x', cause: 'rein was stopped' }, 6);
-    const masked = toEntry({ i: 7, t: 1, kind: 'secrets_masked', step: 3, id: 'call_1', name: 'run', findings: [{ kind: 'aws-access-key', line: 2, column: 5 }] }, 7);
+    const job = toEntry(
+      { i: 5, t: 1, kind: 'job', id: '1', command: 'npm run dev', state: 'exited', exitCode: 2, pgid: 7, log: 'jobs/1.log', startedAt: 'x' },
+      5,
+    );
+    const lost = toEntry(
+      {
+        i: 6,
+        t: 1,
+        kind: 'job',
+        id: '2',
+        command: 'make watch',
+        state: 'lost',
+        exitCode: null,
+        pgid: 9,
+        log: 'jobs/2.log',
+        startedAt: 'x',
+        cause: 'rein was stopped',
+      },
+      6,
+    );
+    const masked = toEntry(
+      { i: 7, t: 1, kind: 'secrets_masked', step: 3, id: 'call_1', name: 'run', findings: [{ kind: 'aws-access-key', line: 2, column: 5 }] },
+      7,
+    );
     expect([job, lost, masked].every((entry) => entry.known)).toBe(true);
     expect(describeEntry(job, null)).toMatchObject({ badge: 'job', text: 'job 1 (npm run dev) exited 2' });
     expect(describeEntry(lost, null).text).toBe('job 2 (make watch) lost: rein was stopped');
-    expect(describeEntry(masked, null)).toMatchObject({ badge: 'masked', tone: 'warning', text: 'masked in run before the model saw it: aws-access-key at 2:5' });
+    expect(describeEntry(masked, null)).toMatchObject({
+      badge: 'masked',
+      tone: 'warning',
+      text: 'masked in run before the model saw it: aws-access-key at 2:5',
+    });
   });
 
   it('reports a cut last line and corrupt lines, and falls back to the default rules when the start line has none', () => {
     const dir = makeTempDir('rein-viz-trace-');
     const path = join(dir, 'trace.jsonl');
     const { rules: _rules, ...oldStart } = lines[0]!;
-    const body = [JSON.stringify({ ...oldStart, version: 0 }), ...lines.slice(1, 20).map((line) => JSON.stringify(line)), '{"kind":"warp","i":20}', 'not json at all', JSON.stringify(lines[20]).slice(0, 30)];
+    const body = [
+      JSON.stringify({ ...oldStart, version: 0 }),
+      ...lines.slice(1, 20).map((line) => JSON.stringify(line)),
+      '{"kind":"warp","i":20}',
+      'not json at all',
+      JSON.stringify(lines[20]).slice(0, 30),
+    ];
     writeFileSync(path, body.join('\n'));
     const trace = loadTrace(path);
     expect(trace.lines).toHaveLength(21);
@@ -148,10 +207,13 @@ describe('traces from other versions, killed runs and damaged files', () => {
     expect(trace.machine.root.states.plan).toBeDefined();
   });
 
-  it('keeps the run\'s own rules when they parse, and says so when they do not', () => {
+  it("keeps the run's own rules when they parse, and says so when they do not", () => {
     const dir = makeTempDir('rein-viz-trace-');
     const path = join(dir, 'trace.jsonl');
-    writeFileSync(path, `${JSON.stringify({ ...lines[0], rules: { ...(lines[0]!.rules as object), phases: { fix: { enabled: false }, verify: { exits: [{ guard: 'editedSinceTest', to: 'build' }] } } } })}\n`);
+    writeFileSync(
+      path,
+      `${JSON.stringify({ ...lines[0], rules: { ...(lines[0]!.rules as object), phases: { fix: { enabled: false }, verify: { exits: [{ guard: 'editedSinceTest', to: 'build' }] } } } })}\n`,
+    );
     expect(loadTrace(path).machine.root.states.fix).toBeUndefined();
     writeFileSync(path, `${JSON.stringify({ ...lines[0], rules: { budgets: { maxSteps: 'many' } } })}\n`);
     const trace = loadTrace(path);
@@ -171,7 +233,7 @@ describe('rule action lines', () => {
 });
 
 describe('a run with guards and actions from its rules module', () => {
-  it('replays with the run\'s own chart: the rules file named in run.json is loaded again', async () => {
+  it("replays with the run's own chart: the rules file named in run.json is loaded again", async () => {
     const { startRun } = await import('../../run/start-run.js');
     const { loadRules } = await import('../../config/load-rules.js');
     const { scriptedModelSource } = await import('../../actors/model-source.js');
@@ -179,15 +241,25 @@ describe('a run with guards and actions from its rules module', () => {
     const { reply, call } = await import('../../testing/index.js');
     const workspace = makeTempDir('rein-viz-custom-');
     writeFileSync(join(workspace, 'a.js'), 'export const a = 1;\n');
-    writeFileSync(join(workspace, 'rein.config.mjs'), [
-      "export const guards = { readSomething: (context) => context.facts.seq >= 1 };",
-      "export const actions = { cheer: () => ({ notices: ['Keep going.'] }) };",
-      "export default { phases: { plan: { exits: [{ guard: 'readSomething', to: 'build', actions: [{ action: 'cheer' }] }] } } };",
-    ].join('\n'));
+    writeFileSync(
+      join(workspace, 'rein.config.mjs'),
+      [
+        'export const guards = { readSomething: (context) => context.facts.seq >= 1 };',
+        "export const actions = { cheer: () => ({ notices: ['Keep going.'] }) };",
+        "export default { phases: { plan: { exits: [{ guard: 'readSomething', to: 'build', actions: [{ action: 'cheer' }] }] } } };",
+      ].join('\n'),
+    );
     const loaded = await loadRules({ workspace });
     const handle = startRun({
-      workspace, task: 'Look around.', testCmd: 'true', rules: { ...loaded.rules, budgets: { ...loaded.rules.budgets, maxSteps: 2 } },
-      guards: loaded.guards, actions: loaded.actions, configPath: loaded.configPath!, runDir: join(workspace, 'run'), fsync: false,
+      workspace,
+      task: 'Look around.',
+      testCmd: 'true',
+      rules: { ...loaded.rules, budgets: { ...loaded.rules.budgets, maxSteps: 2 } },
+      guards: loaded.guards,
+      actions: loaded.actions,
+      configPath: loaded.configPath!,
+      runDir: join(workspace, 'run'),
+      fsync: false,
       model: scriptedModelSource('scripted', [reply(call('read_file', { path: 'a.js' })), reply(call('read_file', { path: 'a.js' }))]),
     });
     await handle.done;
@@ -202,26 +274,65 @@ describe('stall, gate, blocked and context lines, as a person reads them', () =>
   const row = (line: Record<string, unknown>) => describeEntry(toEntry({ i: 1, t: 1, ...line }, 1), null);
 
   it('a stall names the rule, what it saw, the count against the limit and which nudge; an older line shows what it has', () => {
-    const now = row({ kind: 'stall', step: 12, rule: 'readLoop', limit: 8, count: 8, firings: 2, maxNudges: 3, message: 'Stop reading; edit.', reason: '8 reads in a row with nothing new' });
+    const now = row({
+      kind: 'stall',
+      step: 12,
+      rule: 'readLoop',
+      limit: 8,
+      count: 8,
+      firings: 2,
+      maxNudges: 3,
+      message: 'Stop reading; edit.',
+      reason: '8 reads in a row with nothing new',
+    });
     expect(now).toMatchObject({ badge: 'stall', tone: 'stall', text: 'readLoop: 8 reads in a row with nothing new (8/8) → nudge 2 of 3', meta: 'step 12' });
     expect(now.title).toContain('nudge sent: Stop reading; edit.');
     // Before the count and the reason were traced: the limit, and the rule said in words.
-    expect(row({ kind: 'stall', step: 3, rule: 'repeatedAction', limit: 3, firings: 1, message: 'm' }).text).toBe('repeatedAction: the same call with the same result 3 times in a row (3/3) → nudge 1');
+    expect(row({ kind: 'stall', step: 3, rule: 'repeatedAction', limit: 3, firings: 1, message: 'm' }).text).toBe(
+      'repeatedAction: the same call with the same result 3 times in a row (3/3) → nudge 1',
+    );
     expect(row({ kind: 'stall', rule: 'myOwnRule', firings: 1, message: 'm' }).text).toBe('myOwnRule → nudge 1');
-    expect(row({ kind: 'end', status: 'stalled', steps: 20, rule: 'readLoop', reason: '8 reads in a row with nothing new' }).text).toBe('stalled after 20 steps: readLoop: 8 reads in a row with nothing new');
+    expect(row({ kind: 'end', status: 'stalled', steps: 20, rule: 'readLoop', reason: '8 reads in a row with nothing new' }).text).toBe(
+      'stalled after 20 steps: readLoop: 8 reads in a row with nothing new',
+    );
   });
 
   it('a command the deny list refused is blocked, with the rule that matched, not failed', () => {
-    const blocked = row({ kind: 'tool', name: 'run', args: { command: 'git push --force' }, ok: false, effect: { kind: 'command', command: 'git push --force', exitCode: null, timedOut: false, blocked: true, blockedBy: 'git push publishes work outside the workspace' } });
-    expect(blocked).toMatchObject({ badge: 'blocked', tone: 'blocked', text: 'run git push --force  ⊘ blocked: git push publishes work outside the workspace' });
+    const blocked = row({
+      kind: 'tool',
+      name: 'run',
+      args: { command: 'git push --force' },
+      ok: false,
+      effect: {
+        kind: 'command',
+        command: 'git push --force',
+        exitCode: null,
+        timedOut: false,
+        blocked: true,
+        blockedBy: 'git push publishes work outside the workspace',
+      },
+    });
+    expect(blocked).toMatchObject({
+      badge: 'blocked',
+      tone: 'blocked',
+      text: 'run git push --force  ⊘ blocked: git push publishes work outside the workspace',
+    });
     expect(blocked.text).not.toContain('failed');
-    const failed = row({ kind: 'tool', name: 'run', args: { command: 'make' }, ok: false, effect: { kind: 'command', command: 'make', exitCode: null, timedOut: true, blocked: false } });
+    const failed = row({
+      kind: 'tool',
+      name: 'run',
+      args: { command: 'make' },
+      ok: false,
+      effect: { kind: 'command', command: 'make', exitCode: null, timedOut: true, blocked: false },
+    });
     expect(failed).toMatchObject({ tone: 'failed', text: 'run make → timed out' });
     // An effect kind from a newer rein (a background job) is named, not dropped.
-    expect(row({ kind: 'tool', name: 'job_status', args: { id: 'j1' }, ok: true, effect: { kind: 'job', status: 'running' } }).text).toBe('job_status {"id":"j1"} → job running');
+    expect(row({ kind: 'tool', name: 'job_status', args: { id: 'j1' }, ok: true, effect: { kind: 'job', status: 'running' } }).text).toBe(
+      'job_status {"id":"j1"} → job running',
+    );
   });
 
-  it('every context size is in tokens: a summary\'s characters convert with the run\'s own ratio', () => {
+  it("every context size is in tokens: a summary's characters convert with the run's own ratio", () => {
     const timeline = timelineOf([
       lines[0],
       { i: 1, t: 1, kind: 'context', action: 'summarize', before: { chars: 30_000, tokens: 10_000 }, after: { chars: 27_000, tokens: 9_000 }, step: 6 },

@@ -6,7 +6,8 @@ import { toMermaid } from '../../visualizer/server/mermaid.js';
 import { buildStatechartGraph } from '../../visualizer/server/statechart-graph.js';
 import { stateIds } from './browser.js';
 
-const inside = (inner: Box, outer: Box) => inner.x >= outer.x && inner.y >= outer.y && inner.x + inner.width <= outer.x + outer.width && inner.y + inner.height <= outer.y + outer.height;
+const inside = (inner: Box, outer: Box) =>
+  inner.x >= outer.x && inner.y >= outer.y && inner.x + inner.width <= outer.x + outer.width && inner.y + inner.height <= outer.y + outer.height;
 const overlap = (a: Box, b: Box) => a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
 
 describe('the statechart graph, built from the machine definition', () => {
@@ -25,7 +26,12 @@ describe('the statechart graph, built from the machine definition', () => {
     }
     const leaves = graph.nodes.filter((node) => node.kind !== 'compound' && node.width > 0);
     for (const [index, a] of leaves.entries()) for (const b of leaves.slice(index + 1)) expect(overlap(a, b), `${a.id} / ${b.id}`).toBe(false);
-    expect(graph.nodes.filter((node) => node.kind === 'final').map((node) => node.id).sort()).toEqual(['budget', 'done', 'failed', 'stalled', 'step_limit', 'timeout']);
+    expect(
+      graph.nodes
+        .filter((node) => node.kind === 'final')
+        .map((node) => node.id)
+        .sort(),
+    ).toEqual(['budget', 'done', 'failed', 'stalled', 'step_limit', 'timeout']);
     expect(nodes.get('build')).toMatchObject({ kind: 'compound', initial: 'build.observe' });
     expect(nodes.get('build.think')!.invokes).toEqual(['model']);
   });
@@ -46,14 +52,24 @@ describe('the statechart graph, built from the machine definition', () => {
     expect(gate.map((transition) => transition.label)).toEqual(['[testsPassedSinceLastEdit(runs=1)]', '[else]']);
     // A transition across a phase border is drawn between the phases; into a final, from the phase.
     expect(gate[0]!.edge).toBe('verify->done');
-    expect(graph.transitions.find((transition) => transition.source === 'build.think' && transition.guard?.name === 'hasToolCalls')!.label).toBe('done [hasToolCalls]');
-    expect(graph.transitions.find((transition) => transition.source === 'build.review' && transition.guard?.name === 'repeatedAction')!.label).toBe('[repeatedAction(limit=3)]');
-    expect(graph.transitions.find((transition) => transition.source === graph.machineId && transition.event === 'clock.expired')).toMatchObject({ target: 'timeout', edge: `${graph.machineId}->timeout` });
+    expect(graph.transitions.find((transition) => transition.source === 'build.think' && transition.guard?.name === 'hasToolCalls')!.label).toBe(
+      'done [hasToolCalls]',
+    );
+    expect(graph.transitions.find((transition) => transition.source === 'build.review' && transition.guard?.name === 'repeatedAction')!.label).toBe(
+      '[repeatedAction(limit=3)]',
+    );
+    expect(graph.transitions.find((transition) => transition.source === graph.machineId && transition.event === 'clock.expired')).toMatchObject({
+      target: 'timeout',
+      edge: `${graph.machineId}->timeout`,
+    });
     expect(JSON.parse(JSON.stringify(graph))).toEqual(graph);
   });
 
   it('follows the rules: a disabled phase or stall detector changes the drawing, nothing is hand-kept', async () => {
-    const rules = rulesSchema.parse({ phases: { fix: { enabled: false }, verify: { exits: [{ guard: 'editedSinceTest', to: 'build' }] } }, stall: { enabled: false } });
+    const rules = rulesSchema.parse({
+      phases: { fix: { enabled: false }, verify: { exits: [{ guard: 'editedSinceTest', to: 'build' }] } },
+      stall: { enabled: false },
+    });
     const smaller = await buildStatechartGraph(createHarnessMachine(rules));
     const ids = smaller.nodes.map((node) => node.id);
     expect(ids).not.toContain('fix');
@@ -114,7 +130,9 @@ describe('the phase level', () => {
     expect(label('fix->verify')).toBe('testedAfterEdit');
     // Into a final the arrow is labelled only when taken (the page writes it under the final).
     expect(graph.levels.overview.routes['build->done']!.label).toBeNull();
-    const custom = await buildStatechartGraph(createHarnessMachine(rulesSchema.parse({ phases: { plan: { exits: [{ guard: 'todoProgress', count: 2, to: 'build' }] } } })));
+    const custom = await buildStatechartGraph(
+      createHarnessMachine(rulesSchema.parse({ phases: { plan: { exits: [{ guard: 'todoProgress', count: 2, to: 'build' }] } } })),
+    );
     expect(custom.levels.overview.routes['plan->build']!.label!.text).toBe('todoProgress(count=2)');
   });
 
@@ -126,7 +144,10 @@ describe('the phase level', () => {
     for (const id of inner) expect(inside(open.boxes[id]!, open.boxes.build!), id).toBe(true);
     for (const other of ['plan', 'verify', 'fix']) {
       expect(open.boxes[other], other).toBeDefined();
-      expect(Object.keys(open.boxes).some((id) => id.startsWith(`${other}.`)), other).toBe(false);
+      expect(
+        Object.keys(open.boxes).some((id) => id.startsWith(`${other}.`)),
+        other,
+      ).toBe(false);
     }
     const cycle = graph.edges.filter((edge) => edge.source.startsWith('build.') && edge.target.startsWith('build.'));
     expect(cycle.length).toBeGreaterThan(5);

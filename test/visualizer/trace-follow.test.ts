@@ -1,9 +1,9 @@
 import { appendFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { createLiveFeed } from '../../visualizer/server/live-feed.js';
 import { loadTrace } from '../../visualizer/server/trace-file.js';
 import { followTraceFile } from '../../visualizer/server/trace-follow.js';
-import { createLiveFeed } from '../../visualizer/server/live-feed.js';
 import { waitUntil } from '../helpers/wait.js';
 import { makeTempDir } from '../helpers/workspace.js';
 
@@ -24,7 +24,10 @@ describe('following a trace file as it is written', () => {
     appendFileSync(path, '"kind":"end","status":"done"}\n');
     await waitUntil(() => seen.length === 2, 'the second whole line');
     stop();
-    expect(seen.map((line) => JSON.parse(line) as { i: number })).toEqual([{ i: 1, kind: 'model', note: 'é' }, { i: 2, kind: 'end', status: 'done' }]);
+    expect(seen.map((line) => JSON.parse(line) as { i: number })).toEqual([
+      { i: 1, kind: 'model', note: 'é' },
+      { i: 2, kind: 'end', status: 'done' },
+    ]);
     expect(loadTrace(path).ended).toBe(true);
   });
 
@@ -33,7 +36,12 @@ describe('following a trace file as it is written', () => {
     writeFileSync(path, '{"i":0,"kind":"start"}\n{"i":1,"kind":"model"}\n');
     let resets = 0;
     const seen: string[] = [];
-    followTraceFile(path, loadTrace(path).completeBytes, (line) => seen.push(line), { intervalMs: 10, onReset: () => { resets += 1; } });
+    followTraceFile(path, loadTrace(path).completeBytes, (line) => seen.push(line), {
+      intervalMs: 10,
+      onReset: () => {
+        resets += 1;
+      },
+    });
     writeFileSync(path, '{"i":0,"kind":"start"}\n');
     await waitUntil(() => resets === 1, 'the reset');
     appendFileSync(path, '{"i":1,"kind":"model"}\n{"i":2,"kind":"model"}\n');
@@ -49,7 +57,11 @@ describe('following a trace file as it is written', () => {
     expect(loadTrace(path).ended).toBe(false);
     write(['start', 'model', 'interrupted']);
     expect(loadTrace(path).ended).toBe(true);
-    expect(loadTrace(path).notes.map((note) => note.text).join(' ')).not.toContain('interrupted');
+    expect(
+      loadTrace(path)
+        .notes.map((note) => note.text)
+        .join(' '),
+    ).not.toContain('interrupted');
     write(['start', 'model', 'crash']);
     expect(loadTrace(path).ended).toBe(true);
   });

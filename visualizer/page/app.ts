@@ -8,11 +8,11 @@ import { EventList } from './event-list.js';
 import { clockPair } from './format.js';
 import { Gauges } from './gauges.js';
 import { bindKeys } from './keys.js';
-import { connectLive, type Connection } from './live-client.js';
+import { type Connection, connectLive } from './live-client.js';
 import { LiveState } from './live-state.js';
 import { RunHeader } from './run-header.js';
 import { Scrubber } from './scrubber.js';
-import { StatechartView, type ChartPick, type PhaseStats } from './statechart-view.js';
+import { type ChartPick, type PhaseStats, StatechartView } from './statechart-view.js';
 import { Timeline } from './timeline.js';
 import { WhyCard } from './why-card.js';
 
@@ -49,17 +49,31 @@ class App {
   private frame = 0;
   private player = 0;
 
-  constructor(private readonly root: HTMLElement, private readonly data: PageData) {
+  constructor(
+    private readonly root: HTMLElement,
+    private readonly data: PageData,
+  ) {
     this.chart = new ChartIndex(data.graph);
     this.timeline = new Timeline(this.chart);
-    data.lines.forEach((line) => this.timeline.append(line));
+    data.lines.forEach((line) => {
+      this.timeline.append(line);
+    });
     this.index = this.timeline.length - 1;
     this.live = data.eventsUrl ? new LiveState() : null;
     this.header = new RunHeader(data);
     this.gauges = new Gauges(data.limits);
     this.detail = new DetailView(this.chart);
-    this.view = new StatechartView(this.chart, this.why.element, (pick) => this.pick(pick), () => this.schedule());
-    this.list = new EventList(this.timeline, (index) => this.moveTo(index), () => this.pick(null));
+    this.view = new StatechartView(
+      this.chart,
+      this.why.element,
+      (pick) => this.pick(pick),
+      () => this.schedule(),
+    );
+    this.list = new EventList(
+      this.timeline,
+      (index) => this.moveTo(index),
+      () => this.pick(null),
+    );
     this.scrubber = new Scrubber(this.timeline, phasePalette(phasesOf(data.graph)), {
       move: (index) => this.moveTo(index),
       step: (delta) => this.moveTo(this.index + delta),
@@ -69,9 +83,13 @@ class App {
   }
 
   start(): void {
-    this.root.replaceChildren(this.header.element, this.header.banner, this.gauges.element,
+    this.root.replaceChildren(
+      this.header.element,
+      this.header.banner,
+      this.gauges.element,
       h('main', { class: 'main' }, this.view.element, h('aside', { class: 'side' }, this.list.element, this.detail.element)),
-      this.scrubber.element);
+      this.scrubber.element,
+    );
     this.root.classList.add('ready');
     this.list.appended(0);
     this.list.setCurrent(this.index, true);
@@ -106,14 +124,21 @@ class App {
     clearInterval(this.player);
     if (on) {
       if (this.index >= this.timeline.length - 1) this.moveTo(0);
-      this.player = window.setInterval(() => (this.index >= this.timeline.length - 1 ? this.setPlaying(false) : this.moveTo(this.index + 1)), 1000 / PLAY_EVENTS_PER_SECOND);
+      this.player = window.setInterval(
+        () => (this.index >= this.timeline.length - 1 ? this.setPlaying(false) : this.moveTo(this.index + 1)),
+        1000 / PLAY_EVENTS_PER_SECOND,
+      );
     }
     this.schedule();
   }
 
   /** Renders at most once a frame, however many lines or moves came in. */
   private schedule(): void {
-    if (!this.frame) this.frame = requestAnimationFrame(() => { this.frame = 0; this.render(); });
+    if (!this.frame)
+      this.frame = requestAnimationFrame(() => {
+        this.frame = 0;
+        this.render();
+      });
   }
 
   private render(): void {
@@ -125,16 +150,44 @@ class App {
     const shown = ahead ? live.state : moment.state;
     const now = Date.now() / 1000;
     const visits = timeline.visits(this.index);
-    this.view.update({ state: shown, match: ahead ? null : moment.match, visits, phases: phaseStats(visits), inFlight: live && this.following && connected ? live.inFlight() : new Set() });
-    this.why.update({ state: shown, transition: moment.transition, match: moment.match, entry: moment.entry, ahead, live: this.following && connected ? live : null, now });
+    this.view.update({
+      state: shown,
+      match: ahead ? null : moment.match,
+      visits,
+      phases: phaseStats(visits),
+      inFlight: live && this.following && connected ? live.inFlight() : new Set(),
+    });
+    this.why.update({
+      state: shown,
+      transition: moment.transition,
+      match: moment.match,
+      entry: moment.entry,
+      ahead,
+      live: this.following && connected ? live : null,
+      now,
+    });
     // A followed trace file may belong to a killed run, so its clock only moves with its lines.
     const running = this.data.mode === 'live' && live !== null && this.following && !moment.status && timeline.startT !== null && connected;
     this.gauges.update(moment, running ? now - timeline.startT! : moment.elapsed);
     this.showDetail(moment, visits.states);
     const ended = timeline.moment(timeline.length - 1).status ?? (live?.status === 'done' ? 'ended' : null);
-    this.header.update(timeline.entries.find((entry) => entry.kind === 'start') ?? null, { ended, live: live !== null, connection: this.connection, following: this.data.mode === 'follow', followEnded: this.followEnded });
-    this.scrubber.update(this.index, positionLabel(moment.index, timeline.length, moment.step, moment.elapsed, this.data.limits.maxSeconds), { following: this.following, playing: this.playing, live: live !== null && connected && !this.followEnded });
-    Object.assign(this.root.dataset, { index: String(moment.index), state: shown ?? '', status: moment.status ?? '', level: this.view.levelKey }, live ? { inspected: String(live.received) } : {});
+    this.header.update(timeline.entries.find((entry) => entry.kind === 'start') ?? null, {
+      ended,
+      live: live !== null,
+      connection: this.connection,
+      following: this.data.mode === 'follow',
+      followEnded: this.followEnded,
+    });
+    this.scrubber.update(this.index, positionLabel(moment.index, timeline.length, moment.step, moment.elapsed, this.data.limits.maxSeconds), {
+      following: this.following,
+      playing: this.playing,
+      live: live !== null && connected && !this.followEnded,
+    });
+    Object.assign(
+      this.root.dataset,
+      { index: String(moment.index), state: shown ?? '', status: moment.status ?? '', level: this.view.levelKey },
+      live ? { inspected: String(live.received) } : {},
+    );
     document.title = `${shown ?? 'rein'} · rein`;
   }
 
@@ -161,11 +214,20 @@ class App {
       },
       inspect: (message) => this.live?.apply(message),
       flush: () => this.schedule(),
-      connection: (connection) => { this.connection = connection; this.schedule(); },
-      followEnd: (text) => { this.followEnded = text; this.header.addNote({ level: 'warn', text }); this.schedule(); },
+      connection: (connection) => {
+        this.connection = connection;
+        this.schedule();
+      },
+      followEnd: (text) => {
+        this.followEnded = text;
+        this.header.addNote({ level: 'warn', text });
+        this.schedule();
+      },
     });
     // The clock and the "waiting on model" timer move between messages.
-    window.setInterval(() => { if (this.following && this.connection === 'open') this.schedule(); }, 500);
+    window.setInterval(() => {
+      if (this.following && this.connection === 'open') this.schedule();
+    }, 500);
   }
 }
 

@@ -25,7 +25,12 @@ export class Camera {
   private animation = 0;
   private lastFit = 0;
 
-  constructor(private readonly svg: SVGSVGElement, private readonly viewport: SVGGElement, private readonly onUserMove: () => void, private readonly onDoubleClick: () => void) {
+  constructor(
+    private readonly svg: SVGSVGElement,
+    private readonly viewport: SVGGElement,
+    private readonly onUserMove: () => void,
+    private readonly onDoubleClick: () => void,
+  ) {
     svg.addEventListener('wheel', (event) => this.onWheel(event), { passive: false });
     svg.addEventListener('pointerdown', (event) => this.onPointerDown(event));
     svg.addEventListener('dblclick', () => this.onDoubleClick());
@@ -77,14 +82,20 @@ export class Camera {
     if (width === 0 || height === 0) return;
     const padding = 24;
     const readable = options.readable ?? 0.9;
-    if (this.fitScale(area, padding) >= readable) { this.fit(area, { maxScale: Math.max(1.1, readable), ...(options.animate === false ? { animate: false } : {}) }); return; }
+    if (this.fitScale(area, padding) >= readable) {
+      this.fit(area, { maxScale: Math.max(1.1, readable), ...(options.animate === false ? { animate: false } : {}) });
+      return;
+    }
     const scale = readable;
     const axis = (start: number, size: number, center: number, view: number) => {
       if (size * scale <= view - padding * 2) return view / 2 - (start + size / 2) * scale;
       const wanted = view / 2 - center * scale;
       return Math.min(padding - start * scale, Math.max(view - padding - (start + size) * scale, wanted));
     };
-    this.move({ scale, x: axis(area.x, area.width, target.x + target.width / 2, width), y: axis(area.y, area.height, target.y + target.height / 2, height) }, options.animate !== false);
+    this.move(
+      { scale, x: axis(area.x, area.width, target.x + target.width / 2, width), y: axis(area.y, area.height, target.y + target.height / 2, height) },
+      options.animate !== false,
+    );
   }
 
   zoomBy(factor: number, at?: { x: number; y: number }): void {
@@ -115,7 +126,12 @@ export class Camera {
       const dx = next.clientX - start.x;
       const dy = next.clientY - start.y;
       if (!moved && Math.hypot(dx, dy) < 4) return;
-      if (!moved) { moved = true; this.svg.setPointerCapture(event.pointerId); this.svg.classList.add('dragging'); this.onUserMove(); }
+      if (!moved) {
+        moved = true;
+        this.svg.setPointerCapture(event.pointerId);
+        this.svg.classList.add('dragging');
+        this.onUserMove();
+      }
       this.set({ ...start.view, x: start.view.x + dx, y: start.view.y + dy });
     };
     const up = () => {
@@ -137,7 +153,10 @@ export class Camera {
     const tick = (now: number) => {
       const progress = Math.min(1, (now - started) / 320);
       const ease = 1 - (1 - progress) ** 3;
-      this.set({ x: from.x + (target.x - from.x) * ease, y: from.y + (target.y - from.y) * ease, scale: from.scale + (target.scale - from.scale) * ease }, false);
+      this.set(
+        { x: from.x + (target.x - from.x) * ease, y: from.y + (target.y - from.y) * ease, scale: from.scale + (target.scale - from.scale) * ease },
+        false,
+      );
       if (progress < 1) this.animation = requestAnimationFrame(tick);
     };
     this.animation = requestAnimationFrame(tick);

@@ -20,7 +20,10 @@ const READABLE_INNER_SCALE = 1;
  * @example const framing = new ChartFraming(chart, camera); framing.frame(level, highlight, true);
  */
 export class ChartFraming {
-  constructor(private readonly chart: ChartIndex, private readonly camera: Camera) {}
+  constructor(
+    private readonly chart: ChartIndex,
+    private readonly camera: Camera,
+  ) {}
 
   /** The states Follow keeps in view: the active phase, where the run came from and, at the phase level, the phases next to it. */
   targets(level: DrawnLevel, highlight: Highlight | null): string[] {
@@ -32,21 +35,40 @@ export class ChartFraming {
       if (this.chart.nodes.get(top)?.kind === 'compound') return [top];
       return from && from !== top ? [top, from] : [top];
     }
-    const neighbours = level.edges.filter(({ edge }) => !edge.toFinal && (edge.source === top || edge.target === top)).flatMap(({ edge }) => [edge.source, edge.target]);
+    const neighbours = level.edges
+      .filter(({ edge }) => !edge.toFinal && (edge.source === top || edge.target === top))
+      .flatMap(({ edge }) => [edge.source, edge.target]);
     return [...new Set([top, ...(from ? [from] : []), ...neighbours])].filter((id) => level.nodes.some((drawn) => drawn.node.id === id));
   }
 
   frame(level: DrawnLevel, highlight: Highlight | null, animate: boolean): void {
-    const boxes = this.targets(level, highlight).map((id) => boxOf(this.chart, level, id)).filter((box): box is Box => box !== undefined);
+    const boxes = this.targets(level, highlight)
+      .map((id) => boxOf(this.chart, level, id))
+      .filter((box): box is Box => box !== undefined);
     const whole = { x: 0, y: 0, width: level.width, height: level.height };
-    if (level.key === 'whole') { this.frameWhole(whole, boxes, highlight, animate); return; }
+    if (level.key === 'whole') {
+      this.frameWhole(whole, boxes, highlight, animate);
+      return;
+    }
     const active = highlight?.state ? boxOf(this.chart, level, highlight.state) : undefined;
     const open = level.open ? boxOf(this.chart, level, level.open) : undefined;
-    if (open && active && highlight?.state?.startsWith(`${level.open}.`)) { this.camera.focus(active, open, { readable: READABLE_INNER_SCALE, animate }); return; }
+    if (open && active && highlight?.state?.startsWith(`${level.open}.`)) {
+      this.camera.focus(active, open, { readable: READABLE_INNER_SCALE, animate });
+      return;
+    }
     // A phase opened while the run is elsewhere: its title and the top of its cycle, readable.
-    if (open) { this.camera.focus({ ...open, height: METRICS.compoundHeader }, open, { readable: READABLE_INNER_SCALE, animate }); return; }
-    if (this.camera.fitScale(whole) >= READABLE_PHASE_SCALE) { this.camera.fit(whole, { animate, maxScale: 1.15, padding: 14 }); return; }
-    if (boxes.length === 0) { this.camera.focus({ x: 0, y: 0, width: 1, height: 1 }, whole, { readable: READABLE_PHASE_SCALE, animate }); return; }
+    if (open) {
+      this.camera.focus({ ...open, height: METRICS.compoundHeader }, open, { readable: READABLE_INNER_SCALE, animate });
+      return;
+    }
+    if (this.camera.fitScale(whole) >= READABLE_PHASE_SCALE) {
+      this.camera.fit(whole, { animate, maxScale: 1.15, padding: 14 });
+      return;
+    }
+    if (boxes.length === 0) {
+      this.camera.focus({ x: 0, y: 0, width: 1, height: 1 }, whole, { readable: READABLE_PHASE_SCALE, animate });
+      return;
+    }
     const around = union(boxes);
     if (this.camera.fitScale(around) >= READABLE_PHASE_SCALE) this.camera.fit(around, { animate, maxScale: 1.15, padding: 14 });
     else this.camera.focus(active ?? around, whole, { readable: READABLE_PHASE_SCALE, animate });

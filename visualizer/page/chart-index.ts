@@ -70,8 +70,11 @@ export class ChartIndex {
     if (!this.nodes.has(line.from)) return NO_MATCH;
     for (const source of this.lineage(line.from)) {
       const list = this.outgoing(source);
-      const fits = (transition: GraphTransition) => reaches(transition, line) && (line.guard ? (transition.guard?.key ?? transition.guard?.name) === line.guard : transition.guard === null);
-      const taken = list.find((transition) => transition.event === line.event && fits(transition)) ?? list.find((transition) => transition.event === null && fits(transition));
+      const fits = (transition: GraphTransition) =>
+        reaches(transition, line) && (line.guard ? (transition.guard?.key ?? transition.guard?.name) === line.guard : transition.guard === null);
+      const taken =
+        list.find((transition) => transition.event === line.event && fits(transition)) ??
+        list.find((transition) => transition.event === null && fits(transition));
       if (taken) {
         const refused = list.filter((transition) => transition.event === taken.event && transition.order < taken.order && transition.guard !== null);
         return { transition: taken, refused };

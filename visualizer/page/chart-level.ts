@@ -42,15 +42,23 @@ export function drawnLevel(graph: StatechartGraph, key: LevelKey): DrawnLevel {
   const level = key === 'whole' || !graph.levels ? undefined : open ? graph.levels.open[open] : graph.levels.overview;
   if (!level) {
     return {
-      key: 'whole', open: null, width: graph.width, height: graph.height,
+      key: 'whole',
+      open: null,
+      width: graph.width,
+      height: graph.height,
       nodes: graph.nodes.filter((node) => node.width > 0).map((node) => ({ node, box: node, closed: false })),
       edges: graph.edges.filter((edge) => edge.points.length >= 2).map((edge) => ({ edge, route: { points: edge.points, label: edge.label } })),
     };
   }
   const phases = new Set(phasesOf(graph));
   return {
-    key, open, width: level.width, height: level.height,
-    nodes: graph.nodes.filter((node) => level.boxes[node.id] !== undefined).map((node) => ({ node, box: level.boxes[node.id]!, closed: phases.has(node.id) && node.id !== open })),
+    key,
+    open,
+    width: level.width,
+    height: level.height,
+    nodes: graph.nodes
+      .filter((node) => level.boxes[node.id] !== undefined)
+      .map((node) => ({ node, box: level.boxes[node.id]!, closed: phases.has(node.id) && node.id !== open })),
     edges: graph.edges.filter((edge) => (level.routes[edge.id]?.points.length ?? 0) >= 2).map((edge) => ({ edge, route: level.routes[edge.id]! })),
   };
 }

@@ -1,7 +1,7 @@
-import type { ChartIndex, TransitionMatch } from './chart-index.js';
 import { setLines } from './chart-drawing.js';
+import type { ChartIndex, TransitionMatch } from './chart-index.js';
 import { setText } from './dom.js';
-import { refusedLine, takenLines, type LabelLine } from './edge-text.js';
+import { type LabelLine, refusedLine, takenLines } from './edge-text.js';
 import type { LevelViews } from './level-drawing.js';
 
 /** What the run did in one phase up to the moment shown. */
@@ -41,11 +41,18 @@ export class MomentMarks {
   apply(views: LevelViews, highlight: Highlight, phaseLevel: boolean): void {
     for (const element of this.marked) element.classList.remove('active', 'active-parent', 'taken', 'refused', 'busy');
     this.marked = [];
-    const mark = (element: Element | undefined, name: string) => { if (element) { element.classList.add(name); this.marked.push(element); } };
+    const mark = (element: Element | undefined, name: string) => {
+      if (element) {
+        element.classList.add(name);
+        this.marked.push(element);
+      }
+    };
     const lineage = highlight.state ? this.chart.lineage(highlight.state) : [];
     const shown = lineage.find((id) => views.nodes.has(id)) ?? null;
-    lineage.forEach((id) => mark(views.nodes.get(id), id === shown ? 'active' : 'active-parent'));
-    const invokes = highlight.state ? this.chart.nodes.get(highlight.state)?.invokes ?? [] : [];
+    lineage.forEach((id) => {
+      mark(views.nodes.get(id), id === shown ? 'active' : 'active-parent');
+    });
+    const invokes = highlight.state ? (this.chart.nodes.get(highlight.state)?.invokes ?? []) : [];
     if (shown && invokes.some((name) => highlight.inFlight.has(name))) mark(views.nodes.get(shown), 'busy');
     markVisits(views, highlight);
     this.markCards(views, highlight, shown);
@@ -74,7 +81,7 @@ export class MomentMarks {
       const stats = highlight.phases.get(id);
       setText(parts.counts, stats && stats.visits > 0 ? `${plural(stats.visits, 'visit')} · ${plural(stats.steps, 'step')}` : 'not entered yet');
       const inner = shown === id && highlight.state && highlight.state !== id ? this.chart.nodes.get(highlight.state) : undefined;
-      const doing = inner ? `● ${inner.key}${inner.invokes.length > 0 ? ` ⇢ ${inner.invokes.join(', ')}` : ''}` : this.chart.nodes.get(id)?.description ?? '';
+      const doing = inner ? `● ${inner.key}${inner.invokes.length > 0 ? ` ⇢ ${inner.invokes.join(', ')}` : ''}` : (this.chart.nodes.get(id)?.description ?? '');
       const room = inner ? 25 : 28;
       setText(parts.line, doing.length > room ? `${doing.slice(0, room - 1)}…` : doing);
       parts.line.classList.toggle('now', inner !== undefined);
@@ -93,8 +100,13 @@ function markVisits(views: LevelViews, highlight: Highlight): void {
 }
 
 function showLabel(label: SVGTextElement, lines: LabelLine[]): void {
-  setLines(label, lines.map((line) => (typeof line === 'string' ? line : line.text)));
-  lines.forEach((line, index) => { if (typeof line !== 'string' && line.hit) label.children[index]?.classList.add('hit'); });
+  setLines(
+    label,
+    lines.map((line) => (typeof line === 'string' ? line : line.text)),
+  );
+  lines.forEach((line, index) => {
+    if (typeof line !== 'string' && line.hit) label.children[index]?.classList.add('hit');
+  });
   label.dataset.shown = 'true';
 }
 

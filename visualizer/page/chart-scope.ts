@@ -1,5 +1,5 @@
 import type { ChartIndex } from './chart-index.js';
-import { text, type Entry } from './entries.js';
+import { type Entry, text } from './entries.js';
 import type { ListScope } from './event-list.js';
 import type { ChartPick } from './statechart-view.js';
 import type { Timeline } from './timeline.js';
@@ -34,7 +34,10 @@ export function scopeOfPick(pick: ChartPick, chart: ChartIndex, timeline: Timeli
   return {
     label: `entered ${id}`,
     matches: withEffects(entered),
-    inside: { label: `entered ${id}, and everything while in it`, matches: (entry) => (entry.kind === 'transition' ? within(text(entry.data, 'to')) : within(timeline.stateAt(entry.index) ?? '')) },
+    inside: {
+      label: `entered ${id}, and everything while in it`,
+      matches: (entry) => (entry.kind === 'transition' ? within(text(entry.data, 'to')) : within(timeline.stateAt(entry.index) ?? '')),
+    },
   };
 }
 

@@ -27,15 +27,20 @@ export class ChartToolbar {
       element.addEventListener('click', run);
       return element;
     };
-    this.phases = button('Phases', 'The phases, and the arrows between them (click a phase to open its turn cycle)', () => actions.level(false), { 'aria-pressed': 'true' });
+    this.phases = button('Phases', 'The phases, and the arrows between them (click a phase to open its turn cycle)', () => actions.level(false), {
+      'aria-pressed': 'true',
+    });
     this.whole = button('All states', 'Every state of the machine, every phase open', () => actions.level(true), { 'aria-pressed': 'false' });
     this.followButton = button('Follow', 'Keep the active phase and its neighbours in view', () => actions.follow(), { 'aria-pressed': 'true' });
-    this.element = h('div', { class: 'chart-tools' },
+    this.element = h(
+      'div',
+      { class: 'chart-tools' },
       h('div', { class: 'segmented', role: 'group', 'aria-label': 'Chart level' }, this.phases, this.whole),
       this.followButton,
       button('Fit', 'Show the whole level (double-click the chart)', () => actions.fit()),
       button('−', 'Zoom out', () => actions.zoom(1 / 1.25), { 'aria-label': 'Zoom out' }),
-      button('+', 'Zoom in', () => actions.zoom(1.25), { 'aria-label': 'Zoom in' }));
+      button('+', 'Zoom in', () => actions.zoom(1.25), { 'aria-label': 'Zoom in' }),
+    );
     this.showLevel('phases');
     this.showFollowing(true);
   }

@@ -1,4 +1,4 @@
-import { text, type Entry } from './entries.js';
+import { type Entry, text } from './entries.js';
 
 /**
  * The machine action that writes each kind of effect line: a `stall` line
@@ -10,7 +10,9 @@ const ACTIONS: Record<string, (entry: Entry) => string> = {
   stall: () => 'nudge',
   finish: (entry) => (entry.data.allowed === false ? 'refuseFinish' : 'acceptFinish'),
   budget_warning: (entry) => (text(entry.data, 'budget') === 'time' ? 'warnTime' : 'warnSteps'),
-  context: (entry) => ({ summarized: 'applySummary', summary_failed: 'countSummaryFailure', provider_rejected_length: 'forceCompaction' })[text(entry.data, 'action')] ?? 'storeView',
+  context: (entry) =>
+    ({ summarized: 'applySummary', summary_failed: 'countSummaryFailure', provider_rejected_length: 'forceCompaction' })[text(entry.data, 'action')] ??
+    'storeView',
   rule_action: () => 'runRuleAction',
 };
 

@@ -21,7 +21,7 @@ const KNOWN = new Set<string>(TRACE_KINDS);
  * @example toEntry({ i: 0, t: 1.5, kind: 'start' }, 0).kind // 'start'
  */
 export function toEntry(raw: unknown, index: number): Entry {
-  const data = raw !== null && typeof raw === 'object' && !Array.isArray(raw) ? raw as Record<string, unknown> : { value: raw };
+  const data = raw !== null && typeof raw === 'object' && !Array.isArray(raw) ? (raw as Record<string, unknown>) : { value: raw };
   const kind = typeof data.kind === 'string' && data.kind !== '' ? data.kind : '(no kind)';
   const t = typeof data.t === 'number' && Number.isFinite(data.t) ? data.t : null;
   return { index, kind, known: KNOWN.has(kind), t, data };
@@ -42,5 +42,5 @@ export function num(data: Record<string, unknown>, key: string): number | null {
 /** An object field, or an empty object. */
 export function obj(data: Record<string, unknown>, key: string): Record<string, unknown> {
   const value = data[key];
-  return value !== null && typeof value === 'object' && !Array.isArray(value) ? value as Record<string, unknown> : {};
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
 }

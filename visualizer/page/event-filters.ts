@@ -1,4 +1,4 @@
-import { text, type Entry } from './entries.js';
+import { type Entry, text } from './entries.js';
 
 /** Which kinds of event the list shows. */
 export type Filter = 'model' | 'tools' | 'gate' | 'context' | 'phases' | 'steps' | 'other';
@@ -17,11 +17,22 @@ export const FILTERS: Array<{ key: Filter; label: string; title: string; on: boo
 /** The chip an entry belongs to. */
 export function filterOf(entry: Entry): Filter {
   switch (entry.kind) {
-    case 'model': return 'model';
-    case 'tool': case 'job': case 'secrets_masked': return 'tools';
-    case 'finish': case 'stall': case 'rule_action': return 'gate';
-    case 'context': case 'budget_warning': return 'context';
-    case 'transition': return text(entry.data, 'from').split('.')[0] !== text(entry.data, 'to').split('.')[0] ? 'phases' : 'steps';
-    default: return 'other';
+    case 'model':
+      return 'model';
+    case 'tool':
+    case 'job':
+    case 'secrets_masked':
+      return 'tools';
+    case 'finish':
+    case 'stall':
+    case 'rule_action':
+      return 'gate';
+    case 'context':
+    case 'budget_warning':
+      return 'context';
+    case 'transition':
+      return text(entry.data, 'from').split('.')[0] !== text(entry.data, 'to').split('.')[0] ? 'phases' : 'steps';
+    default:
+      return 'other';
   }
 }

@@ -1,12 +1,25 @@
 import type { TransitionMatch } from './chart-index.js';
-import { num, obj, text, type Entry } from './entries.js';
+import { type Entry, num, obj, text } from './entries.js';
 import { brief, clip, count, millis } from './format.js';
-import { budgetText, contextText, endText, finishText, stallText, type RowHints } from './harness-events.js';
+import { budgetText, contextText, endText, finishText, type RowHints, stallText } from './harness-events.js';
 import { isBlocked } from './marks.js';
 
 export type Tone =
-  | 'start' | 'step' | 'phase' | 'model' | 'tool' | 'failed' | 'blocked' | 'stall' | 'refusal' | 'accept'
-  | 'warning' | 'context' | 'error' | 'resume' | 'unknown';
+  | 'start'
+  | 'step'
+  | 'phase'
+  | 'model'
+  | 'tool'
+  | 'failed'
+  | 'blocked'
+  | 'stall'
+  | 'refusal'
+  | 'accept'
+  | 'warning'
+  | 'context'
+  | 'error'
+  | 'resume'
+  | 'unknown';
 
 /** One row of the event list: a badge, one line of text and a right-aligned figure. */
 export interface RowText {
@@ -27,23 +40,50 @@ export function describeEntry(entry: Entry, match: TransitionMatch | null, hints
   const { data } = entry;
   const step = stepMeta(data);
   switch (entry.kind) {
-    case 'start': return { badge: 'start', tone: 'start', text: `task: ${clip(text(data, 'task'), 200)}`, meta: text(data, 'model') };
-    case 'transition': return describeTransition(data, match);
-    case 'model': return describeModel(data);
-    case 'tool': return describeTool(data);
-    case 'stall': return { badge: 'stall', tone: 'stall', text: stallText(data), meta: step, title: `${stallText(data)}\nnudge sent: ${text(data, 'message')}` };
-    case 'finish': return { badge: 'gate', tone: data.allowed === false ? 'refusal' : 'accept', text: finishText(data), meta: step };
-    case 'rule_action': return { badge: 'rule', tone: 'stall', text: `${text(data, 'action')}${Array.isArray(data.notices) && data.notices.length > 0 ? `: ${clip(data.notices.join(' / '), 180)}` : text(data, 'label') ? `: ${text(data, 'label')}` : ''}`, meta: step };
-    case 'budget_warning': return { badge: 'budget', tone: 'warning', text: budgetText(data), meta: step };
-    case 'context': return { badge: 'context', tone: 'context', text: contextText(data, hints), meta: step };
-    case 'retry': return { badge: 'retry', tone: 'error', text: `model call failed, retrying: ${clip(text(data, 'error') || brief(data), 160)}`, meta: '' };
-    case 'resume': return { badge: 'resume', tone: 'resume', text: `resumed from ${text(data, 'fromState') || 'the saved state'}`, meta: '' };
-    case 'interrupted': return { badge: 'stopped', tone: 'warning', text: `stopped from outside in ${text(data, 'state') || 'the run'} (Ctrl+C or SIGTERM); rein resume continues it`, meta: '' };
-    case 'crash': return { badge: 'crash', tone: 'error', text: clip(text(data, 'error') || brief(data), 200), meta: '' };
-    case 'job': return { badge: 'job', tone: 'step', text: jobText(data), meta: '' };
-    case 'secrets_masked': return { badge: 'masked', tone: 'warning', text: maskedText(data), meta: step };
-    case 'end': return { badge: 'end', tone: text(data, 'status') === 'done' ? 'accept' : 'error', text: endText(data), meta: '' };
-    default: return { badge: clip(entry.kind, 14), tone: 'unknown', text: brief(withoutBookkeeping(data), 220), meta: 'raw' };
+    case 'start':
+      return { badge: 'start', tone: 'start', text: `task: ${clip(text(data, 'task'), 200)}`, meta: text(data, 'model') };
+    case 'transition':
+      return describeTransition(data, match);
+    case 'model':
+      return describeModel(data);
+    case 'tool':
+      return describeTool(data);
+    case 'stall':
+      return { badge: 'stall', tone: 'stall', text: stallText(data), meta: step, title: `${stallText(data)}\nnudge sent: ${text(data, 'message')}` };
+    case 'finish':
+      return { badge: 'gate', tone: data.allowed === false ? 'refusal' : 'accept', text: finishText(data), meta: step };
+    case 'rule_action':
+      return {
+        badge: 'rule',
+        tone: 'stall',
+        text: `${text(data, 'action')}${Array.isArray(data.notices) && data.notices.length > 0 ? `: ${clip(data.notices.join(' / '), 180)}` : text(data, 'label') ? `: ${text(data, 'label')}` : ''}`,
+        meta: step,
+      };
+    case 'budget_warning':
+      return { badge: 'budget', tone: 'warning', text: budgetText(data), meta: step };
+    case 'context':
+      return { badge: 'context', tone: 'context', text: contextText(data, hints), meta: step };
+    case 'retry':
+      return { badge: 'retry', tone: 'error', text: `model call failed, retrying: ${clip(text(data, 'error') || brief(data), 160)}`, meta: '' };
+    case 'resume':
+      return { badge: 'resume', tone: 'resume', text: `resumed from ${text(data, 'fromState') || 'the saved state'}`, meta: '' };
+    case 'interrupted':
+      return {
+        badge: 'stopped',
+        tone: 'warning',
+        text: `stopped from outside in ${text(data, 'state') || 'the run'} (Ctrl+C or SIGTERM); rein resume continues it`,
+        meta: '',
+      };
+    case 'crash':
+      return { badge: 'crash', tone: 'error', text: clip(text(data, 'error') || brief(data), 200), meta: '' };
+    case 'job':
+      return { badge: 'job', tone: 'step', text: jobText(data), meta: '' };
+    case 'secrets_masked':
+      return { badge: 'masked', tone: 'warning', text: maskedText(data), meta: step };
+    case 'end':
+      return { badge: 'end', tone: text(data, 'status') === 'done' ? 'accept' : 'error', text: endText(data), meta: '' };
+    default:
+      return { badge: clip(entry.kind, 14), tone: 'unknown', text: brief(withoutBookkeeping(data), 220), meta: 'raw' };
   }
 }
 
@@ -57,9 +97,16 @@ function describeTransition(data: Record<string, unknown>, match: TransitionMatc
   const guard = text(data, 'guard');
   const refused = match?.refused.map((transition) => transition.guard?.name).filter(Boolean) ?? [];
   const why = guard ? `  ✓ ${guard}` : refused.length > 0 ? `  ✗ ${refused.join(', ')} → else` : '';
-  const moved = !from ? `(start) → ${to}` : phaseChange ? `${fromPhase} → ${toPhase}` : `${fromPhase}: ${fromRest.join('.') || fromPhase} → ${toRest.join('.') || toPhase}`;
+  const moved = !from
+    ? `(start) → ${to}`
+    : phaseChange
+      ? `${fromPhase} → ${toPhase}`
+      : `${fromPhase}: ${fromRest.join('.') || fromPhase} → ${toRest.join('.') || toPhase}`;
   return {
-    badge: phaseChange ? 'phase' : 'step', tone: phaseChange ? 'phase' : 'step', text: `${moved}${why}`, meta: '',
+    badge: phaseChange ? 'phase' : 'step',
+    tone: phaseChange ? 'phase' : 'step',
+    text: `${moved}${why}`,
+    meta: '',
     title: `${from || '(start)'} → ${to} on ${text(data, 'event')}${Array.isArray(data.actions) && data.actions.length > 0 ? ` / ${data.actions.join(', ')}` : ''}`,
   };
 }
@@ -72,7 +119,9 @@ function describeModel(data: Record<string, unknown>): RowText {
   const asked = names.length > 0 ? `→ ${names.join(', ')}` : 'no tool call';
   const usage = obj(data, 'usage');
   const ms = num(data, 'ms');
-  const meta = [`${count(num(usage, 'promptTokens') ?? 0)} in`, `${count(num(usage, 'completionTokens') ?? 0)} out`, ms !== null ? millis(ms) : ''].filter(Boolean).join(' · ');
+  const meta = [`${count(num(usage, 'promptTokens') ?? 0)} in`, `${count(num(usage, 'completionTokens') ?? 0)} out`, ms !== null ? millis(ms) : '']
+    .filter(Boolean)
+    .join(' · ');
   return { badge: 'model', tone: 'model', text: [`step ${num(data, 'step') ?? '?'}`, said, asked].filter(Boolean).join('  '), meta };
 }
 
@@ -93,11 +142,22 @@ function describeTool(data: Record<string, unknown>): RowText {
   const call = `${text(data, 'name') || 'tool'} ${toolTarget(obj(data, 'args'))}`;
   if (isBlocked(data)) {
     const rule = text(effect, 'blockedBy');
-    return { badge: 'blocked', tone: 'blocked', text: `${call}  ⊘ blocked${rule ? `: ${rule}` : ' by the deny list'}`, meta: '', title: `Blocked before it ran${rule ? `: ${rule}` : ''}` };
+    return {
+      badge: 'blocked',
+      tone: 'blocked',
+      text: `${call}  ⊘ blocked${rule ? `: ${rule}` : ' by the deny list'}`,
+      meta: '',
+      title: `Blocked before it ran${rule ? `: ${rule}` : ''}`,
+    };
   }
   const ok = data.ok !== false;
   const outcome = effectOutcome(effect);
-  return { badge: 'tool', tone: ok ? 'tool' : 'failed', text: `${call}${outcome ? ` → ${outcome}` : ''}${ok || outcome ? '' : '  (failed)'}`, meta: ms !== null ? millis(ms) : '' };
+  return {
+    badge: 'tool',
+    tone: ok ? 'tool' : 'failed',
+    text: `${call}${outcome ? ` → ${outcome}` : ''}${ok || outcome ? '' : '  (failed)'}`,
+    meta: ms !== null ? millis(ms) : '',
+  };
 }
 
 /** What a tool's effect says happened: a command's exit code, an edit applied or rejected; another kind by its name. */
@@ -109,9 +169,16 @@ export function effectOutcome(effect: Record<string, unknown>): string {
       const code = num(effect, 'exitCode');
       return code !== null ? `exit ${code}` : '';
     }
-    case 'edit': return effect.applied === false ? 'rejected' : 'applied';
-    case '': case 'read': case 'search': case 'todo': case 'finish': return '';
-    default: return `${text(effect, 'kind')}${text(effect, 'status') ? ` ${text(effect, 'status')}` : ''}`;
+    case 'edit':
+      return effect.applied === false ? 'rejected' : 'applied';
+    case '':
+    case 'read':
+    case 'search':
+    case 'todo':
+    case 'finish':
+      return '';
+    default:
+      return `${text(effect, 'kind')}${text(effect, 'status') ? ` ${text(effect, 'status')}` : ''}`;
   }
 }
 

@@ -1,9 +1,9 @@
 import { h, setText } from './dom.js';
 import type { Entry } from './entries.js';
-import { FILTERS, filterOf, type Filter } from './event-filters.js';
+import { FILTERS, type Filter, filterOf } from './event-filters.js';
 import { describeEntry, type RowText } from './event-format.js';
 import type { RowHints } from './harness-events.js';
-import { ScopeBar, type ListScope } from './scope-bar.js';
+import { type ListScope, ScopeBar } from './scope-bar.js';
 import type { Timeline } from './timeline.js';
 
 export type { ListScope } from './scope-bar.js';
@@ -41,18 +41,32 @@ export class EventList {
   private scrollTop = 0;
   private height = 0;
 
-  constructor(private readonly timeline: Timeline, private readonly onPick: (index: number) => void, onClear: () => void) {
+  constructor(
+    private readonly timeline: Timeline,
+    private readonly onPick: (index: number) => void,
+    onClear: () => void,
+  ) {
     this.chips = FILTERS.map((filter) => {
-      const chip = h('button', { class: `chip${filter.on ? ' on' : ''}`, title: filter.title, 'aria-pressed': String(filter.on), 'data-filter': filter.key }, filter.label);
+      const chip = h(
+        'button',
+        { class: `chip${filter.on ? ' on' : ''}`, title: filter.title, 'aria-pressed': String(filter.on), 'data-filter': filter.key },
+        filter.label,
+      );
       chip.addEventListener('click', () => this.toggle(filter.key, chip));
       return chip;
     });
     const search = h('input', { type: 'search', class: 'search', placeholder: 'Filter events…', 'aria-label': 'Filter events by text' });
-    search.addEventListener('input', () => { this.query = search.value.trim().toLowerCase(); this.refilter(); });
+    search.addEventListener('input', () => {
+      this.query = search.value.trim().toLowerCase();
+      this.refilter();
+    });
     this.counter = h('span', { class: 'count' });
     this.spacer = h('div', { class: 'spacer' });
     this.scroller = h('div', { class: 'rows', role: 'list', tabindex: 0 }, this.spacer);
-    this.scroller.addEventListener('scroll', () => { this.scrollTop = this.scroller.scrollTop; this.schedule(); });
+    this.scroller.addEventListener('scroll', () => {
+      this.scrollTop = this.scroller.scrollTop;
+      this.schedule();
+    });
     this.scroller.addEventListener('click', (event) => {
       const row = (event.target as HTMLElement).closest<HTMLElement>('.row');
       if (row?.dataset.index) this.onPick(Number(row.dataset.index));
@@ -63,7 +77,12 @@ export class EventList {
       this.schedule();
     }).observe(this.scroller);
     this.scopeBar = new ScopeBar(() => this.refilter(), onClear);
-    this.element = h('div', { class: 'events' }, h('div', { class: 'list-head' }, h('div', { class: 'filters' }, ...this.chips, search, this.counter), this.scopeBar.element), this.scroller);
+    this.element = h(
+      'div',
+      { class: 'events' },
+      h('div', { class: 'list-head' }, h('div', { class: 'filters' }, ...this.chips, search, this.counter), this.scopeBar.element),
+      this.scroller,
+    );
   }
 
   /** Entries from `from` on were appended to the timeline. */
@@ -77,7 +96,11 @@ export class EventList {
     this.texts.length = Math.min(this.texts.length, from);
     this.haystacks.length = Math.min(this.haystacks.length, from);
     this.visible = this.visible.filter((index) => index < from);
-    for (const [index, element] of this.rows) if (index >= from) { element.remove(); this.rows.delete(index); }
+    for (const [index, element] of this.rows)
+      if (index >= from) {
+        element.remove();
+        this.rows.delete(index);
+      }
     this.appended(from);
   }
 
@@ -158,7 +181,10 @@ export class EventList {
     let found = -1;
     while (low <= high) {
       const middle = (low + high) >> 1;
-      if (this.visible[middle]! <= this.current) { found = middle; low = middle + 1; } else high = middle - 1;
+      if (this.visible[middle]! <= this.current) {
+        found = middle;
+        low = middle + 1;
+      } else high = middle - 1;
     }
     return found;
   }
@@ -181,11 +207,17 @@ export class EventList {
 
   private schedule(): void {
     if (this.frame) return;
-    this.frame = requestAnimationFrame(() => { this.frame = 0; this.render(); });
+    this.frame = requestAnimationFrame(() => {
+      this.frame = 0;
+      this.render();
+    });
   }
 
   private render(): void {
-    if (this.revealPending) { this.revealPending = false; this.reveal(); }
+    if (this.revealPending) {
+      this.revealPending = false;
+      this.reveal();
+    }
     const { scrollTop, height: clientHeight } = this;
     const first = Math.max(0, Math.floor(scrollTop / ROW_HEIGHT) - OVERSCAN);
     const last = Math.min(this.visible.length - 1, Math.ceil((scrollTop + clientHeight) / ROW_HEIGHT) + OVERSCAN);
@@ -193,7 +225,11 @@ export class EventList {
     for (let row = first; row <= last; row++) wanted.add(this.visible[row]!);
     // Rows that scrolled away are reused for the ones that scrolled in.
     const spare: HTMLDivElement[] = [];
-    for (const [index, element] of this.rows) if (!wanted.has(index)) { spare.push(element); this.rows.delete(index); }
+    for (const [index, element] of this.rows)
+      if (!wanted.has(index)) {
+        spare.push(element);
+        this.rows.delete(index);
+      }
     const currentIndex = this.visible[this.currentRow()] ?? -1;
     for (let row = first; row <= last; row++) {
       const index = this.visible[row]!;
@@ -228,6 +264,13 @@ export class EventList {
 }
 
 function emptyRow(): HTMLDivElement {
-  return h('div', { class: 'row', role: 'listitem' },
-    h('span', { class: 'idx' }), h('span', { class: 'time' }), h('span', { class: 'badge' }), h('span', { class: 'text' }), h('span', { class: 'meta' }));
+  return h(
+    'div',
+    { class: 'row', role: 'listitem' },
+    h('span', { class: 'idx' }),
+    h('span', { class: 'time' }),
+    h('span', { class: 'badge' }),
+    h('span', { class: 'text' }),
+    h('span', { class: 'meta' }),
+  );
 }

@@ -57,7 +57,7 @@ export function clip(value: string, max: number): string {
 export function brief(value: unknown, max = 160): string {
   let json: string;
   try {
-    json = typeof value === 'string' ? value : JSON.stringify(value) ?? String(value);
+    json = typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value));
   } catch {
     json = String(value);
   }

@@ -42,7 +42,11 @@ export class Gauges {
   constructor(private readonly limits: GaugeLimits) {
     this.steps = gauge('Steps', [limits.stepWarnAt], 'Model calls so far against budgets.maxSteps (the mark is the step warning)');
     this.time = gauge('Time', [limits.warnAt], 'Wall-clock time since the start against budgets.maxSeconds (the mark is the time warning)');
-    this.context = gauge('Context', [limits.soft, limits.hard], 'Prompt size of the last model call against the context window; marks: soft limit (elision) and hard limit (summary)');
+    this.context = gauge(
+      'Context',
+      [limits.soft, limits.hard],
+      'Prompt size of the last model call against the context window; marks: soft limit (elision) and hard limit (summary)',
+    );
     this.tokens = gauge('Tokens', [], 'Prompt and completion tokens so far; the bar is the share of prompt tokens served from the provider cache');
     this.element = h('div', { class: 'gauges' }, this.steps.element, this.time.element, this.context.element, this.tokens.element);
   }
@@ -51,22 +55,50 @@ export class Gauges {
   update(moment: Moment, elapsed: number | null = moment.elapsed): void {
     const { limits } = this;
     const stepRatio = moment.step / limits.maxSteps;
-    set(this.steps, stepRatio, `${moment.step} / ${limits.maxSteps}`, moment.status ? `ended: ${moment.status}` : `${Math.max(0, limits.maxSteps - moment.step)} left`, level(stepRatio, limits.stepWarnAt));
+    set(
+      this.steps,
+      stepRatio,
+      `${moment.step} / ${limits.maxSteps}`,
+      moment.status ? `ended: ${moment.status}` : `${Math.max(0, limits.maxSteps - moment.step)} left`,
+      level(stepRatio, limits.stepWarnAt),
+    );
     const timeRatio = elapsed !== null ? elapsed / limits.maxSeconds : 0;
     const [spent, budget] = clockPair(elapsed, limits.maxSeconds);
-    set(this.time, timeRatio, `${spent} / ${budget}`, elapsed !== null ? `${Math.round(timeRatio * 100)}% of the time budget` : 'no timestamps', level(timeRatio, limits.warnAt));
+    set(
+      this.time,
+      timeRatio,
+      `${spent} / ${budget}`,
+      elapsed !== null ? `${Math.round(timeRatio * 100)}% of the time budget` : 'no timestamps',
+      level(timeRatio, limits.warnAt),
+    );
     // The window the provider turned out to have (it rejected a prompt as too long) replaces the one the rules assumed.
     const window = moment.learntWindow !== null ? Math.min(moment.learntWindow, limits.windowTokens) : limits.windowTokens;
     const contextRatio = moment.contextTokens !== null ? moment.contextTokens / window : 0;
-    const windowNote = moment.learntWindow !== null && moment.learntWindow < limits.windowTokens ? `of ${count(window)} (learnt; rules said ${count(limits.windowTokens)})` : `of ${count(window)}`;
-    const contextNote = contextRatio >= limits.hard ? `${windowNote} · over the hard limit` : contextRatio >= limits.soft ? `${windowNote} · over the soft limit` : windowNote;
-    set(this.context, contextRatio, moment.contextTokens !== null ? `${count(moment.contextTokens)} tokens` : '—', contextNote, contextRatio >= limits.hard ? 'over' : contextRatio >= limits.soft ? 'warn' : 'ok');
+    const windowNote =
+      moment.learntWindow !== null && moment.learntWindow < limits.windowTokens
+        ? `of ${count(window)} (learnt; rules said ${count(limits.windowTokens)})`
+        : `of ${count(window)}`;
+    const contextNote =
+      contextRatio >= limits.hard ? `${windowNote} · over the hard limit` : contextRatio >= limits.soft ? `${windowNote} · over the soft limit` : windowNote;
+    set(
+      this.context,
+      contextRatio,
+      moment.contextTokens !== null ? `${count(moment.contextTokens)} tokens` : '—',
+      contextNote,
+      contextRatio >= limits.hard ? 'over' : contextRatio >= limits.soft ? 'warn' : 'ok',
+    );
     this.context.element.title = `Prompt size of the last model call against the context window (${count(window)} tokens${moment.learntWindow !== null ? ', learnt from the provider' : ''}); marks: soft limit (elision) and hard limit (summary)`;
     const total = moment.prompt + moment.completion;
     const cachedShare = moment.prompt > 0 ? moment.cached / moment.prompt : 0;
     const capped = limits.maxTokens !== null ? ` of ${count(limits.maxTokens)}` : '';
     const tokenRatio = limits.maxTokens !== null ? total / limits.maxTokens : cachedShare;
-    set(this.tokens, tokenRatio, `${count(moment.prompt)} in · ${count(moment.completion)} out`, `${count(total)}${capped} tokens · ${count(moment.cached)} cached (${Math.round(cachedShare * 100)}%)`, limits.maxTokens !== null ? level(tokenRatio, 0.75) : 'ok');
+    set(
+      this.tokens,
+      tokenRatio,
+      `${count(moment.prompt)} in · ${count(moment.completion)} out`,
+      `${count(total)}${capped} tokens · ${count(moment.cached)} cached (${Math.round(cachedShare * 100)}%)`,
+      limits.maxTokens !== null ? level(tokenRatio, 0.75) : 'ok',
+    );
     this.tokens.element.dataset.kind = limits.maxTokens !== null ? 'budget' : 'cache';
   }
 }

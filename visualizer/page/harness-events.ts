@@ -54,13 +54,20 @@ export function contextText(data: Record<string, unknown>, hints: RowHints = {})
   const after = num(obj(data, 'after'), 'tokens');
   const sizes = before !== null && after !== null ? `${count(before)} → ${count(after)} tokens` : '';
   switch (text(data, 'action')) {
-    case 'elided': return `old tool results elided: ${sizes}`;
-    case 'summarize': return `view over the hard limit, summarizing: ${sizes}`;
-    case 'summarized': return `summarized: ${summarySize(data, hints.charsPerToken ?? null)}`;
-    case 'summary_failed': return `summary failed: ${clip(text(data, 'error'), 140)}`;
-    case 'overflow': return `context overflow: the view does not fit the window (${sizes})`;
-    case 'provider_rejected_length': return rejectedText(data);
-    default: return `${text(data, 'action') || 'context'} ${sizes || brief(data, 140)}`;
+    case 'elided':
+      return `old tool results elided: ${sizes}`;
+    case 'summarize':
+      return `view over the hard limit, summarizing: ${sizes}`;
+    case 'summarized':
+      return `summarized: ${summarySize(data, hints.charsPerToken ?? null)}`;
+    case 'summary_failed':
+      return `summary failed: ${clip(text(data, 'error'), 140)}`;
+    case 'overflow':
+      return `context overflow: the view does not fit the window (${sizes})`;
+    case 'provider_rejected_length':
+      return rejectedText(data);
+    default:
+      return `${text(data, 'action') || 'context'} ${sizes || brief(data, 140)}`;
   }
 }
 

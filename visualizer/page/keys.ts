@@ -34,7 +34,15 @@ export function bindKeys(timeline: Timeline, actions: KeyActions): void {
     const action = keys[event.key];
     const target = event.target as Element;
     // Inputs keep their keys (the range moves itself); a focused button or phase keeps Space and Enter.
-    if (!action || target.closest('input, textarea, select') || (event.key === ' ' && target.closest('button, [role="button"]')) || event.metaKey || event.ctrlKey || event.altKey) return;
+    if (
+      !action ||
+      target.closest('input, textarea, select') ||
+      (event.key === ' ' && target.closest('button, [role="button"]')) ||
+      event.metaKey ||
+      event.ctrlKey ||
+      event.altKey
+    )
+      return;
     event.preventDefault();
     action(event.shiftKey);
   });

@@ -1,7 +1,7 @@
 import { METRICS } from '../server/metrics.js';
+import { compoundNode, type EdgeView, edgeView, initialMarker, leafNode, type PhaseCardParts, phaseCard } from './chart-drawing.js';
 import type { ChartIndex } from './chart-index.js';
 import type { DrawnLevel } from './chart-level.js';
-import { compoundNode, edgeView, initialMarker, leafNode, phaseCard, type EdgeView, type PhaseCardParts } from './chart-drawing.js';
 import { s } from './dom.js';
 
 /** The SVG of one level, and its parts by id, for marking moments on it. */

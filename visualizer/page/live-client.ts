@@ -39,11 +39,16 @@ export function connectLive(url: string, handlers: LiveHandlers): () => void {
     lastSeq = message.seq;
     if (message.type === 'trace') handlers.trace(message.line);
     else if (message.type === 'inspect') handlers.inspect(message.event);
-    else if (message.type === 'closing') { source.close(); handlers.connection('closed'); }
-    else if (message.type === 'follow_end') handlers.followEnd(message.text);
+    else if (message.type === 'closing') {
+      source.close();
+      handlers.connection('closed');
+    } else if (message.type === 'follow_end') handlers.followEnd(message.text);
     if (!flushQueued) {
       flushQueued = true;
-      queueMicrotask(() => { flushQueued = false; handlers.flush(); });
+      queueMicrotask(() => {
+        flushQueued = false;
+        handlers.flush();
+      });
     }
   });
   return () => source.close();

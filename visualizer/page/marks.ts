@@ -1,4 +1,4 @@
-import { text, type Entry } from './entries.js';
+import { type Entry, text } from './entries.js';
 
 /** A notable event for the scrubber's marks. */
 export interface Mark {
@@ -9,14 +9,24 @@ export interface Mark {
 /** The mark an entry puts on the scrubber, if it is notable. */
 export function markTone(entry: Entry): Mark['tone'] | null {
   switch (entry.kind) {
-    case 'finish': return entry.data.allowed === false ? 'refusal' : 'accept';
-    case 'stall': return 'stall';
-    case 'budget_warning': case 'secrets_masked': return 'warning';
-    case 'context': return 'context';
-    case 'crash': case 'retry': return 'error';
-    case 'tool': return isBlocked(entry.data) ? 'blocked' : null;
-    case 'end': return text(entry.data, 'status') === 'done' ? 'accept' : 'error';
-    default: return entry.known ? null : 'unknown';
+    case 'finish':
+      return entry.data.allowed === false ? 'refusal' : 'accept';
+    case 'stall':
+      return 'stall';
+    case 'budget_warning':
+    case 'secrets_masked':
+      return 'warning';
+    case 'context':
+      return 'context';
+    case 'crash':
+    case 'retry':
+      return 'error';
+    case 'tool':
+      return isBlocked(entry.data) ? 'blocked' : null;
+    case 'end':
+      return text(entry.data, 'status') === 'done' ? 'accept' : 'error';
+    default:
+      return entry.known ? null : 'unknown';
   }
 }
 

@@ -1,6 +1,6 @@
 import type { PageData, PageNote } from '../server/page-data.js';
 import { h, setText } from './dom.js';
-import { text, type Entry } from './entries.js';
+import { type Entry, text } from './entries.js';
 import { clip } from './format.js';
 import type { Connection } from './live-client.js';
 
@@ -30,14 +30,22 @@ export class RunHeader {
   private readonly notes: HTMLElement;
 
   constructor(data: PageData) {
-    const source = h('span', { class: 'chip-info source', title: data.source }, data.mode === 'live' ? 'live run' : clip(data.source.split(/[\\/]/).slice(-2).join('/'), 48));
-    this.element = h('header', { class: 'top' },
+    const source = h(
+      'span',
+      { class: 'chip-info source', title: data.source },
+      data.mode === 'live' ? 'live run' : clip(data.source.split(/[\\/]/).slice(-2).join('/'), 48),
+    );
+    this.element = h(
+      'header',
+      { class: 'top' },
       h('div', { class: 'brand' }, h('span', { class: 'mark', 'aria-hidden': 'true' }), 'rein'),
       h('div', { class: 'run' }, this.task, h('div', { class: 'sub' }, this.model, source)),
-      this.pill);
+      this.pill,
+    );
     this.notes = h('div', { class: 'notes', role: 'status' });
     this.showNotes(data.notes);
-    this.task.textContent = data.mode === 'live' ? 'Waiting for the run to start…' : data.mode === 'follow' ? 'No start line in this trace yet' : 'No start line in this trace';
+    this.task.textContent =
+      data.mode === 'live' ? 'Waiting for the run to start…' : data.mode === 'follow' ? 'No start line in this trace yet' : 'No start line in this trace';
   }
 
   get banner(): HTMLElement {
@@ -54,10 +62,15 @@ export class RunHeader {
     const [label, tone] = pillFor(status);
     setText(this.pill, label);
     this.pill.dataset.tone = tone;
-    this.pill.title = status.ended ? 'How the run ended (the end line of the trace)'
-      : status.followEnded ? status.followEnded
-      : status.following ? 'New lines of the trace appear as the run writes them; rein viz says when the run\'s process is gone'
-        : status.live ? 'The live connection to the run' : 'The trace has no end line: the run was killed, or is still going';
+    this.pill.title = status.ended
+      ? 'How the run ended (the end line of the trace)'
+      : status.followEnded
+        ? status.followEnded
+        : status.following
+          ? "New lines of the trace appear as the run writes them; rein viz says when the run's process is gone"
+          : status.live
+            ? 'The live connection to the run'
+            : 'The trace has no end line: the run was killed, or is still going';
   }
 
   /** A note that arrives later (following stopped). */
@@ -69,9 +82,14 @@ export class RunHeader {
   }
 
   private showNotes(notes: PageNote[]): void {
-    if (notes.length === 0) { this.notes.hidden = true; return; }
+    if (notes.length === 0) {
+      this.notes.hidden = true;
+      return;
+    }
     const close = h('button', { class: 'tool close', title: 'Hide these notes', 'aria-label': 'Hide notes' }, '×');
-    close.addEventListener('click', () => { this.notes.hidden = true; });
+    close.addEventListener('click', () => {
+      this.notes.hidden = true;
+    });
     this.notes.replaceChildren(h('ul', {}, ...notes.map((note) => h('li', { class: `note-${note.level}` }, note.text))), close);
   }
 }
@@ -81,9 +99,13 @@ function pillFor(status: RunStatus): [string, string] {
   if (status.followEnded) return ['run gone: no end line', 'warn'];
   if (!status.live) return ['no end line', 'warn'];
   switch (status.connection) {
-    case 'open': return status.following ? ['● following the trace', 'live'] : ['● running', 'live'];
-    case 'reconnecting': return ['reconnecting…', 'warn'];
-    case 'closed': return ['disconnected', 'warn'];
-    default: return ['connecting…', 'warn'];
+    case 'open':
+      return status.following ? ['● following the trace', 'live'] : ['● running', 'live'];
+    case 'reconnecting':
+      return ['reconnecting…', 'warn'];
+    case 'closed':
+      return ['disconnected', 'warn'];
+    default:
+      return ['connecting…', 'warn'];
   }
 }

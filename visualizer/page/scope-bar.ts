@@ -22,7 +22,10 @@ export class ScopeBar {
   private scope: ListScope | null = null;
   private wide = false;
 
-  constructor(private readonly changed: () => void, private readonly clear: () => void) {}
+  constructor(
+    private readonly changed: () => void,
+    private readonly clear: () => void,
+  ) {}
 
   get active(): boolean {
     return this.scope !== null;
@@ -44,13 +47,28 @@ export class ScopeBar {
   private render(): void {
     const scope = this.scope;
     this.element.hidden = scope === null;
-    if (!scope) { this.element.replaceChildren(); return; }
-    const clear = h('button', { class: 'tool close', type: 'button', title: 'Show every event again (or click the chart\'s background)', 'aria-label': 'Clear the chart filter' }, '×');
+    if (!scope) {
+      this.element.replaceChildren();
+      return;
+    }
+    const clear = h(
+      'button',
+      { class: 'tool close', type: 'button', title: "Show every event again (or click the chart's background)", 'aria-label': 'Clear the chart filter' },
+      '×',
+    );
     clear.addEventListener('click', () => this.clear());
     const parts: Node[] = [h('span', { class: 'scope-label' }, this.wide && scope.inside ? scope.inside.label : scope.label)];
     if (scope.inside) {
-      const toggle = h('button', { class: `chip${this.wide ? ' on' : ''}`, type: 'button', 'aria-pressed': String(this.wide), title: 'Also list what happened while the run was there' }, 'and inside');
-      toggle.addEventListener('click', () => { this.wide = !this.wide; this.render(); this.changed(); });
+      const toggle = h(
+        'button',
+        { class: `chip${this.wide ? ' on' : ''}`, type: 'button', 'aria-pressed': String(this.wide), title: 'Also list what happened while the run was there' },
+        'and inside',
+      );
+      toggle.addEventListener('click', () => {
+        this.wide = !this.wide;
+        this.render();
+        this.changed();
+      });
       parts.push(toggle);
     }
     this.element.replaceChildren(...parts, clear);

@@ -21,7 +21,14 @@ function icon(name: keyof typeof ICONS): SVGSVGElement {
 }
 
 const MARK_COLORS: Record<Mark['tone'], string> = {
-  refusal: '--c-refusal', accept: '--c-accept', stall: '--c-stall', warning: '--c-warning', context: '--c-context', error: '--c-error', blocked: '--c-blocked', unknown: '--c-muted',
+  refusal: '--c-refusal',
+  accept: '--c-accept',
+  stall: '--c-stall',
+  warning: '--c-warning',
+  context: '--c-context',
+  error: '--c-error',
+  blocked: '--c-blocked',
+  unknown: '--c-muted',
 };
 
 /**
@@ -40,7 +47,11 @@ export class Scrubber {
   private readonly latestButton: HTMLButtonElement;
   private frame = 0;
 
-  constructor(private readonly timeline: Timeline, private readonly phaseColor: (phase: string) => string, actions: ScrubberActions) {
+  constructor(
+    private readonly timeline: Timeline,
+    private readonly phaseColor: (phase: string) => string,
+    actions: ScrubberActions,
+  ) {
     this.range = h('input', { type: 'range', class: 'range', min: 0, max: 0, value: 0, step: 1, 'aria-label': 'Position in the trace' });
     this.range.addEventListener('input', () => actions.move(Number(this.range.value)));
     this.canvas = h('canvas', { class: 'marks', 'aria-hidden': 'true' });
@@ -53,22 +64,31 @@ export class Scrubber {
     // Play is the one wide, labelled button; the steps say "step", so ▶ and ▶| are not mistaken for each other.
     this.playButton = button([icon('play'), h('span', {}, 'Play')], 'Play the run from here (Space)', () => actions.togglePlay(), 'tool play');
     this.latestButton = button(['Latest'], 'Jump to the newest event and follow it (End)', () => actions.toLatest());
-    this.element = h('footer', { class: 'scrubber' },
-      h('div', { class: 'transport' },
+    this.element = h(
+      'footer',
+      { class: 'scrubber' },
+      h(
+        'div',
+        { class: 'transport' },
         button([icon('first')], 'First event (Home)', () => actions.move(0)),
         button([icon('previous'), h('span', {}, 'step')], 'One event back (←; Shift+← one model call back)', () => actions.step(-1), 'tool step'),
         this.playButton,
         button([h('span', {}, 'step'), icon('next')], 'One event on (→; Shift+→ one model call on)', () => actions.step(1), 'tool step'),
-        this.latestButton),
+        this.latestButton,
+      ),
       h('div', { class: 'track' }, this.canvas, this.range),
-      this.position);
+      this.position,
+    );
     new ResizeObserver(() => this.redraw()).observe(this.canvas);
   }
 
   /** `live`: the page has a live connection open now (a closed one shows plain "Latest"). */
   update(index: number, label: string, state: { following: boolean; playing: boolean; live: boolean }): void {
     const max = String(Math.max(0, this.timeline.length - 1));
-    if (this.range.max !== max) { this.range.max = max; this.redraw(); }
+    if (this.range.max !== max) {
+      this.range.max = max;
+      this.redraw();
+    }
     if (this.range.value !== String(index)) this.range.value = String(Math.max(0, index));
     setText(this.position, label);
     if (this.playButton.dataset.playing !== String(state.playing)) {
@@ -84,7 +104,10 @@ export class Scrubber {
   /** Redraws bands and marks (after a resize or new lines), at most once a frame. */
   redraw(): void {
     if (this.frame) return;
-    this.frame = requestAnimationFrame(() => { this.frame = 0; this.paint(); });
+    this.frame = requestAnimationFrame(() => {
+      this.frame = 0;
+      this.paint();
+    });
   }
 
   private paint(): void {

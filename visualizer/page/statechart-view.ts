@@ -1,9 +1,9 @@
 import { Camera } from './camera.js';
-import type { ChartIndex } from './chart-index.js';
-import { drawnLevel, phasesOf, type DrawnLevel, type LevelKey } from './chart-level.js';
 import { markers } from './chart-drawing.js';
 import { ChartFraming } from './chart-framing.js';
-import { MomentMarks, type Highlight } from './chart-marks.js';
+import type { ChartIndex } from './chart-index.js';
+import { type DrawnLevel, drawnLevel, type LevelKey, phasesOf } from './chart-level.js';
+import { type Highlight, MomentMarks } from './chart-marks.js';
 import { ChartToolbar } from './chart-toolbar.js';
 import { h, s } from './dom.js';
 import { drawLevel, type LevelViews } from './level-drawing.js';
@@ -41,18 +41,43 @@ export class StatechartView {
   private last: Highlight | null = null;
   private activePhase: string | null = null;
 
-  constructor(private readonly chart: ChartIndex, why: HTMLElement, private readonly onPick: (pick: ChartPick) => void, private readonly onLevel: (key: LevelKey) => void = () => undefined) {
+  constructor(
+    private readonly chart: ChartIndex,
+    why: HTMLElement,
+    private readonly onPick: (pick: ChartPick) => void,
+    private readonly onLevel: (key: LevelKey) => void = () => undefined,
+  ) {
     this.phases = phasesOf(chart.graph);
     this.viewport = s('g', { class: 'viewport' });
-    this.svg = s('svg', { class: 'chart', role: 'group', 'aria-label': `Statechart of ${chart.graph.machineId}: click a phase to open it, a state or an arrow to list its events` }, markers(), this.viewport);
+    this.svg = s(
+      'svg',
+      {
+        class: 'chart',
+        role: 'group',
+        'aria-label': `Statechart of ${chart.graph.machineId}: click a phase to open it, a state or an arrow to list its events`,
+      },
+      markers(),
+      this.viewport,
+    );
     this.toolbar = new ChartToolbar({
       level: (whole) => this.setLevel(whole ? 'whole' : 'phases', true),
-      follow: () => { this.setFollowing(!this.following); this.frame(true); },
+      follow: () => {
+        this.setFollowing(!this.following);
+        this.frame(true);
+      },
       fit: () => this.fitAll(),
-      zoom: (factor) => { this.setFollowing(false); this.camera.zoomBy(factor); },
+      zoom: (factor) => {
+        this.setFollowing(false);
+        this.camera.zoomBy(factor);
+      },
     });
     this.element = h('div', { class: 'chart-pane' }, h('div', { class: 'chart-head' }, why, this.toolbar.element), h('div', { class: 'chart-area' }, this.svg));
-    this.camera = new Camera(this.svg, this.viewport, () => this.setFollowing(false), () => this.fitAll());
+    this.camera = new Camera(
+      this.svg,
+      this.viewport,
+      () => this.setFollowing(false),
+      () => this.fitAll(),
+    );
     this.framing = new ChartFraming(chart, this.camera);
     this.marks = new MomentMarks(chart);
     this.svg.addEventListener('click', (event) => this.onClick(event));
@@ -70,7 +95,8 @@ export class StatechartView {
     this.last = highlight;
     const phase = highlight.state ? this.chart.topLevel(highlight.state) : null;
     // Following with a phase open, the open phase moves on when the run does (a phase the person opened stays until then).
-    if (this.following && this.level.open && phase !== this.activePhase && phase && phase !== this.level.open && this.phases.includes(phase)) this.setLevel(`phases:${phase}`, false);
+    if (this.following && this.level.open && phase !== this.activePhase && phase && phase !== this.level.open && this.phases.includes(phase))
+      this.setLevel(`phases:${phase}`, false);
     this.activePhase = phase;
     this.marks.apply(this.views, highlight, this.level.key !== 'whole');
     const framed = `${this.level.key}|${this.framing.targets(this.level, highlight).join()}|${highlight.state}`;
@@ -130,7 +156,10 @@ export class StatechartView {
     if (node?.dataset.id) {
       const id = node.dataset.id;
       if (node.classList.contains('phase')) this.setLevel(`phases:${id}`, true);
-      else if (node.classList.contains('open') && target.closest('.header, .title, .hint, .desc, .band')) { this.setLevel('phases', true); return; }
+      else if (node.classList.contains('open') && target.closest('.header, .title, .hint, .desc, .band')) {
+        this.setLevel('phases', true);
+        return;
+      }
       this.onPick({ kind: 'state', id });
     } else if (edge?.dataset.id) {
       this.onPick({ kind: 'edge', id: edge.dataset.id });

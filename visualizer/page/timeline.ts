@@ -1,7 +1,7 @@
 import type { ChartIndex, TransitionMatch } from './chart-index.js';
 import { CausePairs } from './effect-causes.js';
-import { num, obj, text, toEntry, type Entry } from './entries.js';
-import { markTone, type Mark } from './marks.js';
+import { type Entry, num, obj, text, toEntry } from './entries.js';
+import { type Mark, markTone } from './marks.js';
 
 export type { Mark } from './marks.js';
 
@@ -135,7 +135,12 @@ export class Timeline {
 
   matchOf(transition: Entry): TransitionMatch {
     const { data } = transition;
-    return this.chart.match({ from: text(data, 'from'), to: text(data, 'to'), event: text(data, 'event'), ...(text(data, 'guard') ? { guard: text(data, 'guard') } : {}) });
+    return this.chart.match({
+      from: text(data, 'from'),
+      to: text(data, 'to'),
+      event: text(data, 'event'),
+      ...(text(data, 'guard') ? { guard: text(data, 'guard') } : {}),
+    });
   }
 
   /** Characters per token of the view, from the last context line before `index` that gives both. */
@@ -192,7 +197,7 @@ export class Timeline {
       const previous = this.totals[at - 1];
       const usage = entry.kind === 'model' ? obj(entry.data, 'usage') : {};
       this.totals.push({
-        lastTransition: entry.kind === 'transition' ? at : previous?.lastTransition ?? -1,
+        lastTransition: entry.kind === 'transition' ? at : (previous?.lastTransition ?? -1),
         step: Math.max(previous?.step ?? 0, stepOf(entry)),
         context: contextOf(entry) ?? previous?.context ?? null,
         window: windowOf(entry) ?? previous?.window ?? null,

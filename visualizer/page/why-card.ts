@@ -1,9 +1,9 @@
-import { knowsGuard, phraseGuard } from '../server/guard-phrases.js';
 import { shortEvent } from '../server/event-label.js';
+import { knowsGuard, phraseGuard } from '../server/guard-phrases.js';
 import type { TransitionMatch } from './chart-index.js';
 import { h, setText } from './dom.js';
-import { text, type Entry } from './entries.js';
 import { guardPart } from './edge-text.js';
+import { type Entry, text } from './entries.js';
 import { describeEntry } from './event-format.js';
 import { duration } from './format.js';
 import type { LiveState } from './live-state.js';

@@ -39,7 +39,6 @@ export function groupEdges(shape: MachineShape): EdgeGroup[] {
   return [...groups.values()];
 }
 
-
 /** The label's lines, at most `max`; the rest is counted (the page lists them all). */
 export function labelLines(lines: string[], max: number = METRICS.maxLabelLines): string[] {
   if (lines.length <= max) return lines;

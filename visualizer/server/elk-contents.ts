@@ -1,5 +1,5 @@
 import type { ElkExtendedEdge, ElkNode } from 'elkjs/lib/elk-api.js';
-import { elkEdge, labelLines, nodeWidth, type EdgeGroup } from './edge-groups.js';
+import { type EdgeGroup, elkEdge, labelLines, nodeWidth } from './edge-groups.js';
 import { COMPOUND_OPTIONS } from './elk-engine.js';
 import type { Box } from './graph-types.js';
 import type { MachineShape, NodeShape } from './machine-graph.js';
@@ -11,16 +11,25 @@ import { METRICS } from './metrics.js';
  * gives a size is laid out as one box of that size (a closed phase, or an
  * open one whose inside is already laid out).
  */
-export function elkContents(shape: MachineShape, container: string, edges: EdgeGroup[], rail: Set<string>, fixed: (node: NodeShape) => { width: number; height: number } | null, arrow: (edge: EdgeGroup) => ElkExtendedEdge = wholeArrow): Pick<ElkNode, 'children' | 'edges'> {
+export function elkContents(
+  shape: MachineShape,
+  container: string,
+  edges: EdgeGroup[],
+  rail: Set<string>,
+  fixed: (node: NodeShape) => { width: number; height: number } | null,
+  arrow: (edge: EdgeGroup) => ElkExtendedEdge = wholeArrow,
+): Pick<ElkNode, 'children' | 'edges'> {
   const own = edges.filter((edge) => edge.container === container);
   const root = shape.nodes.find((node) => node.kind === 'root');
   const drawRoot = container === shape.machineId && root !== undefined && !rail.has(root.id) && own.some((edge) => edge.source === root.id);
-  const children = shape.nodes.filter((node) => node.parent === container && !rail.has(node.id)).map((node): ElkNode => {
-    const size = fixed(node);
-    if (size) return { id: node.id, ...size };
-    const inner = elkContents(shape, node.id, edges, rail, fixed, arrow);
-    return (inner.children?.length ?? 0) > 0 ? { id: node.id, layoutOptions: COMPOUND_OPTIONS, ...inner } : leaf(node);
-  });
+  const children = shape.nodes
+    .filter((node) => node.parent === container && !rail.has(node.id))
+    .map((node): ElkNode => {
+      const size = fixed(node);
+      if (size) return { id: node.id, ...size };
+      const inner = elkContents(shape, node.id, edges, rail, fixed, arrow);
+      return (inner.children?.length ?? 0) > 0 ? { id: node.id, layoutOptions: COMPOUND_OPTIONS, ...inner } : leaf(node);
+    });
   return { children: [...(drawRoot ? [leaf(root)] : []), ...children], edges: own.map(arrow) };
 }
 

@@ -1,6 +1,6 @@
 import type { Box } from './graph-types.js';
-import { METRICS } from './metrics.js';
 import type { NodeShape } from './machine-graph.js';
+import { METRICS } from './metrics.js';
 
 type Point = { x: number; y: number };
 
@@ -49,13 +49,17 @@ export function layoutRail(rail: NodeShape[], edges: RailEdge[], boxes: Map<stri
     const source = all.get(edge.source);
     const target = all.get(edge.target);
     if (!source || !target) continue;
-    if (placed.boxes.has(edge.source)) { routes.set(edge.id, alongRail(source, target, area.side)); continue; }
+    if (placed.boxes.has(edge.source)) {
+      routes.set(edge.id, alongRail(source, target, area.side));
+      continue;
+    }
     const lane = finals.findIndex((node) => node.id === edge.target);
     const sources = sourcesOf(edge.target);
     const spread = (sources.indexOf(edge.source) - (sources.length - 1) / 2) * 5;
-    routes.set(edge.id, area.side === 'below'
-      ? busDown(source, target, lane, finals.length, placed.busStart, spread)
-      : busRight(source, target, finals.length, placed.busStart));
+    routes.set(
+      edge.id,
+      area.side === 'below' ? busDown(source, target, lane, finals.length, placed.busStart, spread) : busRight(source, target, finals.length, placed.busStart),
+    );
   }
   return { boxes: placed.boxes, routes, width: placed.width, height: placed.height };
 }
@@ -64,10 +68,15 @@ function placeRow(ordered: NodeShape[], finals: number, area: RailArea): { boxes
   const busStart = area.bottom + GAP;
   const rowY = busStart + finals * LANE + GAP;
   const widths = ordered.map((node) => railWidth(node));
-  const width = Math.max(area.width, widths.reduce((sum, value) => sum + value + GAP * 2, 0));
+  const width = Math.max(
+    area.width,
+    widths.reduce((sum, value) => sum + value + GAP * 2, 0),
+  );
   const slot = width / ordered.length;
   const boxes = new Map<string, Box>();
-  ordered.forEach((node, index) => boxes.set(node.id, { x: Math.round(slot * (index + 0.5) - widths[index]! / 2), y: rowY, width: widths[index]!, height: METRICS.nodeHeight }));
+  ordered.forEach((node, index) => {
+    boxes.set(node.id, { x: Math.round(slot * (index + 0.5) - widths[index]! / 2), y: rowY, width: widths[index]!, height: METRICS.nodeHeight });
+  });
   return { boxes, busStart, width: Math.ceil(width), height: Math.ceil(rowY + METRICS.nodeHeight + 14) };
 }
 
@@ -80,7 +89,9 @@ function placeColumn(ordered: NodeShape[], finals: number, area: RailArea): { bo
   const height = Math.max(area.bottom, ordered.length * pitch + 12);
   const top = Math.max(12, (height - ordered.length * pitch) / 2);
   const boxes = new Map<string, Box>();
-  ordered.forEach((node, index) => boxes.set(node.id, { x: columnX, y: Math.round(top + index * pitch), width, height: METRICS.nodeHeight }));
+  ordered.forEach((node, index) => {
+    boxes.set(node.id, { x: columnX, y: Math.round(top + index * pitch), width, height: METRICS.nodeHeight });
+  });
   return { boxes, busStart, width: Math.ceil(columnX + width + 14), height: Math.ceil(height + 12) };
 }
 
@@ -89,7 +100,12 @@ function busDown(source: Box, target: Box, lane: number, lanes: number, busStart
   const x = source.x + (source.width * (lane + 1)) / (lanes + 1);
   const entry = target.x + target.width / 2 + spread;
   const busY = busStart + lane * LANE;
-  return [{ x, y: source.y + source.height }, { x, y: busY }, { x: entry, y: busY }, { x: entry, y: target.y }];
+  return [
+    { x, y: source.y + source.height },
+    { x, y: busY },
+    { x: entry, y: busY },
+    { x: entry, y: target.y },
+  ];
 }
 
 /**
@@ -102,7 +118,12 @@ function busRight(source: Box, target: Box, lanes: number, busStart: number): Po
   const y = source.y + source.height / 2;
   const entry = target.y + target.height / 2;
   const trunk = busStart + (lanes * LANE) / 2;
-  return [{ x: source.x + source.width, y }, { x: trunk, y }, { x: trunk, y: entry }, { x: target.x, y: entry }];
+  return [
+    { x: source.x + source.width, y },
+    { x: trunk, y },
+    { x: trunk, y: entry },
+    { x: target.x, y: entry },
+  ];
 }
 
 /** The rail's order: the "any state" node, then its targets, then the other finals in the machine's order. */
@@ -117,10 +138,26 @@ function railOrder(rail: NodeShape[], edges: RailEdge[]): NodeShape[] {
 function alongRail(source: Box, target: Box, side: RailArea['side']): Point[] {
   if (side === 'right') {
     const x = source.x + source.width / 2;
-    return target.y > source.y ? [{ x, y: source.y + source.height }, { x, y: target.y }] : [{ x, y: source.y }, { x, y: target.y + target.height }];
+    return target.y > source.y
+      ? [
+          { x, y: source.y + source.height },
+          { x, y: target.y },
+        ]
+      : [
+          { x, y: source.y },
+          { x, y: target.y + target.height },
+        ];
   }
   const y = source.y + source.height / 2;
-  return target.x > source.x ? [{ x: source.x + source.width, y }, { x: target.x, y }] : [{ x: source.x, y }, { x: target.x + target.width, y }];
+  return target.x > source.x
+    ? [
+        { x: source.x + source.width, y },
+        { x: target.x, y },
+      ]
+    : [
+        { x: source.x, y },
+        { x: target.x + target.width, y },
+      ];
 }
 
 function railWidth(node: NodeShape): number {

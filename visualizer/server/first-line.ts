@@ -11,7 +11,10 @@ export function readFirstLine(path: string, maxBytes = 4 * 1024 * 1024): string 
       const read = readSync(fd, chunk, 0, chunk.length, total);
       if (read === 0) break;
       const newline = chunk.subarray(0, read).indexOf(10);
-      if (newline >= 0) { chunks.push(Buffer.from(chunk.subarray(0, newline))); break; }
+      if (newline >= 0) {
+        chunks.push(Buffer.from(chunk.subarray(0, newline)));
+        break;
+      }
       chunks.push(Buffer.from(chunk.subarray(0, read)));
       total += read;
     }

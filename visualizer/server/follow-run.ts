@@ -28,19 +28,30 @@ export function followRun(path: string, options: FollowRunOptions): () => void {
     options.say(`rein viz: ${text}\n`);
     options.feed.followEnded(text);
   };
-  return followTraceFile(path, options.from, (json) => {
-    const line = options.feed.traceLine(json);
-    if (line?.kind === 'start' || line?.kind === 'resume') { writer = line; ended = false; }
-    if (line?.kind === 'end' || line?.kind === 'interrupted' || line?.kind === 'crash') {
-      ended = true;
-      if (line.kind === 'end') options.say(`rein viz: the run ended (${String(line.status)})\n`);
-    }
-  }, {
-    ...(options.intervalMs !== undefined ? { intervalMs: options.intervalMs } : {}),
-    onReset: () => stopWith('the trace file got shorter (replaced?); no longer following it'),
-    writerGone: () => !ended && writerGone(writer) === true,
-    onWriterGone: () => stopWith(`the run's process (pid ${String(writer?.pid)}) is gone and wrote no end line: it was killed; no longer following the trace (rein resume continues the run)`),
-  });
+  return followTraceFile(
+    path,
+    options.from,
+    (json) => {
+      const line = options.feed.traceLine(json);
+      if (line?.kind === 'start' || line?.kind === 'resume') {
+        writer = line;
+        ended = false;
+      }
+      if (line?.kind === 'end' || line?.kind === 'interrupted' || line?.kind === 'crash') {
+        ended = true;
+        if (line.kind === 'end') options.say(`rein viz: the run ended (${String(line.status)})\n`);
+      }
+    },
+    {
+      ...(options.intervalMs !== undefined ? { intervalMs: options.intervalMs } : {}),
+      onReset: () => stopWith('the trace file got shorter (replaced?); no longer following it'),
+      writerGone: () => !ended && writerGone(writer) === true,
+      onWriterGone: () =>
+        stopWith(
+          `the run's process (pid ${String(writer?.pid)}) is gone and wrote no end line: it was killed; no longer following the trace (rein resume continues the run)`,
+        ),
+    },
+  );
 }
 
 function lastWriterLine(lines: unknown[]): Record<string, unknown> | undefined {

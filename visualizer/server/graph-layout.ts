@@ -1,5 +1,5 @@
+import { type EdgeGroup, groupEdges, placedRoute, railNodes } from './edge-groups.js';
 import { boxesOf, elkContents } from './elk-contents.js';
-import { groupEdges, placedRoute, railNodes, type EdgeGroup } from './edge-groups.js';
 import { runElk, topOptions } from './elk-engine.js';
 import { layoutRail } from './finals-rail.js';
 import type { GraphEdge, GraphNode, StatechartGraph } from './graph-types.js';
@@ -22,9 +22,24 @@ export async function layoutMachine(shape: MachineShape): Promise<StatechartGrap
   const edges = groupEdges(shape);
   const rail = railNodes(shape, edges);
   const onRail = (edge: EdgeGroup) => edge.container === shape.machineId && (rail.has(edge.target) || rail.has(edge.source));
-  const whole = await runElk({ id: '__layout_root__', layoutOptions: WHOLE_OPTIONS, ...elkContents(shape, shape.machineId, edges.filter((edge) => !onRail(edge)), rail, () => null) });
+  const whole = await runElk({
+    id: '__layout_root__',
+    layoutOptions: WHOLE_OPTIONS,
+    ...elkContents(
+      shape,
+      shape.machineId,
+      edges.filter((edge) => !onRail(edge)),
+      rail,
+      () => null,
+    ),
+  });
   const laidOut = whole.root;
-  const railed = layoutRail(shape.nodes.filter((node) => rail.has(node.id)), edges.filter(onRail), boxesOf(whole.nodes), { side: 'below', width: laidOut.width ?? 0, bottom: (laidOut.height ?? 0) - 12 });
+  const railed = layoutRail(
+    shape.nodes.filter((node) => rail.has(node.id)),
+    edges.filter(onRail),
+    boxesOf(whole.nodes),
+    { side: 'below', width: laidOut.width ?? 0, bottom: (laidOut.height ?? 0) - 12 },
+  );
   const nodes: GraphNode[] = shape.nodes.map((node) => {
     const box = railed.boxes.get(node.id) ?? whole.nodes.get(node.id);
     return { ...node, x: box?.x ?? 0, y: box?.y ?? 0, width: box?.width ?? 0, height: box?.height ?? 0 };
@@ -36,9 +51,17 @@ export async function layoutMachine(shape: MachineShape): Promise<StatechartGrap
     width: rail.size > 0 ? railed.width : Math.ceil(laidOut.width ?? 0),
     height: rail.size > 0 ? railed.height : Math.ceil(laidOut.height ?? 0),
     nodes,
-    edges: edges.map((edge): GraphEdge => ({
-      id: edge.id, source: edge.source, target: edge.target, transitions: edge.transitions, lines: edge.lines, toFinal: edge.toFinal, ...routes.get(edge.id)!,
-    })),
+    edges: edges.map(
+      (edge): GraphEdge => ({
+        id: edge.id,
+        source: edge.source,
+        target: edge.target,
+        transitions: edge.transitions,
+        lines: edge.lines,
+        toFinal: edge.toFinal,
+        ...routes.get(edge.id)!,
+      }),
+    ),
     transitions: shape.transitions,
     levels,
   };

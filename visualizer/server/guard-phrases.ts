@@ -17,7 +17,8 @@ const PHRASES: Record<string, (params: Params) => string> = {
   editThrash: ({ limit }) => `${times(limit, 'edit', 'edits')} to one file without a passing test`,
   readLoop: ({ limit }) => `${times(limit, 'read or search', 'reads or searches')} in a row with no edit`,
   noToolCalls: ({ limit }) => `${times(limit, 'reply', 'replies')} in a row without a tool call`,
-  stallPersists: ({ maxNudges }) => (maxNudges === undefined ? 'a stall persists after its nudges' : `a stall persists after ${times(maxNudges, 'nudge', 'nudges')}`),
+  stallPersists: ({ maxNudges }) =>
+    maxNudges === undefined ? 'a stall persists after its nudges' : `a stall persists after ${times(maxNudges, 'nudge', 'nudges')}`,
   testsPassedSinceLastEdit: () => 'tests passed since the last edit',
   stepLimitReached: ({ max }) => (max === undefined ? 'the step limit is reached' : `${times(max, 'step', 'steps')} used`),
   stepWarningDue: () => 'the step warning is due',

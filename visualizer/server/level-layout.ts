@@ -1,6 +1,6 @@
 import type { ElkExtendedEdge } from 'elkjs/lib/elk-api.js';
+import { type EdgeGroup, elkEdge, labelLines, placedRoute, railNodes } from './edge-groups.js';
 import { boxesOf, elkContents, wholeArrow } from './elk-contents.js';
-import { elkEdge, labelLines, placedRoute, railNodes, type EdgeGroup } from './edge-groups.js';
 import { runElk, topOptions } from './elk-engine.js';
 import { layoutRail } from './finals-rail.js';
 import type { Box, ChartLevel, LevelRoute, PhaseLevels } from './graph-types.js';
@@ -40,7 +40,12 @@ async function layoutLevel(shape: MachineShape, edges: EdgeGroup[], open: string
     return closed(node) ? { width: METRICS.phaseWidth, height: METRICS.phaseHeight } : null;
   };
   const visible = (id: string) => {
-    for (let node = nodes.get(id)?.parent ? nodes.get(nodes.get(id)!.parent!) : undefined; node && node.kind !== 'root'; node = node.parent ? nodes.get(node.parent) : undefined) if (closed(node)) return false;
+    for (
+      let node = nodes.get(id)?.parent ? nodes.get(nodes.get(id)!.parent!) : undefined;
+      node && node.kind !== 'root';
+      node = node.parent ? nodes.get(node.parent) : undefined
+    )
+      if (closed(node)) return false;
     return nodes.has(id);
   };
   const shown = edges.filter((edge) => visible(edge.source) && visible(edge.target));
@@ -50,7 +55,12 @@ async function layoutLevel(shape: MachineShape, edges: EdgeGroup[], open: string
   const top = shown.filter((edge) => !onRail(edge) && edge.container === shape.machineId);
   const laid = await runElk({ id: '__level_root__', layoutOptions: LEVEL_OPTIONS, ...elkContents(shape, shape.machineId, top, rail, size, arrow) });
   const area = { side: 'right' as const, width: (laid.root.width ?? 0) - 12, bottom: laid.root.height ?? 0 };
-  const railed = layoutRail(shape.nodes.filter((node) => rail.has(node.id)), shown.filter(onRail), boxesOf(laid.nodes), area);
+  const railed = layoutRail(
+    shape.nodes.filter((node) => rail.has(node.id)),
+    shown.filter(onRail),
+    boxesOf(laid.nodes),
+    area,
+  );
   const boxes = new Map([...boxesOf(laid.nodes), ...railed.boxes]);
   boxes.delete('__level_root__');
   // The open phase's inside, as the whole chart laid it out, moved to where the phase is now.
@@ -72,7 +82,10 @@ async function layoutLevel(shape: MachineShape, edges: EdgeGroup[], open: string
 
 /** Between phases, an arrow names the guards that can take it, in the phase level's larger type; into a final it is labelled only when taken. */
 function phaseArrow(edge: EdgeGroup): ElkExtendedEdge {
-  return elkEdge(edge, edge.toFinal ? [] : labelLines(edge.phaseLines, METRICS.phaseMaxLabelLines), { charWidth: METRICS.phaseLabelCharWidth, lineHeight: METRICS.phaseLabelLineHeight });
+  return elkEdge(edge, edge.toFinal ? [] : labelLines(edge.phaseLines, METRICS.phaseMaxLabelLines), {
+    charWidth: METRICS.phaseLabelCharWidth,
+    lineHeight: METRICS.phaseLabelLineHeight,
+  });
 }
 
 function isPhase(node: NodeShape, machineId: string): boolean {

@@ -67,7 +67,11 @@ export function createLiveFeed(options: { secrets?: Array<string | undefined>; n
     },
     traceLine(json) {
       let line: unknown;
-      try { line = JSON.parse(json); } catch { return null; }
+      try {
+        line = JSON.parse(json);
+      } catch {
+        return null;
+      }
       if (line === null || typeof line !== 'object' || Array.isArray(line)) return null;
       push(`"type":"trace","line":${JSON.stringify(line)}`, false);
       return line as Record<string, unknown>;

@@ -3,8 +3,8 @@ import type { TraceLine } from '../../lib/trace-events.js';
 import type { Rules } from '../../rules/schema.js';
 import type { RunHandle } from '../../run/start-run.js';
 import type { StatechartGraph } from './graph-types.js';
-import type { PageNote } from './page-data.js';
 import { createLiveFeed } from './live-feed.js';
+import type { PageNote } from './page-data.js';
 import { loadPageAssets, renderPageHtml } from './page-html.js';
 import { buildStatechartGraph } from './statechart-graph.js';
 import { gaugeLimits } from './trace-file.js';
@@ -44,17 +44,34 @@ export async function withLiveViz(options: LiveVizOptions | null, execute: (obse
   const assets = loadPageAssets();
   const feed = createLiveFeed({ secrets: options.secrets ?? [], firstIndex: options.history?.nextIndex ?? 0 });
   let resolveGraph: (graph: Promise<StatechartGraph>) => void = () => undefined;
-  const graph = new Promise<StatechartGraph>((resolve) => { resolveGraph = resolve; });
-  const html = graph.then((chart) => renderPageHtml({
-    mode: 'live', source: 'live run', graph: chart, limits: gaugeLimits(options.rules), lines: options.history?.lines ?? [], notes: options.history?.notes ?? [], eventsUrl: '/events',
-  }, assets));
+  const graph = new Promise<StatechartGraph>((resolve) => {
+    resolveGraph = resolve;
+  });
+  const html = graph.then((chart) =>
+    renderPageHtml(
+      {
+        mode: 'live',
+        source: 'live run',
+        graph: chart,
+        limits: gaugeLimits(options.rules),
+        lines: options.history?.lines ?? [],
+        notes: options.history?.notes ?? [],
+        eventsUrl: '/events',
+      },
+      assets,
+    ),
+  );
   // A failed layout is reported to the page's request; it must not end the run as an unhandled rejection.
   html.catch(() => undefined);
   const server = await startVizServer({ port: options.port, page: () => html, feed });
   options.log(`rein: visualizer: ${server.url}\n`);
   let code: number;
   try {
-    code = await execute({ onTrace: ({ i: _index, t: _time, kind, ...data }) => feed.onTrace(kind, data), inspect: feed.inspect, onStart: (handle) => resolveGraph(buildStatechartGraph(handle.machine)) });
+    code = await execute({
+      onTrace: ({ i: _index, t: _time, kind, ...data }) => feed.onTrace(kind, data),
+      inspect: feed.inspect,
+      onStart: (handle) => resolveGraph(buildStatechartGraph(handle.machine)),
+    });
   } catch (error) {
     await server.close();
     throw error;
@@ -70,7 +87,11 @@ export async function withLiveViz(options: LiveVizOptions | null, execute: (obse
 /** Resolves on the first SIGINT or SIGTERM (and stops listening for both). */
 export function exitSignal(): Promise<void> {
   return new Promise((resolve) => {
-    const done = () => { process.off('SIGINT', done); process.off('SIGTERM', done); resolve(); };
+    const done = () => {
+      process.off('SIGINT', done);
+      process.off('SIGTERM', done);
+      resolve();
+    };
     process.on('SIGINT', done);
     process.on('SIGTERM', done);
   });

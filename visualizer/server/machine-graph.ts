@@ -1,8 +1,8 @@
 import type { AnyStateMachine, AnyTransitionDefinition } from 'xstate';
 import { toDirectedGraph } from 'xstate/graph';
+import { guardName } from '../../machines/introspection.js';
 import type { GraphNode, GraphTransition, GuardRef, NodeKind } from './graph-types.js';
 import { chartGuard } from './guard-phrases.js';
-import { guardName } from '../../machines/introspection.js';
 import { transitionLabel } from './transition-label.js';
 
 type StateNodeLike = AnyStateMachine['root'];
@@ -74,11 +74,16 @@ function transitionsOf(stateNode: StateNodeLike, graphNode: DirectedNode, machin
   // toDirectedGraph gives one edge per target; a transition is listed once.
   const withEvents = [...new Set(graphNode.edges.map((edge) => edge.transition))];
   const lists: Array<[string | null, readonly AnyTransitionDefinition[]]> = [
-    ...[...new Set(withEvents.map((transition) => transition.eventType))].map((event): [string, AnyTransitionDefinition[]] => [event, stateNode.transitions.get(event) ?? []]),
+    ...[...new Set(withEvents.map((transition) => transition.eventType))].map((event): [string, AnyTransitionDefinition[]] => [
+      event,
+      stateNode.transitions.get(event) ?? [],
+    ]),
     [null, stateNode.always ?? []],
   ];
   const ownInvoke = stateNode.invoke.length === 1 ? stateNode.invoke[0]!.id : undefined;
-  return lists.flatMap(([event, list]) => list.map((transition, order) => describeTransition(transition, { source, event, order, list, machineId, ownInvoke })));
+  return lists.flatMap(([event, list]) =>
+    list.map((transition, order) => describeTransition(transition, { source, event, order, list, machineId, ownInvoke })),
+  );
 }
 
 interface Place {
@@ -130,7 +135,8 @@ export function guardRef(guard: unknown): GuardRef | null {
   }
   const { type, params } = guard as { type?: unknown; params?: unknown };
   const name = typeof type === 'string' ? type : 'inline guard';
-  const plainParams = params !== null && typeof params === 'object' && Object.keys(params).length > 0 ? nestedRefs(params as Record<string, unknown>) : undefined;
+  const plainParams =
+    params !== null && typeof params === 'object' && Object.keys(params).length > 0 ? nestedRefs(params as Record<string, unknown>) : undefined;
   return plainParams ? { name, params: plainParams } : { name };
 }
 
@@ -168,7 +174,12 @@ export function arrowEnds(transition: Pick<GraphTransition, 'source' | 'target'>
   // A self-transition (or one into the source's own child) keeps its deepest ends.
   const source = fromRoot ? machineId : sourceChain[Math.min(depth, sourceChain.length - 1)]!;
   const target = targetChain[Math.min(depth, targetChain.length - 1)]!;
-  const container = fromRoot || depth === 0 ? machineId : (depth >= sourceChain.length || depth >= targetChain.length ? sourceChain[depth - 2] ?? machineId : sourceChain[depth - 1]!);
+  const container =
+    fromRoot || depth === 0
+      ? machineId
+      : depth >= sourceChain.length || depth >= targetChain.length
+        ? (sourceChain[depth - 2] ?? machineId)
+        : sourceChain[depth - 1]!;
   return { id: `${source}->${target}`, source, target, container };
 }
 

@@ -1,6 +1,6 @@
 import type { AnyStateMachine } from 'xstate';
 import type { GraphTransition } from './graph-types.js';
-import { describeMachine, type MachineShape } from './machine-graph.js';
+import { describeMachine } from './machine-graph.js';
 import { transitionLabel } from './transition-label.js';
 
 /**
@@ -14,7 +14,7 @@ const id = (name: string) => name.replace(/[^A-Za-z0-9_]/g, '_');
 const text = (label: string) => label.replace(/:\s*/g, '=').replace(/;/g, ',').replace(/#/g, '');
 
 /** The top-level state a node belongs to: its phase, or a final state. */
-function topOf(nodeId: string, shape: MachineShape): string {
+function topOf(nodeId: string): string {
   return nodeId.split('.')[0]!;
 }
 
@@ -41,8 +41,8 @@ export function toPhaseMermaid(machine: AnyStateMachine): string {
   };
   for (const transition of shape.transitions) {
     if (transition.target === null) continue;
-    const from = transition.source === shape.machineId ? shape.machineId : topOf(transition.source, shape);
-    const to = topOf(transition.target, shape);
+    const from = transition.source === shape.machineId ? shape.machineId : topOf(transition.source);
+    const to = topOf(transition.target);
     if (from === to) continue;
     add(from, to, labelOf(transition));
   }
@@ -74,7 +74,7 @@ export function toPhaseMermaid(machine: AnyStateMachine): string {
  */
 export function toTurnCycleMermaid(machine: AnyStateMachine, phase: string): string {
   const shape = describeMachine(machine);
-  const inside = (nodeId: string | null) => nodeId !== null && nodeId.startsWith(`${phase}.`);
+  const inside = (nodeId: string | null) => nodeId?.startsWith(`${phase}.`);
   const node = shape.nodes.find((candidate) => candidate.id === phase);
   const lines = ['stateDiagram-v2'];
   if (node?.initial) lines.push(`  [*] --> ${id(node.initial.slice(phase.length + 1))}`);
@@ -82,7 +82,11 @@ export function toTurnCycleMermaid(machine: AnyStateMachine, phase: string): str
   for (const transition of shape.transitions) {
     if (!inside(transition.source) || transition.target === null) continue;
     const from = transition.source.slice(phase.length + 1);
-    const to = inside(transition.target) ? transition.target.slice(phase.length + 1) : transition.target.includes('.') ? `${topOf(transition.target, shape)} (phase)` : transition.target;
+    const to = inside(transition.target)
+      ? transition.target.slice(phase.length + 1)
+      : transition.target.includes('.')
+        ? `${topOf(transition.target)} (phase)`
+        : transition.target;
     const key = `${from}|${to}`;
     arrows.set(key, (arrows.get(key) ?? new Set()).add(labelOf(transition)));
   }

@@ -29,12 +29,22 @@ export function toMermaid(machine: AnyStateMachine): string {
         lines.push(`${indent}state "${node.key}" as ${mermaidId(node.id)}`);
       }
       // Arrows between two children of the same box are written inside it; the rest at the top level.
-      lines.push(...arrows(shape.transitions.filter((transition) => parentOf(transition.target, shape.nodes) === parent && parentOf(transition.source, shape.nodes) === parent && transition.source === node.id), indent, placed));
+      lines.push(
+        ...arrows(
+          shape.transitions.filter(
+            (transition) =>
+              parentOf(transition.target, shape.nodes) === parent && parentOf(transition.source, shape.nodes) === parent && transition.source === node.id,
+          ),
+          indent,
+          placed,
+        ),
+      );
     }
   };
   block(shape.machineId, 1);
   // The machine's own transitions (a timer, say) leave from an "any state" node, as on the page.
-  if (shape.transitions.some((transition) => transition.source === shape.machineId && transition.target !== null)) lines.push(`  state "any state" as ${mermaidId(shape.machineId)}`);
+  if (shape.transitions.some((transition) => transition.source === shape.machineId && transition.target !== null))
+    lines.push(`  state "any state" as ${mermaidId(shape.machineId)}`);
   lines.push(...arrows(shape.transitions, '  ', placed));
   for (const node of shape.nodes.filter((candidate) => candidate.kind === 'final')) lines.push(`  ${mermaidId(node.id)} --> [*]`);
   return lines.join('\n') + '\n';

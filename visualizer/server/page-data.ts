@@ -52,4 +52,21 @@ export type LiveMessage =
   | { seq: number; type: 'follow_end'; text: string };
 
 /** The kinds of trace line this version writes; others are shown raw. */
-export const TRACE_KINDS = ['start', 'transition', 'model', 'tool', 'stall', 'finish', 'budget_warning', 'context', 'retry', 'resume', 'crash', 'end', 'rule_action', 'interrupted', 'job', 'secrets_masked'] as const;
+export const TRACE_KINDS = [
+  'start',
+  'transition',
+  'model',
+  'tool',
+  'stall',
+  'finish',
+  'budget_warning',
+  'context',
+  'retry',
+  'resume',
+  'crash',
+  'end',
+  'rule_action',
+  'interrupted',
+  'job',
+  'secrets_masked',
+] as const;

@@ -1,9 +1,9 @@
 import { existsSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import type { StatechartGraph } from './graph-types.js';
-import { renderReplayPage } from './replay-page.js';
 import { layoutMachine } from './graph-layout.js';
+import type { StatechartGraph } from './graph-types.js';
 import { describeMachine } from './machine-graph.js';
+import { renderReplayPage } from './replay-page.js';
 
 const REPLAY_FILE = 'replay.html';
 

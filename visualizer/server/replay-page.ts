@@ -1,10 +1,10 @@
-import type { StatechartGraph } from './graph-types.js';
-import { buildStatechartGraph } from './statechart-graph.js';
-import { loadPageAssets, renderPageHtml } from './page-html.js';
-import type { PageData } from './page-data.js';
-import { gaugeLimits, loadTrace, type LoadedTrace } from './trace-file.js';
-import { extensionsForTrace } from './trace-extensions.js';
 import { readFirstLine } from './first-line.js';
+import type { StatechartGraph } from './graph-types.js';
+import type { PageData } from './page-data.js';
+import { loadPageAssets, renderPageHtml } from './page-html.js';
+import { buildStatechartGraph } from './statechart-graph.js';
+import { extensionsForTrace } from './trace-extensions.js';
+import { gaugeLimits, type LoadedTrace, loadTrace } from './trace-file.js';
 
 /**
  * The replay page for a trace file: one self-contained HTML document with
@@ -16,7 +16,10 @@ import { readFirstLine } from './first-line.js';
  *
  * @example const { html, trace } = await renderReplayPage('trace.jsonl'); writeFileSync('run.html', html);
  */
-export async function renderReplayPage(path: string, options: { follow?: boolean; chart?: (trace: LoadedTrace) => Promise<StatechartGraph>; check?: (trace: LoadedTrace) => void } = {}): Promise<{ html: string; trace: LoadedTrace; following: boolean }> {
+export async function renderReplayPage(
+  path: string,
+  options: { follow?: boolean; chart?: (trace: LoadedTrace) => Promise<StatechartGraph>; check?: (trace: LoadedTrace) => void } = {},
+): Promise<{ html: string; trace: LoadedTrace; following: boolean }> {
   const assets = loadPageAssets();
   // A run with guards or actions from its rules module is drawn with them; the start line says where the run lived.
   const { extensions, notes } = await extensionsForTrace(path, startLineOf(path));
@@ -25,8 +28,13 @@ export async function renderReplayPage(path: string, options: { follow?: boolean
   options.check?.(trace);
   const following = options.follow === true && !trace.ended;
   const data: PageData = {
-    mode: following ? 'follow' : 'replay', source: path, graph: await (options.chart ? options.chart(trace) : buildStatechartGraph(trace.machine)), limits: gaugeLimits(trace.rules),
-    lines: trace.lines, notes: trace.notes, eventsUrl: following ? '/events' : null,
+    mode: following ? 'follow' : 'replay',
+    source: path,
+    graph: await (options.chart ? options.chart(trace) : buildStatechartGraph(trace.machine)),
+    limits: gaugeLimits(trace.rules),
+    lines: trace.lines,
+    notes: trace.notes,
+    eventsUrl: following ? '/events' : null,
   };
   return { html: renderPageHtml(data, assets), trace, following };
 }

@@ -1,6 +1,6 @@
 import type { AnyStateMachine } from 'xstate';
-import type { StatechartGraph } from './graph-types.js';
 import { layoutMachine } from './graph-layout.js';
+import type { StatechartGraph } from './graph-types.js';
 import { describeMachine } from './machine-graph.js';
 
 export type { StatechartGraph } from './graph-types.js';

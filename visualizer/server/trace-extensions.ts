@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { readRunMeta, runFile } from '../../run/run-dir.js';
 import type { HarnessOptions } from '../../machines/harness-machine.js';
+import { readRunMeta, runFile } from '../../run/run-dir.js';
 import type { PageNote } from './page-data.js';
 
 /**
@@ -13,7 +13,10 @@ import type { PageNote } from './page-data.js';
  *
  * @example const { extensions } = await extensionsForTrace('.rein/runs/abc/trace.jsonl', start);
  */
-export async function extensionsForTrace(tracePath: string, start: Record<string, unknown> | undefined): Promise<{ extensions: HarnessOptions; notes: PageNote[] }> {
+export async function extensionsForTrace(
+  tracePath: string,
+  start: Record<string, unknown> | undefined,
+): Promise<{ extensions: HarnessOptions; notes: PageNote[] }> {
   const candidates = [dirname(tracePath), ...(typeof start?.runDir === 'string' ? [start.runDir] : [])];
   const runDir = candidates.find((dir) => existsSync(runFile(dir, 'meta')));
   if (!runDir) return { extensions: {}, notes: [] };
@@ -29,6 +32,14 @@ export async function extensionsForTrace(tracePath: string, start: Record<string
     const loaded = await loadRules({ configPath });
     return { extensions: { guards: loaded.guards, actions: loaded.actions }, notes: [] };
   } catch (error) {
-    return { extensions: {}, notes: [{ level: 'warn', text: `The run's rules file ${configPath} does not load here (${(error as Error).message.split('\n')[0]}); its own guards and actions are missing.` }] };
+    return {
+      extensions: {},
+      notes: [
+        {
+          level: 'warn',
+          text: `The run's rules file ${configPath} does not load here (${(error as Error).message.split('\n')[0]}); its own guards and actions are missing.`,
+        },
+      ],
+    };
   }
 }

@@ -1,9 +1,9 @@
 import { basename } from 'node:path';
 import { createHarnessMachine, type HarnessMachine, type HarnessOptions } from '../../machines/harness-machine.js';
-import { defaultRules, rulesSchema, type Rules } from '../../rules/schema.js';
+import { defaultRules, type Rules, rulesSchema } from '../../rules/schema.js';
 import { readJsonLines } from '../../run/jsonl.js';
 import { TRACE_VERSION } from '../../run/trace.js';
-import { TRACE_KINDS, type GaugeLimits, type PageNote } from './page-data.js';
+import { type GaugeLimits, type PageNote, TRACE_KINDS } from './page-data.js';
 
 /** A trace as the visualizer needs it: every line that parsed, what did not, and the chart to draw. */
 export interface LoadedTrace {
@@ -33,7 +33,10 @@ export function loadTrace(path: string, extensions: HarnessOptions = {}): Loaded
   for (const bad of parsed.bad) {
     const cut = parsed.truncatedTail && bad === lastBad;
     const why = ended ? 'the run was killed mid-write?' : 'the run was killed mid-write, or is still writing it';
-    notes.push({ level: 'warn', text: cut ? `Line ${bad.line} is incomplete (${why}); it is left out.` : `Line ${bad.line} is not valid JSON (${bad.error}); it is left out.` });
+    notes.push({
+      level: 'warn',
+      text: cut ? `Line ${bad.line} is incomplete (${why}); it is left out.` : `Line ${bad.line} is not valid JSON (${bad.error}); it is left out.`,
+    });
   }
   const start = parsed.values.find((line) => kindOf(line) === 'start') as Record<string, unknown> | undefined;
   const chart = machineForStart(start, extensions);
@@ -57,12 +60,22 @@ function hasEnded(lines: unknown[]): boolean {
 }
 
 /** The machine the run used, rebuilt from the start line's rules; the default machine (and a note saying so) otherwise. */
-export function machineForStart(start: Record<string, unknown> | undefined, extensions: HarnessOptions = {}): { machine: HarnessMachine; rules: Rules; notes: PageNote[] } {
-  const fallback = (why: string) => ({ machine: createHarnessMachine(defaultRules()), rules: defaultRules(), notes: [{ level: 'warn' as const, text: `${why}: the chart is drawn from the default rules and may differ from the run's.` }] });
+export function machineForStart(
+  start: Record<string, unknown> | undefined,
+  extensions: HarnessOptions = {},
+): { machine: HarnessMachine; rules: Rules; notes: PageNote[] } {
+  const fallback = (why: string) => ({
+    machine: createHarnessMachine(defaultRules()),
+    rules: defaultRules(),
+    notes: [{ level: 'warn' as const, text: `${why}: the chart is drawn from the default rules and may differ from the run's.` }],
+  });
   if (!start) return fallback('The trace has no start line');
   if (start.rules === undefined) return fallback('The start line carries no rules (an older trace)');
   const rules = rulesSchema.safeParse(start.rules);
-  if (!rules.success) return fallback(`The start line's rules do not parse with this rein (${rules.error.issues[0]?.path.join('.') || 'rules'}: ${rules.error.issues[0]?.message ?? 'invalid'})`);
+  if (!rules.success)
+    return fallback(
+      `The start line's rules do not parse with this rein (${rules.error.issues[0]?.path.join('.') || 'rules'}: ${rules.error.issues[0]?.message ?? 'invalid'})`,
+    );
   try {
     return { machine: createHarnessMachine(rules.data, extensions), rules: rules.data, notes: [] };
   } catch (error) {
@@ -72,7 +85,8 @@ export function machineForStart(start: Record<string, unknown> | undefined, exte
 
 function versionNotes(start: Record<string, unknown> | undefined, lines: unknown[]): PageNote[] {
   const notes: PageNote[] = [];
-  if (start && start.version !== TRACE_VERSION) notes.push({ level: 'info', text: `Trace format version ${String(start.version ?? 'unknown')} (this rein writes ${TRACE_VERSION}).` });
+  if (start && start.version !== TRACE_VERSION)
+    notes.push({ level: 'info', text: `Trace format version ${String(start.version ?? 'unknown')} (this rein writes ${TRACE_VERSION}).` });
   const known = new Set<string>(TRACE_KINDS);
   const unknown = new Map<string, number>();
   for (const line of lines) {

@@ -36,9 +36,16 @@ export function followTraceFile(path: string, from: number, onLine: (line: strin
     } catch {
       return; // moved away for a moment, or not there yet: look again next time
     }
-    if (size < offset) { stop(); options.onReset?.(); return; }
+    if (size < offset) {
+      stop();
+      options.onReset?.();
+      return;
+    }
     if (size === offset) {
-      if (options.writerGone?.()) { stop(); options.onWriterGone?.(); }
+      if (options.writerGone?.()) {
+        stop();
+        options.onWriterGone?.();
+      }
       return;
     }
     let fd: number;
@@ -61,7 +68,10 @@ export function followTraceFile(path: string, from: number, onLine: (line: strin
   };
   const timer = setInterval(readNew, options.intervalMs ?? DEFAULT_INTERVAL_MS);
   timer.unref();
-  const stop = () => { stopped = true; clearInterval(timer); };
+  const stop = () => {
+    stopped = true;
+    clearInterval(timer);
+  };
   return stop;
 }
 

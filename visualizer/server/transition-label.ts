@@ -4,7 +4,6 @@ import type { GuardRef } from './graph-types.js';
 
 export { shortEvent };
 
-
 /**
  * A guard with its parameters in one line; nested guards (of `and`, `or`,
  * `not` and the like) are spelled out, other arrays and objects are counted,
@@ -33,9 +32,13 @@ export function nestedGuards(guard: GuardRef): GuardRef[] | null {
 export function isGuardRef(value: unknown): value is GuardRef {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
   const { name, params, key, ...rest } = value as { name?: unknown; params?: unknown; key?: unknown };
-  return typeof name === 'string' && (key === undefined || typeof key === 'string') && Object.keys(rest).length === 0 && (params === undefined || (params !== null && typeof params === 'object'));
+  return (
+    typeof name === 'string' &&
+    (key === undefined || typeof key === 'string') &&
+    Object.keys(rest).length === 0 &&
+    (params === undefined || (params !== null && typeof params === 'object'))
+  );
 }
-
 
 /**
  * The label of one transition: short event, then the guard in brackets. An
@@ -45,7 +48,13 @@ export function isGuardRef(value: unknown): value is GuardRef {
  *
  * @example transitionLabel('xstate.done.actor.model', { name: 'hasToolCalls' }, false, 'model') // 'done [hasToolCalls]'
  */
-export function transitionLabel(event: string | null, guard: GuardRef | null, isFallback: boolean, ownInvoke?: string, say: (guard: GuardRef) => string = guardText): string {
+export function transitionLabel(
+  event: string | null,
+  guard: GuardRef | null,
+  isFallback: boolean,
+  ownInvoke?: string,
+  say: (guard: GuardRef) => string = guardText,
+): string {
   const parts = [event === null ? '' : shortEvent(event, ownInvoke)];
   if (guard) parts.push(`[${say(guard)}]`);
   else if (isFallback) parts.push('[else]');

@@ -53,7 +53,9 @@ export async function startVizServer(options: VizServerOptions): Promise<VizServ
     return plain(response, 404, 'not found\n');
   };
   await new Promise<void>((resolve, reject) => {
-    server.once('error', (error: NodeJS.ErrnoException) => reject(error.code === 'EADDRINUSE' ? new UsageError(`port ${options.port} is in use; choose another with --viz-port (or --port for rein viz)`) : error));
+    server.once('error', (error: NodeJS.ErrnoException) =>
+      reject(error.code === 'EADDRINUSE' ? new UsageError(`port ${options.port} is in use; choose another with --viz-port (or --port for rein viz)`) : error),
+    );
     server.listen(options.port ?? 0, HOST, () => resolve());
   });
   port = (server.address() as AddressInfo).port;
@@ -63,7 +65,10 @@ export async function startVizServer(options: VizServerOptions): Promise<VizServ
     async close() {
       options.feed?.close();
       for (const response of streams) response.end();
-      await new Promise<void>((resolve) => { server.close(() => resolve()); server.closeAllConnections(); });
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
     },
   };
 }
@@ -78,7 +83,11 @@ function stream(request: IncomingMessage, response: ServerResponse, feed: LiveFe
   const heartbeat = setInterval(() => response.write(': keep-alive\n\n'), HEARTBEAT_MS);
   heartbeat.unref();
   streams.add(response);
-  request.on('close', () => { unsubscribe(); clearInterval(heartbeat); streams.delete(response); });
+  request.on('close', () => {
+    unsubscribe();
+    clearInterval(heartbeat);
+    streams.delete(response);
+  });
 }
 
 function allowedHost(host: string | undefined, port: number): boolean {
