@@ -68,6 +68,21 @@ describe('bench sections', () => {
     );
   });
 
+  it('--write puts a section new to the document before the total line, which stays last', () => {
+    const path = join(makeTempDir('rein-bench-doc-'), 'BENCHMARKS.md');
+    writeFileSync(
+      path,
+      '<!-- figures:start -->\n<!-- bench:a -->\na\n<!-- /bench:a -->\n\n<!-- bench:total -->\nold total\n<!-- /bench:total -->\n<!-- figures:end -->\n',
+    );
+    writeSections(pathToFileURL(path), [
+      { id: 'c', text: '<!-- bench:c -->\nc\n<!-- /bench:c -->' },
+      { id: 'total', text: '<!-- bench:total -->\nnew total\n<!-- /bench:total -->' },
+    ]);
+    expect(readFileSync(path, 'utf8')).toBe(
+      '<!-- figures:start -->\n<!-- bench:a -->\na\n<!-- /bench:a -->\n\n<!-- bench:c -->\nc\n<!-- /bench:c -->\n\n<!-- bench:total -->\nnew total\n<!-- /bench:total -->\n<!-- figures:end -->\n',
+    );
+  });
+
   it('the prompt-cache text names every row and says where rein sends more tokens and where it is dearer without a cache', () => {
     const notes = describeCachePairs([
       { steps: 100, charsPerToken: 4, rein: figures('rein', 0.912, 1_352_163, 0.74, 4.06), seed: figures('seed', 0.4, 822_039, 1.59, 2.47) },
