@@ -118,9 +118,10 @@ sweep() {
       [[ $st_state == Z || $st_ppid == "$$" ]] && continue
       if [[ $victims != *" $st_ppid "* ]]; then
         [[ $scope == ns || $orphanage == *" $st_ppid "* || $pattern == *'*' ]] || continue
-        # In the namespace every process is ours: one caught mid-exec (no environment yet) is looked at again in a
-        # moment before it is judged untagged. On the host the window is too short to be worth a rescan.
-        if ! tag_of "$p" && [[ $scope == ns ]] && (( retries < 2 )); then unsure=1; continue; fi
+        # A process caught mid-exec (no environment yet) is looked at again in a moment before it is judged untagged:
+        # a loaded machine stretches that moment, and on the host the sweep at the harness's death must not miss the
+        # command it was starting.
+        if ! tag_of "$p" && (( retries < 2 )); then unsure=1; continue; fi
         if [[ -n $tag ]]; then [[ $tag == $pattern ]] || continue
         elif [[ $scope != ns ]] || owned "$p" "$st_ppid"; then continue
         fi
