@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { rulesSchema } from '../../rules/schema.js';
 // Through the public test kit, as a user's own coverage test would import it.
-import { assertFullCoverage, checkCoverage, createHarnessMachine, } from '../../testing/index.js';
+import { assertFullCoverage, checkCoverage, createHarnessMachine } from '../../testing/index.js';
 import { coverage } from './coverage-helper.js';
 
 // Each check explores a few thousand states: seconds alone, much longer on a loaded two-core machine.
