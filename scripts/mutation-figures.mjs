@@ -19,21 +19,36 @@ const files = Object.entries(report.files).map(([path, file]) => ({ path: path.r
 const rows = [];
 const alive = [];
 const equivalent = [];
+/** The table row of a set of mutants: score, detected, survived, no test, ignored, did not compile. */
+function row(name, files, mutants) {
+  const count = (...statuses) => mutants.filter((mutant) => statuses.includes(mutant.status)).length;
+  const detected = count('Killed', 'Timeout');
+  const undetected = count('Survived', 'NoCoverage');
+  const score = detected + undetected > 0 ? `${((detected / (detected + undetected)) * 100).toFixed(1)}%` : 'none scored';
+  return [name, files, mutants.length === 0 ? 'not in this report' : score, detected, count('Survived'), count('NoCoverage'), count('Ignored'), count('CompileError', 'RuntimeError')];
+}
+const byFolder = new Map();
 for (const group of groups) {
   const patterns = group.files.map(globToRegExp);
   const inGroup = files.filter((file) => patterns.some((pattern) => pattern.test(file.path)));
   const mutants = inGroup.flatMap((file) => file.mutants.map((mutant) => ({ ...mutant, file })));
-  const count = (...statuses) => mutants.filter((mutant) => statuses.includes(mutant.status)).length;
-  const detected = count('Killed', 'Timeout');
-  const undetected = count('Survived', 'NoCoverage');
-  const score = detected + undetected > 0 ? detected / (detected + undetected) : null;
-  rows.push([group.name, group.files.join(', '), mutants.length === 0 ? 'not in this report' : `${(score * 100).toFixed(1)}%`, detected, count('Survived'), count('NoCoverage'), count('Ignored'), count('CompileError', 'RuntimeError')]);
+  rows.push(row(group.name, group.files.join(', '), mutants));
+  // A folder scored in several groups (the machine, by concern) also gets a total row.
+  if (group.folder) {
+    const folder = byFolder.get(group.folder) ?? { mutants: [], groups: 0, scored: 0 };
+    byFolder.set(group.folder, { mutants: [...folder.mutants, ...mutants], groups: folder.groups + 1, scored: folder.scored + (mutants.length > 0 ? 1 : 0) });
+  }
   for (const mutant of mutants) {
     const where = `${mutant.file.path}:${mutant.location.start.line}`;
     const original = mutant.file.lines[mutant.location.start.line - 1].trim();
     if (mutant.status === 'Survived' || mutant.status === 'NoCoverage') alive.push(`- \`${where}\` ${mutant.mutatorName} (${mutant.status}): \`${oneLine(mutant.replacement)}\` in \`${oneLine(original)}\``);
     if (mutant.status === 'Ignored') equivalent.push(`- \`${where}\` ${mutant.mutatorName}: ${oneLine(mutant.statusReason ?? 'no reason given')}`);
   }
+}
+for (const [folder, { mutants, groups: count, scored }] of byFolder) {
+  if (count < 2) continue;
+  const files = scored === count ? `${folder}/ (all ${count} groups)` : `${folder}/ (${scored} of its ${count} groups in this report)`;
+  rows.push(row(`${folder}/ total`, files, mutants));
 }
 
 function oneLine(text) {
