@@ -39,6 +39,10 @@ describe('tool-call pairing (context/pairing.ts)', () => {
       { role: 'tool', tool_call_id: 'a', content: '' },
       { role: 'user', content: 'next' },
     ])).toEqual(['message 2: calls b not answered before a user message']);
+    expect(checkPairing([
+      { role: 'assistant', content: null, tool_calls: [call('a'), call('b')] },
+      { role: 'assistant', content: 'next' },
+    ])).toEqual(['message 1: calls a, b not answered before a assistant message']);
     expect(checkPairing([{ role: 'assistant', content: null, tool_calls: [call('a'), call('b')] }])).toEqual(['end: calls a, b never answered']);
   });
 

@@ -50,6 +50,13 @@ describe('the view builder (context/view-builder.ts)', () => {
     expect(view.chars).toBe(totalChars(view.messages));
   });
 
+  it('the summary opens with a header that says it stands for earlier work; one that folds a single message is shown too', () => {
+    const record = recordOf(3);
+    const view = fresh(record, { ...initialContextState(4), summary: { text: 'read the code', through: 2 }, version: 1 });
+    expect(view.messages[2]).toEqual({ role: 'user', content: '[Summary of earlier work]\nread the code' });
+    expect(view.sources).toEqual([0, 1, -1, 3, 4, 5, 6, 7]);
+  });
+
   it('a summary that folds nothing past the head is not shown', () => {
     const record = recordOf(2);
     const view = fresh(record, { ...initialContextState(4), summary: { text: 'nothing', through: 1 }, version: 1 });
