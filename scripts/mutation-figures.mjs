@@ -2,7 +2,7 @@
 // stryker.config.mjs, every mutant that survived or had no test, and every mutant left out as equivalent
 // (a `// Stryker disable next-line <mutator>: <reason>` comment in the source) with its reason.
 // Run after `npm run mutate`: npm run mutate:report [-- path/to/mutation.json]
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { groups } from '../stryker.config.mjs';
 
 const reportPath = process.argv[2] ?? 'reports/mutation/mutation.json';
@@ -13,6 +13,20 @@ const docPath = new URL('../MUTATION.md', import.meta.url);
 function globToRegExp(glob) {
   const source = glob.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*\*\//g, '(?:.*/)?').replace(/\*/g, '[^/]*');
   return new RegExp(`^${source}$`);
+}
+
+/** The repo's files a group's globs name (so a file the report lacks is named, not silently left out of the score). */
+function filesOf(patterns) {
+  const found = [];
+  const walk = (dir) => {
+    for (const entry of readdirSync(new URL(`../${dir}`, import.meta.url), { withFileTypes: true })) {
+      const path = dir ? `${dir}/${entry.name}` : entry.name;
+      if (entry.isDirectory()) walk(path);
+      else if (patterns.some((pattern) => pattern.test(path))) found.push(path);
+    }
+  };
+  for (const top of new Set(patterns.map((pattern) => pattern.source.slice(1).split('/')[0]))) walk(top);
+  return found;
 }
 
 const files = Object.entries(report.files).map(([path, file]) => ({ path: path.replace(/\\/g, '/'), mutants: file.mutants, lines: file.source.split('\n') }));
@@ -32,7 +46,9 @@ for (const group of groups) {
   const patterns = group.files.map(globToRegExp);
   const inGroup = files.filter((file) => patterns.some((pattern) => pattern.test(file.path)));
   const mutants = inGroup.flatMap((file) => file.mutants.map((mutant) => ({ ...mutant, file })));
-  rows.push(row(group.name, group.files.join(', '), mutants));
+  const missing = filesOf(patterns).filter((path) => !inGroup.some((file) => file.path === path));
+  const unscored = missing.length > 0 && inGroup.length > 0 ? ` (not scored yet: ${missing.join(', ')})` : '';
+  rows.push(row(group.name, `${group.files.join(', ')}${unscored}`, mutants));
   // A folder scored in several groups (the machine, by concern) also gets a total row.
   if (group.folder) {
     const folder = byFolder.get(group.folder) ?? { mutants: [], groups: 0, scored: 0 };
