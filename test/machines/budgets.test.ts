@@ -131,6 +131,9 @@ describe('budget arithmetic (machines/budgets.ts)', async () => {
     const update = budgets.warningUpdate(context, [{ budget: 'cost', share: 0.7, limit: 2 }, { budget: 'time', share: 0.5, limit: 300 }], '{Budget}|{budget}|{percent}|{used}|{limit}');
     expect(update.context?.notices).toEqual(['earlier', 'Cost|cost|70|$1.50|$2.00', 'Time|time|50|150 s|300 s']);
     expect(update.context?.warned).toEqual({ cost: true, time: true });
+    // Budgets warned about before stay warned.
+    const earlier = budgets.warningUpdate({ ...(context as object), warned: { steps: true } } as never, [{ budget: 'cost', share: 0.7, limit: 2 }], '{budget}');
+    expect(earlier.context?.warned).toEqual({ steps: true, cost: true });
     expect(update.notes).toEqual([
       { kind: 'budget_warning', budget: 'cost', step: 2, share: 0.7, used: 1.5, limit: 2 },
       { kind: 'budget_warning', budget: 'time', step: 2, share: 0.5, used: 150, limit: 300 },
@@ -168,6 +171,11 @@ describe('budget arithmetic (machines/budgets.ts)', async () => {
     // Free output: only a prompt that alone passes the cost cap stops the call.
     expect(budgets.completionAllowance(context, { maxCompletionTokens: 4096, maxCostUsd: 0.05 }, { input: 10, cachedInput: 1, output: 0 })).toBe(4096);
     expect(budgets.completionAllowance(context, { maxCompletionTokens: 4096, maxCostUsd: 0.02 }, { input: 10, cachedInput: 1, output: 0 })).toBe(0);
+    // Without a cost cap, a priced call is limited by nothing but the completion cap.
+    expect(budgets.completionAllowance(context, { maxCompletionTokens: 4096 }, { input: 10, cachedInput: 1, output: 20 })).toBe(4096);
+    // A call that costs nothing is allowed even with the cost cap reached.
+    const atCap = { ...context, usage: { ...context.usage, costUsd: 0.5 } };
+    expect(budgets.completionAllowance(atCap, { maxCompletionTokens: 4096, maxCostUsd: 0.5 }, free)).toBe(4096);
     // Never negative.
     expect(budgets.completionAllowance(context, { maxCompletionTokens: 4096, maxTokens: 1000 }, free)).toBe(0);
   });
@@ -195,6 +203,7 @@ describe('budget arithmetic (machines/budgets.ts)', async () => {
   it('the caps of a rules set: the token and cost caps only when set, with the completion cap and the window', () => {
     expect(budgets.budgetCapsOf(rulesSchema.parse({ budgets: { maxTokens: 9000 } }))).toEqual({ maxTokens: 9000, maxCompletionTokens: defaultRules().model.maxCompletionTokens, windowTokens: defaultRules().context.windowTokens });
     expect(budgets.budgetCapsOf(defaultRules())).not.toHaveProperty('maxTokens');
+    expect(budgets.budgetCapsOf(defaultRules())).not.toHaveProperty('maxCostUsd');
     expect(budgets.budgetCapsOf(rulesSchema.parse({ budgets: { maxCostUsd: 1 } })).maxCostUsd).toBe(1);
   });
 });
