@@ -18,7 +18,7 @@ export const groups = [
   { id: 'redact', name: 'redaction', files: ['lib/redact.ts'], tests: ['test/lib/redact.test.ts', 'test/actors/openai-model.test.ts', 'test/actors/tool-runner.test.ts'] },
   { id: 'retry', name: 'retries', files: ['actors/retry.ts'], tests: ['test/actors/retry.test.ts', 'test/actors/openai-model.test.ts'] },
   { id: 'mcnemar', name: 'McNemar', files: ['eval/mcnemar.ts'], tests: ['test/eval/mcnemar.test.ts'] },
-  { id: 'run', name: 'run tool', files: ['tools/run.ts'], tests: ['test/tools/run.test.ts', 'test/tools/sandbox.test.ts', 'test/tools/environment.test.ts', 'test/tools/background-jobs.test.ts', 'test/tools/warm-run.test.ts', 'test/actors/tool-runner.test.ts'] },
+  { id: 'run', name: 'run tool', files: ['tools/run.ts'], tests: ['test/tools/run.test.ts', 'test/tools/sandbox.test.ts', 'test/tools/environment.test.ts', 'test/tools/background-jobs.test.ts', 'test/tools/warm-run.test.ts', 'test/actors/tool-runner.test.ts', 'test/tools/index.test.ts'] },
   // The machine is scored by concern, so each part can be re-run on its own in reasonable time on two cores;
   // MUTATION.md also reports the folder total. probeHarness tests drive the whole chart, so every concern runs
   // against all of test/machines (Stryker picks, per mutant, only the tests that reach it).
