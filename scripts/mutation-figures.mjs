@@ -2,7 +2,7 @@
 // stryker.config.mjs, every mutant that survived or had no test, and every mutant left out as equivalent
 // (a `// Stryker disable next-line <mutator>: <reason>` comment in the source) with its reason.
 // Run after `npm run mutate`: npm run mutate:report [-- path/to/mutation.json]
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { groups } from '../stryker.config.mjs';
 
 const reportPath = process.argv[2] ?? 'reports/mutation/mutation.json';
@@ -18,28 +18,54 @@ function globToRegExp(glob) {
   return new RegExp(`^${source}$`);
 }
 
+/** The repo's files a group's globs name (so a file the report lacks is named, not silently left out of the score). */
+function filesOf(patterns) {
+  const found = [];
+  const walk = (dir) => {
+    for (const entry of readdirSync(new URL(`../${dir}`, import.meta.url), { withFileTypes: true })) {
+      const path = dir ? `${dir}/${entry.name}` : entry.name;
+      if (entry.isDirectory()) walk(path);
+      else if (patterns.some((pattern) => pattern.test(path))) found.push(path);
+    }
+  };
+  for (const top of new Set(patterns.map((pattern) => pattern.source.slice(1).split('/')[0]))) walk(top);
+  return found;
+}
+
 const files = Object.entries(report.files).map(([path, file]) => ({ path: path.replace(/\\/g, '/'), mutants: file.mutants, lines: file.source.split('\n') }));
 const rows = [];
 const alive = [];
 const equivalent = [];
-for (const group of groups) {
-  const patterns = group.files.map(globToRegExp);
-  const inGroup = files.filter((file) => patterns.some((pattern) => pattern.test(file.path)));
-  const mutants = inGroup.flatMap((file) => file.mutants.map((mutant) => ({ ...mutant, file })));
+/** The table row of a set of mutants: score, detected, survived, no test, ignored, did not compile. */
+function row(name, files, mutants) {
   const count = (...statuses) => mutants.filter((mutant) => statuses.includes(mutant.status)).length;
   const detected = count('Killed', 'Timeout');
   const undetected = count('Survived', 'NoCoverage');
-  const score = detected + undetected > 0 ? detected / (detected + undetected) : null;
-  rows.push([
-    group.name,
-    group.files.join(', '),
-    mutants.length === 0 ? 'not in this report' : `${(score * 100).toFixed(1)}%`,
+  const score = detected + undetected > 0 ? `${((detected / (detected + undetected)) * 100).toFixed(1)}%` : 'none scored';
+  return [
+    name,
+    files,
+    mutants.length === 0 ? 'not in this report' : score,
     detected,
     count('Survived'),
     count('NoCoverage'),
     count('Ignored'),
     count('CompileError', 'RuntimeError'),
-  ]);
+  ];
+}
+const byFolder = new Map();
+for (const group of groups) {
+  const patterns = group.files.map(globToRegExp);
+  const inGroup = files.filter((file) => patterns.some((pattern) => pattern.test(file.path)));
+  const mutants = inGroup.flatMap((file) => file.mutants.map((mutant) => ({ ...mutant, file })));
+  const missing = filesOf(patterns).filter((path) => !inGroup.some((file) => file.path === path));
+  const unscored = missing.length > 0 && inGroup.length > 0 ? ` (not scored yet: ${missing.join(', ')})` : '';
+  rows.push(row(group.name, `${group.files.join(', ')}${unscored}`, mutants));
+  // A folder scored in several groups (the machine, by concern) also gets a total row.
+  if (group.folder) {
+    const folder = byFolder.get(group.folder) ?? { mutants: [], groups: 0, scored: 0 };
+    byFolder.set(group.folder, { mutants: [...folder.mutants, ...mutants], groups: folder.groups + 1, scored: folder.scored + (mutants.length > 0 ? 1 : 0) });
+  }
   for (const mutant of mutants) {
     const where = `${mutant.file.path}:${mutant.location.start.line}`;
     const original = mutant.file.lines[mutant.location.start.line - 1].trim();
@@ -47,6 +73,11 @@ for (const group of groups) {
       alive.push(`- \`${where}\` ${mutant.mutatorName} (${mutant.status}): \`${oneLine(mutant.replacement)}\` in \`${oneLine(original)}\``);
     if (mutant.status === 'Ignored') equivalent.push(`- \`${where}\` ${mutant.mutatorName}: ${oneLine(mutant.statusReason ?? 'no reason given')}`);
   }
+}
+for (const [folder, { mutants, groups: count, scored }] of byFolder) {
+  if (count < 2) continue;
+  const files = scored === count ? `${folder}/ (all ${count} groups)` : `${folder}/ (${scored} of its ${count} groups in this report)`;
+  rows.push(row(`${folder}/ total`, files, mutants));
 }
 
 function oneLine(text) {

@@ -374,3 +374,108 @@ describe('view builder over a record on disk', () => {
     expect(state.caps).not.toBe(NO_CAPS);
   });
 });
+
+describe('when a compaction is due, and what a pass records', () => {
+  // One character a token and no overhead, so sizes are exact: a record of call/result pairs with 1,000-character results.
+  const exact = (results: number) => recordWith(Array.from({ length: results }, (_, index) => `r${index}`.padEnd(1000, '.')));
+  const pass = (record: ChatMessage[], rules: ContextRules, state = initialContextState(1), force = false, overheadTokens = 0) =>
+    manageContext(record, state, rules, new ViewBuilder(), { force, overheadTokens });
+  const roomy: ContextRules = { ...seedRules, windowTokens: 1_000_000, soft: 0.9, hard: 0.95, lowWater: 0.5, growth: 0.5, summarize: false };
+
+  it("the estimate is the view's characters over chars-per-token, rounded up, plus the fixed overhead", () => {
+    const record = exact(2);
+    const decision = pass(record, roomy, initialContextState(3), false, 600);
+    expect(decision.action).toBe('none');
+    expect(decision.tokens).toBe(Math.ceil(decision.view.chars / 3) + 600);
+    expect(decision.before).toEqual({ chars: decision.view.chars, tokens: decision.tokens });
+  });
+
+  it('with context management off, a view exactly the size of the window is not an overflow; one token more is', () => {
+    const record = exact(3);
+    const chars = pass(record, roomy).view.chars;
+    expect(pass(record, { ...roomy, enabled: false, windowTokens: chars }).action).toBe('none');
+    expect(pass(record, { ...roomy, enabled: false, windowTokens: chars - 1 }).action).toBe('overflow');
+  });
+
+  it('a view that reaches `soft` of the window exactly is compacted; one token below it is not', () => {
+    const record = exact(6);
+    const chars = pass(record, roomy).view.chars;
+    const rules = { ...roomy, soft: 0.5, hard: 0.9, lowWater: 0.45, windowTokens: chars * 2 };
+    expect(pass(record, rules).action).toBe('elided');
+    expect(pass(record, { ...rules, windowTokens: chars * 2 + 2 }).action).toBe('none');
+  });
+
+  it('a view that has grown by exactly `growth` of the window since the last compaction is compacted; one character less is not', () => {
+    const record = exact(6);
+    const chars = pass(record, roomy).view.chars;
+    const rules = { ...roomy, windowTokens: 8000, growth: 0.125 };
+    const since = (grown: number) => ({ ...initialContextState(1), settled: { version: 0, chars: chars - grown } });
+    expect(pass(record, rules, since(1000)).action).toBe('elided');
+    expect(pass(record, rules, since(999)).action).toBe('none');
+  });
+
+  it('a pass that floors results counts one compaction and a new state version; a pass with nothing to floor changes neither', () => {
+    const floored = pass(exact(6), roomy, initialContextState(1), true);
+    expect(floored.action).toBe('elided');
+    expect([floored.state.compactions, floored.state.version]).toEqual([1, 1]);
+    const again = pass(exact(6), roomy, floored.state, true);
+    expect([again.state.compactions, again.state.version, again.action]).toEqual([1, 1, 'none']);
+    const nothing = pass(exact(3), roomy, initialContextState(1), true);
+    expect([nothing.state.compactions, nothing.state.version, nothing.action]).toEqual([0, 0, 'none']);
+    // The pass still records the view's size as the base the next compaction grows from.
+    expect(nothing.state.settled).toEqual({ version: 0, chars: nothing.view.chars });
+  });
+
+  it('shortening the newest results too, for a window too small, is one compaction however many steps it takes', () => {
+    const record = exact(4);
+    const decision = pass(record, { ...seedRules, windowTokens: 1500, summarize: false }, initialContextState(1));
+    expect(decision.action).toBe('elided');
+    expect(decision.state.compactions).toBe(1);
+    expect(decision.state.version).toBeGreaterThan(1);
+    expect(decision.tokens).toBeLessThanOrEqual(0.85 * 1500);
+  });
+
+  it('a pass that needs no summary clears a fold still pending from an earlier one', () => {
+    const record = exact(2);
+    const chars = pass(record, roomy).view.chars;
+    const pending = { ...initialContextState(1), settled: { version: 0, chars }, fold: { from: 2, through: 3 } };
+    const decision = pass(record, roomy, pending);
+    expect(decision.action).toBe('none');
+    expect(decision.state.fold).toBeUndefined();
+    expect(decision.state.settled).toEqual({ version: 0, chars });
+  });
+});
+
+describe('what a summary folds (summaryRange)', () => {
+  // record indices: 0 system, 1 task, then call 2+2i and result 3+2i.
+  const record = (results: number) => recordWith(Array.from({ length: results }, (_, index) => `r${index}`.padEnd(1000, '.')));
+
+  it('folds from after the head to before the last 8 messages', () => {
+    expect(summaryRange(record(10), initialContextState(1))).toEqual({ from: 2, through: 13 });
+  });
+
+  it('after an earlier summary, folds from the message after it (its text is folded in too)', () => {
+    expect(summaryRange(record(10), { ...initialContextState(1), summary: { text: 's', through: 9 } })).toEqual({ from: 10, through: 13 });
+  });
+
+  it('the kept part never starts with a tool result, whose call would be folded away', () => {
+    const withNote: ChatMessage[] = [...record(10), { role: 'user', content: 'note' }];
+    // The last 8 would start at index 15, a result: the kept part starts at its call instead.
+    expect(summaryRange(withNote, initialContextState(1))).toEqual({ from: 2, through: 13 });
+  });
+
+  it('nothing to fold when the record is no longer than its head and the kept tail', () => {
+    expect(summaryRange(record(4), initialContextState(1))).toBeNull();
+  });
+
+  it('keeps verbatim as many of the newest messages as fit in SUMMARY_KEEP of the low-water mark, when that is more than 8', () => {
+    const full = record(20);
+    const view = new ViewBuilder().viewFor(full, initialContextState(1));
+    // 40,000 tokens × 0.5 × 0.35 = 7,000 characters: the newest 6 call/result pairs (1,047 each) fit, a seventh result does not.
+    expect(summaryRange(full, initialContextState(1), view, 40_000, 0.5)).toEqual({ from: 2, through: 29 });
+    // When the whole view after the head would fit, there is nothing to fold.
+    expect(summaryRange(full, initialContextState(1), view, 10_000_000, 0.5)).toBeNull();
+    // A small budget keeps the plain tail of 8.
+    expect(summaryRange(full, initialContextState(1), view, 4_000, 0.5)).toEqual({ from: 2, through: 33 });
+  });
+});

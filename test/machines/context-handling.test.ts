@@ -89,3 +89,63 @@ describe('context manager transitions', () => {
     expect(failing.send({ type: 'xstate.error.actor.summarizer', error: new Error('timeout') }).context.contextState.summaryFailures).toBe(1);
   });
 });
+
+describe('what context handling traces', () => {
+  it('a view the manager changed is traced with its sizes before and after; an unchanged one is not', () => {
+    const probe = probeHarness(machine, rules, { at: 'build.compact', context: { step: 4 } });
+    const messages = [{ role: 'user' as const, content: 'hi' }];
+    const elided = probe.contextReady({ messages, tokens: 900, chars: 3600, action: 'elided', before: { chars: 8000, tokens: 2000 } });
+    expect(elided.notes).toEqual([{ kind: 'context', action: 'elided', before: { chars: 8000, tokens: 2000 }, after: { chars: 3600, tokens: 900 }, step: 4 }]);
+    expect(elided.context.view?.messages).toEqual(messages);
+    expect(elided.context.viewTokens).toBe(900);
+    const plain = probeHarness(machine, rules, { at: 'build.compact' });
+    expect(plain.contextReady({ messages, tokens: 900 }).notes).toEqual([]);
+  });
+
+  it('an applied summary bumps the state version and is traced with what it folded', () => {
+    const probe = probeHarness(machine, rules, { at: 'build.summarize', context: { step: 6 } });
+    const version = probe.context.contextState.version;
+    const step = probe.send({
+      type: 'xstate.done.actor.summarizer',
+      output: { summary: { text: 'did things', through: 40 }, foldedChars: 50_000, summaryChars: 900 },
+    });
+    expect(step.context.contextState.version).toBe(version + 1);
+    expect(step.notes).toEqual([{ kind: 'context', action: 'summarized', foldedChars: 50_000, summaryChars: 900, through: 40, step: 6 }]);
+  });
+
+  it("a failed summary is traced with the summarizer's error, or with why it was not applied", () => {
+    const failing = probeHarness(machine, rules, { at: 'build.summarize', context: { step: 2 } });
+    expect(failing.send({ type: 'xstate.error.actor.summarizer', error: new Error('timeout') }).notes).toEqual([
+      { kind: 'context', action: 'summary_failed', error: 'timeout', step: 2 },
+    ]);
+    const odd = probeHarness(machine, rules, { at: 'build.summarize', context: { step: 2 } });
+    expect(odd.send({ type: 'xstate.error.actor.summarizer', error: 'not an Error' }).notes).toEqual([
+      { kind: 'context', action: 'summary_failed', error: 'the summary did not shrink the view', step: 2 },
+    ]);
+  });
+
+  it('a rejection is traced with the rejected size, the window learnt and the attempt; a stated window is believed only the first time', () => {
+    const probe = probeHarness(machine, rules, { at: 'build.compact', context: { step: 3 } });
+    probe.contextReady({ messages: [{ role: 'user', content: 'hi' }], tokens: 20_000 });
+    const stated = () => new ContextLengthError("This model's maximum context length is 9000 tokens.");
+    const first = probe.send({ type: 'xstate.error.actor.model', error: stated() });
+    expect(first.notes).toEqual([{ kind: 'context', action: 'provider_rejected_length', rejectedTokens: 20_000, windowCap: 9000, attempt: 1, step: 3 }]);
+    expect(first.context.contextState.version).toBe(1);
+    probe.contextReady({ messages: [{ role: 'user', content: 'hi' }], tokens: 8000, action: 'elided' });
+    // The same stated window again did not help: aim at 75% of the smaller of the prompt and the window learnt.
+    const second = probe.send({ type: 'xstate.error.actor.model', error: stated() });
+    expect(second.context.contextState.windowCap).toBe(6000);
+    expect(second.notes).toEqual([expect.objectContaining({ attempt: 2, rejectedTokens: 8000, windowCap: 6000 })]);
+  });
+
+  it('a learnt window never goes below one token, nor above what was learnt before', () => {
+    const probe = probeHarness(machine, rules, { at: 'build.compact' });
+    probe.contextReady({ messages: [{ role: 'user', content: 'hi' }], tokens: 1 });
+    expect(probe.send({ type: 'xstate.error.actor.model', error: new ContextLengthError('too long') }).context.contextState.windowCap).toBe(1);
+    const bigger = probeHarness(machine, rules, { at: 'build.compact', context: { contextState: { ...probe.context.contextState, windowCap: 5000 } } });
+    bigger.contextReady({ messages: [{ role: 'user', content: 'hi' }], tokens: 1000, contextState: { ...probe.context.contextState, windowCap: 5000 } });
+    expect(
+      bigger.send({ type: 'xstate.error.actor.model', error: new ContextLengthError('maximum context length is 90000 tokens') }).context.contextState.windowCap,
+    ).toBe(5000);
+  });
+});

@@ -218,3 +218,90 @@ describe('what the gate wants is declared in the rules', () => {
     });
   });
 });
+
+describe('what a refusal says, and what counts as a verification run', async () => {
+  const { missingChecks, refusalUpdate, refusalParams, acceptanceUpdate, gateParams } = await import('../../machines/gate.js');
+  const verification = await import('../../machines/verification.js');
+  const linted = rulesSchema.parse({ verification: { runs: 2, checks: [{ name: 'lint', command: 'npm run lint', runs: 1 }] } });
+  const blank = probeHarness(machine, rules).context;
+
+  it('before any edit the refusal says "yet"; after one, "after the last edit"; each missing check is named with its command', () => {
+    const checks = verification.verificationOf(linted).checks;
+    expect(missingChecks(blank, checks)).toEqual([
+      { command: 'npm test', why: '0 of 2 passing test runs yet' },
+      { command: 'npm run lint', why: 'no passing run of `npm run lint` yet' },
+    ]);
+    const edited = { ...blank, facts: { ...blank.facts, lastEditSeq: 0, checks: { tests: { passesSinceEdit: 2, lastRunSeq: 1, lastPassed: true } } } };
+    expect(missingChecks(edited, checks)).toEqual([{ command: 'npm run lint', why: 'no passing run of `npm run lint` after the last edit' }]);
+  });
+
+  it("the refusal names every command still to run, and the gate guard's parameters are the rules' runs per check", () => {
+    const context = {
+      ...blank,
+      calls: [{ id: 'call_finish_0000000001', type: 'function' as const, function: { name: 'finish', arguments: '{}' } }],
+      cursor: 0,
+    };
+    const update = refusalUpdate(context, refusalParams(linted, 'testsPassedSinceLastEdit'));
+    expect(update.append?.[0]?.content).toContain('run `npm test` and `npm run lint`');
+    expect(update.notes?.[0]).toMatchObject({ why: '0 of 2 passing test runs yet; no passing run of `npm run lint` yet' });
+    expect(update.context?.turn?.finishRefused).toBe(true);
+    expect(update.context?.cursor).toBe(1);
+    // A gate whose checks all pass but which still refused (its guard combined with others) says only that it did not hold.
+    const passed = {
+      ...context,
+      facts: {
+        ...blank.facts,
+        checks: { tests: { passesSinceEdit: 2, lastRunSeq: 1, lastPassed: true }, lint: { passesSinceEdit: 1, lastRunSeq: 2, lastPassed: true } },
+      },
+    };
+    const bare = refusalUpdate(passed, refusalParams(linted, 'testsPassedSinceLastEdit'));
+    expect(bare.notes?.[0]).toMatchObject({ why: 'the gate did not hold' });
+    expect(bare.append?.[0]?.content).toContain('run `npm test`');
+    expect(gateParams(linted)).toEqual({ runs: 2, checks: { lint: 1 } });
+  });
+
+  it('an accepted finish takes its summary only when it is a string in valid arguments', () => {
+    const accept = (args: string) =>
+      acceptanceUpdate(
+        { ...blank, calls: [{ id: 'call_finish_0000000001', type: 'function', function: { name: 'finish', arguments: args } }], cursor: 0 },
+        { gate: true },
+      );
+    expect(accept('{"summary":"fixed it"}').context?.summary).toBe('fixed it');
+    expect(accept('{"summary":42}').context?.summary).toBe('');
+    expect(accept('not json').context?.summary).toBe('');
+    expect(accept('{"summary":"s"}').notes).toEqual([{ kind: 'finish', allowed: true, step: 0, summary: 's', gate: true }]);
+  });
+
+  it('a command runs a check when it contains it, whitespace aside; an empty check command matches nothing', () => {
+    expect(verification.isTestCommand('cd x &&   npm   test -- -u', 'npm test')).toBe(true);
+    expect(verification.isTestCommand('npm run build', 'npm test')).toBe(false);
+    expect(verification.isTestCommand('anything', '  ')).toBe(false);
+    expect(verification.isExactTestCommand('anything', ' ')).toBe(false);
+    expect(verification.isExactTestCommand('cd sub && npm test 2>&1', 'npm test')).toBe(true);
+    expect(verification.isExactTestCommand('npm test 2>&1 | cat', 'npm test')).toBe(false);
+  });
+
+  it("a pass needs the check's exit code, and its pattern on any line of the output when one is set", () => {
+    const check = { passExitCode: 0, passPattern: '^ok$' };
+    expect(verification.isPass(0, 'running\nok\ndone', check)).toBe(true);
+    expect(verification.isPass(0, 'not ok', check)).toBe(false);
+    expect(verification.isPass(1, 'ok', check)).toBe(false);
+    expect(verification.isPass(3, 'anything', { passExitCode: 3 })).toBe(true);
+    expect(verification.isPass(null, '', { passExitCode: 0 })).toBe(false);
+  });
+
+  it('the first check a command runs is the one it counts for, with the test command filled in', () => {
+    const params = verification.verificationOf(linted);
+    expect(verification.checkOf('npm test', params, 'npm test')).toMatchObject({ name: 'tests', command: 'npm test', runs: 2 });
+    expect(verification.checkOf('npm run lint', params, 'npm test')).toMatchObject({ name: 'lint', command: 'npm run lint', runs: 1 });
+    expect(verification.checkOf('ls', params, 'npm test')).toBeNull();
+    const patterned = verification.verificationOf(
+      rulesSchema.parse({ verification: { passPattern: 'passed', checks: [{ name: 'lint', command: 'lint', passPattern: 'clean', passExitCode: 2 }] } }),
+    );
+    expect(patterned.checks).toEqual([
+      { name: 'tests', command: null, passExitCode: 0, runs: 1, passPattern: 'passed' },
+      { name: 'lint', command: 'lint', passExitCode: 2, runs: 1, passPattern: 'clean' },
+    ]);
+    expect(verification.verificationOf(defaultRules()).checks[0]).not.toHaveProperty('passPattern');
+  });
+});

@@ -71,3 +71,155 @@ describe('what counts as progress (machines/stall/progress.ts)', () => {
     expect(isNew(todo([{ task: 'x', done: false }]))).toBe(true);
   });
 });
+
+describe("volatile parts, failing sets and the memory's bounds", async () => {
+  const { MAX_SEEN } = await import('../../machines/stall/progress.js');
+  const { isFailure } = await import('../../machines/stall/counters.js');
+  const same = (a: string, b: string) => expect(fingerprint(a), `${a} vs ${b}`).toBe(fingerprint(b));
+  const differ = (a: string, b: string) => expect(fingerprint(a), `${a} vs ${b}`).not.toBe(fingerprint(b));
+
+  it('each kind of volatile part is ignored: dates with or without seconds and zone, clock times, durations, timing keys, addresses, ids, temp paths', () => {
+    same('at 2026-12-01 10:00', 'at 2027-01-31T23:59');
+    same('at 2026-12-01T10:00:01.123+02:00 ok', 'at 2026-12-01T11:07:44.9-0500 ok');
+    same('took 10:00:01', 'took 9:59:59.5');
+    for (const unit of ['ms', 'µs', 'us', 'ns', 's', 'sec', 'secs', 'seconds']) same(`done in 12${unit}`, `done in 3.5 ${unit}`);
+    same('duration_ms: 10.5', 'duration_ms: 9');
+    same('elapsed=3.2', 'elapsed = 41');
+    same('Time: 45', 'time 12');
+    same('"took": 3', '"took": 40');
+    same('object at 0xdeadbeef01', 'object at 0xCAFEBABE99');
+    same('run 123e4567-e89b-12d3-a456-426614174000 ok', 'run 00000000-0000-0000-0000-000000000000 ok');
+    same('wrote /tmp/tmp.ab12-x/out.log', 'wrote /tmp/pytest_0/out.log');
+  });
+
+  it('numbers that are not timings, ids or addresses still make an observation new', () => {
+    differ('12 tests', '13 tests');
+    differ('line 12: x', 'line 13: x');
+    differ('version 0x1f', 'version 0x2f');
+    differ('step 12 of 40', 'step 13 of 40');
+    differ('id 123e4567', 'id 223e4567');
+  });
+
+  it("reads the failing names of each runner's format", () => {
+    const failing = (output: string) => testSignature(1, output, false).failing;
+    const formats = [
+      ['FAILED tests/a.py::x', 'FAILED tests/a.py::y'],
+      ['FAIL: test_x (m.T)', 'FAIL: test_y (m.T)'],
+      ['FAIL src/a.test.ts', 'FAIL src/b.test.ts'],
+      ['not ok 1 - adds', 'not ok 1 - subtracts'],
+      ['--- FAIL: TestAdd (0.00s)', '--- FAIL: TestSub (0.00s)'],
+      ['✗ adds numbers', '✗ subtracts numbers'],
+      ['× adds numbers', '× subtracts numbers'],
+      ['ERROR: test_x', 'ERROR: test_y'],
+      ['test tests::adds ... FAILED', 'test tests::subs ... FAILED'],
+    ];
+    for (const [one, other] of formats) {
+      // The names decide, not the rest of the output: the same name with other noise is the same set.
+      expect(failing(`${one}\nnoise 1`), one).toBe(failing(`${one}\nnoise 2`));
+      expect(failing(one!), `${one} / ${other}`).not.toBe(failing(other!));
+    }
+    // The order of the names does not matter; the set does.
+    expect(failing('FAILED a\nFAILED b')).toBe(failing('FAILED b\nFAILED a'));
+  });
+
+  it('takes the largest failure count a runner prints, in each of its forms; none when it prints none', () => {
+    expect(testSignature(1, '2 failed, 1 error', false).failures).toBe(2);
+    expect(testSignature(1, 'Tests: 1 failed\nTest Files: 3 failed', false).failures).toBe(3);
+    expect(testSignature(1, 'FAILED (failures=4)', false).failures).toBe(4);
+    expect(testSignature(1, '# fail 5', false).failures).toBe(5);
+    expect(testSignature(1, '6 failing', false).failures).toBe(6);
+    expect(testSignature(1, '7 errors', false).failures).toBe(7);
+    expect(testSignature(1, 'something broke', false).failures).toBeNull();
+  });
+
+  it('a pass with no names has an empty failing set; a failure without names is told apart by its exit code and output', () => {
+    expect(testSignature(0, 'all good', true).failing).toBe('');
+    expect(testSignature(2, 'boom', false).failing).not.toBe(testSignature(1, 'boom', false).failing);
+    expect(testSignature(1, 'boom in 1s', false).failing).toBe(testSignature(1, 'boom in 2s', false).failing);
+  });
+
+  it('a test result changes when it flips, when fewer fail, or when another set fails; not when more fail of the same set or nothing is known', () => {
+    const base = { passed: false, failures: 3, failing: 'x' };
+    expect(isTestChange(undefined, base)).toBe(true);
+    expect(isTestChange(base, { ...base, passed: true })).toBe(true);
+    expect(isTestChange(base, { ...base, failures: 2 })).toBe(true);
+    expect(isTestChange(base, { ...base, failures: 3 })).toBe(false);
+    expect(isTestChange(base, { ...base, failures: 4 })).toBe(false);
+    expect(isTestChange({ ...base, failures: null }, { ...base, failures: 1 })).toBe(false);
+    expect(isTestChange(base, { ...base, failures: null })).toBe(false);
+    expect(isTestChange(base, { ...base, failing: 'y' })).toBe(true);
+  });
+
+  it('a test run is progress when it differs from the last run of the same command, per command', () => {
+    let memory = initialProgressMemory();
+    const kinds = (command: string, signature: { passed: boolean; failures: number | null; failing: string }) => {
+      const next = progressOf(result(ran(command, signature.passed ? 0 : 1, 'same output')), memory, { test: { command, signature } });
+      memory = next.memory;
+      return next.kinds.includes('testChange');
+    };
+    const red = { passed: false, failures: 1, failing: 'a' };
+    expect(kinds('tests', red)).toBe(true);
+    expect(kinds('tests', red)).toBe(false);
+    expect(kinds('lint', red)).toBe(true);
+    expect(kinds('tests', { ...red, passed: true, failing: '' })).toBe(true);
+  });
+
+  it('a todo update is progress only when it adds or ticks an item, and only when it was applied', () => {
+    const items = [{ task: 'a', done: true }];
+    const spec = todo(items);
+    expect(progressOf(result(spec), initialProgressMemory(), { todoBefore: [{ task: 'a', done: false }] }).kinds).toContain('todoChange');
+    expect(progressOf(result(spec), initialProgressMemory(), { todoBefore: items }).kinds).not.toContain('todoChange');
+    expect(progressOf(result(spec), initialProgressMemory(), {}).kinds).not.toContain('todoChange');
+    const failed = { ...spec, outcome: { ...spec.outcome, ok: false } };
+    expect(progressOf(result(failed), initialProgressMemory(), { todoBefore: [] }).kinds).not.toContain('todoChange');
+  });
+
+  it('an applied edit without content hashes is always a new file state; a rejected one never is', () => {
+    expect(progressOf(result(edited('a.py')), initialProgressMemory(), {}).kinds).toContain('newFileState');
+    const rejected = { ...edited('a.py', { before: 'v0', after: 'v1' }) };
+    const notApplied = {
+      ...rejected,
+      outcome: { ...rejected.outcome, effect: { kind: 'edit' as const, path: 'a.py', applied: false, before: 'v0', after: 'v1' } },
+    };
+    const outcome = progressOf(result(notApplied), initialProgressMemory(), {});
+    expect(outcome.kinds).not.toContain('newFileState');
+    expect(outcome.memory.files).toEqual({});
+    // The first edit of a file remembers where it started, so putting it back is no new state.
+    const first = progressOf(result(edited('b.py', { before: 'b0', after: 'b1' })), initialProgressMemory(), {});
+    expect(first.memory.files['b.py']).toEqual(['b0', 'b1']);
+  });
+
+  it('the memory is bounded: past MAX_SEEN observations the oldest is forgotten and counts as new again', () => {
+    let memory = initialProgressMemory();
+    for (let index = 0; index <= MAX_SEEN; index++) memory = progressOf(result(read('a.py', `content ${'x'.repeat(index % 7)} #${index}`)), memory, {}).memory;
+    expect(memory.seen).toHaveLength(MAX_SEEN);
+    expect(progressOf(result(read('a.py', `content  #0`)), memory, {}).kinds).toContain('newInfo');
+    expect(progressOf(result(read('a.py', `content ${'x'.repeat(MAX_SEEN % 7)} #${MAX_SEEN}`)), memory, {}).kinds).not.toContain('newInfo');
+  });
+
+  it('the memory keeps at most 64 states of a file and 256 files, the oldest forgotten', () => {
+    let memory = initialProgressMemory();
+    for (let version = 0; version < 70; version++)
+      memory = progressOf(result(edited('a.py', { before: `v${version}`, after: `v${version + 1}` })), memory, {}).memory;
+    expect(memory.files['a.py']).toHaveLength(64);
+    expect(memory.files['a.py']!.at(-1)).toBe('v70');
+    for (let file = 0; file < 300; file++) memory = progressOf(result(edited(`f${file}.py`, { before: 'a', after: 'b' })), memory, {}).memory;
+    expect(Object.keys(memory.files)).toHaveLength(256);
+    expect(memory.files['f299.py']).toEqual(['a', 'b']);
+    expect(memory.files['a.py']).toBeUndefined();
+  });
+
+  it('a failure is an error result, a rejected edit, or a blocked, timed-out or failing command', () => {
+    const outcome = (effect: object, ok = true) => ({ id: 'c', name: 'x', args: {}, outcome: { content: '', ok, effect }, ms: 0 }) as never;
+    expect(isFailure(outcome({ kind: 'none' }, false))).toBe(true);
+    expect(isFailure(outcome({ kind: 'none' }))).toBe(false);
+    expect(isFailure(outcome({ kind: 'edit', path: 'a', applied: false }))).toBe(true);
+    expect(isFailure(outcome({ kind: 'edit', path: 'a', applied: true }))).toBe(false);
+    const command = { kind: 'command', command: 'x', exitCode: 0, timedOut: false, blocked: false };
+    expect(isFailure(outcome(command))).toBe(false);
+    expect(isFailure(outcome({ ...command, exitCode: 1 }))).toBe(true);
+    expect(isFailure(outcome({ ...command, timedOut: true }))).toBe(true);
+    expect(isFailure(outcome({ ...command, blocked: true }))).toBe(true);
+    expect(isFailure(outcome({ kind: 'read', path: 'a' }))).toBe(false);
+  });
+});

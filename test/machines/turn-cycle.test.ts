@@ -103,3 +103,118 @@ describe('the probe refuses input the machine would never get', () => {
     expect(strict.tools([toolError('finish', 'unknown argument')]).state).toBe('build.compact');
   });
 });
+
+describe('the record and facts a turn writes (machines/turn-cycle.ts)', async () => {
+  const cycle = await import('../../machines/turn-cycle.js');
+  const { initialContextState } = await import('../../context/context-state.js');
+  const assistant = (calls: Array<{ id?: unknown; name?: unknown; arguments?: unknown }>) =>
+    ({
+      role: 'assistant' as const,
+      content: null,
+      tool_calls: calls.map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } })),
+    }) as never;
+
+  it('the run opens with the system prompt and the task, the verification command and any todo list left on the workspace', () => {
+    const probe = probeHarness(machine, rules, {
+      context: {
+        task: '  Fix the median.  ',
+        testCmd: 'npm test',
+        facts: {
+          ...probeHarness(machine, rules).context.facts,
+          todo: [
+            { task: 'read', done: true },
+            { task: 'fix', done: false },
+          ],
+        },
+      },
+    });
+    const opening = cycle.openingUpdate(probe.context, { systemPrompt: 'You are rein.' });
+    expect(opening.append).toEqual([
+      { role: 'system', content: 'You are rein.' },
+      {
+        role: 'user',
+        content:
+          'Fix the median.\n\nVerification command: `npm test`\n\nTodo list left by an earlier session on this workspace (.rein/progress.json):\n[x] read\n[ ] fix',
+      },
+    ]);
+    const bare = probeHarness(machine, rules, { context: { task: 'Fix it.', testCmd: '' } });
+    expect(cycle.openingUpdate(bare.context, { systemPrompt: 's' }).append?.[1]).toEqual({ role: 'user', content: 'Fix it.' });
+  });
+
+  it('entering a phase marks where its phase-relative guards start counting', () => {
+    const probe = probeHarness(machine, rules, { context: { step: 9, facts: { ...probeHarness(machine, rules).context.facts, seq: 14, testRuns: 3 } } });
+    const entered = cycle.enterPhaseUpdate(probe.context, { phase: 'fix' });
+    expect(entered.context?.phase).toBe('fix');
+    expect(entered.context?.facts).toMatchObject({ phaseStartSeq: 14, phaseStartStep: 9, phaseStartTestRuns: 3 });
+  });
+
+  it('no notices, nothing delivered', () => {
+    expect(cycle.deliveryUpdate(probeHarness(machine, rules).context)).toEqual({});
+  });
+
+  it('keeps provider ids of 16 to 80 word characters, replaces the rest, and fills a missing name or non-string arguments', () => {
+    const sixteen = 'abcdefghijklmnop';
+    const eighty = 'a'.repeat(80);
+    const calls = cycle.normalizeCalls(
+      assistant([
+        { id: sixteen, name: 'read_file', arguments: '{}' },
+        { id: sixteen.slice(1), name: 'read_file', arguments: '{}' },
+        { id: eighty, name: 'grep', arguments: '{}' },
+        { id: `${eighty}b`, name: 'grep', arguments: '{}' },
+        { id: 'call id with spaces!!', name: 'grep', arguments: '{}' },
+        { id: ` ${sixteen}x `, name: 7, arguments: { path: 'a.js' } },
+        { id: 42, name: 'run' },
+      ]),
+      5,
+    );
+    expect(calls.map((call) => call.id)).toEqual([sixteen, 'call_5_1', eighty, 'call_5_3', 'call_5_4', `${sixteen}x`, 'call_5_6']);
+    expect(calls[5]!.function).toEqual({ name: '', arguments: '{"path":"a.js"}' });
+    expect(calls[6]!.function).toEqual({ name: 'run', arguments: '{}' });
+    expect(calls.every((call) => call.type === 'function')).toBe(true);
+    expect(cycle.normalizeCalls({ role: 'assistant', content: 'no calls' }, 1)).toEqual([]);
+  });
+
+  it('a reply starts a new turn: the step, the calls, the usage; a forced compaction and the rejection count are over', () => {
+    const probe = probeHarness(machine, rules, { at: 'build.think', context: { step: 3, forceCompaction: true, promptRejections: 2, cursor: 4 } });
+    const step = probe.reply({ calls: [{ name: 'read_file', args: { path: 'a' } }] }, { promptTokens: 50, completionTokens: 5 });
+    expect(step.context).toMatchObject({ step: 4, cursor: 0, forceCompaction: false, promptRejections: 0 });
+    expect(step.context.turn).toMatchObject({ toolCalls: 1, edited: false });
+    expect(step.context.usage).toMatchObject({ calls: 1, promptTokens: 50, completionTokens: 5 });
+    expect(step.appended[0]).toEqual({
+      role: 'assistant',
+      content: null,
+      tool_calls: [{ id: 'call_4_0', type: 'function', function: { name: 'read_file', arguments: '{"path":"a"}' } }],
+    });
+    // A reply without calls is recorded without a tool_calls field.
+    const plain = probeHarness(machine, rules, { at: 'build.think' }).reply({ content: 'hm' });
+    expect(plain.appended[0]).toEqual({ role: 'assistant', content: 'hm' });
+  });
+
+  it('calibration: the first report is taken as it is, later ones are averaged in; short requests and empty reports teach nothing', () => {
+    const base = probeHarness(machine, rules).context;
+    const context = { ...base, viewTokens: 1000, overheadTokens: 100, contextState: initialContextState(4) };
+    const reply = (promptTokens: number, requestChars?: number) =>
+      ({
+        message: { role: 'assistant', content: 'x' },
+        usage: { promptTokens, completionTokens: 1, cachedTokens: 0 },
+        ...(requestChars !== undefined ? { requestChars } : {}),
+      }) as never;
+    // 3,000 chars over (1,100 − 100) content tokens: 3 chars a token; the provider counted 1.1 for each estimated token.
+    const first = cycle.replyUpdate(context, reply(1100, 3000)).context!.contextState!;
+    expect(first).toMatchObject({ charsPerToken: 3, reportedRatio: 1.1 });
+    // Next: 5 chars a token observed, averaged with the 3 learnt.
+    const second = cycle.replyUpdate({ ...context, contextState: first }, reply(1100, 5000)).context!.contextState!;
+    expect(second.charsPerToken).toBe(4);
+    // Observations are clamped to 1.5–8 chars a token.
+    expect(cycle.replyUpdate(context, reply(1100, 100_000)).context!.contextState!.charsPerToken).toBe(8);
+    expect(cycle.replyUpdate(context, reply(1100, 400)).context!.contextState!.charsPerToken).toBe(1.5);
+    // Under 400 chars the request says too little about the tokenizer; the ratio is still learnt.
+    const short = cycle.replyUpdate(context, reply(1100, 399)).context!.contextState!;
+    expect(short.charsPerToken).toBe(4);
+    expect(short.reportedRatio).toBe(1.1);
+    // A report no bigger than the overhead, or none at all, changes nothing.
+    expect(cycle.replyUpdate(context, reply(100, 3000)).context!.contextState!.charsPerToken).toBe(4);
+    expect(cycle.replyUpdate(context, reply(0, 3000)).context!.contextState).toBe(context.contextState);
+    expect(cycle.replyUpdate({ ...context, viewTokens: 0 }, reply(1100, 3000)).context!.contextState).toEqual({ ...context.contextState, charsPerToken: 3 });
+  });
+});

@@ -20,6 +20,11 @@ describe('backgroundedCommand', () => {
     ["echo 'a &", null],
     ['echo \\&', null],
     ['&', null],
+    ['echo "a & b" &', 'echo "a & b"'],
+    ['echo "it\'s" &', 'echo "it\'s"'],
+    ['echo \\"a &', 'echo \\"a'],
+    ['echo "a\\" &', null],
+    ["echo 'a\\' &", "echo 'a\\'"],
   ])('%j → %j', (command, expected) => {
     expect(backgroundedCommand(command)).toBe(expected);
   });

@@ -185,3 +185,74 @@ describe('run', () => {
     expect(result.ok).toBe(false);
   });
 });
+
+describe('run: what it reports when it cannot run or was cut short', () => {
+  const lost = (command: string) => ({ kind: 'job', action: 'start', id: null, command, state: 'lost', exitCode: null, log: '', newBytes: 0, running: 0 });
+  const interruptedText =
+    'exit=interrupted\nNot run again: rein was stopped while this command was running, so it may have partly run and its output is lost. ' +
+    'Check what it was meant to change before running it again.\n';
+
+  it('a command a stopped run had started is reported as interrupted, not run again', async () => {
+    const result = await runTool.recover!({ command: 'echo hi >> log.txt' }, makeContext(makeTempDir()));
+    expect(result).toEqual({
+      content: interruptedText,
+      ok: false,
+      effect: { kind: 'command', command: 'echo hi >> log.txt', exitCode: null, timedOut: false, blocked: false, interrupted: true },
+    });
+  });
+
+  it('a background job a stopped run had started is reported as lost with rein, by flag or by a trailing &', async () => {
+    for (const args of [{ command: 'npm run dev', background: true }, { command: 'npm run dev &' }]) {
+      const result = await runTool.recover!(args, makeContext(makeTempDir()));
+      expect(result).toEqual({ content: `${interruptedText}A background job it started died with rein.\n`, ok: false, effect: lost(args.command) });
+    }
+  });
+
+  it("without the run's sandbox a background job is refused, and nothing runs", async () => {
+    const root = makeTempDir();
+    const result = await runTool.execute({ command: 'touch started', background: true }, makeContext(root, { policy: { sandbox: 'none' } }));
+    expect(result).toEqual({
+      content: "Background job not started: background jobs need the run's sandbox (rein run); run the command in the foreground.",
+      ok: false,
+      effect: lost('touch started'),
+    });
+    expect(fs.existsSync(path.join(root, 'started'))).toBe(false);
+  });
+
+  it('a sandbox that cannot start the job says why', async () => {
+    const sandbox = {
+      mode: { kind: 'none' },
+      startJob: async () => {
+        throw new Error('too many jobs (8 running)');
+      },
+    };
+    const result = await runTool.execute({ command: 'sleep 100', background: true }, { ...makeContext(makeTempDir()), sandbox: sandbox as never });
+    expect(result).toEqual({ content: 'Background job not started: too many jobs (8 running).', ok: false, effect: lost('sleep 100') });
+  });
+
+  it('a command the sandbox could not run, and one cut short by an abort, are failed calls with no exit code', async () => {
+    const failing = { mode: { kind: 'none' }, runCommand: async () => ({ ending: 'failed', exitCode: null, output: { finish: (prefix: string) => prefix } }) };
+    const failed = await runTool.execute({ command: 'ls' }, { ...makeContext(makeTempDir()), sandbox: failing as never });
+    expect(failed).toEqual({
+      content: 'Command could not run: unknown error',
+      ok: false,
+      effect: { kind: 'command', command: 'ls', exitCode: null, timedOut: false, blocked: false },
+    });
+    const aborting = {
+      mode: { kind: 'none' },
+      runCommand: async () => ({ ending: 'aborted', exitCode: null, output: { finish: (prefix: string) => `${prefix}partial\n` } }),
+    };
+    const aborted = await runTool.execute({ command: 'ls' }, { ...makeContext(makeTempDir()), sandbox: aborting as never });
+    expect(aborted).toEqual({
+      content: 'exit=aborted (process group killed)\npartial\n',
+      ok: false,
+      effect: { kind: 'command', command: 'ls', exitCode: null, timedOut: false, blocked: false },
+    });
+  });
+
+  it('a sandbox the rules require but the machine lacks: a failed call, no exit code, not blocked', async () => {
+    process.env.PATH = '/nonexistent-bin';
+    const result = await run('echo hi', { sandbox: 'bwrap' });
+    expect(result.effect).toEqual({ kind: 'command', command: 'echo hi', exitCode: null, timedOut: false, blocked: false });
+  });
+});
