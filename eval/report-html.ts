@@ -1,7 +1,8 @@
 import { replayPathFor } from '../visualizer/server/replay-files.js';
 import type { Comparison } from './comparison.js';
+import { configStatsRows } from './config-stats.js';
 import type { EvalView } from './eval-view.js';
-import { fixed, percent, pText, signed, signedUsd, signedWhole, usd, whole } from './format.js';
+import { fixed, percent, pText, signed, signedUsd, signedWhole, usd } from './format.js';
 import { reportGrid } from './report-grid.js';
 import type { RunRecord } from './run-record.js';
 import { barChart, escapeXml as esc } from './svg-charts.js';
@@ -95,22 +96,7 @@ function configTable(view: EvalView): string {
     'summaries',
     'end statuses',
   ];
-  const rows = view.stats.map((stats) => [
-    stats.label,
-    `${stats.resolvedTasks}/${stats.tasks} (${percent(stats.resolvedTasks, stats.tasks)})`,
-    usd(stats.meanCostUsd),
-    fixed(stats.meanSteps),
-    whole(stats.meanPromptTokens),
-    whole(stats.meanCompletionTokens),
-    whole(stats.meanCachedTokens),
-    String(stats.stallFirings),
-    String(stats.gateRefusals),
-    String(stats.contextElisions),
-    String(stats.contextSummaries),
-    Object.entries(stats.statuses)
-      .map(([status, count]) => `${status} ${count}`)
-      .join(', '),
-  ]);
+  const rows = configStatsRows(view, { wallSeconds: false });
   return table(header, rows);
 }
 

@@ -1,6 +1,7 @@
 import type { Comparison } from './comparison.js';
+import { configStatsRows } from './config-stats.js';
 import type { EvalView } from './eval-view.js';
-import { fixed, markdownTable, percent, pText, signed, signedUsd, signedWhole, usd, whole } from './format.js';
+import { markdownTable, pText, signed, signedUsd, signedWhole } from './format.js';
 
 /**
  * `summary.md`: per configuration resolved %, mean cost, steps and tokens;
@@ -49,23 +50,7 @@ function configTable(view: EvalView): string {
       'mean wall s',
       'end statuses',
     ],
-    view.stats.map((stats) => [
-      stats.label,
-      `${stats.resolvedTasks}/${stats.tasks} (${percent(stats.resolvedTasks, stats.tasks)})`,
-      usd(stats.meanCostUsd),
-      fixed(stats.meanSteps),
-      whole(stats.meanPromptTokens),
-      whole(stats.meanCompletionTokens),
-      whole(stats.meanCachedTokens),
-      String(stats.stallFirings),
-      String(stats.gateRefusals),
-      String(stats.contextElisions),
-      String(stats.contextSummaries),
-      fixed(stats.meanWallSeconds),
-      Object.entries(stats.statuses)
-        .map(([status, count]) => `${status} ${count}`)
-        .join(', '),
-    ]),
+    configStatsRows(view, { wallSeconds: true }),
   );
 }
 
