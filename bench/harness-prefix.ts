@@ -6,10 +6,10 @@ import { z } from 'zod';
 import { extractiveSummary } from '../actors/summarizer.js';
 import type { ModelInput } from '../machines/actor-contracts.js';
 import type { ModelReply } from '../machines/types.js';
-import { defaultRules, rulesSchema } from '../rules/schema.js';
 import { startRun } from '../run/start-run.js';
 import { defaultTools } from '../tools/index.js';
 import type { AnyTool } from '../tools/types.js';
+import { benchRules } from './bench-rules.js';
 
 /** Prefix reuse as a provider would see it, measured on the requests the real harness sends. */
 export interface HarnessPrefixFigures {
@@ -68,15 +68,7 @@ export async function measureHarnessPrefix(
   const { resultChars = 4000, windowTokens = 32_768, providerCharsPerToken = 4 } = options;
   const workspace = mkdtempSync(join(tmpdir(), 'rein-bench-prefix-ws-'));
   const runDir = mkdtempSync(join(tmpdir(), 'rein-bench-prefix-run-'));
-  const base = defaultRules();
-  const rules = rulesSchema.parse({
-    ...base,
-    budgets: { ...base.budgets, maxSteps: steps, maxSeconds: 3600 },
-    tools: { ...base.tools, enabled: ['probe', 'finish'] },
-    phases: { ...base.phases, plan: { ...base.phases.plan, enabled: false } },
-    stall: { ...base.stall, enabled: false },
-    context: { ...base.context, windowTokens },
-  });
+  const rules = benchRules(steps, 'probe', { stall: false, windowTokens });
   const bodies: string[] = [];
   let peak = 0;
   let promptTokensSum = 0;

@@ -4,10 +4,10 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { extractiveSummary } from '../actors/summarizer.js';
 import type { ChatMessage } from '../context/messages.js';
-import { defaultRules, rulesSchema } from '../rules/schema.js';
 import { startRun } from '../run/start-run.js';
 import { defaultTools } from '../tools/index.js';
 import type { AnyTool, ToolOutcome } from '../tools/types.js';
+import { benchRules } from './bench-rules.js';
 import { instantModel } from './instant-model.js';
 
 /** What one run in a process of its own used. */
@@ -46,14 +46,7 @@ function outputTool(chars: number, keep: ToolOutcome[] | null): AnyTool {
 export async function runForMemory(steps: number, options: { everything: boolean; resultChars?: number }): Promise<MemoryFigures> {
   const workspace = mkdtempSync(join(tmpdir(), 'rein-bench-memory-ws-'));
   const runDir = mkdtempSync(join(tmpdir(), 'rein-bench-memory-run-'));
-  const base = defaultRules();
-  const rules = rulesSchema.parse({
-    ...base,
-    budgets: { ...base.budgets, maxSteps: steps, maxSeconds: 3600 },
-    tools: { ...base.tools, enabled: ['probe', 'finish'] },
-    phases: { ...base.phases, plan: { ...base.phases.plan, enabled: false } },
-    stall: { ...base.stall, enabled: false },
-  });
+  const rules = benchRules(steps, 'probe', { stall: false });
   const messages: ChatMessage[] | null = options.everything ? [] : null;
   const results: ToolOutcome[] | null = options.everything ? [] : null;
   const heap = { peak: 0 };

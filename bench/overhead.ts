@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { extractiveSummary } from '../actors/summarizer.js';
-import { defaultRules, rulesSchema } from '../rules/schema.js';
 import { startRun } from '../run/start-run.js';
 import { defaultTools } from '../tools/index.js';
 import type { AnyTool } from '../tools/types.js';
+import { benchRules } from './bench-rules.js';
 import { instantModel } from './instant-model.js';
 
 /** A tool that costs nothing: the benchmark should see only the harness. */
@@ -45,13 +45,7 @@ export async function measureOverhead(
 ): Promise<OverheadResult> {
   const workspace = mkdtempSync(join(tmpdir(), 'rein-bench-ws-'));
   const runDir = mkdtempSync(join(tmpdir(), 'rein-bench-run-'));
-  const base = defaultRules();
-  const rules = rulesSchema.parse({
-    ...base,
-    budgets: { ...base.budgets, maxSteps: steps, maxSeconds: 3600 },
-    tools: { ...base.tools, enabled: ['note', 'finish'] },
-    phases: { ...base.phases, plan: { ...base.phases.plan, enabled: false } },
-  });
+  const rules = benchRules(steps, 'note');
   global.gc?.();
   const heapBefore = process.memoryUsage().heapUsed;
   const callTimes: bigint[] = [];
