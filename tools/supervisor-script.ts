@@ -119,9 +119,9 @@ sweep() {
       if [[ $victims != *" $st_ppid "* ]]; then
         [[ $scope == ns || $orphanage == *" $st_ppid "* || $pattern == *'*' ]] || continue
         # A process caught mid-exec (no environment yet) is looked at again in a moment before it is judged untagged:
-        # a loaded machine stretches that moment, and on the host the sweep at the harness's death must not miss the
-        # command it was starting.
-        if ! tag_of "$p" && (( retries < 2 )); then unsure=1; continue; fi
+        # in the namespace always; on the host only in the sweep at the harness's death, which must not miss the
+        # command it was starting (after each command, rescanning the host's environment-less processes costs more).
+        if ! tag_of "$p" && [[ $scope == ns || $pattern == *'*' ]] && (( retries < 2 )); then unsure=1; continue; fi
         if [[ -n $tag ]]; then [[ $tag == $pattern ]] || continue
         elif [[ $scope != ns ]] || owned "$p" "$st_ppid"; then continue
         fi
