@@ -8,6 +8,7 @@ import { parseConfigurations } from '../eval/configurations.js';
 import { type JobRunner, runEval } from '../eval/eval-runner.js';
 import { createQueueRunner, type JobTiming } from '../eval/queue/coordinator.js';
 import { parseRedisUrl } from '../eval/queue/redis-endpoint.js';
+import { loadTaskSet } from '../eval/task.js';
 
 /** One way of running the offline suite, timed. */
 export interface QueueScalingRow {
@@ -15,12 +16,12 @@ export interface QueueScalingRow {
   /** Local pool processes, or queue workers (one job at a time each). */
   lanes: number;
   queue: boolean;
-  /** Mean over the rounds. */
+  /** The whole suite: the two halves' wall times added. */
   wallSeconds: number;
-  /** Each round's wall time, in the order the rounds ran. */
+  /** Each half's wall time, in the order the halves ran. */
   rounds: number[];
   jobs: number;
-  /** Summed over the rounds, like `notDone`. */
+  /** Summed over the halves, like `notDone`. */
   resolved: number;
   /** Runs that did not end `done`, by status (under heavy load, runs hit their time limit). */
   notDone: Record<string, number>;
@@ -43,12 +44,13 @@ const silent = { isTTY: false, write: () => true };
 
 /**
  * Wall time of `rein eval eval/suite --preset default` run by the local pool
- * (1 process, and the default of min(4, CPUs)) and through a Redis queue
+ * (its default of min(4, CPUs) processes) and through a Redis queue
  * with 1, 2 and 4 `rein worker` processes of one job each, on this machine,
- * one after the other in two rounds (the second in reverse order), and the
- * queue's own cost per job, timed
- * directly with one worker. Null when redis-server is not installed. The
- * coordinator runs in this process; each worker is the built CLI.
+ * and the queue's own cost per job, timed directly with one worker. Each
+ * setup runs the whole suite once, in two halves: every setup runs the first
+ * half, then every setup in reverse order the second, so a machine whose load
+ * drifts during the bench favours no setup. Null when redis-server is not
+ * installed. The coordinator runs in this process; each worker is the built CLI.
  */
 export async function measureQueueScaling(): Promise<{ rows: QueueScalingRow[]; overhead: QueueOverhead } | null> {
   if (spawnSync('redis-server', ['--version']).status !== 0) return null;
@@ -64,16 +66,24 @@ export async function measureQueueScaling(): Promise<{ rows: QueueScalingRow[]; 
     );
     const url = `redis://127.0.0.1:${port}`;
     const pool = Math.max(1, Math.min(4, availableParallelism()));
-    const timings: JobTiming[] = [];
-    const setups: Array<() => Promise<Measured>> = [
-      () => timeLocal(1, dir),
-      ...(pool !== 1 ? [() => timeLocal(pool, dir)] : []),
-      ...[1, 2, 4].map((workers) => () => timeQueue(workers, url, dir, workers === 1 ? (timing) => timings.push(timing) : undefined)),
+    // One list per eval the single worker served: a worker takes its next job only within one eval.
+    const timings: JobTiming[][] = [];
+    const setups: Array<(only: string[]) => Promise<Measured>> = [
+      (only) => timeLocal(pool, dir, only),
+      ...[1, 2, 4].map((workers) => (only: string[]) => {
+        const served: JobTiming[] = [];
+        if (workers === 1) timings.push(served);
+        return timeQueue(workers, url, dir, only, workers === 1 ? (timing) => served.push(timing) : undefined);
+      }),
     ];
-    // Two rounds, the second in reverse order: a machine whose load drifts during the bench favours no setup.
+    const halves = suiteHalves();
     const measured: Measured[][] = setups.map(() => []);
-    for (const order of [setups.map((_, index) => index), setups.map((_, index) => index).reverse()]) {
-      for (const index of order) measured[index]!.push(await setups[index]!());
+    const forward = setups.map((_, index) => index);
+    for (const [half, order] of [
+      [halves[0], forward],
+      [halves[1], [...forward].reverse()],
+    ] as const) {
+      for (const index of order) measured[index]!.push(await setups[index]!(half));
     }
     return { rows: measured.map(combine), overhead: overheadOf(timings) };
   } finally {
@@ -85,8 +95,21 @@ export async function measureQueueScaling(): Promise<{ rows: QueueScalingRow[]; 
 
 type Measured = Omit<QueueScalingRow, 'rounds'>;
 
-async function timeLocal(parallel: number, dir: string): Promise<Measured> {
-  return { setup: `local pool, ${parallel} process${parallel === 1 ? '' : 'es'}`, lanes: parallel, queue: false, ...(await timeEval(dir, { parallel })) };
+async function timeLocal(parallel: number, dir: string, only: string[]): Promise<Measured> {
+  return {
+    setup: `local pool, ${parallel} process${parallel === 1 ? '' : 'es'}`,
+    lanes: parallel,
+    queue: false,
+    ...(await timeEval(dir, { parallel, only })),
+  };
+}
+
+/** The suite's tasks in two halves of alternating ids, so each half mixes the languages. */
+function suiteHalves(): [string[], string[]] {
+  const ids = loadTaskSet(tasksDir)
+    .tasks.map((task) => task.id)
+    .sort();
+  return [ids.filter((_, index) => index % 2 === 0), ids.filter((_, index) => index % 2 === 1)];
 }
 
 function combine(rounds: Measured[]): QueueScalingRow {
@@ -96,18 +119,18 @@ function combine(rounds: Measured[]): QueueScalingRow {
     ...rounds[0]!,
     rounds: rounds.map((round) => round.wallSeconds),
     notDone,
-    wallSeconds: rounds.reduce((total, round) => total + round.wallSeconds, 0) / rounds.length,
+    wallSeconds: rounds.reduce((total, round) => total + round.wallSeconds, 0),
     jobs: rounds.reduce((total, round) => total + round.jobs, 0),
     resolved: rounds.reduce((total, round) => total + round.resolved, 0),
   };
 }
 
-async function timeQueue(count: number, url: string, dir: string, observe?: (timing: JobTiming) => void): Promise<Measured> {
+async function timeQueue(count: number, url: string, dir: string, only: string[], observe?: (timing: JobTiming) => void): Promise<Measured> {
   const workers = Array.from({ length: count }, (_, index) => startWorker(url, join(dir, `cache-${count}-${index}`)));
   try {
     await Promise.all(workers.map((worker) => worker.ready));
     const runner: JobRunner = createQueueRunner({ endpoint: parseRedisUrl(url), attempts: 2, ...(observe ? { observe } : {}) });
-    return { setup: `queue, ${count} worker${count === 1 ? '' : 's'}`, lanes: count, queue: true, ...(await timeEval(dir, { parallel: 1, runner })) };
+    return { setup: `queue, ${count} worker${count === 1 ? '' : 's'}`, lanes: count, queue: true, ...(await timeEval(dir, { parallel: 1, runner, only })) };
   } finally {
     for (const worker of workers) worker.child.kill('SIGTERM');
     await Promise.all(workers.map((worker) => new Promise((resolve) => (worker.child.exitCode === null ? worker.child.once('exit', resolve) : resolve(null)))));
@@ -116,7 +139,7 @@ async function timeQueue(count: number, url: string, dir: string, observe?: (tim
 
 async function timeEval(
   dir: string,
-  options: { parallel: number; runner?: JobRunner },
+  options: { parallel: number; runner?: JobRunner; only: string[] },
 ): Promise<Pick<Measured, 'wallSeconds' | 'jobs' | 'resolved' | 'notDone'>> {
   const outDir = mkdtempSync(join(dir, 'out-'));
   const began = process.hrtime.bigint();
@@ -129,11 +152,16 @@ async function timeEval(
 }
 
 /** Medians of the queue's parts of each job's time, from one worker taking the jobs one after another. */
-function overheadOf(timings: JobTiming[]): QueueOverhead {
-  const ordered = [...timings].sort((a, b) => a.processedOn - b.processedOn);
-  const workerMs = median(ordered.map((timing) => timing.finishedOn - timing.processedOn - timing.runMs));
-  const returnMs = median(ordered.map((timing) => timing.collectedAt - timing.finishedOn));
-  const pickupMs = median(ordered.slice(1).map((timing, index) => timing.processedOn - ordered[index]!.finishedOn));
+function overheadOf(evals: JobTiming[][]): QueueOverhead {
+  const all = evals.flat();
+  const workerMs = median(all.map((timing) => timing.finishedOn - timing.processedOn - timing.runMs));
+  const returnMs = median(all.map((timing) => timing.collectedAt - timing.finishedOn));
+  const pickupMs = median(
+    evals.flatMap((timings) => {
+      const ordered = [...timings].sort((a, b) => a.processedOn - b.processedOn);
+      return ordered.slice(1).map((timing, index) => timing.processedOn - ordered[index]!.finishedOn);
+    }),
+  );
   return { workerMs, returnMs, pickupMs, totalMs: workerMs + returnMs + pickupMs };
 }
 

@@ -6,6 +6,7 @@ import { parseConfigurations } from '../eval/configurations.js';
 import { runEval } from '../eval/eval-runner.js';
 import type { RunRecord } from '../eval/run-record.js';
 import type { RulesInput } from '../rules/schema.js';
+import { inProcessRunner } from './in-process-runner.js';
 
 /** Per configuration, over the offline suite: what it solved and what it spent. */
 export interface SuiteTokens {
@@ -31,7 +32,8 @@ export interface SuiteConfiguration {
 /**
  * Runs the offline simulated suite (eval/suite) under each configuration,
  * optionally on some tasks only, and totals tokens and nominal cost per
- * configuration. A simulation of the harness's behaviour, not a benchmark of
+ * configuration. The runs are the eval's own jobs, run in this process
+ * (`inProcessRunner`) rather than a process each. A simulation of the harness's behaviour, not a benchmark of
  * any model.
  *
  * @example const rows = await measureSuiteTokens([{ label: 'default', preset: 'default' }], { parallel: 2 });
@@ -60,6 +62,7 @@ export async function measureSuiteTokens(
       configurations: parsed,
       repeat: 1,
       parallel: options.parallel,
+      runner: inProcessRunner(options.parallel),
       outDir: join(outDir, 'eval'),
       ...(options.only ? { only: options.only } : {}),
       progress: { isTTY: false, write: () => true },

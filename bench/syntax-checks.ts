@@ -1,6 +1,5 @@
-import { execFileSync } from 'node:child_process';
-import { closeSync, openSync, readSync } from 'node:fs';
 import { createSyntaxChecker } from '../tools/syntax-check.js';
+import { describePython, type PythonOnPath } from './python-on-path.js';
 import { compilePythonSpawned } from './spawn-python-check.js';
 
 /** One way of checking syntax, timed over a series of checks of the same edit. */
@@ -15,7 +14,7 @@ export interface SyntaxCheckFigures {
 
 export interface SyntaxCheckBench {
   /** `python3` as found on PATH, and whether it is a script (a pyenv shim) rather than the interpreter. */
-  python: { path: string; interpreter: string; shim: boolean };
+  python: PythonOnPath;
   rows: SyntaxCheckFigures[];
 }
 
@@ -47,16 +46,6 @@ async function timeChecks(checker: string, checks: number, check: (index: number
   return { checker, checks, firstMs: times[0]!, medianMs: rest[Math.floor(rest.length / 2)]! };
 }
 
-function describePython(): SyntaxCheckBench['python'] {
-  const path = execFileSync('sh', ['-c', 'command -v python3'], { encoding: 'utf8' }).trim();
-  const interpreter = execFileSync('python3', ['-c', 'import sys; print(sys.executable)'], { encoding: 'utf8' }).trim();
-  const fd = openSync(path, 'r');
-  const magic = Buffer.alloc(2);
-  readSync(fd, magic, 0, 2, 0);
-  closeSync(fd);
-  return { path, interpreter, shim: magic.toString() === '#!' };
-}
-
 /**
  * The syntax check of an edit to a ~300-line file, per check: Python with
  * one process per check (rein before the warm checker) through `python3` on
@@ -67,6 +56,7 @@ function describePython(): SyntaxCheckBench['python'] {
 export async function measureSyntaxChecks(options: { spawnChecks?: number; warmChecks?: number } = {}): Promise<SyntaxCheckBench> {
   const { spawnChecks = 4, warmChecks = 200 } = options;
   const python = describePython();
+  if (!python) throw new Error('bench: no python3 on PATH for the syntax-check section');
   const valid = pythonModule();
   const broken = valid.replace('    return total / len(xs)\n', '    return (total / len(xs)\n');
   const source = (index: number) => (index % 2 === 0 ? valid : broken);

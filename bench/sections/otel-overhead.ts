@@ -1,12 +1,14 @@
 import { measureOtelOverhead } from '../otel-overhead.js';
 import type { BenchSection } from '../section.js';
 
+const STEPS = 500;
+
 /** What live span export costs the harness per step. */
 export const otelOverheadSection: BenchSection = {
   id: 'otel',
-  title: 'Live OpenTelemetry export (--otel): harness overhead per step, 1,000-step runs, median of 3 alternating rounds',
+  title: `Live OpenTelemetry export (--otel): harness overhead per step, ${STEPS}-step runs, median of 3 alternating rounds`,
   async run() {
-    const rows = await measureOtelOverhead(1000);
+    const rows = await measureOtelOverhead(STEPS);
     const off = rows[0]!.msPerStep;
     return {
       tables: [

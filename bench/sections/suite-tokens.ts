@@ -2,6 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { mcnemarExact } from '../../eval/mcnemar.js';
 import { loadTaskSet } from '../../eval/task.js';
 import { PRESETS } from '../../rules/presets.js';
+import { withDirectPython } from '../python-on-path.js';
 import { type BenchSection, listed, percent } from '../section.js';
 import { measureSuiteTokens, type SuiteConfiguration, type SuiteTokens } from '../suite-tokens.js';
 
@@ -38,15 +39,18 @@ export const suiteTokensSection: BenchSection = {
   title: 'Tokens per solved task on the offline simulated suite (eval/suite; a simulation of the harness, not a model benchmark; nominal $3/$0.30/$15 per M)',
   async run({ parallel }) {
     const planTasks = planDependentTasks();
-    const presets = await measureSuiteTokens(
-      PRESETS.map((preset) => ({ label: preset.name, preset: preset.name })),
-      { parallel },
-    );
-    const parts = await measureSuiteTokens(PLAN_PARTS, { parallel, only: planTasks });
+    const { value, note: pythonNote } = await withDirectPython(async () => ({
+      presets: await measureSuiteTokens(
+        PRESETS.map((preset) => ({ label: preset.name, preset: preset.name })),
+        { parallel },
+      ),
+      parts: await measureSuiteTokens(PLAN_PARTS, { parallel, only: planTasks }),
+    }));
+    const { presets, parts } = value;
     const baseline = presets.find((row) => row.config === 'default')!;
     return {
       tables: [presetTable(presets, baseline), planTable(presets, parts, planTasks)],
-      notes: [...lossNotes(presets, baseline), planNote(presets, parts, planTasks)],
+      notes: [...lossNotes(presets, baseline), planNote(presets, parts, planTasks), pythonNote],
     };
   },
 };
