@@ -59,7 +59,7 @@ export function fingerprint(content: string): string {
 }
 
 /** Lines that name a failing test, in the formats of common runners (pytest, node:test/TAP, jest/vitest, go, cargo, unittest). */
-const FAILING_LINE = /^\s*(?:FAILED\s+(\S+)|FAIL:?\s+(\S+)|not ok \d+\s*-?\s*(.+)|--- FAIL:\s*(\S+)|[✗×✕]\s+(.+)|ERROR:?\s+(\S+)|test (\S+) \.\.\. FAILED)/gm;
+const FAILING_LINE = /^\s*(?:FAILED\s+(\S+)|FAIL:?\s+(\S+)|not ok \d+\s*-?\s*(.+)|--- FAIL:\s*(\S+)|[✗×✕]\s+(\S.*)|ERROR:?\s+(\S+)|test (\S+) \.\.\. FAILED)/gm;
 /** Reported failure counts: "2 failed", "failures=2", "# fail 2", "Tests: 2 failed" (the largest one a runner prints is taken). */
 const FAILURE_COUNT = /(?:\b(\d+)[ \t]+(?:failed|failures?|failing|errors?)\b|\bfailures=(\d+)|#[ \t]*fail[ \t]+(\d+))/gi;
 
