@@ -266,6 +266,9 @@ describe('which phases lead into which', async () => {
   });
 
   it('a phase is entered from elsewhere by an enabled other phase with any exit into it; its own exits and disabled phases do not count', () => {
+    // plan may run commands itself, though nothing leads into it.
+    expect(exits.enteredFromElsewhere('plan', defaultRules())).toBe(false);
+    expect(exits.testsCanPassBy('plan', defaultRules())).toBe(true);
     const strictPlan = { tools: ['read_file', 'update_todo'] };
     const selfExit = parse({ phases: { plan: { ...strictPlan, exits: [{ guard: 'todoWritten', to: 'plan' }] } } });
     expect(exits.enteredFromElsewhere('plan', selfExit)).toBe(false);
