@@ -155,11 +155,11 @@ export function completionAllowance(
   if (caps.maxTokens !== undefined) {
     allowance = Math.min(allowance, caps.maxTokens - used.promptTokens - used.completionTokens - prompt);
   }
-  if (caps.maxCostUsd !== undefined && price.output > 0) {
-    const promptCost = (prompt * price.input) / 1e6;
-    allowance = Math.min(allowance, Math.floor(((caps.maxCostUsd - used.costUsd - promptCost) * 1e6) / price.output));
-  } else if (caps.maxCostUsd !== undefined && used.costUsd + (prompt * price.input) / 1e6 > caps.maxCostUsd) {
-    allowance = 0;
+  if (caps.maxCostUsd !== undefined) {
+    const left = caps.maxCostUsd - used.costUsd - (prompt * price.input) / 1e6;
+    // Output that costs nothing can be as long as it likes once the prompt fits the cap.
+    if (price.output > 0) allowance = Math.min(allowance, Math.floor((left * 1e6) / price.output));
+    else if (left < 0) allowance = 0;
   }
   return Math.max(0, Math.floor(allowance));
 }

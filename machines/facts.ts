@@ -1,7 +1,7 @@
 import type { TodoItem } from '../lib/tool-effect.js';
 import { foldStall } from './stall/counters.js';
-import { type ResultClass, testSignature } from './stall/progress.js';
-import type { CheckFacts, Facts, StallState, ToolCallResult, TurnFacts } from './types.js';
+import { isAppliedEdit, type ResultClass, testSignature } from './stall/progress.js';
+import type { Facts, StallState, ToolCallResult, TurnFacts } from './types.js';
 import { checkOf, isExactTestCommand, isPass, TESTS_CHECK, type VerificationParams } from './verification.js';
 
 export function initialFacts(todo: TodoItem[] = []): Facts {
@@ -52,13 +52,11 @@ export function foldResults(
   return { facts, turn, stall };
 }
 
-const NO_CHECK: CheckFacts = { passesSinceEdit: 0, lastRunSeq: -1, lastPassed: null };
-
 function foldFacts(facts: Facts, turn: TurnFacts, result: ToolCallResult, rules: FoldRules): { facts: Facts; turn: TurnFacts; classified: ResultClass } {
   const seq = facts.seq + 1;
   const effect = result.outcome.effect;
   const next = { ...facts, seq };
-  if (effect.kind === 'edit' && effect.applied) {
+  if (isAppliedEdit(effect)) {
     return { facts: { ...next, lastEditSeq: seq, edits: facts.edits + 1, checks: afterEdit(facts.checks) }, turn: { ...turn, edited: true }, classified: {} };
   }
   if (effect.kind === 'todo' && result.outcome.ok) {
@@ -66,10 +64,14 @@ function foldFacts(facts: Facts, turn: TurnFacts, result: ToolCallResult, rules:
   }
   // A run cut short by a stop proved nothing either way, so it is not a verification run.
   const check = effect.kind === 'command' && !effect.blocked && !effect.interrupted ? checkOf(effect.command, rules.verification, rules.testCmd) : null;
-  if (effect.kind === 'command' && check) {
+  if (
+    check &&
+    // Stryker disable next-line ConditionalExpression: a check is only found for a command, so the kind test alone cannot decide (it narrows the type)
+    effect.kind === 'command'
+  ) {
     const passed = isPass(effect.exitCode, result.outcome.content, check);
     const counts = passed && isExactTestCommand(effect.command, check.command);
-    const old = facts.checks[check.name] ?? NO_CHECK;
+    const passes = facts.checks[check.name]?.passesSinceEdit ?? 0;
     return {
       facts: {
         ...next,
@@ -78,7 +80,7 @@ function foldFacts(facts: Facts, turn: TurnFacts, result: ToolCallResult, rules:
         lastTestPassed: passed,
         failedRunsInRow: passed ? 0 : facts.failedRunsInRow + 1,
         lastPassSeq: counts && check.name === TESTS_CHECK ? seq : facts.lastPassSeq,
-        checks: { ...facts.checks, [check.name]: { passesSinceEdit: old.passesSinceEdit + (counts ? 1 : 0), lastRunSeq: seq, lastPassed: passed } },
+        checks: { ...facts.checks, [check.name]: { passesSinceEdit: passes + (counts ? 1 : 0), lastRunSeq: seq, lastPassed: passed } },
       },
       turn: { ...turn, testRan: true, testPassed: passed },
       classified: { test: { command: check.name, signature: testSignature(effect.exitCode, result.outcome.content, passed) } },

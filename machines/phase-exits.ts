@@ -29,19 +29,21 @@ export function guardCanHold(guard: string, phase: Phase, rules: Rules): boolean
 
 /** Whether a condition can ever hold in this phase. */
 export function canHold(condition: Condition, phase: Phase, rules: Rules): boolean {
+  if (condition.guard !== undefined) return guardCanHold(condition.guard, phase, rules);
   if (condition.all) return condition.all.every((part) => canHold(part, phase, rules));
   if (condition.any) return condition.any.some((part) => canHold(part, phase, rules));
-  if (condition.not) return true;
-  return guardCanHold(condition.guard ?? '', phase, rules);
+  // A negation (the one form left): it holds whenever what it negates fails.
+  return true;
 }
 
 /** Whether a condition looks only at what happened since the phase began (so it cannot hold on the turn that entered it). */
 export function isPhaseRelative(condition: Condition): boolean {
+  const { guard } = condition;
+  if (guard !== undefined) return isBuiltInGuard(guard) && BUILT_IN_GUARDS[guard].needs?.phaseRelative === true;
   if (condition.all) return condition.all.some(isPhaseRelative);
   if (condition.any) return condition.any.every(isPhaseRelative);
-  if (condition.not) return false;
-  const guard = condition.guard ?? '';
-  return isBuiltInGuard(guard) && BUILT_IN_GUARDS[guard].needs?.phaseRelative === true;
+  // A negation (the one form left) holds when its part does not, which a phase's start does not decide.
+  return false;
 }
 
 /** A phase's exits in order, its step limit first (`maxSteps` is an exit on `phaseSteps`). */
@@ -80,7 +82,11 @@ export function settles(phase: Phase, rules: Rules): boolean {
  * Otherwise the gate can only refuse there (a strict plan phase).
  */
 export function testsCanPassBy(phase: Phase, rules: Rules): boolean {
-  if (phaseTools(phase, rules).includes('run')) return true;
+  return phaseTools(phase, rules).includes('run') || enteredFromElsewhere(phase, rules);
+}
+
+/** Whether another enabled phase has an exit that can be taken into this one. */
+export function enteredFromElsewhere(phase: Phase, rules: Rules): boolean {
   return PHASES.some((other) => other !== phase && rules.phases[other].enabled && liveExits(other, rules).some((exit) => exit.to === phase));
 }
 
@@ -111,12 +117,18 @@ export function endTargets(rules: Rules): Set<string> {
  */
 export function stepCap(phase: Phase, rules: Rules): number {
   // Any exit that holds leaves the phase, so an exit on phaseSteps alone (maxSteps is one) bounds its steps.
+  if (phase !== firstPhase(rules) || enteredFromElsewhere(phase, rules)) return Number.POSITIVE_INFINITY;
   const bounds = liveExits(phase, rules)
-    .filter((exit) => exit.guard === 'phaseSteps' && exit.to !== phase && typeof exit.min === 'number')
+    .filter(
+      (exit) =>
+        exit.guard === 'phaseSteps' &&
+        exit.to !== phase &&
+        // Stryker disable next-line ConditionalExpression: the rules check rejects a phaseSteps exit without a numeric min before a machine is built
+        typeof exit.min === 'number',
+    )
     .map((exit) => exit.min as number);
-  if (bounds.length === 0 || phase !== firstPhase(rules)) return Number.POSITIVE_INFINITY;
-  const entered = PHASES.some((other) => other !== phase && rules.phases[other].enabled && liveExits(other, rules).some((exit) => exit.to === phase));
-  return entered ? Number.POSITIVE_INFINITY : Math.min(...bounds);
+  // No bound: Math.min() of nothing is Infinity.
+  return Math.min(...bounds);
 }
 
 /** Whether a stall can end the run in this phase: stall.onPersist is `end`, a rule can fire, and the phase lasts long enough to outlast the nudges. */

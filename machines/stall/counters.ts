@@ -1,13 +1,23 @@
 import { shortHash } from '../../lib/short-hash.js';
 import { stableStringify } from '../../lib/stable-json.js';
-import { type ProgressKind, STALL_RULE_NAMES, STALL_RULES, type StallRuleName } from '../../rules/stall-rules.js';
+import { isStallRuleName, type ProgressKind, STALL_RULE_NAMES, STALL_RULES, type StallRuleName } from '../../rules/stall-rules.js';
 import type { StallCounter, StallState, ToolCallResult } from '../types.js';
-import { fingerprint, initialProgressMemory, progressOf, type ResultClass } from './progress.js';
+import { fingerprint, initialProgressMemory, isAppliedEdit, progressOf, type ResultClass } from './progress.js';
 
 export function initialStall(): StallState {
   const counters: Record<string, StallCounter> = {};
   for (const name of STALL_RULE_NAMES) counters[name] = { count: 0, peak: 0, firings: 0 };
-  return { counters, lastActions: [], lastOutcome: null, lastFailedAction: null, thrashFile: null, memory: initialProgressMemory(), progress: [], fired: null };
+  return {
+    counters,
+    lastActions: [],
+    lastOutcome: null,
+    lastFailedAction: null,
+    thrashFile: null,
+    memory: initialProgressMemory(),
+    // Stryker disable next-line ArrayDeclaration: foldReply empties it on the first reply, before any tool result is folded
+    progress: [],
+    fired: null,
+  };
 }
 
 /** An action failed: an error result, a rejected edit, a blocked or failing command. */
@@ -39,22 +49,24 @@ export function foldStall(stall: StallState, result: ToolCallResult, classified:
   };
   const get = (name: StallRuleName) => counters[name]?.count ?? 0;
   const anything = kinds.length > 0;
-  // Progress first: it ends the stall episode and starts the counts it resets over; this result then counts afresh.
-  for (const name of STALL_RULE_NAMES) {
-    const rule: { resetBy: readonly ProgressKind[] } = STALL_RULES[name];
-    const counter = counters[name];
-    if (!counter || !anything) continue;
-    const reset = rule.resetBy.some((kind) => kinds.includes(kind));
+  // Progress first: it ends every rule's stall episode (a rule of one's own too: its nudges start over) and starts
+  // the counts it resets over; this result then counts afresh.
+  for (const [name, counter] of Object.entries(counters)) {
+    if (!anything) break;
+    // Stryker disable next-line ArrayDeclaration: a rule of one's own only counts its nudges (its count stays 0), so no progress kind has a count to start over
+    const resetBy: readonly ProgressKind[] = isStallRuleName(name) ? STALL_RULES[name].resetBy : [];
+    const reset = resetBy.some((kind) => kinds.includes(kind));
     counters[name] = { ...counter, firings: 0, ...(reset ? { count: 0, peak: 0 } : {}) };
   }
   set('repeatedAction', action === previous && outcome === stall.lastOutcome ? get('repeatedAction') + 1 : 1);
   const failed = isFailure(result);
-  set('repeatedFailure', !failed ? 0 : action === stall.lastFailedAction && !kinds.includes('newInfo') ? get('repeatedFailure') + 1 : 1);
+  // Something new in the output has already started the count over above (resetBy), so only the action decides here.
+  set('repeatedFailure', !failed ? 0 : action === stall.lastFailedAction ? get('repeatedFailure') + 1 : 1);
   const alternating = action === beforePrevious && action !== previous && !anything;
   set('alternation', alternating ? Math.max(get('alternation'), 2) + 1 : action !== previous && previous !== undefined ? 2 : 1);
   const effect = result.outcome.effect;
   let thrashFile = stall.thrashFile;
-  if (effect.kind === 'edit' && effect.applied && !kinds.includes('newFileState')) {
+  if (isAppliedEdit(effect) && !kinds.includes('newFileState')) {
     set('editThrash', get('editThrash') + 1);
     thrashFile = effect.path;
   }
@@ -65,6 +77,7 @@ export function foldStall(stall: StallState, result: ToolCallResult, classified:
     counters,
     memory,
     thrashFile,
+    // Stryker disable next-line StringLiteral: an action is a short hash, so no placeholder for 'none' ever equals one
     lastActions: [action, previous ?? ''],
     lastOutcome: outcome,
     lastFailedAction: failed ? action : null,

@@ -199,6 +199,9 @@ describe('budget arithmetic (machines/budgets.ts)', async () => {
     expect(budgets.completionAllowance(atCap, { maxCompletionTokens: 4096, maxCostUsd: 0.5 }, free)).toBe(4096);
     // Never negative.
     expect(budgets.completionAllowance(context, { maxCompletionTokens: 4096, maxTokens: 1000 }, free)).toBe(0);
+    // Free output with a prompt that costs exactly what is left of the cap: the call may still be made, at full length.
+    const exact = { usage: noUsage, viewTokens: 1000 };
+    expect(budgets.completionAllowance(exact, { maxCompletionTokens: 4096, maxCostUsd: 1 }, { input: 1000, cachedInput: 0, output: 0 })).toBe(4096);
   });
 
   it("a window the provider taught is smaller than the rules' one bounds the allowance; an empty view is not bounded by the window", () => {

@@ -135,3 +135,21 @@ describe("the stall review's words (machines/stall/review.ts)", () => {
     expect(reminderUpdate({ ...base, notices: ['first'] }, { message: 'Use a tool.' }).context?.notices).toEqual(['first', 'Use a tool.']);
   });
 });
+
+describe('which results change the facts', () => {
+  it('with commandsCountAsEdits only a command counts as an edit: a read, a search or a failed tool call does not', () => {
+    const shell = rulesSchema.parse({ tools: { enabled: ['run', 'read_file', 'finish'] }, verification: { commandsCountAsEdits: true } });
+    const { facts, turn } = fold(
+      [read('a.py'), { name: 'grep', args: {}, outcome: { content: 'x', ok: true, effect: { kind: 'search', pattern: 'x' } } }],
+      shell,
+    );
+    expect(facts.lastEditSeq).toBe(-1);
+    expect(turn.edited).toBe(false);
+  });
+
+  it('a check that has never run starts its passes from zero', () => {
+    const linted = rulesSchema.parse({ verification: { checks: [{ name: 'lint', command: 'npm run lint' }] } });
+    expect(fold([ran('npm run lint', 0)], linted).facts.checks.lint).toEqual({ passesSinceEdit: 1, lastRunSeq: 1, lastPassed: true });
+    expect(fold([ran('npm run lint', 1)], linted).facts.checks.lint).toEqual({ passesSinceEdit: 0, lastRunSeq: 1, lastPassed: false });
+  });
+});

@@ -305,3 +305,41 @@ describe('what a refusal says, and what counts as a verification run', async () 
     expect(verification.verificationOf(defaultRules()).checks[0]).not.toHaveProperty('passPattern');
   });
 });
+
+describe('refused finishes are actions like any other', async () => {
+  const { acceptanceUpdate } = await import('../../machines/gate.js');
+  const verification = await import('../../machines/verification.js');
+  const blank = probeHarness(machine, rules).context;
+
+  /** One turn whose only call is a finish the gate refuses; returns the stall notes. */
+  const refuse = (probe: ReturnType<typeof probeHarness>) => {
+    if (probe.state.endsWith('compact')) probe.contextReady();
+    probe.reply({ calls: [{ name: 'finish', args: { summary: 'done' } }] });
+    return probe.tools([], { summary: 'done' }).notes.filter((note) => note.kind === 'stall');
+  };
+
+  it('a model that keeps calling finish while the gate refuses is repeating itself: the third refusal is nudged', () => {
+    const probe = atThink('build');
+    expect([refuse(probe), refuse(probe), refuse(probe)].map((notes) => notes.map((note) => note.rule))).toEqual([[], [], ['repeatedAction']]);
+    expect(probe.context.facts).toMatchObject({ gateRefusals: 3, seq: 3 });
+  });
+
+  it('a refusal is a failure: with only repeatedFailure live, the third refusal in a row is nudged by it', () => {
+    const failures = rulesSchema.parse({ stall: { rules: [{ guard: 'repeatedFailure', limit: 3 }] } });
+    const probe = probeHarness(createHarnessMachine(failures), failures, { at: 'build.think' });
+    expect([refuse(probe), refuse(probe), refuse(probe)].map((notes) => notes.map((note) => note.rule))).toEqual([[], [], ['repeatedFailure']]);
+  });
+
+  it('accepting with no call left at the cursor closes nothing and takes no summary', () => {
+    const update = acceptanceUpdate({ ...blank, calls: [], cursor: 0 }, { gate: false });
+    expect(update.append).toEqual([]);
+    expect(update.context?.summary).toBe('');
+  });
+
+  it('only a leading `cd <dir> &&` and a trailing `2>&1` are stripped; an empty check command is no command, not even an empty one', () => {
+    expect(verification.isExactTestCommand('npm cd x && test', 'npm test')).toBe(false);
+    expect(verification.isExactTestCommand('npm 2>&1 test', 'npm test')).toBe(false);
+    expect(verification.isExactTestCommand(' ', '  ')).toBe(false);
+    expect(verification.isExactTestCommand('', '')).toBe(false);
+  });
+});

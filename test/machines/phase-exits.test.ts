@@ -235,3 +235,83 @@ describe('which exits and stall rules can fire in a phase (machines/phase-exits.
     expect(exits.stallCanEnd('build', parse({ stall: { enabled: false } }))).toBe(false);
   });
 });
+
+describe('which phases lead into which', async () => {
+  const exits = await import('../../machines/phase-exits.js');
+  const parse = (input: Record<string, unknown>) => rulesSchema.parse(input);
+
+  it('an exit into a disabled phase is no live exit', () => {
+    expect(exits.liveExits('verify', parse({ phases: { fix: { enabled: false } } })).map((exit) => exit.to)).toEqual(['build']);
+  });
+
+  it('a phase settles only when an enabled phase has a settle exit into it, whatever its other exits do', () => {
+    // build's exits settle into verify, and nothing settles into build.
+    expect(exits.settles('build', defaultRules())).toBe(false);
+    // Only plan settles into verify (on finishRefused), beside exits that do not.
+    const onlyPlan = parse({
+      phases: { build: { exits: [{ guard: 'testRun', to: 'verify' }] }, fix: { exits: [{ guard: 'testedAfterEdit', to: 'verify' }] } },
+    });
+    expect(exits.settles('verify', onlyPlan)).toBe(true);
+    // A disabled phase asking to settle into fix does not count.
+    const fromDisabled = parse({
+      phases: { plan: { enabled: false, exits: [{ guard: 'always', to: 'fix', settle: true }] }, fix: { exits: [{ guard: 'testRun', to: 'verify' }] } },
+    });
+    expect(exits.settles('fix', fromDisabled)).toBe(false);
+    expect(
+      exits.settles(
+        'fix',
+        parse({ phases: { plan: { exits: [{ guard: 'always', to: 'fix', settle: true }] }, fix: { exits: [{ guard: 'testRun', to: 'verify' }] } } }),
+      ),
+    ).toBe(true);
+  });
+
+  it('a phase is entered from elsewhere by an enabled other phase with any exit into it; its own exits and disabled phases do not count', () => {
+    // plan may run commands itself, though nothing leads into it.
+    expect(exits.enteredFromElsewhere('plan', defaultRules())).toBe(false);
+    expect(exits.testsCanPassBy('plan', defaultRules())).toBe(true);
+    const strictPlan = { tools: ['read_file', 'update_todo'] };
+    const selfExit = parse({ phases: { plan: { ...strictPlan, exits: [{ guard: 'todoWritten', to: 'plan' }] } } });
+    expect(exits.enteredFromElsewhere('plan', selfExit)).toBe(false);
+    expect(exits.testsCanPassBy('plan', selfExit)).toBe(false);
+    const fromDisabled = parse({ phases: { plan: strictPlan, verify: { enabled: false, exits: [{ guard: 'testFailed', to: 'plan' }] } } });
+    expect(exits.enteredFromElsewhere('plan', fromDisabled)).toBe(false);
+    expect(exits.testsCanPassBy('plan', fromDisabled)).toBe(false);
+    const oneOfTwo = parse({
+      phases: {
+        plan: strictPlan,
+        verify: {
+          exits: [
+            { guard: 'testFailed', to: 'plan' },
+            { guard: 'editedSinceTest', to: 'build' },
+          ],
+        },
+      },
+    });
+    expect(exits.enteredFromElsewhere('plan', oneOfTwo)).toBe(true);
+    expect(exits.testsCanPassBy('plan', oneOfTwo)).toBe(true);
+  });
+
+  it('only the first phase is capped, by its exits on phaseSteps to another phase, and not when it is entered again', () => {
+    expect(exits.stepCap('plan', parse({ phases: { plan: { exits: [{ guard: 'phaseSteps', min: 2, to: 'plan' }] } } }))).toBe(Number.POSITIVE_INFINITY);
+    expect(exits.stepCap('plan', parse({ phases: { plan: { exits: [{ guard: 'phaseTestRuns', min: 2, to: 'build' }] } } }))).toBe(Number.POSITIVE_INFINITY);
+    // fix is no first phase even when nothing leads into it.
+    const fixAlone = parse({ phases: { fix: { maxSteps: 2 }, verify: { exits: [{ guard: 'editedSinceTest', to: 'build' }] } } });
+    expect(exits.stepCap('fix', fixAlone)).toBe(Number.POSITIVE_INFINITY);
+    expect(exits.stepCap('plan', parse({ phases: { plan: { maxSteps: 2, exits: [{ guard: 'todoWritten', to: 'plan' }] } } }))).toBe(2);
+    const twoWays = parse({
+      phases: {
+        plan: { maxSteps: 2 },
+        verify: {
+          exits: [
+            { guard: 'testFailed', to: 'plan' },
+            { guard: 'editedSinceTest', to: 'build' },
+          ],
+        },
+      },
+    });
+    expect(exits.stepCap('plan', twoWays)).toBe(Number.POSITIVE_INFINITY);
+    expect(exits.stepCap('plan', parse({ phases: { plan: { maxSteps: 2 }, verify: { enabled: false, exits: [{ guard: 'testFailed', to: 'plan' }] } } }))).toBe(
+      2,
+    );
+  });
+});

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { fingerprint, initialProgressMemory, isTestChange, isTodoChange, progressOf, testSignature } from '../../machines/stall/progress.js';
+import type { ToolEffect } from '../../lib/tool-effect.js';
+import { fingerprint, initialProgressMemory, isAppliedEdit, isTestChange, isTodoChange, progressOf, testSignature } from '../../machines/stall/progress.js';
 import { edited, ran, read, todo } from '../../testing/index.js';
 
 const result = (spec: ReturnType<typeof read>) => ({ id: 'c', name: spec.name, args: spec.args, outcome: spec.outcome, ms: 1 });
@@ -221,5 +222,111 @@ describe("volatile parts, failing sets and the memory's bounds", async () => {
     expect(isFailure(outcome({ ...command, timedOut: true }))).toBe(true);
     expect(isFailure(outcome({ ...command, blocked: true }))).toBe(true);
     expect(isFailure(outcome({ kind: 'read', path: 'a' }))).toBe(false);
+  });
+});
+
+describe('reading runner output: padding, numbering and forms', () => {
+  const failing = (output: string) => testSignature(1, output, false).failing;
+  const failures = (output: string) => testSignature(1, output, false).failures;
+
+  it('a name is found however the runner pads, indents or numbers its line: each of these fails the one test "adds"', () => {
+    const adds = failing('✗ adds');
+    for (const line of [
+      'FAILED  adds',
+      'FAIL:  adds',
+      'FAIL\tadds',
+      'not ok 12 - adds',
+      'not ok 1 adds',
+      'not ok 1  - adds',
+      'not ok 1 -adds',
+      '    not ok 3 - adds',
+      '--- FAIL:adds (0.00s)',
+      '✗   adds',
+      '✗ adds   ',
+      'ERROR adds',
+      'ERROR:  adds',
+    ]) {
+      expect(failing(`${line}\nnoise ${line.length}`), line).toBe(adds);
+    }
+  });
+
+  it('the name is what decides, not the message on the same line, and the whole name, not its first letter', () => {
+    expect(failing('FAILED tests/a.py::x - assert 1 == 2')).toBe(failing('FAILED tests/a.py::x - assert 1 == 3'));
+    expect(failing('✗ adds numbers')).not.toBe(failing('✗ averages numbers'));
+    // Names are kept apart in the set: {ab, c} is not {a, bc}.
+    expect(failing('FAILED ab\nFAILED c')).not.toBe(failing('FAILED a\nFAILED bc'));
+  });
+
+  it('a runner word in the middle of a line names no failing test', () => {
+    expect(failing('FAILED t::x\nretrying after FAILED y')).toBe(failing('FAILED t::x\nretrying after FAILED z'));
+  });
+
+  it('reads counts of any size and in the singular, with any spacing', () => {
+    expect(failures('12 failed, 3 passed')).toBe(12);
+    expect(failures('1  failed')).toBe(1);
+    expect(failures('1 failure')).toBe(1);
+    expect(failures('1 error')).toBe(1);
+    expect(failures('FAILED (failures=12)')).toBe(12);
+    expect(failures('#fail 3')).toBe(3);
+    expect(failures('# fail  3')).toBe(3);
+    expect(failures('# fail 12')).toBe(12);
+  });
+
+  it('volatile parts are ignored in full: zone offsets, fractions of a second, camelCase timing keys', () => {
+    expect(fingerprint('at 2026-12-01T10:00:01+05:30 ok')).toBe(fingerprint('at 2026-12-01T11:00:01+05:45 ok'));
+    expect(fingerprint('took 10:00:01.25')).toBe(fingerprint('took 9:59:59.125'));
+    expect(fingerprint('{"durationMs": 12}')).toBe(fingerprint('{"durationMs": 40}'));
+    expect(fingerprint('elapsedMs=3')).toBe(fingerprint('elapsedMs=41'));
+  });
+
+  it('a volatile part stands as a placeholder: an output that had a timing differs from one where it is missing', () => {
+    expect(fingerprint('ok (12ms)')).not.toBe(fingerprint('ok ()'));
+  });
+});
+
+describe('the memory of what was seen', () => {
+  it('holds exactly MAX_SEEN observations: the oldest is forgotten only at the next one', async () => {
+    const { MAX_SEEN } = await import('../../machines/stall/progress.js');
+    let memory = initialProgressMemory();
+    const seen = (index: number) => read('a.py', `content ${'x'.repeat(index % 7)} #${index}`);
+    for (let index = 0; index < MAX_SEEN; index++) memory = progressOf(result(seen(index)), memory, {}).memory;
+    expect(progressOf(result(seen(0)), memory, {}).kinds).not.toContain('newInfo');
+    memory = progressOf(result(seen(MAX_SEEN)), memory, {}).memory;
+    expect(progressOf(result(seen(1)), memory, {}).kinds).not.toContain('newInfo');
+    expect(progressOf(result(seen(0)), memory, {}).kinds).toContain('newInfo');
+  });
+
+  it('an edit without content hashes is a new file state every time, the same file again too', () => {
+    let memory = initialProgressMemory();
+    for (let index = 0; index < 3; index++) {
+      const next = progressOf(result(edited('a.py')), memory, {});
+      expect(next.kinds).toContain('newFileState');
+      memory = next.memory;
+    }
+  });
+
+  it('an edit that creates a file (no earlier version) remembers only the version it wrote', () => {
+    const created = edited('new.py', { before: 'x', after: 'v1' });
+    const effect = { kind: 'edit' as const, path: 'new.py', applied: true, after: 'v1' };
+    const next = progressOf(result({ ...created, outcome: { ...created.outcome, effect } }), initialProgressMemory(), {});
+    expect(next.kinds).toContain('newFileState');
+    expect(next.memory.files['new.py']).toEqual(['v1']);
+  });
+});
+
+describe('an applied edit', () => {
+  it('is an edit the guard let through, and nothing else is (a boolean either way)', () => {
+    expect(isAppliedEdit({ kind: 'edit', path: 'a.py', applied: true })).toBe(true);
+    expect(isAppliedEdit({ kind: 'edit', path: 'a.py', applied: false })).toBe(false);
+    const others: ToolEffect[] = [
+      { kind: 'read', path: 'a.py' },
+      { kind: 'search', pattern: 'x' },
+      { kind: 'command', command: 'ls', exitCode: 0, timedOut: false, blocked: false },
+      { kind: 'todo', items: [] },
+      { kind: 'none' },
+    ];
+    for (const effect of others) {
+      expect(isAppliedEdit(effect), effect.kind).toBe(false);
+    }
   });
 });

@@ -8,6 +8,7 @@ import {
   type ResultSpec,
   ran,
   read,
+  rejectedEdit,
   rulesSchema,
   searched,
   todo,
@@ -323,5 +324,136 @@ describe('one stall, one message', () => {
     expect(nudgeIn('plan')).toBe(
       'The same action produced the same result 3 times. Do something different: read something you have not seen, change a file, or run the tests.',
     );
+  });
+});
+
+describe('what makes two results the same action', () => {
+  it('looks like repeatedAction but is not: three different files with the same content (empty __init__.py files)', () => {
+    const probe = start();
+    expect(turns(probe, [read('a/__init__.py', ''), read('b/__init__.py', ''), read('c/__init__.py', ''), read('d/__init__.py', '')])).toEqual([]);
+  });
+
+  it('looks like repeatedFailure but is not: edits to different files, each rejected with the same message', () => {
+    const probe = start();
+    expect(
+      turns(
+        probe,
+        ['a.py', 'b.py', 'c.py', 'd.py'].map((path) => rejectedEdit(path)),
+      ),
+    ).toEqual([]);
+  });
+
+  it('the same edit rejected again and again with the same message is a loop', () => {
+    const probe = start();
+    expect(
+      rulesOf(
+        turns(
+          probe,
+          times(3, () => rejectedEdit('a.py')),
+        ),
+      ),
+    ).toEqual(['repeatedAction']);
+  });
+
+  it('looks like editThrash but is not: an edit the guard keeps rejecting with a new error each time changes no file', () => {
+    const probe = start();
+    expect(
+      turns(
+        probe,
+        times(6, (index) => rejectedEdit('a.py', `SyntaxError at line ${index + 1}`)),
+      ),
+    ).toEqual([]);
+  });
+});
+
+describe('alternation counts from two different actions in a row', () => {
+  const limited = (limit: number) => {
+    const strict = rulesSchema.parse({ budgets: { maxSteps: 200 }, stall: { rules: [{ guard: 'alternation', limit }] } });
+    return probeHarness(createHarnessMachine(strict), strict, { at: 'build.think' });
+  };
+  // Different files with the same content: after the first, nothing is new.
+  const a = () => read('a.py', 'same');
+  const b = () => read('b.py', 'same');
+  const c = () => read('c.py', 'same');
+
+  it('at a limit of 2, one action and then another is nudged', () => {
+    expect(rulesOf(turns(limited(2), [a(), b()]))).toEqual(['alternation']);
+  });
+
+  it('at a limit of 2, the first action of a run, or the same action twice, is not', () => {
+    expect(turns(limited(2), [a()])).toEqual([]);
+    expect(turns(limited(2), [a(), a()])).toEqual([]);
+  });
+
+  it('at a limit of 3, A-B-A is nudged on its third action; A-B-C is no alternation', () => {
+    expect(rulesOf(turns(limited(3), [a(), b(), a()]))).toEqual(['alternation']);
+    expect(turns(limited(3), [a(), b(), c(), a(), b(), c()])).toEqual([]);
+  });
+});
+
+describe("one rule's nudge and the other rules' counts", () => {
+  it("a nudge starts over only the rules that saw the same turn at their limit: reading on after another rule's nudge still adds up", () => {
+    const probe = start();
+    const reads = (prefix: string, count: number) => times(count, (index) => read(`${prefix}${index}.py`, `${prefix} ${index}`));
+    const notes = turns(probe, [...reads('f', 5), ...times(3, () => ran('make', 2, 'error: x')), ...reads('g', 3)]);
+    expect(rulesOf(notes)).toEqual(['repeatedAction', 'readLoop']);
+    expect(notes[1]).toMatchObject({ count: 8 });
+  });
+});
+
+describe('a stall rule of its own (a guard registered from code)', () => {
+  // Holds on every turn whose test run failed.
+  const custom = rulesSchema.parse({ budgets: { maxSteps: 200 }, stall: { rules: [{ guard: 'redRun', limit: 2 }] } });
+  const customMachine = createHarnessMachine(custom, { guards: { redRun: (view) => view.turn.testRan && view.turn.testPassed === false } });
+  const begin = () => probeHarness(customMachine, custom, { at: 'build.think' });
+
+  it('is nudged with its limit as the count, its nudges counted, and ends the run when it holds again after them', () => {
+    const probe = begin();
+    const notes = turns(
+      probe,
+      times(5, () => ran('npm test', 1, 'FAILED tests/test_a.py::test_x')),
+    );
+    expect(notes.map((note) => [note.rule, note.count, note.firings])).toEqual([
+      ['redRun', 2, 1],
+      ['redRun', 2, 2],
+      ['redRun', 2, 3],
+    ]);
+    expect(notes[0]!.message).toBe('Stall detected (redRun). Do something different.');
+    expect(probe.state).toBe('stalled');
+    expect(probe.context.reason).toBe('redRun: redRun held (2), still after 3 nudges with nothing new in between.');
+  });
+
+  it('looks like one but is not: failing runs that each fail another test are progress, so its nudges start over and the run goes on', () => {
+    const probe = begin();
+    const notes = turns(
+      probe,
+      times(8, (index) => ran('npm test', 1, `FAILED tests/test_a.py::test_${index}`)),
+    );
+    expect(notes.map((note) => note.firings)).toEqual(times(8, () => 1));
+    expect(probe.state).toMatch(/^(build|fix|verify)\./);
+  });
+});
+
+describe('what a nudge says it saw', () => {
+  it('the count is how far the pattern ran in the turn, past the limit when the turn went further', () => {
+    const probe = start();
+    const [note] = stallNotes(
+      turn(
+        probe,
+        times(4, () => ran('make', 2, 'error: x')),
+      ).notes,
+    );
+    expect(note).toMatchObject({ rule: 'repeatedAction', limit: 3, count: 4 });
+    expect(note!.message).toMatch(/^The same action produced the same result 4 times\./);
+  });
+
+  it('{path} in the words of a rule that names no file reads "the same file"', () => {
+    const worded = rulesSchema.parse({ phases: { build: { nudges: { repeatedAction: 'You keep running the same thing on {path}.' } } } });
+    const probe = probeHarness(createHarnessMachine(worded), worded, { at: 'build.think' });
+    const notes = turns(
+      probe,
+      times(3, () => ran('make', 2, 'error')),
+    );
+    expect(notes[0]!.message).toBe('You keep running the same thing on the same file.');
   });
 });

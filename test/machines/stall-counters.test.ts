@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import { foldReply, foldStall, initialStall, noteFiring } from '../../machines/stall/counters.js';
+import { createHarnessMachine, edited, probeHarness, type ResultSpec, ran, read, rulesSchema } from '../../testing/index.js';
+
+const asResult = (spec: ResultSpec) => ({ id: 'c', name: spec.name, args: spec.args ?? {}, outcome: spec.outcome, ms: 1 });
+const counter = (count: number, firings = 0) => ({ count, peak: count, firings });
+
+describe("the stall counters' bookkeeping (machines/stall/counters.ts)", () => {
+  it('a counter missing from the state (a snapshot saved before the rule existed) starts from zero', () => {
+    const empty = { ...initialStall(), counters: {} };
+    const folded = foldStall(empty, asResult(read('a.py', 'x')), {});
+    expect(folded.counters.readLoop).toEqual(counter(1));
+    expect(folded.counters.repeatedAction).toEqual(counter(1));
+    expect(foldReply(empty, false).counters.noToolCalls).toEqual(counter(1));
+    expect(noteFiring(empty, 'repeatedAction', { repeatedAction: 3 }).counters.repeatedAction).toEqual(counter(0, 1));
+  });
+
+  it('a nudge starts over the rules at their limit on the same turn, keeping their nudges; the others keep counting', () => {
+    const stall = {
+      ...initialStall(),
+      counters: { ...initialStall().counters, repeatedAction: counter(3), repeatedFailure: counter(2, 1), readLoop: counter(5) },
+    };
+    const after = noteFiring(stall, 'repeatedAction', { repeatedAction: 3, repeatedFailure: 2, readLoop: 8 });
+    expect(after.counters.repeatedAction).toEqual(counter(0, 1));
+    expect(after.counters.repeatedFailure).toEqual(counter(0, 1));
+    expect(after.counters.readLoop).toEqual(counter(5));
+    expect(after.fired).toBe('repeatedAction');
+  });
+});
+
+describe("the turn's progress, as the state records it", () => {
+  it('lists what each result of the turn made new, in order, and starts empty on the next turn', () => {
+    const rules = rulesSchema.parse({});
+    const probe = probeHarness(createHarnessMachine(rules), rules, { at: 'build.think' });
+    probe.reply({
+      calls: [
+        { name: 'read_file', args: { path: 'a.py' } },
+        { name: 'edit_file', args: { path: 'a.py' } },
+        { name: 'run', args: { command: 'npm test' } },
+      ],
+    });
+    const step = probe.tools([read('a.py', 'v0'), edited('a.py', { before: 'v0', after: 'v1' }), ran('npm test', 1, 'FAILED t::x')]);
+    expect(step.context.stall.progress).toEqual(['newInfo', 'newInfo', 'newFileState', 'newInfo', 'testChange']);
+    if (probe.state.endsWith('compact')) probe.contextReady();
+    expect(probe.reply({ content: 'thinking' }).context.stall.progress).toEqual([]);
+  });
+});
