@@ -155,16 +155,13 @@ describe('resolveInWorkspace and the sandbox policy', () => {
   });
 
   it('refuses credential paths when the workspace holds the home directory', () => {
+    // The home directory is passed in, as the sandbox takes it: HOME set in a worker thread does not reach os.homedir().
     const home = makeTempDir();
     writeFiles(home, { '.ssh/id_ed25519': 'key', '.aws/credentials': 'x', 'notes.txt': 'fine' });
-    const saved = process.env.HOME;
-    process.env.HOME = home;
-    try {
-      expect(() => resolveInWorkspace(home, '.ssh/id_ed25519')).toThrow(/a credential path/);
-      expect(() => resolveInWorkspace(home, '.aws')).toThrow(HiddenPathError);
-      expect(resolveInWorkspace(home, 'notes.txt')).toBe(path.join(home, 'notes.txt'));
-    } finally {
-      process.env.HOME = saved;
-    }
+    expect(() => resolveInWorkspace(home, '.ssh/id_ed25519', { home })).toThrow(/a credential path/);
+    expect(() => resolveInWorkspace(home, '.aws', { home })).toThrow(HiddenPathError);
+    expect(resolveInWorkspace(home, 'notes.txt', { home })).toBe(path.join(home, 'notes.txt'));
+    // The same files are no credentials when the workspace is not the home directory.
+    expect(resolveInWorkspace(home, '.ssh/id_ed25519', { home: makeTempDir() })).toBe(path.join(home, '.ssh/id_ed25519'));
   });
 });
