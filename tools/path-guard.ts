@@ -113,6 +113,7 @@ function resolveLinks(absolute: string, hops: number): string {
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ELOOP') throw new PathEscapeError(`too many levels of symbolic links at ${absolute}`);
+    // Stryker disable next-line ConditionalExpression: other errors (ENAMETOOLONG, EACCES) come back from the stat hiddenReason makes of the same path, so swallowing them here only changes which call throws
     if (code !== 'ENOENT' && code !== 'ENOTDIR') throw error;
   }
   const parent = path.dirname(absolute);
