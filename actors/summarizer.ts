@@ -21,7 +21,7 @@ export function createSummarizer(deps: { record: () => MessageRecord; builder: V
     const record = deps.record();
     const view = deps.builder.viewFor(record, input.contextState);
     // The manager decided what to fold; a state saved before it did (an older run resumed) is worked out here.
-    const range = input.contextState.fold ?? summaryRange(record, input.contextState, view, deps.windowTokens);
+    const range = input.contextState.fold ?? summaryRange(record, input.contextState, { view, windowTokens: deps.windowTokens, lowWater: 1 });
     if (!range) throw new ReinError('nothing to summarize: the view is all head and tail');
     const folded = view.messages.filter((_, position) => {
       const source = view.sources[position]!;

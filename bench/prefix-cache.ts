@@ -173,7 +173,8 @@ export function stagedRequests(record: ChatMessage[], rules: StagedRules, shape:
     record,
     shape,
     (slice, state, builder) => manageContextStaged(slice, state, rules, builder, { force: false, overheadTokens: 0 }),
-    (slice, decision, builder) => summaryRange(slice, decision.state, builder.viewFor(slice, decision.state), rules.windowTokens)!,
+    (slice, decision, builder) =>
+      summaryRange(slice, decision.state, { view: builder.viewFor(slice, decision.state), windowTokens: rules.windowTokens, lowWater: 1 })!,
   );
 }
 

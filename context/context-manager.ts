@@ -73,6 +73,7 @@ export function manageContext(
   // A forced pass (the provider rejected the prompt) floors every older result, wherever it is.
   const toolIndices = toolIndicesInView(view);
   let next = state;
+  // Stryker disable next-line UnaryOperator: freezing through index 1 freezes nothing more than through -1: indices 0 and 1 are the head (system prompt, task), never results
   const caps = floorCaps(state.caps, toolIndices, rules, options.force ? -1 : state.caps.through);
   if (!sameCaps(caps, state.caps)) {
     next = { ...state, caps, version: state.version + 1, compactions: state.compactions + 1 };
@@ -81,18 +82,18 @@ export function manageContext(
   let tokens = tokensOf(view);
   // Stage 2: still above the low-water mark, so the oldest part is folded into a summary (a model call).
   const summaryExhausted = state.summaryFailures >= MAX_SUMMARY_FAILURES || !rules.summarize;
-  const fold = tokens > rules.lowWater * window && !summaryExhausted ? summaryRange(record, next, view, window, rules.lowWater) : null;
+  const fold =
+    tokens > rules.lowWater * window && !summaryExhausted ? summaryRange(record, next, { view, windowTokens: window, lowWater: rules.lowWater }) : null;
   if (fold) return { state: { ...next, fold }, view, tokens, action: 'summarize', before };
-  if (tokens > rules.hard * window) {
-    // Last resort, for a window too small to hold the newest results whole and nothing left to summarize:
-    // shorten them too, the newest last, rather than end the run.
-    for (let keep = rules.keepRecent - 1; keep >= 0 && tokens > rules.hard * window; keep--) {
-      const harder = floorCaps(next.caps, toolIndices, { ...rules, keepRecent: keep });
-      if (sameCaps(harder, next.caps)) continue;
-      next = { ...next, caps: harder, version: next.version + 1, compactions: state.compactions + 1 };
-      view = builder.viewFor(record, next);
-      tokens = tokensOf(view);
-    }
+  // Last resort, above the hard limit with nothing left to summarize (a window too small to hold the newest
+  // results whole): shorten them too, the newest last, rather than end the run.
+  // Stryker disable next-line ArithmeticOperator: stage 1 has floored every result older than the newest keepRecent, so keeping keepRecent + 1 or keepRecent gives the caps in force and the loop moves on
+  for (let keep = rules.keepRecent - 1; keep >= 0 && tokens > rules.hard * window; keep--) {
+    const harder = floorCaps(next.caps, toolIndices, { ...rules, keepRecent: keep });
+    if (sameCaps(harder, next.caps)) continue;
+    next = { ...next, caps: harder, version: next.version + 1, compactions: state.compactions + 1 };
+    view = builder.viewFor(record, next);
+    tokens = tokensOf(view);
   }
   // Overflow is judged against the rules' window: under a learnt (smaller) one the best effort is sent, and the provider decides.
   // A pass that only moved the caps past results already shorter than the floor changed nothing the model sees.
@@ -102,7 +103,6 @@ export function manageContext(
 
 /** The state with the view's size after this pass recorded (and no summary pending). */
 function settle(state: ContextState, chars: number): ContextState {
-  if (state.settled?.version === state.version && state.settled.chars === chars && state.fold === undefined) return state;
   const { fold: _done, ...rest } = state;
   return { ...rest, settled: { version: state.version, chars } };
 }
@@ -110,7 +110,8 @@ function settle(state: ContextState, chars: number): ContextState {
 function toolIndicesInView(view: View): number[] {
   const indices: number[] = [];
   view.sources.forEach((source, position) => {
-    if (source >= 0 && view.messages[position]!.role === 'tool') indices.push(source);
+    // The summary note (source -1) is a user message.
+    if (view.messages[position]!.role === 'tool') indices.push(source);
   });
   return indices;
 }
@@ -128,17 +129,31 @@ export const SUMMARY_TAIL = 8;
 /** Share of the low-water mark the messages after a summary may fill: the newest results whole, with room to grow before the next compaction. */
 export const SUMMARY_KEEP = 0.35;
 
+/** The view a summary range is judged on, to keep more than `SUMMARY_TAIL` messages when they fit. */
+export interface SummaryKeep {
+  view: View;
+  windowTokens: number;
+  /** Share of the window the view may fill after a compaction (`ContextRules.lowWater`). */
+  lowWater: number;
+}
+
 /**
  * The record range a summary should replace: the oldest messages after the
  * head (and any earlier summary), keeping verbatim the newest messages that
  * fit in `SUMMARY_KEEP` of the low-water mark (at least `SUMMARY_TAIL` of
- * them). The kept part never starts with a tool result, whose call would be
- * folded away.
+ * them; only those without `keep`). The kept part never starts with a tool
+ * result, whose call would be folded away.
+ *
+ * @example summaryRange(record, state, { view, windowTokens: 32_768, lowWater: 0.45 }) // { from: 2, through: 41 }
  */
-export function summaryRange(record: MessageRecord, state: ContextState, view?: View, windowTokens?: number, lowWater = 1): SummaryRange | null {
+export function summaryRange(record: MessageRecord, state: ContextState, keep?: SummaryKeep): SummaryRange | null {
   const from = Math.max(HEAD_LENGTH, (state.summary?.through ?? HEAD_LENGTH - 1) + 1);
   let tailStart = record.length - SUMMARY_TAIL;
-  if (view && windowTokens) tailStart = Math.min(tailStart, keptFrom(view, windowTokens * state.charsPerToken * lowWater * SUMMARY_KEEP, from));
+  if (keep) {
+    const budget = keep.windowTokens * state.charsPerToken * keep.lowWater * SUMMARY_KEEP;
+    tailStart = Math.min(tailStart, keptFrom(keep.view, budget, from));
+  }
+  // Stryker disable next-line EqualityOperator: stepping below from changes nothing, as the next line returns null for any tailStart <= from
   while (tailStart > from && record.at(tailStart)!.role === 'tool') tailStart--;
   if (tailStart <= from) return null;
   return { from, through: tailStart - 1 };
@@ -148,8 +163,10 @@ export function summaryRange(record: MessageRecord, state: ContextState, view?: 
 function keptFrom(view: View, budget: number, from: number): number {
   let used = 0;
   let earliest = Number.POSITIVE_INFINITY;
+  // Stryker disable next-line EqualityOperator: position 0 is the system prompt, whose source 0 is below from (HEAD_LENGTH at least), so the loop has stopped before it
   for (let position = view.messages.length - 1; position >= 0; position--) {
     const source = view.sources[position]!;
+    // Stryker disable next-line ConditionalExpression: reaching a source below from means every message from `from` on fits; earliest is then at most from, and summaryRange returns null either way
     if (source < from) break;
     used += messageChars(view.messages[position]!);
     if (used > budget) break;

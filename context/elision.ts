@@ -12,6 +12,7 @@ export interface CapSteps {
   through: number;
 }
 
+// Stryker disable next-line UnaryOperator: through is only compared with result indices, which start after the head (2 or more), so -1 and 1 both mean none capped
 export const NO_CAPS: CapSteps = { steps: [], through: -1 };
 
 /** The cap that applies to record index `index`, or null when it is shown whole. */
@@ -40,6 +41,7 @@ export interface FloorParams {
  *
  * @example floorCaps(NO_CAPS, [3, 5, 7, 9, 11, 13], { keepRecent: 4, floor: 120 }) // { steps: [[3, 120]], through: 5 }
  */
+// Stryker disable next-line UnaryOperator: frozenThrough is only compared with result indices, which start after the head (2 or more), so -1 and 1 both freeze none
 export function floorCaps(previous: CapSteps, toolIndices: readonly number[], params: FloorParams, frozenThrough = -1): CapSteps {
   const pairs: Array<[number, number]> = [];
   const older = Math.max(0, toolIndices.length - Math.max(0, params.keepRecent));

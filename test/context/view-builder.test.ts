@@ -21,12 +21,14 @@ function recordOf(count: number): ChatMessage[] {
 /** The record as the run keeps it: only the head in memory, everything else read back in slices, which are logged. */
 function onDisk(record: ChatMessage[]) {
   const reads: Array<[number, number]> = [];
+  const asked: number[] = [];
   const stored: MessageRecord = {
     get length() {
       return record.length;
     },
     at(index: number) {
       if (index >= 2) throw new Error(`message ${index} is on disk`);
+      asked.push(index);
       return record[index];
     },
     slice(start: number, end: number) {
@@ -34,7 +36,7 @@ function onDisk(record: ChatMessage[]) {
       return record.slice(start, end);
     },
   };
-  return { stored, reads };
+  return { stored, reads, asked };
 }
 
 const fresh = (record: MessageRecord, state: ContextState) => new ViewBuilder().viewFor(record, state);
@@ -76,12 +78,13 @@ describe('the view builder (context/view-builder.ts)', () => {
     const builder = new ViewBuilder();
     const state = initialContextState(4);
     builder.viewFor(record, state);
-    const { stored, reads } = onDisk(record);
+    const { stored, reads, asked } = onDisk(record);
     const summarized: ContextState = { ...state, summary: { text: 'first part', through: 7 }, version: 1 };
     const view = builder.viewFor(stored, summarized);
     expect(view.messages).toEqual(fresh(record, summarized).messages);
     expect(view.sources).toEqual([0, 1, -1, 8, 9, 10, 11, 12, 13]);
-    expect(reads).toEqual([]);
+    // Not even the head is asked for again.
+    expect([reads, asked]).toEqual([[], []]);
   });
 
   it('after a summary, a change of caps reads back only from the first result whose cap changed, and matches a view built from scratch', () => {
@@ -107,6 +110,8 @@ describe('the view builder (context/view-builder.ts)', () => {
     const firstMessages = [...first.messages];
     record.push({ role: 'user', content: 'more' });
     const next = builder.viewFor(record, state);
+    // Appended in place: a step costs the new messages only, not a copy of the view.
+    expect(next).toBe(first);
     expect(next.messages.slice(0, firstMessages.length)).toEqual(firstMessages);
     expect(next.messages.at(-1)).toEqual({ role: 'user', content: 'more' });
     expect(next.sources.at(-1)).toBe(record.length - 1);

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { MissingFileError } from '../../lib/errors.js';
+import { HiddenPathError, MissingFileError } from '../../lib/errors.js';
 import { shortHash } from '../../lib/short-hash.js';
 import { editFileTool } from '../../tools/edit-file.js';
 import { checkSyntax, createSyntaxChecker } from '../../tools/syntax-check.js';
@@ -196,6 +196,16 @@ describe('edit_file recovery for a resumed run', () => {
     const recovered = await editFileTool.recover!(args, makeContext(root));
     expect(recovered).toEqual(first);
     expect(fs.readFileSync(path.join(root, 'a.js'), 'utf8')).toBe('const a = 1;\nconst b = 3;\n');
+  });
+
+  it('refuses a file the sandbox hides, as the edit itself does, instead of reading it', async () => {
+    const root = makeTempDir();
+    writeFiles(root, { '.env': 'TOKEN=new\n' });
+    const args = { path: '.env', old: 'TOKEN=old', new: 'TOKEN=new' };
+    await expect(editFileTool.execute(args, makeContext(root))).rejects.toThrow(HiddenPathError);
+    await expect(editFileTool.recover!(args, makeContext(root))).rejects.toThrow(HiddenPathError);
+    // Named in permissions.readable, it is the project's own again.
+    expect(await editFileTool.recover!(args, makeContext(root, { policy: { readable: ['.env'] } }))).toMatchObject({ ok: true });
   });
 
   it('leaves ambiguous cases to a real attempt', async () => {

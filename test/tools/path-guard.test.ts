@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { HiddenPathError, PathEscapeError } from '../../lib/errors.js';
-import { resolveInWorkspace, resolveWritableInWorkspace, toWorkspaceRelative } from '../../tools/path-guard.js';
+import { hiddenReason, resolveInWorkspace, resolveWritableInWorkspace, toWorkspaceRelative } from '../../tools/path-guard.js';
 import { makeTempDir, writeFiles } from '../helpers/workspace.js';
 
 describe('resolveInWorkspace', () => {
@@ -67,6 +67,8 @@ describe('resolveInWorkspace', () => {
     fs.symlinkSync('loop-a', path.join(root, 'loop-b'));
     expect(() => resolveInWorkspace(root, 'loop-a/x')).toThrow(PathEscapeError);
     expect(() => resolveInWorkspace(root, 'loop-a/x')).toThrow(/^too many levels of symbolic links at /);
+    // The kernel's answer names the path the model asked for, not some link along the loop.
+    expect(() => resolveInWorkspace(root, 'loop-a/x')).toThrow(new PathEscapeError(`too many levels of symbolic links at ${path.join(root, 'loop-a/x')}`));
   });
 
   it('stops a loop the kernel never sees (dangling links it follows by hand) after 40 hops, like the kernel', () => {
@@ -102,6 +104,7 @@ describe('resolveInWorkspace', () => {
     writeFiles(root, { 'file.txt': 'x' });
     expect(resolveInWorkspace(root, 'file.txt/below')).toBe(path.join(root, 'file.txt/below'));
     expect(() => resolveInWorkspace(root, 'n'.repeat(300))).toThrow(expect.objectContaining({ code: 'ENAMETOOLONG' }));
+    expect(() => hiddenReason(root, path.join(root, 'n'.repeat(300)))).toThrow(expect.objectContaining({ code: 'ENAMETOOLONG' }));
   });
 });
 
@@ -154,17 +157,23 @@ describe('resolveInWorkspace and the sandbox policy', () => {
     expect(resolveInWorkspace(root, 'src/main.py', { hidden: ['*.pem'] })).toBe(path.join(root, 'src/main.py'));
   });
 
+  it('refuses a .env name whether or not it exists, so the answer tells nothing about the file system', () => {
+    const root = makeTempDir();
+    writeFiles(root, { 'notes.txt': 'x' });
+    for (const name of ['.env', 'app/.env.local', 'notes.txt/.env']) {
+      expect(() => resolveInWorkspace(root, name), name).toThrow(HiddenPathError);
+    }
+    expect(hiddenReason(root, path.join(root, '.env'))).toBe('.env files in the workspace are hidden unless permissions.readable names them');
+  });
+
   it('refuses credential paths when the workspace holds the home directory', () => {
+    // The home directory is passed in, as the sandbox takes it: HOME set in a worker thread does not reach os.homedir().
     const home = makeTempDir();
     writeFiles(home, { '.ssh/id_ed25519': 'key', '.aws/credentials': 'x', 'notes.txt': 'fine' });
-    const saved = process.env.HOME;
-    process.env.HOME = home;
-    try {
-      expect(() => resolveInWorkspace(home, '.ssh/id_ed25519')).toThrow(/a credential path/);
-      expect(() => resolveInWorkspace(home, '.aws')).toThrow(HiddenPathError);
-      expect(resolveInWorkspace(home, 'notes.txt')).toBe(path.join(home, 'notes.txt'));
-    } finally {
-      process.env.HOME = saved;
-    }
+    expect(() => resolveInWorkspace(home, '.ssh/id_ed25519', { home })).toThrow(/a credential path/);
+    expect(() => resolveInWorkspace(home, '.aws', { home })).toThrow(HiddenPathError);
+    expect(resolveInWorkspace(home, 'notes.txt', { home })).toBe(path.join(home, 'notes.txt'));
+    // The same files are no credentials when the workspace is not the home directory.
+    expect(resolveInWorkspace(home, '.ssh/id_ed25519', { home: makeTempDir() })).toBe(path.join(home, '.ssh/id_ed25519'));
   });
 });
