@@ -94,7 +94,7 @@ describe('reading a built machine', () => {
               { guard: 'ready', target: 'b' },
               { guard: 'ready', target: 'b' },
             ],
-            stay: { actions: 'nothing' },
+            stay: { actions: () => undefined },
           },
           always: [{ guard: { type: 'ready', params: { n: 1 } }, target: 'elsewhere' }],
         },
