@@ -52,7 +52,7 @@ describe('guards and actions registered from a rules module, in the machine', ()
 
   it('a registered action queues its notices and writes its trace line; a bad one is traced, not obeyed', () => {
     const rules = rulesWith({
-      phases: { build: { onEnter: [{ action: 'remind' }, { action: 'weird' }, { action: 'broken' }, { action: 'quiet' }] } },
+      phases: { build: { onEnter: [{ action: 'remind' }, { action: 'weird' }, { action: 'broken' }, { action: 'quiet' }, { action: 'plain' }] } },
     });
     const machine = createHarnessMachine(rules, {
       actions: {
@@ -62,6 +62,7 @@ describe('guards and actions registered from a rules module, in the machine', ()
           throw new Error('boom');
         },
         quiet: () => undefined,
+        plain: () => ({ notices: ['plain'] }),
       },
     });
     const probe = probeHarness(machine, rules, { at: 'plan.think' });
@@ -75,9 +76,13 @@ describe('guards and actions registered from a rules module, in the machine', ()
       { kind: 'rule_action', action: 'weird', step: 1, problem: 'notices must be an array of strings; ignored' },
       { kind: 'rule_action', action: 'broken', step: 1, problem: 'threw: boom' },
       { kind: 'rule_action', action: 'quiet', step: 1 },
+      { kind: 'rule_action', action: 'plain', step: 1, notices: ['plain'] },
     ]);
     // The notices go out at the start of the next turn, after the tool results.
-    expect(entered.appended.at(-1)).toEqual({ role: 'user', content: '[harness] Step 1, 0 params' });
+    expect(entered.appended.slice(-2)).toEqual([
+      { role: 'user', content: '[harness] Step 1, 0 params' },
+      { role: 'user', content: '[harness] plain' },
+    ]);
     expect(entered.context.notices).toEqual([]);
   });
 
@@ -131,6 +136,15 @@ describe('guards and actions registered from a rules module, in the machine', ()
       new UsageError('rein.config.mjs: guards.bad: expected a function (view, params) => boolean, or { test, summary?, params?, override? }'),
     );
     expect(() => createHarnessMachine(rules, { actions: { bad: 3 as never } })).toThrow('rules module: actions.bad: expected a function');
+    // Anything else is refused as clearly, never a TypeError from reading it.
+    for (const bad of [undefined, 'x', { test: 3 }, { run: 3 }]) {
+      expect(() => createHarnessMachine(rules, { guards: { bad: bad as never } }), JSON.stringify(bad)).toThrow(
+        'rules module: guards.bad: expected a function',
+      );
+      expect(() => createHarnessMachine(rules, { actions: { bad: bad as never } }), JSON.stringify(bad)).toThrow(
+        'rules module: actions.bad: expected a function',
+      );
+    }
     // A rule naming an unregistered guard fails when the machine is built, before anything runs.
     expect(() => createHarnessMachine(rulesWith({ phases: { build: { exits: [{ guard: 'mine', to: 'verify' }] } } }))).toThrow(
       'phases.build.exits[0].guard: unknown guard "mine"',

@@ -179,6 +179,17 @@ describe('what the rules schema cannot check: names, parameters and targets (mac
       'phases.build.stallLimits.readLop: no stall rule "readLop" in stall.rules (did you mean "readLoop"?); in effect: readLoop',
       'phases.build.stallLimits.editThrash: no stall rule "editThrash" in stall.rules; in effect: readLoop',
     ]);
+    expect(
+      problems({
+        stall: {
+          rules: [
+            { guard: 'readLoop', limit: 9 },
+            { guard: 'alternation', limit: 6 },
+          ],
+        },
+        phases: { build: { stallLimits: { editThrash: 3 } } },
+      }),
+    ).toEqual(['phases.build.stallLimits.editThrash: no stall rule "editThrash" in stall.rules; in effect: readLoop, alternation']);
     expect(problems({ messages: { stall: { readLop: 'x', readLoop: 'y' } } })).toEqual([
       'messages.stall.readLop: no stall rule "readLop" (did you mean "readLoop"?); stall rules: repeatedAction, repeatedFailure, alternation, editThrash, readLoop, noToolCalls',
     ]);
