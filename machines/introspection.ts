@@ -18,7 +18,7 @@ export { COMBINATOR_NAMES, namedGuardLabel } from './guard-labels.js';
  */
 export function stateLabel(value: StateValue): string {
   if (typeof value === 'string') return value;
-  const [key, child] = Object.entries(value)[0] ?? ['', ''];
+  const [key, child] = Object.entries(value)[0] ?? ['', undefined];
   if (child === undefined || (typeof child === 'object' && Object.keys(child).length === 0)) return key;
   return `${key}.${stateLabel(child as StateValue)}`;
 }

@@ -89,11 +89,12 @@ export function checkRuleReferences(rules: Rules, registered: Registered = { gua
       for (const param of params)
         if (typeof call[param] !== 'string')
           problems.push(`${at}.${param}: action "${call.action}" needs "${param}" (a string), found ${describeValue(call[param])}`);
+      const quoted = params.map((param) => `"${param}"`);
+      // Stryker disable next-line StringLiteral: every built-in action takes one parameter (ACTION_PARAMS), so the separator never shows
+      const takes = quoted.join(', ');
       for (const key of Object.keys(call))
         if (key !== 'action' && !params.includes(key))
-          problems.push(
-            `${at}.${key}: unknown key "${key}"${didYouMean(key, params)}; action "${call.action}" takes only ${params.map((param) => `"${param}"`).join(', ')}`,
-          );
+          problems.push(`${at}.${key}: unknown key "${key}"${didYouMean(key, params)}; action "${call.action}" takes only ${takes}`);
     });
   const stallNames = new Set([...STALL_RULE_NAMES, ...rules.stall.rules.map((rule) => rule.guard)]);
   for (const phase of PHASES) {
