@@ -67,9 +67,13 @@ const FAILURE_COUNT = /(?:\b(\d+)[ \t]+(?:failed|failures?|failing|errors?)\b|\b
 export function testSignature(exitCode: number | null, output: string, passed: boolean): TestSignature {
   const names = new Set<string>();
   for (const match of output.matchAll(FAILING_LINE)) {
-    const name = match.slice(1).find((group) => group !== undefined);
-    // Stryker disable next-line ConditionalExpression: every alternative of FAILING_LINE captures at least one character, so a match always has a name
-    if (name) names.add(name.trim());
+    // Every alternative of FAILING_LINE captures at least one character, so a match always has a name.
+    names.add(
+      match
+        .slice(1)
+        .find((group) => group !== undefined)!
+        .trim(),
+    );
   }
   let failures: number | null = null;
   for (const match of output.matchAll(FAILURE_COUNT)) {
@@ -84,8 +88,14 @@ export function testSignature(exitCode: number | null, output: string, passed: b
 export function isTestChange(previous: TestSignature | undefined, next: TestSignature): boolean {
   if (!previous) return true;
   if (previous.passed !== next.passed) return true;
-  // Stryker disable next-line ConditionalExpression: a null previous count compares as 0, and no count is below 0
-  if (previous.failures !== null && next.failures !== null && next.failures < previous.failures) return true;
+  if (
+    next.failures !== null &&
+    // Stryker disable next-line ConditionalExpression: a null previous count compares as 0, and no count is below 0
+    previous.failures !== null &&
+    next.failures < previous.failures
+  ) {
+    return true;
+  }
   return previous.failing !== next.failing;
 }
 
@@ -155,12 +165,10 @@ function fingerprintOf(result: ToolCallResult): string {
 }
 
 function capped<T>(list: T[], max: number): T[] {
-  // Stryker disable next-line EqualityOperator: at exactly max, slicing from 0 keeps the same list
-  return list.length > max ? list.slice(list.length - max) : list;
+  return list.slice(Math.max(0, list.length - max));
 }
 
 function cappedFiles(files: Record<string, string[]>): Record<string, string[]> {
   const paths = Object.keys(files);
-  // Stryker disable next-line EqualityOperator: at exactly MAX_FILES, slicing from 0 keeps the same files
-  return paths.length > MAX_FILES ? Object.fromEntries(paths.slice(paths.length - MAX_FILES).map((path) => [path, files[path]!])) : files;
+  return Object.fromEntries(paths.slice(Math.max(0, paths.length - MAX_FILES)).map((path) => [path, files[path]!]));
 }
