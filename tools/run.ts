@@ -128,6 +128,7 @@ function describeResult(command: string, result: GroupRunResult, ctx: ToolContex
 
 function quotesBalanced(text: string): boolean {
   let quote: string | null = null;
+  // Stryker disable next-line EqualityOperator: one step past the end reads undefined, which is no backslash, no quote and not the open quote
   for (let at = 0; at < text.length; at++) {
     const char = text[at]!;
     if (char === '\\' && quote !== "'") at += 1;
