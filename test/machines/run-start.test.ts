@@ -37,6 +37,9 @@ describe('a run starts', () => {
       cursor: 0,
       // The opening system prompt and task are the record's first two messages.
       recordLength: 2,
+      // Nothing forces the first compaction.
+      forceCompaction: false,
+      promptRejections: 0,
     });
     expect(snapshot.context.facts.todo).toEqual([]);
     expect(snapshot.context.price).toEqual({ input: 0, output: 0, cachedInput: 0 });
