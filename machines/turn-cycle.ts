@@ -56,7 +56,9 @@ export function deliveryUpdate(context: HarnessContext): Update {
 export function normalizeCalls(message: AssistantMessage, step: number): ToolCall[] {
   const seen = new Set<string>();
   return (message.tool_calls ?? []).map((call, index) => {
-    let id = typeof call.id === 'string' ? call.id.trim() : '';
+    const given = typeof call.id === 'string';
+    // Stryker disable next-line StringLiteral: whatever stands in for a missing id fails the id check below and becomes call_<step>_<index>
+    let id = given ? call.id.trim() : '';
     if (id.length < 16 || id.length > 80 || !/^[\w.:-]+$/.test(id) || seen.has(id)) id = `call_${step}_${index}`;
     seen.add(id);
     const name = typeof call.function?.name === 'string' ? call.function.name : '';

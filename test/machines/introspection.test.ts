@@ -117,6 +117,16 @@ describe('reading a built machine', () => {
     expect(stateIds(machine)).toEqual(['a', 'b', 'b.inner', 'far']);
   });
 
+  it('a transition into several regions names each target', () => {
+    const machine = createMachine({
+      id: 'p',
+      type: 'parallel',
+      on: { both: { target: ['.x.x2', '.y.y2'] } },
+      states: { x: { initial: 'x1', states: { x1: {}, x2: {} } }, y: { initial: 'y1', states: { y1: {}, y2: {} } } },
+    });
+    expect(listTransitions(machine).map((transition) => transition.key)).toEqual(['p --both--> x.x2,y.y2']);
+  });
+
   it('the transitions XState took in a microstep, from the inspection stream', () => {
     const machine = createMachine({ initial: 'a', states: { a: { on: { go: 'b' } }, b: {} } });
     const taken: string[] = [];

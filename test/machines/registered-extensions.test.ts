@@ -52,7 +52,7 @@ describe('guards and actions registered from a rules module, in the machine', ()
 
   it('a registered action queues its notices and writes its trace line; a bad one is traced, not obeyed', () => {
     const rules = rulesWith({
-      phases: { build: { onEnter: [{ action: 'remind' }, { action: 'weird' }, { action: 'broken' }, { action: 'quiet' }, { action: 'plain' }] } },
+      phases: { build: { onEnter: [{ action: 'remind', every: 2 }, { action: 'weird' }, { action: 'broken' }, { action: 'quiet' }, { action: 'plain' }] } },
     });
     const machine = createHarnessMachine(rules, {
       actions: {
@@ -72,7 +72,7 @@ describe('guards and actions registered from a rules module, in the machine', ()
     expect(entered.state).toBe('build.compact');
     const notes = entered.notes.filter((note) => note.kind === 'rule_action');
     expect(notes).toEqual([
-      { kind: 'rule_action', action: 'remind', step: 1, open: 2, notices: ['Step 1, 0 params'] },
+      { kind: 'rule_action', action: 'remind', step: 1, open: 2, notices: ['Step 1, 1 params'] },
       { kind: 'rule_action', action: 'weird', step: 1, problem: 'notices must be an array of strings; ignored' },
       { kind: 'rule_action', action: 'broken', step: 1, problem: 'threw: boom' },
       { kind: 'rule_action', action: 'quiet', step: 1 },
@@ -80,7 +80,7 @@ describe('guards and actions registered from a rules module, in the machine', ()
     ]);
     // The notices go out at the start of the next turn, after the tool results.
     expect(entered.appended.slice(-2)).toEqual([
-      { role: 'user', content: '[harness] Step 1, 0 params' },
+      { role: 'user', content: '[harness] Step 1, 1 params' },
       { role: 'user', content: '[harness] plain' },
     ]);
     expect(entered.context.notices).toEqual([]);
@@ -128,6 +128,17 @@ describe('guards and actions registered from a rules module, in the machine', ()
       { kind: 'rule_action', action: 'notify', step: 1, notices: ['Open: fix a'] },
       { kind: 'rule_action', action: 'mark', step: 1, label: 'in build' },
     ]);
+  });
+
+  it('one registered guard and one registered action work side by side', () => {
+    const rules = rulesWith({ phases: { build: { exits: [{ guard: 'afterOne', to: 'verify', actions: [{ action: 'say', text: 'moving on' }] }] } } });
+    const machine = createHarnessMachine(rules, {
+      guards: { afterOne: (view) => view.step >= 1 },
+      actions: { say: (_view, params) => ({ notices: [String(params.text)] }) },
+    });
+    const step = probeHarness(machine, rules, { at: 'build.think' }).reply({ content: 'hm' });
+    expect(step.state).toBe('verify.compact');
+    expect(step.appended.at(-1)).toEqual({ role: 'user', content: '[harness] moving on' });
   });
 
   it("registry problems name where the registry came from, or 'rules module'", () => {

@@ -35,6 +35,11 @@ describe('a run starts', () => {
       notices: [],
       calls: [],
       cursor: 0,
+      // The opening system prompt and task are the record's first two messages.
+      recordLength: 2,
+      // Nothing forces the first compaction.
+      forceCompaction: false,
+      promptRejections: 0,
     });
     expect(snapshot.context.facts.todo).toEqual([]);
     expect(snapshot.context.price).toEqual({ input: 0, output: 0, cachedInput: 0 });
@@ -71,6 +76,12 @@ describe('a run starts', () => {
     expect(end.state).toBe('step_limit');
     expect(end.context).toMatchObject({ status: 'step_limit', reason: 'The step budget ran out.', view: null });
     expect(end.notes.at(-1)).toMatchObject({ kind: 'end', status: 'step_limit', reason: 'The step budget ran out.', steps: 1, summary: '' });
+    // A stall nudged earlier is named only when the run ends stalled.
+    const strict = rulesWith({ budgets: { maxSteps: 1 }, stall: { rules: [{ guard: 'noToolCalls', limit: 1 }] } });
+    const nudged = probeHarness(createHarnessMachine(strict), strict, { at: 'build.think' }).reply({ content: 'done?' });
+    expect(nudged.notes.map((note) => note.kind)).toEqual(['stall', 'end']);
+    expect(nudged.notes.at(-1)).toMatchObject({ status: 'step_limit' });
+    expect(nudged.notes.at(-1)).not.toHaveProperty('rule');
   });
 });
 
