@@ -28,7 +28,8 @@ function filesOf(patterns) {
       else if (patterns.some((pattern) => pattern.test(path))) found.push(path);
     }
   };
-  for (const top of new Set(patterns.map((pattern) => pattern.source.slice(1).split('/')[0]))) walk(top);
+  // RegExp's source writes '/' as '\/': unescape it before taking the top folder.
+  for (const top of new Set(patterns.map((pattern) => pattern.source.slice(1).replaceAll('\\/', '/').split('/')[0]))) walk(top);
   return found;
 }
 
@@ -63,8 +64,13 @@ for (const group of groups) {
   rows.push(row(group.name, `${group.files.join(', ')}${unscored}`, mutants));
   // A folder scored in several groups (the machine, by concern) also gets a total row.
   if (group.folder) {
-    const folder = byFolder.get(group.folder) ?? { mutants: [], groups: 0, scored: 0 };
-    byFolder.set(group.folder, { mutants: [...folder.mutants, ...mutants], groups: folder.groups + 1, scored: folder.scored + (mutants.length > 0 ? 1 : 0) });
+    const folder = byFolder.get(group.folder) ?? { mutants: [], groups: 0, scored: 0, unscoredFiles: [] };
+    byFolder.set(group.folder, {
+      mutants: [...folder.mutants, ...mutants],
+      groups: folder.groups + 1,
+      scored: folder.scored + (mutants.length > 0 ? 1 : 0),
+      unscoredFiles: [...folder.unscoredFiles, ...(inGroup.length > 0 ? missing : [])],
+    });
   }
   for (const mutant of mutants) {
     const where = `${mutant.file.path}:${mutant.location.start.line}`;
@@ -74,9 +80,11 @@ for (const group of groups) {
     if (mutant.status === 'Ignored') equivalent.push(`- \`${where}\` ${mutant.mutatorName}: ${oneLine(mutant.statusReason ?? 'no reason given')}`);
   }
 }
-for (const [folder, { mutants, groups: count, scored }] of byFolder) {
+for (const [folder, { mutants, groups: count, scored, unscoredFiles }] of byFolder) {
   if (count < 2) continue;
-  const files = scored === count ? `${folder}/ (all ${count} groups)` : `${folder}/ (${scored} of its ${count} groups in this report)`;
+  const groupsIn = scored === count ? `all ${count} groups` : `${scored} of its ${count} groups in this report`;
+  const partly = unscoredFiles.length > 0 ? `; ${unscoredFiles.length} of their files not scored yet` : '';
+  const files = `${folder}/ (${groupsIn}${partly})`;
   rows.push(row(`${folder}/ total`, files, mutants));
 }
 

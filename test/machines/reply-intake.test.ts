@@ -16,7 +16,7 @@ describe('tool calls as a broken or scripted model sends them', () => {
         role: 'assistant',
         content: null,
         tool_calls: [
-          { id: 12345678901234567890, type: 'function', function: { name: 'read_file', arguments: '{}' } },
+          { id: 1234567890, type: 'function', function: { name: 'read_file', arguments: '{}' } },
           { id: '$$$$call_abcdefghijklmnop', type: 'function', function: { name: 'grep', arguments: '{}' } },
           { id: 'call_abcdefghijklmnop$$$$', type: 'function', function: { name: 'grep', arguments: '{}' } },
           { id: 'call_abcdefghijklmnopqrst', type: 'function' },
