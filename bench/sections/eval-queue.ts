@@ -35,7 +35,11 @@ export const evalQueueSection: BenchSection = {
         },
       ],
       notes: [
-        `The fastest setup in this run: ${fastest.setup}, ${(fastest.wallSeconds / local.wallSeconds).toFixed(2)}x the ${local.setup}. Every worker runs on this one machine, so more workers than CPUs cannot help here.`,
+        `${
+          fastest === local
+            ? `No queue setup was faster than the ${local.setup} in this run.`
+            : `The fastest setup in this run: ${fastest.setup}, ${(fastest.wallSeconds / local.wallSeconds).toFixed(2)}x the ${local.setup}.`
+        } Every worker runs on this one machine, so more workers than CPUs cannot help here.`,
         pythonNote,
       ],
     };
