@@ -1,5 +1,6 @@
+import type { Comparison } from './comparison.js';
 import type { EvalView } from './eval-view.js';
-import { fixed, percent, usd, whole } from './format.js';
+import { fixed, percent, pText, signed, signedUsd, signedWhole, usd, whole } from './format.js';
 
 /**
  * One row per configuration for the summary and the report: resolved tasks,
@@ -25,5 +26,39 @@ export function configStatsRows(view: EvalView, options: { wallSeconds: boolean 
     Object.entries(stats.statuses)
       .map(([status, count]) => `${status} ${count}`)
       .join(', '),
+  ]);
+}
+
+/** The headers of the paired comparison of each configuration with the baseline. */
+export const COMPARISON_HEADERS = [
+  'configuration',
+  'paired tasks',
+  'resolved (base → this)',
+  'only base',
+  'only this',
+  'p',
+  'Δ mean cost',
+  'Δ mean steps',
+  'Δ mean tokens',
+];
+
+/**
+ * One row per compared configuration for the summary and the report: paired
+ * tasks, resolved counts, the tasks only one side solved, the exact McNemar
+ * p and the mean differences.
+ *
+ * @example comparisonRows(view.comparisons)[0] // ['no-plan', '12', '12 → 6', '6', '0', '0.0312', …]
+ */
+export function comparisonRows(comparisons: readonly Comparison[]): string[][] {
+  return comparisons.map((comparison) => [
+    comparison.b,
+    String(comparison.tasks.length),
+    `${comparison.resolvedA} → ${comparison.resolvedB}`,
+    String(comparison.onlyA.length),
+    String(comparison.onlyB.length),
+    pText(comparison.pValue),
+    signedUsd(comparison.cost.delta),
+    signed(comparison.steps.delta),
+    signedWhole(comparison.tokens.delta),
   ]);
 }

@@ -1,8 +1,8 @@
 import { replayPathFor } from '../visualizer/server/replay-files.js';
 import type { Comparison } from './comparison.js';
-import { configStatsRows } from './config-stats.js';
+import { COMPARISON_HEADERS, comparisonRows, configStatsRows } from './config-stats.js';
 import type { EvalView } from './eval-view.js';
-import { fixed, percent, pText, signed, signedUsd, signedWhole, usd } from './format.js';
+import { fixed, percent, usd } from './format.js';
 import { reportGrid } from './report-grid.js';
 import type { RunRecord } from './run-record.js';
 import { barChart, escapeXml as esc } from './svg-charts.js';
@@ -101,31 +101,11 @@ function configTable(view: EvalView): string {
 }
 
 function comparisonTable(comparisons: readonly Comparison[]): string {
-  const header = [
-    'configuration',
-    'paired tasks',
-    'resolved (base → this)',
-    'only base',
-    'only this',
-    'p',
-    'Δ mean cost',
-    'Δ mean steps',
-    'Δ mean tokens',
-    'flipped tasks',
-  ];
-  const rows = comparisons.map((comparison) => [
-    comparison.b,
-    String(comparison.tasks.length),
-    `${comparison.resolvedA} → ${comparison.resolvedB}`,
-    String(comparison.onlyA.length),
-    String(comparison.onlyB.length),
-    pText(comparison.pValue),
-    signedUsd(comparison.cost.delta),
-    signed(comparison.steps.delta),
-    signedWhole(comparison.tokens.delta),
-    [...comparison.onlyA.map((task) => `▼ ${task}`), ...comparison.onlyB.map((task) => `▲ ${task}`)].join(', ') || '–',
-  ]);
-  return table(header, rows);
+  const flipped = comparisons.map(
+    (comparison) => [...comparison.onlyA.map((task) => `▼ ${task}`), ...comparison.onlyB.map((task) => `▲ ${task}`)].join(', ') || '–',
+  );
+  const rows = comparisonRows(comparisons).map((row, index) => [...row, flipped[index]!]);
+  return table([...COMPARISON_HEADERS, 'flipped tasks'], rows);
 }
 
 function significanceNote(): string {

@@ -1,7 +1,7 @@
 import type { Comparison } from './comparison.js';
-import { configStatsRows } from './config-stats.js';
+import { COMPARISON_HEADERS, comparisonRows, configStatsRows } from './config-stats.js';
 import type { EvalView } from './eval-view.js';
-import { markdownTable, pText, signed, signedUsd, signedWhole } from './format.js';
+import { markdownTable } from './format.js';
 
 /**
  * `summary.md`: per configuration resolved %, mean cost, steps and tokens;
@@ -55,20 +55,7 @@ function configTable(view: EvalView): string {
 }
 
 function comparisonTable(comparisons: readonly Comparison[]): string {
-  return markdownTable(
-    ['configuration', 'paired tasks', 'resolved (base → this)', 'only base', 'only this', 'p', 'Δ mean cost', 'Δ mean steps', 'Δ mean tokens'],
-    comparisons.map((comparison) => [
-      comparison.b,
-      String(comparison.tasks.length),
-      `${comparison.resolvedA} → ${comparison.resolvedB}`,
-      String(comparison.onlyA.length),
-      String(comparison.onlyB.length),
-      pText(comparison.pValue),
-      signedUsd(comparison.cost.delta),
-      signed(comparison.steps.delta),
-      signedWhole(comparison.tokens.delta),
-    ]),
-  );
+  return markdownTable(COMPARISON_HEADERS, comparisonRows(comparisons));
 }
 
 function flipLines(comparison: Comparison): string {
