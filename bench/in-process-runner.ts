@@ -1,5 +1,6 @@
 import type { JobRunner } from '../eval/eval-runner.js';
 import { runEvalJob } from '../eval/run-task.js';
+import { inLanes } from '../lib/in-lanes.js';
 
 /**
  * Runs eval jobs in this process, `parallel` at a time, with the same code a
@@ -15,14 +16,7 @@ import { runEvalJob } from '../eval/run-task.js';
 export function inProcessRunner(parallel: number): JobRunner {
   return {
     async run(jobs, report) {
-      let next = 0;
-      const lane = async () => {
-        while (next < jobs.length) {
-          const job = jobs[next++]!;
-          report.record(await runEvalJob(job), job);
-        }
-      };
-      await Promise.all(Array.from({ length: Math.max(1, Math.min(parallel, jobs.length)) }, lane));
+      await inLanes(jobs, parallel, async (job) => report.record(await runEvalJob(job), job));
     },
   };
 }

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { ReinError } from '../lib/errors.js';
+import { inLanes } from '../lib/in-lanes.js';
 import type { EvalJob } from './job.js';
 import type { RunRecord } from './run-record.js';
 import { type WorkerOutcome, WorkerRun } from './worker-run.js';
@@ -29,15 +30,10 @@ export async function runPool(jobs: readonly EvalJob[], options: PoolOptions): P
   const workerPath = options.workerPath ?? defaultWorkerPath();
   if (!existsSync(workerPath)) throw new ReinError(`eval worker not found at ${workerPath}: build rein first (npm run build)`);
   const env = options.env ?? process.env;
-  let next = 0;
-  const lane = async () => {
-    while (next < jobs.length) {
-      const job = jobs[next++]!;
-      options.onStart?.(job);
-      options.onRecord(await runWithRetries(job, workerPath, env), job);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(options.parallel, jobs.length)) }, lane));
+  await inLanes(jobs, options.parallel, async (job) => {
+    options.onStart?.(job);
+    options.onRecord(await runWithRetries(job, workerPath, env), job);
+  });
 }
 
 /** `dist/eval/worker.js`, found from this file whether it runs compiled or from source (tests). */
