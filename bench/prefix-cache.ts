@@ -222,19 +222,27 @@ export function reuseCeiling(record: ChatMessage[], bytes: number): number {
   return 1 - fresh / bytes;
 }
 
-/** The three policies over the same session, side by side, and the reuse ceiling at the seed's request bytes. */
-export function compareCachePolicies(shape: SessionShape, rules: ContextRules & StagedRules): { policies: CacheFigures[]; ceiling: number } {
+/**
+ * The three policies over the same session, side by side, and the reuse
+ * ceiling at the seed's request bytes and at the bytes of whichever sends
+ * fewer, the seed or rein before (a manager cheaper than both without a
+ * cache discount sends no more than that).
+ */
+export function compareCachePolicies(
+  shape: SessionShape,
+  rules: ContextRules & StagedRules,
+): { policies: CacheFigures[]; ceiling: number; cheapestCeiling: number } {
   const record = sessionRecord(shape);
   const seed = seedRequests(record, rules, shape);
+  const staged = stagedRequests(record, rules, shape);
+  const bytes = (requests: Request[]) => requests.reduce((sum, request) => sum + request.body.length, 0);
   return {
     policies: [
       figures('rein (append-only, compacted to a low-water mark)', reinRequests(record, rules, shape), shape),
-      figures('rein before (staged at the soft limit)', stagedRequests(record, rules, shape), shape),
+      figures('rein before (staged at the soft limit)', staged, shape),
       figures('seed (half-life re-capped every step)', seed, shape),
     ],
-    ceiling: reuseCeiling(
-      record,
-      seed.reduce((sum, request) => sum + request.body.length, 0),
-    ),
+    ceiling: reuseCeiling(record, bytes(seed)),
+    cheapestCeiling: reuseCeiling(record, Math.min(bytes(seed), bytes(staged))),
   };
 }

@@ -102,6 +102,9 @@ async function runHarness(
       actions: loaded.actions,
       tools: [...defaultTools, ...loaded.tools],
       secrets: [process.env.OPENAI_API_KEY].filter((value): value is string => Boolean(value)),
+      // An eval run is never resumed mid-way (its workspace is a temp copy; a run that did not finish is run
+      // again from the start), so syncing its state to disk every step would buy nothing and stall the step.
+      fsync: false,
     });
     hooks.started(handle);
     return await handle.done;

@@ -164,3 +164,15 @@ describe('the phase level', () => {
     expect(graph.transitions.find((transition) => transition.guard?.name === 'readLoop')!.text).toBe('[readLoop(limit=8)]');
   });
 });
+
+describe('layouts are shared within a process', () => {
+  it('the same machine, built again from the same rules, gets the same layout object; another machine its own', async () => {
+    const first = await buildStatechartGraph(createHarnessMachine(defaultRules()));
+    const again = await buildStatechartGraph(createHarnessMachine(defaultRules()));
+    expect(again).toBe(first);
+    const noPlan = rulesSchema.parse({ phases: { plan: { enabled: false } } });
+    const other = await buildStatechartGraph(createHarnessMachine(noPlan));
+    expect(other).not.toBe(first);
+    expect(other.nodes.map((node) => node.id)).not.toEqual(first.nodes.map((node) => node.id));
+  });
+});

@@ -8,6 +8,34 @@ import type { MachineShape } from './machine-graph.js';
 
 const WHOLE_OPTIONS = topOptions('RIGHT', { layers: 48, nodes: 28, label: 3 });
 
+/** Layouts kept for machines seen before: a layout takes about a second of CPU, and one process often draws the same machine many times. */
+const LAYOUTS_KEPT = 16;
+const layouts = new Map<string, Promise<StatechartGraph>>();
+
+/**
+ * The machine's drawable graph (see `computeLayout`), laid out once per
+ * machine shape in this process: the eval's replay pages, the bench's many
+ * evals and the live viewer share it. Treat the result as read-only.
+ *
+ * @example const graph = await layoutMachine(describeMachine(machine));
+ */
+export function layoutMachine(shape: MachineShape): Promise<StatechartGraph> {
+  const key = JSON.stringify(shape);
+  const known = layouts.get(key);
+  if (known) {
+    // Most recently used last, so the oldest goes first when the map is full.
+    layouts.delete(key);
+    layouts.set(key, known);
+    return known;
+  }
+  const layout = computeLayout(shape);
+  layouts.set(key, layout);
+  if (layouts.size > LAYOUTS_KEPT) layouts.delete(layouts.keys().next().value!);
+  // A failed layout is not kept: the next caller tries again.
+  layout.catch(() => layouts.get(key) === layout && layouts.delete(key));
+  return layout;
+}
+
 /**
  * Lays the machine out with ELK (layered, orthogonal edges; each compound
  * state laid out inside its box; top-level phases left to right) and returns
@@ -16,9 +44,8 @@ const WHOLE_OPTIONS = topOptions('RIGHT', { layers: 48, nodes: 28, label: 3 });
  * phase-level views (`levels`) are laid out after it, reusing each phase's
  * inside.
  *
- * @example const graph = await layoutMachine(describeMachine(machine));
  */
-export async function layoutMachine(shape: MachineShape): Promise<StatechartGraph> {
+async function computeLayout(shape: MachineShape): Promise<StatechartGraph> {
   const edges = groupEdges(shape);
   const rail = railNodes(shape, edges);
   const onRail = (edge: EdgeGroup) => edge.container === shape.machineId && (rail.has(edge.target) || rail.has(edge.source));

@@ -1,8 +1,5 @@
 import { existsSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import { layoutMachine } from './graph-layout.js';
-import type { StatechartGraph } from './graph-types.js';
-import { describeMachine } from './machine-graph.js';
 import { renderReplayPage } from './replay-page.js';
 
 const REPLAY_FILE = 'replay.html';
@@ -29,13 +26,11 @@ export interface ReplayPages {
  * Pages are written one after another in the background as runs finish
  * (`add`), so an eval's pages are ready soon after its last run; `finish`
  * adds any left (runs kept from an earlier eval) and resolves when all are
- * written. A page newer than its trace is kept; each distinct machine is
- * laid out once; a trace that cannot be read is named in `failed`.
+ * written. A page newer than its trace is kept; a trace that cannot be read is named in `failed`.
  *
  * @example const replays = createReplayWriter(); onRecord = (record) => replays.add(join(outDir, record.tracePath)); await replays.finish(all);
  */
 export function createReplayWriter(): { add(tracePath: string): void; finish(tracePaths: string[]): Promise<ReplayPages> } {
-  const charts = new Map<string, Promise<StatechartGraph>>();
   const done: ReplayPages = { written: [], failed: [] };
   const queued = new Set<string>();
   let queue: Promise<void> = Promise.resolve();
@@ -43,7 +38,7 @@ export function createReplayWriter(): { add(tracePath: string): void; finish(tra
     const path = resolve(tracePath);
     if (queued.has(path)) return;
     queued.add(path);
-    queue = queue.then(() => writeOne(path, charts, done));
+    queue = queue.then(() => writeOne(path, done));
   };
   return {
     add,
@@ -55,19 +50,13 @@ export function createReplayWriter(): { add(tracePath: string): void; finish(tra
   };
 }
 
-async function writeOne(tracePath: string, charts: Map<string, Promise<StatechartGraph>>, done: ReplayPages): Promise<void> {
+async function writeOne(tracePath: string, done: ReplayPages): Promise<void> {
   const page = replayPathFor(tracePath);
   if (!existsSync(tracePath) || (existsSync(page) && statSync(page).mtimeMs >= statSync(tracePath).mtimeMs)) return;
   try {
-    const { html } = await renderReplayPage(tracePath, {
-      chart: (trace) => {
-        // Rules differ per task (the test command, say) while the machine often does not: one layout per machine shape.
-        const shape = describeMachine(trace.machine);
-        const key = JSON.stringify(shape);
-        if (!charts.has(key)) charts.set(key, layoutMachine(shape));
-        return charts.get(key)!;
-      },
-    });
+    // Rules differ per task (the test command, say) while the machine often does not: layoutMachine lays out
+    // each machine shape once.
+    const { html } = await renderReplayPage(tracePath);
     writeFileSync(page, html);
     done.written.push(page);
   } catch (error) {
