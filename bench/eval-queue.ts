@@ -43,8 +43,8 @@ const tasksDir = fileURLToPath(new URL('../../eval/suite', import.meta.url));
 const silent = { isTTY: false, write: () => true };
 
 /**
- * Wall time of `rein eval eval/suite --preset default` on half of the suite's
- * tasks (`queueSample`) run by the local pool (its default of min(4, CPUs)
+ * Wall time of `rein eval eval/suite --preset default` on a third of the
+ * suite's tasks (`queueSample`) run by the local pool (its default of min(4, CPUs)
  * processes) and through a Redis queue with 1, 2 and 4 `rein worker`
  * processes of one job each, on this machine, and the queue's own cost per
  * job, timed directly with one worker. Each setup runs the sample once, in two
@@ -106,15 +106,15 @@ async function timeLocal(parallel: number, dir: string, only: string[]): Promise
 }
 
 /**
- * Every other task id in sorted order: half the suite, with both languages
- * (the ids start with theirs). The queue's cost is per job, so half the
- * suite measures it as well and keeps `npm run bench` short; section 5 runs
- * every task.
+ * Every third task id in sorted order: a third of the suite, with both
+ * languages (the ids start with theirs). The queue's cost is per job, so a
+ * sample measures it as well as the whole suite and keeps `npm run bench`
+ * short; section 5 runs every task.
  *
- * @example queueSample(['js-a', 'js-b', 'py-a', 'py-b']) // ['js-a', 'py-a']
+ * @example queueSample(['js-a', 'js-b', 'js-c', 'py-a', 'py-b', 'py-c']) // ['js-a', 'py-a']
  */
 export function queueSample(ids: readonly string[]): string[] {
-  return [...ids].sort().filter((_, index) => index % 2 === 0);
+  return [...ids].sort().filter((_, index) => index % 3 === 0);
 }
 
 /** The sample in two halves of alternating ids, so each half mixes the languages. */

@@ -6,7 +6,7 @@ import type { BenchSection } from '../section.js';
 /** Eval wall time through the Redis job queue against the local pool, and the queue's own cost per job. */
 export const evalQueueSection: BenchSection = {
   id: 'queue',
-  title: `Eval wall time on half the offline suite (every other task of eval/suite, preset default): the local pool (its default, min(4, CPUs) processes) vs a Redis job queue with 1, 2 and 4 workers on this machine (${availableParallelism()} CPUs)`,
+  title: `Eval wall time on a third of the offline suite (every third task of eval/suite, preset default): the local pool (its default, min(4, CPUs) processes) vs a Redis job queue with 1, 2 and 4 workers on this machine (${availableParallelism()} CPUs)`,
   async run() {
     const { value: measured, note: pythonNote } = await withDirectPython(measureQueueScaling);
     if (!measured) return { tables: [], notes: ['Skipped: redis-server is not installed.'] };
