@@ -45,9 +45,7 @@ export function summaryFailureUpdate(context: HarnessContext, error: unknown): U
   const state = context.contextState;
   return {
     context: { contextState: { ...state, summaryFailures: state.summaryFailures + 1 } },
-    notes: [
-      { kind: 'context', action: 'summary_failed', error: error instanceof Error ? error.message : 'the summary did not shrink the view', step: context.step },
-    ],
+    notes: [{ kind: 'context', action: 'summary_failed', error: error instanceof Error ? error.message : String(error), step: context.step }],
   };
 }
 
