@@ -70,9 +70,14 @@ export function settleExits(phase: Phase, rules: Rules): PhaseExitRule[] {
   return liveExits(phase, rules).filter((exit) => !isPhaseRelative(exit));
 }
 
-/** A phase re-judges its entering turn when some exit into it asks to settle and it has exits that could hold then. */
+/**
+ * A phase re-judges its entering turn when some exit from another phase into it asks to settle and it has exits that
+ * could hold then (an exit into its own phase enters it afresh, at the start of a turn).
+ */
 export function settles(phase: Phase, rules: Rules): boolean {
-  const entered = PHASES.some((other) => rules.phases[other].enabled && liveExits(other, rules).some((exit) => exit.to === phase && exit.settle));
+  const entered = PHASES.some(
+    (other) => other !== phase && rules.phases[other].enabled && liveExits(other, rules).some((exit) => exit.to === phase && exit.settle),
+  );
   return entered && settleExits(phase, rules).length > 0;
 }
 

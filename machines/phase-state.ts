@@ -305,13 +305,17 @@ export function conditionGuard(condition: Condition, naming: Naming): unknown {
 }
 
 function exitTransition(exit: PhaseExitRule, phase: Phase, rules: Rules, naming: Naming, from: 'route' | 'observe' = 'route') {
+  // Stryker disable next-line ArrayDeclaration: a stray entry becomes an action without a type, which XState skips and the trace and the chart drop as unnamed
   const actions: unknown[] = (exit.actions ?? []).map((call) => actionRef(call, naming));
   if (!isPhase(exit.to)) {
     actions.push({ type: 'explainEnd', params: { reason: exit.reason ?? `An exit rule of the ${phase} phase ended the run (to ${exit.to}).` } });
     return { guard: conditionGuard(exit, naming), target: at(exit.to), actions };
   }
+  // An exit into its own phase targets the phase itself, so XState leaves and enters it again (entry actions, phase
+  // counters); a target inside the phase would only move between its children. It starts at observe, never settles.
   const entry = from === 'route' && exit.settle && settles(exit.to, rules) ? 'settle' : 'observe';
-  return { guard: conditionGuard(exit, naming), target: at(`${exit.to}.${entry}`), reenter: true, ...(actions.length > 0 ? { actions } : {}) };
+  const target = exit.to === phase ? at(exit.to) : at(`${exit.to}.${entry}`);
+  return { guard: conditionGuard(exit, naming), target, actions };
 }
 
 /** A rule's action call as a machine action: named after the action, with its parameters. */
