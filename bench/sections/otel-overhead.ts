@@ -1,7 +1,7 @@
 import { measureOtelOverhead } from '../otel-overhead.js';
 import type { BenchSection } from '../section.js';
 
-const STEPS = 500;
+const STEPS = 300;
 
 /** What live span export costs the harness per step. */
 export const otelOverheadSection: BenchSection = {
