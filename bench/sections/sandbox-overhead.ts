@@ -2,7 +2,7 @@ import { measureCommandOverhead, measureJobs } from '../sandbox-overhead.js';
 import type { BenchSection } from '../section.js';
 
 /** Rounds of each command on each path; medians are reported. */
-const ROUNDS = 20;
+const ROUNDS = 15;
 
 /**
  * What one command costs on each path (bare `sh -c`, a new sandbox per command
