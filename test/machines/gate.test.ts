@@ -46,6 +46,8 @@ describe('the verification gate', () => {
     expect(step.state).toBe('done');
     expect(step.context.status).toBe('done');
     expect(step.context.summary).toBe('fixed');
+    // The finish note says the gate decided.
+    expect(step.notes).toContainEqual({ kind: 'finish', allowed: true, step: 1, summary: 'fixed', gate: true });
     expect(step.appended.filter((message) => message.role === 'tool').map((message) => message.content)).toEqual([
       'Edit applied.\n[a.py]',
       'exit=0\n',
