@@ -216,31 +216,82 @@ export function seedRequests(record: ChatMessage[], rules: StagedRules, shape: S
   return requests;
 }
 
+/** Each step's call and result as one request would carry them: serialized bytes and characters. */
+function stepPairs(record: ChatMessage[]): Array<{ bytes: number; chars: number }> {
+  const pairs: Array<{ bytes: number; chars: number }> = [];
+  for (let length = 4; length <= record.length; length += 2) {
+    const pair = record.slice(length - 2, length);
+    pairs.push({ bytes: JSON.stringify(pair).length, chars: totalChars(pair) });
+  }
+  return pairs;
+}
+
 /**
  * The most prefix reuse any manager that shows the newest result whole can
  * have while sending no more than `bytes` in all: each request carries the
  * newest call and result, which the previous request cannot have held.
  */
 export function reuseCeiling(record: ChatMessage[], bytes: number): number {
-  let fresh = 0;
-  for (let length = 4; length <= record.length; length += 2) fresh += JSON.stringify(record.slice(length - 2, length)).length;
+  const fresh = stepPairs(record).reduce((sum, pair) => sum + pair.bytes, 0);
   return 1 - fresh / bytes;
+}
+
+/** What keeping the newest results whole under a peak costs any manager, at the least. */
+export interface CompactingCeiling {
+  /** The most prefix reuse possible. */
+  reuse: number;
+  /** The fewest compactions the peak forces. */
+  compactions: number;
+}
+
+/**
+ * A tighter ceiling than `reuseCeiling`, for a manager that also keeps the
+ * newest `keepRecent` results whole and no request above `peakChars`: once
+ * the view would pass the peak, something already sent must change, and the
+ * newest results, whole and last, come after the first changed byte, so that
+ * request reuses none of them. Compacting as late as possible, down to the
+ * head and the newest results alone, takes the fewest compactions; every
+ * real schedule takes at least as many, each at least this dear. (It
+ * assumes the newest results fit under the peak.)
+ *
+ * @example compactingCeiling(sessionRecord({ steps: 100, resultChars: 4000, windowTokens: 32_768, charsPerToken: 4 }), 4_035_608, { keepRecent: 4, peakChars: 111_411 }) // { reuse: 0.90002…, compactions: 3 }
+ */
+export function compactingCeiling(record: ChatMessage[], bytes: number, limits: { keepRecent: number; peakChars: number }): CompactingCeiling {
+  const pairs = stepPairs(record);
+  const head = totalChars(record.slice(0, 2));
+  let lost = 0;
+  let view = head;
+  let compactions = 0;
+  pairs.forEach((pair, step) => {
+    lost += pair.bytes;
+    view += pair.chars;
+    if (view <= limits.peakChars) return;
+    compactions++;
+    const kept = pairs.slice(Math.max(0, step - limits.keepRecent + 1), step + 1);
+    // The newest pair is counted above already; the others kept whole are sent again after the change.
+    lost += kept.slice(0, -1).reduce((sum, older) => sum + older.bytes, 0);
+    view = head + kept.reduce((sum, whole) => sum + whole.chars, 0);
+  });
+  return { reuse: 1 - lost / bytes, compactions };
 }
 
 /**
  * The three policies over the same session, side by side, and the reuse
- * ceiling at the seed's request bytes and at the bytes of whichever sends
+ * ceilings: at the seed's request bytes, and at the bytes of whichever sends
  * fewer, the seed or rein before (a manager cheaper than both without a
- * cache discount sends no more than that).
+ * cache discount sends no more than that), also with the compactions that
+ * keeping the newest results whole under the `hard` peak forces.
  */
 export function compareCachePolicies(
   shape: SessionShape,
   rules: ContextRules & StagedRules,
-): { policies: CacheFigures[]; ceiling: number; cheapestCeiling: number } {
+): { policies: CacheFigures[]; ceiling: number; cheapestCeiling: number; compacting: CompactingCeiling } {
   const record = sessionRecord(shape);
   const seed = seedRequests(record, rules, shape);
   const staged = stagedRequests(record, rules, shape);
   const bytes = (requests: Request[]) => requests.reduce((sum, request) => sum + request.body.length, 0);
+  const cheapest = Math.min(bytes(seed), bytes(staged));
+  const peakChars = rules.hard * shape.windowTokens * shape.charsPerToken;
   return {
     policies: [
       figures('rein (append-only, compacted to a low-water mark)', reinRequests(record, rules, shape), shape),
@@ -248,6 +299,7 @@ export function compareCachePolicies(
       figures('seed (half-life re-capped every step)', seed, shape),
     ],
     ceiling: reuseCeiling(record, bytes(seed)),
-    cheapestCeiling: reuseCeiling(record, Math.min(bytes(seed), bytes(staged))),
+    cheapestCeiling: reuseCeiling(record, cheapest),
+    compacting: compactingCeiling(record, cheapest, { keepRecent: rules.keepRecent, peakChars }),
   };
 }

@@ -1,5 +1,5 @@
 import { defaultRules } from '../../rules/schema.js';
-import { type CacheFigures, compareCachePolicies } from '../prefix-cache.js';
+import { type CacheFigures, type CompactingCeiling, compareCachePolicies } from '../prefix-cache.js';
 import { type BenchSection, grouped, listed, percent } from '../section.js';
 
 const STEPS = [100, 300, 500];
@@ -12,6 +12,7 @@ interface Compared {
   policies: CacheFigures[];
   ceiling: number;
   cheapestCeiling: number;
+  compacting: CompactingCeiling;
 }
 
 /** rein's context manager (now and before) against the seed's per-step half-life schedule, on one long scripted session. */
@@ -67,14 +68,39 @@ export const promptCacheSection: BenchSection = {
             'chars/token',
             'most reuse possible without sending more than the seed',
             'without sending more than the seed or rein before, whichever sends less',
+            `the same, keeping the newest ${rules.keepRecent} results whole and every request under ${percent(rules.hard)} of the window`,
+            'compactions that forces, at the least',
           ],
-          rows: compared.map((row) => [row.steps, row.charsPerToken, percent(row.ceiling), percent(row.cheapestCeiling)]),
+          rows: compared.map((row) => [
+            row.steps,
+            row.charsPerToken,
+            percent(row.ceiling, 2),
+            percent(row.cheapestCeiling, 2),
+            percent(row.compacting.reuse, 2),
+            row.compacting.compactions,
+          ]),
         },
       ],
-      notes: describeCachePairs(compared.map(({ steps, charsPerToken, policies }) => ({ steps, charsPerToken, rein: policies[0]!, seed: policies.at(-1)! }))),
+      notes: [
+        ...describeCachePairs(compared.map(({ steps, charsPerToken, policies }) => ({ steps, charsPerToken, rein: policies[0]!, seed: policies.at(-1)! }))),
+        describeReuseTarget(compared, rules.keepRecent),
+      ],
     };
   },
 };
+
+/** Prefix reuse the context manager is asked to reach. */
+const REUSE_TARGET = 0.9;
+
+/** The 90% reuse target (issue 16) against the tightest ceiling: where no context manager can meet it. */
+export function describeReuseTarget(rows: Array<{ steps: number; charsPerToken: number; compacting: CompactingCeiling }>, keepRecent: number): string {
+  const out = rows.filter((row) => row.compacting.reuse < REUSE_TARGET).map((row) => `${row.steps} steps at ${row.charsPerToken} chars/token`);
+  if (out.length === 0) return `The tightest ceiling is at or above ${percent(REUSE_TARGET)} in every case.`;
+  return (
+    `At ${listed(out)} the tightest ceiling is below ${percent(REUSE_TARGET)}: no context manager that keeps the newest ${keepRecent} results whole ` +
+    `and stays under the peak reuses ${percent(REUSE_TARGET)} of its prompts while sending no more than the cheaper of the seed and rein before.`
+  );
+}
 
 /**
  * The comparison in words, every row of it: reuse, prompt tokens and cost, and where rein sends more.
