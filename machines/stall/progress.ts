@@ -42,7 +42,8 @@ const VOLATILE: readonly RegExp[] = [
   /\b(?:duration|elapsed|took|time)(?:_?(?:ms|us|ns|s|sec|seconds))?\b["']?\s*[:=]?\s*\d+(?:\.\d+)?/gi,
   /\b0x[0-9a-f]{6,}\b/gi,
   /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi,
-  /\/tmp\/[\w.-]+/g,
+  // The system's temp directory (macOS: /private/tmp) where a path starts, not /var/tmp or a project's own tmp/, which persist.
+  /(?<=^|[\s"'=:,([])(?:\/private)?\/tmp\/[\w.-]+/gm,
 ];
 
 /**

@@ -91,6 +91,15 @@ describe("volatile parts, failing sets and the memory's bounds", async () => {
     same('object at 0xdeadbeef01', 'object at 0xCAFEBABE99');
     same('run 123e4567-e89b-12d3-a456-426614174000 ok', 'run 00000000-0000-0000-0000-000000000000 ok');
     same('wrote /tmp/tmp.ab12-x/out.log', 'wrote /tmp/pytest_0/out.log');
+    same('/tmp/a1 ready', '/tmp/b2 ready');
+    same('TMPDIR=/tmp/a1 "/tmp/x" (/tmp/y) [/tmp/z],/tmp/w', 'TMPDIR=/tmp/b2 "/tmp/q" (/tmp/r) [/tmp/s],/tmp/t');
+    same('saved to /private/tmp/a1/report', 'saved to /private/tmp/b2/report');
+  });
+
+  it('directories that persist are not temp paths: /var/tmp, a tmp/ inside the project or the home directory', () => {
+    differ('built /var/tmp/build-1', 'built /var/tmp/build-2');
+    differ('wrote src/tmp/a.json', 'wrote src/tmp/b.json');
+    differ('wrote ~/tmp/a.json', 'wrote ~/tmp/b.json');
   });
 
   it('numbers that are not timings, ids or addresses still make an observation new', () => {

@@ -45,3 +45,18 @@ describe("the turn's progress, as the state records it", () => {
     expect(probe.reply({ content: 'thinking' }).context.stall.progress).toEqual([]);
   });
 });
+
+describe('temp paths in a repeated command’s output', () => {
+  const foldAll = (outputs: string[]) => outputs.reduce((stall, output) => foldStall(stall, asResult(ran('make bundle', 0, output)), {}), initialStall());
+
+  it('a loop: the same command whose output differs only in the temp directory it used counts as repeated', () => {
+    const stall = foldAll(['bundle at /tmp/tmp.a81/out.js', 'bundle at /tmp/tmp.k02/out.js', 'bundle at /tmp/tmp.zz9/out.js']);
+    expect(stall.counters.repeatedAction?.count).toBe(3);
+  });
+
+  it('a look-alike: the same command writing a new build under /var/tmp each time is not repeating itself', () => {
+    const stall = foldAll(['bundle at /var/tmp/build-1/out.js', 'bundle at /var/tmp/build-2/out.js', 'bundle at /var/tmp/build-3/out.js']);
+    expect(stall.counters.repeatedAction?.count).toBe(1);
+    expect(stall.progress).toEqual(['newInfo', 'newInfo', 'newInfo']);
+  });
+});
