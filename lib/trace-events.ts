@@ -1,3 +1,4 @@
+import type { ProgressKind } from '../rules/stall-rules.js';
 import type { JobState, TodoItem, ToolEffect } from './tool-effect.js';
 import type { CallUsage, Usage } from './usage.js';
 
@@ -131,6 +132,18 @@ export interface StallEvent {
   reason: string;
 }
 
+/**
+ * What a turn's tool results made new, as the stall detector judged it: each
+ * result that made progress and which kinds (a result that made none is left
+ * out, and a turn with none writes no line). Any progress starts a stall's
+ * nudges over.
+ */
+export interface ProgressEvent {
+  kind: 'progress';
+  step: number;
+  results: Array<{ id: string; name: string; kinds: ProgressKind[] }>;
+}
+
 export type BudgetName = 'steps' | 'time' | 'tokens' | 'cost';
 
 /** A budget passed its warning share. */
@@ -207,6 +220,7 @@ export type TraceEvent =
   | ContextEvent
   | FinishEvent
   | StallEvent
+  | ProgressEvent
   | BudgetWarningEvent
   | RuleActionEvent
   | EndEvent
@@ -239,6 +253,6 @@ export function isEvent<K extends TraceKind>(line: TraceRecord, kind: K): line i
 }
 
 /** The machine's trace notes: the kinds its actions emit. */
-export type MachineNote = ContextEvent | FinishEvent | StallEvent | BudgetWarningEvent | RuleActionEvent | EndEvent;
+export type MachineNote = ContextEvent | FinishEvent | StallEvent | ProgressEvent | BudgetWarningEvent | RuleActionEvent | EndEvent;
 
 export type { TodoItem };

@@ -1,4 +1,5 @@
 import type { TodoItem } from '../lib/tool-effect.js';
+import type { ProgressEvent } from '../lib/trace-events.js';
 import { foldStall } from './stall/counters.js';
 import { isAppliedEdit, type ResultClass, testSignature } from './stall/progress.js';
 import type { Facts, StallState, ToolCallResult, TurnFacts } from './types.js';
@@ -35,21 +36,26 @@ export interface FoldRules {
 
 /**
  * Folds one turn's tool results, in call order, into the facts, the turn
- * facts and the stall counters. The single place where derived facts are
- * computed; guards only compare what it produces.
+ * facts and the stall counters, and says what each result made new. The
+ * single place where derived facts are computed; guards only compare what it
+ * produces.
  */
 export function foldResults(
   state: { facts: Facts; turn: TurnFacts; stall: StallState },
   results: readonly ToolCallResult[],
   rules: FoldRules,
-): { facts: Facts; turn: TurnFacts; stall: StallState } {
+): { facts: Facts; turn: TurnFacts; stall: StallState; progress: ProgressEvent['results'] } {
   let { facts, turn, stall } = state;
+  const progress: ProgressEvent['results'] = [];
   for (const result of results) {
     const folded = foldFacts(facts, turn, result, rules);
     ({ facts, turn } = folded);
+    const before = stall.progress.length;
     stall = foldStall(stall, result, folded.classified);
+    const kinds = stall.progress.slice(before);
+    if (kinds.length > 0) progress.push({ id: result.id, name: result.name, kinds });
   }
-  return { facts, turn, stall };
+  return { facts, turn, stall, progress };
 }
 
 function foldFacts(facts: Facts, turn: TurnFacts, result: ToolCallResult, rules: FoldRules): { facts: Facts; turn: TurnFacts; classified: ResultClass } {

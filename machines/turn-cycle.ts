@@ -112,9 +112,11 @@ function calibratedState(context: HarnessContext, reply: ModelReply): HarnessCon
   return { ...state, ...(charsPerToken !== undefined ? { charsPerToken } : {}), ...(reportedRatio !== undefined ? { reportedRatio } : {}) };
 }
 
-/** Tool results arrived: fold them into the facts and append them in call order. */
+/** Tool results arrived: fold them into the facts, append them in call order, and note what they made new. */
 export function resultsUpdate(context: HarnessContext, output: ToolsOutput, fold: Omit<FoldRules, 'testCmd'>): Update {
-  const folded = foldResults(context, output.results, { ...fold, testCmd: context.testCmd });
+  const { progress, ...folded } = foldResults(context, output.results, { ...fold, testCmd: context.testCmd });
   const append: ToolMessage[] = output.results.map((result) => ({ role: 'tool', tool_call_id: result.id, content: result.outcome.content }));
-  return { context: { ...folded, cursor: context.cursor + output.results.length }, append };
+  // What the stall detector counted as new, so a person can see why a nudge came (or did not).
+  const notes = progress.length > 0 ? [{ kind: 'progress' as const, step: context.step, results: progress }] : [];
+  return { context: { ...folded, cursor: context.cursor + output.results.length }, append, notes };
 }

@@ -23,7 +23,7 @@ export interface ProbeStep {
   emitted: HarnessEmitted[];
   /** Messages appended to the record. */
   appended: ChatMessage[];
-  /** Trace notes the step wrote (`stall`, `finish`, `context`, `budget_warning`, `rule_action`, `end`), as they appear in the trace. */
+  /** Trace notes the step wrote (`stall`, `progress`, `finish`, `context`, `budget_warning`, `rule_action`, `end`), as they appear in the trace. */
   notes: MachineNote[];
 }
 

@@ -41,8 +41,37 @@ describe("the turn's progress, as the state records it", () => {
     });
     const step = probe.tools([read('a.py', 'v0'), edited('a.py', { before: 'v0', after: 'v1' }), ran('npm test', 1, 'FAILED t::x')]);
     expect(step.context.stall.progress).toEqual(['newInfo', 'newInfo', 'newFileState', 'newInfo', 'testChange']);
+    // The trace says which result made what new.
+    const ids = probe.snapshot.context.calls.map((call) => call.id);
+    expect(step.notes.filter((note) => note.kind === 'progress')).toEqual([
+      {
+        kind: 'progress',
+        step: 1,
+        results: [
+          { id: ids[0], name: 'read_file', kinds: ['newInfo'] },
+          { id: ids[1], name: 'edit_file', kinds: ['newInfo', 'newFileState'] },
+          { id: ids[2], name: 'run', kinds: ['newInfo', 'testChange'] },
+        ],
+      },
+    ]);
     if (probe.state.endsWith('compact')) probe.contextReady();
     expect(probe.reply({ content: 'thinking' }).context.stall.progress).toEqual([]);
+  });
+
+  it('a turn whose results are all old news writes no progress line; one new result among them is the only one named', () => {
+    const rules = rulesSchema.parse({});
+    const probe = probeHarness(createHarnessMachine(rules), rules, { at: 'build.think' });
+    const turn = (content: string[]) => {
+      if (probe.state.endsWith('compact')) probe.contextReady();
+      probe.reply({ calls: content.map(() => ({ name: 'read_file', args: { path: 'a.py' } })) });
+      return probe.tools(content.map((text) => read('a.py', text)));
+    };
+    turn(['v0']);
+    expect(turn(['v0', 'v0']).notes.filter((note) => note.kind === 'progress')).toEqual([]);
+    const mixed = turn(['v0', 'v1']);
+    expect(mixed.notes.filter((note) => note.kind === 'progress')).toEqual([
+      { kind: 'progress', step: 3, results: [{ id: probe.snapshot.context.calls[1]!.id, name: 'read_file', kinds: ['newInfo'] }] },
+    ]);
   });
 });
 

@@ -5,6 +5,7 @@ import { DEMO_TASK, DEMO_TEST_CMD, demoScript } from '../../demo/demo-model.js';
 import { createHarnessMachine, defaultRules, runScripted, type ScriptedRunResult } from '../../testing/index.js';
 import { ChartIndex } from '../../visualizer/page/chart-index.js';
 import { toEntry } from '../../visualizer/page/entries.js';
+import { filterOf } from '../../visualizer/page/event-filters.js';
 import { describeEntry } from '../../visualizer/page/event-format.js';
 import { Timeline } from '../../visualizer/page/timeline.js';
 import type { StatechartGraph } from '../../visualizer/server/graph-types.js';
@@ -147,6 +148,39 @@ describe('traces from other versions, killed runs and damaged files', () => {
     expect(row).toMatchObject({ tone: 'unknown', badge: 'teleport', text: '{"to":"mars"}' });
     expect(() => timeline.entries.map((entry) => describeEntry(entry, null))).not.toThrow();
     expect(timeline.moment(timeline.length - 1).state).toBeNull();
+  });
+
+  it("shows what the stall detector counted as new right after the transition that folded the turn's results, in words, with the stalls", () => {
+    const timeline = timelineOf(lines);
+    const progress = timeline.entries.filter((entry) => entry.kind === 'progress');
+    expect(progress.length).toBeGreaterThan(0);
+    for (const entry of progress) {
+      const at = timeline.entries.indexOf(entry);
+      expect(timeline.entries[at - 1]!.data.actions).toContain('recordResults');
+      expect(filterOf(entry)).toBe('gate');
+    }
+    const edit = progress.find((entry) => JSON.stringify(entry.data).includes('edit_file'))!;
+    expect(describeEntry(edit, null)).toMatchObject({
+      badge: 'progress',
+      text: expect.stringMatching(/^new to the stall detector: .*edit_file: new output, a file state not seen before/),
+    });
+    const words = describeEntry(
+      toEntry(
+        {
+          i: 1,
+          t: 1,
+          kind: 'progress',
+          step: 4,
+          results: [
+            { id: 'a', name: 'run', kinds: ['testChange'] },
+            { id: 'b', name: 'update_todo', kinds: ['todoChange'] },
+          ],
+        },
+        1,
+      ),
+      null,
+    );
+    expect(words.text).toBe('new to the stall detector: run: test result changed; update_todo: todo list changed');
   });
 
   it('reads a background job and a masked secret in words, never the secret, and files them under tools', () => {

@@ -8,6 +8,7 @@ import { type Entry, text } from './entries.js';
  */
 const ACTIONS: Record<string, (entry: Entry) => string> = {
   stall: () => 'nudge',
+  progress: () => 'recordResults',
   finish: (entry) => (entry.data.allowed === false ? 'refuseFinish' : 'acceptFinish'),
   budget_warning: (entry) => (text(entry.data, 'budget') === 'time' ? 'warnTime' : 'warnSteps'),
   context: (entry) =>

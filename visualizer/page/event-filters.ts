@@ -7,7 +7,7 @@ export type Filter = 'model' | 'tools' | 'gate' | 'context' | 'phases' | 'steps'
 export const FILTERS: Array<{ key: Filter; label: string; title: string; on: boolean }> = [
   { key: 'model', label: 'Model', title: 'Model calls: tokens and latency', on: true },
   { key: 'tools', label: 'Tools', title: 'Tool calls with their arguments', on: true },
-  { key: 'gate', label: 'Gate & stalls', title: 'Gate decisions and stall nudges', on: true },
+  { key: 'gate', label: 'Gate & stalls', title: 'Gate decisions, stall nudges and what the stall detector counted as progress', on: true },
   { key: 'context', label: 'Context & budget', title: 'Context manager elisions and summaries, budget warnings', on: true },
   { key: 'phases', label: 'Phases', title: 'Transitions into another phase', on: true },
   { key: 'steps', label: 'Transitions', title: 'Every other transition (one per XState microstep)', on: false },
@@ -25,6 +25,7 @@ export function filterOf(entry: Entry): Filter {
       return 'tools';
     case 'finish':
     case 'stall':
+    case 'progress':
     case 'rule_action':
       return 'gate';
     case 'context':

@@ -1,7 +1,7 @@
 import type { TransitionMatch } from './chart-index.js';
 import { type Entry, num, obj, text } from './entries.js';
 import { brief, clip, count, millis } from './format.js';
-import { budgetText, contextText, endText, finishText, type RowHints, stallText } from './harness-events.js';
+import { budgetText, contextText, endText, finishText, progressText, type RowHints, stallText } from './harness-events.js';
 import { isBlocked } from './marks.js';
 
 export type Tone =
@@ -50,6 +50,8 @@ export function describeEntry(entry: Entry, match: TransitionMatch | null, hints
       return describeTool(data);
     case 'stall':
       return { badge: 'stall', tone: 'stall', text: stallText(data), meta: step, title: `${stallText(data)}\nnudge sent: ${text(data, 'message')}` };
+    case 'progress':
+      return { badge: 'progress', tone: 'step', text: progressText(data), meta: step };
     case 'finish':
       return { badge: 'gate', tone: data.allowed === false ? 'refusal' : 'accept', text: finishText(data), meta: step };
     case 'rule_action':

@@ -25,6 +25,30 @@ export function stallText(data: Record<string, unknown>): string {
   return `${rule}${reason && reason !== rule ? `: ${reason}` : ''}${against} → nudge ${firings}${nudges !== null ? ` of ${nudges}` : ''}`;
 }
 
+const PROGRESS_WORDS: Record<string, string> = {
+  newInfo: 'new output',
+  newFileState: 'a file state not seen before',
+  todoChange: 'todo list changed',
+  testChange: 'test result changed',
+};
+
+/**
+ * What a turn's results made new, as the stall detector counted it: each
+ * result by its tool, with the kinds of progress in words.
+ *
+ * @example progressText({ results: [{ name: 'run', kinds: ['newInfo', 'testChange'] }] }) // 'new to the stall detector: run: new output, test result changed'
+ */
+export function progressText(data: Record<string, unknown>): string {
+  const results = Array.isArray(data.results)
+    ? data.results.filter((result): result is Record<string, unknown> => result !== null && typeof result === 'object')
+    : [];
+  const said = results.map((result) => {
+    const kinds = Array.isArray(result.kinds) ? result.kinds.map((kind) => PROGRESS_WORDS[String(kind)] ?? String(kind)) : [];
+    return `${text(result, 'name') || 'tool'}: ${kinds.join(', ')}`;
+  });
+  return `new to the stall detector: ${said.join('; ') || 'nothing'}`;
+}
+
 /** A gate decision: refused (with why and which refusal) or accepted. */
 export function finishText(data: Record<string, unknown>): string {
   if (data.allowed === false) {

@@ -23,7 +23,7 @@ export interface WhyInput {
 }
 
 // Lines whose story the card tells in words, beside the transition that wrote them.
-const TOLD = new Set(['stall', 'finish', 'budget_warning', 'context', 'rule_action', 'end', 'crash', 'interrupted']);
+const TOLD = new Set(['stall', 'progress', 'finish', 'budget_warning', 'context', 'rule_action', 'end', 'crash', 'interrupted']);
 
 /**
  * The strip over the chart that answers "where is it and why": the state,

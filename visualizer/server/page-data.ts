@@ -58,6 +58,7 @@ export const TRACE_KINDS = [
   'model',
   'tool',
   'stall',
+  'progress',
   'finish',
   'budget_warning',
   'context',
