@@ -58,7 +58,10 @@ export interface TransitionEvent {
   kind: 'transition';
   from: string;
   to: string;
+  /** The event being processed: for an eventless (`always`) transition, the one that started the macrostep. */
   event: string;
+  /** Set when the transition taken is eventless: it fired because its guard held after the event's own transition. */
+  eventless?: true;
   /** The deciding guard as a readable label, e.g. `phaseSteps(min=3)` or `all(testRun, phaseSteps(min=2))`. */
   guard?: string;
   actions?: string[];

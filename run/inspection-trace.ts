@@ -44,6 +44,8 @@ export function createInspectionTracer(trace: Tracer, stepOf: () => number, forw
         from: label,
         to,
         event: event.event.type,
+        // XState gives every microstep the macrostep's event; an eventless transition is marked as such.
+        ...(taken?.eventType === '' ? { eventless: true as const } : {}),
         ...(guard ? { guard } : {}),
         ...(actions.length > 0 ? { actions } : {}),
         ...(error ? { error } : {}),

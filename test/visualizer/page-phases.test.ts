@@ -251,7 +251,9 @@ describe('the chart at the level of phases', () => {
       await rough.click(`.rows .row[data-index="${stall.index}"]`);
       await rough.waitForSelector(`#app[data-index="${stall.index}"]`);
       await waitForText(rough, '.why .guards', `✓ [${String(stall.data.rule)}(limit=3)] the same call with the same result 3 times in a row`);
-      expect(await rough.textContent('.why .how')).toBe(`${String(cause.data.from)} → ${String(cause.data.to)}  on tools.done`);
+      // The nudge is an eventless transition of the review state, taken in the macrostep the tools' results started.
+      expect(cause.data.eventless).toBe(true);
+      expect(await rough.textContent('.why .how')).toBe(`${String(cause.data.from)} → ${String(cause.data.to)}  eventless, after tools.done`);
       expect(await rough.textContent('.why .story')).toContain(`${String(stall.data.rule)}: ${String(stall.data.reason)} (3/3) → nudge 1`);
       expect(await rough.textContent('.why .story')).toContain(`nudge sent: “${String(stall.data.message)}”`);
       expect(await rough.textContent('.detail')).toContain('nudge sent to the model');

@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_TASK, DEMO_TEST_CMD, demoScript } from '../../demo/demo-model.js';
 import { createHarnessMachine, defaultRules, runScripted, type ScriptedRunResult } from '../../testing/index.js';
 import { ChartIndex } from '../../visualizer/page/chart-index.js';
-import { toEntry } from '../../visualizer/page/entries.js';
+import { text, toEntry } from '../../visualizer/page/entries.js';
 import { filterOf } from '../../visualizer/page/event-filters.js';
 import { describeEntry } from '../../visualizer/page/event-format.js';
 import { Timeline } from '../../visualizer/page/timeline.js';
@@ -90,6 +90,19 @@ describe('replaying a trace on the chart', () => {
     expect(match.refused[0]!.edge).toBe(`${String(refusal.from).split('.')[0]}->done`);
   });
 
+  it("marks a transition that took no event of its own as eventless, with the event that started its macrostep, and matches it to the chart's eventless arrow", () => {
+    const timeline = timelineOf(lines);
+    const transitions = timeline.entries.filter((entry) => entry.kind === 'transition' && text(entry.data, 'from'));
+    const eventless = transitions.filter((entry) => entry.data.eventless === true);
+    expect(eventless.length).toBeGreaterThan(0);
+    expect(eventless.length).toBeLessThan(transitions.length);
+    for (const entry of transitions) {
+      const taken = timeline.matchOf(entry).transition;
+      expect(taken?.event, `${text(entry.data, 'from')} → ${text(entry.data, 'to')}`).toBe(entry.data.eventless === true ? null : entry.data.event);
+    }
+    expect(describeEntry(eventless[0]!, null).title).toMatch(/ eventless, after xstate\.[\w.]+/);
+  });
+
   it('keeps running totals for the gauges and counts how often each state was entered', () => {
     const timeline = timelineOf(lines);
     const end = timeline.moment(lines.length - 1);
@@ -150,14 +163,14 @@ describe('traces from other versions, killed runs and damaged files', () => {
     expect(timeline.moment(timeline.length - 1).state).toBeNull();
   });
 
-  it("shows what the stall detector counted as new right after the transition that folded the turn's results, in words, with the stalls", () => {
+  it("shows what the stall detector counted as new right after the transition that folded the turn's results, in words, under its own filter", () => {
     const timeline = timelineOf(lines);
     const progress = timeline.entries.filter((entry) => entry.kind === 'progress');
     expect(progress.length).toBeGreaterThan(0);
     for (const entry of progress) {
       const at = timeline.entries.indexOf(entry);
       expect(timeline.entries[at - 1]!.data.actions).toContain('recordResults');
-      expect(filterOf(entry)).toBe('gate');
+      expect(filterOf(entry)).toBe('progress');
     }
     const edit = progress.find((entry) => JSON.stringify(entry.data).includes('edit_file'))!;
     expect(describeEntry(edit, null)).toMatchObject({

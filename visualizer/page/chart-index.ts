@@ -5,6 +5,8 @@ export interface TransitionLine {
   from: string;
   to: string;
   event: string;
+  /** An eventless (`always`) transition, whose `event` is the macrostep's. */
+  eventless?: boolean;
   guard?: string;
 }
 
@@ -57,7 +59,7 @@ export class ChartIndex {
   }
 
   match(line: TransitionLine): TransitionMatch {
-    const key = `${line.from}|${line.to}|${line.event}|${line.guard ?? ''}`;
+    const key = `${line.from}|${line.to}|${line.eventless ? '' : line.event}|${line.guard ?? ''}`;
     let found = this.matches.get(key);
     if (!found) {
       found = this.findMatch(line);
@@ -72,8 +74,9 @@ export class ChartIndex {
       const list = this.outgoing(source);
       const fits = (transition: GraphTransition) =>
         reaches(transition, line) && (line.guard ? (transition.guard?.key ?? transition.guard?.name) === line.guard : transition.guard === null);
+      // A line marked eventless took an eventless transition; older traces do not say, so theirs is tried second.
       const taken =
-        list.find((transition) => transition.event === line.event && fits(transition)) ??
+        (line.eventless ? undefined : list.find((transition) => transition.event === line.event && fits(transition))) ??
         list.find((transition) => transition.event === null && fits(transition));
       if (taken) {
         const refused = list.filter((transition) => transition.event === taken.event && transition.order < taken.order && transition.guard !== null);

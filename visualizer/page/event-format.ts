@@ -109,7 +109,7 @@ function describeTransition(data: Record<string, unknown>, match: TransitionMatc
     tone: phaseChange ? 'phase' : 'step',
     text: `${moved}${why}`,
     meta: '',
-    title: `${from || '(start)'} → ${to} on ${text(data, 'event')}${Array.isArray(data.actions) && data.actions.length > 0 ? ` / ${data.actions.join(', ')}` : ''}`,
+    title: `${from || '(start)'} → ${to} ${data.eventless === true ? `eventless, after ${text(data, 'event')}` : `on ${text(data, 'event')}`}${Array.isArray(data.actions) && data.actions.length > 0 ? ` / ${data.actions.join(', ')}` : ''}`,
   };
 }
 

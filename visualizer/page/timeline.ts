@@ -139,6 +139,7 @@ export class Timeline {
       from: text(data, 'from'),
       to: text(data, 'to'),
       event: text(data, 'event'),
+      ...(data.eventless === true ? { eventless: true } : {}),
       ...(text(data, 'guard') ? { guard: text(data, 'guard') } : {}),
     });
   }

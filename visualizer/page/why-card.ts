@@ -54,7 +54,8 @@ export class WhyCard {
       setText(this.how, input.ahead ? 'live state from XState inspection' : 'no transition yet');
       this.guards.replaceChildren();
     } else {
-      const how = `${text(data, 'from') || '(start)'} → ${text(data, 'to')}  on ${shortEvent(text(data, 'event'))}`;
+      const cause = data.eventless === true ? `eventless, after ${shortEvent(text(data, 'event'))}` : `on ${shortEvent(text(data, 'event'))}`;
+      const how = `${text(data, 'from') || '(start)'} → ${text(data, 'to')}  ${cause}`;
       setText(this.how, how);
       this.how.title = how;
       const parts = guardParts(input.match, text(data, 'guard'), Array.isArray(data.actions) ? data.actions.map(String) : []);
