@@ -22,6 +22,8 @@ export interface CommandCost {
   p90Ms: number;
   /** Median minus the bare `sh -c` median of the same command, measured in the same rounds. */
   overMs: number;
+  /** Median minus the bare `bash -c` median: bash is the shell every rein command runs in. */
+  overBashMs: number;
 }
 
 export interface JobCosts {
@@ -47,13 +49,17 @@ function percentile(values: number[], share: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * share))]!;
 }
 
-/** `sh -c` from Node with piped output, as a plain harness runs a tool command (the seed's subprocess.run). */
-function bare(root: string, env: Record<string, string>): Path {
+/**
+ * `sh -c` from Node with piped output, as a plain harness runs a tool command
+ * (the seed's subprocess.run); with `bash`, the same in the shell rein runs
+ * commands in, so the difference between the two is the shells' own start-up.
+ */
+function bare(root: string, env: Record<string, string>, shell: 'sh' | 'bash'): Path {
   return {
-    name: 'bare sh -c (no sandbox, no process group)',
+    name: `bare ${shell} -c (no sandbox, no process group)`,
     run: (command) =>
       new Promise((resolve, reject) => {
-        const child = spawn('sh', ['-c', command], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+        const child = spawn(shell, ['-c', command], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
         child.stdout.resume();
         child.stderr.resume();
         child.once('error', reject);
@@ -108,7 +114,8 @@ export async function measureCommandOverhead(rounds: number): Promise<{ rows: Co
     await timedStart('warm, unsandboxed', () => createRunSandbox({ root, policy: policy('none') })),
   ];
   const paths: Path[] = [
-    bare(root, buildCommandEnv(process.env)),
+    bare(root, buildCommandEnv(process.env), 'sh'),
+    bare(root, buildCommandEnv(process.env), 'bash'),
     ...(bwrap ? [cold(root, policy('bwrap'), 'spawn per command, bubblewrap (before)'), warm(sandboxes[0]!, 'warm sandbox, bubblewrap')] : []),
     cold(root, policy('none'), 'spawn per command, unsandboxed (before)'),
     warm(sandboxes.at(-1)!, 'warm, unsandboxed'),
@@ -133,9 +140,17 @@ export async function measureCommandOverhead(rounds: number): Promise<{ rows: Co
   }
   const rows = commands.flatMap((command) => {
     const bareMedian = median(times.get(`${paths[0]!.name}\0${command}`)!);
+    const bashMedian = median(times.get(`${paths[1]!.name}\0${command}`)!);
     return paths.map((path) => {
       const values = times.get(`${path.name}\0${command}`)!;
-      return { path: path.name, command, medianMs: median(values), p90Ms: percentile(values, 0.9), overMs: median(values) - bareMedian };
+      return {
+        path: path.name,
+        command,
+        medianMs: median(values),
+        p90Ms: percentile(values, 0.9),
+        overMs: median(values) - bareMedian,
+        overBashMs: median(values) - bashMedian,
+      };
     });
   });
   return { rows, startMs };

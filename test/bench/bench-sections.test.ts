@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { CacheFigures } from '../../bench/prefix-cache.js';
 import { type BenchSection, renderSection } from '../../bench/section.js';
 import { describeCachePairs } from '../../bench/sections/prompt-cache.js';
+import { describeWarmOverhead } from '../../bench/sections/sandbox-overhead.js';
 import { writeSections } from '../../bench/write-figures.js';
 import { makeTempDir, removeTempDirs } from '../../testing/temp-dir.js';
 
@@ -100,5 +101,20 @@ describe('bench sections', () => {
     ]).join(' ');
     expect(everywhereCheaper).toContain("rein sends fewer prompt tokens than the seed's schedule in every case.");
     expect(everywhereCheaper).toContain('with the cache discount, and without a prompt cache too.');
+  });
+
+  it("the sandbox text judges each command's warm overhead against the 5 ms target and names bash's share", () => {
+    const row = (path: string, command: string, overMs: number, overBashMs: number) => ({ path, command, medianMs: 20, p90Ms: 25, overMs, overBashMs });
+    const rows = [
+      row('bare sh -c (no sandbox, no process group)', 'true', 0, -2),
+      row('warm sandbox, bubblewrap', 'true', 5, 3),
+      row('warm sandbox, bubblewrap', 'head', 6.26, 4.1),
+      row('warm, unsandboxed', 'true', 1, -1),
+    ];
+    expect(describeWarmOverhead(rows)).toBe(
+      'The warm sandbox (bubblewrap) is 5.0 to 6.3 ms over a bare sh -c of the same command in this run (target: within 5 ms; met for 1 of 2 commands), ' +
+        "and 3.0 to 4.1 ms over a bare bash -c, the shell rein runs every command in (the difference between the two is bash's start-up against sh's).",
+    );
+    expect(describeWarmOverhead(rows.filter((one) => !one.path.startsWith('warm sandbox')))).toMatch(/^bubblewrap is not available here/);
   });
 });
