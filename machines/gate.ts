@@ -81,8 +81,8 @@ export function refusalUpdate(context: HarnessContext, params: RefusalParams): U
     },
     ms: 0,
   };
-  // Stryker disable next-line ObjectLiteral: the refusal's effect is none, which never reaches the fold's verification parameters or test command
   // The refusal has its own trace line (a refused finish), so what it made new is not traced as progress too.
+  // Stryker disable next-line ObjectLiteral: the refusal's effect is none, which never reaches the fold's verification parameters or test command
   const folded = foldResults(context, [attempt], { ...params.fold, testCmd: context.testCmd });
   const refusals = context.facts.gateRefusals + 1;
   return {
