@@ -111,6 +111,10 @@ export const REIN = {
   jobState: 'rein.job.state',
   jobCause: 'rein.job.cause',
   secretKinds: 'rein.secrets.kinds',
+  /** The tools whose results made progress in a turn, in call order, comma-separated. */
+  progressTools: 'rein.progress.tools',
+  /** The kinds of progress a turn made (newInfo, newFileState, todoChange, testChange), comma-separated. */
+  progressKinds: 'rein.progress.kinds',
 } as const;
 
 /** Span events rein adds (on the run span unless noted). */
@@ -125,6 +129,8 @@ export const EVENT = {
   job: 'rein.job',
   /** Secrets in a known format were masked in a tool result. */
   secretsMasked: 'rein.secrets_masked',
+  /** What a turn's results made new, as the stall detector counted it. */
+  progress: 'rein.progress',
   /** On the `chat` span the compaction prepared the view for. */
   context: 'rein.context',
   /** On the `chat` span whose request was retried. */

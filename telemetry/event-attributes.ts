@@ -94,6 +94,17 @@ export function runEvent(line: TraceLine, content: boolean): LineEvent | null {
             : undefined,
         }),
       };
+    case 'progress': {
+      const results = Array.isArray(line.results) ? line.results.map(record) : [];
+      return {
+        name: EVENT.progress,
+        attributes: defined({
+          [REIN.step]: num(line.step),
+          [REIN.progressTools]: results.map((result) => str(result.name) ?? '').join(','),
+          [REIN.progressKinds]: [...new Set(results.flatMap((result) => (Array.isArray(result.kinds) ? result.kinds.map(String) : [])))].join(','),
+        }),
+      };
+    }
     case 'start':
     case 'transition':
     case 'model':

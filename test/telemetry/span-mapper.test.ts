@@ -232,9 +232,19 @@ describe('the span mapper on lines a run writes when things go wrong', () => {
       { i: 3, t: t0 + 3, kind: 'model', step: 4, content: 'x', tool_calls: [], usage: { promptTokens: 10, completionTokens: 2, cachedTokens: 0 }, ms: 1200 },
       { i: 4, t: t0 + 3, kind: 'stall', rule: 'repeatedAction', limit: 3, message: 'You ran `npm test` three times', step: 4, firings: 1 },
       { i: 5, t: t0 + 3, kind: 'budget_warning', budget: 'steps', step: 4, limit: 5 },
-      { i: 6, t: t0 + 3.2, kind: 'some_future_kind', step: 4, secret: 'not exported' },
       {
-        i: 7,
+        i: 6,
+        t: t0 + 3.1,
+        kind: 'progress',
+        step: 4,
+        results: [
+          { id: 'c1', name: 'run', kinds: ['newInfo', 'testChange'] },
+          { id: 'c2', name: 'edit_file', kinds: ['newInfo', 'newFileState'] },
+        ],
+      },
+      { i: 7, t: t0 + 3.2, kind: 'some_future_kind', step: 4, secret: 'not exported' },
+      {
+        i: 8,
         t: t0 + 4,
         kind: 'end',
         status: 'stalled',
@@ -260,7 +270,12 @@ describe('the span mapper on lines a run writes when things go wrong', () => {
     });
     const root = spans.find((span) => span.name === 'invoke_agent rein')!;
     expect(root.attributes).toMatchObject({ 'gen_ai.conversation.id': 'r1', 'rein.run.status': 'stalled', 'error.type': 'stalled' });
-    expect(root.events.map((event) => event.name)).toEqual(['rein.stall', 'rein.budget_warning', 'rein.trace.some_future_kind']);
+    expect(root.events.map((event) => event.name)).toEqual(['rein.stall', 'rein.budget_warning', 'rein.progress', 'rein.trace.some_future_kind']);
+    expect(root.events[2]!.attributes).toEqual({
+      'rein.step': 4,
+      'rein.progress.tools': 'run,edit_file',
+      'rein.progress.kinds': 'newInfo,testChange,newFileState',
+    });
     expect(root.events[0]!.attributes).toMatchObject({ 'rein.stall.rule': 'repeatedAction', 'rein.stall.limit': 3 });
     expect(root.events[0]!.attributes?.['rein.message']).toBeUndefined();
     expect(JSON.stringify(root.events)).not.toContain('not exported');
