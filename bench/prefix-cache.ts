@@ -276,6 +276,82 @@ export function compactingCeiling(record: ChatMessage[], bytes: number, limits: 
 }
 
 /**
+ * Tighter still: the fewest compactions any schedule needs to send no more
+ * than `bytes` in all while under `peakChars`. A compaction leaves at least
+ * the head and the newest results whole, and between compactions the view
+ * only grows, so each schedule sends at least what its compactions allow:
+ * the fewest compactions whose smallest schedule fits the budget is a floor
+ * on every schedule's count. Each is charged the smallest resend of the
+ * newest results. `compactions` is null when no schedule fits at all.
+ *
+ * @example budgetCeiling(record, 4_035_608, { keepRecent: 4, peakChars: 111_411 }) // { reuse: 0.892…, compactions: 6 } (100 steps, 4 chars/token)
+ */
+export function budgetCeiling(
+  record: ChatMessage[],
+  bytes: number,
+  limits: { keepRecent: number; peakChars: number },
+): { reuse: number; compactions: number | null } {
+  const pairs = stepPairs(record);
+  const steps = pairs.length;
+  const head = { bytes: JSON.stringify(record.slice(0, 2)).length, chars: totalChars(record.slice(0, 2)) };
+  // The smallest view right after a compaction at each step: the head and the newest results whole.
+  const kept = pairs.map((_, step) => pairs.slice(Math.max(0, step - limits.keepRecent + 1), step + 1));
+  const after = kept.map((whole) => ({
+    bytes: head.bytes + whole.reduce((sum, pair) => sum + pair.bytes, 0),
+    chars: head.chars + whole.reduce((sum, pair) => sum + pair.chars, 0),
+  }));
+  // Until a result older than the newest ones exists, nothing sent may change: no compaction before step keepRecent.
+  const possible = (step: number) => step >= limits.keepRecent;
+  const resend = Math.min(
+    ...kept.filter((_, step) => possible(step)).map((whole) => whole.slice(0, -1).reduce((sum, pair) => sum + pair.bytes, 0)),
+    Number.POSITIVE_INFINITY,
+  );
+  // Prefix sums, so the bytes of a run of append-only requests cost O(1): bytesTo[t] and charsTo[t] sum pairs 0..t-1,
+  // grownTo[t] sums bytesTo[1..t].
+  const bytesTo = [0];
+  const charsTo = [0];
+  const grownTo = [0];
+  pairs.forEach((pair, step) => {
+    bytesTo.push(bytesTo[step]! + pair.bytes);
+    charsTo.push(charsTo[step]! + pair.chars);
+    grownTo.push(grownTo[step]! + bytesTo[step + 1]!);
+  });
+  // Bytes of the requests of steps from+1 .. to-1, growing append-only from `start` (the view at step `from`); null past the peak.
+  const grown = (start: { bytes: number; chars: number }, from: number, to: number): number | null => {
+    if (to - 1 <= from) return 0;
+    if (start.chars + charsTo[to]! - charsTo[from + 1]! > limits.peakChars) return null;
+    // Request t (from < t < to) is start plus pairs from+1..t: start.bytes + bytesTo[t+1] - bytesTo[from+1].
+    return (to - 1 - from) * (start.bytes - bytesTo[from + 1]!) + (grownTo[to]! - grownTo[from + 1]!);
+  };
+  const fresh = pairs.reduce((sum, pair) => sum + pair.bytes, 0);
+  // least[k]: the fewest bytes up to a compaction at step k (its request included), with the current count of compactions.
+  let least = pairs.map((_, step) => {
+    const before = possible(step) ? grown(head, -1, step) : null;
+    return before === null ? Number.POSITIVE_INFINITY : before + after[step]!.bytes;
+  });
+  const fits = (compactions: number) =>
+    compactions === 0
+      ? (grown(head, -1, steps) ?? Number.POSITIVE_INFINITY) <= bytes
+      : least.some((sent, step) => sent + (grown(after[step]!, step, steps) ?? Number.POSITIVE_INFINITY) <= bytes);
+  for (let compactions = 0; compactions <= steps; compactions++) {
+    if (fits(compactions)) return { reuse: 1 - (fresh + compactions * (compactions > 0 ? resend : 0)) / bytes, compactions };
+    if (compactions === 0) continue;
+    least = pairs.map((_, to) => {
+      let best = Number.POSITIVE_INFINITY;
+      if (!possible(to)) return best;
+      // A compaction only moves closer to the peak the longer the run since the last one, so the search stops where it passes.
+      for (let from = to - 1; from >= 0; from--) {
+        const between = grown(after[from]!, from, to);
+        if (between === null) break;
+        best = Math.min(best, least[from]! + between + after[to]!.bytes);
+      }
+      return best;
+    });
+  }
+  return { reuse: Number.NaN, compactions: null };
+}
+
+/**
  * The three policies over the same session, side by side, and the reuse
  * ceilings: at the seed's request bytes, and at the bytes of whichever sends
  * fewer, the seed or rein before (a manager cheaper than both without a
@@ -285,7 +361,13 @@ export function compactingCeiling(record: ChatMessage[], bytes: number, limits: 
 export function compareCachePolicies(
   shape: SessionShape,
   rules: ContextRules & StagedRules,
-): { policies: CacheFigures[]; ceiling: number; cheapestCeiling: number; compacting: CompactingCeiling } {
+): {
+  policies: CacheFigures[];
+  ceiling: number;
+  cheapestCeiling: number;
+  compacting: CompactingCeiling;
+  budget: { reuse: number; compactions: number | null };
+} {
   const record = sessionRecord(shape);
   const seed = seedRequests(record, rules, shape);
   const staged = stagedRequests(record, rules, shape);
@@ -301,5 +383,6 @@ export function compareCachePolicies(
     ceiling: reuseCeiling(record, bytes(seed)),
     cheapestCeiling: reuseCeiling(record, cheapest),
     compacting: compactingCeiling(record, cheapest, { keepRecent: rules.keepRecent, peakChars }),
+    budget: budgetCeiling(record, cheapest, { keepRecent: rules.keepRecent, peakChars }),
   };
 }

@@ -13,6 +13,7 @@ interface Compared {
   ceiling: number;
   cheapestCeiling: number;
   compacting: CompactingCeiling;
+  budget: { reuse: number; compactions: number | null };
 }
 
 /** rein's context manager (now and before) against the seed's per-step half-life schedule, on one long scripted session. */
@@ -70,6 +71,8 @@ export const promptCacheSection: BenchSection = {
             'without sending more than the seed or rein before, whichever sends less',
             `the same, keeping the newest ${rules.keepRecent} results whole and every request under ${percent(rules.hard)} of the window`,
             'compactions that forces, at the least',
+            'the same, with the compactions sending no more bytes than that forces',
+            'compactions that forces',
           ],
           rows: compared.map((row) => [
             row.steps,
@@ -78,12 +81,17 @@ export const promptCacheSection: BenchSection = {
             percent(row.cheapestCeiling, 2),
             percent(row.compacting.reuse, 2),
             row.compacting.compactions,
+            row.budget.compactions === null ? 'none fits' : percent(row.budget.reuse, 2),
+            row.budget.compactions ?? '-',
           ]),
         },
       ],
       notes: [
         ...describeCachePairs(compared.map(({ steps, charsPerToken, policies }) => ({ steps, charsPerToken, rein: policies[0]!, seed: policies.at(-1)! }))),
-        describeReuseTarget(compared, rules.keepRecent),
+        describeReuseTarget(
+          compared.map((row) => ({ ...row, compacting: { reuse: Math.min(row.compacting.reuse, row.budget.reuse), compactions: row.compacting.compactions } })),
+          rules.keepRecent,
+        ),
       ],
     };
   },

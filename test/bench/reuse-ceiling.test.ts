@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compactingCeiling, reuseCeiling, sessionRecord } from '../../bench/prefix-cache.js';
+import { budgetCeiling, compactingCeiling, reuseCeiling, sessionRecord } from '../../bench/prefix-cache.js';
 import { describeReuseTarget } from '../../bench/sections/prompt-cache.js';
 import type { ChatMessage } from '../../context/messages.js';
 import { totalChars } from '../../context/messages.js';
@@ -62,6 +62,32 @@ describe('reuse ceilings of the prompt-cache bench', () => {
     expect(one.reuse).toBeCloseTo(reuseCeiling(record, 3_000_000), 12);
     expect(four.compactions).toBeGreaterThan(one.compactions);
     expect(four.reuse).toBeLessThan(one.reuse);
+  });
+
+  it('a byte budget the growing view would pass forces compactions the peak does not, and lowers the ceiling', () => {
+    const record = evenRecord(8, 500);
+    const limits = { keepRecent: 2, peakChars: 1_000_000 };
+    // Every request whole, append-only: what sending everything costs.
+    const appendOnly = Array.from({ length: 8 }, (_, step) => JSON.stringify(record.slice(0, 4 + 2 * step)).length).reduce((sum, size) => sum + size, 0);
+    expect(budgetCeiling(record, appendOnly + 100, limits)).toEqual({ reuse: reuseCeiling(record, appendOnly + 100), compactions: 0 });
+    const tight = budgetCeiling(record, appendOnly - 100, limits);
+    expect(tight.compactions).toBe(1);
+    // The one compaction sends the older of the two newest results again.
+    expect(tight.reuse).toBeCloseTo(1 - (9 * pairBytes(record)) / (appendOnly - 100), 12);
+    const tighter = budgetCeiling(record, appendOnly / 2, limits);
+    expect(tighter.compactions).toBeGreaterThan(1);
+    expect(tighter.reuse).toBeLessThan(tight.reuse);
+    // Below what the head and the newest results alone take at every step, nothing fits.
+    expect(budgetCeiling(record, 1000, limits)).toEqual({ reuse: Number.NaN, compactions: null });
+  });
+
+  it("on the bench session at 100 steps and 4 chars/token, the seed's bytes force twice the compactions the peak does", () => {
+    const record = sessionRecord({ steps: 100, resultChars: 4000, windowTokens: 32_768, charsPerToken: 4 });
+    const limits = { keepRecent: 4, peakChars: 0.85 * 32_768 * 4 };
+    expect(compactingCeiling(record, 4_035_608, limits).compactions).toBe(3);
+    const budget = budgetCeiling(record, 4_035_608, limits);
+    expect(budget.compactions).toBe(6);
+    expect(budget.reuse).toBeLessThan(0.9);
   });
 
   it('the text names the cases where no context manager can reach 90% reuse, and only those', () => {
