@@ -226,14 +226,20 @@ function stepPairs(record: ChatMessage[]): Array<{ bytes: number; chars: number 
   return pairs;
 }
 
+/** The step pairs a compaction at `step` must keep whole: the newest `keepRecent` up to it. */
+function newestWhole<T>(pairs: readonly T[], step: number, keepRecent: number): T[] {
+  return pairs.slice(Math.max(0, step - keepRecent + 1), step + 1);
+}
+
+const sumOf = (pairs: ReadonlyArray<{ bytes: number; chars: number }>, key: 'bytes' | 'chars') => pairs.reduce((sum, pair) => sum + pair[key], 0);
+
 /**
  * The most prefix reuse any manager that shows the newest result whole can
  * have while sending no more than `bytes` in all: each request carries the
  * newest call and result, which the previous request cannot have held.
  */
 export function reuseCeiling(record: ChatMessage[], bytes: number): number {
-  const fresh = stepPairs(record).reduce((sum, pair) => sum + pair.bytes, 0);
-  return 1 - fresh / bytes;
+  return 1 - sumOf(stepPairs(record), 'bytes') / bytes;
 }
 
 /** What keeping the newest results whole under a peak costs any manager, at the least. */
@@ -242,6 +248,12 @@ export interface CompactingCeiling {
   reuse: number;
   /** The fewest compactions the peak forces. */
   compactions: number;
+}
+
+/** The same with the compactions the byte budget forces too; `compactions` is null (and `reuse` NaN) when no schedule fits. */
+export interface BudgetCeiling {
+  reuse: number;
+  compactions: number | null;
 }
 
 /**
@@ -267,10 +279,10 @@ export function compactingCeiling(record: ChatMessage[], bytes: number, limits: 
     view += pair.chars;
     if (view <= limits.peakChars) return;
     compactions++;
-    const kept = pairs.slice(Math.max(0, step - limits.keepRecent + 1), step + 1);
+    const kept = newestWhole(pairs, step, limits.keepRecent);
     // The newest pair is counted above already; the others kept whole are sent again after the change.
-    lost += kept.slice(0, -1).reduce((sum, older) => sum + older.bytes, 0);
-    view = head + kept.reduce((sum, whole) => sum + whole.chars, 0);
+    lost += sumOf(kept.slice(0, -1), 'bytes');
+    view = head + sumOf(kept, 'chars');
   });
   return { reuse: 1 - lost / bytes, compactions };
 }
@@ -286,26 +298,16 @@ export function compactingCeiling(record: ChatMessage[], bytes: number, limits: 
  *
  * @example budgetCeiling(record, 4_035_608, { keepRecent: 4, peakChars: 111_411 }) // { reuse: 0.892…, compactions: 6 } (100 steps, 4 chars/token)
  */
-export function budgetCeiling(
-  record: ChatMessage[],
-  bytes: number,
-  limits: { keepRecent: number; peakChars: number },
-): { reuse: number; compactions: number | null } {
+export function budgetCeiling(record: ChatMessage[], bytes: number, limits: { keepRecent: number; peakChars: number }): BudgetCeiling {
   const pairs = stepPairs(record);
   const steps = pairs.length;
   const head = { bytes: JSON.stringify(record.slice(0, 2)).length, chars: totalChars(record.slice(0, 2)) };
   // The smallest view right after a compaction at each step: the head and the newest results whole.
-  const kept = pairs.map((_, step) => pairs.slice(Math.max(0, step - limits.keepRecent + 1), step + 1));
-  const after = kept.map((whole) => ({
-    bytes: head.bytes + whole.reduce((sum, pair) => sum + pair.bytes, 0),
-    chars: head.chars + whole.reduce((sum, pair) => sum + pair.chars, 0),
-  }));
+  const kept = pairs.map((_, step) => newestWhole(pairs, step, limits.keepRecent));
+  const after = kept.map((whole) => ({ bytes: head.bytes + sumOf(whole, 'bytes'), chars: head.chars + sumOf(whole, 'chars') }));
   // Until a result older than the newest ones exists, nothing sent may change: no compaction before step keepRecent.
   const possible = (step: number) => step >= limits.keepRecent;
-  const resend = Math.min(
-    ...kept.filter((_, step) => possible(step)).map((whole) => whole.slice(0, -1).reduce((sum, pair) => sum + pair.bytes, 0)),
-    Number.POSITIVE_INFINITY,
-  );
+  const resend = Math.min(...kept.filter((_, step) => possible(step)).map((whole) => sumOf(whole.slice(0, -1), 'bytes')), Number.POSITIVE_INFINITY);
   // Prefix sums, so the bytes of a run of append-only requests cost O(1): bytesTo[t] and charsTo[t] sum pairs 0..t-1,
   // grownTo[t] sums bytesTo[1..t].
   const bytesTo = [0];
@@ -323,7 +325,7 @@ export function budgetCeiling(
     // Request t (from < t < to) is start plus pairs from+1..t: start.bytes + bytesTo[t+1] - bytesTo[from+1].
     return (to - 1 - from) * (start.bytes - bytesTo[from + 1]!) + (grownTo[to]! - grownTo[from + 1]!);
   };
-  const fresh = pairs.reduce((sum, pair) => sum + pair.bytes, 0);
+  const fresh = sumOf(pairs, 'bytes');
   // least[k]: the fewest bytes up to a compaction at step k (its request included), with the current count of compactions.
   let least = pairs.map((_, step) => {
     const before = possible(step) ? grown(head, -1, step) : null;
@@ -366,7 +368,7 @@ export function compareCachePolicies(
   ceiling: number;
   cheapestCeiling: number;
   compacting: CompactingCeiling;
-  budget: { reuse: number; compactions: number | null };
+  budget: BudgetCeiling;
 } {
   const record = sessionRecord(shape);
   const seed = seedRequests(record, rules, shape);

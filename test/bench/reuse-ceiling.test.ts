@@ -92,9 +92,9 @@ describe('reuse ceilings of the prompt-cache bench', () => {
 
   it('the text names the cases where no context manager can reach 90% reuse, and only those', () => {
     const rows = [
-      { steps: 100, charsPerToken: 4, compacting: { reuse: 0.9, compactions: 3 } },
-      { steps: 100, charsPerToken: 2.5, compacting: { reuse: 0.8818, compactions: 6 } },
-      { steps: 500, charsPerToken: 2.5, compacting: { reuse: 0.899, compactions: 31 } },
+      { steps: 100, charsPerToken: 4, ceiling: 0.9 },
+      { steps: 100, charsPerToken: 2.5, ceiling: 0.8818 },
+      { steps: 500, charsPerToken: 2.5, ceiling: 0.899 },
     ];
     expect(describeReuseTarget(rows, 4)).toBe(
       'At 100 steps at 2.5 chars/token and 500 steps at 2.5 chars/token the tightest ceiling is below 90.0%: no context manager that keeps the newest 4 results whole ' +
