@@ -9,10 +9,24 @@ import { resolveSandbox } from '../tools/sandbox.js';
 import type { CommandPolicy } from '../tools/types.js';
 import { planVisibility } from '../tools/visibility.js';
 
-/** One way of running a command, timed per call. */
+/** One way of running a command: `run` resolves to the milliseconds the timed call took. */
 interface Path {
   name: string;
-  run(command: string): Promise<void>;
+  run(command: string): Promise<number>;
+  /** Idle time after each call, untimed: the model's turn, in which the warm sandbox starts the next command's shell. */
+  turnGapMs?: number;
+}
+
+/**
+ * Between two commands of a run the harness waits on the model, for hundreds of milliseconds
+ * at least; the bench leaves this much, which is enough for the next shell to be started.
+ */
+const MODEL_TURN_MS = 25;
+
+async function timed(call: () => Promise<unknown>): Promise<number> {
+  const started = performance.now();
+  await call();
+  return performance.now() - started;
 }
 
 export interface CommandCost {
@@ -58,13 +72,16 @@ function bare(root: string, env: Record<string, string>, shell: 'sh' | 'bash'): 
   return {
     name: `bare ${shell} -c (no sandbox, no process group)`,
     run: (command) =>
-      new Promise((resolve, reject) => {
-        const child = spawn(shell, ['-c', command], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
-        child.stdout.resume();
-        child.stderr.resume();
-        child.once('error', reject);
-        child.once('close', () => resolve());
-      }),
+      timed(
+        () =>
+          new Promise<void>((resolve, reject) => {
+            const child = spawn(shell, ['-c', command], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+            child.stdout.resume();
+            child.stderr.resume();
+            child.once('error', reject);
+            child.once('close', () => resolve());
+          }),
+      ),
   };
 }
 
@@ -73,19 +90,28 @@ function cold(root: string, policy: CommandPolicy, name: string): Path {
   const plan = policy.sandbox === 'none' ? undefined : planVisibility({ root, policy });
   return {
     name,
-    run: async (command) => {
-      await runColdCommand(command, { root, policy, plan, timeoutMs: 60_000, signal: SIGNAL, outputCap: 6000 });
-    },
+    run: (command) => timed(() => runColdCommand(command, { root, policy, plan, timeoutMs: 60_000, signal: SIGNAL, outputCap: 6000 })),
   };
 }
 
 function warm(sandbox: RunSandbox, name: string): Path {
+  return { name, run: (command) => timed(() => runWarm(sandbox, command)), turnGapMs: MODEL_TURN_MS };
+}
+
+/** Two commands with no model turn between them (tool calls of one reply): the second is timed, and its shell is not started ahead. */
+function backToBack(sandbox: RunSandbox, name: string): Path {
   return {
     name,
     run: async (command) => {
-      await sandbox.runCommand(command, { timeoutMs: 60_000, signal: SIGNAL, outputCap: 6000 });
+      await runWarm(sandbox, 'true');
+      return timed(() => runWarm(sandbox, command));
     },
+    turnGapMs: MODEL_TURN_MS,
   };
+}
+
+function runWarm(sandbox: RunSandbox, command: string) {
+  return sandbox.runCommand(command, { timeoutMs: 60_000, signal: SIGNAL, outputCap: 6000 });
 }
 
 /**
@@ -116,7 +142,13 @@ export async function measureCommandOverhead(rounds: number): Promise<{ rows: Co
   const paths: Path[] = [
     bare(root, buildCommandEnv(process.env), 'sh'),
     bare(root, buildCommandEnv(process.env), 'bash'),
-    ...(bwrap ? [cold(root, policy('bwrap'), 'spawn per command, bubblewrap (before)'), warm(sandboxes[0]!, 'warm sandbox, bubblewrap')] : []),
+    ...(bwrap
+      ? [
+          cold(root, policy('bwrap'), 'spawn per command, bubblewrap (before)'),
+          warm(sandboxes[0]!, 'warm sandbox, bubblewrap'),
+          backToBack(sandboxes[0]!, 'warm sandbox, bubblewrap, back to back'),
+        ]
+      : []),
     cold(root, policy('none'), 'spawn per command, unsandboxed (before)'),
     warm(sandboxes.at(-1)!, 'warm, unsandboxed'),
   ];
@@ -127,10 +159,10 @@ export async function measureCommandOverhead(rounds: number): Promise<{ rows: Co
       for (const command of commands) {
         for (let turn = 0; turn < paths.length; turn++) {
           const path = paths[(turn + round) % paths.length]!;
-          const started = performance.now();
-          await path.run(command);
+          const ms = await path.run(command);
           // The first rounds warm the caches and JIT; they are not counted.
-          if (round >= 3) times.set(`${path.name}\0${command}`, [...(times.get(`${path.name}\0${command}`) ?? []), performance.now() - started]);
+          if (round >= 3) times.set(`${path.name}\0${command}`, [...(times.get(`${path.name}\0${command}`) ?? []), ms]);
+          if (path.turnGapMs) await new Promise((resolve) => setTimeout(resolve, path.turnGapMs));
         }
       }
     }

@@ -1,9 +1,11 @@
 /**
  * The supervisor that runs inside a run's sandbox, in bash: one process per
- * run, so a command costs a fork and an exec instead of a new sandbox.
+ * run, so a command costs no new sandbox. Nor, usually, a new process: the
+ * shell for the next command (a spare) is started ahead, while the harness
+ * waits on the model, and a command is handed to it through a pipe.
  *
  * Arguments: a random token (tags every process it starts, through the
- * `REIN_JOB=<token>-<id>` variable), the kill grace in 25 ms ticks, and the
+ * `REIN_JOB=<token>-<id>` variable; a spare's id is `w<n>`), the kill grace in ms, and the
  * scope: `ns` when it runs in its own PID namespace (bubblewrap), `host`
  * when it does not.
  *
@@ -11,13 +13,14 @@
  *   run  <id> <nonce> <command>   a command whose output goes to stdout, then `\0\0REIN-END-<nonce>\0\0`
  *   job  <id> <log> <command>     a background job whose output is appended to <log>
  *   stop <pgid>                   SIGTERM the group, SIGKILL it after the grace
+ *   spare                         start the next command's shell now, unless one waits (sent after each command)
  *   quit                          exit now (the harness has stopped the jobs and cleans up what is left)
  * Reports go to fd 3, one line each: `R <pid>` (ready), `S <id> <pgid>`
  * (started), `E <id> <status>` (a command ended), `X <id> <status>` (a job ended).
  * The status is the exit code, or 128 + the signal number.
  *
  * Each command is the leader of its own process group (job control in the
- * reporter subshell). When its leader exits, the rest of its group is
+ * reporter subshell that starts its shell and reports on it). When its leader exits, the rest of its group is
  * stopped, then everything it left outside the group: processes carrying
  * its tag, and (in the namespace) untagged orphans that no live reporter
  * owns. Its output end marker is written only after that, so nothing the
@@ -121,7 +124,11 @@ sweep() {
         # A process caught mid-exec (no environment yet) is looked at again in a moment before it is judged untagged:
         # in the namespace always; on the host only in the sweep at the harness's death, which must not miss the
         # command it was starting (after each command, rescanning the host's environment-less processes costs more).
-        if ! tag_of "$p" && [[ $scope == ns || $pattern == *'*' ]] && (( retries < 2 )); then unsure=1; continue; fi
+        # A process a live reporter owns is never this sweep's (the next command's shell starting, say): not waited for.
+        if ! tag_of "$p" && [[ $scope == ns || $pattern == *'*' ]] && (( retries < 2 )); then
+          [[ $pattern != *'*' ]] && owned "$p" "$st_ppid" && continue
+          unsure=1; continue
+        fi
         if [[ -n $tag ]]; then [[ $tag == $pattern ]] || continue
         elif [[ $scope != ns ]] || owned "$p" "$st_ppid"; then continue
         fi
@@ -168,22 +175,83 @@ finish() {
   if [[ $scope == ns ]]; then sweep "$2"; else sweep "$2" "$1"; fi
 }
 
-run_command() {
-  local id=$1 nonce=$2 command=$3 pid status
+# A command's shell is started before the command is asked for (a spare), while the harness waits on the model: it
+# waits for the command on its stdin, so a request costs two pipe writes instead of two forks and a bash start-up.
+# It is a bash of its own (its own $$, $0 "bash", nothing of the supervisor's) and its own process group's leader;
+# it points its stdin at /dev/null and unsets the one variable it used before it evals the command.
+SPARE_SHELL='IFS= read -r -d "" c || exit 0; exec </dev/null; eval "unset -v c; $c"'
+# Longer commands go the forking way: a pipe holds 64 KiB, and a write to a spare that has died must not wait forever.
+SPARE_MAX_CHARS=16000
+spares=0 spare_cmd= spare_ids=
+
+# Starts a spare unless one is waiting: two pipes (the command for the shell, the id and nonce for its reporter)
+# that the supervisor holds open read-write, so a write never raises SIGPIPE, and the readers see EOF only when the
+# supervisor has gone.
+new_spare() {
+  [[ -n $spare_cmd ]] && return 0
+  exec {spare_cmd}<> <(:) {spare_ids}<> <(:)
+  (( spares += 1 ))
+  spare_reporter "w$spares" &
+}
+
+# In a process forked from the supervisor: let go of the waiting spare's pipes, which are not its own.
+drop_spare() {
+  [[ -n $spare_cmd ]] && exec {spare_cmd}>&- {spare_ids}>&-
+  spare_cmd= spare_ids=
+}
+
+# The spare's reporter: starts the shell, learns which request it serves, then reports it as run_command does.
+spare_reporter() {
+  local slot=$1 ids cmds id nonce command pid status
+  exec {ids}</dev/fd/$spare_ids {cmds}</dev/fd/$spare_cmd
+  drop_spare
   set -m
-  REIN_JOB=$token-$id bash -c "$command" </dev/null 2>&1 3>&- &
+  REIN_JOB=$token-$slot bash -c "$SPARE_SHELL" bash <&"$cmds" 2>&1 3>&- {ids}<&- {cmds}<&- &
+  pid=$!
+  set +m
+  if ! { IFS= read -r -d '' -u "$ids" id && IFS= read -r -d '' -u "$ids" nonce; }; then
+    # The supervisor has gone without using this spare.
+    kill -KILL -- "-$pid" 2>/dev/null
+    exit 0
+  fi
+  # A spare killed while it waited (by a command's "pkill bash", say) left its command unread: run that the forking way.
+  # A spare that has already run a quick command and exited has read it, and the read meets EOF (at once, or when the
+  # supervisor lets go of the pipe, right after it wrote the id).
+  if { ! proc_stat "$pid" || [[ $st_state == Z ]]; } && IFS= read -r -d '' -u "$cmds" command; then
+    wait "$pid"
+    exec {ids}<&- {cmds}<&-
+    run_command "$id" "$nonce" "$command" "$slot"
+    exit 0
+  fi
+  exec {ids}<&- {cmds}<&-
+  printf 'S %s %s\n' "$id" "$pid" >&3
+  wait "$pid"
+  status=$?
+  finish "$pid" "$token-$slot"
+  printf '\0\0REIN-END-%s\0\0' "$nonce"
+  printf 'E %s %s\n' "$id" "$status" >&3
+}
+
+# A command the forking way, in a bash of its own: when no spare waits, the command is long, or the spare was killed.
+# $4: the tag, when not the id (a killed spare's).
+run_command() {
+  local id=$1 nonce=$2 command=$3 tag=$token-\${4:-$1} pid status
+  drop_spare
+  set -m
+  REIN_JOB=$tag bash -c "$command" </dev/null 2>&1 3>&- &
   pid=$!
   set +m
   printf 'S %s %s\n' "$id" "$pid" >&3
   wait "$pid"
   status=$?
-  finish "$pid" "$token-$id"
+  finish "$pid" "$tag"
   printf '\0\0REIN-END-%s\0\0' "$nonce"
   printf 'E %s %s\n' "$id" "$status" >&3
 }
 
 run_job() {
   local id=$1 log=$2 command=$3 pid status
+  drop_spare
   set -m
   REIN_JOB=$token-$id bash -c "$command" </dev/null >>"$log" 2>&1 3>&- &
   pid=$!
@@ -196,11 +264,22 @@ run_job() {
 }
 
 printf 'R %s\n' "$$" >&3
+new_spare
 while field op; do
   case $op in
-    run) field id; field nonce; field command; run_command "$id" "$nonce" "$command" & ;;
+    run)
+      field id; field nonce; field command
+      if [[ -n $spare_cmd ]] && (( \${#command} <= SPARE_MAX_CHARS )); then
+        # The command before the id: once the reporter has the id, an unread command means a dead spare.
+        printf '%s\0' "$command" >&"$spare_cmd"
+        printf '%s\0%s\0' "$id" "$nonce" >&"$spare_ids"
+        drop_spare
+      else
+        run_command "$id" "$nonce" "$command" &
+      fi ;;
+    spare) new_spare ;;
     job) field id; field log; field command; run_job "$id" "$log" "$command" & ;;
-    stop) field pg; stop_group "$pg" & ;;
+    stop) field pg; { drop_spare; stop_group "$pg"; } & ;;
     quit) exit 0 ;;
     *) printf 'P unknown request\n' >&3 ;;
   esac

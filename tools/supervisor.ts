@@ -198,6 +198,8 @@ export function startSupervisor(options: SupervisorOptions): Supervisor {
     } finally {
       current = null;
       resolvePgid.delete(id);
+      // The next command's shell starts now, while the model thinks, rather than in the next command's time.
+      if (alive) send(['spare']);
       release();
     }
   }

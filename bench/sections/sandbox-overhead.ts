@@ -48,18 +48,33 @@ export const sandboxOverheadSection: BenchSection = {
 };
 
 /**
- * The warm sandbox against its target, in words, from the run's own rows.
+ * The warm sandbox against its target, in words, from the run's own rows: after a model turn (the usual case) and
+ * back to back (tool calls of one reply, whose shell is not started ahead).
  *
- * @example describeWarmOverhead(rows) // 'The warm sandbox (bubblewrap) is 3.5 to 5.0 ms over a bare sh -c of the same command in this run (target: …'
+ * @example describeWarmOverhead(rows) // 'After a model turn, the warm sandbox (bubblewrap) takes 2.6 to 1.9 ms less than a bare sh -c …'
  */
 export function describeWarmOverhead(rows: readonly CommandCost[]): string {
   const warm = rows.filter((row) => row.path === 'warm sandbox, bubblewrap');
   if (warm.length === 0) return 'bubblewrap is not available here, so the warm sandbox was measured unsandboxed only.';
-  const range = (values: number[]) => `${Math.min(...values).toFixed(1)} to ${Math.max(...values).toFixed(1)} ms`;
   const within = warm.filter((row) => row.overMs <= TARGET_MS).length;
+  const backToBack = rows.filter((row) => row.path === 'warm sandbox, bubblewrap, back to back');
   return (
-    `The warm sandbox (bubblewrap) is ${range(warm.map((row) => row.overMs))} over a bare sh -c of the same command in this run ` +
-    `(target: within ${TARGET_MS} ms; met for ${within} of ${warm.length} commands), and ${range(warm.map((row) => row.overBashMs))} over a bare bash -c, ` +
-    "the shell rein runs every command in (the difference between the two is bash's start-up against sh's)."
+    `After a model turn, the warm sandbox (bubblewrap) takes ${difference(warm.map((row) => row.overMs))} than a bare sh -c of the same command in this run ` +
+    `(target: within ${TARGET_MS} ms more; met for ${within} of ${warm.length} commands), and ${difference(warm.map((row) => row.overBashMs))} than a bare bash -c, ` +
+    "the shell rein runs every command in (the difference between the two is bash's start-up against sh's)." +
+    (backToBack.length > 0
+      ? ` Back to back, when the command's shell was not started ahead, it takes ${difference(backToBack.map((row) => row.overMs))} than a bare sh -c.`
+      : '')
   );
+}
+
+/** A range of differences in words: "1.2 ms more", "1.2 to 3.4 ms more", "0.5 to 2.0 ms less", "from 0.5 ms less to 1.0 ms more". */
+function difference(values: number[]): string {
+  const low = Math.min(...values);
+  const high = Math.max(...values);
+  const amount = (ms: number) => Math.abs(ms).toFixed(1);
+  if (amount(low) === amount(high) && low * high >= 0) return `${amount(low)} ms ${low < 0 ? 'less' : 'more'}`;
+  if (low >= 0) return `${amount(low)} to ${amount(high)} ms more`;
+  if (high < 0) return `${amount(high)} to ${amount(low)} ms less`;
+  return `from ${amount(low)} ms less to ${amount(high)} ms more`;
 }
