@@ -180,31 +180,34 @@ finish() {
 # It is a bash of its own (its own $$, $0 "bash", nothing of the supervisor's) and its own process group's leader;
 # it points its stdin at /dev/null and unsets the one variable it used before it evals the command.
 SPARE_SHELL='IFS= read -r -d "" c || exit 0; exec </dev/null; eval "unset -v c; $c"'
-# Longer commands go the forking way: a pipe holds 64 KiB, and a write to a spare that has died must not wait forever.
+# Longer commands go the forking way: a pipe holds 64 KiB, and a write must never wait on a spare that has died.
 SPARE_MAX_CHARS=16000
-spares=0 spare_cmd= spare_ids=
 
-# Starts a spare unless one is waiting: two pipes (the command for the shell, the id and nonce for its reporter)
-# that the supervisor holds open read-write, so a write never raises SIGPIPE, and the readers see EOF only when the
-# supervisor has gone.
+# The spares' two pipes, made once: the command for the shell, the id and nonce for its reporter. At most one spare
+# reads them at a time (the next is started after the last has read its own). The supervisor holds them open
+# read-write, so a write never raises SIGPIPE and the readers see EOF only when the supervisor has gone; every process
+# forked from it lets go of them (drop_pipes).
+exec {spare_cmd}<> <(:) {spare_ids}<> <(:)
+pipes_held=1 spares=0 spare_waiting=
+
+# Starts a spare unless one is waiting.
 new_spare() {
-  [[ -n $spare_cmd ]] && return 0
-  exec {spare_cmd}<> <(:) {spare_ids}<> <(:)
+  [[ -n $spare_waiting ]] && return 0
+  spare_waiting=1
   (( spares += 1 ))
   spare_reporter "w$spares" &
 }
 
-# In a process forked from the supervisor: let go of the waiting spare's pipes, which are not its own.
-drop_spare() {
-  [[ -n $spare_cmd ]] && exec {spare_cmd}>&- {spare_ids}>&-
-  spare_cmd= spare_ids=
+drop_pipes() {
+  [[ -n $pipes_held ]] && exec {spare_cmd}>&- {spare_ids}>&-
+  pipes_held=
 }
 
 # The spare's reporter: starts the shell, learns which request it serves, then reports it as run_command does.
 spare_reporter() {
   local slot=$1 ids cmds id nonce command pid status
   exec {ids}</dev/fd/$spare_ids {cmds}</dev/fd/$spare_cmd
-  drop_spare
+  drop_pipes
   set -m
   REIN_JOB=$token-$slot bash -c "$SPARE_SHELL" bash <&"$cmds" 2>&1 3>&- {ids}<&- {cmds}<&- &
   pid=$!
@@ -214,19 +217,20 @@ spare_reporter() {
     kill -KILL -- "-$pid" 2>/dev/null
     exit 0
   fi
-  # A spare killed while it waited (by a command's "pkill bash", say) left its command unread: run that the forking way.
-  # A spare that has already run a quick command and exited has read it, and the read meets EOF (at once, or when the
-  # supervisor lets go of the pipe, right after it wrote the id).
-  if { ! proc_stat "$pid" || [[ $st_state == Z ]]; } && IFS= read -r -d '' -u "$cmds" command; then
+  # A spare killed while it waited (by a command's "pkill bash", say) left its command unread (the supervisor writes
+  # the command before the id): run that the forking way. One that has already run a quick command has read it.
+  if { ! proc_stat "$pid" || [[ $st_state == Z ]]; } && read -t 0 -u "$cmds" && IFS= read -r -d '' -u "$cmds" command; then
     wait "$pid"
     exec {ids}<&- {cmds}<&-
     run_command "$id" "$nonce" "$command" "$slot"
     exit 0
   fi
-  exec {ids}<&- {cmds}<&-
   printf 'S %s %s\n' "$id" "$pid" >&3
   wait "$pid"
   status=$?
+  # Killed in the instant between that check and its read: the command is not run, and not left for the next spare.
+  read -t 0 -u "$cmds" && IFS= read -r -d '' -u "$cmds" command
+  exec {ids}<&- {cmds}<&-
   finish "$pid" "$token-$slot"
   printf '\0\0REIN-END-%s\0\0' "$nonce"
   printf 'E %s %s\n' "$id" "$status" >&3
@@ -236,7 +240,7 @@ spare_reporter() {
 # $4: the tag, when not the id (a killed spare's).
 run_command() {
   local id=$1 nonce=$2 command=$3 tag=$token-\${4:-$1} pid status
-  drop_spare
+  drop_pipes
   set -m
   REIN_JOB=$tag bash -c "$command" </dev/null 2>&1 3>&- &
   pid=$!
@@ -251,7 +255,7 @@ run_command() {
 
 run_job() {
   local id=$1 log=$2 command=$3 pid status
-  drop_spare
+  drop_pipes
   set -m
   REIN_JOB=$token-$id bash -c "$command" </dev/null >>"$log" 2>&1 3>&- &
   pid=$!
@@ -269,17 +273,16 @@ while field op; do
   case $op in
     run)
       field id; field nonce; field command
-      if [[ -n $spare_cmd ]] && (( \${#command} <= SPARE_MAX_CHARS )); then
-        # The command before the id: once the reporter has the id, an unread command means a dead spare.
+      if [[ -n $spare_waiting ]] && (( \${#command} <= SPARE_MAX_CHARS )); then
         printf '%s\0' "$command" >&"$spare_cmd"
         printf '%s\0%s\0' "$id" "$nonce" >&"$spare_ids"
-        drop_spare
+        spare_waiting=
       else
         run_command "$id" "$nonce" "$command" &
       fi ;;
     spare) new_spare ;;
     job) field id; field log; field command; run_job "$id" "$log" "$command" & ;;
-    stop) field pg; { drop_spare; stop_group "$pg"; } & ;;
+    stop) field pg; { drop_pipes; stop_group "$pg"; } & ;;
     quit) exit 0 ;;
     *) printf 'P unknown request\n' >&3 ;;
   esac

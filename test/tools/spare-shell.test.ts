@@ -72,9 +72,19 @@ describe.each(['none', 'bwrap'] as const)('the shell started ahead (%s)', (sandb
   it('runs the next command in a new shell when the one started ahead was killed while it waited', async () => {
     const { sandbox, run } = setup();
     expect((await run('true')).content).toBe('exit=0\n');
-    // A job kills the waiting shell, as a command's `pkill bash` would.
+    // A job kills the waiting shell, as a command's `pkill bash` would: this sandbox's, found by its tag (<token>-w<n>).
     const job = await sandbox.startJob(
-      `for i in $(seq 200); do for p in /proc/[0-9]*; do if [[ $(head -c 12 $p/cmdline 2>/dev/null | tr '\\0' ' ') == 'bash -c IFS=' ]]; then kill -9 \${p#/proc/}; echo killed; exit 0; fi; done; sleep 0.05; done; echo none`,
+      [
+        'mine="REIN_JOB=${REIN_JOB%-*}-w"',
+        'for i in $(seq 200); do',
+        '  for p in /proc/[0-9]*; do',
+        '    mapfile -d "" -t vars 2>/dev/null < $p/environ || continue',
+        '    for v in "${vars[@]}"; do [[ $v == "$mine"* ]] && { kill -9 ${p#/proc/}; echo killed; exit 0; }; done',
+        '  done',
+        '  sleep 0.05',
+        'done',
+        'echo none',
+      ].join('\n'),
     );
     const ended = await sandbox.waitJob(job.id, 20_000, new AbortController().signal);
     expect(fs.readFileSync(ended.log, 'utf8')).toBe('killed\n');
@@ -93,7 +103,10 @@ describe.each(['none', 'bwrap'] as const)('the shell started ahead (%s)', (sandb
         await runTool.execute({ command: 'true' }, ctx);
         const fs = await import('node:fs');
         const waiting = () => fs.readdirSync('/proc').filter((pid) => {
-          try { return fs.readFileSync('/proc/' + pid + '/cmdline', 'utf8').startsWith(${JSON.stringify(SPARE_START)}); } catch { return false; }
+          try {
+            return fs.readFileSync('/proc/' + pid + '/cmdline', 'utf8').startsWith(${JSON.stringify(SPARE_START)}) &&
+              fs.readFileSync('/proc/' + pid + '/environ', 'utf8').split('\\0').includes('REIN_TEST_MARKER=' + process.env.MARKER);
+          } catch { return false; }
         }).length;
         const deadline = Date.now() + 10_000;
         while (waiting() === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
