@@ -21,7 +21,7 @@ interface Path {
  * Between two commands of a run the harness waits on the model, for hundreds of milliseconds
  * at least; the bench leaves this much, which is enough for the next shell to be started.
  */
-const MODEL_TURN_MS = 25;
+const MODEL_TURN_MS = 40;
 
 async function timed(call: () => Promise<unknown>): Promise<number> {
   const started = performance.now();

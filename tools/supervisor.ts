@@ -11,6 +11,11 @@ import { firstOf, settledWithin } from './waiting.js';
 /** How long a stopped command may take to be reported after its group was killed, before the sandbox is taken as stuck (generous: a loaded machine is slow, and a restart loses the jobs). */
 const SETTLE_MS = KILL_GRACE_MS + 14_000;
 const STDERR_KEPT = 2_000;
+/**
+ * How long after a command the next command's shell is asked for. A model turn is far longer; tool calls of one
+ * reply follow within this, and go the forking way rather than wait behind a spare still starting.
+ */
+const SPARE_DELAY_MS = 10;
 
 export interface SupervisorOptions {
   /** The argv that runs `inner` (bubblewrap's), or null to run the supervisor directly on the host. */
@@ -57,7 +62,8 @@ let sequence = 0;
 /**
  * Starts the per-run supervisor (tools/supervisor-script.ts) on the host or
  * inside the sandbox `wrap` builds, with stdin, stdout, stderr and a control
- * pipe. Commands then cost a fork and an exec. Its stdin is the harness's
+ * pipe. A command then costs two pipe writes when its shell was started
+ * ahead (asked for shortly after the last command), else a fork and an exec. Its stdin is the harness's
  * lifeline: when the harness dies, however it dies, the supervisor sees EOF
  * and everything it started goes too.
  *
@@ -76,6 +82,7 @@ export function startSupervisor(options: SupervisorOptions): Supervisor {
   let current: Running | null = null;
   let queue: Promise<unknown> = Promise.resolve();
   let holds = 0;
+  let spareTimer: NodeJS.Timeout | undefined;
   const jobStarts = new Map<string, (pgid: number) => void>();
   const resolvePgid = new Map<string, (pgid: number) => void>();
   const endedJobs = new Set<string>();
@@ -171,6 +178,7 @@ export function startSupervisor(options: SupervisorOptions): Supervisor {
     }
     if (!alive)
       return { ending: 'failed', exitCode: null, output, failure: `the sandbox has ended: ${describeExit(child.exitCode, child.signalCode, stderrTail)}` };
+    clearTimeout(spareTimer);
     const id = `c${++sequence}`;
     const nonce = randomBytes(16).toString('hex');
     let settle!: () => void;
@@ -198,8 +206,10 @@ export function startSupervisor(options: SupervisorOptions): Supervisor {
     } finally {
       current = null;
       resolvePgid.delete(id);
-      // The next command's shell starts now, while the model thinks, rather than in the next command's time.
-      if (alive) send(['spare']);
+      // The next command's shell starts while the model thinks, rather than in the next command's time.
+      spareTimer = setTimeout(() => {
+        if (alive && !closing && current === null) send(['spare']);
+      }, SPARE_DELAY_MS).unref();
       release();
     }
   }

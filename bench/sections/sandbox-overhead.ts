@@ -63,7 +63,7 @@ export function describeWarmOverhead(rows: readonly CommandCost[]): string {
     `(target: within ${TARGET_MS} ms more; met for ${within} of ${warm.length} commands), and ${difference(warm.map((row) => row.overBashMs))} than a bare bash -c, ` +
     "the shell rein runs every command in (the difference between the two is bash's start-up against sh's)." +
     (backToBack.length > 0
-      ? ` Back to back, when the command's shell was not started ahead, it takes ${difference(backToBack.map((row) => row.overMs))} than a bare sh -c.`
+      ? ` Back to back (tool calls of one reply), whose shell is not started ahead, it takes ${difference(backToBack.map((row) => row.overMs))} than a bare sh -c.`
       : '')
   );
 }

@@ -123,7 +123,7 @@ describe('bench sections', () => {
     expect(describeWarmOverhead(faster)).toBe(
       'After a model turn, the warm sandbox (bubblewrap) takes 1.9 to 2.6 ms less than a bare sh -c of the same command in this run (target: within 5 ms more; met for 2 of 2 commands), ' +
         "and from 4.5 ms less to 0.4 ms more than a bare bash -c, the shell rein runs every command in (the difference between the two is bash's start-up against sh's). " +
-        "Back to back, when the command's shell was not started ahead, it takes 7.2 ms more than a bare sh -c.",
+        'Back to back (tool calls of one reply), whose shell is not started ahead, it takes 7.2 ms more than a bare sh -c.',
     );
     expect(describeWarmOverhead(rows.filter((one) => !one.path.startsWith('warm sandbox')))).toMatch(/^bubblewrap is not available here/);
   });
