@@ -13,7 +13,7 @@
  *   run  <id> <nonce> <command>   a command whose output goes to stdout, then `\0\0REIN-END-<nonce>\0\0`
  *   job  <id> <log> <command>     a background job whose output is appended to <log>
  *   stop <pgid>                   SIGTERM the group, SIGKILL it after the grace
- *   spare                         start the next command's shell now, unless one waits (sent after each command)
+ *   spare                         start the next command's shell now, unless one waits (sent 10 ms after each command)
  *   quit                          exit now (the harness has stopped the jobs and cleans up what is left)
  * Reports go to fd 3, one line each: `R <pid>` (ready), `S <id> <pgid>`
  * (started), `E <id> <status>` (a command ended), `X <id> <status>` (a job ended).
