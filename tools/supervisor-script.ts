@@ -1,8 +1,8 @@
 /**
  * The supervisor that runs inside a run's sandbox, in bash: one process per
- * run, so a command costs no new sandbox. Nor, usually, a new process: the
- * shell for the next command (a spare) is started ahead, while the harness
- * waits on the model, and a command is handed to it through a pipe.
+ * run, so a command costs no new sandbox. Nor, usually, a fork: the shell
+ * for the next command (a spare) is started ahead, while the harness waits
+ * on the model, and a command is handed to it through a pipe.
  *
  * Arguments: a random token (tags every process it starts, through the
  * `REIN_JOB=<token>-<id>` variable; a spare's id is `w<n>`), the kill grace in ms, and the
@@ -176,10 +176,11 @@ finish() {
 }
 
 # A command's shell is started before the command is asked for (a spare), while the harness waits on the model: it
-# waits for the command on its stdin, so a request costs two pipe writes instead of two forks and a bash start-up.
-# It is a bash of its own (its own $$, $0 "bash", nothing of the supervisor's) and its own process group's leader;
-# it points its stdin at /dev/null and unsets the one variable it used before it evals the command.
-SPARE_SHELL='IFS= read -r -d "" c || exit 0; exec </dev/null; eval "unset -v c; $c"'
+# waits on its stdin for the request's id and then the command, so a request costs two pipe writes and an exec
+# instead of two forks and an exec. It points its stdin at /dev/null and execs bash -c with the command: the
+# command gets exactly the shell the forking way gives it (its $0, $$, SECONDS, BASH_EXECUTION_STRING, a single
+# program exec'd in place), in its own process group, with nothing of the supervisor's.
+SPARE_SHELL='IFS= read -r -d "" c && IFS= read -r -d "" c || exit 0; exec </dev/null; exec bash -c -- "$c"'
 # Longer commands go the forking way: a pipe holds 64 KiB, and a write must never wait on a spare that has died.
 SPARE_MAX_CHARS=16000
 
@@ -196,6 +197,17 @@ new_spare() {
   spare_waiting=1
   (( spares += 1 ))
   spare_reporter "w$spares" &
+  spare_reporter_pid=$!
+}
+
+# Whether the waiting spare can take a command: its reporter may have been killed (by a command's "kill"), and then
+# nobody would report on it; its shell, still reading the pipe, is stopped so that it takes nothing.
+spare_usable() {
+  [[ -n $spare_waiting ]] || return 1
+  kill -0 "$spare_reporter_pid" 2>/dev/null && return 0
+  spare_waiting=
+  sweep "$token-w$spares"
+  return 1
 }
 
 drop_pipes() {
@@ -217,9 +229,11 @@ spare_reporter() {
     kill -KILL -- "-$pid" 2>/dev/null
     exit 0
   fi
-  # A spare killed while it waited (by a command's "pkill bash", say) left its command unread (the supervisor writes
-  # the command before the id): run that the forking way. One that has already run a quick command has read it.
-  if { ! proc_stat "$pid" || [[ $st_state == Z ]]; } && read -t 0 -u "$cmds" && IFS= read -r -d '' -u "$cmds" command; then
+  # A spare killed while it waited (by a command's "pkill bash", say) left its request unread: the supervisor writes it
+  # before the id, so it is there now, and it is run the forking way. A spare that has already run a quick command has
+  # read it; one killed while it read has left only a part, which is not the request (its id does not come first).
+  if { ! proc_stat "$pid" || [[ $st_state == Z ]]; } && read -t 0 -u "$cmds" &&
+    IFS= read -r -d '' -u "$cmds" command && [[ $command == "$id" ]] && IFS= read -r -d '' -u "$cmds" command; then
     wait "$pid"
     exec {ids}<&- {cmds}<&-
     run_command "$id" "$nonce" "$command" "$slot"
@@ -228,8 +242,8 @@ spare_reporter() {
   printf 'S %s %s\n' "$id" "$pid" >&3
   wait "$pid"
   status=$?
-  # Killed in the instant between that check and its read: the command is not run, and not left for the next spare.
-  read -t 0 -u "$cmds" && IFS= read -r -d '' -u "$cmds" command
+  # What a spare killed while it read left unread is not run, and not left for the next spare.
+  while read -t 0 -u "$cmds" && IFS= read -r -d '' -u "$cmds" command; do :; done
   exec {ids}<&- {cmds}<&-
   finish "$pid" "$token-$slot"
   printf '\0\0REIN-END-%s\0\0' "$nonce"
@@ -242,7 +256,7 @@ run_command() {
   local id=$1 nonce=$2 command=$3 tag=$token-\${4:-$1} pid status
   drop_pipes
   set -m
-  REIN_JOB=$tag bash -c "$command" </dev/null 2>&1 3>&- &
+  REIN_JOB=$tag bash -c -- "$command" </dev/null 2>&1 3>&- &
   pid=$!
   set +m
   printf 'S %s %s\n' "$id" "$pid" >&3
@@ -257,7 +271,7 @@ run_job() {
   local id=$1 log=$2 command=$3 pid status
   drop_pipes
   set -m
-  REIN_JOB=$token-$id bash -c "$command" </dev/null >>"$log" 2>&1 3>&- &
+  REIN_JOB=$token-$id bash -c -- "$command" </dev/null >>"$log" 2>&1 3>&- &
   pid=$!
   set +m
   printf 'S %s %s\n' "$id" "$pid" >&3
@@ -273,8 +287,8 @@ while field op; do
   case $op in
     run)
       field id; field nonce; field command
-      if [[ -n $spare_waiting ]] && (( \${#command} <= SPARE_MAX_CHARS )); then
-        printf '%s\0' "$command" >&"$spare_cmd"
+      if (( \${#command} <= SPARE_MAX_CHARS )) && spare_usable; then
+        printf '%s\0%s\0' "$id" "$command" >&"$spare_cmd"
         printf '%s\0%s\0' "$id" "$nonce" >&"$spare_ids"
         spare_waiting=
       else

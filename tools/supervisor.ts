@@ -62,8 +62,8 @@ let sequence = 0;
 /**
  * Starts the per-run supervisor (tools/supervisor-script.ts) on the host or
  * inside the sandbox `wrap` builds, with stdin, stdout, stderr and a control
- * pipe. A command then costs two pipe writes when its shell was started
- * ahead (asked for shortly after the last command), else a fork and an exec. Its stdin is the harness's
+ * pipe. A command then costs two pipe writes and an exec when its shell was
+ * started ahead (asked for shortly after the last command), else two forks and an exec. Its stdin is the harness's
  * lifeline: when the harness dies, however it dies, the supervisor sees EOF
  * and everything it started goes too.
  *

@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runTool } from '../../tools/run.js';
 import type { CommandPolicy } from '../../tools/types.js';
@@ -13,11 +14,12 @@ import { makeTempDir } from '../helpers/workspace.js';
 // for a command too long for it. What a command sees must not depend on which it got.
 const SPARE_START = 'bash\0-c\0IFS=';
 /** Long enough for the next command's shell to be started (tools/supervisor.ts waits 10 ms, then it takes a few). */
-const modelTurn = () => new Promise((resolve) => setTimeout(resolve, 150));
+const modelTurn = () => new Promise((resolve) => setTimeout(resolve, 300));
 /** Longer than the longest command a spare takes, so the command goes the forking way. */
 const LONG_PADDING = `#${'x'.repeat(17_000)}\n`;
 
-// What a command can see of its own shell: its name, its pid, its stdin, its open files, and anything of the supervisor's.
+// What a command can see of its own shell: its name, its pid, its stdin, its open files, anything of the supervisor's,
+// and whether the shell was started well before the command (15 ticks of 10 ms; a model turn here is 300 ms).
 const LIST_FDS = "ls /proc/self/fd | tr '\\n' ' '";
 const PROBE = [
   'echo "0=$0"',
@@ -26,7 +28,10 @@ const PROBE = [
   `${LIST_FDS}; echo`,
   'declare -F | wc -l',
   "set | grep -c -E '^(c|token|nonce|command|scope|grace_ms|spare_cmd|spare_ids|SPARE_SHELL)='",
-  "head -c 12 /proc/$$/cmdline | tr '\\0' ' '; echo",
+  'echo "seconds=$SECONDS"',
+  '[[ $BASH_EXECUTION_STRING == *own-pid* ]] && echo own-string',
+  'read -r -a stat < /proc/$$/stat; read -r up _ < /proc/uptime',
+  '(( ${up/./} - stat[21] >= 15 )) && echo started-ahead || echo started-now',
   'exit 4',
 ].join('\n');
 
@@ -35,19 +40,21 @@ describe.each(['none', 'bwrap'] as const)('the shell started ahead (%s)', (sandb
     const root = makeTempDir();
     const sandbox = openRunSandbox(root, { sandbox: sandboxKind, ...policy });
     const run = (command: string) => runTool.execute({ command }, sandboxContext(root, sandbox, { policy: { sandbox: sandboxKind, ...policy } }));
-    return { sandbox, run };
+    return { root, sandbox, run };
   };
 
-  it('gives each command a bash of its own with nothing of the supervisor: started ahead after a model turn, forked back to back or for a long command', async () => {
+  it('gives each command the shell the forking way gives it: started ahead after a model turn, forked back to back or for a long command', async () => {
     const { sandbox, run } = setup();
     // The open files a bash started by this process has (0-2, what this process inherited, and ls's own).
     const fds = execFileSync('bash', ['-c', LIST_FDS], { stdio: ['ignore', 'pipe', 'ignore'] }).toString();
-    const seen = (cmdlineStart: string) => `exit=4\n0=bash\nown-pid\n/dev/null\n${fds}\n0\n0\n${cmdlineStart}\n`;
-    expect((await run(PROBE)).content).toBe(seen('bash -c IFS='));
-    expect((await run(LONG_PADDING + PROBE)).content).toBe(seen('bash -c #xxx'));
-    expect((await run(PROBE)).content).toBe(seen('bash -c echo'));
+    const seen = (started: string) => `exit=4\n0=bash\nown-pid\n/dev/null\n${fds}\n0\n0\nseconds=0\nown-string\n${started}\n`;
+    await run('true');
     await modelTurn();
-    expect((await run(PROBE)).content).toBe(seen('bash -c IFS='));
+    expect((await run(PROBE)).content).toBe(seen('started-ahead'));
+    expect((await run(LONG_PADDING + PROBE)).content).toBe(seen('started-now'));
+    expect((await run(PROBE)).content).toBe(seen('started-now'));
+    await modelTurn();
+    expect((await run(PROBE)).content).toBe(seen('started-ahead'));
     // A background job, forked while a shell waits, does not hold that shell's pipes either.
     const job = await sandbox.waitJob((await sandbox.startJob(LIST_FDS)).id, 20_000, new AbortController().signal);
     expect(fs.readFileSync(job.log, 'utf8')).toBe(fds);
@@ -65,12 +72,13 @@ describe.each(['none', 'bwrap'] as const)('the shell started ahead (%s)', (sandb
     expect(seen).toEqual(codes.map((code) => `exit=${code}\n`));
   });
 
-  it("reports a syntax error with bash's message and exit status 2, either way", async () => {
+  it('reports a syntax error, and a command that looks like an option, as bash -c does, either way', async () => {
     const { run } = setup();
-    for (const command of ['echo fine; if', `${LONG_PADDING}echo fine; if`]) {
-      const result = await run(command);
-      expect(result.content).toMatch(/^exit=2\nbash: (eval|-c): line \d+: syntax error/);
+    for (const padding of ['', LONG_PADDING]) {
+      const result = await run(`${padding}echo fine; if`);
+      expect(result.content).toMatch(/^exit=2\nbash: -c: line \d+: syntax error/);
       expect(result.content).not.toContain('fine');
+      expect((await run(`-x${padding ? ` ${padding}` : ''}`)).content).toBe('exit=127\nbash: line 1: -x: command not found\n');
     }
   });
 
@@ -94,6 +102,60 @@ describe.each(['none', 'bwrap'] as const)('the shell started ahead (%s)', (sandb
     const ended = await sandbox.waitJob(job.id, 20_000, new AbortController().signal);
     expect(fs.readFileSync(ended.log, 'utf8')).toBe('killed\n');
     expect((await run('echo still; echo "0=$0"; exit 3')).content).toBe('exit=3\nstill\n0=bash\n');
+    expect((await run('echo and again')).content).toBe('exit=0\nand again\n');
+  });
+
+  it('runs nothing of a command whose shell was killed while it read it, and the next command whole', async () => {
+    const { run } = setup();
+    await run('true');
+    await modelTurn();
+    const spare = waitingShellOf(process.pid);
+    const reporter = parentOf(spare);
+    // The window is made wide: the reporter waits (stopped) while the shell reads a long command, and is killed part way.
+    process.kill(reporter, 'SIGSTOP');
+    process.kill(spare, 'SIGSTOP');
+    const command = `echo WHOLE COMMAND RAN; : ${'x'.repeat(12_000)}\necho TAIL RAN AS A COMMAND`;
+    const result = run(command);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const before = bytesRead(spare);
+    process.kill(spare, 'SIGCONT');
+    let read = 0;
+    for (let spins = 0; spins < 1e6 && read <= 50; spins++) read = bytesRead(spare) - before;
+    process.kill(spare, 'SIGKILL');
+    process.kill(reporter, 'SIGCONT');
+    expect(read).toBeGreaterThan(50);
+    expect(read).toBeLessThan(command.length);
+    expect((await result).content).toBe('exit=137\n');
+    expect((await run('echo next')).content).toBe('exit=0\nnext\n');
+    await modelTurn();
+    expect((await run('echo and the one after')).content).toBe('exit=0\nand the one after\n');
+  });
+
+  it('never runs, later, a command whose shell was killed after its reporter took it for alive', async () => {
+    const { root, run } = setup();
+    await run('true');
+    await modelTurn();
+    const spare = waitingShellOf(process.pid);
+    // Stopped, the shell still counts as alive, so its reporter waits on it; killed, it has read nothing.
+    process.kill(spare, 'SIGSTOP');
+    const result = run('touch stale-command-ran');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    process.kill(spare, 'SIGKILL');
+    expect((await result).content).toBe('exit=137\n');
+    await modelTurn();
+    expect((await run('echo after')).content).toBe('exit=0\nafter\n');
+    expect(fs.existsSync(path.join(root, 'stale-command-ran'))).toBe(false);
+  });
+
+  it('forks the next command when the waiting shell lost its reporter, and ends that shell', async () => {
+    const { run } = setup({ timeoutSeconds: 5 });
+    await run('true');
+    await modelTurn();
+    const spare = waitingShellOf(process.pid);
+    process.kill(parentOf(spare), 'SIGKILL');
+    expect((await run('echo hi')).content).toBe('exit=0\nhi\n');
+    expect(commandLine(spare)).toBe('');
+    await modelTurn();
     expect((await run('echo and again')).content).toBe('exit=0\nand again\n');
   });
 
@@ -134,3 +196,30 @@ describe.each(['none', 'bwrap'] as const)('the shell started ahead (%s)', (sandb
     }
   }, 60_000);
 });
+
+/** The shell waiting for the next command in a sandbox this process started. */
+function waitingShellOf(ancestor: number): number {
+  const found = fs
+    .readdirSync('/proc')
+    .filter((pid) => /^\d+$/.test(pid) && commandLine(pid).startsWith(SPARE_START))
+    .map(Number)
+    .filter((pid) => {
+      for (let at = pid, hops = 0; at > 1 && hops < 20; at = parentOf(at), hops++) if (at === ancestor) return true;
+      return false;
+    });
+  expect(found).toHaveLength(1);
+  return found[0]!;
+}
+
+function parentOf(pid: number): number {
+  try {
+    return Number(fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[1]);
+  } catch {
+    return 0;
+  }
+}
+
+/** Bytes process `pid` has read so far (its rchar). */
+function bytesRead(pid: number): number {
+  return Number(/rchar: (\d+)/.exec(fs.readFileSync(`/proc/${pid}/io`, 'utf8'))![1]);
+}
