@@ -204,7 +204,7 @@ new_spare() {
 # nobody would report on it; its shell, still reading the pipe, is stopped so that it takes nothing.
 spare_usable() {
   [[ -n $spare_waiting ]] || return 1
-  kill -0 "$spare_reporter_pid" 2>/dev/null && return 0
+  proc_stat "$spare_reporter_pid" && [[ $st_state != Z ]] && return 0
   spare_waiting=
   sweep "$token-w$spares"
   return 1
