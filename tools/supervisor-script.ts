@@ -245,9 +245,7 @@ spare_reporter() {
   # What a spare killed while it read left unread is not run, and not left for the next spare.
   while read -t 0 -u "$cmds" && IFS= read -r -d '' -u "$cmds" command; do :; done
   exec {ids}<&- {cmds}<&-
-  finish "$pid" "$token-$slot"
-  printf '\0\0REIN-END-%s\0\0' "$nonce"
-  printf 'E %s %s\n' "$id" "$status" >&3
+  command_ended "$id" "$nonce" "$pid" "$token-$slot" "$status"
 }
 
 # A command the forking way, in a bash of its own: when no spare waits, the command is long, or the spare was killed.
@@ -262,9 +260,14 @@ run_command() {
   printf 'S %s %s\n' "$id" "$pid" >&3
   wait "$pid"
   status=$?
-  finish "$pid" "$tag"
-  printf '\0\0REIN-END-%s\0\0' "$nonce"
-  printf 'E %s %s\n' "$id" "$status" >&3
+  command_ended "$id" "$nonce" "$pid" "$tag" "$status"
+}
+
+# After command $1's leader $3 (tag $4) has exited with status $5: clean up, then the end marker (nonce $2) and the report.
+command_ended() {
+  finish "$3" "$4"
+  printf '\0\0REIN-END-%s\0\0' "$2"
+  printf 'E %s %s\n' "$1" "$5" >&3
 }
 
 run_job() {

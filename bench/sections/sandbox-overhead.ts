@@ -51,7 +51,7 @@ export const sandboxOverheadSection: BenchSection = {
  * The warm sandbox against its target, in words, from the run's own rows: after a model turn (the usual case) and
  * back to back (tool calls of one reply, whose shell is not started ahead).
  *
- * @example describeWarmOverhead(rows) // 'After a model turn, the warm sandbox (bubblewrap) takes 2.6 to 1.9 ms less than a bare sh -c …'
+ * @example describeWarmOverhead(rows) // 'After a model turn, the warm sandbox (bubblewrap) takes 1.9 to 2.6 ms less than a bare sh -c …'
  */
 export function describeWarmOverhead(rows: readonly CommandCost[]): string {
   const warm = rows.filter((row) => row.path === 'warm sandbox, bubblewrap');
