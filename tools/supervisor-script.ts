@@ -103,7 +103,8 @@ owned() {
   return 1
 }
 
-# Kills what $1 (a tag, or a tag prefix ending in *) left behind, never rein's own (this supervisor, its reporters):
+# Kills what $1 (a tag, or a tag prefix ending in *) left behind, never rein's own (this supervisor; its reporters but
+# at the harness's death, the sweep with a prefix):
 # every process with a matching tag, and the descendants of those. In the namespace also untagged orphans that no
 # live reporter owns (a process that cleared its environment); on the host only orphans are looked at (their parent
 # is init or an ancestor of the supervisor: where orphans go), so a command does not cost reading every process's
@@ -118,7 +119,13 @@ sweep() {
       (( p < newer )) && continue
       [[ $p == 1 || $p == "$$" || $p == "$BASHPID" || $victims == *" $p "* ]] && continue
       proc_stat "$p" || continue
-      [[ $st_state == Z || $st_ppid == "$$" ]] && continue
+      [[ $st_state == Z ]] && continue
+      # The supervisor's children (reporters) are its own, except in the sweep at the harness's death: a reporter
+      # between forking its command and the exec is not yet tagged, and would start it after this sweep. They go too.
+      if [[ $st_ppid == "$$" ]]; then
+        [[ $pattern == *'*' ]] && kill -STOP "$p" 2>/dev/null && found+="$p "
+        continue
+      fi
       if [[ $victims != *" $st_ppid "* ]]; then
         [[ $scope == ns || $orphanage == *" $st_ppid "* || $pattern == *'*' ]] || continue
         # A process caught mid-exec (no environment yet) is looked at again in a moment before it is judged untagged:
