@@ -98,12 +98,15 @@ function warm(sandbox: RunSandbox, name: string): Path {
   return { name, run: (command) => timed(() => runWarm(sandbox, command)), turnGapMs: MODEL_TURN_MS };
 }
 
-/** Two commands with no model turn between them (tool calls of one reply): the second is timed, and its shell is not started ahead. */
-function backToBack(sandbox: RunSandbox, name: string): Path {
+/**
+ * Commands with no model turn between them (tool calls of one reply): the `position`-th is timed. The first two
+ * find shells started during the model's turn; a third is forked.
+ */
+function inARow(sandbox: RunSandbox, name: string, position: number): Path {
   return {
     name,
     run: async (command) => {
-      await runWarm(sandbox, 'true');
+      for (let call = 1; call < position; call++) await runWarm(sandbox, 'true');
       return timed(() => runWarm(sandbox, command));
     },
     turnGapMs: MODEL_TURN_MS,
@@ -146,7 +149,8 @@ export async function measureCommandOverhead(rounds: number): Promise<{ rows: Co
       ? [
           cold(root, policy('bwrap'), 'spawn per command, bubblewrap (before)'),
           warm(sandboxes[0]!, 'warm sandbox, bubblewrap'),
-          backToBack(sandboxes[0]!, 'warm sandbox, bubblewrap, back to back'),
+          inARow(sandboxes[0]!, 'warm sandbox, bubblewrap, second in a row', 2),
+          inARow(sandboxes[0]!, 'warm sandbox, bubblewrap, third in a row', 3),
         ]
       : []),
     cold(root, policy('none'), 'spawn per command, unsandboxed (before)'),

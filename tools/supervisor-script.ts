@@ -1,8 +1,8 @@
 /**
  * The supervisor that runs inside a run's sandbox, in bash: one process per
- * run, so a command costs no new sandbox. Nor, usually, a fork: the shell
- * for the next command (a spare) is started ahead, while the harness waits
- * on the model, and a command is handed to it through a pipe.
+ * run, so a command costs no new sandbox. Nor, usually, a fork: shells
+ * for the next two commands (spares) are started ahead, while the harness
+ * waits on the model, and a command is handed to one through a pipe.
  *
  * Arguments: a random token (tags every process it starts, through the
  * `REIN_JOB=<token>-<id>` variable; a spare's id is `w<n>`), the kill grace in ms, and the
@@ -13,7 +13,7 @@
  *   run  <id> <nonce> <command>   a command whose output goes to stdout, then `\0\0REIN-END-<nonce>\0\0`
  *   job  <id> <log> <command>     a background job whose output is appended to <log>
  *   stop <pgid>                   SIGTERM the group, SIGKILL it after the grace
- *   spare                         start the next command's shell now, unless one waits (sent 10 ms after each command)
+ *   spare                         start the next commands' shells now, where none waits (sent 10 ms after each command)
  *   quit                          exit now (the harness has stopped the jobs and cleans up what is left)
  * Reports go to fd 3, one line each: `R <pid>` (ready), `S <id> <pgid>`
  * (started), `E <id> <status>` (a command ended), `X <id> <status>` (a job ended).
@@ -182,7 +182,8 @@ finish() {
   if [[ $scope == ns ]]; then sweep "$2"; else sweep "$2" "$1"; fi
 }
 
-# A command's shell is started before the command is asked for (a spare), while the harness waits on the model: it
+# A command's shell is started before the command is asked for (a spare), while the harness waits on the model. Two
+# wait at a time, so that the second tool call of a reply finds one too. A spare
 # waits on its stdin for the request's id and then the command, so a request costs two pipe writes and an exec
 # instead of two forks and an exec. It points its stdin at /dev/null and execs bash -c with the command: the
 # command gets exactly the shell the forking way gives it (its $0, $$, SECONDS, BASH_EXECUTION_STRING, a single
@@ -191,41 +192,49 @@ SPARE_SHELL='IFS= read -r -d "" c && IFS= read -r -d "" c || exit 0; exec </dev/
 # Longer commands go the forking way: a pipe holds 64 KiB, and a write must never wait on a spare that has died.
 SPARE_MAX_CHARS=16000
 
-# The spares' two pipes, made once: the command for the shell, the id and nonce for its reporter. At most one spare
-# reads them at a time (the next is started after the last has read its own). The supervisor holds them open
-# read-write, so a write never raises SIGPIPE and the readers see EOF only when the supervisor has gone; every process
-# forked from it lets go of them (drop_pipes).
-exec {spare_cmd}<> <(:) {spare_ids}<> <(:)
-pipes_held=1 spares=0 spare_waiting=
+# Each of the two spares has its own pair of pipes, made once: the command for the shell, the id and nonce for its
+# reporter. A pair gets a new spare only on a "spare" request, which the harness sends when no command runs: the
+# spare before on that pair was handed its command, and has read all of it (its command was reported ended), or was
+# never handed one. The supervisor holds the pipes open read-write, so a write never raises SIGPIPE and the readers
+# see EOF only when the supervisor has gone; every process forked from it lets go of them (drop_pipes).
+exec {spare_cmd[0]}<> <(:) {spare_ids[0]}<> <(:) {spare_cmd[1]}<> <(:) {spare_ids[1]}<> <(:)
+# Per pair: the waiting spare's reporter ('' when none waits) and its number (its tag is <token>-w<number>).
+pipes_held=1 spares=0 waiting=('' '') number=(0 0)
 
-# Starts a spare unless one is waiting.
+# Starts a spare on pair $1 unless one waits there.
 new_spare() {
-  [[ -n $spare_waiting ]] && return 0
-  spare_waiting=1
+  [[ -n \${waiting[$1]} ]] && return 0
   (( spares += 1 ))
-  spare_reporter "w$spares" &
-  spare_reporter_pid=$!
+  spare_reporter "$1" "w$spares" &
+  waiting[$1]=$! number[$1]=$spares
 }
 
-# Whether the waiting spare can take a command: its reporter may have been killed (by a command's "kill"), and then
-# nobody would report on it; its shell, still reading the pipe, is stopped so that it takes nothing.
-spare_usable() {
-  [[ -n $spare_waiting ]] || return 1
-  proc_stat "$spare_reporter_pid" && [[ $st_state != Z ]] && return 0
-  spare_waiting=
-  sweep "$token-w$spares"
-  return 1
+# Sets pair to the pair of the oldest waiting spare that can take a command. Its reporter may have been killed (by a
+# command's "kill"), and then nobody would report on it: its shell, still reading the pipe, is stopped so that it
+# takes nothing, and the other spare is tried. Fails when none can.
+usable_spare() {
+  local p
+  while :; do
+    pair=
+    for p in 0 1; do
+      [[ -n \${waiting[p]} ]] && { [[ -z $pair ]] || (( number[p] < number[pair] )); } && pair=$p
+    done
+    [[ -n $pair ]] || return 1
+    proc_stat "\${waiting[pair]}" && [[ $st_state != Z ]] && return 0
+    waiting[pair]=
+    sweep "$token-w\${number[pair]}"
+  done
 }
 
 drop_pipes() {
-  [[ -n $pipes_held ]] && exec {spare_cmd}>&- {spare_ids}>&-
+  [[ -n $pipes_held ]] && exec {spare_cmd[0]}>&- {spare_ids[0]}>&- {spare_cmd[1]}>&- {spare_ids[1]}>&-
   pipes_held=
 }
 
-# The spare's reporter: starts the shell, learns which request it serves, then reports it as run_command does.
+# A spare's reporter, on pair $1: starts the shell, learns which request it serves, then reports it as run_command does.
 spare_reporter() {
-  local slot=$1 ids cmds id nonce command pid status
-  exec {ids}</dev/fd/$spare_ids {cmds}</dev/fd/$spare_cmd
+  local slot=$2 ids cmds id nonce command pid status
+  exec {ids}</dev/fd/\${spare_ids[$1]} {cmds}</dev/fd/\${spare_cmd[$1]}
   drop_pipes
   set -m
   REIN_JOB=$token-$slot bash -c "$SPARE_SHELL" bash <&"$cmds" 2>&1 3>&- {ids}<&- {cmds}<&- &
@@ -292,19 +301,20 @@ run_job() {
 }
 
 printf 'R %s\n' "$$" >&3
-new_spare
+# One now, beside the first command; the second with the first "spare" request.
+new_spare 0
 while field op; do
   case $op in
     run)
       field id; field nonce; field command
-      if (( \${#command} <= SPARE_MAX_CHARS )) && spare_usable; then
-        printf '%s\0%s\0' "$id" "$command" >&"$spare_cmd"
-        printf '%s\0%s\0' "$id" "$nonce" >&"$spare_ids"
-        spare_waiting=
+      if (( \${#command} <= SPARE_MAX_CHARS )) && usable_spare; then
+        printf '%s\0%s\0' "$id" "$command" >&"\${spare_cmd[pair]}"
+        printf '%s\0%s\0' "$id" "$nonce" >&"\${spare_ids[pair]}"
+        waiting[pair]=
       else
         run_command "$id" "$nonce" "$command" &
       fi ;;
-    spare) new_spare ;;
+    spare) new_spare 0; new_spare 1 ;;
     job) field id; field log; field command; run_job "$id" "$log" "$command" & ;;
     stop) field pg; { drop_pipes; stop_group "$pg"; } & ;;
     quit) exit 0 ;;

@@ -12,8 +12,9 @@ import { firstOf, settledWithin } from './waiting.js';
 const SETTLE_MS = KILL_GRACE_MS + 14_000;
 const STDERR_KEPT = 2_000;
 /**
- * How long after a command the next command's shell is asked for. A model turn is far longer; tool calls of one
- * reply follow within this, and go the forking way rather than wait behind a spare still starting.
+ * How long after a command the next commands' shells are asked for. A model turn is far longer; tool calls of one
+ * reply follow within this: the second takes the other shell started ahead, a third is forked rather than wait
+ * behind a shell still starting.
  */
 const SPARE_DELAY_MS = 10;
 

@@ -103,7 +103,7 @@ describe('bench sections', () => {
     expect(everywhereCheaper).toContain('with the cache discount, and without a prompt cache too.');
   });
 
-  it("the sandbox text judges each command's warm overhead against the 5 ms target, names bash's share and the back-to-back cost", () => {
+  it("the sandbox text judges each command's warm overhead against the 5 ms target, names bash's share and the cost of calls in a row", () => {
     const row = (path: string, command: string, overMs: number, overBashMs: number) => ({ path, command, medianMs: 20, p90Ms: 25, overMs, overBashMs });
     const rows = [
       row('bare sh -c (no sandbox, no process group)', 'true', 0, -2),
@@ -118,12 +118,14 @@ describe('bench sections', () => {
     const faster = [
       row('warm sandbox, bubblewrap', 'true', -2.64, -4.5),
       row('warm sandbox, bubblewrap', 'head', -1.9, 0.4),
-      row('warm sandbox, bubblewrap, back to back', 'true', 7.2, 5),
+      row('warm sandbox, bubblewrap, second in a row', 'true', 0.4, -1),
+      row('warm sandbox, bubblewrap, third in a row', 'true', 7.2, 5),
     ];
     expect(describeWarmOverhead(faster)).toBe(
       'After a model turn, the warm sandbox (bubblewrap) takes 1.9 to 2.6 ms less than a bare sh -c of the same command in this run (target: within 5 ms more; met for 2 of 2 commands), ' +
         "and from 4.5 ms less to 0.4 ms more than a bare bash -c, the shell rein runs every command in (the difference between the two is bash's start-up against sh's). " +
-        'Back to back (tool calls of one reply), whose shell is not started ahead, it takes 7.2 ms more than a bare sh -c.',
+        'Tool calls of one reply, with no model turn between them: the second, whose shell was also started ahead, takes 0.4 ms more than a bare sh -c; ' +
+        'the third, whose shell is forked, 7.2 ms more.',
     );
     expect(describeWarmOverhead(rows.filter((one) => !one.path.startsWith('warm sandbox')))).toMatch(/^bubblewrap is not available here/);
   });

@@ -37,3 +37,16 @@ function environmentOf(pid: string): string[] {
     return [];
   }
 }
+
+/** A process for a failure message: its command line, state and parent, e.g. `sleep 300 (S, parent 1)`; `gone` when it has exited. */
+export function describeProcess(pid: number | string): string {
+  try {
+    const [, state, parent] = fs
+      .readFileSync(`/proc/${pid}/stat`, 'utf8')
+      .split(') ')[1]!
+      .match(/^(\S+) (\S+)/)!;
+    return `${commandLine(pid).replaceAll('\0', ' ').trim().slice(0, 200)} (${state}, parent ${parent})`;
+  } catch {
+    return 'gone';
+  }
+}

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { runTool } from '../../tools/run.js';
 import { headTail } from '../../tools/shape.js';
 import type { CommandPolicy } from '../../tools/types.js';
-import { commandLine, processesWithArgument, processesWithEnvironment, uniqueMarker } from '../helpers/processes.js';
+import { commandLine, describeProcess, processesWithArgument, processesWithEnvironment, uniqueMarker } from '../helpers/processes.js';
 import { openRunSandbox, sandboxContext } from '../helpers/run-sandbox.js';
 import { spawnHarness } from '../helpers/spawn-harness.js';
 import { waitUntil } from '../helpers/wait.js';
@@ -148,7 +148,7 @@ describe.each(['none', 'bwrap'] as const)('warm sandbox (%s)', (sandboxKind) => 
   });
 
   it('leaves nothing behind when the harness is killed at any moment of setting up the sandbox', async () => {
-    const leftovers: number[] = [];
+    const leftovers: string[] = [];
     for (let attempt = 0; attempt < 6; attempt++) {
       const marker = uniqueMarker();
       // The supervisor starts with the first command: from before bwrap exists to the command running.
@@ -165,7 +165,14 @@ describe.each(['none', 'bwrap'] as const)('warm sandbox (%s)', (sandboxKind) => 
       harness.kill('SIGKILL');
       await exited;
       await waitUntil(() => processesWithEnvironment(`REIN_TEST_MARKER=${marker}`).length === 0, 'the sandbox to go', 10_000).catch(() => undefined);
-      leftovers.push(...processesWithEnvironment(`REIN_TEST_MARKER=${marker}`));
+      for (const pid of processesWithEnvironment(`REIN_TEST_MARKER=${marker}`)) {
+        leftovers.push(`attempt ${attempt}: ${describeProcess(pid)}`);
+        try {
+          process.kill(pid, 'SIGKILL'); // so that one failure does not leave a sandbox running
+        } catch {
+          /* gone since */
+        }
+      }
     }
     expect(leftovers).toEqual([]);
   }, 120_000);
