@@ -183,9 +183,8 @@ finish() {
 }
 
 # A command's shell is started before the command is asked for (a spare), while the harness waits on the model. Two
-# wait at a time, so that the second tool call of a reply finds one too. A spare
-# waits on its stdin for the request's id and then the command, so a request costs two pipe writes and an exec
-# instead of two forks and an exec. It points its stdin at /dev/null and execs bash -c with the command: the
+# wait at a time, so that the second tool call of a reply finds one too. A spare waits on its stdin for the request's
+# id and then the command, so a request costs two pipe writes and an exec instead of two forks and an exec. It points its stdin at /dev/null and execs bash -c with the command: the
 # command gets exactly the shell the forking way gives it (its $0, $$, SECONDS, BASH_EXECUTION_STRING, a single
 # program exec'd in place), in its own process group, with nothing of the supervisor's.
 SPARE_SHELL='IFS= read -r -d "" c && IFS= read -r -d "" c || exit 0; exec </dev/null; exec bash -c -- "$c"'
