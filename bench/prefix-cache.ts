@@ -353,16 +353,24 @@ export function budgetCeiling(record: ChatMessage[], bytes: number, limits: { ke
   return { reuse: Number.NaN, compactions: null };
 }
 
+/** rein's context manager with some of its rules changed, as one more row of the comparison. */
+export interface ReinVariant {
+  policy: string;
+  rules: Partial<ContextRules>;
+}
+
 /**
- * The three policies over the same session, side by side, and the reuse
- * ceilings: at the seed's request bytes, and at the bytes of whichever sends
- * fewer, the seed or rein before (a manager cheaper than both without a
- * cache discount sends no more than that), also with the compactions that
- * keeping the newest results whole under the `hard` peak forces.
+ * The three policies over the same session, side by side (with any `variants`
+ * of rein's rules after rein), and the reuse ceilings: at the seed's request
+ * bytes, and at the bytes of whichever sends fewer, the seed or rein before (a
+ * manager cheaper than both without a cache discount sends no more than that),
+ * also with the compactions that keeping the newest results whole under the
+ * `hard` peak forces.
  */
 export function compareCachePolicies(
   shape: SessionShape,
   rules: ContextRules & StagedRules,
+  variants: readonly ReinVariant[] = [],
 ): {
   policies: CacheFigures[];
   ceiling: number;
@@ -379,6 +387,7 @@ export function compareCachePolicies(
   return {
     policies: [
       figures('rein (append-only, compacted to a low-water mark)', reinRequests(record, rules, shape), shape),
+      ...variants.map((variant) => figures(variant.policy, reinRequests(record, { ...rules, ...variant.rules }, shape), shape)),
       figures('rein before (staged at the soft limit)', staged, shape),
       figures('seed (half-life re-capped every step)', seed, shape),
     ],

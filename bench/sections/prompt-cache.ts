@@ -1,10 +1,12 @@
 import { defaultRules } from '../../rules/schema.js';
-import { type BudgetCeiling, type CacheFigures, type CompactingCeiling, compareCachePolicies } from '../prefix-cache.js';
+import { type BudgetCeiling, type CacheFigures, type CompactingCeiling, compareCachePolicies, type ReinVariant } from '../prefix-cache.js';
 import { type BenchSection, grouped, listed, percent } from '../section.js';
 
 const STEPS = [100, 300, 500];
 const DENSITIES = [4, 2.5];
 const SHAPE = { resultChars: 4000, windowTokens: 32_768 };
+/** rein with the view let grow further between compactions: more of each prompt cached, bigger prompts. */
+const TUNED_FOR_REUSE: ReinVariant = { policy: 'rein, tuned for reuse (growth 0.4, soft 0.8)', rules: { growth: 0.4, soft: 0.8 } };
 
 interface Compared {
   steps: number;
@@ -25,7 +27,7 @@ export const promptCacheSection: BenchSection = {
     const rules = { ...defaultRules().context, windowTokens: SHAPE.windowTokens, baseCap: 2000 };
     const compared: Compared[] = [];
     for (const charsPerToken of DENSITIES) {
-      for (const steps of STEPS) compared.push({ steps, charsPerToken, ...compareCachePolicies({ steps, charsPerToken, ...SHAPE }, rules) });
+      for (const steps of STEPS) compared.push({ steps, charsPerToken, ...compareCachePolicies({ steps, charsPerToken, ...SHAPE }, rules, [TUNED_FOR_REUSE]) });
     }
     const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}x`;
     return {
@@ -93,6 +95,10 @@ export const promptCacheSection: BenchSection = {
           compared.map(({ steps, charsPerToken, compacting, budget }) => ({ steps, charsPerToken, ceiling: Math.min(compacting.reuse, budget.reuse) })),
           rules.keepRecent,
         ),
+        describeReuseTrade(
+          compared.map(({ steps, charsPerToken, policies }) => ({ steps, charsPerToken, rein: policies[0]!, tuned: policies[1]! })),
+          `context.growth ${TUNED_FOR_REUSE.rules.growth} and context.soft ${TUNED_FOR_REUSE.rules.soft} instead of ${rules.growth} and ${rules.soft}`,
+        ),
       ],
     };
   },
@@ -108,6 +114,32 @@ export function describeReuseTarget(rows: Array<{ steps: number; charsPerToken: 
   return (
     `At ${listed(out)} the tightest ceiling is below ${percent(REUSE_TARGET)}: no context manager that keeps the newest ${keepRecent} results whole ` +
     `and stays under the peak reuses ${percent(REUSE_TARGET)} of its prompts while sending no more than the cheaper of the seed and rein before.`
+  );
+}
+
+/**
+ * What more reuse costs, in words: rein with rules that let the view grow further between compactions against rein
+ * with its defaults, in reuse and in cost with and without a cache discount.
+ *
+ * @example describeReuseTrade([{ steps: 300, charsPerToken: 4, rein, tuned }], 'context.growth 0.4 …') // 'Tuned for reuse (context.growth 0.4 …), rein reuses 93.8% …'
+ */
+export function describeReuseTrade(pairs: Array<{ steps: number; charsPerToken: number; rein: CacheFigures; tuned: CacheFigures }>, change: string): string {
+  const range = (values: number[], show: (value: number) => string) => {
+    const [low, high] = [Math.min(...values), Math.max(...values)].map(show);
+    return low === high ? low : `${low} to ${high}`;
+  };
+  const times = (value: number) => `${value.toFixed(2)}x`;
+  const reaching = pairs.filter((pair) => pair.tuned.prefixReuse >= REUSE_TARGET).map((pair) => `${pair.steps} steps at ${pair.charsPerToken} chars/token`);
+  const withCache = pairs.map((pair) => pair.tuned.estimatedCost / pair.rein.estimatedCost);
+  const withoutCache = pairs.map((pair) => pair.tuned.costWithoutCache / pair.rein.costWithoutCache);
+  const dearer = [...withCache, ...withoutCache].every((ratio) => ratio > 1);
+  return (
+    `Tuned for reuse (${change}), rein reuses ${range(
+      pairs.map((pair) => pair.tuned.prefixReuse),
+      (value) => percent(value),
+    )} of its prompts (${percent(REUSE_TARGET)} or more ${reaching.length > 0 ? `at ${listed(reaching)}` : 'in no case'}), ` +
+    `at ${range(withCache, times)} the cost of its defaults with the cache discount and ${range(withoutCache, times)} without` +
+    (dearer ? ': the defaults cost less in every case, with a prompt cache and without one.' : '.')
   );
 }
 

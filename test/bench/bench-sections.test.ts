@@ -4,7 +4,7 @@ import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CacheFigures } from '../../bench/prefix-cache.js';
 import { type BenchSection, renderSection } from '../../bench/section.js';
-import { describeCachePairs } from '../../bench/sections/prompt-cache.js';
+import { describeCachePairs, describeReuseTrade } from '../../bench/sections/prompt-cache.js';
 import { describeWarmOverhead } from '../../bench/sections/sandbox-overhead.js';
 import { writeSections } from '../../bench/write-figures.js';
 import { makeTempDir, removeTempDirs } from '../../testing/temp-dir.js';
@@ -101,6 +101,25 @@ describe('bench sections', () => {
     ]).join(' ');
     expect(everywhereCheaper).toContain("rein sends fewer prompt tokens than the seed's schedule in every case.");
     expect(everywhereCheaper).toContain('with the cache discount, and without a prompt cache too.');
+  });
+
+  it('the reuse trade names where the tuned rules reach the target and what they cost against the defaults', () => {
+    const rein = figures('rein', 0.85, 100, 1, 2);
+    const dearer = describeReuseTrade(
+      [
+        { steps: 100, charsPerToken: 4, rein, tuned: figures('tuned', 0.88, 120, 1.1, 2.6) },
+        { steps: 300, charsPerToken: 4, rein, tuned: figures('tuned', 0.93, 120, 1.02, 2.5) },
+      ],
+      'growth 0.4',
+    );
+    expect(dearer).toBe(
+      'Tuned for reuse (growth 0.4), rein reuses 88.0% to 93.0% of its prompts (90.0% or more at 300 steps at 4 chars/token), ' +
+        'at 1.02x to 1.10x the cost of its defaults with the cache discount and 1.25x to 1.30x without: the defaults cost less in every case, with a prompt cache and without one.',
+    );
+    const once = describeReuseTrade([{ steps: 100, charsPerToken: 2.5, rein, tuned: figures('tuned', 0.86, 90, 0.9, 2.2) }], 'growth 0.4');
+    expect(once).toBe(
+      'Tuned for reuse (growth 0.4), rein reuses 86.0% of its prompts (90.0% or more in no case), at 0.90x the cost of its defaults with the cache discount and 1.10x without.',
+    );
   });
 
   it("the sandbox text judges each command's warm overhead against the 5 ms target, names bash's share and the cost of calls in a row", () => {
