@@ -150,7 +150,17 @@ sweep() {
     victims+=$found
   done
   [[ $victims == ' ' ]] && return 0
+  # At the harness's death the reporters go too, so none is left to stop the rest of its command's group: the groups
+  # of the victims go with them (an untagged process left in one, say "env -i nohup …", included); never our own.
+  local groups=' ' g
+  if [[ $pattern == *'*' ]] && proc_stat "$$"; then
+    local own=$st_pgrp
+    for p in $victims; do
+      proc_stat "$p" && [[ $st_pgrp != "$own" && $groups != *" $st_pgrp "* ]] && groups+="$st_pgrp "
+    done
+  fi
   kill -KILL $victims 2>/dev/null
+  for g in $groups; do kill -KILL -- "-$g" 2>/dev/null; done
   # SIGKILL is delivered when the process next runs: wait until each is gone (or a zombie), so that when the
   # command is reported ended, nothing it started is still running.
   local tries
@@ -222,6 +232,10 @@ usable_spare() {
     proc_stat "\${waiting[pair]}" && [[ $st_state != Z ]] && return 0
     waiting[pair]=
     sweep "$token-w\${number[pair]}"
+    # A shell the sweep cannot see as this spare's (forked, not yet exec'd, when its reporter died) would still read
+    # this pair, beside the next spare on it: the pair gets new pipes, and the old ones reach EOF.
+    exec {spare_cmd[pair]}>&- {spare_ids[pair]}>&-
+    exec {spare_cmd[pair]}<> <(:) {spare_ids[pair]}<> <(:)
   done
 }
 

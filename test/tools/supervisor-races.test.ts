@@ -1,0 +1,148 @@
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Readable, Writable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { SUPERVISOR_SCRIPT } from '../../tools/supervisor-script.js';
+import { commandLine, processesWithArgument, processesWithEnvironment, uniqueMarker } from '../helpers/processes.js';
+import { waitUntil } from '../helpers/wait.js';
+import { makeTempDir } from '../helpers/workspace.js';
+
+/**
+ * The script with the start of a command's shell delayed: `sleep <seconds>` between the fork and the exec of the line
+ * that holds `fork`. In that moment the shell is an untagged copy of its reporter, so only its parentage says whose it is.
+ */
+function widened(fork: string, seconds: string): string {
+  const line = SUPERVISOR_SCRIPT.split('\n').find((candidate) => candidate.includes(fork));
+  if (!line?.endsWith(' &')) throw new Error(`the supervisor script no longer starts a shell with: ${fork}`);
+  const started = line.trim().slice(0, -2).replace(' bash -c', ' exec bash -c');
+  return SUPERVISOR_SCRIPT.replace(line, `( sleep ${seconds}; ${started} ) &`);
+}
+
+/** A supervisor on the host, as tools/supervisor.ts starts it, every process of it marked by `marker` in its environment. */
+async function startOnHost(script: string, marker: string) {
+  const token = randomBytes(8).toString('hex');
+  const supervisor = spawn('bash', ['-c', script, 'rein-supervisor', token, '200', 'host'], {
+    cwd: makeTempDir(),
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', REIN_TEST_MARKER: marker },
+    detached: true,
+    stdio: ['pipe', 'pipe', 'pipe', 'pipe'],
+  });
+  const [stdin, stdout, stderr, control] = supervisor.stdio as unknown as [Writable, Readable, Readable, Readable];
+  stdout.resume();
+  stderr.resume();
+  let reports = '';
+  control.on('data', (chunk: Buffer) => {
+    reports += chunk.toString('utf8');
+  });
+  await waitUntil(() => reports.startsWith('R '), 'the supervisor to be ready');
+  return {
+    token,
+    /** The report lines on fd 3 so far. */
+    reports: () => reports.split('\n').filter(Boolean),
+    send: (fields: string[]) => stdin.write(fields.map((field) => `${field}\0`).join('')),
+    // What the supervisor sees of a harness killed with SIGKILL: every pipe's far end closed at once.
+    harnessDies: () => {
+      for (const stream of [stdin, stdout, stderr, control]) stream.destroy();
+    },
+  };
+}
+
+function killAll(pids: number[]) {
+  for (const pid of pids) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      /* already gone */
+    }
+  }
+}
+
+// The host has no PID namespace to end everything with the supervisor: the sweep at the harness's death must also take
+// a command whose shell is between its fork and its exec, or it starts after the sweep, with nobody left to stop it.
+// (test/tools/warm-run.test.ts kills the harness at spread moments of set-up; this holds the moment open.)
+describe('the harness dies while a command is being started, on the host', () => {
+  it.each([
+    { path: 'a shell started ahead', fork: 'REIN_JOB=$token-$slot bash -c "$SPARE_SHELL"', extra: '' },
+    // Over SPARE_MAX_CHARS: the forking way.
+    { path: 'a forked shell', fork: 'REIN_JOB=$tag bash -c -- "$command"', extra: ` #${'x'.repeat(17_000)}` },
+  ])('$path: nothing of the command runs after the supervisor has gone', async ({ fork, extra }) => {
+    const marker = uniqueMarker();
+    const delay = `0.5${randomBytes(3).readUIntBE(0, 3)}`;
+    try {
+      const supervisor = await startOnHost(widened(fork, delay), marker);
+      supervisor.send(['run', 'c1', 'nonce', `sleep ${marker}${extra}`]);
+      await waitUntil(
+        () => processesWithArgument(delay).some((pid) => commandLine(pid).startsWith('sleep\0')),
+        'the shell to be forked and held before its exec',
+      );
+      supervisor.harnessDies();
+      await waitUntil(() => processesWithEnvironment(`REIN_TEST_MARKER=${marker}`).length === 0, 'the supervisor and its processes to go', 5_000).catch(
+        () => undefined,
+      );
+      expect(processesWithEnvironment(`REIN_TEST_MARKER=${marker}`).map((pid) => commandLine(pid).split('\0')[0])).toEqual([]);
+    } finally {
+      killAll(processesWithEnvironment(`REIN_TEST_MARKER=${marker}`));
+    }
+  });
+});
+
+// Killing the reporters at the harness's death leaves none to stop the rest of its command's group, as it does when a
+// command ends: the sweep must end those groups itself, untagged members included.
+describe('the harness dies while a command or a job runs, on the host', () => {
+  it.each(['run', 'job'] as const)('an untagged process left in the group of a %s goes too', async (kind) => {
+    const marker = uniqueMarker();
+    // Its environment cleared (no tag), SIGHUP ignored, its parent gone: only its process group says whose it is.
+    const orphan = `rein-orphan-${randomBytes(6).toString('hex')}`;
+    const command = `env -i bash -c 'trap "" HUP; exec -a ${orphan} sleep 300 &'; sleep ${marker}`;
+    const orphans = () => processesWithArgument(orphan).filter((pid) => commandLine(pid).startsWith(`${orphan}\0`));
+    try {
+      const supervisor = await startOnHost(SUPERVISOR_SCRIPT, marker);
+      supervisor.send(kind === 'run' ? ['run', 'c1', 'nonce', command] : ['job', 'j1', path.join(makeTempDir(), 'j1.log'), command]);
+      await waitUntil(
+        () => orphans().length > 0 && processesWithArgument(marker).some((pid) => commandLine(pid).startsWith('sleep\0')),
+        'the command and its orphan to run',
+      );
+      supervisor.harnessDies();
+      await waitUntil(() => orphans().length === 0, 'the orphan to go', 5_000).catch(() => undefined);
+      expect(orphans().map((pid) => commandLine(pid).split('\0')[0])).toEqual([]);
+    } finally {
+      killAll([...processesWithArgument(orphan), ...processesWithEnvironment(`REIN_TEST_MARKER=${marker}`)]);
+    }
+  });
+});
+
+// A spare's reporter can die (a command's "kill") after forking the shell and before its exec. The sweep that ends a
+// spare whose reporter is gone cannot see that shell as the spare's: untagged, its parent init. It would then read its
+// pair of pipes beside the next spare on them and could take that spare's command, with no reporter to report it.
+describe('a spare whose reporter died while its shell was being started, on the host', () => {
+  it('reads nothing more: its pair of pipes is replaced, and the next commands run and are reported', async () => {
+    const marker = uniqueMarker();
+    const delay = `0.5${randomBytes(3).readUIntBE(0, 3)}`;
+    try {
+      const supervisor = await startOnHost(widened('REIN_JOB=$token-$slot bash -c "$SPARE_SHELL"', delay), marker);
+      const held = () => processesWithArgument(delay).filter((pid) => commandLine(pid).startsWith('sleep\0'));
+      await waitUntil(() => held().length === 1, 'the first spare to be held before its exec');
+      // sleep <delay> → the subshell that will exec the spare → its reporter.
+      process.kill(parentOf(parentOf(held()[0]!)), 'SIGKILL');
+      supervisor.send(['run', 'c1', 'n1', 'echo one']);
+      await waitUntil(() => supervisor.reports().includes('E c1 0'), 'the first command to be forked and reported');
+      supervisor.send(['spare']);
+      // The orphaned shell execs once its delay is up, as do the two new spares.
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      expect(processesWithEnvironment(`REIN_JOB=${supervisor.token}-w1`).map((pid) => commandLine(pid).replaceAll('\0', ' '))).toEqual([]);
+      for (const id of ['c2', 'c3']) {
+        supervisor.send(['run', id, `n-${id}`, 'true']);
+        await waitUntil(() => supervisor.reports().includes(`E ${id} 0`), `${id} to be reported`, 5_000);
+      }
+      supervisor.harnessDies();
+    } finally {
+      killAll(processesWithEnvironment(`REIN_TEST_MARKER=${marker}`));
+    }
+  });
+});
+
+function parentOf(pid: number): number {
+  return Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[1]);
+}
