@@ -89,6 +89,7 @@ tag_of() {
   for entry in "\${environ[@]}"; do
     [[ $entry == REIN_JOB=* ]] && { tag=\${entry#REIN_JOB=}; return 0; }
   done
+  return 0
 }
 
 # Whether untagged process $1 (parent $2) descends from a live reporter, i.e. belongs to something still running.
@@ -206,7 +207,18 @@ SPARE_MAX_CHARS=16000
 # spare before on that pair was handed its command, and has read all of it (its command was reported ended), or was
 # never handed one. The supervisor holds the pipes open read-write, so a write never raises SIGPIPE and the readers
 # see EOF only when the supervisor has gone; every process forked from it lets go of them (drop_pipes).
-exec {spare_cmd[0]}<> <(:) {spare_ids[0]}<> <(:) {spare_cmd[1]}<> <(:) {spare_ids[1]}<> <(:)
+# (The {var} redirections use plain variables, which every bash that has {var} takes.)
+open_pair() {
+  local cmd ids
+  exec {cmd}<> <(:) {ids}<> <(:)
+  spare_cmd[$1]=$cmd spare_ids[$1]=$ids
+}
+close_pair() {
+  local cmd=\${spare_cmd[$1]} ids=\${spare_ids[$1]}
+  exec {cmd}>&- {ids}>&-
+}
+open_pair 0
+open_pair 1
 # Per pair: the waiting spare's reporter ('' when none waits) and its number (its tag is <token>-w<number>).
 pipes_held=1 spares=0 waiting=('' '') number=(0 0)
 
@@ -234,13 +246,13 @@ usable_spare() {
     sweep "$token-w\${number[pair]}"
     # A shell the sweep cannot see as this spare's (forked, not yet exec'd, when its reporter died) would still read
     # this pair, beside the next spare on it: the pair gets new pipes, and the old ones reach EOF.
-    exec {spare_cmd[pair]}>&- {spare_ids[pair]}>&-
-    exec {spare_cmd[pair]}<> <(:) {spare_ids[pair]}<> <(:)
+    close_pair "$pair"
+    open_pair "$pair"
   done
 }
 
 drop_pipes() {
-  [[ -n $pipes_held ]] && exec {spare_cmd[0]}>&- {spare_ids[0]}>&- {spare_cmd[1]}>&- {spare_ids[1]}>&-
+  [[ -n $pipes_held ]] && close_pair 0 && close_pair 1
   pipes_held=
 }
 

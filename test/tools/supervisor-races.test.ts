@@ -124,8 +124,10 @@ describe('a spare whose reporter died while its shell was being started, on the 
       const supervisor = await startOnHost(widened('REIN_JOB=$token-$slot bash -c "$SPARE_SHELL"', delay), marker);
       const held = () => processesWithArgument(delay).filter((pid) => commandLine(pid).startsWith('sleep\0'));
       await waitUntil(() => held().length === 1, 'the first spare to be held before its exec');
-      // sleep <delay> → the subshell that will exec the spare → its reporter.
-      process.kill(parentOf(parentOf(held()[0]!)), 'SIGKILL');
+      // sleep <delay> → the subshell that will exec the spare → its reporter, dead before the next request.
+      const reporter = parentOf(parentOf(held()[0]!));
+      process.kill(reporter, 'SIGKILL');
+      await waitUntil(() => !/^\d+ \(.*\) [^Z]/.test(statOf(reporter)), 'the reporter to die');
       supervisor.send(['run', 'c1', 'n1', 'echo one']);
       await waitUntil(() => supervisor.reports().includes('E c1 0'), 'the first command to be forked and reported');
       supervisor.send(['spare']);
@@ -144,5 +146,14 @@ describe('a spare whose reporter died while its shell was being started, on the 
 });
 
 function parentOf(pid: number): number {
-  return Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[1]);
+  return Number(statOf(pid).split(') ')[1]!.split(' ')[1]);
+}
+
+/** /proc/<pid>/stat, or '' when the process is gone. */
+function statOf(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return '';
+  }
 }
