@@ -72,7 +72,9 @@ let sequence = 0;
  */
 export function startSupervisor(options: SupervisorOptions): Supervisor {
   const token = randomBytes(8).toString('hex');
-  const inner = ['bash', '-c', SUPERVISOR_SCRIPT, 'rein-supervisor', token, String(KILL_GRACE_MS), options.wrap ? 'ns' : 'host'];
+  // --norc: its stdin is a socket, so bash would take it for a remote shell and read ~/.bashrc, when SHLVL is unset
+  // (a harness started by systemd, cron or a container's CMD).
+  const inner = ['bash', '--norc', '-c', SUPERVISOR_SCRIPT, 'rein-supervisor', token, String(KILL_GRACE_MS), options.wrap ? 'ns' : 'host'];
   const argv = options.wrap ? options.wrap(inner) : inner;
   const child = spawn(argv[0]!, argv.slice(1), { cwd: options.cwd, env: options.env, detached: true, stdio: ['pipe', 'pipe', 'pipe', 'pipe'] });
   // spawn() with four pipes types stdio loosely; these are the four streams asked for.
