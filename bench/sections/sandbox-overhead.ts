@@ -72,8 +72,10 @@ export function describeWarmOverhead(rows: readonly CommandCost[]): string {
 
 /** A range of differences in words: "1.2 ms more", "1.2 to 3.4 ms more", "0.5 to 2.0 ms less", "from 0.5 ms less to 1.0 ms more". */
 function difference(values: number[]): string {
-  const low = Math.min(...values);
-  const high = Math.max(...values);
+  // To the tenth shown, so that -0.02 reads as 0.0 ms more, not "from 0.0 ms less".
+  const shown = values.map((value) => Math.round(value * 10) / 10 || 0);
+  const low = Math.min(...shown);
+  const high = Math.max(...shown);
   const amount = (ms: number) => Math.abs(ms).toFixed(1);
   if (amount(low) === amount(high) && low * high >= 0) return `${amount(low)} ms ${low < 0 ? 'less' : 'more'}`;
   if (low >= 0) return `${amount(low)} to ${amount(high)} ms more`;

@@ -146,6 +146,9 @@ describe('bench sections', () => {
         'Tool calls of one reply, with no model turn between them: the second, whose shell was also started ahead, takes 0.4 ms more than a bare sh -c; ' +
         'the third, whose shell is forked, 7.2 ms more.',
     );
+    // A difference that rounds to zero is not "less".
+    const even = [row('warm sandbox, bubblewrap', 'true', -0.02, -1), row('warm sandbox, bubblewrap', 'head', 1.1, 0)];
+    expect(describeWarmOverhead(even)).toMatch(/^After a model turn, the warm sandbox \(bubblewrap\) takes 0\.0 to 1\.1 ms more than a bare sh -c/);
     expect(describeWarmOverhead(rows.filter((one) => !one.path.startsWith('warm sandbox')))).toMatch(/^bubblewrap is not available here/);
   });
 });
