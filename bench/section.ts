@@ -47,6 +47,9 @@ export function renderSection(position: number, section: BenchSection, result: S
 export const percent = (share: number, digits = 1) => `${(share * 100).toFixed(digits)}%`;
 
 /** `1352163` → `1,352,163`. */
+/** A ratio as the tables show it: "1.25x". */
+export const times = (ratio: number) => `${ratio.toFixed(2)}x`;
+
 export const grouped = (value: number) => Math.round(value).toLocaleString('en-US');
 
 /** `['a', 'b', 'c']` → `a, b and c`. */

@@ -47,6 +47,9 @@ proc_stat() {
   st_pgrp=\${line%% *}
 }
 
+# Whether process $1 still runs: neither gone nor a zombie (nor dead, on its way to being one).
+running() { proc_stat "$1" && [[ $st_state != Z && $st_state != X ]]; }
+
 # Whether process group $1 has a member that is not a zombie. In the namespace bubblewrap's init reaps orphans at
 # once; on the host they may linger as zombies, so the members' states are read.
 group_alive() {
@@ -154,10 +157,9 @@ sweep() {
   # At the harness's death the reporters go too, so none is left to stop the rest of its command's group: the groups
   # of the victims go with them (an untagged process left in one, say "env -i nohup …", included); never our own.
   local groups=' ' g
-  if [[ $pattern == *'*' ]] && proc_stat "$$"; then
-    local own=$st_pgrp
+  if [[ $pattern == *'*' ]]; then
     for p in $victims; do
-      proc_stat "$p" && [[ $st_pgrp != "$own" && $groups != *" $st_pgrp "* ]] && groups+="$st_pgrp "
+      proc_stat "$p" && [[ $st_pgrp != "$own_group" && $groups != *" $st_pgrp "* ]] && groups+="$st_pgrp "
     done
   fi
   kill -KILL $victims 2>/dev/null
@@ -167,12 +169,15 @@ sweep() {
   local tries
   for ((tries = 0; tries < 100; tries++)); do
     found=
-    for p in $victims; do proc_stat "$p" && [[ $st_state != Z && $st_state != X ]] && found=1 && break; done
+    for p in $victims; do running "$p" && found=1 && break; done
     [[ -z $found ]] && break
     sleep 0.01
   done
   return 0
 }
+
+# The supervisor's own process group, which its reporters share: never one a sweep kills.
+proc_stat "$$" && own_group=$st_pgrp
 
 # Where orphans of our commands go on the host: init and any ancestor of the supervisor (a subreaper).
 orphanage=' 1 '
@@ -195,9 +200,10 @@ finish() {
 
 # A command's shell is started before the command is asked for (a spare), while the harness waits on the model. Two
 # wait at a time, so that the second tool call of a reply finds one too. A spare waits on its stdin for the request's
-# id and then the command, so a request costs two pipe writes and an exec instead of two forks and an exec. It points its stdin at /dev/null and execs bash -c with the command: the
-# command gets exactly the shell the forking way gives it (its $0, $$, SECONDS, BASH_EXECUTION_STRING, a single
-# program exec'd in place), in its own process group, with nothing of the supervisor's.
+# id and then the command, so a request costs two pipe writes and an exec instead of two forks and an exec. It points
+# its stdin at /dev/null and execs bash -c with the command: the command gets exactly the shell the forking way gives
+# it (its $0, $$, SECONDS, BASH_EXECUTION_STRING, a single program exec'd in place), in its own process group, with
+# nothing of the supervisor's.
 SPARE_SHELL='IFS= read -r -d "" c && IFS= read -r -d "" c || exit 0; exec </dev/null; exec bash -c -- "$c"'
 # Longer commands go the forking way: a pipe holds 64 KiB, and a write must never wait on a spare that has died.
 SPARE_MAX_CHARS=16000
@@ -241,7 +247,7 @@ usable_spare() {
       [[ -n \${waiting[p]} ]] && { [[ -z $pair ]] || (( number[p] < number[pair] )); } && pair=$p
     done
     [[ -n $pair ]] || return 1
-    proc_stat "\${waiting[pair]}" && [[ $st_state != Z ]] && return 0
+    running "\${waiting[pair]}" && return 0
     waiting[pair]=
     sweep "$token-w\${number[pair]}"
     # A shell the sweep cannot see as this spare's (forked, not yet exec'd, when its reporter died) would still read
@@ -273,7 +279,7 @@ spare_reporter() {
   # A spare killed while it waited (by a command's "pkill bash", say) left its request unread: the supervisor writes it
   # before the id, so it is there now, and it is run the forking way. A spare that has already run a quick command has
   # read it; one killed while it read has left only a part, which is not the request (its id does not come first).
-  if { ! proc_stat "$pid" || [[ $st_state == Z ]]; } && read -t 0 -u "$cmds" &&
+  if ! running "$pid" && read -t 0 -u "$cmds" &&
     IFS= read -r -d '' -u "$cmds" command && [[ $command == "$id" ]] && IFS= read -r -d '' -u "$cmds" command; then
     wait "$pid"
     exec {ids}<&- {cmds}<&-

@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { measureQueueScaling } from '../eval-queue.js';
 import { withDirectPython } from '../python-on-path.js';
-import type { BenchSection } from '../section.js';
+import { type BenchSection, times } from '../section.js';
 
 /** Eval wall time through the Redis job queue against the local pool, and the queue's own cost per job. */
 export const evalQueueSection: BenchSection = {
@@ -26,7 +26,7 @@ export const evalQueueSection: BenchSection = {
               .join(', ') || '-',
             row.wallSeconds.toFixed(1),
             row.rounds.map((seconds) => seconds.toFixed(1)).join(', '),
-            `${(row.wallSeconds / local.wallSeconds).toFixed(2)}x`,
+            times(row.wallSeconds / local.wallSeconds),
           ]),
         },
         {
@@ -38,7 +38,7 @@ export const evalQueueSection: BenchSection = {
         `${
           fastest === local
             ? `No queue setup was faster than the ${local.setup} in this run.`
-            : `The fastest setup in this run: ${fastest.setup}, ${(fastest.wallSeconds / local.wallSeconds).toFixed(2)}x the ${local.setup}.`
+            : `The fastest setup in this run: ${fastest.setup}, ${times(fastest.wallSeconds / local.wallSeconds)} the ${local.setup}.`
         } Every worker runs on this one machine, so more workers than CPUs cannot help here.`,
         pythonNote,
       ],

@@ -1,5 +1,5 @@
 import { measureOverhead, type OverheadResult } from '../overhead.js';
-import type { BenchSection } from '../section.js';
+import { type BenchSection, times } from '../section.js';
 
 /** Long runs whose per-step windows are compared; their median is reported. */
 const LONG_RUNS = 3;
@@ -34,7 +34,7 @@ export const harnessOverheadSection: BenchSection = {
       tables: [
         {
           headers: ['record length (steps)', `ms/step there (median of ${LONG_RUNS} runs)`, 'vs length 100'],
-          rows: LENGTHS.map((length, index) => [length, atLength[index]!.toFixed(3), `${(atLength[index]! / atLength[0]!).toFixed(2)}x`]),
+          rows: LENGTHS.map((length, index) => [length, atLength[index]!.toFixed(3), times(atLength[index]! / atLength[0]!)]),
         },
         {
           headers: ['whole run of', 'mean ms/step', 'retained heap bytes/step', 'peak heap MB', 'trace lines/step'],
@@ -49,13 +49,13 @@ export const harnessOverheadSection: BenchSection = {
         {
           headers: ['with state saved for resume', 'ms/step', 'vs no saving (1000 steps)'],
           rows: [
-            ['write + rename every step', saving.msPerStep.toFixed(3), `${(saving.msPerStep / plain).toFixed(2)}x`],
-            ['write + fsync + rename every step', durable.msPerStep.toFixed(3), `${(durable.msPerStep / plain).toFixed(2)}x`],
+            ['write + rename every step', saving.msPerStep.toFixed(3), times(saving.msPerStep / plain)],
+            ['write + fsync + rename every step', durable.msPerStep.toFixed(3), times(durable.msPerStep / plain)],
           ],
         },
       ],
       notes: [
-        `A step at record length ${LENGTHS[2]} costs ${growth.toFixed(2)}x a step at length ${LENGTHS[0]} (the target is amortized O(1): within 2x), so the target ${growth <= 2 ? 'holds' : 'does not hold'} in this run;`,
+        `A step at record length ${LENGTHS[2]} costs ${times(growth)} a step at length ${LENGTHS[0]} (the target is amortized O(1): within 2x), so the target ${growth <= 2 ? 'holds' : 'does not hold'} in this run;`,
         `the slowest per-step figure of the first two tables is ${slowest.toFixed(3)} ms (target: under 1 ms).`,
       ],
     };

@@ -1,5 +1,5 @@
 import { compareMemory } from '../memory.js';
-import type { BenchSection } from '../section.js';
+import { type BenchSection, times } from '../section.js';
 
 const LENGTHS = [100, 1000, 5000];
 
@@ -19,10 +19,10 @@ export const memorySection: BenchSection = {
               row.steps,
               mode === 'now' ? 'on disk (now)' : 'in memory (before)',
               row[mode].peakRssMb.toFixed(1),
-              `${(row[mode].peakRssMb / first[mode].peakRssMb).toFixed(2)}x`,
+              times(row[mode].peakRssMb / first[mode].peakRssMb),
               row[mode].peakHeapMb.toFixed(1),
               row[mode].retainedHeapMb.toFixed(1),
-              `${(row[mode].retainedHeapMb / first[mode].retainedHeapMb).toFixed(2)}x`,
+              times(row[mode].retainedHeapMb / first[mode].retainedHeapMb),
             ]),
           ),
         },

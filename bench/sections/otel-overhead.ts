@@ -1,5 +1,5 @@
 import { measureOtelOverhead } from '../otel-overhead.js';
-import type { BenchSection } from '../section.js';
+import { type BenchSection, times } from '../section.js';
 
 const STEPS = 300;
 
@@ -17,7 +17,7 @@ export const otelOverheadSection: BenchSection = {
           rows: rows.map((row) => [
             row.setting,
             row.msPerStep.toFixed(3),
-            `${(row.msPerStep / off).toFixed(2)}x`,
+            times(row.msPerStep / off),
             row.setting === 'collector on loopback' ? row.spans : '-',
             Math.round(row.endWaitMs),
           ]),

@@ -1,6 +1,6 @@
 import { defaultRules } from '../../rules/schema.js';
 import { type BudgetCeiling, type CacheFigures, type CompactingCeiling, compareCachePolicies, type ReinVariant } from '../prefix-cache.js';
-import { type BenchSection, grouped, listed, percent } from '../section.js';
+import { type BenchSection, grouped, listed, percent, times } from '../section.js';
 
 const STEPS = [100, 300, 500];
 const DENSITIES = [4, 2.5];
@@ -29,7 +29,7 @@ export const promptCacheSection: BenchSection = {
     for (const charsPerToken of DENSITIES) {
       for (const steps of STEPS) compared.push({ steps, charsPerToken, ...compareCachePolicies({ steps, charsPerToken, ...SHAPE }, rules, [TUNED_FOR_REUSE]) });
     }
-    const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}x`;
+    const ratio = (a: number, b: number) => times(a / b);
     return {
       tables: [
         {
@@ -128,7 +128,6 @@ export function describeReuseTrade(pairs: Array<{ steps: number; charsPerToken: 
     const [low, high] = [Math.min(...values), Math.max(...values)].map(show);
     return low === high ? low : `${low} to ${high}`;
   };
-  const times = (value: number) => `${value.toFixed(2)}x`;
   const reaching = pairs.filter((pair) => pair.tuned.prefixReuse >= REUSE_TARGET).map((pair) => `${pair.steps} steps at ${pair.charsPerToken} chars/token`);
   const withCache = pairs.map((pair) => pair.tuned.estimatedCost / pair.rein.estimatedCost);
   const withoutCache = pairs.map((pair) => pair.tuned.costWithoutCache / pair.rein.costWithoutCache);

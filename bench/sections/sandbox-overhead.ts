@@ -48,8 +48,8 @@ export const sandboxOverheadSection: BenchSection = {
 };
 
 /**
- * The warm sandbox against its target, in words, from the run's own rows: after a model turn (the usual case) and
- * and for the second and third tool calls of one reply (two shells are started ahead; a third call is forked).
+ * The warm sandbox against its target, in words, from the run's own rows: after a model turn (the usual case), and
+ * for the second and third tool calls of one reply (two shells are started ahead; a third call is forked).
  *
  * @example describeWarmOverhead(rows) // 'After a model turn, the warm sandbox (bubblewrap) takes 1.9 to 2.6 ms less than a bare sh -c …'
  */

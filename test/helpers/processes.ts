@@ -38,15 +38,45 @@ function environmentOf(pid: string): string[] {
   }
 }
 
+/** /proc/<pid>/stat, or '' when the process is gone. */
+export function statOf(pid: number | string): string {
+  try {
+    return fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return '';
+  }
+}
+
+/** A process's state letter and parent pid from /proc/<pid>/stat ("pid (comm) state ppid …"); null when it is gone. */
+function stateAndParent(pid: number | string): { state: string; parent: number } | null {
+  const [state, parent] = statOf(pid).split(') ')[1]?.split(' ') ?? [];
+  return state && parent ? { state, parent: Number(parent) } : null;
+}
+
+/** A process's parent pid; 0 when it is gone. */
+export function parentOf(pid: number | string): number {
+  return stateAndParent(pid)?.parent ?? 0;
+}
+
+/** Whether a process has ended: gone, or a zombie its parent has not reaped yet. */
+export function hasEnded(pid: number | string): boolean {
+  const seen = stateAndParent(pid);
+  return seen === null || seen.state === 'Z';
+}
+
+/** SIGKILL for each, those already gone skipped: so that a failed test leaves nothing running. */
+export function killQuietly(pids: readonly number[]): void {
+  for (const pid of pids) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      /* already gone */
+    }
+  }
+}
+
 /** A process for a failure message: its command line, state and parent, e.g. `sleep 300 (S, parent 1)`; `gone` when it has exited. */
 export function describeProcess(pid: number | string): string {
-  try {
-    const [, state, parent] = fs
-      .readFileSync(`/proc/${pid}/stat`, 'utf8')
-      .split(') ')[1]!
-      .match(/^(\S+) (\S+)/)!;
-    return `${commandLine(pid).replaceAll('\0', ' ').trim().slice(0, 200)} (${state}, parent ${parent})`;
-  } catch {
-    return 'gone';
-  }
+  const seen = stateAndParent(pid);
+  return seen ? `${commandLine(pid).replaceAll('\0', ' ').trim().slice(0, 200)} (${seen.state}, parent ${seen.parent})` : 'gone';
 }

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runTool } from '../../tools/run.js';
 import type { CommandPolicy } from '../../tools/types.js';
-import { commandLine, processesWithEnvironment, uniqueMarker } from '../helpers/processes.js';
+import { commandLine, hasEnded, parentOf, processesWithEnvironment, uniqueMarker } from '../helpers/processes.js';
 import { openRunSandbox, sandboxContext } from '../helpers/run-sandbox.js';
 import { spawnHarness } from '../helpers/spawn-harness.js';
 import { waitUntil } from '../helpers/wait.js';
@@ -170,7 +170,7 @@ describe.each(['none', 'bwrap'] as const)('the shell started ahead (%s)', (sandb
     const killReporter = async (shell: number) => {
       const reporter = parentOf(shell);
       process.kill(reporter, 'SIGKILL');
-      await waitUntil(() => !/^\d+ \(.*\) [^Z]/.test(statOf(reporter)), 'the reporter to die');
+      await waitUntil(() => hasEnded(reporter), 'the reporter to die');
     };
     await killReporter(next!);
     expect((await run(`echo hi${way}`)).content).toBe('exit=0\nhi\nspare\n');
@@ -241,19 +241,6 @@ function waitingShellsOf(ancestor: number): number[] {
 /** The shell the next command goes to. */
 function nextShellOf(ancestor: number): number {
   return waitingShellsOf(ancestor)[0]!;
-}
-
-function parentOf(pid: number): number {
-  return Number(statOf(pid).split(') ')[1]?.split(' ')[1] ?? 0);
-}
-
-/** /proc/<pid>/stat, or '' when the process is gone. */
-function statOf(pid: number): string {
-  try {
-    return fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-  } catch {
-    return '';
-  }
 }
 
 /** Bytes process `pid` has read so far (its rchar). */

@@ -1,11 +1,10 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { SUPERVISOR_SCRIPT } from '../../tools/supervisor-script.js';
-import { commandLine, processesWithArgument, processesWithEnvironment, uniqueMarker } from '../helpers/processes.js';
+import { commandLine, hasEnded, killQuietly, parentOf, processesWithArgument, processesWithEnvironment, uniqueMarker } from '../helpers/processes.js';
 import { waitUntil } from '../helpers/wait.js';
 import { makeTempDir } from '../helpers/workspace.js';
 
@@ -49,16 +48,6 @@ async function startOnHost(script: string, marker: string) {
   };
 }
 
-function killAll(pids: number[]) {
-  for (const pid of pids) {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      /* already gone */
-    }
-  }
-}
-
 // The host has no PID namespace to end everything with the supervisor: the sweep at the harness's death must also take
 // a command whose shell is between its fork and its exec, or it starts after the sweep, with nobody left to stop it.
 // (test/tools/warm-run.test.ts kills the harness at spread moments of set-up; this holds the moment open.)
@@ -83,7 +72,7 @@ describe('the harness dies while a command is being started, on the host', () =>
       );
       expect(processesWithEnvironment(`REIN_TEST_MARKER=${marker}`).map((pid) => commandLine(pid).split('\0')[0])).toEqual([]);
     } finally {
-      killAll(processesWithEnvironment(`REIN_TEST_MARKER=${marker}`));
+      killQuietly(processesWithEnvironment(`REIN_TEST_MARKER=${marker}`));
     }
   });
 });
@@ -108,7 +97,7 @@ describe('the harness dies while a command or a job runs, on the host', () => {
       await waitUntil(() => orphans().length === 0, 'the orphan to go', 5_000).catch(() => undefined);
       expect(orphans().map((pid) => commandLine(pid).split('\0')[0])).toEqual([]);
     } finally {
-      killAll([...processesWithArgument(orphan), ...processesWithEnvironment(`REIN_TEST_MARKER=${marker}`)]);
+      killQuietly([...processesWithArgument(orphan), ...processesWithEnvironment(`REIN_TEST_MARKER=${marker}`)]);
     }
   });
 });
@@ -127,7 +116,7 @@ describe('a spare whose reporter died while its shell was being started, on the 
       // sleep <delay> → the subshell that will exec the spare → its reporter, dead before the next request.
       const reporter = parentOf(parentOf(held()[0]!));
       process.kill(reporter, 'SIGKILL');
-      await waitUntil(() => !/^\d+ \(.*\) [^Z]/.test(statOf(reporter)), 'the reporter to die');
+      await waitUntil(() => hasEnded(reporter), 'the reporter to die');
       supervisor.send(['run', 'c1', 'n1', 'echo one']);
       await waitUntil(() => supervisor.reports().includes('E c1 0'), 'the first command to be forked and reported');
       supervisor.send(['spare']);
@@ -140,20 +129,7 @@ describe('a spare whose reporter died while its shell was being started, on the 
       }
       supervisor.harnessDies();
     } finally {
-      killAll(processesWithEnvironment(`REIN_TEST_MARKER=${marker}`));
+      killQuietly(processesWithEnvironment(`REIN_TEST_MARKER=${marker}`));
     }
   });
 });
-
-function parentOf(pid: number): number {
-  return Number(statOf(pid).split(') ')[1]!.split(' ')[1]);
-}
-
-/** /proc/<pid>/stat, or '' when the process is gone. */
-function statOf(pid: number): string {
-  try {
-    return readFileSync(`/proc/${pid}/stat`, 'utf8');
-  } catch {
-    return '';
-  }
-}

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { runTool } from '../../tools/run.js';
 import { headTail } from '../../tools/shape.js';
 import type { CommandPolicy } from '../../tools/types.js';
-import { commandLine, describeProcess, processesWithArgument, processesWithEnvironment, uniqueMarker } from '../helpers/processes.js';
+import { commandLine, describeProcess, killQuietly, processesWithArgument, processesWithEnvironment, uniqueMarker } from '../helpers/processes.js';
 import { openRunSandbox, sandboxContext } from '../helpers/run-sandbox.js';
 import { spawnHarness } from '../helpers/spawn-harness.js';
 import { waitUntil } from '../helpers/wait.js';
@@ -165,14 +165,9 @@ describe.each(['none', 'bwrap'] as const)('warm sandbox (%s)', (sandboxKind) => 
       harness.kill('SIGKILL');
       await exited;
       await waitUntil(() => processesWithEnvironment(`REIN_TEST_MARKER=${marker}`).length === 0, 'the sandbox to go', 10_000).catch(() => undefined);
-      for (const pid of processesWithEnvironment(`REIN_TEST_MARKER=${marker}`)) {
-        leftovers.push(`attempt ${attempt}: ${describeProcess(pid)}`);
-        try {
-          process.kill(pid, 'SIGKILL'); // so that one failure does not leave a sandbox running
-        } catch {
-          /* gone since */
-        }
-      }
+      const left = processesWithEnvironment(`REIN_TEST_MARKER=${marker}`);
+      leftovers.push(...left.map((pid) => `attempt ${attempt}: ${describeProcess(pid)}`));
+      killQuietly(left);
     }
     expect(leftovers).toEqual([]);
   }, 120_000);
