@@ -209,9 +209,10 @@ export function startSupervisor(options: SupervisorOptions): Supervisor {
     } finally {
       current = null;
       resolvePgid.delete(id);
-      // The next command's shell starts while the model thinks, rather than in the next command's time.
+      // The next command's shell starts while the model thinks, rather than in the next command's time. Only while no
+      // command runs (the script relies on it): the next runOne clears this timer before it sends anything.
       spareTimer = setTimeout(() => {
-        if (alive && !closing && current === null) send(['spare']);
+        if (alive && !closing) send(['spare']);
       }, SPARE_DELAY_MS).unref();
       release();
     }
