@@ -2,12 +2,12 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runColdCommand } from '../tools/cold-command.js';
-import { buildCommandEnv } from '../tools/environment.js';
-import { createRunSandbox, type RunSandbox } from '../tools/run-sandbox.js';
-import { resolveSandbox } from '../tools/sandbox.js';
+import { runColdCommand } from '../process/cold-command.js';
+import { buildCommandEnv } from '../process/environment.js';
+import { createRunSandbox, type RunSandbox } from '../process/run-sandbox.js';
+import { resolveSandbox } from '../process/sandbox.js';
+import { planVisibility } from '../process/visibility.js';
 import type { CommandPolicy } from '../tools/types.js';
-import { planVisibility } from '../tools/visibility.js';
 
 /** One way of running a command: `run` resolves to the milliseconds the timed call took. */
 interface Path {

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { buildCommandEnv } from '../tools/environment.js';
+import { buildCommandEnv } from '../process/environment.js';
 import type { PythonCheck } from '../tools/python-check.js';
 
 /** A compile of one file takes milliseconds; this only guards against a hung interpreter. */

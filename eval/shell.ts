@@ -1,7 +1,7 @@
-import { buildCommandEnv } from '../tools/environment.js';
-import { runInProcessGroup } from '../tools/process-group.js';
-import { buildSandboxArgv, resolveSandbox } from '../tools/sandbox.js';
-import { planVisibility } from '../tools/visibility.js';
+import { buildCommandEnv } from '../process/environment.js';
+import { runInProcessGroup } from '../process/process-group.js';
+import { buildSandboxArgv, resolveSandbox } from '../process/sandbox.js';
+import { planVisibility } from '../process/visibility.js';
 
 export interface ShellResult {
   exitCode: number | null;

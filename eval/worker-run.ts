@@ -1,13 +1,10 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { rmSync } from 'node:fs';
+import { WORKER_KILL_GRACE_S, WORKER_TERM_GRACE_MS } from '../process/kill-timings.js';
 import type { EvalJob, WorkerMessage } from './job.js';
 import type { RunRecord } from './run-record.js';
 import { recordFor } from './run-task.js';
 
-/** Seconds a worker gets past a phase's own limit before it is killed (the harness normally ends itself first). */
-export const KILL_GRACE_S = 5;
-/** Between SIGTERM and SIGKILL of a worker's process group. */
-const TERM_GRACE_MS = 2_000;
 /** Seconds a worker may take to start and report its first phase. */
 const STARTUP_S = 60;
 const STDERR_TAIL = 2_000;
@@ -68,7 +65,7 @@ export class WorkerRun {
     this.workspace = message.workspace;
     this.phase = { phase: message.phase, seconds: message.seconds };
     clearTimeout(this.timer);
-    this.timer = setTimeout(() => this.kill(), (message.seconds + KILL_GRACE_S) * 1000);
+    this.timer = setTimeout(() => this.kill(), (message.seconds + WORKER_KILL_GRACE_S) * 1000);
   }
 
   private finish(code: number | null, signal: NodeJS.Signals | null): void {
@@ -84,7 +81,7 @@ export class WorkerRun {
   private failedRecord(code: number | null, signal: NodeJS.Signals | null): RunRecord {
     const wallSeconds = (Date.now() - this.began) / 1000;
     if (this.killedIn) {
-      const reason = `killed: no result after the ${this.killedIn.phase} phase's ${this.killedIn.seconds} s limit (+${KILL_GRACE_S} s grace)`;
+      const reason = `killed: no result after the ${this.killedIn.phase} phase's ${this.killedIn.seconds} s limit (+${WORKER_KILL_GRACE_S} s grace)`;
       return recordFor(this.job, this.startedAt, { status: 'timeout', reason, wallSeconds }, null);
     }
     const how = signal ? `signal ${signal}` : `exit code ${code}`;
@@ -95,7 +92,7 @@ export class WorkerRun {
   private kill(): void {
     this.killedIn = this.phase;
     this.signalGroup('SIGTERM');
-    setTimeout(() => this.signalGroup('SIGKILL'), TERM_GRACE_MS).unref();
+    setTimeout(() => this.signalGroup('SIGKILL'), WORKER_TERM_GRACE_MS).unref();
   }
 
   private signalGroup(signal: NodeJS.Signals): void {

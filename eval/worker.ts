@@ -7,11 +7,9 @@
  * The IPC listeners are set before the harness is loaded (a dynamic import),
  * so the channel is watched from the first moment.
  */
+import { WORKER_STOP_GRACE_MS } from '../process/kill-timings.js';
 import type { RunHandle } from '../run/start-run.js';
 import type { EvalJob, WorkerMessage } from './job.js';
-
-/** Time the harness gets to abort in-flight tool commands before the worker exits. */
-const STOP_GRACE_MS = 1_500;
 
 let running: RunHandle | null = null;
 
@@ -22,7 +20,7 @@ function send(message: WorkerMessage, then?: () => void): void {
 
 function stopAndExit(code: number): void {
   running?.actor.stop();
-  setTimeout(() => process.exit(code), running ? STOP_GRACE_MS : 0).unref();
+  setTimeout(() => process.exit(code), running ? WORKER_STOP_GRACE_MS : 0).unref();
 }
 
 async function serve(job: EvalJob): Promise<void> {

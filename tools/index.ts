@@ -7,12 +7,12 @@ import { runTool } from './run.js';
 import type { AnyTool } from './types.js';
 import { updateTodoTool } from './update-todo.js';
 
+export type { VisibilitySummary } from '../process/describe-visibility.js';
+export { DEFAULT_ENV_ALLOW } from '../process/environment.js';
+export type { JobState, JobView } from '../process/job-store.js';
+export { createRunSandbox, type RunSandbox, type RunSandboxOptions } from '../process/run-sandbox.js';
+export { describeSandbox, resolveSandbox, type SandboxMode } from '../process/sandbox.js';
 export { checkCommand, compileDenyPatterns, DENY_RULES } from './deny-list.js';
-export type { VisibilitySummary } from './describe-visibility.js';
-export { DEFAULT_ENV_ALLOW } from './environment.js';
-export type { JobState, JobView } from './job-store.js';
-export { createRunSandbox, type RunSandbox, type RunSandboxOptions } from './run-sandbox.js';
-export { describeSandbox, resolveSandbox, type SandboxMode } from './sandbox.js';
 export { headTail } from './shape.js';
 export { type ParsedArguments, parseToolArguments } from './tool-arguments.js';
 export { type FunctionToolSchema, toolSchemas, toolSchemasJson } from './tool-schemas.js';

@@ -1,5 +1,5 @@
-import type { JobView } from './job-store.js';
-import type { RunSandbox } from './run-sandbox.js';
+import type { JobView } from '../process/job-store.js';
+import type { RunSandbox } from '../process/run-sandbox.js';
 import type { JobEffect, ToolContext, ToolOutcome } from './types.js';
 
 /**

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { HiddenPathError, PathEscapeError } from '../lib/errors.js';
 import { isHarnessFile } from '../lib/harness-files.js';
-import { createHiddenMatcher } from './hidden-paths.js';
+import { createHiddenMatcher } from '../process/hidden-paths.js';
 import type { CommandPolicy } from './types.js';
 
 /**

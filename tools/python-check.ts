@@ -1,5 +1,5 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
-import { buildCommandEnv } from './environment.js';
+import { buildCommandEnv } from '../process/environment.js';
 
 /** A compile of one file takes milliseconds; this only guards against a hung interpreter. */
 const PYTHON_TIMEOUT_MS = 10_000;

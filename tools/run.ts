@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { runColdCommand } from './cold-command.js';
+import { runColdCommand } from '../process/cold-command.js';
+import type { GroupRunResult } from '../process/process-group.js';
+import { resolveSandbox } from '../process/sandbox.js';
 import { findDenyRule } from './deny-list.js';
 import { reportJob } from './job-report.js';
-import type { GroupRunResult } from './process-group.js';
-import { resolveSandbox } from './sandbox.js';
 import type { JobEffect, Tool, ToolContext, ToolEffect, ToolOutcome } from './types.js';
 
 /** How long a new background job is watched before `run` returns, so a job that fails at once says so. */

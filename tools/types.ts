@@ -1,27 +1,11 @@
 import type { z } from 'zod';
 import type { ToolOutcome } from '../lib/tool-effect.js';
-import type { RunSandbox } from './run-sandbox.js';
+import type { CommandPolicy } from '../process/policy.js';
+import type { RunSandbox } from '../process/run-sandbox.js';
 import type { SyntaxChecker } from './syntax-check.js';
 
 export type { JobEffect, TodoItem, ToolEffect, ToolOutcome } from '../lib/tool-effect.js';
-
-/** How `run` executes commands; parsed from the rules, fixed for a whole run. */
-export interface CommandPolicy {
-  /** Extra deny patterns (regex source strings) on top of the built-in list. */
-  deny: string[];
-  /** `auto` uses bubblewrap when it is installed and says so when it is not. */
-  sandbox: 'auto' | 'bwrap' | 'none';
-  /** Network inside the sandbox; off by default. */
-  network: boolean;
-  /** Environment variable names (or `PREFIX_*` globs) passed through to commands. */
-  envAllow: string[];
-  /** Seconds before a command's whole process group is killed. */
-  timeoutSeconds: number;
-  /** `permissions.readable`: host paths (`/…`, `~/…`) shown read-only to commands, workspace patterns un-hidden (`.env.test`). */
-  readable?: string[];
-  /** `permissions.hidden`: host paths and workspace patterns (gitignore syntax) hidden from commands and file tools. */
-  hidden?: string[];
-}
+export type { CommandPolicy } from '../process/policy.js';
 
 /** Limits on what one observation may put into the context (seed component 2). */
 export interface ObservationLimits {

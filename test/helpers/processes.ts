@@ -1,12 +1,9 @@
 import fs from 'node:fs';
+import { readCommandLine, readProcStat } from '../../process/proc.js';
 
 /** A process's arguments, NUL-separated as in /proc; '' when it is gone. */
 export function commandLine(pid: number | string): string {
-  try {
-    return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-  } catch {
-    return ''; // exited while we looked
-  }
+  return readCommandLine(pid);
 }
 
 /** PIDs of live processes whose command line contains `marker` (Linux /proc). */
@@ -38,19 +35,10 @@ function environmentOf(pid: string): string[] {
   }
 }
 
-/** /proc/<pid>/stat, or '' when the process is gone. */
-export function statOf(pid: number | string): string {
-  try {
-    return fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-  } catch {
-    return '';
-  }
-}
-
-/** A process's state letter and parent pid from /proc/<pid>/stat ("pid (comm) state ppid …"); null when it is gone. */
+/** A process's state letter and parent pid; null when it is gone. */
 function stateAndParent(pid: number | string): { state: string; parent: number } | null {
-  const [state, parent] = statOf(pid).split(') ')[1]?.split(' ') ?? [];
-  return state && parent ? { state, parent: Number(parent) } : null;
+  const stat = readProcStat(pid);
+  return stat ? { state: stat.state, parent: stat.ppid } : null;
 }
 
 /** A process's parent pid; 0 when it is gone. */

@@ -4,10 +4,11 @@ import path from 'node:path';
 import { summarizeVisibility, type VisibilitySummary } from './describe-visibility.js';
 import { buildCommandEnv } from './environment.js';
 import { type JobStore, type JobView, jobLogDir, openJobStore } from './job-store.js';
-import { type GroupRunResult, KILL_GRACE_MS } from './process-group.js';
+import { JOB_STOP_WAIT_MS } from './kill-timings.js';
+import type { CommandPolicy } from './policy.js';
+import type { GroupRunResult } from './process-group.js';
 import { buildSandboxArgv, describeSandbox, resolveSandbox, type SandboxMode } from './sandbox.js';
 import { type CommandOptions, type Supervisor, startSupervisor } from './supervisor.js';
-import type { CommandPolicy } from './types.js';
 import { planVisibility, type VisibilityPlan } from './visibility.js';
 
 /** How often running jobs' logs are checked against MAX_LOG_BYTES. */
@@ -55,7 +56,7 @@ export interface RunSandbox {
 
 /**
  * One sandbox for a whole run: the visibility plan is made once, and a
- * supervisor (tools/supervisor.ts), started with the first command, runs
+ * supervisor (process/supervisor.ts), started with the first command, runs
  * inside bubblewrap, or on the host when the rules allow running
  * unsandboxed, for every command and background job of the run. A supervisor that dies (a command killed it) is replaced
  * at the next command; its jobs are reported lost.
@@ -153,7 +154,7 @@ export function createRunSandbox(options: RunSandboxOptions): RunSandbox {
       if (job.state !== 'running') return job;
       store.end(id, 'stopped', null, 'stopped by the agent');
       if (job.pgid !== null) supervisor?.stopGroup(job.pgid);
-      await supervisor?.waitForJobs([jobTags.get(id)!], KILL_GRACE_MS + 2_000);
+      await supervisor?.waitForJobs([jobTags.get(id)!], JOB_STOP_WAIT_MS);
       ended(job);
       return job;
     },
@@ -188,7 +189,7 @@ export function createRunSandbox(options: RunSandboxOptions): RunSandbox {
       }
       await supervisor?.waitForJobs(
         running.map((job) => jobTags.get(job.id)!),
-        KILL_GRACE_MS + 2_000,
+        JOB_STOP_WAIT_MS,
       );
       for (const job of running) options.onJob?.(job);
       await supervisor?.close();

@@ -1,15 +1,12 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import fs from 'node:fs';
 import { constants } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createOutputCollector, type OutputCollector } from './shape.js';
+import { createOutputCollector, type OutputCollector } from '../lib/output-collector.js';
+import { KILL_GRACE_MS, KILL_POLL_MS, OUTPUT_DRAIN_MS } from './kill-timings.js';
+import { hasExited, listPids, readProcStat } from './proc.js';
 
-/** Time between SIGTERM and SIGKILL for a process group. */
-export const KILL_GRACE_MS = 1_000;
-/** How long output may keep arriving after the group is gone (a daemon that escaped it). */
-const DRAIN_MS = 500;
-const POLL_MS = 25;
+export { KILL_GRACE_MS } from './kill-timings.js';
 
 export interface GroupRunOptions {
   argv: readonly string[];
@@ -57,7 +54,7 @@ export async function runInProcessGroup(options: GroupRunOptions): Promise<Group
   const exited = waitForExit(child);
   const ending = await firstEnding(exited, options);
   if (ending.type !== 'error' && child.pid !== undefined) await killGroup(child.pid, exited);
-  await waitAtMost(closed, DRAIN_MS);
+  await waitAtMost(closed, OUTPUT_DRAIN_MS);
   child.stdout.destroy();
   child.stderr.destroy();
   if (ending.type === 'error') return { ending: 'failed', exitCode: null, output, failure: ending.error.message };
@@ -90,7 +87,7 @@ async function firstEnding(exited: Promise<Ending>, options: GroupRunOptions): P
 async function killGroup(pgid: number, exited: Promise<Ending>): Promise<void> {
   if (!signalGroup(pgid, 'SIGTERM')) return;
   const deadline = Date.now() + KILL_GRACE_MS;
-  while (Date.now() < deadline && groupAlive(pgid)) await sleep(POLL_MS);
+  while (Date.now() < deadline && groupAlive(pgid)) await sleep(KILL_POLL_MS);
   signalGroup(pgid, 'SIGKILL');
   // The leader must be reaped before the exit code is read.
   await waitAtMost(exited, KILL_GRACE_MS);
@@ -113,25 +110,13 @@ function signalGroup(pgid: number, signal: NodeJS.Signals | 0): boolean {
  */
 function groupAlive(pgid: number): boolean {
   if (!signalGroup(pgid, 0)) return false;
-  let pids: string[];
-  try {
-    pids = fs.readdirSync('/proc');
-  } catch {
-    return true;
-  }
-  return pids.some((pid) => /^\d+$/.test(pid) && isLiveMember(pid, pgid));
-}
-
-function isLiveMember(pid: string, pgid: number): boolean {
-  let stat: string;
-  try {
-    stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-  } catch {
-    return false;
-  }
-  // "pid (comm) state ppid pgrp ...": comm may contain spaces and parentheses.
-  const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return Number(pgrp) === pgid && state !== 'Z' && state !== 'X';
+  const pids = listPids();
+  // No /proc to read: the group answered the signal, so take it as alive.
+  if (pids.length === 0) return true;
+  return pids.some((pid) => {
+    const stat = readProcStat(pid);
+    return stat !== null && stat.pgrp === pgid && !hasExited(stat);
+  });
 }
 
 /** Waits for `promise` at most `ms`, without leaving the timer behind. */

@@ -1,38 +1,40 @@
-/**
- * The supervisor that runs inside a run's sandbox, in bash: one process per
- * run, so a command costs no new sandbox. Nor, usually, a fork: shells
- * for the next two commands (spares) are started ahead, while the harness
- * waits on the model, and a command is handed to one through a pipe.
- *
- * Arguments: a random token (tags every process it starts, through the
- * `REIN_JOB=<token>-<id>` variable; a spare's id is `w<n>`), the kill grace in ms, and the
- * scope: `ns` when it runs in its own PID namespace (bubblewrap), `host`
- * when it does not.
- *
- * Requests arrive on stdin as NUL-terminated fields:
- *   run  <id> <nonce> <command>   a command whose output goes to stdout, then `\0\0REIN-END-<nonce>\0\0`
- *   job  <id> <log> <command>     a background job whose output is appended to <log>
- *   stop <pgid>                   SIGTERM the group, SIGKILL it after the grace
- *   spare                         start the next commands' shells now, where none waits (sent 10 ms after each command)
- *   quit                          exit now (the harness has stopped the jobs and cleans up what is left)
- * Reports go to fd 3, one line each: `R <pid>` (ready), `S <id> <pgid>`
- * (started), `E <id> <status>` (a command ended), `X <id> <status>` (a job ended).
- * The status is the exit code, or 128 + the signal number.
- *
- * Each command is the leader of its own process group (job control in the
- * reporter subshell that starts its shell and reports on it). When its leader exits, the rest of its group is
- * stopped, then everything it left outside the group: processes carrying
- * its tag, and (in the namespace) untagged orphans that no live reporter
- * owns. Its output end marker is written only after that, so nothing the
- * command started can write after it.
- *
- * stdin reaching EOF without a `quit` means the harness has gone, however
- * it went (SIGKILL included): in the namespace the supervisor exits and
- * bubblewrap's init, and with it every process in the sandbox, follows; on
- * the host it first kills every process carrying its token.
- */
-// `\${` keeps bash's parameter expansions out of JavaScript's template substitution.
-export const SUPERVISOR_SCRIPT = String.raw`
+#!/usr/bin/env bash
+# shellcheck shell=bash
+# The supervisor that runs inside a run's sandbox, in bash: one process per
+# run, so a command costs no new sandbox. Nor, usually, a fork: shells
+# for the next two commands (spares) are started ahead, while the harness
+# waits on the model, and a command is handed to one through a pipe.
+#
+# Arguments: a random token (tags every process it starts, through the
+# `REIN_JOB=<token>-<id>` variable; a spare's id is `w<n>`), the kill grace in ms, and the
+# scope: `ns` when it runs in its own PID namespace (bubblewrap), `host`
+# when it does not.
+#
+# Requests arrive on stdin as NUL-terminated fields:
+#   run  <id> <nonce> <command>   a command whose output goes to stdout, then `\0\0REIN-END-<nonce>\0\0`
+#   job  <id> <log> <command>     a background job whose output is appended to <log>
+#   stop <pgid>                   SIGTERM the group, SIGKILL it after the grace
+#   spare                         start the next commands' shells now, where none waits (sent 10 ms after each command)
+#   quit                          exit now (the harness has stopped the jobs and cleans up what is left)
+# Reports go to fd 3, one line each: `R <pid>` (ready), `S <id> <pgid>`
+# (started), `E <id> <status>` (a command ended), `X <id> <status>` (a job ended), `P <text>` (a
+# request it could not understand).
+# The status is the exit code, or 128 + the signal number.
+#
+# Each command is the leader of its own process group (job control in the
+# reporter subshell that starts its shell and reports on it). When its leader exits, the rest of its group is
+# stopped, then everything it left outside the group: processes carrying
+# its tag, and (in the namespace) untagged orphans that no live reporter
+# owns. Its output end marker is written only after that, so nothing the
+# command started can write after it.
+#
+# stdin reaching EOF without a `quit` means the harness has gone, however
+# it went (SIGKILL included): in the namespace the supervisor exits and
+# bubblewrap's init, and with it every process in the sandbox, follows; on
+# the host it first kills every process carrying its token.
+#
+# rein runs it as `bash --norc -c <this file's text> rein-supervisor <token> <grace ms> <scope>`: the text is
+# read by the harness and passed in, so the file need not be visible inside the sandbox.
 token=$1 grace_ms=$2 scope=$3
 
 field() { IFS= read -r -d '' "$1"; }
@@ -41,10 +43,10 @@ field() { IFS= read -r -d '' "$1"; }
 proc_stat() {
   local line
   read -r line 2>/dev/null < "/proc/$1/stat" || return 1
-  line=\${line##*) }
-  st_state=\${line%% *}; line=\${line#* }
-  st_ppid=\${line%% *}; line=\${line#* }
-  st_pgrp=\${line%% *}
+  line=${line##*) }
+  st_state=${line%% *}; line=${line#* }
+  st_ppid=${line%% *}; line=${line#* }
+  st_pgrp=${line%% *}
 }
 
 # Whether process $1 still runs: neither gone nor a zombie (nor dead, on its way to being one).
@@ -57,14 +59,14 @@ group_alive() {
   kill -0 -- "-$pg" 2>/dev/null || return 1
   [[ $scope == ns ]] && return 0
   for d in /proc/[0-9]*; do
-    proc_stat "\${d#/proc/}" || continue
+    proc_stat "${d#/proc/}" || continue
     [[ $st_pgrp == "$pg" && $st_state != Z && $st_state != X ]] && return 0
   done
   return 1
 }
 
 # Microseconds on a clock that only goes forward within one call of stop_group (bash 5's EPOCHREALTIME; SECONDS before it).
-now_us() { local t=\${EPOCHREALTIME:-$SECONDS.000000}; now=$(( 10#\${t/[.,]/} )); }
+now_us() { local t=${EPOCHREALTIME:-$SECONDS.000000}; now=$(( 10#${t/[.,]/} )); }
 
 stop_group() {
   local pg=$1 deadline
@@ -88,9 +90,9 @@ tag_of() {
   local entry
   tag=
   mapfile -d '' -t environ 2>/dev/null < "/proc/$1/environ" || return 1
-  (( \${#environ[@]} > 0 )) || return 1
-  for entry in "\${environ[@]}"; do
-    [[ $entry == REIN_JOB=* ]] && { tag=\${entry#REIN_JOB=}; return 0; }
+  (( ${#environ[@]} > 0 )) || return 1
+  for entry in "${environ[@]}"; do
+    [[ $entry == REIN_JOB=* ]] && { tag=${entry#REIN_JOB=}; return 0; }
   done
   return 0
 }
@@ -115,11 +117,11 @@ owned() {
 # environment. $2: only pids from this one up (on the host: the finished command's, as its escapees are newer).
 # Victims are stopped first, so none can fork while the rest are found, then killed together.
 sweep() {
-  local pattern=$1 newer=\${2:-0} victims=' ' found unsure round d p retries=0
-  for round in 1 2 3 4 5 6 7 8; do
-    found= unsure=
+  local pattern=$1 newer=${2:-0} victims=' ' found unsure round d p retries=0
+  for (( round = 0; round < 8; round++ )); do
+    found='' unsure=''
     for d in /proc/[0-9]*; do
-      p=\${d#/proc/}
+      p=${d#/proc/}
       (( p < newer )) && continue
       [[ $p == 1 || $p == "$$" || $p == "$BASHPID" || $victims == *" $p "* ]] && continue
       proc_stat "$p" || continue
@@ -140,6 +142,7 @@ sweep() {
           [[ $pattern != *'*' ]] && owned "$p" "$st_ppid" && continue
           unsure=1; continue
         fi
+        # shellcheck disable=SC2053 # the pattern is a glob on purpose ("<token>-c4", "<token>-*")
         if [[ -n $tag ]]; then [[ $tag == $pattern ]] || continue
         elif [[ $scope != ns ]] || owned "$p" "$st_ppid"; then continue
         fi
@@ -162,6 +165,7 @@ sweep() {
       proc_stat "$p" && [[ $st_pgrp != "$own_group" && $groups != *" $st_pgrp "* ]] && groups+="$st_pgrp "
     done
   fi
+  # shellcheck disable=SC2086 # split on purpose: one pid a word
   kill -KILL $victims 2>/dev/null
   for g in $groups; do kill -KILL -- "-$g" 2>/dev/null; done
   # SIGKILL is delivered when the process next runs: wait until each is gone (or a zombie), so that when the
@@ -204,6 +208,7 @@ finish() {
 # its stdin at /dev/null and execs bash -c with the command: the command gets exactly the shell the forking way gives
 # it (its $0, $$, SECONDS, BASH_EXECUTION_STRING, a single program exec'd in place), in its own process group, with
 # nothing of the supervisor's.
+# shellcheck disable=SC2016 # expanded by the spare's own shell, not here
 SPARE_SHELL='IFS= read -r -d "" c && IFS= read -r -d "" c || exit 0; exec </dev/null; exec bash -c -- "$c"'
 # Longer commands go the forking way: a pipe holds 64 KiB, and a write must never wait on a spare that has died.
 SPARE_MAX_CHARS=16000
@@ -220,7 +225,7 @@ open_pair() {
   spare_cmd[$1]=$cmd spare_ids[$1]=$ids
 }
 close_pair() {
-  local cmd=\${spare_cmd[$1]} ids=\${spare_ids[$1]}
+  local cmd=${spare_cmd[$1]} ids=${spare_ids[$1]}
   exec {cmd}>&- {ids}>&-
 }
 open_pair 0
@@ -230,7 +235,7 @@ pipes_held=1 spares=0 waiting=('' '') number=(0 0)
 
 # Starts a spare on pair $1 unless one waits there.
 new_spare() {
-  [[ -n \${waiting[$1]} ]] && return 0
+  [[ -n ${waiting[$1]} ]] && return 0
   (( spares += 1 ))
   spare_reporter "$1" "w$spares" &
   waiting[$1]=$! number[$1]=$spares
@@ -244,12 +249,12 @@ usable_spare() {
   while :; do
     pair=
     for p in 0 1; do
-      [[ -n \${waiting[p]} ]] && { [[ -z $pair ]] || (( number[p] < number[pair] )); } && pair=$p
+      [[ -n ${waiting[p]} ]] && { [[ -z $pair ]] || (( number[p] < number[pair] )); } && pair=$p
     done
     [[ -n $pair ]] || return 1
-    running "\${waiting[pair]}" && return 0
+    running "${waiting[pair]}" && return 0
     waiting[pair]=
-    sweep "$token-w\${number[pair]}"
+    sweep "$token-w${number[pair]}"
     # A shell the sweep cannot see as this spare's (forked, not yet exec'd, when its reporter died) would still read
     # this pair, beside the next spare on it: the pair gets new pipes, and the old ones reach EOF.
     close_pair "$pair"
@@ -265,7 +270,7 @@ drop_pipes() {
 # A spare's reporter, on pair $1: starts the shell, learns which request it serves, then reports it as run_command does.
 spare_reporter() {
   local slot=$2 ids cmds id nonce command pid status
-  exec {ids}</dev/fd/\${spare_ids[$1]} {cmds}</dev/fd/\${spare_cmd[$1]}
+  exec {ids}</dev/fd/"${spare_ids[$1]}" {cmds}</dev/fd/"${spare_cmd[$1]}"
   drop_pipes
   set -m
   REIN_JOB=$token-$slot bash -c "$SPARE_SHELL" bash <&"$cmds" 2>&1 3>&- {ids}<&- {cmds}<&- &
@@ -298,7 +303,7 @@ spare_reporter() {
 # A command the forking way, in a bash of its own: when no spare waits, the command is long, or the spare was killed.
 # $4: the tag, when not the id (a killed spare's).
 run_command() {
-  local id=$1 nonce=$2 command=$3 tag=$token-\${4:-$1} pid status
+  local id=$1 nonce=$2 command=$3 tag=$token-${4:-$1} pid status
   drop_pipes
   set -m
   REIN_JOB=$tag bash -c -- "$command" </dev/null 2>&1 3>&- &
@@ -334,13 +339,14 @@ run_job() {
 printf 'R %s\n' "$$" >&3
 # One now, beside the first command; the second with the first "spare" request.
 new_spare 0
+op=''
 while field op; do
   case $op in
     run)
       field id; field nonce; field command
-      if (( \${#command} <= SPARE_MAX_CHARS )) && usable_spare; then
-        printf '%s\0%s\0' "$id" "$command" >&"\${spare_cmd[pair]}"
-        printf '%s\0%s\0' "$id" "$nonce" >&"\${spare_ids[pair]}"
+      if (( ${#command} <= SPARE_MAX_CHARS )) && usable_spare; then
+        printf '%s\0%s\0' "$id" "$command" >&"${spare_cmd[pair]}"
+        printf '%s\0%s\0' "$id" "$nonce" >&"${spare_ids[pair]}"
         waiting[pair]=
       else
         run_command "$id" "$nonce" "$command" &
@@ -355,4 +361,3 @@ done
 # EOF without a quit: the harness died. In the namespace, exiting ends everything; on the host, everything tagged goes.
 [[ $scope == ns ]] || sweep "$token-*" "$$"
 exit 0
-`.replaceAll('\\${', '${');

@@ -10,10 +10,10 @@ import { spawnHarness } from '../helpers/spawn-harness.js';
 import { waitUntil } from '../helpers/wait.js';
 import { makeTempDir } from '../helpers/workspace.js';
 
-// The warm sandbox starts each command's shell ahead (a spare, tools/supervisor-script.ts), and forks one as before
+// The warm sandbox starts each command's shell ahead (a spare, process/supervisor.sh), and forks one as before
 // for a command too long for it. What a command sees must not depend on which it got.
 const SPARE_START = 'bash\0-c\0IFS=';
-/** Long enough for the next command's shell to be started (tools/supervisor.ts waits 10 ms, then it takes a few). */
+/** Long enough for the next command's shell to be started (process/supervisor.ts waits 10 ms, then it takes a few). */
 const modelTurn = () => new Promise((resolve) => setTimeout(resolve, 600));
 /** Longer than the longest command a spare takes, so the command goes the forking way. */
 const LONG_PADDING = `#${'x'.repeat(17_000)}\n`;

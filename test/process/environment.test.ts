@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildCommandEnv, DEFAULT_ENV_ALLOW } from '../../tools/environment.js';
+import { buildCommandEnv, DEFAULT_ENV_ALLOW } from '../../process/environment.js';
 
 const source = {
   PATH: '/usr/bin',

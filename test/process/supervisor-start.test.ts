@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { buildCommandEnv } from '../../tools/environment.js';
-import { startSupervisor } from '../../tools/supervisor.js';
+import { buildCommandEnv } from '../../process/environment.js';
+import { startSupervisor } from '../../process/supervisor.js';
 import { makeTempDir } from '../helpers/workspace.js';
 
 describe('the supervisor on the host', () => {

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { headTail, keepPerSide } from '../lib/head-tail.js';
 import type { JobState } from '../lib/tool-effect.js';
-import { headTail, keepPerSide } from './shape.js';
 
 /** A job's log is cut back to empty (with a note) past this size, so a chatty dev server cannot fill the disk. */
 export const MAX_LOG_BYTES = 64 * 1024 * 1024;

@@ -3,10 +3,12 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { SUPERVISOR_SCRIPT } from '../../tools/supervisor-script.js';
+import { shellScript } from '../../process/shell-scripts.js';
 import { commandLine, hasEnded, killQuietly, parentOf, processesWithArgument, processesWithEnvironment, uniqueMarker } from '../helpers/processes.js';
 import { waitUntil } from '../helpers/wait.js';
 import { makeTempDir } from '../helpers/workspace.js';
+
+const SUPERVISOR_SCRIPT = shellScript('supervisor.sh');
 
 /**
  * The script with the start of a command's shell delayed: `sleep <seconds>` between the fork and the exec of the line
@@ -19,7 +21,7 @@ function widened(fork: string, seconds: string): string {
   return SUPERVISOR_SCRIPT.replace(line, `( sleep ${seconds}; ${started} ) &`);
 }
 
-/** A supervisor on the host, as tools/supervisor.ts starts it, every process of it marked by `marker` in its environment. */
+/** A supervisor on the host, as process/supervisor.ts starts it, every process of it marked by `marker` in its environment. */
 async function startOnHost(script: string, marker: string) {
   const token = randomBytes(8).toString('hex');
   const supervisor = spawn('bash', ['-c', script, 'rein-supervisor', token, '200', 'host'], {

@@ -6,8 +6,8 @@ import { RULES_FILE_NAMES, STATE_DIR_NAME } from '../lib/harness-files.js';
 import { createHiddenMatcher, type HiddenMatcher, isWithin } from './hidden-paths.js';
 import { findHidden } from './hidden-walk.js';
 import { detectPackageCaches } from './package-caches.js';
+import type { CommandPolicy } from './policy.js';
 import { detectToolchains } from './toolchains.js';
-import type { CommandPolicy } from './types.js';
 
 /** Top-level system folders shown read-only (symlinks such as /bin → usr/bin are recreated as links). */
 export const SYSTEM_DIRS: readonly string[] = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32', '/etc', '/opt', '/sys', '/nix', '/gnu'];

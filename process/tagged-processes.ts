@@ -1,4 +1,4 @@
-import fs from 'node:fs';
+import { listPids, readEnviron } from './proc.js';
 
 /**
  * Kills (SIGKILL) every process whose environment has `REIN_JOB=<prefix>…`:
@@ -13,9 +13,8 @@ export function killTagged(prefix: string): number {
   const victims = new Set<number>();
   for (let round = 0; round < 8; round++) {
     let found = 0;
-    for (const entry of safeReaddir('/proc')) {
-      const pid = Number(entry);
-      if (!Number.isInteger(pid) || pid === process.pid || victims.has(pid)) continue;
+    for (const pid of listPids()) {
+      if (pid === process.pid || victims.has(pid)) continue;
       if (!hasTag(pid, needle)) continue;
       try {
         process.kill(pid, 'SIGSTOP');
@@ -38,22 +37,10 @@ export function killTagged(prefix: string): number {
 }
 
 function hasTag(pid: number, needle: Buffer): boolean {
-  let environ: Buffer;
-  try {
-    environ = fs.readFileSync(`/proc/${pid}/environ`);
-  } catch {
-    return false;
-  }
+  const environ = readEnviron(pid);
+  if (environ === null) return false;
   for (let at = environ.indexOf(needle); at !== -1; at = environ.indexOf(needle, at + 1)) {
     if (at === 0 || environ[at - 1] === 0) return true;
   }
   return false;
-}
-
-function safeReaddir(dir: string): string[] {
-  try {
-    return fs.readdirSync(dir);
-  } catch {
-    return [];
-  }
 }

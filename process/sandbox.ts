@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import { describeVisibility } from './describe-visibility.js';
 import { findOnPath } from './find-on-path.js';
-import type { CommandPolicy } from './types.js';
+import type { CommandPolicy } from './policy.js';
 import { type Mount, SYSTEM_DIRS, type VisibilityPlan } from './visibility.js';
 
 export { findOnPath } from './find-on-path.js';

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { openJobStore } from '../../process/job-store.js';
 import { jobTool } from '../../tools/job.js';
-import { openJobStore } from '../../tools/job-store.js';
 import { backgroundedCommand, runTool } from '../../tools/run.js';
 import type { CommandPolicy, JobEffect, ToolContext } from '../../tools/types.js';
 import { commandLine, processesWithArgument, uniqueMarker } from '../helpers/processes.js';

@@ -1,15 +1,14 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import type { Readable, Writable } from 'node:stream';
+import { createOutputCollector } from '../lib/output-collector.js';
+import { COMMAND_SETTLE_MS, KILL_GRACE_MS, SUPERVISOR_CLOSE_MS } from './kill-timings.js';
 import { createOutputDemux } from './output-demux.js';
-import { type GroupRunResult, KILL_GRACE_MS } from './process-group.js';
-import { createOutputCollector } from './shape.js';
-import { SUPERVISOR_SCRIPT } from './supervisor-script.js';
+import type { GroupRunResult } from './process-group.js';
+import { shellScript } from './shell-scripts.js';
 import { killTagged } from './tagged-processes.js';
 import { firstOf, settledWithin } from './waiting.js';
 
-/** How long a stopped command may take to be reported after its group was killed, before the sandbox is taken as stuck (generous: a loaded machine is slow, and a restart loses the jobs). */
-const SETTLE_MS = KILL_GRACE_MS + 14_000;
 const STDERR_KEPT = 2_000;
 /**
  * How long after a command the next commands' shells are asked for. A model turn is far longer; tool calls of one
@@ -61,7 +60,7 @@ interface Running {
 let sequence = 0;
 
 /**
- * Starts the per-run supervisor (tools/supervisor-script.ts) on the host or
+ * Starts the per-run supervisor (process/supervisor.sh) on the host or
  * inside the sandbox `wrap` builds, with stdin, stdout, stderr and a control
  * pipe. A command then costs two pipe writes and an exec when its shell was
  * started ahead (asked for shortly after the last command), else two forks and an exec. Its stdin is the harness's
@@ -74,7 +73,7 @@ export function startSupervisor(options: SupervisorOptions): Supervisor {
   const token = randomBytes(8).toString('hex');
   // --norc: its stdin is a socket, so bash would take it for a remote shell and read ~/.bashrc, when SHLVL is unset
   // (a harness started by systemd, cron or a container's CMD).
-  const inner = ['bash', '--norc', '-c', SUPERVISOR_SCRIPT, 'rein-supervisor', token, String(KILL_GRACE_MS), options.wrap ? 'ns' : 'host'];
+  const inner = ['bash', '--norc', '-c', shellScript('supervisor.sh'), 'rein-supervisor', token, String(KILL_GRACE_MS), options.wrap ? 'ns' : 'host'];
   const argv = options.wrap ? options.wrap(inner) : inner;
   const child = spawn(argv[0]!, argv.slice(1), { cwd: options.cwd, env: options.env, detached: true, stdio: ['pipe', 'pipe', 'pipe', 'pipe'] });
   // spawn() with four pipes types stdio loosely; these are the four streams asked for.
@@ -199,7 +198,7 @@ export function startSupervisor(options: SupervisorOptions): Supervisor {
         void pgid.then((group) => {
           if (alive) send(['stop', String(group)]);
         });
-        if (!(await settledWithin(done, SETTLE_MS))) child.kill('SIGKILL');
+        if (!(await settledWithin(done, COMMAND_SETTLE_MS))) child.kill('SIGKILL');
       }
       if (!alive && running.status === null) {
         const failure = `the sandbox ended while the command ran: ${describeExit(child.exitCode, child.signalCode, stderrTail)}`;
@@ -267,7 +266,7 @@ export function startSupervisor(options: SupervisorOptions): Supervisor {
         release();
       }
     },
-    async close(waitMs = 2_000) {
+    async close(waitMs = SUPERVISOR_CLOSE_MS) {
       closing = true;
       if (!alive) return;
       hold();

@@ -1,4 +1,4 @@
-import type { OutputCollector } from './shape.js';
+import type { OutputCollector } from '../lib/output-collector.js';
 
 const EMPTY = Buffer.alloc(0);
 
