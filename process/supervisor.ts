@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import type { Readable, Writable } from 'node:stream';
 import { createOutputCollector } from '../lib/output-collector.js';
@@ -6,6 +6,7 @@ import { COMMAND_SETTLE_MS, KILL_GRACE_MS, SUPERVISOR_CLOSE_MS } from './kill-ti
 import { createOutputDemux } from './output-demux.js';
 import type { GroupRunResult } from './process-group.js';
 import { shellScript } from './shell-scripts.js';
+import { createReportReader, encodeRequest, type SupervisorReport, type SupervisorRequest } from './supervisor-protocol.js';
 import { killTagged } from './tagged-processes.js';
 import { firstOf, settledWithin } from './waiting.js';
 
@@ -70,220 +71,263 @@ let sequence = 0;
  * @example const supervisor = startSupervisor({ wrap: null, cwd: root, env }); await supervisor.runCommand('make', { timeoutMs, signal, outputCap: 6000 });
  */
 export function startSupervisor(options: SupervisorOptions): Supervisor {
-  const token = randomBytes(8).toString('hex');
-  // --norc: its stdin is a socket, so bash would take it for a remote shell and read ~/.bashrc, when SHLVL is unset
-  // (a harness started by systemd, cron or a container's CMD).
-  const inner = ['bash', '--norc', '-c', shellScript('supervisor.sh'), 'rein-supervisor', token, String(KILL_GRACE_MS), options.wrap ? 'ns' : 'host'];
-  const argv = options.wrap ? options.wrap(inner) : inner;
-  const child = spawn(argv[0]!, argv.slice(1), { cwd: options.cwd, env: options.env, detached: true, stdio: ['pipe', 'pipe', 'pipe', 'pipe'] });
-  // spawn() with four pipes types stdio loosely; these are the four streams asked for.
-  const [stdin, stdout, stderr, control] = child.stdio as unknown as [Writable, Readable, Readable, Readable];
-  let alive = true;
-  let closing = false;
-  let stderrTail = '';
-  let current: Running | null = null;
-  let queue: Promise<unknown> = Promise.resolve();
-  let holds = 0;
-  let spareTimer: NodeJS.Timeout | undefined;
-  const jobStarts = new Map<string, (pgid: number) => void>();
-  const resolvePgid = new Map<string, (pgid: number) => void>();
-  const endedJobs = new Set<string>();
-  const jobWaiters = new Set<() => void>();
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  return new SupervisorProcess(options);
+}
 
-  let markReady!: () => void;
-  let failReady!: (error: Error) => void;
-  const ready = new Promise<void>((resolve, reject) => {
-    markReady = resolve;
-    failReady = reject;
-  });
-  ready.catch(() => undefined);
+/** One supervisor process and the harness's side of its protocol (process/supervisor-protocol.ts). */
+class SupervisorProcess implements Supervisor {
+  readonly ready: Promise<void>;
+  private readonly options: SupervisorOptions;
+  private readonly token = randomBytes(8).toString('hex');
+  private readonly child: ChildProcess;
+  private readonly stdin: Writable;
+  private readonly streams: Array<{ ref?(): void; unref?(): void }>;
+  private readonly exited: Promise<void>;
+  private isAlive = true;
+  private closing = false;
+  private stderrTail = '';
+  private current: Running | null = null;
+  private queue: Promise<unknown> = Promise.resolve();
+  private holds = 0;
+  private spareTimer: NodeJS.Timeout | undefined;
+  private readonly jobStarts = new Map<string, (pgid: number) => void>();
+  private readonly resolvePgid = new Map<string, (pgid: number) => void>();
+  private readonly endedJobs = new Set<string>();
+  private readonly jobWaiters = new Set<() => void>();
+  private markReady!: () => void;
+  private failReady!: (error: Error) => void;
 
-  // The harness must be able to exit while the sandbox idles: only work in flight keeps the event loop alive.
-  const streams = [stdin, stdout, stderr, control] as unknown as Array<{ ref?(): void; unref?(): void }>;
-  const hold = () => {
-    if (holds++ === 0) {
-      child.ref();
-      for (const stream of streams) stream.ref?.();
-    }
-  };
-  const release = () => {
-    if (--holds === 0) {
-      child.unref();
-      for (const stream of streams) stream.unref?.();
-    }
-  };
-  hold();
+  constructor(options: SupervisorOptions) {
+    this.options = options;
+    // --norc: its stdin is a socket, so bash would take it for a remote shell and read ~/.bashrc, when SHLVL is unset
+    // (a harness started by systemd, cron or a container's CMD).
+    const inner = ['bash', '--norc', '-c', shellScript('supervisor.sh'), 'rein-supervisor', this.token, String(KILL_GRACE_MS), options.wrap ? 'ns' : 'host'];
+    const argv = options.wrap ? options.wrap(inner) : inner;
+    this.child = spawn(argv[0]!, argv.slice(1), { cwd: options.cwd, env: options.env, detached: true, stdio: ['pipe', 'pipe', 'pipe', 'pipe'] });
+    // spawn() with four pipes types stdio loosely; these are the four streams asked for.
+    const [stdin, stdout, stderr, control] = this.child.stdio as unknown as [Writable, Readable, Readable, Readable];
+    this.stdin = stdin;
+    this.streams = [stdin, stdout, stderr, control] as unknown as Array<{ ref?(): void; unref?(): void }>;
+    this.exited = new Promise<void>((resolve) => this.child.once('exit', () => resolve()));
+    this.ready = new Promise<void>((resolve, reject) => {
+      this.markReady = resolve;
+      this.failReady = reject;
+    });
+    this.ready.catch(() => undefined);
+    this.hold();
 
-  stdin.on('error', () => undefined);
-  stdout.on('data', (chunk: Buffer) => {
-    if (current?.demux.push(chunk)) maybeSettle(current);
-  });
-  stderr.on('data', (chunk: Buffer) => {
-    stderrTail = (stderrTail + chunk.toString('utf8')).slice(-STDERR_KEPT);
-  });
-  let controlBuffer = '';
-  control.on('data', (chunk: Buffer) => {
-    controlBuffer += chunk.toString('utf8');
-    for (let at = controlBuffer.indexOf('\n'); at !== -1; at = controlBuffer.indexOf('\n')) {
-      onControl(controlBuffer.slice(0, at).split(' '));
-      controlBuffer = controlBuffer.slice(at + 1);
-    }
-  });
-  child.once('error', (error) => {
-    stderrTail += `\n${error.message}`;
-  });
-  // 'exit', not 'close': on the host, a command can hold the pipes open after the supervisor has died.
-  child.once('exit', (code, signal) => {
-    alive = false;
-    // In the sandbox its PID namespace ends with it; on the host, what it started may outlive a supervisor that was killed.
-    if (!options.wrap) killTagged(`${token}-`);
-    const detail = describeExit(code, signal, stderrTail);
-    failReady(new Error(`the sandbox could not start: ${detail}`));
-    if (current) current.settle();
-    options.onExit?.(detail, closing);
-  });
+    stdin.on('error', () => undefined);
+    stdout.on('data', (chunk: Buffer) => {
+      if (this.current?.demux.push(chunk)) this.maybeSettle(this.current);
+    });
+    stderr.on('data', (chunk: Buffer) => {
+      this.stderrTail = (this.stderrTail + chunk.toString('utf8')).slice(-STDERR_KEPT);
+    });
+    control.on(
+      'data',
+      createReportReader(
+        (report) => this.onReport(report),
+        (error) => this.fail(error.message),
+      ),
+    );
+    this.child.once('error', (error) => {
+      this.stderrTail += `\n${error.message}`;
+    });
+    // 'exit', not 'close': on the host, a command can hold the pipes open after the supervisor has died.
+    this.child.once('exit', (code, signal) => this.onExit(code, signal));
+  }
 
-  function onControl([type, id = '', value = '']: string[]) {
-    if (type === 'R') {
-      markReady();
-      release();
-    } else if (type === 'S') {
-      if (current?.id === id) resolvePgid.get(id)?.(Number(value));
-      else jobStarts.get(id)?.(Number(value));
-      jobStarts.delete(id);
-    } else if (type === 'E' && current?.id === id) {
-      current.status = Number(value);
-      maybeSettle(current);
-    } else if (type === 'X') {
-      endedJobs.add(id);
-      options.onJobEnd?.(id, Number(value));
-      for (const wake of jobWaiters) wake();
+  get alive(): boolean {
+    return this.isAlive;
+  }
+
+  runCommand(command: string, commandOptions: CommandOptions): Promise<GroupRunResult> {
+    const result = this.queue.then(() => this.runOne(command, commandOptions));
+    this.queue = result.catch(() => undefined);
+    return result;
+  }
+
+  async startJob(tag: string, log: string, command: string): Promise<number> {
+    await this.ready;
+    if (!this.isAlive) throw new Error('the sandbox has ended');
+    if (command.includes('\0') || log.includes('\0')) throw new Error('the command contains a NUL byte');
+    const started = new Promise<number>((resolve) => this.jobStarts.set(tag, resolve));
+    this.send({ type: 'job', id: tag, log, command });
+    this.hold();
+    try {
+      return await Promise.race([
+        started,
+        this.exited.then(() => {
+          throw new Error('the sandbox ended before the job started');
+        }),
+      ]);
+    } finally {
+      this.release();
     }
   }
-  function maybeSettle(running: Running) {
+
+  stopGroup(pgid: number): void {
+    if (this.isAlive) this.send({ type: 'stop', pgid });
+  }
+
+  async waitForJobs(tags: readonly string[], ms: number): Promise<void> {
+    const allEnded = () => !this.isAlive || tags.every((tag) => this.endedJobs.has(tag));
+    if (allEnded()) return;
+    this.hold();
+    let wake!: () => void;
+    const done = new Promise<void>((resolve) => {
+      wake = () => {
+        if (allEnded()) resolve();
+      };
+    });
+    this.jobWaiters.add(wake);
+    try {
+      await settledWithin(Promise.race([done, this.exited]), ms);
+    } finally {
+      this.jobWaiters.delete(wake);
+      this.release();
+    }
+  }
+
+  async close(waitMs = SUPERVISOR_CLOSE_MS): Promise<void> {
+    this.closing = true;
+    if (!this.isAlive) return;
+    this.hold();
+    // On the host the harness sweeps for leftovers itself when the supervisor has gone (killTagged), faster than bash can.
+    if (!this.options.wrap) this.send({ type: 'quit' });
+    this.stdin.end();
+    if (!(await settledWithin(this.exited, waitMs))) {
+      this.killGroup();
+      await settledWithin(this.exited, waitMs);
+    }
+    this.release();
+  }
+
+  // The harness must be able to exit while the sandbox idles: only work in flight keeps the event loop alive.
+  private hold(): void {
+    if (this.holds++ === 0) {
+      this.child.ref();
+      for (const stream of this.streams) stream.ref?.();
+    }
+  }
+
+  private release(): void {
+    if (--this.holds === 0) {
+      this.child.unref();
+      for (const stream of this.streams) stream.unref?.();
+    }
+  }
+
+  private send(request: SupervisorRequest): void {
+    this.stdin.write(encodeRequest(request));
+  }
+
+  private onReport(report: SupervisorReport): void {
+    switch (report.type) {
+      case 'ready':
+        this.markReady();
+        this.release();
+        return;
+      case 'started':
+        if (this.current?.id === report.id) this.resolvePgid.get(report.id)?.(report.pgid);
+        else this.jobStarts.get(report.id)?.(report.pgid);
+        this.jobStarts.delete(report.id);
+        return;
+      case 'commandEnded':
+        // A late report of a command already given up on (timed out, aborted) belongs to nobody now.
+        if (this.current?.id !== report.id) return;
+        this.current.status = report.status;
+        this.maybeSettle(this.current);
+        return;
+      case 'jobEnded':
+        this.endedJobs.add(report.id);
+        this.options.onJobEnd?.(report.id, report.status);
+        for (const wake of this.jobWaiters) wake();
+        return;
+      case 'problem':
+        this.fail(`the supervisor could not understand a request: ${report.text.slice(0, 200)}`);
+        return;
+    }
+  }
+
+  /** A supervisor that broke its protocol cannot be trusted with the next command: it is ended, and the next command gets a new one. */
+  private fail(why: string): void {
+    this.stderrTail += `\n${why}`;
+    this.killGroup();
+  }
+
+  private killGroup(): void {
+    try {
+      process.kill(-this.child.pid!, 'SIGKILL');
+    } catch {
+      /* already gone */
+    }
+  }
+
+  private onExit(code: number | null, signal: NodeJS.Signals | null): void {
+    this.isAlive = false;
+    // In the sandbox its PID namespace ends with it; on the host, what it started may outlive a supervisor that was killed.
+    if (!this.options.wrap) killTagged(`${this.token}-`);
+    const detail = describeExit(code, signal, this.stderrTail);
+    this.failReady(new Error(`the sandbox could not start: ${detail}`));
+    if (this.current) this.current.settle();
+    this.options.onExit?.(detail, this.closing);
+  }
+
+  private maybeSettle(running: Running): void {
     if (running.demux.ended && running.status !== null) running.settle();
   }
 
-  function send(fields: string[]) {
-    stdin.write(fields.map((field) => `${field}\0`).join(''));
-  }
-
-  async function runOne(command: string, options: CommandOptions): Promise<GroupRunResult> {
+  private async runOne(command: string, options: CommandOptions): Promise<GroupRunResult> {
     const output = createOutputCollector(options.outputCap);
     if (options.signal.aborted) return { ending: 'aborted', exitCode: null, output };
     if (command.includes('\0')) return { ending: 'failed', exitCode: null, output, failure: 'the command contains a NUL byte' };
     try {
-      await ready;
+      await this.ready;
     } catch (error) {
       return { ending: 'failed', exitCode: null, output, failure: (error as Error).message };
     }
-    if (!alive)
-      return { ending: 'failed', exitCode: null, output, failure: `the sandbox has ended: ${describeExit(child.exitCode, child.signalCode, stderrTail)}` };
-    clearTimeout(spareTimer);
+    if (!this.isAlive) return { ending: 'failed', exitCode: null, output, failure: `the sandbox has ended: ${this.exitDetail()}` };
+    clearTimeout(this.spareTimer);
     const id = `c${++sequence}`;
     const nonce = randomBytes(16).toString('hex');
     let settle!: () => void;
     const done = new Promise<void>((resolve) => {
       settle = resolve;
     });
-    const pgid = new Promise<number>((resolve) => resolvePgid.set(id, resolve));
+    const pgid = new Promise<number>((resolve) => this.resolvePgid.set(id, resolve));
     const running: Running = { id, demux: createOutputDemux(Buffer.from(`\0\0REIN-END-${nonce}\0\0`), output), status: null, settle };
-    current = running;
-    hold();
+    this.current = running;
+    this.hold();
     try {
-      send(['run', id, nonce, command]);
+      this.send({ type: 'run', id, nonce, command });
       const ending = await firstOf(done, options);
-      if (ending !== 'done' && alive) {
+      if (ending !== 'done' && this.isAlive) {
         void pgid.then((group) => {
-          if (alive) send(['stop', String(group)]);
+          if (this.isAlive) this.send({ type: 'stop', pgid: group });
         });
-        if (!(await settledWithin(done, COMMAND_SETTLE_MS))) child.kill('SIGKILL');
+        if (!(await settledWithin(done, COMMAND_SETTLE_MS))) this.child.kill('SIGKILL');
       }
-      if (!alive && running.status === null) {
-        const failure = `the sandbox ended while the command ran: ${describeExit(child.exitCode, child.signalCode, stderrTail)}`;
+      if (!this.isAlive && running.status === null) {
+        const failure = `the sandbox ended while the command ran: ${this.exitDetail()}`;
         return ending === 'done' ? { ending: 'failed', exitCode: null, output, failure } : { ending, exitCode: null, output };
       }
       return ending === 'done' ? { ending: 'exited', exitCode: running.status, output } : { ending, exitCode: null, output };
     } finally {
-      current = null;
-      resolvePgid.delete(id);
+      this.current = null;
+      this.resolvePgid.delete(id);
       // The next command's shell starts while the model thinks, rather than in the next command's time. Only while no
       // command runs (the script relies on it): the next runOne clears this timer before it sends anything.
-      spareTimer = setTimeout(() => {
-        if (alive && !closing) send(['spare']);
+      this.spareTimer = setTimeout(() => {
+        if (this.isAlive && !this.closing) this.send({ type: 'spare' });
       }, SPARE_DELAY_MS).unref();
-      release();
+      this.release();
     }
   }
 
-  return {
-    ready,
-    get alive() {
-      return alive;
-    },
-    runCommand(command, commandOptions) {
-      const result = queue.then(() => runOne(command, commandOptions));
-      queue = result.catch(() => undefined);
-      return result;
-    },
-    async startJob(tag, log, command) {
-      await ready;
-      if (!alive) throw new Error('the sandbox has ended');
-      if (command.includes('\0') || log.includes('\0')) throw new Error('the command contains a NUL byte');
-      const started = new Promise<number>((resolve) => jobStarts.set(tag, resolve));
-      send(['job', tag, log, command]);
-      hold();
-      try {
-        return await Promise.race([
-          started,
-          exited.then(() => {
-            throw new Error('the sandbox ended before the job started');
-          }),
-        ]);
-      } finally {
-        release();
-      }
-    },
-    stopGroup(pgid) {
-      if (alive) send(['stop', String(pgid)]);
-    },
-    async waitForJobs(tags, ms) {
-      const allEnded = () => !alive || tags.every((tag) => endedJobs.has(tag));
-      if (allEnded()) return;
-      hold();
-      let wake!: () => void;
-      const done = new Promise<void>((resolve) => {
-        wake = () => {
-          if (allEnded()) resolve();
-        };
-      });
-      jobWaiters.add(wake);
-      try {
-        await settledWithin(Promise.race([done, exited]), ms);
-      } finally {
-        jobWaiters.delete(wake);
-        release();
-      }
-    },
-    async close(waitMs = SUPERVISOR_CLOSE_MS) {
-      closing = true;
-      if (!alive) return;
-      hold();
-      // On the host the harness sweeps for leftovers itself when the supervisor has gone (killTagged), faster than bash can.
-      if (!options.wrap) send(['quit']);
-      stdin.end();
-      if (!(await settledWithin(exited, waitMs))) {
-        try {
-          process.kill(-child.pid!, 'SIGKILL');
-        } catch {
-          /* already gone */
-        }
-        await settledWithin(exited, waitMs);
-      }
-      release();
-    },
-  };
+  private exitDetail(): string {
+    return describeExit(this.child.exitCode, this.child.signalCode, this.stderrTail);
+  }
 }
 
 function describeExit(code: number | null, signal: NodeJS.Signals | null, stderr: string): string {
