@@ -21,11 +21,12 @@ import type { Rules } from '../rules/schema.js';
 import { toolSchemas, toolSchemasJson } from '../tools/index.js';
 import { selectTools } from '../tools/select-tools.js';
 import { createSyntaxChecker } from '../tools/syntax-check.js';
-import type { AnyTool, ToolContext } from '../tools/types.js';
+import type { AnyTool, CommandPolicy, ToolContext } from '../tools/types.js';
 import { readProgress } from '../tools/update-todo.js';
 import { openCallJournal } from './call-journal.js';
 import { createInspectionTracer, traceTool } from './inspection-trace.js';
 import { harnessMachineFor } from './machine-cache.js';
+import { ResourceStack } from './resource-stack.js';
 import { runFile, writeRunMeta } from './run-dir.js';
 import { loadState, type SavedState, STATE_VERSION, saveState } from './state-file.js';
 import { nextTraceIndex, openTracer, TRACE_VERSION, type Tracer } from './trace.js';
@@ -63,6 +64,8 @@ export interface RunOptions {
   fsync?: boolean;
   /** Save the state for `rein resume` after every step (default true; benchmarks measure with and without). */
   saveState?: boolean;
+  /** Called before each step of starting the run (`LAUNCH_STEPS`); a throw there is a failed start: everything opened before it is released. Tests throw from it. */
+  onLaunchStep?: (step: LaunchStep) => void;
 }
 
 export interface RunHandle {
@@ -117,10 +120,58 @@ export function resumeRun(options: RunOptions): RunHandle {
   return launch(options, saved);
 }
 
+/** The steps of starting a run, in order; each owns what it opens. */
+export const LAUNCH_STEPS = ['sandbox', 'files', 'actors', 'checkpoint', 'start'] as const;
+export type LaunchStep = (typeof LAUNCH_STEPS)[number];
+
 function launch(options: RunOptions, saved: SavedState | null): RunHandle {
-  const workspace = realWorkspace(options.workspace);
-  const { rules } = options;
-  const policy = {
+  const held = new ResourceStack();
+  const step = (name: LaunchStep) => options.onLaunchStep?.(name);
+  try {
+    const workspace = realWorkspace(options.workspace);
+    step('sandbox');
+    const sandbox = openSandbox(options, workspace, held);
+    step('files');
+    const files = openRunFiles(options, saved, workspace, sandbox, held);
+    step('actors');
+    const wired = wireActors(options, workspace, sandbox, files, held);
+    step('checkpoint');
+    const run = createCheckpointedActor(options, saved, workspace, sandbox, files, wired);
+    step('start');
+    writeStartLines(options, saved, workspace, sandbox, files, wired);
+    return startActor(options, saved, workspace, { sandbox, files, wired, run }, held);
+  } catch (error) {
+    void held.release();
+    throw error;
+  }
+}
+
+/**
+ * One sandbox for the whole run: commands and background jobs. Made first: rules it cannot honour (a credential
+ * path in permissions.readable) stop the run before anything is written.
+ */
+function openSandbox(options: RunOptions, workspace: string, held: ResourceStack) {
+  const policy = policyOf(options.rules);
+  // Job lines go to the trace, opened in the next step; no job can start before the first tool call.
+  const jobs: { trace: Tracer | null } = { trace: null };
+  const sandbox = held.own(
+    'the sandbox',
+    createRunSandbox({
+      root: workspace,
+      policy,
+      testCmd: options.testCmd,
+      protectedFiles: options.configPath ? [options.configPath] : [],
+      stateDir: options.runDir,
+      onJob: (job) => jobs.trace?.log('job', jobTraceLine(job)),
+    }),
+    (box) => box.dispose(),
+  );
+  return { sandbox, policy, jobs };
+}
+type OpenedSandbox = ReturnType<typeof openSandbox>;
+
+function policyOf(rules: Rules): CommandPolicy {
+  return {
     deny: rules.permissions.deny,
     sandbox: rules.permissions.sandbox,
     network: rules.permissions.network,
@@ -129,42 +180,47 @@ function launch(options: RunOptions, saved: SavedState | null): RunHandle {
     hidden: rules.permissions.hidden,
     timeoutSeconds: rules.tools.commandTimeoutSeconds,
   };
-  // One sandbox for the whole run (issue 16): commands and background jobs; its job lines go to the trace. Made first:
-  // rules it cannot honour (a credential path in permissions.readable) stop the run before anything is written.
-  const sandbox = createRunSandbox({
-    root: workspace,
-    policy,
-    testCmd: options.testCmd,
-    protectedFiles: options.configPath ? [options.configPath] : [],
-    stateDir: options.runDir,
-    onJob: (job) => trace.log('job', jobTraceLine(job)),
-  });
+}
+
+/** The run directory's files: the trace (numbering on after a killed process's lines), the record and the call journal. */
+function openRunFiles(options: RunOptions, saved: SavedState | null, workspace: string, opened: OpenedSandbox, held: ResourceStack) {
   if (resolve(options.runDir).startsWith(join(workspace, STATE_DIR_NAME) + sep)) ensureStateDir(workspace);
   mkdirSync(options.runDir, { recursive: true });
-  const rulesFilesBefore = rulesFilesIn(workspace);
   const tracePath = options.tracePath ?? runFile(options.runDir, 'trace');
   // Lines written after the last save stay (they show what the killed process did); numbering continues after them.
   const firstIndex = nextTraceIndex(tracePath);
-  let traceIndex = firstIndex;
+  const position = { traceIndex: firstIndex };
   const onLine = (line: TraceLine, text: string) => {
-    traceIndex = line.i + 1;
+    position.traceIndex = line.i + 1;
     options.onTrace?.(line);
     options.onTraceLine?.(text);
   };
-  const trace: Tracer = openTracer(tracePath, options.secrets ?? [], { firstIndex, onLine });
-  const transcript = saved ? Transcript.resume(runFile(options.runDir, 'record'), saved.recordLength) : new Transcript(runFile(options.runDir, 'record'));
-  const journal = openCallJournal(runFile(options.runDir, 'journal'));
+  const trace = held.own('the trace', openTracer(tracePath, options.secrets ?? [], { firstIndex, onLine }), (tracer) => tracer.close());
+  opened.jobs.trace = trace;
+  // Jobs end with the run; their last lines go into the trace before it closes (dispose runs once: the sandbox's own release then does nothing).
+  held.own('the background jobs', opened.sandbox, (box) => box.dispose());
+  const recordPath = runFile(options.runDir, 'record');
+  const transcript = held.own('the record', saved ? Transcript.resume(recordPath, saved.recordLength) : new Transcript(recordPath), (record) => record.close());
+  const journal = held.own('the call journal', openCallJournal(runFile(options.runDir, 'journal')), (calls) => calls.close());
+  return { trace, tracePath, firstIndex, position, transcript, journal };
+}
+type RunFiles = ReturnType<typeof openRunFiles>;
+
+/** The machine with its actors: the model, the tool runner (journaled, traced, secrets masked), the context manager and the summarizer. */
+function wireActors(options: RunOptions, workspace: string, opened: OpenedSandbox, files: RunFiles, held: ResourceStack) {
+  const { rules } = options;
+  const { trace, transcript, journal } = files;
   const tools = selectTools(options.tools, rules.tools.enabled);
   const schemas = toolSchemas(tools);
   const toolContext: Omit<ToolContext, 'signal'> = {
     root: workspace,
     limits: { outputChars: rules.tools.outputChars, viewLines: rules.tools.viewLines, maxHits: rules.tools.maxHits },
-    policy,
+    policy: opened.policy,
     // The rules file this run was started with, wherever it lives: the agent must not rewrite what the next run imports.
     protectedFiles: options.configPath ? [options.configPath] : [],
-    // One warm python3 for the run's syntax checks, closed with the run below.
-    syntax: createSyntaxChecker(),
-    sandbox,
+    // One warm python3 for the run's syntax checks.
+    syntax: held.own('the syntax checker', createSyntaxChecker(), (checker) => checker.close()),
+    sandbox: opened.sandbox,
   };
   const builder = new ViewBuilder();
   const record = () => transcript;
@@ -198,28 +254,39 @@ function launch(options: RunOptions, saved: SavedState | null): RunHandle {
       }),
     },
   });
+  return { machine, tools };
+}
+type WiredActors = ReturnType<typeof wireActors>;
+
+/** The actor, restored from the saved snapshot on resume, with the record appended to and the state saved at every checkpoint. */
+function createCheckpointedActor(options: RunOptions, saved: SavedState | null, workspace: string, opened: OpenedSandbox, files: RunFiles, wired: WiredActors) {
+  const { rules } = options;
+  const { trace, transcript, journal } = files;
   const input: HarnessInput = {
     task: options.task,
     testCmd: options.testCmd,
     model: options.model.name,
     todo: readProgress(workspace) ?? [],
-    overheadTokens: Math.ceil(toolSchemasJson(tools).length / rules.context.charsPerToken) + 8,
+    overheadTokens: Math.ceil(toolSchemasJson(wired.tools).length / rules.context.charsPerToken) + 8,
   };
   const startedAt = Date.now();
   const elapsed = () => (saved?.elapsedMs ?? 0) + (Date.now() - startedAt);
-  const tracer = createInspectionTracer(trace, () => actorRef.getSnapshot().context.step, options.inspect);
+  // The step is read when an inspection event is traced, after the actor exists.
+  const current: { actor: ReturnType<typeof createActor<HarnessMachine>> | null } = { actor: null };
+  const tracer = createInspectionTracer(trace, () => current.actor?.getSnapshot().context.step ?? 0, options.inspect);
   // Background jobs of the process this run continues died with it: the trace and the agent are told.
-  const lostJobs = sandbox.takeLostJobs();
+  const lostJobs = opened.sandbox.takeLostJobs();
   const restored = saved ? restoreSnapshot(saved, describeLostJobs(lostJobs)) : undefined;
-  const actorRef = createActor(machine, {
+  const actor = createActor(wired.machine, {
     input,
     inspect: tracer.inspect,
     // A persisted snapshot read from disk: XState types the option by the machine's own snapshot type.
     ...(restored ? { snapshot: restored as never } : {}),
     ...(options.clock ? { clock: options.clock } : {}),
   });
-  tracer.attach(actorRef, restored ? stateLabel((restored as { value: never }).value) : '');
-  actorRef.on('record.append', (event) => transcript.append(event.messages));
+  current.actor = actor;
+  tracer.attach(actor, restored ? stateLabel((restored as { value: never }).value) : '');
+  actor.on('record.append', (event) => transcript.append(event.messages));
 
   const save = () => {
     // With fsync on, the record and the journal reach the disk before a state that points past their ends could.
@@ -228,7 +295,7 @@ function launch(options: RunOptions, saved: SavedState | null): RunHandle {
       journal.sync();
     }
     // getPersistedSnapshot() is typed as a generic Snapshot; the harness context is in it.
-    const persisted = actorRef.getPersistedSnapshot() as unknown as { context: HarnessContext };
+    const persisted = actor.getPersistedSnapshot() as unknown as { context: HarnessContext };
     saveState(
       runFile(options.runDir, 'state'),
       {
@@ -236,13 +303,13 @@ function launch(options: RunOptions, saved: SavedState | null): RunHandle {
         savedAt: new Date().toISOString(),
         elapsedMs: elapsed(),
         recordLength: persisted.context.recordLength,
-        traceIndex,
+        traceIndex: files.position.traceIndex,
         snapshot: persisted,
       },
       { fsync: options.fsync !== false },
     );
   };
-  actorRef.subscribe({
+  actor.subscribe({
     // The end of each machine step: write what it logged, and save the state at checkpoints.
     next: (snapshot) => {
       trace.flush();
@@ -252,7 +319,13 @@ function launch(options: RunOptions, saved: SavedState | null): RunHandle {
     },
     error: () => undefined,
   });
+  return { actor, tracer, lostJobs };
+}
+type CheckpointedActor = ReturnType<typeof createCheckpointedActor>;
 
+/** The trace's first lines: `start` (and run.json) for a new run, `resume` for a continued one, and the jobs that died with the last process. */
+function writeStartLines(options: RunOptions, saved: SavedState | null, workspace: string, opened: OpenedSandbox, files: RunFiles, wired: WiredActors): void {
+  const { trace, tracePath, firstIndex } = files;
   if (!saved && firstIndex > 0) {
     trace.log('resume', {
       fromState: 'start',
@@ -267,7 +340,7 @@ function launch(options: RunOptions, saved: SavedState | null): RunHandle {
       task: options.task,
       testCmd: options.testCmd,
       model: options.model.name,
-      rules,
+      rules: options.rules,
       ...(options.model.baseURL ? { baseURL: options.model.baseURL } : {}),
       ...(options.configPath ? { configPath: options.configPath } : {}),
       ...(options.tracePath ? { tracePath } : {}),
@@ -280,22 +353,35 @@ function launch(options: RunOptions, saved: SavedState | null): RunHandle {
       endpoint: options.model.description,
       workspace,
       runDir: options.runDir,
-      sandbox: sandbox.description,
-      visibility: sandbox.visibility,
-      tools: tools.map((tool) => tool.name),
-      rules,
+      sandbox: opened.sandbox.description,
+      visibility: opened.sandbox.visibility,
+      tools: wired.tools.map((tool) => tool.name),
+      rules: options.rules,
       ...thisTraceWriter(),
     });
   }
+}
+
+/** Runs the actor to its end; everything the steps opened is released when it settles, however it settles. */
+function startActor(
+  options: RunOptions,
+  saved: SavedState | null,
+  workspace: string,
+  { sandbox: opened, files, wired, run }: { sandbox: OpenedSandbox; files: RunFiles; wired: WiredActors; run: CheckpointedActor },
+  held: ResourceStack,
+): RunHandle {
+  const { trace } = files;
+  const { actor, tracer } = run;
   if (saved) trace.log('resume', { fromState: tracer.label(), recordLength: saved.recordLength, elapsedMs: saved.elapsedMs, ...thisTraceWriter() });
-  for (const job of lostJobs) trace.log('job', jobTraceLine(job));
+  for (const job of run.lostJobs) trace.log('job', jobTraceLine(job));
+  const rulesFilesBefore = rulesFilesIn(workspace);
   let interrupted = false;
   let tampered: string[] = [];
   const done = (async () => {
     try {
-      actorRef.start();
-      if (saved) actorRef.send({ type: 'clock.restart' });
-      const output = await toPromise(actorRef);
+      actor.start();
+      if (saved) actor.send({ type: 'clock.restart' });
+      const output = await toPromise(actor);
       if (interrupted) throw new RunInterrupted(`interrupted in ${tracer.label()}; continue with: npx rein resume ${options.runDir}`);
       return output;
     } catch (error) {
@@ -306,12 +392,7 @@ function launch(options: RunOptions, saved: SavedState | null): RunHandle {
       trace.log('crash', { error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) });
       throw error;
     } finally {
-      // Jobs end with the run; their last lines go into the trace before it closes.
-      await sandbox.dispose();
-      trace.close();
-      transcript.close();
-      journal.close();
-      toolContext.syntax?.close();
+      await held.release();
       // A rules file the agent wrote would be code the next run imports: it is not loaded again until a person trusts it.
       tampered = changedRulesFiles(rulesFilesBefore, rulesFilesIn(workspace));
       if (tampered.length > 0) markUntrusted(workspace, tampered);
@@ -319,15 +400,15 @@ function launch(options: RunOptions, saved: SavedState | null): RunHandle {
   })();
   const interrupt = () => {
     interrupted = true;
-    actorRef.stop();
+    actor.stop();
   };
   return {
     runDir: options.runDir,
-    tracePath,
-    sandbox: sandbox.description,
-    sandboxMode: sandbox.mode.kind,
-    machine,
-    actor: actorRef,
+    tracePath: files.tracePath,
+    sandbox: opened.sandbox.description,
+    sandboxMode: opened.sandbox.mode.kind,
+    machine: wired.machine,
+    actor,
     done,
     interrupt,
     tamperedRulesFiles: () => tampered,
