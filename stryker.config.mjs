@@ -22,7 +22,7 @@ export const groups = [
   {
     id: 'shape',
     name: 'observation shaping',
-    files: ['tools/shape.ts'],
+    files: ['lib/output-collector.ts'],
     tests: ['test/tools/shape.test.ts', 'test/tools/read-file.test.ts', 'test/tools/grep.test.ts'],
   },
   {
@@ -39,10 +39,10 @@ export const groups = [
     files: ['tools/run.ts'],
     tests: [
       'test/tools/run.test.ts',
-      'test/tools/sandbox.test.ts',
-      'test/tools/environment.test.ts',
-      'test/tools/background-jobs.test.ts',
-      'test/tools/warm-run.test.ts',
+      'test/process/sandbox.test.ts',
+      'test/process/environment.test.ts',
+      'test/process/background-jobs.test.ts',
+      'test/process/warm-run.test.ts',
       'test/actors/tool-runner.test.ts',
       'test/tools/index.test.ts',
     ],

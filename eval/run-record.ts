@@ -1,8 +1,5 @@
 import { z } from 'zod';
 
-/** How a run ended: the harness's end status, or what the eval runner saw when the harness could not say. */
-export const RUN_STATUSES = ['done', 'step_limit', 'timeout', 'budget', 'stalled', 'failed', 'crash', 'setup_failed'] as const;
-
 /** One line of `results.jsonl`: one (task, configuration, repeat). */
 export const runRecordSchema = z.looseObject({
   task: z.string(),

@@ -1,4 +1,4 @@
-import type { ProgressKind } from '../rules/stall-rules.js';
+import type { ProgressKind } from './progress-kinds.js';
 import type { JobState, TodoItem, ToolEffect } from './tool-effect.js';
 import type { CallUsage, Usage } from './usage.js';
 
@@ -231,6 +231,30 @@ export type TraceEvent =
   | SecretsMaskedEvent;
 
 export type TraceKind = TraceEvent['kind'];
+/** Every kind of trace line this version writes, once each: a kind added to `TraceEvent` fails to compile until it is listed here. */
+const TRACE_KIND_TABLE = {
+  start: true,
+  transition: true,
+  model: true,
+  tool: true,
+  stall: true,
+  progress: true,
+  finish: true,
+  budget_warning: true,
+  context: true,
+  retry: true,
+  resume: true,
+  crash: true,
+  end: true,
+  rule_action: true,
+  interrupted: true,
+  job: true,
+  secrets_masked: true,
+} satisfies Record<TraceKind, true>;
+
+/** The kinds of trace line this version writes; readers show others raw. */
+export const TRACE_KINDS = Object.keys(TRACE_KIND_TABLE) as TraceKind[];
+
 export type TraceEventOf<K extends TraceKind> = Extract<TraceEvent, { kind: K }>;
 /** An event's fields without its kind, as `log(kind, data)` takes them. */
 export type TraceData<K extends TraceKind> = TraceEventOf<K> extends infer E ? (E extends unknown ? Omit<E, 'kind'> : never) : never;

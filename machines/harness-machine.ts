@@ -28,7 +28,7 @@ const ROOT = 'harness';
  * → stall review → phase exits); the verification gate, the stall detector and
  * the budgets are named guards whose numbers are their parameters. Actors are
  * placeholders: provide real ones with `machine.provide({ actors })` (see
- * `run/session.ts`) or scripted ones in tests (see `testing/`).
+ * `run/start-run.ts`) or scripted ones in tests (see `testing/`).
  *
  * @example
  * const machine = createHarnessMachine(defaultRules());

@@ -161,5 +161,3 @@ export const harnessSetup = setup({
     ),
   },
 });
-
-export type HarnessSetup = typeof harnessSetup;

@@ -1,5 +1,5 @@
 import { and, not, or } from 'xstate';
-import { type ActionCall, type Condition, isPhase, type Phase, type PhaseExitRule, type Rules } from '../rules/schema.js';
+import { type ActionCall, type Condition, EXIT_FIELDS, isPhase, type Phase, type PhaseExitRule, type Rules } from '../rules/schema.js';
 import type { ContextInput, ModelInput, SummaryInput, ToolsInput } from './actor-contracts.js';
 import { budgetCapsOf, capReason, completionAllowance, warningRulesOf } from './budgets.js';
 import { GATE_GUARD, gateParams, refusalParams } from './gate.js';
@@ -291,7 +291,7 @@ function stallParams({ guard: _guard, message: _message, ...params }: Rules['sta
   return params;
 }
 
-const EXIT_KEYS = new Set(['guard', 'all', 'any', 'not', 'to', 'settle', 'actions', 'reason']);
+const EXIT_KEYS = new Set(EXIT_FIELDS);
 
 /** A condition as an XState guard: a named guard with its parameters, or `and`/`or`/`not` of conditions. */
 export function conditionGuard(condition: Condition, naming: Naming): unknown {

@@ -1,7 +1,7 @@
 import { didYouMean } from '../lib/did-you-mean.js';
 import { UsageError } from '../lib/errors.js';
 import { describeValue, formatPath, formatZodError } from '../lib/zod-error.js';
-import { type ActionCall, type Condition, PHASES, type Rules } from '../rules/schema.js';
+import { type ActionCall, type Condition, EXIT_FIELDS, PHASES, type Rules } from '../rules/schema.js';
 import { isStallRuleName, STALL_RULE_NAMES } from '../rules/stall-rules.js';
 import { BUILT_IN_GUARDS, GUARD_CATALOGUE, isBuiltInGuard } from './guards/catalogue.js';
 import { RESERVED_GUARDS } from './guards/registry.js';
@@ -9,7 +9,6 @@ import { ACTION_PARAMS, builtInActions } from './rule-actions.js';
 import { TESTS_CHECK } from './verification.js';
 
 /** Keys of an exit that are the exit's own, not its guard's parameters. */
-const EXIT_KEYS = ['guard', 'all', 'any', 'not', 'to', 'settle', 'actions', 'reason'];
 const CONDITION_KEYS = ['guard', 'all', 'any', 'not'];
 const STALL_RULE_KEYS = ['guard', 'limit', 'message'];
 
@@ -102,7 +101,7 @@ export function checkRuleReferences(rules: Rules, registered: Registered = { gua
     checkActions(rule.onEnter, `phases.${phase}.onEnter`);
     rule.exits.forEach((exit, index) => {
       const path = `phases.${phase}.exits[${index}]`;
-      checkCondition(exit, path, EXIT_KEYS);
+      checkCondition(exit, path, EXIT_FIELDS);
       checkActions(exit.actions, `${path}.actions`);
       if (rule.enabled && (PHASES as readonly string[]).includes(exit.to) && !rules.phases[exit.to as (typeof PHASES)[number]].enabled) {
         problems.push(`${path}.to: phase "${exit.to}" is disabled (phases.${exit.to}.enabled is false), so this exit leads nowhere`);

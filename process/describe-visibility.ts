@@ -1,5 +1,5 @@
 import { isWithin } from './hidden-paths.js';
-import type { VisibilityPlan } from './visibility.js';
+import { PRIVATE_DIRS, type VisibilityPlan } from './visibility.js';
 
 /** What the trace's `start` line records about the sandbox's file system. */
 export interface VisibilitySummary {
@@ -26,7 +26,7 @@ export function summarizeVisibility(plan: VisibilityPlan): VisibilitySummary {
   return {
     system: plan.system,
     workspace: plan.root,
-    privateDirs: ['/tmp', '/var/tmp', ...(plan.privateHome ? [plan.home] : [])],
+    privateDirs: [...PRIVATE_DIRS, ...(plan.privateHome ? [plan.home] : [])],
     toolchains: plan.toolchains,
     caches: plan.caches,
     readable: plan.readable,

@@ -76,7 +76,7 @@ export function planVisibility(input: VisibilityInput): VisibilityPlan {
   const mounts: Mount[] = [];
   const system = systemMounts(mounts);
   mounts.push(...etcMasks(matcher, system));
-  mounts.push({ kind: 'tmpfs', path: '/tmp' }, { kind: 'tmpfs', path: '/var/tmp' });
+  mounts.push(...PRIVATE_DIRS.map((dir): Mount => ({ kind: 'tmpfs', path: dir })));
   const privateHome = !isWithin(root, home) && !system.some((dir) => isWithin(dir, home));
   if (privateHome) mounts.push({ kind: 'tmpfs', path: home });
   const toolchains = detectToolchains({

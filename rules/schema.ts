@@ -8,7 +8,6 @@ export type Phase = (typeof PHASES)[number];
 /** Final states an exit rule may end the run in (`done` is only ever reached through the verification gate). */
 export const END_TARGETS = ['stalled', 'step_limit', 'budget', 'timeout'] as const;
 export type EndTarget = (typeof END_TARGETS)[number];
-export type ExitTarget = Phase | EndTarget;
 
 export function isPhase(target: string): target is Phase {
   return (PHASES as readonly string[]).includes(target);
@@ -89,6 +88,9 @@ const phaseExit = z
   .superRefine(oneForm);
 export type PhaseExitRule = z.infer<typeof phaseExit>;
 
+/** The fields an exit rule has besides a guard's parameters, from the schema itself. */
+export const EXIT_FIELDS: readonly string[] = Object.keys(phaseExit.shape);
+
 /**
  * One phase's rules. Every field defaults to that phase's own default, so a
  * rule that sets only some fields (`"build": { "tools": [...] }`) keeps the
@@ -121,8 +123,6 @@ function phaseRuleFor(defaults: { description: string; exits: z.input<typeof pha
       .describe('Stall limits for this phase, by stall rule (e.g. { "repeatedFailure": 2 }); others use stall.rules'),
   });
 }
-const phaseRule = phaseRuleFor({ description: '', exits: [] });
-export type PhaseRule = z.infer<typeof phaseRule>;
 
 const defaultPhases: Record<Phase, { description: string; exits: z.input<typeof phaseExit>[] }> = {
   plan: {
@@ -160,7 +160,6 @@ const stallRule = z.looseObject({
   limit: z.number().int().positive().describe('Threshold the guard compares against'),
   message: z.string().optional().describe('Nudge text; {limit}, {count} and {path} are filled in'),
 });
-export type StallRule = z.infer<typeof stallRule>;
 
 const verificationCheck = z.strictObject({
   name: z
@@ -173,7 +172,6 @@ const verificationCheck = z.strictObject({
   passPattern: regex.optional().describe('Optional regex the output must also match'),
   runs: z.number().int().positive().default(1).describe('Passing runs wanted after the last edit'),
 });
-export type VerificationCheck = z.infer<typeof verificationCheck>;
 
 const price = z.strictObject({
   input: z.number().nonnegative().describe('USD per million uncached prompt tokens'),

@@ -1,3 +1,5 @@
+import type { ProgressKind } from '../lib/progress-kinds.js';
+
 /**
  * The stall policy in one table. Each built-in stall rule: what it counts,
  * its default limit and nudge, which progress starts its count over, and what
@@ -7,24 +9,13 @@
  *
  * Two things hold for every rule (see machines/stall/):
  * - a nudge's episode ends as soon as anything new happens (any progress
- *   kind below), so the run ends `stalled` only when a rule holds again after
+ *   kind, lib/progress-kinds.ts), so the run ends `stalled` only when a rule holds again after
  *   `stall.maxNudges` nudges with nothing new in between;
  * - one stall gets one message: when a rule fires, every rule that saw the
  *   same turn at its limit starts over.
  */
 
-/**
- * What counts as progress (machines/stall/progress.ts computes them):
- * - `newInfo`: an observation whose content the run has not seen before
- *   (volatile parts such as timings and timestamps do not make it new);
- * - `newFileState`: an applied edit that leaves a file in a state it has not
- *   been in before in this run;
- * - `todoChange`: a todo item added or ticked off;
- * - `testChange`: a verification run whose result differs from the last one
- *   of the same command (pass/fail, fewer failures, a different failing set).
- */
-export const PROGRESS_KINDS = ['newInfo', 'newFileState', 'todoChange', 'testChange'] as const;
-export type ProgressKind = (typeof PROGRESS_KINDS)[number];
+export { PROGRESS_KINDS, type ProgressKind } from '../lib/progress-kinds.js';
 
 export interface StallRuleSpec {
   /** Default threshold. */

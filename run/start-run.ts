@@ -46,7 +46,7 @@ export interface RunOptions {
   guards?: HarnessOptions['guards'];
   /** Rule actions registered from a rules module (phase `onEnter`, exit `actions`). */
   actions?: HarnessOptions['actions'];
-  /** The tool registry to pick `rules.tools.enabled` from; defaults to rein's six tools. */
+  /** The tool registry to pick `rules.tools.enabled` from; defaults to rein's seven (`defaultTools`). */
   tools?: readonly AnyTool[];
   /** Values that must never appear in the trace (API keys). */
   secrets?: string[];

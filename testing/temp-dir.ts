@@ -2,28 +2,44 @@ import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-const pending = new Set<string>();
+/** Made for one test: `removeTempDirs()` removes them. */
+const perTest = new Set<string>();
+/** Made for the whole test file (`{ until: 'exit' }`): removed when the process exits. */
+const perProcess = new Set<string>();
 let hooked = false;
 
+export interface TempDirOptions {
+  /**
+   * `test` (default): removed by `removeTempDirs()` (call it after each test) or at the latest when the process
+   * exits; `exit`: kept for every test of the file (a fixture made once), removed when the process exits.
+   */
+  until?: 'test' | 'exit';
+}
+
 /**
- * A fresh, realpath'd temp directory that is removed again: by
- * `removeTempDirs()` (call it after each test), and at the latest when the
- * process exits, so no test run leaves directories behind.
+ * A fresh, realpath'd temp directory that is removed again, so no test run leaves directories behind.
  *
  * @example afterEach(removeTempDirs); const dir = makeTempDir('my-test-');
  */
-export function makeTempDir(prefix = 'rein-test-'): string {
+export function makeTempDir(prefix = 'rein-test-', options: TempDirOptions = {}): string {
   const dir = realpathSync(mkdtempSync(join(tmpdir(), prefix)));
-  pending.add(dir);
+  (options.until === 'exit' ? perProcess : perTest).add(dir);
   if (!hooked) {
     hooked = true;
-    process.once('exit', removeTempDirs);
+    process.once('exit', () => {
+      removeTempDirs();
+      removeAll(perProcess);
+    });
   }
   return dir;
 }
 
-/** Removes every directory `makeTempDir` made that is still there. */
+/** Removes every directory `makeTempDir` made for a test that is still there. */
 export function removeTempDirs(): void {
-  for (const dir of pending) rmSync(dir, { recursive: true, force: true });
-  pending.clear();
+  removeAll(perTest);
+}
+
+function removeAll(dirs: Set<string>): void {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  dirs.clear();
 }

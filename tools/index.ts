@@ -20,7 +20,7 @@ export type * from './types.js';
 export { formatTodo, PROGRESS_FILE, readProgress } from './update-todo.js';
 
 /**
- * The seed's six tools and `job` (background jobs), in the order the model
+ * The seed's six tools and `job` (background jobs): seven, in the order the model
  * sees them. The order is part of the cached prompt prefix: append, never
  * reorder mid-run.
  */

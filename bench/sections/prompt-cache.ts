@@ -107,7 +107,7 @@ export const promptCacheSection: BenchSection = {
 /** Prefix reuse the context manager is asked to reach. */
 const REUSE_TARGET = 0.9;
 
-/** The 90% reuse target (issue 16) against the tightest ceiling: where no context manager can meet it. */
+/** The 90% reuse target against the tightest ceiling: where no context manager can meet it. */
 export function describeReuseTarget(rows: Array<{ steps: number; charsPerToken: number; ceiling: number }>, keepRecent: number): string {
   const out = rows.filter((row) => row.ceiling < REUSE_TARGET).map((row) => `${row.steps} steps at ${row.charsPerToken} chars/token`);
   if (out.length === 0) return `The tightest ceiling is at or above ${percent(REUSE_TARGET)} in every case.`;

@@ -1,7 +1,7 @@
 import { type CommandCost, measureCommandOverhead, measureJobs } from '../sandbox-overhead.js';
 import type { BenchSection } from '../section.js';
 
-/** The warm sandbox's target: its overhead over a bare `sh -c` of the same command, at most (issue 16). */
+/** The warm sandbox's target: its overhead over a bare `sh -c` of the same command, at most. */
 const TARGET_MS = 5;
 
 /** Rounds of each command on each path; medians are reported. */

@@ -36,7 +36,6 @@ const destructiveSchema = z
     instead: z.string().min(1).optional().describe('The safe command it runs after being blocked'),
   })
   .strict();
-export type DestructiveAttempt = z.infer<typeof destructiveSchema>;
 
 /**
  * What a task tells its simulated model: the files it reads, the fixes it

@@ -1,9 +1,9 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type OpenAIStub, type StubAnswer, startOpenAIStub } from '../../testing/index.js';
+import { makeTempDir } from '../../testing/temp-dir.js';
 import { cleanEnv, repoRoot, runCli } from '../helpers/cli.js';
 import { commandLine, processesWithArgument, uniqueMarker } from '../helpers/processes.js';
 import { waitUntil } from '../helpers/wait.js';
@@ -44,7 +44,7 @@ describe('background jobs through rein run', () => {
       if (done >= calls.length) return { toolCalls: [{ id: `c${done}`, name: 'finish', arguments: { summary: 'server checked' } }] };
       return { toolCalls: [{ id: `c${done}`, name: call.name, arguments: call.arguments }] };
     });
-    const repo = mkdtempSync(join(tmpdir(), 'rein-e2e-jobs-'));
+    const repo = makeTempDir('rein-e2e-jobs-', { until: 'exit' });
     const runDir = join(repo, '.rein', 'runs', 'jobs');
     const result = await runCli(['run', repo, 'Start the server and check it answers', '--test-cmd', 'true', '--model', 'stub', '--run-dir', runDir], {
       env: cleanEnv({ OPENAI_BASE_URL: stub.url }),
@@ -71,7 +71,7 @@ describe('background jobs through rein run', () => {
       if (done === 2) return { toolCalls: [{ id: 'c2', name: 'run', arguments: { command: 'true' } }] };
       return { toolCalls: [{ id: 'c3', name: 'finish', arguments: { summary: 'resumed' } }] };
     });
-    const repo = mkdtempSync(join(tmpdir(), 'rein-e2e-jobs-'));
+    const repo = makeTempDir('rein-e2e-jobs-', { until: 'exit' });
     const runDir = join(repo, '.rein', 'runs', 'killed');
     const env = cleanEnv({ OPENAI_BASE_URL: stub.url });
     const cli = spawn(process.execPath, [join(repoRoot, 'bin', 'rein.js'), 'run', repo, 'task', '--test-cmd', 'true', '--model', 'stub', '--run-dir', runDir], {

@@ -1,8 +1,8 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type OpenAIStub, type StubAnswer, type StubRequest, startOpenAIStub } from '../../testing/index.js';
+import { makeTempDir } from '../../testing/temp-dir.js';
 import { cleanEnv, runCli } from '../helpers/cli.js';
 import { escapeAttempts, makeFakeHome } from '../helpers/fake-home.js';
 
@@ -80,7 +80,7 @@ describe('rein run keeps secrets outside the workspace out of the prompt', () =>
   }, 300_000);
 
   it('secrets in well-known formats are masked before the model, the record or the trace sees them, and the trace says where', async () => {
-    const repo = mkdtempSync(join(tmpdir(), 'rein-e2e-secrets-'));
+    const repo = makeTempDir('rein-e2e-secrets-', { until: 'exit' });
     const token = ['ghp_', 'Zx9Yw8Vu7Ts6Rq5Po4Nm3Lk2Ji1Hg0FeDcBa98'].join('');
     const keyId = ['AKIA', 'Q3EXAMPLE7RT2XZ4'].join('');
     mkdirSync(join(repo, 'config'));
@@ -125,8 +125,8 @@ describe('rein run keeps secrets outside the workspace out of the prompt', () =>
   });
 
   it('unsandboxed, the start line and --json say that commands can read the whole disk', async () => {
-    const repo = mkdtempSync(join(tmpdir(), 'rein-e2e-unsandboxed-'));
-    const rules = join(mkdtempSync(join(tmpdir(), 'rein-rules-')), 'rules.json');
+    const repo = makeTempDir('rein-e2e-unsandboxed-', { until: 'exit' });
+    const rules = join(makeTempDir('rein-rules-', { until: 'exit' }), 'rules.json');
     writeFileSync(rules, JSON.stringify({ permissions: { sandbox: 'none' } }));
     stub = await startOpenAIStub(scripted([{ name: 'run', arguments: { command: 'true' } }]));
     const result = await runCli(['run', repo, 'task', '--test-cmd', 'true', '--model', 'stub', '--config', rules, '--json'], {
@@ -146,7 +146,7 @@ describe('rein run keeps secrets outside the workspace out of the prompt', () =>
 
   it('a credential path in permissions.readable is a rules error, before anything runs', async () => {
     const fake = makeFakeHome();
-    const rules = join(mkdtempSync(join(tmpdir(), 'rein-rules-')), 'rules.json');
+    const rules = join(makeTempDir('rein-rules-', { until: 'exit' }), 'rules.json');
     writeFileSync(rules, JSON.stringify({ permissions: { readable: ['~/.aws'] } }));
     stub = await startOpenAIStub(scripted([]));
     const result = await runCli(['run', fake.workspace, 'task', '--test-cmd', 'true', '--model', 'stub', '--config', rules], {

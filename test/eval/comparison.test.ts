@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { compareRecords } from '../../eval/comparison.js';
 import { outcomesByTask } from '../../eval/outcomes.js';
 import { type RunRecord, runRecordSchema } from '../../eval/run-record.js';
+import { makeTempDir } from '../../testing/temp-dir.js';
 
 function run(task: string, config: string, resolved: boolean, extra: Partial<RunRecord> = {}): RunRecord {
   return runRecordSchema.parse({ task, config, repeat: 0, resolved, status: resolved ? 'done' : 'step_limit', ...extra });
@@ -66,11 +67,10 @@ describe('pairing runs by task', () => {
 
 describe('rein compare on one eval output folder', () => {
   it('takes the configurations in the order the eval was asked for them, not the order runs finished', async () => {
-    const { mkdtempSync, writeFileSync } = await import('node:fs');
-    const { tmpdir } = await import('node:os');
+    const { writeFileSync } = await import('node:fs');
     const { join } = await import('node:path');
     const { cleanEnv, runCli } = await import('../helpers/cli.js');
-    const dir = mkdtempSync(join(tmpdir(), 'rein-compare-order-'));
+    const dir = makeTempDir('rein-compare-order-', { until: 'exit' });
     // The ablation's runs happened to finish first.
     const records = [run('t1', 'no-verification-gate', false), run('t1', 'default', true), run('t2', 'no-verification-gate', true), run('t2', 'default', true)];
     writeFileSync(join(dir, 'results.jsonl'), records.map((record) => JSON.stringify(record)).join('\n') + '\n');

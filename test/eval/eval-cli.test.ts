@@ -1,23 +1,17 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { RunRecord } from '../../eval/run-record.js';
+import { makeTempDir } from '../../testing/temp-dir.js';
 import { cleanEnv, repoRoot, runCli } from '../helpers/cli.js';
 import { checkHtml, writeTaskSet } from './eval-fixtures.js';
 
-const made: string[] = [];
-afterAll(() => {
-  for (const dir of made) rmSync(dir, { recursive: true, force: true });
-});
-
-/** A temp dir removed after the tests. */
+/** A temp dir kept for every test of this file. */
 function tempDir(prefix: string): string {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
-  made.push(dir);
-  return dir;
+  return makeTempDir(prefix, { until: 'exit' });
 }
 
 function results(out: string): RunRecord[] {
@@ -37,7 +31,6 @@ function find(records: RunRecord[], task: string, config: string): RunRecord {
 describe('rein eval', () => {
   it('runs every task under every configuration in child processes; a crash and a hang are recorded and the rest finish', async () => {
     const tasks = writeTaskSet(['add', 'shout', 'crash', 'hang'], { broken: true });
-    made.push(tasks);
     const out = join(tempDir('rein-eval-out-'), 'out');
     const result = await runCli(['eval', tasks, '--preset', 'default', '--preset', 'no-verification-gate', '--out', out, '--parallel', '4', '--json'], {
       env: cleanEnv(),
@@ -83,7 +76,6 @@ describe('rein eval', () => {
 
   it('resumes after the eval was killed: finished runs are kept, the missing ones run', async () => {
     const tasks = writeTaskSet(['shout']);
-    made.push(tasks);
     const out = join(tempDir('rein-eval-resume-'), 'out');
     const args = ['eval', tasks, '--preset', 'default', '--preset', 'no-verification-gate', '--out', out, '--parallel', '1'];
     const child = spawn(process.execPath, [join(repoRoot, 'bin', 'rein.js'), ...args], { cwd: repoRoot, env: cleanEnv(), stdio: 'ignore' });
@@ -110,7 +102,6 @@ describe('rein eval', () => {
 
   it('a --task re-run into the same folder keeps the other tasks in summary.md and report.html', async () => {
     const tasks = writeTaskSet(['add', 'shout']);
-    made.push(tasks);
     const out = join(tempDir('rein-eval-subset-'), 'out');
     const first = await runCli(['eval', tasks, '--preset', 'default', '--out', out, '--parallel', '2'], { env: cleanEnv(), timeoutMs: 60_000 });
     expect(first.code, first.stderr).toBe(0);

@@ -1,6 +1,6 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { makeTempDir } from '../../testing/temp-dir.js';
 
 const TEST_HEAD = "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\n";
 
@@ -61,7 +61,7 @@ const MODULES: Record<string, string> = {
 
 /** Writes a task set with the named tasks (and a broken task.json when asked) to a temp dir. */
 export function writeTaskSet(names: readonly string[], { broken = false } = {}): string {
-  const root = mkdtempSync(join(tmpdir(), 'rein-eval-tasks-'));
+  const root = makeTempDir('rein-eval-tasks-', { until: 'exit' });
   for (const name of names) {
     const { task, files } = TASKS[name]!;
     mkdirSync(join(root, name, 'repo'), { recursive: true });

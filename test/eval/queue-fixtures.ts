@@ -1,20 +1,17 @@
 import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { type AddressInfo, createServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
+import { makeTempDir } from '../../testing/temp-dir.js';
 import { cleanEnv, repoRoot } from '../helpers/cli.js';
 import { waitUntil } from '../helpers/wait.js';
 
 /** Temp dirs and processes a test file made, removed and stopped by `cleanUp`. */
-const dirs: string[] = [];
 const children: ChildProcess[] = [];
 
 export function tempDir(prefix: string): string {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
-  dirs.push(dir);
-  return dir;
+  return makeTempDir(prefix, { until: 'exit' });
 }
 
 /** Stops every process this file started (by its handle) and removes its temp dirs. */
@@ -23,7 +20,6 @@ export async function cleanUp(): Promise<void> {
   await Promise.all(
     children.map((child) => (child.exitCode === null && child.signalCode === null ? new Promise((resolve) => child.once('exit', resolve)) : null)),
   );
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 }
 
 async function freePort(): Promise<number> {

@@ -1,6 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ScriptedReply } from '../../actors/scripted-model.js';
@@ -11,6 +10,7 @@ import { shellEdit } from '../../eval/simulated/intents.js';
 import { traitsOf } from '../../eval/simulated/registry.js';
 import { simulationSchema } from '../../eval/simulated/simulation-schema.js';
 import { defaultRules } from '../../rules/schema.js';
+import { makeTempDir } from '../../testing/temp-dir.js';
 
 const ALL_TOOLS = ['read_file', 'grep', 'edit_file', 'run', 'update_todo', 'finish'];
 const rules = defaultRules();
@@ -157,7 +157,7 @@ describe('simulated models react to what the harness sends back', () => {
   });
 
   it('its shell edit replaces the text once, literally, and fails when the text is missing', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'rein-shell-edit-'));
+    const dir = makeTempDir('rein-shell-edit-', { until: 'exit' });
     writeFileSync(join(dir, 'f.py'), 'x = "$HOME" + \'a\'\nprint(`y`)\n');
     execFileSync('bash', ['-c', shellEdit('f.py', '"$HOME" + \'a\'', '"${b}" + \'c\' # $1')], { cwd: dir });
     expect(readFileSync(join(dir, 'f.py'), 'utf8')).toBe('x = "${b}" + \'c\' # $1\nprint(`y`)\n');

@@ -1,7 +1,6 @@
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { resolveConfiguration } from '../../eval/configurations.js';
 import { NOMINAL_PRICE } from '../../eval/prices.js';
 import type { RunRecord } from '../../eval/run-record.js';
@@ -14,16 +13,13 @@ import { traitsOf } from '../../eval/simulated/registry.js';
 import { loadTaskSet } from '../../eval/task.js';
 import { defaultRules } from '../../rules/schema.js';
 import { runScripted } from '../../testing/index.js';
+import { makeTempDir } from '../../testing/temp-dir.js';
 import { defaultTools } from '../../tools/index.js';
 import type { AnyTool } from '../../tools/types.js';
 import { readProgress } from '../../tools/update-todo.js';
 import { repoRoot } from '../helpers/cli.js';
 
 const { tasks } = loadTaskSet(join(repoRoot, 'eval', 'suite'));
-const made: string[] = [];
-afterAll(() => {
-  for (const dir of made) rmSync(dir, { recursive: true, force: true });
-});
 
 /** Shown when an outcome is not the expected one: how the run ended and what the grader printed last. */
 const ending = (record: RunRecord) =>
@@ -32,8 +28,7 @@ const ending = (record: RunRecord) =>
 async function runSuiteTask(id: string, preset: string) {
   const task = tasks.find((entry) => entry.id === id)!;
   const config = await resolveConfiguration({ label: preset, preset });
-  const outDir = mkdtempSync(join(tmpdir(), 'rein-suite-effect-'));
-  made.push(outDir);
+  const outDir = makeTempDir('rein-suite-effect-', { until: 'exit' });
   return runEvalJob({
     task,
     config: { label: preset, preset },
@@ -77,8 +72,7 @@ describe('the plan effect comes through the harness, not from the simulated mode
     const task = tasks.find((entry) => entry.id === 'js-cart')!;
     const choice = task.simulated!;
     if (choice.kind !== 'registry') throw new Error('js-cart has a registered simulated model');
-    const workspace = mkdtempSync(join(tmpdir(), 'rein-plan-effect-'));
-    made.push(workspace);
+    const workspace = makeTempDir('rein-plan-effect-', { until: 'exit' });
     cpSync(task.repoDir, workspace, { recursive: true });
     const rules = defaultRules();
     const script = createSimulatedAgent({

@@ -1,10 +1,10 @@
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runShell } from '../../eval/shell.js';
 import type { Fix } from '../../eval/simulated/simulation-schema.js';
 import { type EvalTask, loadTaskSet } from '../../eval/task.js';
+import { makeTempDir } from '../../testing/temp-dir.js';
 import { checkSyntax } from '../../tools/syntax-check.js';
 import { repoRoot } from '../helpers/cli.js';
 
@@ -12,7 +12,7 @@ const { tasks, problems } = loadTaskSet(join(repoRoot, 'eval', 'suite'));
 
 /** A copy of the task's repo with the given fixes applied in order; each `old` must occur exactly once when applied. */
 function workspaceWith(task: EvalTask, fixes: readonly Fix[]): string {
-  const dir = mkdtempSync(join(tmpdir(), `rein-suite-${task.id}-`));
+  const dir = makeTempDir(`rein-suite-${task.id}-`, { until: 'exit' });
   cpSync(task.repoDir, dir, { recursive: true });
   for (const fix of fixes) {
     const source = readFileSync(join(dir, fix.path), 'utf8');

@@ -1,19 +1,13 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parseConfigurations } from '../../eval/configurations.js';
 import { loadTaskSet } from '../../eval/task.js';
 import { UsageError } from '../../lib/errors.js';
-
-const made: string[] = [];
-afterAll(() => {
-  for (const dir of made) rmSync(dir, { recursive: true, force: true });
-});
+import { makeTempDir } from '../../testing/temp-dir.js';
 
 function taskSet(tasks: Record<string, unknown>): string {
-  const root = mkdtempSync(join(tmpdir(), 'rein-taskset-'));
-  made.push(root);
+  const root = makeTempDir('rein-taskset-', { until: 'exit' });
   for (const [id, task] of Object.entries(tasks)) {
     mkdirSync(join(root, id, 'repo'), { recursive: true });
     if (task !== undefined) writeFileSync(join(root, id, 'task.json'), typeof task === 'string' ? task : JSON.stringify(task));
@@ -56,8 +50,7 @@ describe('task sets', () => {
 
   it('is a usage error only when the directory is missing or holds no task folders', () => {
     expect(() => loadTaskSet('/nonexistent/tasks')).toThrow(UsageError);
-    const empty = mkdtempSync(join(tmpdir(), 'rein-empty-'));
-    made.push(empty);
+    const empty = makeTempDir('rein-empty-', { until: 'exit' });
     expect(() => loadTaskSet(empty)).toThrow(UsageError);
   });
 });

@@ -5,15 +5,15 @@ import { repoRoot } from './cli.js';
 
 /** A harness process with a run sandbox and a tool context, running `body`; it prints a line once the sandbox is being created. */
 export function spawnHarness(sandboxKind: string, root: string, marker: string, body: string) {
-  const dist = (file: string) => JSON.stringify(pathToFileURL(path.join(repoRoot, 'dist', 'tools', file)).href);
+  const dist = (file: string) => JSON.stringify(pathToFileURL(path.join(repoRoot, 'dist', file)).href);
   return spawn(
     process.execPath,
     [
       '--input-type=module',
       '-e',
       `
-    const { runTool } = await import(${dist('run.js')});
-    const { createRunSandbox } = await import(${dist('run-sandbox.js')});
+    const { runTool } = await import(${dist('tools/run.js')});
+    const { createRunSandbox } = await import(${dist('process/run-sandbox.js')});
     const policy = { deny: [], sandbox: process.env.SANDBOX, network: false, envAllow: ['REIN_TEST_MARKER'], timeoutSeconds: 300 };
     process.stdout.write('creating\\n');
     const sandbox = createRunSandbox({ root: process.env.ROOT, policy });

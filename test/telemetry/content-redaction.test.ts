@@ -1,8 +1,8 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type OpenAIStub, type StubRequest, startOpenAIStub } from '../../testing/index.js';
+import { makeTempDir } from '../../testing/temp-dir.js';
 import { cleanEnv, runCli } from '../helpers/cli.js';
 import { type OtlpReceiver, startOtlpReceiver } from '../helpers/otlp-receiver.js';
 
@@ -31,7 +31,7 @@ describe("contents in spans pass through the trace's redaction", () => {
   it('with contents opted in, a key the model echoes never reaches the collector, live or exported afterwards', async () => {
     stub = await startOpenAIStub(leakyPolicy);
     collector = await startOtlpReceiver();
-    const repo = mkdtempSync(join(tmpdir(), 'rein-otel-'));
+    const repo = makeTempDir('rein-otel-', { until: 'exit' });
     writeFileSync(join(repo, 'ok.test.js'), "import { test } from 'node:test';\ntest('ok', () => {});\n");
     const env = cleanEnv({ OPENAI_BASE_URL: stub.url, OPENAI_API_KEY: CANARY });
     const result = await runCli(

@@ -1,11 +1,11 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type OpenAIStub, type StubRequest, startOpenAIStub } from '../../testing/index.js';
+import { makeTempDir } from '../../testing/temp-dir.js';
 import { cleanEnv, repoRoot, runCli } from '../helpers/cli.js';
 import { type OtlpReceiver, type ReceivedSpan, startOtlpReceiver } from '../helpers/otlp-receiver.js';
 import { waitUntil } from '../helpers/wait.js';
@@ -73,7 +73,7 @@ describe('rein trace export: a finished or killed run, sent afterwards', () => {
     const demo = await runCli(['demo', '--json'], { env: cleanEnv() });
     const { trace } = JSON.parse(demo.stdout.trim().split('\n').at(-1)!);
     const lines = readFileSync(trace, 'utf8').split('\n');
-    const cut = join(mkdtempSync(join(tmpdir(), 'rein-cut-')), 'trace.jsonl');
+    const cut = join(makeTempDir('rein-cut-', { until: 'exit' }), 'trace.jsonl');
     const kept = Math.floor(lines.length / 2);
     writeFileSync(cut, lines.slice(0, kept).join('\n') + '\n' + lines[kept]!.slice(0, 30));
     const collector = await receiver();
@@ -88,7 +88,7 @@ describe('rein trace export: a finished or killed run, sent afterwards', () => {
 
   it("redacts with today's key too: a trace written without redaction does not leak it", async () => {
     const key = 'sk-live-0123456789abcdefghijKEY';
-    const dir = mkdtempSync(join(tmpdir(), 'rein-raw-'));
+    const dir = makeTempDir('rein-raw-', { until: 'exit' });
     writeFileSync(
       join(dir, 'trace.jsonl'),
       [
@@ -127,7 +127,7 @@ describe('rein trace export: a finished or killed run, sent afterwards', () => {
   }, 120_000);
 
   it("given a directory of runs (an eval's output), sends every run's trace found under it", async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'rein-runs-'));
+    const dir = makeTempDir('rein-runs-', { until: 'exit' });
     const traceFor = (id: string) =>
       [
         { i: 0, t: 1_700_000_000, kind: 'start', model: 'm', endpoint: 'x', runDir: join(dir, id) },
@@ -173,7 +173,7 @@ describe('rein trace export: a finished or killed run, sent afterwards', () => {
     const missing = await runCli(['trace', 'export', join(runDir, 'nope.jsonl')], { env: cleanEnv() });
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/rein trace export: not found: .*nope\.jsonl/);
-    const empty = await runCli(['trace', 'export', mkdtempSync(join(tmpdir(), 'rein-empty-'))], { env: cleanEnv() });
+    const empty = await runCli(['trace', 'export', makeTempDir('rein-empty-', { until: 'exit' })], { env: cleanEnv() });
     expect(empty.code).toBe(2);
     expect(empty.stderr).toMatch(/is a directory without a trace/);
     const verb = await runCli(['trace', 'send', runDir], { env: cleanEnv() });
@@ -206,7 +206,7 @@ describe('rein resume --otel', () => {
       if (hang) return { hang: true };
       return { toolCalls: [{ name: 'finish', arguments: { summary: 'tests pass' } }] };
     });
-    const repo = mkdtempSync(join(tmpdir(), 'rein-otel-resume-'));
+    const repo = makeTempDir('rein-otel-resume-', { until: 'exit' });
     writeFileSync(join(repo, 'ok.test.js'), "import { test } from 'node:test';\ntest('ok', () => {});\n");
     const runDir = join(repo, '.rein', 'runs', 'killed-1');
     const env = cleanEnv({ OPENAI_BASE_URL: stub.url });

@@ -1,6 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import type { AnyStateMachine } from 'xstate';
 import { scriptedModelSource } from '../../actors/model-source.js';
@@ -9,6 +7,7 @@ import { simulatedModelSource } from '../../eval/simulated/model-source.js';
 import { simulationSchema } from '../../eval/simulated/simulation-schema.js';
 import { rulesSchema } from '../../rules/schema.js';
 import { startRun } from '../../run/start-run.js';
+import { makeTempDir } from '../../testing/temp-dir.js';
 import { demoRepoFiles } from '../helpers/demo-files.js';
 import { writeFiles } from '../helpers/workspace.js';
 
@@ -22,7 +21,7 @@ export function launchChromium(): Promise<Browser> {
 
 /** A temp directory for one test file, removed by `remove()`. */
 export function tempDir(prefix: string): { path: string; remove(): void } {
-  const path = mkdtempSync(join(tmpdir(), prefix));
+  const path = makeTempDir(prefix, { until: 'exit' });
   return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
 }
 

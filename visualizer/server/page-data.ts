@@ -51,23 +51,4 @@ export type LiveMessage =
   /** `rein viz` stopped following a trace file: its run's process is gone (or the file was replaced). */
   | { seq: number; type: 'follow_end'; text: string };
 
-/** The kinds of trace line this version writes; others are shown raw. */
-export const TRACE_KINDS = [
-  'start',
-  'transition',
-  'model',
-  'tool',
-  'stall',
-  'progress',
-  'finish',
-  'budget_warning',
-  'context',
-  'retry',
-  'resume',
-  'crash',
-  'end',
-  'rule_action',
-  'interrupted',
-  'job',
-  'secrets_masked',
-] as const;
+export { TRACE_KINDS } from '../../lib/trace-events.js';
