@@ -45,14 +45,14 @@ describe('what the rules schema cannot check: names, parameters and targets (mac
 
   it("a built-in guard's parameters are checked against its own schema; a stray key is named with what the guard and the rule take", () => {
     expect(problems({ phases: { plan: { exits: [{ guard: 'todoProgress', cnt: 2, to: 'build' }] } } })).toEqual([
-      'phases.plan.exits[0].cnt: unknown key "cnt" (did you mean "count"?), found 2; guard "todoProgress" takes "count", and the rule itself "guard", "all", "any", "not", "to", "settle", "actions", "reason"',
+      'phases.plan.exits[0].cnt: unknown key "cnt" (did you mean "count"?), found 2; guard "todoProgress" takes "count", and the rule itself "guard", "all", "any", "not", "to", "actions", "settle", "reason"',
     ]);
     // The guard's own keys first; then the rule's (a misspelt "settle"); a guard without parameters says so.
     expect(problems({ phases: { build: { exits: [{ guard: 'testRun', to: 'verify', setle: true }] } } })).toEqual([
-      'phases.build.exits[0].setle: unknown key "setle" (did you mean "settle"?), found true; guard "testRun" takes no parameters, and the rule itself "guard", "all", "any", "not", "to", "settle", "actions", "reason"',
+      'phases.build.exits[0].setle: unknown key "setle" (did you mean "settle"?), found true; guard "testRun" takes no parameters, and the rule itself "guard", "all", "any", "not", "to", "actions", "settle", "reason"',
     ]);
     expect(problems({ phases: { build: { exits: [{ guard: 'testsPassedSinceLastEdit', runs: 2, chekcs: {}, to: 'verify' }] } } })).toEqual([
-      'phases.build.exits[0].chekcs: unknown key "chekcs" (did you mean "checks"?), found {}; guard "testsPassedSinceLastEdit" takes "runs", "checks", and the rule itself "guard", "all", "any", "not", "to", "settle", "actions", "reason"',
+      'phases.build.exits[0].chekcs: unknown key "chekcs" (did you mean "checks"?), found {}; guard "testsPassedSinceLastEdit" takes "runs", "checks", and the rule itself "guard", "all", "any", "not", "to", "actions", "settle", "reason"',
     ]);
     // A missing or wrong value: the guard's schema speaks, at the rule's path.
     expect(problems({ phases: { build: { exits: [{ guard: 'phaseSteps', to: 'verify' }] } } })).toEqual([
