@@ -9,6 +9,7 @@ import { promptCacheSection } from './sections/prompt-cache.js';
 import { promptCacheEndToEndSection } from './sections/prompt-cache-end-to-end.js';
 import { sandboxOverheadSection } from './sections/sandbox-overhead.js';
 import { stallPrecisionSection } from './sections/stall-precision.js';
+import { startupSection } from './sections/startup.js';
 import { suiteTokensSection } from './sections/suite-tokens.js';
 import { syntaxChecksSection } from './sections/syntax-checks.js';
 import { viewConstructionSection } from './sections/view-construction.js';
@@ -27,6 +28,7 @@ const SECTIONS: readonly BenchSection[] = [
   memorySection,
   sandboxOverheadSection,
   evalQueueSection,
+  startupSection,
 ];
 
 const USAGE = `node --expose-gc dist/bench/main.js [--only ID,…] [--skip ID,…] [--write]
