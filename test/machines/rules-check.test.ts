@@ -45,14 +45,14 @@ describe('what the rules schema cannot check: names, parameters and targets (mac
 
   it("a built-in guard's parameters are checked against its own schema; a stray key is named with what the guard and the rule take", () => {
     expect(problems({ phases: { plan: { exits: [{ guard: 'todoProgress', cnt: 2, to: 'build' }] } } })).toEqual([
-      'phases.plan.exits[0].cnt: unknown key "cnt" (did you mean "count"?), found 2; guard "todoProgress" takes "count", and the rule itself "guard", "all", "any", "not", "to", "settle", "actions", "reason"',
+      'phases.plan.exits[0].cnt: unknown key "cnt" (did you mean "count"?), found 2; guard "todoProgress" takes "count", and the rule itself "guard", "all", "any", "not", "to", "actions", "settle", "reason"',
     ]);
     // The guard's own keys first; then the rule's (a misspelt "settle"); a guard without parameters says so.
     expect(problems({ phases: { build: { exits: [{ guard: 'testRun', to: 'verify', setle: true }] } } })).toEqual([
-      'phases.build.exits[0].setle: unknown key "setle" (did you mean "settle"?), found true; guard "testRun" takes no parameters, and the rule itself "guard", "all", "any", "not", "to", "settle", "actions", "reason"',
+      'phases.build.exits[0].setle: unknown key "setle" (did you mean "settle"?), found true; guard "testRun" takes no parameters, and the rule itself "guard", "all", "any", "not", "to", "actions", "settle", "reason"',
     ]);
     expect(problems({ phases: { build: { exits: [{ guard: 'testsPassedSinceLastEdit', runs: 2, chekcs: {}, to: 'verify' }] } } })).toEqual([
-      'phases.build.exits[0].chekcs: unknown key "chekcs" (did you mean "checks"?), found {}; guard "testsPassedSinceLastEdit" takes "runs", "checks", and the rule itself "guard", "all", "any", "not", "to", "settle", "actions", "reason"',
+      'phases.build.exits[0].chekcs: unknown key "chekcs" (did you mean "checks"?), found {}; guard "testsPassedSinceLastEdit" takes "runs", "checks", and the rule itself "guard", "all", "any", "not", "to", "actions", "settle", "reason"',
     ]);
     // A missing or wrong value: the guard's schema speaks, at the rule's path.
     expect(problems({ phases: { build: { exits: [{ guard: 'phaseSteps', to: 'verify' }] } } })).toEqual([
@@ -153,7 +153,7 @@ describe('what the rules schema cannot check: names, parameters and targets (mac
   it('onMaxSteps needs maxSteps and an enabled target', () => {
     expect(problems({ phases: { plan: { onMaxSteps: 'build' } } })).toEqual(['phases.plan.onMaxSteps: needs phases.plan.maxSteps']);
     expect(problems({ phases: { fix: { enabled: false, exits: [] }, verify: { exits: [], maxSteps: 3, onMaxSteps: 'fix' } } })).toEqual([
-      'phases.verify.onMaxSteps: phase "fix" is disabled',
+      'phases.verify.onMaxSteps: phase "fix" is disabled (phases.fix.enabled is false), so this limit leads nowhere',
     ]);
     expect(problems({ phases: { fix: { enabled: false, exits: [], maxSteps: 3, onMaxSteps: 'fix' }, verify: { exits: [] } } })).toEqual([]);
     expect(problems({ phases: { verify: { maxSteps: 3, onMaxSteps: 'step_limit' } } })).toEqual([]);
@@ -228,8 +228,14 @@ describe('what the rules schema cannot check: names, parameters and targets (mac
     ]);
   });
 
-  it('the build phase stays, and the context thresholds keep their order', () => {
-    expect(problems({ phases: { build: { enabled: false } } })).toContain('phases.build.enabled: the build phase cannot be disabled');
+  it('some phase stays enabled (build may go, if nothing leads to it), and the context thresholds keep their order', () => {
+    const off = { enabled: false };
+    expect(problems({ phases: { plan: off, build: off, verify: off, fix: off } })).toContain(
+      'phases: every phase is disabled; a run needs a phase to start in',
+    );
+    expect(problems({ phases: { build: off } })).toContain(
+      'phases.plan.exits[0].to: phase "build" is disabled (phases.build.enabled is false), so this exit leads nowhere',
+    );
     expect(problems({ phases: { fix: { enabled: false }, verify: { exits: [{ guard: 'testPassed', to: 'build' }] } } })).toEqual([]);
     const base = defaultRules();
     const context = (change: Partial<Rules['context']>) => problemsOf({ ...base, context: { ...base.context, ...change } });
