@@ -1,5 +1,5 @@
 import { and, not, or } from 'xstate';
-import { type ActionCall, type Condition, EXIT_FIELDS, isPhase, type Phase, type PhaseExitRule, type Rules } from '../rules/schema.js';
+import { type ActionCall, type Condition, EXIT_FIELDS, isEndTarget, type Phase, type PhaseExitRule, phaseRule, type Rules } from '../rules/schema.js';
 import type { ContextInput, ModelInput, SummaryInput, ToolsInput } from './actor-contracts.js';
 import { budgetCapsOf, capReason, completionAllowance, warningRulesOf } from './budgets.js';
 import { GATE_GUARD, gateParams, refusalParams } from './gate.js';
@@ -38,8 +38,8 @@ export function phaseState(phase: Phase, rules: Rules, naming: Naming) {
   const fold = { verification: verificationOf(rules) };
   const warnings = warningRulesOf(rules).perTurn;
   const config = harnessSetup.createStateConfig({
-    description: rules.phases[phase].description,
-    entry: [{ type: 'enterPhase', params: { phase } }, ...rules.phases[phase].onEnter.map((call) => named(actionRef(call, naming)))],
+    description: phaseRule(rules, phase).description,
+    entry: [{ type: 'enterPhase', params: { phase } }, ...phaseRule(rules, phase).onEnter.map((call) => named(actionRef(call, naming)))],
     initial: 'observe',
     states: {
       observe: {
@@ -149,7 +149,7 @@ export function phaseState(phase: Phase, rules: Rules, naming: Naming) {
           src: 'tools',
           input: ({ context }): ToolsInput => ({
             calls: context.calls.slice(context.cursor),
-            allowed: rules.phases[phase].tools,
+            allowed: phaseRule(rules, phase).tools,
             phase,
             step: context.step,
             offset: context.cursor,
@@ -307,7 +307,7 @@ export function conditionGuard(condition: Condition, naming: Naming): unknown {
 function exitTransition(exit: PhaseExitRule, phase: Phase, rules: Rules, naming: Naming, from: 'route' | 'observe' = 'route') {
   // Stryker disable next-line ArrayDeclaration: a stray entry becomes an action without a type, which XState skips and the trace and the chart drop as unnamed
   const actions: unknown[] = (exit.actions ?? []).map((call) => actionRef(call, naming));
-  if (!isPhase(exit.to)) {
+  if (isEndTarget(exit.to)) {
     actions.push({ type: 'explainEnd', params: { reason: exit.reason ?? `An exit rule of the ${phase} phase ended the run (to ${exit.to}).` } });
     return { guard: conditionGuard(exit, naming), target: at(exit.to), actions };
   }

@@ -163,7 +163,7 @@ describe('which exits and stall rules can fire in a phase (machines/phase-exits.
     });
     const onward = parse({ phases: { plan: { maxSteps: 5, onMaxSteps: 'build' } } });
     expect(exits.phaseExits('plan', onward)[0]).toEqual({ guard: 'phaseSteps', min: 5, to: 'build' });
-    expect(exits.phaseExits('build', onward)).toEqual(defaultRules().phases.build.exits);
+    expect(exits.phaseExits('build', onward)).toEqual(defaultRules().phases.build!.exits);
   });
 
   it('live exits leave out exits to a disabled phase and conditions that cannot hold; settle exits leave out phase-relative ones', () => {

@@ -153,7 +153,7 @@ describe('what the rules schema cannot check: names, parameters and targets (mac
   it('onMaxSteps needs maxSteps and an enabled target', () => {
     expect(problems({ phases: { plan: { onMaxSteps: 'build' } } })).toEqual(['phases.plan.onMaxSteps: needs phases.plan.maxSteps']);
     expect(problems({ phases: { fix: { enabled: false, exits: [] }, verify: { exits: [], maxSteps: 3, onMaxSteps: 'fix' } } })).toEqual([
-      'phases.verify.onMaxSteps: phase "fix" is disabled',
+      'phases.verify.onMaxSteps: phase "fix" is disabled (phases.fix.enabled is false), so this limit leads nowhere',
     ]);
     expect(problems({ phases: { fix: { enabled: false, exits: [], maxSteps: 3, onMaxSteps: 'fix' }, verify: { exits: [] } } })).toEqual([]);
     expect(problems({ phases: { verify: { maxSteps: 3, onMaxSteps: 'step_limit' } } })).toEqual([]);
@@ -228,8 +228,14 @@ describe('what the rules schema cannot check: names, parameters and targets (mac
     ]);
   });
 
-  it('the build phase stays, and the context thresholds keep their order', () => {
-    expect(problems({ phases: { build: { enabled: false } } })).toContain('phases.build.enabled: the build phase cannot be disabled');
+  it('some phase stays enabled (build may go, if nothing leads to it), and the context thresholds keep their order', () => {
+    const off = { enabled: false };
+    expect(problems({ phases: { plan: off, build: off, verify: off, fix: off } })).toContain(
+      'phases: every phase is disabled; a run needs a phase to start in',
+    );
+    expect(problems({ phases: { build: off } })).toContain(
+      'phases.plan.exits[0].to: phase "build" is disabled (phases.build.enabled is false), so this exit leads nowhere',
+    );
     expect(problems({ phases: { fix: { enabled: false }, verify: { exits: [{ guard: 'testPassed', to: 'build' }] } } })).toEqual([]);
     const base = defaultRules();
     const context = (change: Partial<Rules['context']>) => problemsOf({ ...base, context: { ...base.context, ...change } });
