@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { approvalsSchema, phaseApprovalsSchema } from '../approvals/schema.js';
 import { defaultStallMessages, defaultStallRuleList } from './stall-rules.js';
 import { BUDGET_WARNING, GATE_REFUSAL, NO_TOOL_CALL_REMINDER, SUMMARY_PROMPT, SYSTEM_PROMPT } from './texts.js';
 
@@ -121,6 +122,9 @@ function phaseRuleFor(defaults: { description: string; exits: z.input<typeof pha
       .record(z.string(), z.number().int().positive())
       .default({})
       .describe('Stall limits for this phase, by stall rule (e.g. { "repeatedFailure": 2 }); others use stall.rules'),
+    approvals: phaseApprovalsSchema
+      .prefault({})
+      .describe('Approval rules for this phase, checked with the global approvals (deny, remembered, ask, allow, default)'),
   });
 }
 
@@ -290,6 +294,9 @@ export const rulesSchema = z.strictObject({
         ),
     })
     .prefault({}),
+  approvals: approvalsSchema
+    .prefault({})
+    .describe('Which tool calls need an approval first: deny, then remembered decisions, then ask, then allow, then default (see approvals/evaluate.ts)'),
   tools: z
     .strictObject({
       enabled: z
