@@ -80,6 +80,9 @@ async function runCall(
   interrupted: boolean,
 ): Promise<{ outcome: ToolOutcome; args: unknown }> {
   const name = call.function.name;
+  // Denied before it ran (an approval rule or an answer): the denial is its result.
+  const denial = input.denied?.[call.id];
+  if (denial !== undefined) return { outcome: failure(denial), args: argsAsSent(call) };
   const tool = findTool(deps.tools, name);
   if (!tool) {
     const names = deps.tools.map((candidate) => candidate.name).join(', ');

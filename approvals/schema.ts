@@ -39,7 +39,7 @@ const ruleObject = z.strictObject({
  */
 export const approvalRule = z.union([z.string().min(1), ruleObject]);
 export type ApprovalRuleInput = z.input<typeof approvalRule>;
-export type ApprovalRuleObject = z.output<typeof ruleObject>;
+export type ApprovalRuleObject = z.input<typeof ruleObject>;
 
 const lists = {
   deny: z.array(approvalRule).default([]).describe('Calls refused without asking (checked first)'),
