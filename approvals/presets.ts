@@ -32,3 +32,8 @@ export function approvalPresetLayer(name: string): { default: ApprovalVerdict; a
   const preset = APPROVAL_PRESETS[name as ApprovalPresetName];
   return { default: preset.default, ask: [...preset.ask], allow: [...preset.allow] };
 }
+
+/** `--approval MODE` as a rules layer: the preset's default and ask/allow lists (deny lists and phase rules stay). Empty without a mode. */
+export function approvalOverride(mode: string | undefined): { approvals?: ReturnType<typeof approvalPresetLayer> } {
+  return mode ? { approvals: approvalPresetLayer(mode) } : {};
+}

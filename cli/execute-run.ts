@@ -1,5 +1,5 @@
 import { basename, relative } from 'node:path';
-import { RunInterrupted } from '../lib/errors.js';
+import { RunAwaitingApproval, RunInterrupted } from '../lib/errors.js';
 import type { TraceLine } from '../lib/trace-events.js';
 import type { HarnessOutput } from '../machines/types.js';
 import type { Rules } from '../rules/schema.js';
@@ -68,6 +68,13 @@ export async function executeRun(options: ExecuteOptions): Promise<number> {
   try {
     output = await handle.done;
   } catch (error) {
+    if (error instanceof RunAwaitingApproval) {
+      status.finish();
+      io.stderr.write(`rein: ${error.message}\n`);
+      if (options.json)
+        io.stdout.write(JSON.stringify({ status: 'awaiting_approval', exitCode: EXIT.awaitingApproval, runDir: handle.runDir, reason: error.message }) + '\n');
+      return EXIT.awaitingApproval;
+    }
     if (!(error instanceof RunInterrupted)) throw error;
     status.finish();
     io.stderr.write(`rein: ${error.message}\n`);

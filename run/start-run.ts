@@ -5,8 +5,10 @@ import { createContextManagerActor } from '../actors/context-manager-actor.js';
 import type { ModelSource } from '../actors/model-source.js';
 import { createSummarizer } from '../actors/summarizer.js';
 import { createToolRunner } from '../actors/tool-runner.js';
+import { type AnswerSource, createApprover } from '../approvals/approver.js';
+import { rememberedForRepository, trustFilePath } from '../approvals/trust-file.js';
 import { ViewBuilder } from '../context/view-builder.js';
-import { RunInterrupted, UsageError } from '../lib/errors.js';
+import { RunAwaitingApproval, RunInterrupted, UsageError } from '../lib/errors.js';
 import { STATE_DIR_NAME } from '../lib/harness-files.js';
 import { changedRulesFiles, markUntrusted, rulesFilesIn } from '../lib/rules-trust.js';
 import { ensureStateDir } from '../lib/state-dir.js';
@@ -66,6 +68,12 @@ export interface RunOptions {
   saveState?: boolean;
   /** Called before each step of starting the run (`LAUNCH_STEPS`); a throw there is a failed start: everything opened before it is released. Tests throw from it. */
   onLaunchStep?: (step: LaunchStep) => void;
+  /** Who can answer an approval in this process (the terminal prompt, the page); none: the run is headless (approvals.headless). */
+  answerSources?: readonly AnswerSource[];
+  /** The approval trust file (default: approvals/trust-file.ts trustFilePath()). */
+  trustFile?: string;
+  /** How often the approver looks for an answer from `rein approve`, in ms (tests make it short). */
+  approvalPollMs?: number;
 }
 
 export interface RunHandle {
@@ -134,12 +142,13 @@ function launch(options: RunOptions, saved: SavedState | null): RunHandle {
     step('files');
     const files = openRunFiles(options, saved, workspace, sandbox, held);
     step('actors');
-    const wired = wireActors(options, workspace, sandbox, files, held);
+    const late: LateBound = { save: () => undefined, park: () => undefined };
+    const wired = wireActors(options, workspace, sandbox, files, held, late);
     step('checkpoint');
-    const run = createCheckpointedActor(options, saved, workspace, sandbox, files, wired);
+    const run = createCheckpointedActor(options, saved, workspace, sandbox, files, wired, late);
     step('start');
     writeStartLines(options, saved, workspace, sandbox, files, wired);
-    return startActor(options, saved, workspace, { sandbox, files, wired, run }, held);
+    return startActor(options, saved, workspace, { sandbox, files, wired, run }, held, late);
   } catch (error) {
     void held.release();
     throw error;
@@ -206,8 +215,14 @@ function openRunFiles(options: RunOptions, saved: SavedState | null, workspace: 
 }
 type RunFiles = ReturnType<typeof openRunFiles>;
 
-/** The machine with its actors: the model, the tool runner (journaled, traced, secrets masked), the context manager and the summarizer. */
-function wireActors(options: RunOptions, workspace: string, opened: OpenedSandbox, files: RunFiles, held: ResourceStack) {
+/** What the approver calls that exists only once the actor does: saving the state, and stopping a headless run that must wait. */
+interface LateBound {
+  save(): void;
+  park(): void;
+}
+
+/** The machine with its actors: the model, the tool runner (journaled, traced, secrets masked), the context manager, the summarizer and the approver. */
+function wireActors(options: RunOptions, workspace: string, opened: OpenedSandbox, files: RunFiles, held: ResourceStack, late: LateBound) {
   const { rules } = options;
   const { trace, transcript, journal } = files;
   const tools = selectTools(options.tools, rules.tools.enabled);
@@ -252,6 +267,16 @@ function wireActors(options: RunOptions, workspace: string, opened: OpenedSandbo
         summarize: options.model.summarize,
         windowTokens: rules.context.windowTokens,
       }),
+      approver: createApprover({
+        requestPath: runFile(options.runDir, 'approvalRequest'),
+        answerPath: runFile(options.runDir, 'approvalAnswer'),
+        persist: () => late.save(),
+        sources: options.answerSources ?? [],
+        headless: rules.approvals.headless,
+        onParked: () => late.park(),
+        trust: { path: options.trustFile ?? trustFilePath(), repository: workspace },
+        ...(options.approvalPollMs ? { pollMs: options.approvalPollMs } : {}),
+      }),
     },
   });
   return { machine, tools };
@@ -259,7 +284,15 @@ function wireActors(options: RunOptions, workspace: string, opened: OpenedSandbo
 type WiredActors = ReturnType<typeof wireActors>;
 
 /** The actor, restored from the saved snapshot on resume, with the record appended to and the state saved at every checkpoint. */
-function createCheckpointedActor(options: RunOptions, saved: SavedState | null, workspace: string, opened: OpenedSandbox, files: RunFiles, wired: WiredActors) {
+function createCheckpointedActor(
+  options: RunOptions,
+  saved: SavedState | null,
+  workspace: string,
+  opened: OpenedSandbox,
+  files: RunFiles,
+  wired: WiredActors,
+  late: LateBound,
+) {
   const { rules } = options;
   const { trace, transcript, journal } = files;
   const input: HarnessInput = {
@@ -268,6 +301,7 @@ function createCheckpointedActor(options: RunOptions, saved: SavedState | null, 
     model: options.model.name,
     todo: readProgress(workspace) ?? [],
     overheadTokens: Math.ceil(toolSchemasJson(wired.tools).length / rules.context.charsPerToken) + 8,
+    rememberedApprovals: rememberedForRepository(options.trustFile ?? trustFilePath(), workspace),
   };
   const startedAt = Date.now();
   const elapsed = () => (saved?.elapsedMs ?? 0) + (Date.now() - startedAt);
@@ -276,7 +310,7 @@ function createCheckpointedActor(options: RunOptions, saved: SavedState | null, 
   const tracer = createInspectionTracer(trace, () => current.actor?.getSnapshot().context.step ?? 0, options.inspect);
   // Background jobs of the process this run continues died with it: the trace and the agent are told.
   const lostJobs = opened.sandbox.takeLostJobs();
-  const restored = saved ? restoreSnapshot(saved, describeLostJobs(lostJobs)) : undefined;
+  const restored = saved ? restoreSnapshot(saved, describeLostJobs(lostJobs), input.rememberedApprovals ?? []) : undefined;
   const actor = createActor(wired.machine, {
     input,
     inspect: tracer.inspect,
@@ -308,6 +342,9 @@ function createCheckpointedActor(options: RunOptions, saved: SavedState | null, 
       },
       { fsync: options.fsync !== false },
     );
+  };
+  late.save = () => {
+    if (options.saveState !== false) save();
   };
   actor.subscribe({
     // The end of each machine step: write what it logged, and save the state at checkpoints.
@@ -369,9 +406,16 @@ function startActor(
   workspace: string,
   { sandbox: opened, files, wired, run }: { sandbox: OpenedSandbox; files: RunFiles; wired: WiredActors; run: CheckpointedActor },
   held: ResourceStack,
+  late: LateBound,
 ): RunHandle {
   const { trace } = files;
   const { actor, tracer } = run;
+  let parked = false;
+  // Called from inside the approver as it starts: the machine stops once the current step has been saved.
+  late.park = () => {
+    parked = true;
+    setImmediate(() => actor.stop());
+  };
   if (saved) trace.log('resume', { fromState: tracer.label(), recordLength: saved.recordLength, elapsedMs: saved.elapsedMs, ...thisTraceWriter() });
   for (const job of run.lostJobs) trace.log('job', jobTraceLine(job));
   const rulesFilesBefore = rulesFilesIn(workspace);
@@ -382,9 +426,20 @@ function startActor(
       actor.start();
       if (saved) actor.send({ type: 'clock.restart' });
       const output = await toPromise(actor);
+      if (parked) {
+        const pending = actor.getSnapshot().context.approvals.pending;
+        const what = pending ? `${pending.tool} ${JSON.stringify(pending.args).slice(0, 200)}` : 'a call';
+        throw new RunAwaitingApproval(
+          `waiting for an approval of ${what} (${pending?.reason ?? 'approval rules'}); answer with: npx rein approve ${options.runDir} [--deny] [--message M], then continue with: npx rein resume ${options.runDir}`,
+        );
+      }
       if (interrupted) throw new RunInterrupted(`interrupted in ${tracer.label()}; continue with: npx rein resume ${options.runDir}`);
       return output;
     } catch (error) {
+      if (error instanceof RunAwaitingApproval) {
+        trace.log('interrupted', { state: tracer.label() });
+        throw error;
+      }
       if (error instanceof RunInterrupted) {
         trace.log('interrupted', { state: tracer.label() });
         throw error;
@@ -420,8 +475,16 @@ function realWorkspace(path: string): string {
   return realpathSync(path);
 }
 
-/** The saved snapshot with the elapsed time written into the context, so the clock re-arms with what is left; `notices` are queued for the model. */
-function restoreSnapshot(saved: SavedState, notices: string[] = []): unknown {
+/**
+ * The saved snapshot with the elapsed time written into the context, so the clock re-arms with what is left; `notices`
+ * are queued for the model; the repository's remembered approvals are read afresh (a person may have edited the trust file).
+ */
+function restoreSnapshot(saved: SavedState, notices: string[], repository: HarnessContext['approvals']['remembered']): unknown {
   const snapshot = saved.snapshot as { context: HarnessContext };
-  return { ...snapshot, context: { ...snapshot.context, elapsedMs: saved.elapsedMs, notices: [...snapshot.context.notices, ...notices] } };
+  const { approvals } = snapshot.context;
+  const remembered = [...repository, ...approvals.remembered.filter((entry) => entry.scope !== 'repository')];
+  return {
+    ...snapshot,
+    context: { ...snapshot.context, elapsedMs: saved.elapsedMs, notices: [...snapshot.context.notices, ...notices], approvals: { ...approvals, remembered } },
+  };
 }

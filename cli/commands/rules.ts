@@ -1,4 +1,6 @@
 import { resolve } from 'node:path';
+import { describeApprovals } from '../../approvals/describe.js';
+import { approvalOverride } from '../../approvals/presets.js';
 import { type LoadedRules, loadRules } from '../../config/load-rules.js';
 import { checkCoverage } from '../../coverage/check.js';
 import { didYouMean } from '../../lib/did-you-mean.js';
@@ -14,9 +16,10 @@ import { EXIT } from '../exit-codes.js';
 import { printGraph } from './rules-graph.js';
 import { listGuards, printGuards } from './rules-guards.js';
 
-export const RULES_USAGE = `rein rules <show|guards|graph|coverage|presets|trust> [--config FILE] [--preset NAME] [--workspace DIR]
+export const RULES_USAGE = `rein rules <show|guards|graph|coverage|presets|trust> [--config FILE] [--preset NAME] [--approval MODE] [--workspace DIR]
 
-  show       the effective rules as JSON (--diff: only what differs from the defaults, the default with --preset; --full: everything)
+  show       the effective rules as JSON (--diff: only what differs from the defaults, the default with --preset; --full: everything);
+             the approval rules in effect per phase, in the order they are checked, follow on stderr
   guards     every guard a rules file may name: parameters, defaults, what it reads, an example (--format json)
   graph      the statechart these rules build: --format mermaid (default) or json
   coverage   drive every transition of that statechart with generated paths; exit 1 if one is not covered
@@ -31,6 +34,7 @@ const RULES_FLAGS: FlagSpec = {
   preset: { type: 'string' },
   format: { type: 'string' },
   workspace: { type: 'string' },
+  approval: { type: 'string' },
   diff: { type: 'boolean' },
   full: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
@@ -70,6 +74,7 @@ function load(parsed: ParsedCommand): Promise<LoadedRules> {
     preset: stringFlag(parsed, 'preset'),
     configPath: stringFlag(parsed, 'config'),
     workspace: resolve(stringFlag(parsed, 'workspace') ?? '.'),
+    overrides: approvalOverride(stringFlag(parsed, 'approval')),
   });
 }
 
@@ -79,10 +84,12 @@ function show(loaded: LoadedRules, io: Io, onlyChanges: boolean): number {
   if (!onlyChanges) {
     io.stderr.write(`rein: effective rules from ${loaded.sources.join(' + ')} + defaults (--diff for only what differs from the defaults)\n`);
     io.stdout.write(JSON.stringify(loaded.rules, null, 2) + '\n');
+    io.stderr.write(describeApprovals(loaded.rules));
     return EXIT.done;
   }
   io.stderr.write(`rein: what ${loaded.sources.join(' + ')} changes from the defaults (--full for the whole effective rules)\n`);
   io.stdout.write(JSON.stringify(diffRules(defaultRules(), loaded.rules) ?? {}, null, 2) + '\n');
+  io.stderr.write(describeApprovals(loaded.rules));
   return EXIT.done;
 }
 
