@@ -1,5 +1,6 @@
 import { and, not, or } from 'xstate';
-import { type ApprovalPolicy, policyCanStop } from '../approvals/evaluate.js';
+import { policyCanStop } from '../approvals/evaluate.js';
+import { approvalPolicyOf } from '../approvals/policy-of.js';
 import { type ActionCall, type Condition, EXIT_FIELDS, isPhase, type Phase, type PhaseExitRule, type Rules } from '../rules/schema.js';
 import type { ApproverInput, ContextInput, ModelInput, SummaryInput, ToolsInput } from './actor-contracts.js';
 import { deniedCalls } from './approval-handling.js';
@@ -237,12 +238,6 @@ export function phaseState(phase: Phase, rules: Rules, naming: Naming) {
   if (cap <= warnStep && warnings.length === 1) states.observe.always.splice(1, 1);
   if (cap <= rules.budgets.maxSteps) states.observe.always.splice(0, 1);
   return config;
-}
-
-/** The approval rules in effect in a phase: the global lists and the phase's own. */
-export function approvalPolicyOf(phase: Phase, rules: Rules): ApprovalPolicy {
-  const { allow, ask, deny, default: fallback } = rules.approvals;
-  return { global: { allow, ask, deny, default: fallback }, phase: rules.phases[phase].approvals };
 }
 
 function gateState(phase: Phase, rules: Rules, naming: Naming) {
