@@ -145,3 +145,49 @@ describe('approvals in a real run: headless exit, rein approve, resume (run/star
     expect(traceOf(dirs).find((line) => line.kind === 'approval_decision')).toMatchObject({ verdict: 'deny', by: 'policy' });
   });
 });
+
+describe('SIGKILL while waiting for an approval loses nothing (a real process killed)', () => {
+  it('the killed run resumes waiting on the same call, which runs once after it is approved', async () => {
+    const dirs = setup();
+    const { spawn } = await import('node:child_process');
+    const { pathToFileURL } = await import('node:url');
+    const { repoRoot } = await import('../helpers/cli.js');
+    const dist = (file: string) => JSON.stringify(pathToFileURL(join(repoRoot, 'dist', file)).href);
+    const child = spawn(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `
+      const { startRun } = await import(${dist('run/start-run.js')});
+      const { createScriptedModel, reply, call } = await import(${dist('actors/scripted-model.js')});
+      const { extractiveSummary } = await import(${dist('actors/summarizer.js')});
+      const { rulesSchema } = await import(${dist('rules/schema.js')});
+      const model = createScriptedModel([reply(call('run', { command: ${JSON.stringify(WRITE)} }))]);
+      // A person at a terminal who never answers: the run waits.
+      const never = { by: 'terminal', ask: () => new Promise(() => {}) };
+      startRun({ workspace: process.env.WS, runDir: process.env.RUN, task: 't', testCmd: 'true', fsync: false, trustFile: process.env.TRUST,
+        rules: rulesSchema.parse(${JSON.stringify({ verification: { gate: false }, phases: { plan: { enabled: false } }, approvals: { ask: ['run'] } })}),
+        model: { name: 'scripted', description: 'scripted', createActor: () => model.actor, summarize: extractiveSummary },
+        answerSources: [never] });
+    `,
+      ],
+      { env: { ...process.env, WS: dirs.workspace, RUN: dirs.runDir, TRUST: dirs.trustFile }, stdio: 'ignore' },
+    );
+    const request = join(dirs.runDir, 'approval-request.json');
+    for (let waited = 0; !existsSync(request) && waited < 15_000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(existsSync(request)).toBe(true);
+    child.kill('SIGKILL');
+    await new Promise((resolve) => child.once('exit', resolve));
+    const asked = JSON.parse(readFileSync(request, 'utf8')) as { callId: string; argsHash: string };
+    // Resumed headless: back in awaitingApproval on the same call, nothing ran.
+    await expect(resumeRun(options(dirs, [])).done).rejects.toBeInstanceOf(RunAwaitingApproval);
+    const pending = (loadState(join(dirs.runDir, 'state.json')).snapshot as { context: { approvals: { pending: { callId: string; argsHash: string } } } }).context
+      .approvals.pending;
+    expect(pending).toMatchObject({ callId: asked.callId, argsHash: asked.argsHash });
+    expect(ranTimes(dirs)).toBe(0);
+    await approveCommand([dirs.runDir, '--call', asked.callId], quietIo().io);
+    expect((await resumeRun(options(dirs, [finishing])).done).status).toBe('done');
+    expect(ranTimes(dirs)).toBe(1);
+  });
+});
