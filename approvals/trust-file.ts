@@ -28,6 +28,8 @@ const remembered = z.strictObject({
 const trustSchema = z.strictObject({
   version: z.literal(1),
   repositories: z.record(z.string(), z.array(remembered)),
+  /** Per repository: the fingerprint of the hooks its rules file declares that a person trusted (hooks/hooks-trust.ts). */
+  hooks: z.record(z.string(), z.string()).optional(),
 });
 type TrustFile = z.infer<typeof trustSchema>;
 
@@ -53,6 +55,15 @@ export function rememberForRepository(path: string, repository: string, decision
   const trust = readTrust(path);
   const kept = (trust.repositories[repository] ?? []).filter((entry) => !(entry.tool === decision.tool && entry.argsHash === decision.argsHash));
   trust.repositories[repository] = [...kept, { ...decision, scope: 'repository', argsHash: decision.argsHash ?? '' }];
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(`${path}.tmp`, `${JSON.stringify(trust, null, 2)}\n`);
+  renameSync(`${path}.tmp`, path);
+}
+
+/** Trusts a repository's hooks as they are now (`rein rules trust-hooks`). */
+export function trustHooks(path: string, repository: string, fingerprint: string): void {
+  const trust = readTrust(path);
+  trust.hooks = { ...trust.hooks, [repository]: fingerprint };
   mkdirSync(dirname(path), { recursive: true });
   writeFileSync(`${path}.tmp`, `${JSON.stringify(trust, null, 2)}\n`);
   renameSync(`${path}.tmp`, path);

@@ -26,6 +26,21 @@ export interface ToolsInput {
   denied?: Record<string, string>;
 }
 
+/** What the hooks actor is invoked with: the moment, the call's tool (for the hooks' tool patterns), the event sent on stdin. */
+export interface HooksInput {
+  moment: 'preToolUse' | 'postToolUse' | 'phaseChange' | 'beforeFinish' | 'runEnd';
+  tool?: string;
+  step: number;
+  event: Record<string, unknown>;
+}
+
+/** The combined answer of a moment's hooks (hooks/hooks-actor.ts combineOutcomes). */
+export interface HooksOutput {
+  decision: 'allow' | 'deny' | 'ask' | null;
+  message?: string;
+  notes: string[];
+}
+
 /** What the approver actor is invoked with: the saved pending call, and how long an answer may take. */
 export interface ApproverInput {
   pending: PendingApproval;
@@ -83,4 +98,5 @@ export const actorPlaceholders = {
   contextManager: fromPromise<ContextOutput, ContextInput>(missing('contextManager')),
   summarizer: fromPromise<SummaryOutput, SummaryInput>(missing('summarizer')),
   approver: fromPromise<ApprovalDecision, ApproverInput>(missing('approver')),
+  hooks: fromPromise<HooksOutput, HooksInput>(missing('hooks')),
 };

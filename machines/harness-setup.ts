@@ -3,8 +3,8 @@ import type { ApprovalPolicy } from '../approvals/evaluate.js';
 import { type ApprovalDecision, decisionFits } from '../approvals/pending.js';
 import type { EndStatus } from '../lib/trace-events.js';
 import type { Phase } from '../rules/schema.js';
-import { actorPlaceholders, type ContextOutput, type SummaryOutput } from './actor-contracts.js';
-import { approverFailureUpdate, decisionUpdate, screenUpdate } from './approval-handling.js';
+import { actorPlaceholders, type ContextOutput, type HooksOutput, type SummaryOutput } from './actor-contracts.js';
+import { approverFailureUpdate, decisionUpdate, hookVerdictUpdate, screenUpdate } from './approval-handling.js';
 import { type BudgetCaps, budgetSpent, dueWarnings, type WarningRule, warningUpdate } from './budgets.js';
 import { isPromptTooLong, rejectionUpdate, storeViewUpdate, summaryFailureUpdate, summaryUpdate } from './context-handling.js';
 import type { FoldRules } from './facts.js';
@@ -80,6 +80,7 @@ const harnessGuards = {
   repliedWithoutTools: ({ context }: GuardArgs) => context.calls.length === 0,
   approvalPending: ({ context }: GuardArgs) => context.approvals.pending !== null,
   answerFitsPending: ({ context }: GuardArgs, params: { decision: ApprovalDecision }) => decisionFits(context.approvals.pending, params.decision),
+  hookDeniedFinish: (_: GuardArgs, params: { output: HooksOutput }) => params.output.decision === 'deny',
 };
 
 /**
@@ -157,7 +158,19 @@ export const harnessSetup = setup({
         note: { kind: 'end', status: params.status, reason, steps: context.step, summary: context.summary, usage: context.usage, ...rule },
       });
     }),
-    screenCalls: enqueueActions(({ context, enqueue }, params: { policy: ApprovalPolicy }) => applyUpdate(enqueue, context, screenUpdate(context, params))),
+    screenCalls: enqueueActions(({ context, enqueue }, params: { policy: ApprovalPolicy; oneAtATime?: boolean }) =>
+      applyUpdate(enqueue, context, screenUpdate(context, params)),
+    ),
+    recordHookVerdict: enqueueActions(({ context, enqueue }, params: { output: HooksOutput }) =>
+      applyUpdate(enqueue, context, hookVerdictUpdate(context, params.output)),
+    ),
+    refuseFinishByHook: enqueueActions(({ context, enqueue }, params: RefusalParams & { output: HooksOutput }) =>
+      applyUpdate(
+        enqueue,
+        context,
+        refusalUpdate(context, { ...params, refusal: `Finish refused by a beforeFinish hook: ${params.output.message ?? 'no reason given'}` }),
+      ),
+    ),
     recordAnswer: enqueueActions(({ context, enqueue }, params: { decision: ApprovalDecision }) =>
       applyUpdate(enqueue, context, decisionUpdate(context, params.decision)),
     ),

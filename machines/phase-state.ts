@@ -2,8 +2,8 @@ import { and, not, or } from 'xstate';
 import { policyCanStop } from '../approvals/evaluate.js';
 import { approvalPolicyOf } from '../approvals/policy-of.js';
 import { type ActionCall, type Condition, EXIT_FIELDS, isPhase, type Phase, type PhaseExitRule, type Rules } from '../rules/schema.js';
-import type { ApproverInput, ContextInput, ModelInput, SummaryInput, ToolsInput } from './actor-contracts.js';
-import { deniedCalls } from './approval-handling.js';
+import type { ApproverInput, ContextInput, HooksInput, ModelInput, SummaryInput, ToolsInput } from './actor-contracts.js';
+import { deniedCalls, hookFailure, hookInputFor } from './approval-handling.js';
 import { budgetCapsOf, capReason, completionAllowance, warningRulesOf } from './budgets.js';
 import { GATE_GUARD, gateParams, refusalParams } from './gate.js';
 import { guardParams, isBuiltInGuard } from './guards/catalogue.js';
@@ -41,9 +41,11 @@ export function phaseState(phase: Phase, rules: Rules, naming: Naming) {
   const fold = { verification: verificationOf(rules) };
   const warnings = warningRulesOf(rules).perTurn;
   const policy = approvalPolicyOf(phase, rules);
-  // Approvals are on the chart only where a call can be asked about or refused.
-  const approves = policyCanStop(policy);
-  const runCalls = approves ? 'screen' : 'act';
+  const preHooks = rules.hooks.preToolUse.length > 0;
+  const finishHooks = rules.hooks.beforeFinish.length > 0;
+  // Approvals are on the chart only where a call can be asked about or refused (by a rule or a hook).
+  const approves = policyCanStop(policy) || preHooks;
+  const runCalls = preHooks ? 'preToolHook' : approves ? 'screen' : 'act';
   const config = harnessSetup.createStateConfig({
     description: rules.phases[phase].description,
     entry: [{ type: 'enterPhase', params: { phase } }, ...rules.phases[phase].onEnter.map((call) => named(actionRef(call, naming)))],
@@ -170,7 +172,7 @@ export function phaseState(phase: Phase, rules: Rules, naming: Naming) {
       afterTools: {
         description: 'A finish call goes to the gate; other calls keep running.',
         always: [
-          { guard: 'finishPending', target: 'gate' },
+          { guard: 'finishPending', target: finishHooks ? 'finishHook' : 'gate' },
           // Calls after a finish only run when the gate refused it (or, with approvals, after the call that waited).
           { guard: 'callsRemaining', target: runCalls },
           { target: 'review' },
@@ -179,8 +181,42 @@ export function phaseState(phase: Phase, rules: Rules, naming: Naming) {
       screen: {
         description:
           'Judge the next calls by the approval rules (deny, remembered, ask, allow, default): denied ones are answered with the denial, the first that needs an answer waits.',
-        entry: { type: 'screenCalls', params: { policy } },
+        entry: { type: 'screenCalls', params: { policy, oneAtATime: preHooks } },
         always: [{ guard: 'approvalPending', target: 'awaitingApproval' }, { target: 'act' }],
+      },
+      preToolHook: {
+        description: 'Run the preToolUse hooks on the next call: they may allow, deny or ask; a hook that crashes or times out denies.',
+        invoke: {
+          id: 'preToolHook',
+          src: 'hooks',
+          input: ({ context }): HooksInput => hookInputFor(context, 'preToolUse'),
+          onDone: { target: 'screen', actions: { type: 'recordHookVerdict', params: ({ event }) => ({ output: event.output }) } },
+          onError: { target: 'screen', actions: { type: 'recordHookVerdict', params: ({ event }) => ({ output: hookFailure(event.error) }) } },
+        },
+      },
+      finishHook: {
+        description:
+          'Run the beforeFinish hooks: a denial (or a hook that crashes or times out) refuses the finish with its reason; otherwise the gate judges.',
+        invoke: {
+          id: 'finishHook',
+          src: 'hooks',
+          input: ({ context }): HooksInput => hookInputFor(context, 'beforeFinish'),
+          onDone: [
+            {
+              guard: { type: 'hookDeniedFinish', params: ({ event }) => ({ output: event.output }) },
+              target: 'afterTools',
+              actions: { type: 'refuseFinishByHook', params: ({ event }) => ({ ...refusalParams(rules, 'beforeFinish hook'), output: event.output }) },
+            },
+            { target: 'gate' },
+          ],
+          onError: {
+            target: 'afterTools',
+            actions: {
+              type: 'refuseFinishByHook',
+              params: ({ event }) => ({ ...refusalParams(rules, 'beforeFinish hook'), output: hookFailure(event.error) }),
+            },
+          },
+        },
       },
       awaitingApproval: {
         description: `A call waits for an answer (terminal, page, rein approve, a hook or the headless policy); the request is saved first, so a killed run waits again on resume. No answer in ${rules.approvals.timeoutSeconds} s counts as deny.`,
@@ -229,6 +265,8 @@ export function phaseState(phase: Phase, rules: Rules, naming: Naming) {
     delete (states as Partial<typeof states>).screen;
     delete (states as Partial<typeof states>).awaitingApproval;
   }
+  if (!preHooks) delete (states as Partial<typeof states>).preToolHook;
+  if (!finishHooks) delete (states as Partial<typeof states>).finishHook;
   // Without the gate a finish ends the run at once; calls left over then are only those held for an approval.
   if (!rules.verification.gate && !approves) states.afterTools.always.splice(1, 1);
   if (!settles(phase, rules)) delete (states as Partial<typeof states>).settle;

@@ -47,6 +47,8 @@ export interface ApprovalState {
   runUntil: number;
   /** Decisions remembered for the rest of the run (and the repository's, from the trust file). */
   remembered: RememberedDecision[];
+  /** What the preToolUse hooks answered for this turn's calls, by call id. */
+  hooked: Record<string, { verdict: 'allow' | 'deny' | 'ask'; message?: string }>;
 }
 
 /** One verification check's record since the run began. */

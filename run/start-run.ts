@@ -8,6 +8,9 @@ import { createToolRunner } from '../actors/tool-runner.js';
 import { type AnswerSource, createApprover } from '../approvals/approver.js';
 import { rememberedForRepository, trustFilePath } from '../approvals/trust-file.js';
 import { ViewBuilder } from '../context/view-builder.js';
+import { createHooksActor, type HooksDeps, runMomentHooks } from '../hooks/hooks-actor.js';
+import { checkHooksTrusted } from '../hooks/hooks-trust.js';
+import type { HookOutcome } from '../hooks/run-hook.js';
 import { RunAwaitingApproval, RunInterrupted, UsageError } from '../lib/errors.js';
 import { STATE_DIR_NAME } from '../lib/harness-files.js';
 import { changedRulesFiles, markUntrusted, rulesFilesIn } from '../lib/rules-trust.js';
@@ -137,6 +140,7 @@ function launch(options: RunOptions, saved: SavedState | null): RunHandle {
   const step = (name: LaunchStep) => options.onLaunchStep?.(name);
   try {
     const workspace = realWorkspace(options.workspace);
+    checkHooksTrusted(options.rules.hooks, options.configPath, workspace, options.trustFile ?? trustFilePath());
     step('sandbox');
     const sandbox = openSandbox(options, workspace, held);
     step('files');
@@ -215,6 +219,33 @@ function openRunFiles(options: RunOptions, saved: SavedState | null, workspace: 
 }
 type RunFiles = ReturnType<typeof openRunFiles>;
 
+/** How hooks run for this run: in the workspace, with a small environment (never the API key), each traced. */
+function hooksDepsFor(options: RunOptions, workspace: string, trace: Tracer): HooksDeps {
+  const env: NodeJS.ProcessEnv = { REIN_WORKSPACE: workspace, REIN_RUN_DIR: options.runDir };
+  for (const name of ['PATH', 'HOME', 'LANG', 'TMPDIR']) if (process.env[name]) env[name] = process.env[name];
+  return {
+    hooks: options.rules.hooks,
+    cwd: workspace,
+    env,
+    onOutcome: (outcome: HookOutcome, step: number) => {
+      const { moment, command, exitCode, ms, decision, message, problem, stdout, stderr } = outcome;
+      trace.log('hook', {
+        step,
+        moment,
+        command,
+        exitCode,
+        ms,
+        ...(decision ? { decision } : {}),
+        ...(message ? { message } : {}),
+        ...(problem ? { problem } : {}),
+        ...(stdout ? { stdout } : {}),
+        ...(stderr ? { stderr } : {}),
+      });
+      trace.flush();
+    },
+  };
+}
+
 /** What the approver calls that exists only once the actor does: saving the state, and stopping a headless run that must wait. */
 interface LateBound {
   save(): void;
@@ -239,6 +270,7 @@ function wireActors(options: RunOptions, workspace: string, opened: OpenedSandbo
   };
   const builder = new ViewBuilder();
   const record = () => transcript;
+  const hooks = hooksDepsFor(options, workspace, trace);
   const machine = harnessMachineFor(rules, {
     guards: options.guards,
     actions: options.actions,
@@ -258,7 +290,25 @@ function wireActors(options: RunOptions, workspace: string, opened: OpenedSandbo
           trace.flush();
         },
         onSecretsMasked: (findings, call, step) => trace.log('secrets_masked', { step, id: call.id, name: call.name, findings }),
+        ...(rules.hooks.postToolUse.length > 0
+          ? {
+              afterCall: async (done, step, signal) =>
+                (
+                  await runMomentHooks(
+                    hooks,
+                    {
+                      moment: 'postToolUse',
+                      tool: done.name,
+                      step,
+                      event: { step, call: { id: done.id, tool: done.name, args: done.args }, result: done.outcome },
+                    },
+                    signal,
+                  )
+                ).notes,
+            }
+          : {}),
       }),
+      hooks: createHooksActor(hooks),
       contextManager: createContextManagerActor({ record, builder, rules: rules.context }),
       summarizer: createSummarizer({
         record,
@@ -279,7 +329,7 @@ function wireActors(options: RunOptions, workspace: string, opened: OpenedSandbo
       }),
     },
   });
-  return { machine, tools };
+  return { machine, tools, hooks };
 }
 type WiredActors = ReturnType<typeof wireActors>;
 
@@ -419,6 +469,25 @@ function startActor(
   if (saved) trace.log('resume', { fromState: tracer.label(), recordLength: saved.recordLength, elapsedMs: saved.elapsedMs, ...thisTraceWriter() });
   for (const job of run.lostJobs) trace.log('job', jobTraceLine(job));
   const rulesFilesBefore = rulesFilesIn(workspace);
+  // phaseChange hooks: told of each phase the run enters (their answers change nothing; failures are traced).
+  const phaseHooks: Promise<unknown>[] = [];
+  if (options.rules.hooks.phaseChange.length > 0) {
+    let phase = actor.getSnapshot().context.phase;
+    actor.subscribe((snapshot) => {
+      if (snapshot.context.phase === phase) return;
+      const from = phase;
+      phase = snapshot.context.phase;
+      phaseHooks.push(
+        runMomentHooks(wired.hooks, { moment: 'phaseChange', step: snapshot.context.step, event: { from, to: phase, step: snapshot.context.step } }),
+      );
+    });
+  }
+  const runEndHooks = async (status: string, reason: string) => {
+    await Promise.allSettled(phaseHooks);
+    if (options.rules.hooks.runEnd.length === 0) return;
+    const context = actor.getSnapshot().context;
+    await runMomentHooks(wired.hooks, { moment: 'runEnd', step: context.step, event: { status, reason, steps: context.step, summary: context.summary } });
+  };
   let interrupted = false;
   let tampered: string[] = [];
   const done = (async () => {
@@ -434,10 +503,12 @@ function startActor(
         );
       }
       if (interrupted) throw new RunInterrupted(`interrupted in ${tracer.label()}; continue with: npx rein resume ${options.runDir}`);
+      await runEndHooks(output.status, output.reason);
       return output;
     } catch (error) {
       if (error instanceof RunAwaitingApproval) {
         trace.log('interrupted', { state: tracer.label() });
+        await runEndHooks('awaiting_approval', error.message);
         throw error;
       }
       if (error instanceof RunInterrupted) {
