@@ -1,5 +1,6 @@
 import { basename, relative } from 'node:path';
-import { RunInterrupted } from '../lib/errors.js';
+import { terminalSource } from '../approvals/terminal-prompt.js';
+import { RunAwaitingApproval, RunInterrupted } from '../lib/errors.js';
 import type { TraceLine } from '../lib/trace-events.js';
 import type { HarnessOutput } from '../machines/types.js';
 import type { Rules } from '../rules/schema.js';
@@ -44,7 +45,9 @@ export async function executeRun(options: ExecuteOptions): Promise<number> {
   const otel = options.otel ? startOtelExport(options.otel, { runId: basename(run.runDir), model: run.model.name, endpoint: run.model.description }, io) : null;
   let handle: RunHandle;
   try {
-    handle = (options.resume ? resumeRun : startRun)({ ...run, onTrace, ...(otel ? { onTraceLine: otel.line } : {}) });
+    // On a terminal a person answers approvals at the prompt; elsewhere the run is headless (approvals.headless).
+    const answerSources = [...(run.answerSources ?? []), ...(io.stderr.isTTY && process.stdin.isTTY ? [terminalSource(process.stdin, process.stderr)] : [])];
+    handle = (options.resume ? resumeRun : startRun)({ ...run, onTrace, answerSources, ...(otel ? { onTraceLine: otel.line } : {}) });
   } catch (error) {
     await otel?.finish();
     throw error;
@@ -68,6 +71,13 @@ export async function executeRun(options: ExecuteOptions): Promise<number> {
   try {
     output = await handle.done;
   } catch (error) {
+    if (error instanceof RunAwaitingApproval) {
+      status.finish();
+      io.stderr.write(`rein: ${error.message}\n`);
+      if (options.json)
+        io.stdout.write(JSON.stringify({ status: 'awaiting_approval', exitCode: EXIT.awaitingApproval, runDir: handle.runDir, reason: error.message }) + '\n');
+      return EXIT.awaitingApproval;
+    }
     if (!(error instanceof RunInterrupted)) throw error;
     status.finish();
     io.stderr.write(`rein: ${error.message}\n`);

@@ -1,5 +1,6 @@
 import { initialContextState } from '../context/context-state.js';
 import { enabledPhases, type Rules } from '../rules/schema.js';
+import { initialApprovals } from './approval-handling.js';
 import { NO_USAGE, priceOf } from './budgets.js';
 import { initialFacts, initialTurn } from './facts.js';
 import { initialStall } from './stall/counters.js';
@@ -37,6 +38,7 @@ export function initialContext(input: HarnessInput, rules: Rules): HarnessContex
     turn: initialTurn(),
     stall: initialStall(),
     notices: [],
+    approvals: initialApprovals(input.rememberedApprovals),
     usage: NO_USAGE,
     warned: {},
     timeLimitMs,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { type PhaseApprovals, phaseApprovalsSchema } from '../approvals/schema.js';
 import { type ActionCall, actionCall, END_TARGETS, type PhaseExitRule, phaseExit } from './conditions.js';
 
 /**
@@ -59,6 +60,9 @@ export const phaseRuleSchema = z.strictObject({
     .record(z.string(), stallLimit)
     .default({})
     .describe('Stall limits for this phase, by stall rule (e.g. { "repeatedFailure": 2 }; "off" or 0 switches the rule off here); others use stall.rules'),
+  approvals: phaseApprovalsSchema
+    .prefault({})
+    .describe('Approval rules for this phase, checked with the global approvals (deny, remembered, ask, allow, default)'),
 });
 
 /** `phases["*"]`: exits every phase gets, before or after its own. */
@@ -80,6 +84,7 @@ export interface PhaseRule {
   onMaxSteps?: string;
   nudges: Record<string, string>;
   stallLimits: Record<string, number | 'off'>;
+  approvals: PhaseApprovals;
 }
 
 interface PhaseDefaults {

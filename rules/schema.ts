@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { approvalsSchema } from '../approvals/schema.js';
+import { hooksSchema } from '../hooks/schema.js';
 import { phasesSchema } from './phases.js';
 import { defaultStallMessages, defaultStallRuleList } from './stall-rules.js';
 import { BUDGET_WARNING, GATE_REFUSAL, NO_TOOL_CALL_REMINDER, SUMMARY_PROMPT, SYSTEM_PROMPT } from './texts.js';
@@ -151,6 +153,14 @@ export const rulesSchema = z.strictObject({
         ),
     })
     .prefault({}),
+  approvals: approvalsSchema
+    .prefault({})
+    .describe('Which tool calls need an approval first: deny, then remembered decisions, then ask, then allow, then default (see approvals/evaluate.ts)'),
+  hooks: hooksSchema
+    .prefault({})
+    .describe(
+      'Commands run at named moments (preToolUse, postToolUse, phaseChange, beforeFinish, runEnd) with the event as JSON on stdin; hooks from a rules file inside the repository run only once trusted',
+    ),
   tools: z
     .strictObject({
       enabled: z

@@ -26,6 +26,6 @@ export { defaultRules, type Rules, type RulesInput, rulesSchema } from '../rules
 export { defaultTools } from '../tools/index.js';
 export { type OpenAIStub, type StubAnswer, type StubRequest, startOpenAIStub } from './openai-stub.js';
 export { type ProbeStep, probeHarness } from './probe.js';
-export { blocked, edited, interrupted, type ResultSpec, ran, read, rejectedEdit, searched, todo, toolError } from './results.js';
+export { blocked, denied, edited, interrupted, type ResultSpec, ran, read, rejectedEdit, searched, todo, toolError } from './results.js';
 export { runScripted, type ScriptedRunOptions, type ScriptedRunResult } from './run-scripted.js';
 export { makeTempDir, removeTempDirs } from './temp-dir.js';
