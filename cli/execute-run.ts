@@ -1,11 +1,11 @@
 import { basename, relative } from 'node:path';
-import { terminalSource } from '../approvals/terminal-prompt.js';
 import { RunAwaitingApproval, RunInterrupted } from '../lib/errors.js';
 import type { TraceLine } from '../lib/trace-events.js';
 import type { HarnessOutput } from '../machines/types.js';
 import type { Rules } from '../rules/schema.js';
 import { type RunHandle, type RunOptions, resumeRun, startRun } from '../run/start-run.js';
 import type { OtlpSettings } from '../telemetry/otlp-settings.js';
+import { terminalSource } from './approval-prompt.js';
 import { EXIT, exitCodeFor } from './exit-codes.js';
 import { startOtelExport } from './otel-export.js';
 import { createStatusLine } from './status-line.js';

@@ -1,6 +1,6 @@
 import { and, not, or } from 'xstate';
 import { policyCanStop } from '../approvals/evaluate.js';
-import { approvalPolicyOf } from '../approvals/policy-of.js';
+import { approvalPolicyOf } from '../rules/approval-policy.js';
 import { type ActionCall, type Condition, EXIT_FIELDS, isEndTarget, type Phase, type PhaseExitRule, phaseRule, type Rules } from '../rules/schema.js';
 import type { ApproverInput, ContextInput, HooksInput, ModelInput, SummaryInput, ToolsInput } from './actor-contracts.js';
 import { deniedCalls, hookFailure, hookInputFor } from './approval-handling.js';

@@ -1,14 +1,14 @@
 import { existsSync, mkdirSync, realpathSync, rmSync } from 'node:fs';
 import { join, resolve, sep } from 'node:path';
 import { createActor, type InspectionEvent, toPromise } from 'xstate';
+import { type AnswerSource, createApprover } from '../actors/approver.js';
 import { createContextManagerActor } from '../actors/context-manager-actor.js';
+import { createHooksActor, type HooksDeps, runMomentHooks } from '../actors/hooks-actor.js';
 import type { ModelSource } from '../actors/model-source.js';
 import { createSummarizer } from '../actors/summarizer.js';
 import { createToolRunner } from '../actors/tool-runner.js';
-import { type AnswerSource, createApprover } from '../approvals/approver.js';
 import { rememberedForRepository, trustFilePath } from '../approvals/trust-file.js';
 import { ViewBuilder } from '../context/view-builder.js';
-import { createHooksActor, type HooksDeps, runMomentHooks } from '../hooks/hooks-actor.js';
 import { checkHooksTrusted } from '../hooks/hooks-trust.js';
 import type { HookOutcome } from '../hooks/run-hook.js';
 import { RunAwaitingApproval, RunInterrupted, UsageError } from '../lib/errors.js';

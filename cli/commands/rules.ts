@@ -1,6 +1,5 @@
 import { realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { describeApprovals } from '../../approvals/describe.js';
 import { approvalOverride } from '../../approvals/presets.js';
 import { trustFilePath, trustHooks } from '../../approvals/trust-file.js';
 import { type LoadedRules, loadRules } from '../../config/load-rules.js';
@@ -11,6 +10,7 @@ import { didYouMean } from '../../lib/did-you-mean.js';
 import { UsageError } from '../../lib/errors.js';
 import { trustRulesFiles } from '../../lib/rules-trust.js';
 import { createHarnessMachine } from '../../machines/harness-machine.js';
+import { describeApprovals } from '../../rules/describe-approvals.js';
 import { diffRules } from '../../rules/diff.js';
 import { PRESETS, presetNames } from '../../rules/presets.js';
 import { defaultRules } from '../../rules/schema.js';

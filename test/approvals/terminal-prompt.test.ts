@@ -1,6 +1,6 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { parsePromptAnswer, terminalSource } from '../../approvals/terminal-prompt.js';
+import { parsePromptAnswer, terminalSource } from '../../cli/approval-prompt.js';
 import { metricsFromTrace } from '../../eval/trace-metrics.js';
 
 const pending = {

@@ -15,6 +15,9 @@ import { makeTempDir } from '../helpers/workspace.js';
  */
 const CORE_FLOORS: Record<string, number> = {
   lib: 0,
+  // Pure policy (approval rules and their evaluation; hook specs, trust and runner), read by the rules and the machine.
+  approvals: 0.5,
+  hooks: 0.5,
   process: 1,
   context: 1,
   rules: 1,

@@ -1,8 +1,8 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { combineOutcomes } from '../../actors/hooks-actor.js';
 import { trustHooks } from '../../approvals/trust-file.js';
-import { combineOutcomes } from '../../hooks/hooks-actor.js';
 import { checkHooksTrusted, hooksFingerprint } from '../../hooks/hooks-trust.js';
 import { type HookOutcome, runHook } from '../../hooks/run-hook.js';
 import { hooksSchema } from '../../hooks/schema.js';

@@ -1,8 +1,8 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import type { AnswerSource } from '../../actors/approver.js';
 import { extractiveSummary } from '../../actors/summarizer.js';
-import type { AnswerSource } from '../../approvals/approver.js';
 import { approveCommand } from '../../cli/commands/approve.js';
 import { RunAwaitingApproval } from '../../lib/errors.js';
 import type { TraceRecord } from '../../lib/trace-events.js';

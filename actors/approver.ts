@@ -1,11 +1,11 @@
 import { fromPromise } from 'xstate';
+import { clearApprovalFiles, readApprovalAnswer, writeApprovalRequest } from '../approvals/answer-file.js';
+import { callFacts } from '../approvals/call-facts.js';
+import type { ApprovalDecision, Decider, PendingApproval } from '../approvals/pending.js';
+import { type RememberScope, toRemember } from '../approvals/remembered.js';
+import type { Approvals } from '../approvals/schema.js';
+import { rememberForRepository } from '../approvals/trust-file.js';
 import type { ApproverInput } from '../machines/actor-contracts.js';
-import { clearApprovalFiles, readApprovalAnswer, writeApprovalRequest } from './answer-file.js';
-import { callFacts } from './call-facts.js';
-import type { ApprovalDecision, Decider, PendingApproval } from './pending.js';
-import { type RememberScope, toRemember } from './remembered.js';
-import type { Approvals } from './schema.js';
-import { rememberForRepository } from './trust-file.js';
 
 /** What someone answered: the approver binds it to the pending call. */
 export interface Answer {

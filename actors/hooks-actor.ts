@@ -1,8 +1,8 @@
 import { fromPromise } from 'xstate';
 import { wildcard } from '../approvals/patterns.js';
+import { type HookOutcome, runHook } from '../hooks/run-hook.js';
+import type { HookMoment, Hooks } from '../hooks/schema.js';
 import type { HooksInput, HooksOutput } from '../machines/actor-contracts.js';
-import { type HookOutcome, runHook } from './run-hook.js';
-import type { HookMoment, Hooks } from './schema.js';
 
 export interface HooksDeps {
   hooks: Hooks;

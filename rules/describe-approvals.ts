@@ -1,6 +1,6 @@
-import { enabledPhases, type Rules } from '../rules/schema.js';
-import { approvalPolicyOf } from './policy-of.js';
-import type { ApprovalRuleInput } from './schema.js';
+import type { ApprovalRuleInput } from '../approvals/schema.js';
+import { approvalPolicyOf } from './approval-policy.js';
+import { enabledPhases, type Rules } from './schema.js';
 
 const list = (rules: readonly ApprovalRuleInput[]) =>
   rules.length === 0 ? '-' : rules.map((rule) => (typeof rule === 'string' ? rule : JSON.stringify(rule))).join(', ');

@@ -1,5 +1,5 @@
-import { type Phase, phaseRule, type Rules } from '../rules/schema.js';
-import type { ApprovalPolicy } from './evaluate.js';
+import type { ApprovalPolicy } from '../approvals/evaluate.js';
+import { type Phase, phaseRule, type Rules } from './schema.js';
 
 /** The approval rules in effect in a phase: the global lists and the phase's own. */
 export function approvalPolicyOf(phase: Phase, rules: Rules): ApprovalPolicy {
