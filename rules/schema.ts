@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { mcpRulesSchema } from './mcp-servers.js';
 import { defaultStallMessages, defaultStallRuleList } from './stall-rules.js';
 import { BUDGET_WARNING, GATE_REFUSAL, NO_TOOL_CALL_REMINDER, SUMMARY_PROMPT, SYSTEM_PROMPT } from './texts.js';
 
@@ -290,6 +291,7 @@ export const rulesSchema = z.strictObject({
         ),
     })
     .prefault({}),
+  mcp: mcpRulesSchema,
   tools: z
     .strictObject({
       enabled: z
