@@ -66,19 +66,25 @@ function withWatchdog(argv: readonly string[]): string[] {
 }
 
 /**
- * Folders a server needs to read to start: for every absolute path among its
- * command and arguments (and the command found on PATH), the `node_modules`
- * folder it sits in (its imports resolve up the tree), or else its own folder.
+ * Folders a server needs to read to start: the command's own folder when it
+ * is a path, and for a script given as the first argument (`node server.js`)
+ * the `node_modules` folder it sits in (its imports resolve up the tree) or
+ * else its folder. Other arguments are never shown: `/` or a home folder as
+ * an argument must not open the disk to the server; `readable` does that.
  */
 function installFolders(server: StdioServerRules, pathValue: string): string[] {
   const command = path.isAbsolute(server.command) ? server.command : findOnPath(server.command, pathValue);
-  const candidates = [command, ...server.args].filter((item): item is string => item !== null && path.isAbsolute(item) && fs.existsSync(item));
-  return [...new Set(candidates.map(folderOf))];
+  const script = server.args[0];
+  const candidates = [command, script && /\.(?:[cm]?js|ts|py)$/.test(script) ? script : null];
+  return [...new Set(candidates.filter((file): file is string => file !== null && path.isAbsolute(file) && isFile(file)).map(folderOf))];
+}
+
+function isFile(file: string): boolean {
+  return fs.statSync(file, { throwIfNoEntry: false })?.isFile() ?? false;
 }
 
 function folderOf(file: string): string {
   const parts = file.split(path.sep);
   const at = parts.lastIndexOf('node_modules');
-  if (at > 0) return parts.slice(0, at + 1).join(path.sep);
-  return fs.statSync(file).isDirectory() ? file : path.dirname(file);
+  return at > 0 ? parts.slice(0, at + 1).join(path.sep) : path.dirname(file);
 }
