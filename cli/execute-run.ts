@@ -6,6 +6,7 @@ import type { Rules } from '../rules/schema.js';
 import { type RunHandle, type RunOptions, resumeRun, startRun } from '../run/start-run.js';
 import type { OtlpSettings } from '../telemetry/otlp-settings.js';
 import { EXIT, exitCodeFor } from './exit-codes.js';
+import { openRunMcp } from './mcp-servers.js';
 import { startOtelExport } from './otel-export.js';
 import { createStatusLine } from './status-line.js';
 
@@ -24,6 +25,8 @@ export interface ExecuteOptions {
   onStart?: (handle: RunHandle) => void | Promise<void>;
   /** Export the run as OpenTelemetry spans while it runs (`--otel`, OTEL_EXPORTER_OTLP_ENDPOINT). */
   otel?: OtlpSettings | null;
+  /** rein's environment, where MCP servers' `${NAME}` values and tokens are read (default: process.env). */
+  env?: NodeJS.ProcessEnv;
 }
 
 /**
@@ -43,9 +46,17 @@ export async function executeRun(options: ExecuteOptions): Promise<number> {
   // The exporter only ever sees trace lines; its failures are a warning, never the run's.
   const otel = options.otel ? startOtelExport(options.otel, { runId: basename(run.runDir), model: run.model.name, endpoint: run.model.description }, io) : null;
   let handle: RunHandle;
+  // MCP servers start before the run: their tools are part of the first request's tool list.
+  const mcp = run.mcp ? null : await openRunMcp(run, options.env ?? process.env, io);
   try {
-    handle = (options.resume ? resumeRun : startRun)({ ...run, onTrace, ...(otel ? { onTraceLine: otel.line } : {}) });
+    handle = (options.resume ? resumeRun : startRun)({
+      ...run,
+      onTrace,
+      ...(otel ? { onTraceLine: otel.line } : {}),
+      ...(mcp ? { mcp: mcp.hub, secrets: [...(run.secrets ?? []), ...mcp.secrets] } : {}),
+    });
   } catch (error) {
+    await mcp?.hub.close();
     await otel?.finish();
     throw error;
   }

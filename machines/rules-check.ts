@@ -1,5 +1,6 @@
 import { didYouMean } from '../lib/did-you-mean.js';
 import { UsageError } from '../lib/errors.js';
+import { isMcpToolEntry, namesDeclaredServer } from '../lib/tool-patterns.js';
 import { describeValue, formatPath, formatZodError } from '../lib/zod-error.js';
 import { type ActionCall, type Condition, EXIT_FIELDS, PHASES, type Rules } from '../rules/schema.js';
 import { isStallRuleName, STALL_RULE_NAMES } from '../rules/stall-rules.js';
@@ -118,7 +119,11 @@ export function checkRuleReferences(rules: Rules, registered: Registered = { gua
     }
     if (Array.isArray(rule.tools)) {
       rule.tools.forEach((tool, index) => {
-        if (!rules.tools.enabled.includes(tool))
+        const servers = Object.keys(rules.mcp.servers);
+        if (isMcpToolEntry(tool)) {
+          if (!rules.mcp.projectConfig && !namesDeclaredServer(tool, servers))
+            problems.push(`phases.${phase}.tools[${index}]: "${tool}" names no MCP server of mcp.servers (${servers.join(', ') || 'none declared'})`);
+        } else if (!rules.tools.enabled.includes(tool))
           problems.push(
             `phases.${phase}.tools[${index}]: "${tool}" is not a tool of this run${didYouMean(tool, rules.tools.enabled)}; tools.enabled: ${rules.tools.enabled.join(', ')}`,
           );

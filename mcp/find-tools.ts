@@ -1,8 +1,9 @@
 import { z } from 'zod';
+import { FIND_TOOLS_NAME } from '../lib/tool-patterns.js';
 import type { AnyTool } from '../tools/types.js';
 import type { CatalogueEntry } from './mcp-tools.js';
 
-export const FIND_TOOLS = 'find_tools';
+export const FIND_TOOLS = FIND_TOOLS_NAME;
 const MAX_RESULTS = 10;
 
 /**

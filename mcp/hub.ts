@@ -113,8 +113,8 @@ export class McpHub {
   }
 
   /** Every server and its state, for `rein rules tools` and the start message. */
-  states(): { server: string; state: string }[] {
-    return this.handles.map((handle) => ({ server: handle.name, state: handle.state }));
+  states(): { server: string; state: string; problem: string | null }[] {
+    return this.handles.map((handle) => ({ server: handle.name, state: handle.state, problem: handle.problem }));
   }
 
   async close(): Promise<void> {

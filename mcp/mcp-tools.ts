@@ -1,4 +1,5 @@
 import type { Tool as ServerTool } from '@modelcontextprotocol/sdk/types.js';
+import { globMatch } from '../lib/tool-patterns.js';
 import type { McpServerRules } from '../rules/mcp-servers.js';
 import type { AnyTool, ToolOutcome } from '../tools/types.js';
 import { resultText } from './result-text.js';
@@ -120,13 +121,4 @@ function failure(
   message: string,
 ): ToolOutcome {
   return { ok: false, content: `Tool error: ${message}`, effect: { kind: 'mcp', server, tool, outcome, readOnly } };
-}
-
-/** `*` matches any run of characters; everything else literally. */
-export function globMatch(pattern: string, name: string): boolean {
-  const source = pattern
-    .split('*')
-    .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
-    .join('.*');
-  return new RegExp(`^${source}$`).test(name);
 }

@@ -80,6 +80,11 @@ export class ServerHandle {
     return this.actor.getSnapshot().context.connection?.pid() ?? null;
   }
 
+  /** Why it failed or is restarting; null when it is fine. */
+  get problem(): string | null {
+    return this.actor.getSnapshot().context.problem;
+  }
+
   get state(): string {
     return String(this.actor.getSnapshot().value);
   }
