@@ -2,7 +2,6 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { McpHub } from '../../mcp/hub.js';
 import { mcpServerSchema } from '../../rules/mcp-servers.js';
 import { waitUntil } from '../helpers/wait.js';
 import { EVERYTHING, openHub } from './mcp-fixtures.js';
@@ -80,5 +79,3 @@ describe('a Streamable HTTP MCP server on 127.0.0.1', () => {
     expect(authorizations).toEqual([]);
   });
 });
-
-export type { McpHub };
