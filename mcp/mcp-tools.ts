@@ -92,6 +92,16 @@ export function buildCatalogue(
         if (end.kind === 'crashed' && retryable && !ctx.signal.aborted) end = await server.handle.call(tool.name, args, timeoutMs, ctx.signal);
         return outcomeOf(end, server.handle.name, tool.name, retryable, ctx.limits.outputChars);
       },
+      // A call a killed run had sent may have taken effect on the server, and nothing there says whether: never sent twice.
+      async recover() {
+        return failure(
+          server.handle.name,
+          tool.name,
+          'interrupted',
+          retryable,
+          `this ${name} call was under way when rein was stopped, and it is not sent again (it may have taken effect on the server). Call it again if you still need it.`,
+        );
+      },
     };
     return { server: server.handle.name, tool: tool.name, name, description, retryable, fingerprint: toolFingerprint(tool), rein };
   });

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { McpHub } from '../../mcp/hub.js';
 import { waitUntil } from '../helpers/wait.js';
+import { makeTempDir } from '../helpers/workspace.js';
 import { EVERYTHING, FILESYSTEM, MEMORY, type OpenedHub, openHub, stderrLog, stdio } from './mcp-fixtures.js';
 
 const open: McpHub[] = [];
@@ -64,7 +65,7 @@ describe('stdio MCP servers (reference servers from npm, started with node)', ()
   });
 
   it('a call that may have taken effect is not repeated after a crash: the model is told', async () => {
-    const opened = await hubWith({ memory: stdio([MEMORY], { env: { MEMORY_FILE_PATH: '/tmp/rein-mcp-memory-test.json' } }) });
+    const opened = await hubWith({ memory: stdio([MEMORY], { env: { MEMORY_FILE_PATH: path.join(makeTempDir('rein-mcp-memory-'), 'memory.json') } }) });
     const handle = opened.hub.handles[0]!;
     const pid = handle.pid!;
     // Frozen, the server cannot answer: the call is in flight when it dies.
