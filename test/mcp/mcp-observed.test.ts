@@ -28,7 +28,7 @@ describe('MCP calls across a kill and in OpenTelemetry', () => {
     const journalPath = path.join(opened.runDir, 'journal.jsonl');
     // The killed process had noted the call as started, and died before its result was journaled.
     const before = openCallJournal(journalPath);
-    before.start('1:0');
+    before.start?.('1:0');
     before.close();
     const journal = openCallJournal(journalPath);
     const runner = createToolRunner({ tools: opened.tools, toolContext: { root: opened.root, limits: defaultLimits, policy: defaultPolicy }, journal });
