@@ -54,7 +54,7 @@ export class McpHub {
   private readonly buffered: McpNote[] = [];
   private catalogue: CatalogueEntry[] | null = null;
   private readonly sent = new Set<string>();
-  private readonly changed = new Set<string>();
+  private readonly changed = new Map<string, string>();
   private readonly listeners: ((tools: AnyTool[]) => void)[] = [];
 
   constructor(private readonly options: McpHubOptions) {
@@ -144,14 +144,13 @@ export class McpHub {
     const changed = (this.catalogue ?? []).filter((entry) => entry.server === server && now.get(entry.tool) !== entry.fingerprint);
     if (changed.length === 0) return;
     const refuse = this.options.servers[server]?.onToolsChanged !== 'accept';
-    if (refuse) for (const entry of changed) this.changed.add(`${server}\u0000${entry.tool}`);
+    const why = (entry: CatalogueEntry) =>
+      now.has(entry.tool) ? `the server changed the definition of ${entry.tool} after a restart` : `the server no longer lists ${entry.tool} after a restart`;
+    for (const entry of changed) if (refuse || !now.has(entry.tool)) this.changed.set(`${server}\u0000${entry.tool}`, why(entry));
     this.emit({
       kind: 'mcp_tools',
       change: 'changed',
-      tools: changed.map((entry) => ({
-        ...describe(entry),
-        reason: now.has(entry.tool) ? (refuse ? 'definition changed: refused' : 'definition changed: accepted') : 'no longer listed',
-      })),
+      tools: changed.map((entry) => ({ ...describe(entry), reason: `${why(entry)}: ${refuse || !now.has(entry.tool) ? 'refused' : 'accepted'}` })),
     });
   }
 

@@ -1,6 +1,7 @@
 import type { Tool as ServerTool } from '@modelcontextprotocol/sdk/types.js';
 import { globMatch } from '../lib/tool-patterns.js';
 import type { McpServerRules } from '../rules/mcp-servers.js';
+import { checkCommand } from '../tools/deny-list.js';
 import type { AnyTool, ToolOutcome } from '../tools/types.js';
 import { resultText } from './result-text.js';
 import type { CallEnd, ServerHandle } from './server-handle.js';
@@ -33,8 +34,8 @@ export interface ServerTools {
   tools: readonly ServerTool[];
 }
 
-/** Set by the hub: tools whose definition changed mid-run and are refused. */
-export type ChangedTools = ReadonlySet<string>;
+/** Kept by the hub: tools refused since their server changed them mid-run (`server\0tool` → why). */
+export type ChangedTools = ReadonlyMap<string, string>;
 
 /**
  * Connected servers' tools as rein tools named `mcp__<server>__<tool>`:
@@ -78,14 +79,11 @@ export function buildCatalogue(
       description,
       parameters: checked.parameters,
       async execute(args, ctx) {
-        if (changed.has(key))
-          return failure(
-            server.handle.name,
-            tool.name,
-            'refused',
-            retryable,
-            `the definition of ${tool.name} changed on the server during the run; it is refused for the rest of the run`,
-          );
+        const change = changed.get(key);
+        if (change) return failure(server.handle.name, tool.name, 'refused', retryable, `${change}; ${name} is refused for the rest of the run`);
+        // The deny list sees what a shell or SQL tool would run: every string argument of a tool not annotated read-only.
+        const blocked = annotations.readOnlyHint === true ? null : deniedArgument(args, ctx.policy.deny);
+        if (blocked) return failure(server.handle.name, tool.name, 'refused', retryable, blocked);
         const timeoutMs = server.rules.callTimeoutSeconds * 1000;
         let end = await server.handle.call(tool.name, args, timeoutMs, ctx.signal);
         // A read-only or idempotent call is safe to repeat once on the restarted server.
@@ -131,4 +129,19 @@ function failure(
   message: string,
 ): ToolOutcome {
   return { ok: false, content: `Tool error: ${message}`, effect: { kind: 'mcp', server, tool, outcome, readOnly } };
+}
+
+/** The deny list's message for the first string in the arguments it blocks, or null. */
+function deniedArgument(args: unknown, extraPatterns: readonly string[]): string | null {
+  for (const text of stringsIn(args, 0)) {
+    const blocked = checkCommand(text, extraPatterns);
+    if (blocked) return blocked;
+  }
+  return null;
+}
+
+function stringsIn(value: unknown, depth: number): string[] {
+  if (typeof value === 'string') return [value];
+  if (depth > 6 || value === null || typeof value !== 'object') return [];
+  return Object.values(value).flatMap((child) => stringsIn(child, depth + 1));
 }

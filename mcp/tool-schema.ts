@@ -46,6 +46,8 @@ export function checkToolSchema(input: unknown): CheckedSchema {
     return { ok: false, reason: (error as Error).message };
   }
   schema.properties ??= {};
+  // Arguments are parsed strictly (unknown keys are errors, as for rein's tools): the schema says so.
+  schema.additionalProperties = false;
   const size = JSON.stringify(schema).length;
   if (size > SCHEMA_LIMITS.chars) return { ok: false, reason: `the input schema is ${size} characters (at most ${SCHEMA_LIMITS.chars})` };
   try {

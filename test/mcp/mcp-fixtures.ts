@@ -41,7 +41,7 @@ export async function openHub(
   const call = (name: string, args: Record<string, unknown>, signal?: AbortSignal) => {
     const tool = tools.find((candidate) => candidate.name === name);
     if (!tool) throw new Error(`no tool ${name}; have ${tools.map((t) => t.name).join(', ')}`);
-    return tool.execute(tool.parameters.parse(args), makeContext(root, signal ? { signal } : {}));
+    return tool.execute(tool.parameters.parse(args), makeContext(root, { policy, ...(signal ? { signal } : {}) }));
   };
   return { hub, root, runDir, notes, tools, call };
 }
