@@ -10,7 +10,11 @@ import { makeTempDir } from '../helpers/workspace.js';
 
 const io = () => {
   let text = '';
-  return { io: { stdout: { write: () => true }, stderr: { write: (chunk: string) => ((text += chunk), true) } }, text: () => text };
+  const write = (chunk: string) => {
+    text += chunk;
+    return true;
+  };
+  return { io: { stdout: { write: () => true }, stderr: { write } }, text: () => text };
 };
 
 describe('MCP servers in the rules and in .mcp.json', () => {
