@@ -52,7 +52,7 @@ export class McpHub {
   readonly handles: ServerHandle[];
   private sink: ((note: McpNote) => void) | null = null;
   private readonly buffered: McpNote[] = [];
-  private catalogue: CatalogueEntry[] | null = null;
+  private entries: CatalogueEntry[] | null = null;
   private readonly sent = new Set<string>();
   private readonly changed = new Map<string, string>();
   private readonly listeners: ((tools: AnyTool[]) => void)[] = [];
@@ -92,7 +92,7 @@ export class McpHub {
   tools(taken: readonly string[], budget: ToolBudget): AnyTool[] {
     const servers = this.handles.map((handle) => ({ handle, rules: this.options.servers[handle.name]!, tools: handle.firstTools }));
     const { entries, refused } = buildCatalogue(servers, [...taken, FIND_TOOLS], this.changed);
-    this.catalogue = entries;
+    this.entries = entries;
     if (refused.length > 0) this.emit({ kind: 'mcp_tools', change: 'refused', tools: refused });
     const catalogueChars = toolSchemasJson(entries.map((entry) => entry.rein)).length;
     const search = catalogueChars / budget.charsPerToken > budget.share * budget.windowTokens;
@@ -101,10 +101,15 @@ export class McpHub {
     this.emit({ kind: 'mcp_tools', change: 'offered', mode: search ? 'search' : 'all', catalogueChars, tools: offered.map(describe) });
     if (!search) return offered.map((entry) => entry.rein);
     const findTools = createFindTools(
-      () => this.catalogue ?? [],
+      () => this.entries ?? [],
       (found) => this.append(found),
     );
     return [findTools, ...offered.map((entry) => entry.rein)];
+  }
+
+  /** Every server tool the run can reach (sent, or found on demand), after `tools()` has built the catalogue. */
+  catalogue(): readonly { server: string; tool: string; name: string }[] {
+    return (this.entries ?? []).map(describe);
   }
 
   /** Called with tools find_tools appends, to add them to the run's tool list and schemas. */
@@ -141,7 +146,7 @@ export class McpHub {
   /** A restarted server's tools against the ones the run started with. */
   private compareTools(server: string, tools: ServerTool[]): void {
     const now = new Map(tools.map((tool) => [tool.name, toolFingerprint(tool)]));
-    const changed = (this.catalogue ?? []).filter((entry) => entry.server === server && now.get(entry.tool) !== entry.fingerprint);
+    const changed = (this.entries ?? []).filter((entry) => entry.server === server && now.get(entry.tool) !== entry.fingerprint);
     if (changed.length === 0) return;
     const refuse = this.options.servers[server]?.onToolsChanged !== 'accept';
     const why = (entry: CatalogueEntry) =>

@@ -13,8 +13,9 @@ import type { Io } from '../execute-run.js';
 import { EXIT } from '../exit-codes.js';
 import { printGraph } from './rules-graph.js';
 import { listGuards, printGuards } from './rules-guards.js';
+import { printTools } from './rules-tools.js';
 
-export const RULES_USAGE = `rein rules <show|guards|graph|coverage|presets|trust> [--config FILE] [--preset NAME] [--workspace DIR]
+export const RULES_USAGE = `rein rules <show|guards|graph|coverage|presets|trust|tools> [--config FILE] [--preset NAME] [--workspace DIR]
 
   show       the effective rules as JSON (--diff: only what differs from the defaults, the default with --preset; --full: everything)
   guards     every guard a rules file may name: parameters, defaults, what it reads, an example (--format json)
@@ -22,6 +23,7 @@ export const RULES_USAGE = `rein rules <show|guards|graph|coverage|presets|trust
   coverage   drive every transition of that statechart with generated paths; exit 1 if one is not covered
   presets    the ablation presets and the finding each reproduces
   trust      after reviewing them: load the rules files an agent run wrote in --workspace (default: .) again
+  tools      every tool a run would offer, in order, and which each phase allows; starts the MCP servers to list theirs (--format json)
 
 Without --config, rein.config.json|yaml|yml|ts|mts|mjs|js in the current directory is used if present.
 Presets: ${presetNames().join(', ')}.`;
@@ -62,6 +64,7 @@ export async function rulesCommand(argv: string[], io: Io): Promise<number> {
   if (action === 'graph')
     return printGraph(createHarnessMachine(loaded.rules, { guards: loaded.guards, actions: loaded.actions }), stringFlag(parsed, 'format') ?? 'mermaid', io);
   if (action === 'coverage') return coverage(loaded, io);
+  if (action === 'tools') return printTools(loaded, resolve(stringFlag(parsed, 'workspace') ?? '.'), stringFlag(parsed, 'format') ?? 'text', io, process.env);
   throw new UsageError(`rein rules: unknown action "${action}"${didYouMean(action, ACTIONS)}\n\n${RULES_USAGE}`);
 }
 
@@ -73,7 +76,7 @@ function load(parsed: ParsedCommand): Promise<LoadedRules> {
   });
 }
 
-const ACTIONS = ['show', 'guards', 'graph', 'coverage', 'presets', 'trust'];
+const ACTIONS = ['show', 'guards', 'graph', 'coverage', 'presets', 'trust', 'tools'];
 
 function show(loaded: LoadedRules, io: Io, onlyChanges: boolean): number {
   if (!onlyChanges) {
