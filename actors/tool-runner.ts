@@ -1,6 +1,7 @@
 import { fromPromise } from 'xstate';
 import type { ToolCall } from '../context/messages.js';
 import { maskSecrets, type SecretFinding } from '../lib/secret-scan.js';
+import { isToolAllowed } from '../lib/tool-patterns.js';
 import type { ToolsInput } from '../machines/actor-contracts.js';
 import type { ToolCallResult, ToolsOutput } from '../machines/types.js';
 import { firstValidFinish } from '../tools/finish.js';
@@ -94,8 +95,12 @@ async function runCall(
     const names = deps.tools.map((candidate) => candidate.name).join(', ');
     return { outcome: failure(`Tool error: unknown tool "${name.slice(0, 80)}". Available tools: ${names}.`), args: argsAsSent(call) };
   }
-  if (input.allowed !== 'all' && !input.allowed.includes(name)) {
-    const allowed = input.allowed.join(', ') || 'none';
+  if (!isToolAllowed(input.allowed, name)) {
+    const allowed =
+      deps.tools
+        .filter((candidate) => isToolAllowed(input.allowed, candidate.name))
+        .map((candidate) => candidate.name)
+        .join(', ') || 'none';
     return { outcome: failure(`Tool error: ${name} is not allowed in the ${input.phase} phase. Allowed here: ${allowed}.`), args: argsAsSent(call) };
   }
   const parsed = parseToolArguments(tool, call.function.arguments);

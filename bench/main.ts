@@ -3,6 +3,7 @@ import { performance } from 'node:perf_hooks';
 import { type BenchSection, renderSection } from './section.js';
 import { evalQueueSection } from './sections/eval-queue.js';
 import { harnessOverheadSection } from './sections/harness-overhead.js';
+import { mcpToolsSection } from './sections/mcp-tools.js';
 import { memorySection } from './sections/memory.js';
 import { otelOverheadSection } from './sections/otel-overhead.js';
 import { promptCacheSection } from './sections/prompt-cache.js';
@@ -29,6 +30,7 @@ const SECTIONS: readonly BenchSection[] = [
   sandboxOverheadSection,
   evalQueueSection,
   startupSection,
+  mcpToolsSection,
 ];
 
 const USAGE = `node --expose-gc dist/bench/main.js [--only ID,…] [--skip ID,…] [--write]

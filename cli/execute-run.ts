@@ -7,6 +7,7 @@ import { type RunHandle, type RunOptions, resumeRun, startRun } from '../run/sta
 import type { OtlpSettings } from '../telemetry/otlp-settings.js';
 import { terminalSource } from './approval-prompt.js';
 import { EXIT, exitCodeFor } from './exit-codes.js';
+import { openRunMcp } from './mcp-servers.js';
 import { startOtelExport } from './otel-export.js';
 import { createStatusLine } from './status-line.js';
 
@@ -25,6 +26,8 @@ export interface ExecuteOptions {
   onStart?: (handle: RunHandle) => void | Promise<void>;
   /** Export the run as OpenTelemetry spans while it runs (`--otel`, OTEL_EXPORTER_OTLP_ENDPOINT). */
   otel?: OtlpSettings | null;
+  /** rein's environment, where MCP servers' `${NAME}` values and tokens are read (default: process.env). */
+  env?: NodeJS.ProcessEnv;
 }
 
 /**
@@ -44,11 +47,20 @@ export async function executeRun(options: ExecuteOptions): Promise<number> {
   // The exporter only ever sees trace lines; its failures are a warning, never the run's.
   const otel = options.otel ? startOtelExport(options.otel, { runId: basename(run.runDir), model: run.model.name, endpoint: run.model.description }, io) : null;
   let handle: RunHandle;
+  // MCP servers start before the run: their tools are part of the first request's tool list.
+  const mcp = run.mcp ? null : await openRunMcp(run, options.env ?? process.env, io);
   try {
     // On a terminal a person answers approvals at the prompt; elsewhere the run is headless (approvals.headless).
     const answerSources = [...(run.answerSources ?? []), ...(io.stderr.isTTY && process.stdin.isTTY ? [terminalSource(process.stdin, process.stderr)] : [])];
-    handle = (options.resume ? resumeRun : startRun)({ ...run, onTrace, answerSources, ...(otel ? { onTraceLine: otel.line } : {}) });
+    handle = (options.resume ? resumeRun : startRun)({
+      ...run,
+      onTrace,
+      answerSources,
+      ...(otel ? { onTraceLine: otel.line } : {}),
+      ...(mcp ? { mcp: mcp.hub, secrets: [...(run.secrets ?? []), ...mcp.secrets] } : {}),
+    });
   } catch (error) {
+    await mcp?.hub.close();
     await otel?.finish();
     throw error;
   }

@@ -275,7 +275,36 @@ export type TraceEvent =
   | SecretsMaskedEvent
   | ApprovalAskEvent
   | ApprovalDecisionEvent
-  | HookEvent;
+  | HookEvent
+  | McpServerEvent
+  | McpToolsEvent;
+
+/** An MCP server's lifecycle step (mcp/server-machine.ts): starting, ready, restarting, failed, closing, closed. */
+export interface McpServerEvent {
+  kind: 'mcp_server';
+  server: string;
+  state: string;
+  restarts: number;
+  /** Why it failed or is restarting (null when ready). */
+  problem: string | null;
+  /** Where it runs: stdio in or out of the sandbox, or the HTTP origin and path (never its headers). */
+  where?: string;
+  tools?: number;
+  /** Lines it printed on stdout that were not JSON-RPC (skipped). */
+  garbageLines?: number;
+}
+
+/** What the run offers from MCP servers: at the start, when find_tools appends, and when a server's tools change mid-run. */
+export interface McpToolsEvent {
+  kind: 'mcp_tools';
+  /** `offered`: the start's list; `found`: appended by find_tools; `changed`: a definition changed after a restart; `refused`: left out. */
+  change: 'offered' | 'found' | 'changed' | 'refused';
+  /** `all`: every definition sent; `search`: only find_tools until the model finds them. */
+  mode?: 'all' | 'search';
+  tools: { server: string; tool: string; name?: string; reason?: string }[];
+  /** Characters of tool definitions the catalogue holds (all servers). */
+  catalogueChars?: number;
+}
 
 export type TraceKind = TraceEvent['kind'];
 /** Every kind of trace line this version writes, once each: a kind added to `TraceEvent` fails to compile until it is listed here. */
@@ -300,6 +329,8 @@ const TRACE_KIND_TABLE = {
   approval_ask: true,
   approval_decision: true,
   hook: true,
+  mcp_server: true,
+  mcp_tools: true,
 } satisfies Record<TraceKind, true>;
 
 /** The kinds of trace line this version writes; readers show others raw. */

@@ -1,5 +1,6 @@
 import { didYouMean } from '../lib/did-you-mean.js';
 import { UsageError } from '../lib/errors.js';
+import { isMcpToolEntry, namesDeclaredServer } from '../lib/tool-patterns.js';
 import { describeValue, formatPath, formatZodError } from '../lib/zod-error.js';
 import { type ActionCall, type Condition, END_TARGETS, EXIT_FIELDS, enabledPhases, isEndTarget, phaseNames, phaseRule, type Rules } from '../rules/schema.js';
 import { isStallRuleName, STALL_RULE_NAMES } from '../rules/stall-rules.js';
@@ -123,7 +124,11 @@ export function checkRuleReferences(rules: Rules, registered: Registered = { gua
     if (rule.onMaxSteps !== undefined) checkTarget(rule.onMaxSteps, `phases.${phase}.onMaxSteps`, rule.enabled);
     if (Array.isArray(rule.tools)) {
       rule.tools.forEach((tool, index) => {
-        if (isToolGlob(tool)) {
+        const servers = Object.keys(rules.mcp.servers);
+        if (isMcpToolEntry(tool)) {
+          if (!rules.mcp.projectConfig && !namesDeclaredServer(tool, servers))
+            problems.push(`phases.${phase}.tools[${index}]: "${tool}" names no MCP server of mcp.servers (${servers.join(', ') || 'none declared'})`);
+        } else if (isToolGlob(tool)) {
           // A glob may match tools that come and go (a tool server's); it only has to match one of this run's.
           if (!rules.tools.enabled.some((name) => toolMatches(tool, name)))
             problems.push(`phases.${phase}.tools[${index}]: "${tool}" matches no tool of this run; tools.enabled: ${rules.tools.enabled.join(', ')}`);

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { approvalsSchema } from '../approvals/schema.js';
 import { hooksSchema } from '../hooks/schema.js';
+import { mcpRulesSchema } from './mcp-servers.js';
 import { phasesSchema } from './phases.js';
 import { defaultStallMessages, defaultStallRuleList } from './stall-rules.js';
 import { BUDGET_WARNING, GATE_REFUSAL, NO_TOOL_CALL_REMINDER, SUMMARY_PROMPT, SYSTEM_PROMPT } from './texts.js';
@@ -161,6 +162,7 @@ export const rulesSchema = z.strictObject({
     .describe(
       'Commands run at named moments (preToolUse, postToolUse, phaseChange, beforeFinish, runEnd) with the event as JSON on stdin; hooks from a rules file inside the repository run only once trusted',
     ),
+  mcp: mcpRulesSchema,
   tools: z
     .strictObject({
       enabled: z

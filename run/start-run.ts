@@ -20,6 +20,7 @@ import { thisTraceWriter } from '../lib/trace-writer.js';
 import type { HarnessMachine, HarnessOptions } from '../machines/harness-machine.js';
 import { isCheckpoint, stateLabel } from '../machines/introspection.js';
 import type { HarnessContext, HarnessInput, HarnessOutput } from '../machines/types.js';
+import type { McpHub } from '../mcp/hub.js';
 import { describeLostJobs, jobTraceLine } from '../process/job-lines.js';
 import { createRunSandbox } from '../process/run-sandbox.js';
 import type { Rules } from '../rules/schema.js';
@@ -69,6 +70,11 @@ export interface RunOptions {
   fsync?: boolean;
   /** Save the state for `rein resume` after every step (default true; benchmarks measure with and without). */
   saveState?: boolean;
+  /**
+   * Connected MCP servers (`openMcpHub`, mcp/hub.ts): their tools are added after rein's, their lifecycle goes
+   * into the trace, and the run closes them when it ends.
+   */
+  mcp?: McpHub;
   /** Called before each step of starting the run (`LAUNCH_STEPS`); a throw there is a failed start: everything opened before it is released. Tests throw from it. */
   onLaunchStep?: (step: LaunchStep) => void;
   /** Who can answer an approval in this process (the terminal prompt, the page); none: the run is headless (approvals.headless). */
@@ -183,7 +189,12 @@ function openSandbox(options: RunOptions, workspace: string, held: ResourceStack
 }
 type OpenedSandbox = ReturnType<typeof openSandbox>;
 
-function policyOf(rules: Rules): CommandPolicy {
+function mcpToolBudget(rules: Rules) {
+  return { windowTokens: rules.context.windowTokens, charsPerToken: rules.context.charsPerToken, share: rules.mcp.toolSearchShare };
+}
+
+/** The command policy the rules give (exported for the MCP servers, which run under the same one). */
+export function policyOf(rules: Rules): CommandPolicy {
   return {
     deny: rules.permissions.deny,
     sandbox: rules.permissions.sandbox,
@@ -214,6 +225,11 @@ function openRunFiles(options: RunOptions, saved: SavedState | null, workspace: 
   held.own('the background jobs', opened.sandbox, (box) => box.dispose());
   const recordPath = runFile(options.runDir, 'record');
   const transcript = held.own('the record', saved ? Transcript.resume(recordPath, saved.recordLength) : new Transcript(recordPath), (record) => record.close());
+  // Opened after the trace so it is closed before it: the servers' closing lines reach the file.
+  if (options.mcp) {
+    options.mcp.attach(({ kind, ...note }) => trace.log(kind, note as never));
+    held.own('the MCP servers', options.mcp, (hub) => hub.close());
+  }
   const journal = held.own('the call journal', openCallJournal(runFile(options.runDir, 'journal')), (calls) => calls.close());
   return { trace, tracePath, firstIndex, position, transcript, journal };
 }
@@ -257,7 +273,19 @@ function wireActors(options: RunOptions, workspace: string, opened: OpenedSandbo
   const { rules } = options;
   const { trace, transcript, journal } = files;
   const tools = selectTools(options.tools, rules.tools.enabled);
+  if (options.mcp)
+    tools.push(
+      ...options.mcp.tools(
+        tools.map((tool) => tool.name),
+        mcpToolBudget(rules),
+      ),
+    );
   const schemas = toolSchemas(tools);
+  // find_tools appends definitions at the end of the list: the prefix the provider has cached stays as it was.
+  options.mcp?.onAppend((added) => {
+    tools.push(...added);
+    schemas.push(...toolSchemas(added));
+  });
   const toolContext: Omit<ToolContext, 'signal'> = {
     root: workspace,
     limits: { outputChars: rules.tools.outputChars, viewLines: rules.tools.viewLines, maxHits: rules.tools.maxHits },

@@ -19,8 +19,9 @@ import type { Io } from '../execute-run.js';
 import { EXIT } from '../exit-codes.js';
 import { printGraph } from './rules-graph.js';
 import { listGuards, printGuards } from './rules-guards.js';
+import { printTools } from './rules-tools.js';
 
-export const RULES_USAGE = `rein rules <show|guards|graph|coverage|presets|trust> [--config FILE] [--preset NAME] [--approval MODE] [--workspace DIR]
+export const RULES_USAGE = `rein rules <show|guards|graph|coverage|presets|trust|trust-hooks|tools> [--config FILE] [--preset NAME] [--approval MODE] [--workspace DIR]
 
   show       the effective rules as JSON (--diff: only what differs from the defaults, the default with --preset; --full: everything);
              the approval rules in effect per phase, in the order they are checked, follow on stderr
@@ -30,6 +31,7 @@ export const RULES_USAGE = `rein rules <show|guards|graph|coverage|presets|trust
   presets    the ablation presets and the finding each reproduces
   trust      after reviewing them: load the rules files an agent run wrote in --workspace (default: .) again
   trust-hooks  after reviewing them: let the hooks the rules file in --workspace declares run (they run outside the sandbox)
+  tools      every tool a run would offer, in order, and which each phase allows; starts the MCP servers to list theirs (--format json)
 
 Without --config, rein.config.json|yaml|yml|ts|mts|mjs|js in the current directory is used if present.
 Presets: ${presetNames().join(', ')}.`;
@@ -72,6 +74,7 @@ export async function rulesCommand(argv: string[], io: Io): Promise<number> {
   if (action === 'graph')
     return printGraph(createHarnessMachine(loaded.rules, { guards: loaded.guards, actions: loaded.actions }), stringFlag(parsed, 'format') ?? 'mermaid', io);
   if (action === 'coverage') return coverage(loaded, io);
+  if (action === 'tools') return printTools(loaded, resolve(stringFlag(parsed, 'workspace') ?? '.'), stringFlag(parsed, 'format') ?? 'text', io, process.env);
   throw new UsageError(`rein rules: unknown action "${action}"${didYouMean(action, ACTIONS)}\n\n${RULES_USAGE}`);
 }
 
@@ -84,7 +87,7 @@ function load(parsed: ParsedCommand): Promise<LoadedRules> {
   });
 }
 
-const ACTIONS = ['show', 'guards', 'graph', 'coverage', 'presets', 'trust', 'trust-hooks'];
+const ACTIONS = ['show', 'guards', 'graph', 'coverage', 'presets', 'trust', 'trust-hooks', 'tools'];
 
 function trustRepositoryHooks(loaded: LoadedRules, workspace: string, io: Io): number {
   const { hooks } = loaded.rules;

@@ -111,6 +111,7 @@ export async function runCommand(argv: string[], io: Io, env: NodeJS.ProcessEnv)
   const execute = (observers: RunObservers) =>
     executeRun({
       io,
+      env,
       json: Boolean(parsed.values.json),
       otel,
       run: {

@@ -24,6 +24,7 @@ const CORE_FLOORS: Record<string, number> = {
   tools: 2,
   machines: 2,
   actors: 3,
+  mcp: 3,
   config: 3,
   run: 4,
   coverage: 4,
