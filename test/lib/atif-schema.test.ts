@@ -56,7 +56,7 @@ describe('the ATIF-v1.4 model', () => {
 
   it('ties each observation to a tool call of its own step', () => {
     const bad = sample();
-    bad.steps[1]!.observation!.results[0]!.source_call_id = 'c9';
+    (bad.steps[1]!.observation!.results[0] as { source_call_id?: string }).source_call_id = 'c9';
     expect(problems(bad)).toEqual(['steps.1.observation.results.0.source_call_id: "c9" is not a tool_call_id of this step']);
   });
 
