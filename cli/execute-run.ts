@@ -6,6 +6,7 @@ import type { Rules } from '../rules/schema.js';
 import { type RunHandle, type RunOptions, resumeRun, startRun } from '../run/start-run.js';
 import type { OtlpSettings } from '../telemetry/otlp-settings.js';
 import { EXIT, exitCodeFor } from './exit-codes.js';
+import { errorSummary, type HeadlessOptions, writeAtif, writeSummary } from './headless.js';
 import { startOtelExport } from './otel-export.js';
 import { createStatusLine } from './status-line.js';
 
@@ -24,6 +25,8 @@ export interface ExecuteOptions {
   onStart?: (handle: RunHandle) => void | Promise<void>;
   /** Export the run as OpenTelemetry spans while it runs (`--otel`, OTEL_EXPORTER_OTLP_ENDPOINT). */
   otel?: OtlpSettings | null;
+  /** `--json-events`, `--summary`, `--atif`: the unattended contract (cli/headless.ts). */
+  headless?: HeadlessOptions;
 }
 
 /**
@@ -42,13 +45,20 @@ export async function executeRun(options: ExecuteOptions): Promise<number> {
   };
   // The exporter only ever sees trace lines; its failures are a warning, never the run's.
   const otel = options.otel ? startOtelExport(options.otel, { runId: basename(run.runDir), model: run.model.name, endpoint: run.model.description }, io) : null;
+  const headless = options.headless;
+  // Events go to stdout as written to the trace (redacted), one line each, before the step's state is saved.
+  const events = headless?.jsonEvents ? (text: string) => io.stdout.write(`${text}\n`) : null;
+  const onTraceLine = otel && events ? (text: string) => (otel.line(text), events(text)) : (otel?.line ?? events ?? undefined);
   let handle: RunHandle;
   try {
-    handle = (options.resume ? resumeRun : startRun)({ ...run, onTrace, ...(otel ? { onTraceLine: otel.line } : {}) });
+    handle = (options.resume ? resumeRun : startRun)({ ...run, onTrace, ...(onTraceLine ? { onTraceLine } : {}) });
   } catch (error) {
     await otel?.finish();
+    writeSummary(headless, errorSummary(error));
     throw error;
   }
+  const files = { trace: handle.tracePath, runDir: handle.runDir };
+  const warn = (text: string) => io.stderr.write(text);
   if (handle.sandbox.includes('unsandboxed')) status = createStatusLine(io.stderr, run.rules, { unsandboxed: true });
   io.stderr.write(startMessage(run, handle, Boolean(options.resume)));
   if (otel) io.stderr.write(otel.startNote);
@@ -68,11 +78,24 @@ export async function executeRun(options: ExecuteOptions): Promise<number> {
   try {
     output = await handle.done;
   } catch (error) {
-    if (!(error instanceof RunInterrupted)) throw error;
+    if (!(error instanceof RunInterrupted)) {
+      const atif = writeAtif(headless, handle.runDir, warn);
+      writeSummary(headless, { ...errorSummary(error), ...files, ...(atif ? { atif } : {}) });
+      throw error;
+    }
     status.finish();
     io.stderr.write(`rein: ${error.message}\n`);
     // As a shell reports a process ended by the signal: 128 + 2 for Ctrl+C, 128 + 15 for SIGTERM.
-    return stoppedBy === 'SIGTERM' ? EXIT.terminated : EXIT.interrupted;
+    const exitCode = stoppedBy === 'SIGTERM' ? EXIT.terminated : EXIT.interrupted;
+    const atif = writeAtif(headless, handle.runDir, warn);
+    writeSummary(headless, {
+      status: stoppedBy === 'SIGTERM' ? 'terminated' : 'interrupted',
+      exitCode,
+      reason: error.message,
+      ...files,
+      ...(atif ? { atif } : {}),
+    });
+    return exitCode;
   } finally {
     process.removeListener('SIGINT', onSigint);
     process.removeListener('SIGTERM', onSigint);
@@ -101,7 +124,19 @@ export async function executeRun(options: ExecuteOptions): Promise<number> {
       }) + '\n',
     );
   }
-  return exitCodeFor(output.status);
+  const exitCode = exitCodeFor(output.status);
+  const atif = writeAtif(headless, handle.runDir, warn);
+  writeSummary(headless, {
+    status: output.status,
+    exitCode,
+    steps: output.steps,
+    summary: output.summary,
+    reason: output.reason,
+    usage: output.usage,
+    ...files,
+    ...(atif ? { atif } : {}),
+  });
+  return exitCode;
 }
 
 function startMessage(run: ExecuteOptions['run'], handle: RunHandle, resumed: boolean): string {
