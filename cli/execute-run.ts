@@ -48,7 +48,13 @@ export async function executeRun(options: ExecuteOptions): Promise<number> {
   const headless = options.headless;
   // Events go to stdout as written to the trace (redacted), one line each, before the step's state is saved.
   const events = headless?.jsonEvents ? (text: string) => io.stdout.write(`${text}\n`) : null;
-  const onTraceLine = otel && events ? (text: string) => (otel.line(text), events(text)) : (otel?.line ?? events ?? undefined);
+  const listeners = [otel?.line, events].filter((listener) => typeof listener === 'function');
+  const onTraceLine =
+    listeners.length > 0
+      ? (text: string) => {
+          for (const listener of listeners) listener(text);
+        }
+      : undefined;
   let handle: RunHandle;
   try {
     handle = (options.resume ? resumeRun : startRun)({ ...run, onTrace, ...(onTraceLine ? { onTraceLine } : {}) });
