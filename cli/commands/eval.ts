@@ -12,6 +12,7 @@ import { EXIT } from '../exit-codes.js';
 import { checkReachable } from '../preflight.js';
 
 export const EVAL_USAGE = `rein eval <tasks-dir> [--preset NAME]... [--config [PRESET:]FILE]... [options]
+rein eval <instances.jsonl> --repos DIR --model NAME [options]
 
 Runs every task under every configuration in a fresh copy of its repo/, grades
 it with the task's check_cmd, and writes <out>/results.jsonl, summary.md and
@@ -37,7 +38,16 @@ report.html. Re-running with the same --out resumes: finished runs are kept.
                          machines, and collect their results here; --parallel, --keep-workspaces
                          and --base-url then belong to the workers
   --attempts N           with --queue: times a run may start; a run whose worker died is re-run
-                         in a fresh workspace until then (default 2)`;
+                         in a fresh workspace until then (default 2)
+  --atif                 write each run's ATIF-v1.4 trajectory beside its trace (runs/…/trajectory.json)
+
+SWE-bench: given a .jsonl/.json file of SWE-bench instances, each is checked out at
+its base_commit from --repos DIR (clones or bare mirrors named owner__name[.git],
+owner/name[.git] or name[.git]; no network), run on its problem_statement, graded
+by FAIL_TO_PASS and PASS_TO_PASS (test_patch applied; each test name appended to the
+instance's test_cmd, default python3 -m pytest -q), and its diff against base_commit
+(test files and rein's own left out) goes to <out>/predictions.jsonl for the official harness.
+  --repos DIR            where the instances' repositories are`;
 
 const EVAL_FLAGS: FlagSpec = {
   preset: { type: 'string', multiple: true },
@@ -54,6 +64,8 @@ const EVAL_FLAGS: FlagSpec = {
   help: { type: 'boolean', short: 'h' },
   queue: { type: 'string' },
   attempts: { type: 'string' },
+  repos: { type: 'string' },
+  atif: { type: 'boolean' },
 };
 
 export async function evalCommand(argv: string[], io: Io, env: NodeJS.ProcessEnv): Promise<number> {
@@ -90,11 +102,13 @@ export async function evalCommand(argv: string[], io: Io, env: NodeJS.ProcessEnv
     env,
     progress: io.stderr,
     ...(runner ? { runner } : {}),
+    ...(stringFlag(parsed, 'repos') ? { repos: stringFlag(parsed, 'repos')! } : {}),
+    ...(parsed.values.atif ? { atif: true } : {}),
   });
   for (const entry of result.view.problems) io.stderr.write(`rein eval: skipped task ${entry.id}: ${entry.problem}\n`);
   if (result.kept > 0) io.stderr.write(`rein eval: resumed: kept ${result.kept} finished runs, ran ${result.ran}\n`);
   io.stderr.write(
-    `\n${formatEvalTable(result.view)}\n\nrein eval: ${shortPath(result.files.summary)}, ${shortPath(result.files.report)}, ${shortPath(result.files.results)}\n`,
+    `\n${formatEvalTable(result.view)}\n\nrein eval: ${[result.files.summary, result.files.report, result.files.results, ...(result.files.predictions ?? [])].map(shortPath).join(', ')}\n`,
   );
   if (parsed.values.json) {
     io.stdout.write(
