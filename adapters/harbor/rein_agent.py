@@ -51,8 +51,8 @@ class ReinAgent(BaseInstalledAgent):
         node_tarball: str | None = None,
         test_cmd: str | None = None,
         rein_args: str | None = None,
-        keep_provider: bool = False,
-        exit_zero_unfinished: bool = True,
+        keep_provider: bool | str = False,
+        exit_zero_unfinished: bool | str = True,
         **kwargs: Any,
     ) -> None:
         super().__init__(logs_dir, *args, model_name=model_name, **kwargs)
@@ -63,8 +63,8 @@ class ReinAgent(BaseInstalledAgent):
                 raise ValueError(f"rein agent: file not found: {given}")
         self._test_cmd = test_cmd
         self._rein_args = rein_args
-        self._keep_provider = keep_provider
-        self._exit_zero_unfinished = exit_zero_unfinished
+        self._keep_provider = _flag(keep_provider)
+        self._exit_zero_unfinished = _flag(exit_zero_unfinished)
         self._staged = False
 
     @staticmethod
@@ -181,6 +181,17 @@ def _read_json(path: Path) -> Any:
         return json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
+
+
+def _flag(value: Any) -> bool:
+    """A boolean kwarg as Harbor's ``--agent-kwarg key=value`` may pass it: a bool, or a string such as "false"."""
+    if isinstance(value, str):
+        if value.strip().lower() in ("1", "true", "yes", "on"):
+            return True
+        if value.strip().lower() in ("0", "false", "no", "off", ""):
+            return False
+        raise ValueError(f"rein agent: expected true or false, not {value!r}")
+    return bool(value)
 
 
 def _int(value: Any) -> int | None:

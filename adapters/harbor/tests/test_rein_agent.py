@@ -128,3 +128,10 @@ def test_hostile_summary_values_are_not_taken_as_counts(tmp_path):
     context = AgentContext()
     ReinAgent(logs_dir=tmp_path).populate_context_post_run(context)
     assert (context.n_input_tokens, context.n_cache_tokens, context.n_output_tokens, context.cost_usd) == (None, None, None, None)
+
+
+def test_boolean_kwargs_given_as_strings_on_the_command_line_mean_what_they_say(tmp_path):
+    assert "REIN_HARBOR_EXIT_ZERO_UNFINISHED" not in ReinAgent(logs_dir=tmp_path, exit_zero_unfinished="false").run_env()
+    assert ReinAgent(logs_dir=tmp_path, model_name="a/b", keep_provider="true").rein_model() == "a/b"
+    with pytest.raises(ValueError, match="true or false"):
+        ReinAgent(logs_dir=tmp_path, keep_provider="maybe")
