@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { atifTrajectorySchema } from '../../lib/atif-schema.js';
@@ -138,6 +138,34 @@ describe('the Harbor installed agent, without Docker', () => {
       n_output_tokens: summary.usage.completionTokens,
       metadata: { rein: { status: 'done', exitCode: 0 } },
     });
+
+    // Harbor stops an agent that runs out of time: SIGTERM to the run command reaches rein, which saves and writes its files.
+    let calls = 0;
+    const hanging = await startOpenAIStub((request) => (calls++ === 0 ? policy(request) : { hang: true }));
+    try {
+      const stopped = join(container, 'logs', 'stopped');
+      const child = spawn(join(container, 'opt', 'rein', 'bin', 'rein-harbor-run'), ['Fix add() again.'], {
+        env: {
+          ...env,
+          PATH: `${join(container, 'opt', 'rein', 'bin')}:${env.PATH}`,
+          REIN_LOGS_DIR: stopped,
+          REIN_MODEL: 'stub-model',
+          OPENAI_BASE_URL: hanging.url,
+        },
+        cwd: app,
+        stdio: 'ignore',
+      });
+      const closed = new Promise<number | null>((resolve) => child.on('close', resolve));
+      const eventsFile = join(stopped, 'rein-events.jsonl');
+      while (!(existsSync(eventsFile) && readFileSync(eventsFile, 'utf8').includes('"kind":"tool"'))) await new Promise((resolve) => setTimeout(resolve, 20));
+      child.kill('SIGTERM');
+      expect(await closed).toBe(143);
+      expect(JSON.parse(readFileSync(join(stopped, 'rein-summary.json'), 'utf8'))).toMatchObject({ status: 'terminated', exitCode: 143 });
+      const partial = atifTrajectorySchema.parse(JSON.parse(readFileSync(join(stopped, 'trajectory.json'), 'utf8')));
+      expect(partial.steps.filter((step) => step.source === 'agent')).toHaveLength(1);
+    } finally {
+      await hanging.close();
+    }
   }, 120_000);
 
   it("the Python agent class's own tests pass (python3 -m pytest adapters/harbor/tests)", () => {

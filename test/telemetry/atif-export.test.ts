@@ -1,10 +1,10 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { type AtifTrajectory, atifTrajectorySchema } from '../../lib/atif-schema.js';
 import { costOf } from '../../machines/budgets.js';
 import { exportRunAsAtif } from '../../telemetry/atif/export-run.js';
-import { call, reply, runScripted } from '../../testing/index.js';
+import { call, makeTempDir, reply, runScripted } from '../../testing/index.js';
 
 const PRICE = { input: 3, cachedInput: 0.3, output: 15 };
 const passingTest = `import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { add } from './add.js';\ntest('add', () => assert.equal(add(2, 3), 5));\n`;
@@ -149,5 +149,22 @@ describe('ATIF export of a rein run', () => {
     const step = exported(run.runDir).steps.find((entry) => entry.source === 'agent')!;
     expect(step.tool_calls![0]!.arguments).toEqual({});
     expect(Object.values(reinOf(step).raw_arguments as Record<string, string>)).toEqual(['{"path": "a.txt"']);
+  });
+
+  it('a trace kept alone (no record beside it) still exports: the task, each reply and its results as the trace cut them, said in notes', async () => {
+    const run = await runScripted({
+      files: { 'a.txt': 'a\n' },
+      testCmd: 'true',
+      rules: { budgets: { maxSteps: 2 }, stall: { maxNudges: 100 } },
+      script: () => reply(call('read_file', { path: 'a.txt' })),
+    });
+    const alone = join(makeTempDir('rein-atif-alone-'), 'kept.jsonl');
+    copyFileSync(join(run.runDir, 'trace.jsonl'), alone);
+    rmSync(run.runDir, { recursive: true, force: true });
+    const trajectory = exported(alone);
+    expect(trajectory.steps.map((step) => step.source)).toEqual(['user', 'agent', 'agent']);
+    expect(trajectory.notes).toMatch(/no record\.jsonl/);
+    expect(trajectory.steps[1]!.observation!.results[0]).toMatchObject({ source_call_id: trajectory.steps[1]!.tool_calls![0]!.tool_call_id });
+    expect(trajectory.steps[1]!.observation!.results[0]!.content).toContain('[a.txt');
   });
 });
