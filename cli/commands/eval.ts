@@ -4,6 +4,7 @@ import { resolveEndpoint } from '../../actors/model-source.js';
 import { parseConfigurations } from '../../eval/configurations.js';
 import { type JobRunner, runEval } from '../../eval/eval-runner.js';
 import { loadPriceTable } from '../../eval/prices.js';
+import { isInstanceFile } from '../../eval/swebench/tasks.js';
 import { formatEvalTable } from '../../eval/terminal.js';
 import { ModelEndpointError, UsageError } from '../../lib/errors.js';
 import { type FlagSpec, listFlag, numberFlag, type ParsedCommand, parseCommand, stringFlag } from '../args.js';
@@ -77,6 +78,9 @@ export async function evalCommand(argv: string[], io: Io, env: NodeJS.ProcessEnv
   const [tasksDir, ...extra] = parsed.positionals;
   if (!tasksDir) throw new UsageError(`rein eval: expected <tasks-dir>\n\n${EVAL_USAGE}`);
   if (extra.length > 0) throw new UsageError(`rein eval: unexpected argument "${extra[0]}"`);
+  // A queue stores each task's folder for the workers; an instance file's repositories are local mirrors it cannot ship.
+  if (isInstanceFile(tasksDir) && stringFlag(parsed, 'queue') !== undefined)
+    throw new UsageError('rein eval: SWE-bench instance files run on this machine (their repositories are local mirrors); drop --queue');
   const configurations = parseConfigurations(listFlag(parsed, 'preset'), listFlag(parsed, 'config'));
   const model = stringFlag(parsed, 'model');
   const runner = await queueRunner(parsed, env);

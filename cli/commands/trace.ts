@@ -52,7 +52,11 @@ export async function traceCommand(argv: string[], io: Io, env: NodeJS.ProcessEn
   if (!file) throw new UsageError(`rein trace export: expected <trace.jsonl | run-dir>\n\n${TRACE_USAGE}`);
   if (extra.length > 0) throw new UsageError(`rein trace export: unexpected argument "${extra[0]}"`);
   const format = stringFlag(parsed, 'format') ?? 'otel';
-  if (format === 'atif') return exportAtif(file, stringFlag(parsed, 'out'), io);
+  if (format === 'atif') {
+    const otelOnly = ['endpoint', 'content', 'json'].find((flag) => parsed.values[flag] !== undefined);
+    if (otelOnly) throw new UsageError(`rein trace export: --${otelOnly} goes with --format otel (ATIF is written to stdout or --out)`);
+    return exportAtif(file, stringFlag(parsed, 'out'), io);
+  }
   if (format !== 'otel') throw new UsageError(`rein trace export: --format must be otel or atif, not "${format}"`);
   if (stringFlag(parsed, 'out')) throw new UsageError('rein trace export: --out goes with --format atif (spans go to --endpoint)');
   const paths = tracesIn(resolve(file), file);

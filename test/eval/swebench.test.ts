@@ -152,4 +152,17 @@ describe('SWE-bench instances in rein eval, against local repositories', () => {
       paired_tasks: ['acme__calc-1', 'acme__strs-2'],
     });
   });
+
+  it('says what is missing: --repos for an instance file; --queue is refused for one', async () => {
+    const noRepos = await runCli(['eval', fixture.instancesFile, '--model', 'stub-model', '--out', join(out, '..', 'x')], {
+      env: cleanEnv({ OPENAI_BASE_URL: stub.url }),
+    });
+    expect(noRepos.code).toBe(2);
+    expect(noRepos.stderr).toMatch(/is a SWE-bench instance file: pass --repos DIR/);
+    const queued = await runCli(['eval', fixture.instancesFile, '--repos', fixture.reposDir, '--model', 'm', '--queue', 'redis://127.0.0.1:9'], {
+      env: cleanEnv(),
+    });
+    expect(queued.code).toBe(2);
+    expect(queued.stderr).toMatch(/drop --queue/);
+  });
 });
