@@ -93,7 +93,12 @@ class ReinAgent(BaseInstalledAgent):
     async def _stage(self, environment: Any) -> None:
         if self._staged:
             return
-        await environment.exec(command=f"mkdir -p {STAGED_DIR} {CONTAINER_LOGS}")
+        command = f"mkdir -p {STAGED_DIR} {CONTAINER_LOGS}"
+        # The newer interface runs commands as the task's user by default: the folders are made as root.
+        if hasattr(self, "exec_as_root"):
+            await self.exec_as_root(environment, command=command)
+        else:
+            await environment.exec(command=command)
         for source, target in self.staged_files():
             await environment.upload_file(source_path=source, target_path=target)
         self._staged = True

@@ -7,19 +7,17 @@ import { formatZodError } from '../../lib/zod-error.js';
  * A test list as SWE-bench ships it: a JSON array, or (in the Hugging Face
  * datasets) a string holding one.
  */
-const testList = z.union([
-  z.array(z.string()),
-  z.string().transform((text, context) => {
+const testList = z.preprocess(
+  (value) => {
+    if (typeof value !== 'string') return value;
     try {
-      const value: unknown = JSON.parse(text);
-      if (Array.isArray(value) && value.every((entry) => typeof entry === 'string')) return value as string[];
+      return JSON.parse(value) as unknown;
     } catch {
-      // reported below
+      return value;
     }
-    context.addIssue({ code: 'custom', message: 'expected a JSON array of test names' });
-    return z.NEVER;
-  }),
-]);
+  },
+  z.array(z.string(), { error: 'expected a JSON array of test names (or a string holding one)' }),
+);
 
 /**
  * One SWE-bench instance record, with the field names of SWE-bench's
@@ -28,7 +26,8 @@ const testList = z.union([
  * `environment_setup_commit`); other fields (`patch`, `hints_text`,
  * `version`, …) are kept and ignored. `test_cmd` is rein's addition: the
  * command a test name is appended to (SWE-bench keeps that per repository
- * and version in its harness, not in the record).
+ * and version in its harness, not in the record); so are `timeout_s` and
+ * `check_timeout_s`, as in a task.json.
  */
 export const sweBenchInstanceSchema = z.looseObject({
   instance_id: z
@@ -45,7 +44,9 @@ export const sweBenchInstanceSchema = z.looseObject({
   PASS_TO_PASS: testList.default([]),
   test_patch: z.string().optional(),
   test_cmd: z.string().min(1).optional(),
-  environment_setup_commit: z.string().optional(),
+  environment_setup_commit: z.string().optional().describe('Kept; SWE-bench builds its environment from it, local grading uses this machine’s'),
+  timeout_s: z.number().positive().max(86_400).optional().describe("rein's addition: the agent's time budget"),
+  check_timeout_s: z.number().positive().max(86_400).optional().describe("rein's addition: the time each grading command may take"),
 });
 
 export type SweBenchInstance = z.infer<typeof sweBenchInstanceSchema>;

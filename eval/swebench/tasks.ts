@@ -50,8 +50,8 @@ export function loadSweBenchTasks(file: string, reposDir: string | undefined): T
       prompt: instance.problem_statement,
       test_cmd: testCmd,
       check_cmd: `SWE-bench grade: FAIL_TO_PASS and PASS_TO_PASS with ${testCmd}`,
-      timeout_s: DEFAULT_TIMEOUT_S,
-      check_timeout_s: DEFAULT_CHECK_TIMEOUT_S,
+      timeout_s: instance.timeout_s ?? DEFAULT_TIMEOUT_S,
+      check_timeout_s: instance.check_timeout_s ?? DEFAULT_CHECK_TIMEOUT_S,
       simulated: null,
       swebench: { instance, source },
     });

@@ -111,7 +111,11 @@ def test_newer_interface_installs_as_root_and_runs_as_the_agent(tmp_path, monkey
     asyncio.run(agent.install(environment))
     context = AgentContext()
     asyncio.run(agent.run("task", environment, context))
-    assert calls == [("root", "bash /installed-agent/install-rein.sh"), ("agent", 'export PATH="/opt/rein/bin:$PATH"; rein-harbor-run task')]
+    assert calls == [
+        ("root", "mkdir -p /installed-agent /logs/agent"),
+        ("root", "bash /installed-agent/install-rein.sh"),
+        ("agent", 'export PATH="/opt/rein/bin:$PATH"; rein-harbor-run task'),
+    ]
     # No summary was written: the context says so instead of inventing numbers.
     assert context.n_input_tokens is None and context.metadata == {"rein": {"status": "no summary file"}}
 
