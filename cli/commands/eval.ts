@@ -83,6 +83,8 @@ export async function evalCommand(argv: string[], io: Io, env: NodeJS.ProcessEnv
     throw new UsageError('rein eval: SWE-bench instance files run on this machine (their repositories are local mirrors); drop --queue');
   const configurations = parseConfigurations(listFlag(parsed, 'preset'), listFlag(parsed, 'config'));
   const model = stringFlag(parsed, 'model');
+  if (isInstanceFile(tasksDir) && model === undefined)
+    throw new UsageError('rein eval: SWE-bench instances have no simulated model: pass --model NAME (and OPENAI_BASE_URL or OPENAI_API_KEY)');
   const runner = await queueRunner(parsed, env);
   // With a queue the endpoint is each worker's own: nothing about it is needed (or sent) here.
   const endpoint = model === undefined ? undefined : runner ? { model } : resolveEndpoint({ model, baseURL: stringFlag(parsed, 'base-url'), env });

@@ -164,5 +164,8 @@ describe('SWE-bench instances in rein eval, against local repositories', () => {
     });
     expect(queued.code).toBe(2);
     expect(queued.stderr).toMatch(/drop --queue/);
+    const noModel = await runCli(['eval', fixture.instancesFile, '--repos', fixture.reposDir], { env: cleanEnv() });
+    expect(noModel.code).toBe(2);
+    expect(noModel.stderr).toMatch(/pass --model NAME/);
   });
 });
