@@ -181,4 +181,13 @@ describe('the headless contract, read as an outside tool reads it', () => {
     const cli = await runCli(['trace', 'export', runDir, '--format', 'atif']);
     expect(JSON.parse(cli.stdout)).toEqual(trajectory);
   });
+
+  it('rein trace export --format atif: a missing run and OTel-only flags are usage errors named once', async () => {
+    const missing = await runCli(['trace', 'export', join(makeTempDir('rein-atif-none-'), 'nope'), '--format', 'atif']);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/^rein trace export: not found: /);
+    const mixed = await runCli(['trace', 'export', makeTempDir('rein-atif-mixed-'), '--format', 'atif', '--endpoint', 'http://127.0.0.1:9']);
+    expect(mixed.code).toBe(2);
+    expect(mixed.stderr).toBe('rein trace export: --endpoint goes with --format otel (ATIF is written to stdout or --out)\n');
+  });
 });
