@@ -160,6 +160,9 @@ describe('ATIF export of a rein run', () => {
     });
     const alone = join(makeTempDir('rein-atif-alone-'), 'kept.jsonl');
     copyFileSync(join(run.runDir, 'trace.jsonl'), alone);
+    // A trace kept elsewhere (--trace) finds its record through the run directory its start line names…
+    expect(exported(alone).steps.map((step) => step.source)).toEqual(['system', 'user', 'agent', 'agent']);
+    // …and without that directory it is rebuilt from the trace alone.
     rmSync(run.runDir, { recursive: true, force: true });
     const trajectory = exported(alone);
     expect(trajectory.steps.map((step) => step.source)).toEqual(['user', 'agent', 'agent']);
