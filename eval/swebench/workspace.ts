@@ -1,10 +1,27 @@
 import { execFileSync } from 'node:child_process';
-import { rmSync } from 'node:fs';
-import { resolve, sep } from 'node:path';
+import { lstatSync, rmSync, writeFileSync } from 'node:fs';
+import { join, resolve, sep } from 'node:path';
 import { RULES_FILE_NAMES, STATE_DIR_NAME } from '../../lib/harness-files.js';
 
+/** Settings that keep git from running anything a repository's files could name (hooks, a file-system monitor, diff drivers). */
+const SAFE_GIT = [
+  '-c',
+  'core.hooksPath=/dev/null',
+  '-c',
+  'core.fsmonitor=false',
+  '-c',
+  'diff.external=',
+  '-c',
+  'core.attributesFile=/dev/null',
+  '-c',
+  'advice.detachedHead=false',
+];
+
+/** The whole `.git/config` of a checkout: what clone wrote, minus the remote rein removes. */
+const CHECKOUT_CONFIG = '[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n\tlogallrefupdates = true\n';
+
 const git = (cwd: string, args: string[], input?: string) =>
-  execFileSync('git', ['-c', 'core.hooksPath=/dev/null', '-c', 'advice.detachedHead=false', ...args], {
+  execFileSync('git', [...SAFE_GIT, ...args], {
     cwd,
     encoding: 'utf8',
     maxBuffer: 256 * 1024 * 1024,
@@ -25,6 +42,20 @@ export function checkoutInstance(source: string, commit: string, workspace: stri
   git(workspace, ['remote', 'remove', 'origin']);
 }
 
+/**
+ * Before rein runs git in a workspace the agent has had: `.git` must still be
+ * the folder the checkout made, and its config goes back to the checkout's,
+ * so a filter, a diff driver or a monitor command the agent configured never
+ * runs outside the sandbox.
+ */
+export function reclaimCheckout(workspace: string): void {
+  const dotGit = join(workspace, '.git');
+  const stat = lstatSync(dotGit, { throwIfNoEntry: false });
+  if (!stat?.isDirectory()) throw new Error('the workspace .git is no longer the checkout’s folder (replaced or removed during the run)');
+  writeFileSync(join(dotGit, 'config'), CHECKOUT_CONFIG);
+  rmSync(join(dotGit, 'info', 'attributes'), { force: true });
+}
+
 /** The files a unified diff touches (its `diff --git a/X b/Y` headers; both sides). */
 export function filesInPatch(patch: string): string[] {
   const files = new Set<string>();
@@ -42,6 +73,7 @@ export function filesInPatch(patch: string): string[] {
  * the files in `exclude` (the instance's test files).
  */
 export function modelPatch(workspace: string, base: string, exclude: readonly string[] = []): string {
+  reclaimCheckout(workspace);
   const pathspec = [
     '.',
     `:(exclude,top)${STATE_DIR_NAME}`,
@@ -55,6 +87,7 @@ export function modelPatch(workspace: string, base: string, exclude: readonly st
 
 /** Puts the instance's test files back as they were at `base` (the agent may have edited them), then applies its test patch. */
 export function applyTestPatch(workspace: string, base: string, testPatch: string): void {
+  reclaimCheckout(workspace);
   for (const file of filesInPatch(testPatch)) {
     const existed = git(workspace, ['ls-tree', '--name-only', base, '--', file]).trim() !== '';
     if (existed) {

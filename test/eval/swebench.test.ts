@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunRecord } from '../../eval/run-record.js';
@@ -10,6 +10,9 @@ import { makeTempDir } from '../../testing/temp-dir.js';
 import { cleanEnv, runCli } from '../helpers/cli.js';
 import { makeSweBenchFixture, type SweBenchFixture } from '../helpers/swebench-fixtures.js';
 
+/** Where a command git ran on rein's behalf (outside the sandbox) would leave its mark. */
+const MARKER = join(makeTempDir('rein-swebench-marker-', { until: 'exit' }), 'pwned');
+
 /** A model that fixes the calc instance (and writes its own copy of the hidden test, which must not reach the patch) and gives up on strs. */
 function policy(request: StubRequest) {
   const task = String(request.messages[1]?.content ?? '');
@@ -17,14 +20,17 @@ function policy(request: StubRequest) {
   const text = typeof last.content === 'string' ? last.content : '';
   const id = `call_${request.messages.length}`;
   const act = (name: string, args: unknown) => ({ toolCalls: [{ id, name, arguments: args }] });
+  const asked = request.messages.at(-2);
+  const lastCommand = asked?.role === 'assistant' ? (asked.tool_calls?.[0]?.function.arguments ?? '') : '';
   if (task.includes('whisper')) {
+    // A hostile agent: it configures a command for git to run when rein next looks at the workspace.
+    if (!request.messages.some((message) => message.role === 'tool')) return act('run', { command: `git config core.fsmonitor 'touch ${MARKER}'` });
+    if (text.startsWith('exit=0') && lastCommand.includes('git config')) return act('run', { command: 'node --test' });
     if (text.startsWith('exit=0')) return act('finish', { summary: 'Could not find the bug.' });
-    return act('run', { command: 'node --test' });
+    return { content: `unexpected: ${text.slice(0, 60)}` };
   }
   if (!request.messages.some((message) => message.role === 'tool')) return act('read_file', { path: 'calc.js' });
   if (text.startsWith('[calc.js')) return act('edit_file', { path: 'calc.js', old: 'mul = (a, b) => a + b', new: 'mul = (a, b) => a * b' });
-  const asked = request.messages.at(-2);
-  const lastCommand = asked?.role === 'assistant' ? (asked.tool_calls?.[0]?.function.arguments ?? '') : '';
   if (text.startsWith('Edit applied')) return act('run', { command: "echo '// my own test' > test/mul.test.js" });
   if (text.startsWith('exit=0') && lastCommand.includes('echo')) return act('run', { command: 'node --test' });
   if (text.startsWith('exit=0')) return act('finish', { summary: 'mul() multiplies.' });
@@ -128,6 +134,12 @@ describe('SWE-bench instances in rein eval, against local repositories', () => {
       .split('\n')
       .map((line) => JSON.parse(line));
     expect(other.map((line) => line.model_name_or_path)).toEqual(['rein/no-plan/stub-model', 'rein/no-plan/stub-model']);
+  });
+
+  it('never runs a command the agent configured in its checkout’s git config when it diffs and grades', () => {
+    const strs = records(out).filter((record) => record.task === 'acme__strs-2');
+    expect(strs.map((record) => record.status)).toEqual(['done', 'done']);
+    expect(existsSync(MARKER)).toBe(false);
   });
 
   it('leaves the source repositories untouched and writes an ATIF trajectory beside each run', () => {
