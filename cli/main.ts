@@ -62,7 +62,7 @@ export async function main(argv: string[], io: Io = { stdout: process.stdout, st
     // A ReinError is a failure rein knows and words; anything else is a crash (a bug, or rules-file code that threw).
     const crashed = !(error instanceof ReinError);
     // Messages that already name their command ("rein run: …") get no second prefix.
-    const text = /^rein( [a-z]+)?:/.test(message) ? message : crashed ? `rein: ${name} crashed: ${message}` : `rein: ${message}`;
+    const text = /^rein( [a-z-]+)*:/.test(message) ? message : crashed ? `rein: ${name} crashed: ${message}` : `rein: ${message}`;
     io.stderr.write(`${text}\n`);
     if (crashed) io.stderr.write(crashHint(error, env));
     // `--json` promises one JSON line at the end, also when the run never started.

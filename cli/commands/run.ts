@@ -12,6 +12,7 @@ import { keepsServing, parsePort } from '../../visualizer/server/viz-flags.js';
 import { type FlagSpec, numberFlag, type ParsedCommand, parseCommand, stringFlag } from '../args.js';
 import { executeRun, type Io } from '../execute-run.js';
 import { EXIT } from '../exit-codes.js';
+import { errorSummary, HEADLESS_FLAGS, HEADLESS_USAGE, type HeadlessOptions, headlessOptions, writeSummary } from '../headless.js';
 import { OTEL_FLAGS, OTEL_USAGE, otelSettings } from '../otel-flags.js';
 import { checkReachable } from '../preflight.js';
 
@@ -33,6 +34,7 @@ export const RUN_USAGE = `rein run <repo> "<task>" --test-cmd "<cmd>" [options]
   --viz-port N           its port (default: any free port)
   --viz-exit             stop it when the run ends (default: serve until Ctrl+C; also when CI is set)
   --json                 print one JSON summary line at the end
+${HEADLESS_USAGE}
 ${OTEL_USAGE}`;
 
 /** Flags shared by commands that run the harness. */
@@ -56,6 +58,7 @@ export const RUN_FLAGS: FlagSpec = {
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
   ...OTEL_FLAGS,
+  ...HEADLESS_FLAGS,
 };
 
 /** Rule overrides from the command-line flags (the last rules layer). */
@@ -82,6 +85,24 @@ export async function runCommand(argv: string[], io: Io, env: NodeJS.ProcessEnv)
   const [repo, task, ...extra] = parsed.positionals;
   if (!repo || !task) throw new UsageError(`rein run: expected <repo> and "<task>"\n\n${RUN_USAGE}`);
   if (extra.length > 0) throw new UsageError(`rein run: unexpected argument "${extra[0]}" (quote the task)`);
+  const headless = headlessOptions(parsed);
+  try {
+    return await startRunCommand(parsed, repo, task, headless, io, env);
+  } catch (error) {
+    // A run that never started still leaves its summary, so an outside tool always finds one.
+    if (!(error instanceof RunStartedError)) writeSummary(headless, errorSummary(error));
+    throw error instanceof RunStartedError ? error.cause : error;
+  }
+}
+
+/** Wraps an error thrown after executeRun took over: it wrote the summary itself. */
+class RunStartedError extends Error {
+  constructor(override readonly cause: unknown) {
+    super('run started');
+  }
+}
+
+async function startRunCommand(parsed: ParsedCommand, repo: string, task: string, headless: HeadlessOptions, io: Io, env: NodeJS.ProcessEnv): Promise<number> {
   const vizPort = parsePort('rein run', '--viz-port', stringFlag(parsed, 'viz-port'));
   const otel = await otelSettings('rein run', parsed, env, (text) => io.stderr.write(text));
   const workspace = resolve(repo);
@@ -113,6 +134,7 @@ export async function runCommand(argv: string[], io: Io, env: NodeJS.ProcessEnv)
       io,
       env,
       json: Boolean(parsed.values.json),
+      headless,
       otel,
       run: {
         workspace,
@@ -131,6 +153,8 @@ export async function runCommand(argv: string[], io: Io, env: NodeJS.ProcessEnv)
         inspect: observers.inspect,
       },
       onStart: observers.onStart,
+    }).catch((error: unknown) => {
+      throw new RunStartedError(error);
     });
   if (!parsed.values.viz) return execute({});
   // The visualizer loads only when asked for: it would slow every run's start.

@@ -36,7 +36,7 @@ const CORE_FLOORS: Record<string, number> = {
 const PERIPHERY_MAY_IMPORT: Record<string, readonly string[]> = {
   telemetry: [],
   visualizer: [],
-  eval: ['visualizer'],
+  eval: ['visualizer', 'telemetry'],
   cli: ['telemetry', 'visualizer', 'eval'],
   bench: ['telemetry', 'visualizer', 'eval'],
   docs: ['cli', 'visualizer'],
