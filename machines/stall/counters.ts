@@ -70,7 +70,13 @@ export function foldStall(stall: StallState, result: ToolCallResult, classified:
     set('editThrash', get('editThrash') + 1);
     thrashFile = effect.path;
   }
-  if (effect.kind === 'read' || effect.kind === 'search') set('readLoop', get('readLoop') + 1);
+  // A read or search that shows something new is exploration, not a loop: it does not advance readLoop (repeats do), only the
+  // far higher longExploration cap; nothingNew counts any result that made no progress at all.
+  if (effect.kind === 'read' || effect.kind === 'search') {
+    if (!kinds.includes('newInfo')) set('readLoop', get('readLoop') + 1);
+    set('longExploration', get('longExploration') + 1);
+  }
+  set('nothingNew', anything ? 0 : get('nothingNew') + 1);
 
   return {
     ...stall,
