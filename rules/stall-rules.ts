@@ -28,6 +28,8 @@ export interface StallRuleSpec {
   needsTools?: readonly string[];
   /** Default nudge; `{limit}`, `{count}` and `{path}` are filled in. It always asks for something that counts as progress. */
   message: string;
+  /** A catch-all: any rule's nudge starts its count over, so it only speaks for loops no other rule names. */
+  yieldsToOthers?: true;
 }
 
 export const STALL_RULES = {
@@ -80,8 +82,8 @@ export const STALL_RULES = {
     limit: 6,
     counts: 'tool results in a row that showed nothing new (no new output, file state, todo item or test result)',
     resetBy: ['newInfo', 'newFileState', 'todoChange', 'testChange'],
-    message:
-      'Your last {count} actions showed nothing you had not seen before. Stop repeating: read something new, change a file, or run the tests.',
+    yieldsToOthers: true,
+    message: 'Your last {count} actions showed nothing you had not seen before. Stop repeating: read something new, change a file, or run the tests.',
   },
   noToolCalls: {
     limit: 3,

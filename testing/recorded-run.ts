@@ -18,8 +18,8 @@ export interface RecordedStep {
   exitCode?: number | null;
   /** False when a read, search or command failed as a call (no such file, bad arguments). */
   ok?: boolean;
-  /** For `edit_file`: whether the edit took effect, and its kind (`create`, `replace`, `insert`, `sed`, `undo`, …). */
-  edit?: { applied: boolean; kind?: string };
+  /** For `edit_file`: whether the edit took effect, its kind (`create`, `replace`, `insert`, `sed`, `undo`, …), and the file's content hashes around it when the recording has them (else they are reconstructed from the edits, testing/edit-states.ts). */
+  edit?: { applied: boolean; kind?: string; before?: string; after?: string };
   /** Todo items, for `update_todo`. */
   todo?: Array<{ task: string; done: boolean }>;
   /** The agent's original action, shortened, for reports. */

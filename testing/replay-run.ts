@@ -158,7 +158,11 @@ function resultOf(step: RecordedStep, edits: EditStates): ResultSpec {
     case 'grep':
       return outcome({ kind: 'search', pattern: String(step.args.pattern ?? '') });
     case 'edit_file': {
-      const { path, before, after } = edits.apply(step);
+      const known =
+        step.edit?.before !== undefined && step.edit.after !== undefined
+          ? { path: String(step.args.path ?? ''), before: step.edit.before, after: step.edit.after }
+          : null;
+      const { path, before, after } = known ?? edits.apply(step);
       return outcome({ kind: 'edit', path, applied: step.edit?.applied !== false, before, after }, true);
     }
     case 'update_todo':
