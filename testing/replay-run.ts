@@ -1,5 +1,4 @@
-import { createHarnessMachine, type HarnessMachine } from '../machines/harness-machine.js';
-import { fingerprint } from '../machines/stall/progress.js';
+import { createHarnessMachine, type HarnessMachine, type HarnessOptions } from '../machines/harness-machine.js';
 import { type Rules, type RulesInput, rulesSchema } from '../rules/schema.js';
 import type { ToolOutcome } from '../tools/types.js';
 import { EditStates } from './edit-states.js';
@@ -51,6 +50,8 @@ export interface ReplayResult {
   stop: { index: number; step: number; reason: string } | null;
   /** Actions the recording has after the stop (what a stop would have saved). */
   savedActions: number;
+  /** With `trace: true`: the run as rein trace lines (model replies, tool results, state changes, the machine's notes), for the visualizer. */
+  trace?: Array<Record<string, unknown>>;
 }
 
 export interface ReplayOptions {
@@ -59,6 +60,10 @@ export interface ReplayOptions {
   keepBudgets?: boolean;
   /** The test command when the run does not name one. */
   testCmd?: string;
+  /** Guards and rule actions a rules module registers (as `loadRules` returns them). */
+  extensions?: HarnessOptions;
+  /** Also return the run as trace lines (slower; off by default). */
+  trace?: boolean;
 }
 
 /**
@@ -75,8 +80,8 @@ export interface ReplayOptions {
  */
 export function createReplayer(options: ReplayOptions = {}): { rules: Rules; replay(run: RecordedRun): ReplayResult } {
   const rules = replayRules(options);
-  const machine = createHarnessMachine(rules);
-  return { rules, replay: (run) => replayWith(machine, rules, run, options.testCmd ?? '') };
+  const machine = createHarnessMachine(rules, options.extensions);
+  return { rules, replay: (run) => replayWith(machine, rules, run, options.testCmd ?? '', options.trace === true) };
 }
 
 /** Replays one recorded run (see createReplayer to replay many with one machine). */
@@ -90,32 +95,61 @@ function replayRules(options: ReplayOptions): Rules {
   return { ...parsed, budgets: { ...parsed.budgets, maxSteps: Number.MAX_SAFE_INTEGER, maxSeconds: Number.MAX_SAFE_INTEGER } };
 }
 
-function replayWith(machine: HarnessMachine, rules: Rules, run: RecordedRun, testCmd: string): ReplayResult {
+function replayWith(machine: HarnessMachine, rules: Rules, run: RecordedRun, testCmd: string, tracing: boolean): ReplayResult {
   const probe = probeHarness(machine, rules, { testCmd: run.testCmd ?? testCmd });
+  const trace: Array<Record<string, unknown>> | undefined = tracing ? [] : undefined;
+  // One line per event that changed the state (not per microstep): enough for the visualizer to follow the run.
+  const traced = <T extends ReturnType<typeof probe.reply>>(event: string, send: () => T): T => {
+    const from = probe.state;
+    const step = send();
+    if (trace && probe.state !== from) trace.push({ kind: 'transition', from, to: probe.state, event });
+    if (trace) trace.push(...(step.notes as unknown as Array<Record<string, unknown>>));
+    return step;
+  };
   const edits = new EditStates();
-  const seen = new Set<string>();
   const fresh: boolean[] = [];
   const steps: ReplayStep[] = [];
   const nudges: ReplayNudge[] = [];
   let stop: ReplayResult['stop'] = null;
   for (const [index, recorded] of run.steps.entries()) {
-    if (probe.state.endsWith('.compact')) probe.contextReady();
+    if (probe.state.endsWith('.compact')) traced('xstate.done.actor.contextManager', () => probe.contextReady());
     if (!probe.state.endsWith('.think')) break;
     let step: ReturnType<typeof probe.reply>;
     if (recorded.tool === 'none') {
-      step = probe.reply({ content: recorded.raw ?? '' });
+      const content = recorded.raw ?? '';
+      step = traced('xstate.done.actor.model', () => probe.reply({ content }));
+      trace?.push({ kind: 'model', step: probe.context.step, content, tool_calls: [], usage: {}, ms: null });
     } else {
-      const observed = `${recorded.tool}:${fingerprint(recorded.output)}`;
-      fresh.push(!seen.has(observed));
-      seen.add(observed);
       const result = resultOf(recorded, edits);
       const finish = recorded.tool === 'finish' ? { summary: String(recorded.args.summary ?? 'done') } : undefined;
-      probe.reply({ calls: [{ name: recorded.tool, args: result.args ?? {} }] });
-      step = finish ? probe.tools([], finish) : probe.tools([result]);
+      traced('xstate.done.actor.model', () => probe.reply({ calls: [{ name: recorded.tool, args: result.args ?? {} }] }));
+      trace?.push({
+        kind: 'model',
+        step: probe.context.step,
+        content: null,
+        tool_calls: [{ name: recorded.tool, args: result.args ?? {} }],
+        usage: {},
+        ms: null,
+      });
+      if (!finish)
+        trace?.push({
+          kind: 'tool',
+          step: probe.context.step,
+          id: `call_${index}`,
+          name: recorded.tool,
+          args: result.args ?? {},
+          ok: result.outcome.ok,
+          ms: 0,
+          effect: result.outcome.effect,
+          result: result.outcome.content.slice(0, 2000),
+        });
+      step = traced('xstate.done.actor.tools', () => (finish ? probe.tools([], finish) : probe.tools([result])));
     }
     const entry: ReplayStep = { index, tool: recorded.tool, state: probe.state, progress: [] };
+    for (const note of step.notes) if (note.kind === 'progress') entry.progress.push(...note.results.flatMap((r) => r.kinds));
+    // "New to the run" is the machine's own newInfo, so the learning measure and the rules agree on what is new.
+    if (recorded.tool !== 'none' && recorded.tool !== 'finish') fresh.push(entry.progress.includes('newInfo'));
     for (const note of step.notes) {
-      if (note.kind === 'progress') entry.progress.push(...note.results.flatMap((r) => r.kinds));
       if (note.kind !== 'stall') continue;
       const window = fresh.slice(-LEARNING_WINDOW);
       const count = window.filter(Boolean).length;
@@ -144,6 +178,7 @@ function replayWith(machine: HarnessMachine, rules: Rules, run: RecordedRun, tes
     nudges,
     stop,
     savedActions: stop ? run.steps.length - replayed : 0,
+    ...(trace ? { trace } : {}),
   };
 }
 
