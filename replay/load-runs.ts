@@ -64,7 +64,8 @@ function filesOf(input: string): string[] {
 function readFile(file: string, map: ActionMap, loaded: LoadedRuns): void {
   const bytes = readFileSync(file);
   const text = (file.endsWith('.gz') ? gunzipSync(bytes) : bytes).toString('utf8');
-  const whole = parseWhole(text);
+  // JSONL is read line by line even when it holds one line, so its errors name the line.
+  const whole = /\.jsonl(?:\.gz)?$/.test(file) ? undefined : parseWhole(text);
   if (whole !== undefined) {
     const run = wholeFileRun(whole, file, map);
     if (run) {
