@@ -7,6 +7,7 @@ import { memorySection } from './sections/memory.js';
 import { otelOverheadSection } from './sections/otel-overhead.js';
 import { promptCacheSection } from './sections/prompt-cache.js';
 import { promptCacheEndToEndSection } from './sections/prompt-cache-end-to-end.js';
+import { replayRealRunsSection } from './sections/replay-real-runs.js';
 import { sandboxOverheadSection } from './sections/sandbox-overhead.js';
 import { stallPrecisionSection } from './sections/stall-precision.js';
 import { suiteTokensSection } from './sections/suite-tokens.js';
@@ -22,6 +23,7 @@ const SECTIONS: readonly BenchSection[] = [
   promptCacheEndToEndSection,
   suiteTokensSection,
   stallPrecisionSection,
+  replayRealRunsSection,
   otelOverheadSection,
   syntaxChecksSection,
   memorySection,
