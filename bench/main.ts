@@ -23,12 +23,12 @@ const SECTIONS: readonly BenchSection[] = [
   promptCacheEndToEndSection,
   suiteTokensSection,
   stallPrecisionSection,
-  replayRealRunsSection,
   otelOverheadSection,
   syntaxChecksSection,
   memorySection,
   sandboxOverheadSection,
   evalQueueSection,
+  replayRealRunsSection,
 ];
 
 const USAGE = `node --expose-gc dist/bench/main.js [--only ID,…] [--skip ID,…] [--write]
