@@ -127,7 +127,7 @@ function replayWith(machine: HarnessMachine, rules: Rules, run: RecordedRun, tes
         kind: 'model',
         step: probe.context.step,
         content: null,
-        tool_calls: [{ name: recorded.tool, args: result.args ?? {} }],
+        tool_calls: [{ id: `call_${index}`, type: 'function', function: { name: recorded.tool, arguments: JSON.stringify(result.args ?? {}) } }],
         usage: {},
         ms: null,
       });
