@@ -8,6 +8,7 @@ import { memorySection } from './sections/memory.js';
 import { otelOverheadSection } from './sections/otel-overhead.js';
 import { promptCacheSection } from './sections/prompt-cache.js';
 import { promptCacheEndToEndSection } from './sections/prompt-cache-end-to-end.js';
+import { replayRealRunsSection } from './sections/replay-real-runs.js';
 import { sandboxOverheadSection } from './sections/sandbox-overhead.js';
 import { stallPrecisionSection } from './sections/stall-precision.js';
 import { startupSection } from './sections/startup.js';
@@ -31,6 +32,7 @@ const SECTIONS: readonly BenchSection[] = [
   evalQueueSection,
   startupSection,
   mcpToolsSection,
+  replayRealRunsSection,
 ];
 
 const USAGE = `node --expose-gc dist/bench/main.js [--only ID,…] [--skip ID,…] [--write]

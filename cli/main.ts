@@ -14,6 +14,7 @@ const USAGE = `rein: an agent harness built as an explicit statechart
   rein trace export <trace.jsonl>   send a run's trace to an OpenTelemetry collector as GenAI spans
   rein eval <tasks> --preset A --preset B    run a task set under several configurations
   rein compare <A> <B>              paired comparison of two eval results (exact McNemar)
+  rein replay <runs> [--rules F]    replay recorded agent runs through the stall rules (--compare F2 for a rules change)
   rein worker --queue redis://…     take eval jobs from a Redis queue (rein eval --queue) on this machine
 
 Run \`rein <command> --help\` for a command's options.
@@ -32,6 +33,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   trace: async () => (await import('./commands/trace.js')).traceCommand,
   eval: async () => (await import('./commands/eval.js')).evalCommand,
   compare: async () => (await import('./commands/compare.js')).compareCommand,
+  replay: async () => (await import('./commands/replay.js')).replayCommand,
   worker: async () => (await import('./commands/worker.js')).workerCommand,
   rules: async () => (await import('./commands/rules.js')).rulesCommand,
   approve: async () => (await import('./commands/approve.js')).approveCommand,

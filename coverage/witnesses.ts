@@ -100,8 +100,10 @@ const STALL_PATTERNS: Record<string, (count: number) => WitnessCall[]> = {
       args: { path: 'a.py', n: index % 2 },
       result: { edit: 'applied', path: 'a.py', before: index % 2 ? 'v1' : 'v0', after: index % 2 ? 'v0' : 'v1' },
     })),
-  // Reads of different files that show nothing new (the same text): a read loop that can persist.
-  readMany: (count) => times(count, (index) => read(`f${index}.py`, 'same')),
+  // Reads of different files that show nothing new (the same text after the first): a read loop that can persist.
+  readMany: (count) => times(count + 1, (index) => read(`f${index}.py`, 'same')),
+  // Reads that each show something new: only the exploration cap counts them.
+  readNew: (count) => times(count, (index) => read(`f${index}.py`, `text ${index}`)),
 };
 
 /** The patterns that make each built-in stall guard fire (`noCall` is a reply without tool calls, repeated across turns). */
@@ -111,6 +113,8 @@ const STALL_KIND: Record<string, readonly string[]> = {
   alternation: ['alternate', 'alternateRun'],
   editThrash: ['editThrash'],
   readLoop: ['readMany'],
+  longExploration: ['readMany', 'readNew'],
+  nothingNew: ['readMany'],
   noToolCalls: ['noCall'],
 };
 

@@ -1,4 +1,4 @@
-import { type StateValue, transition } from 'xstate';
+import type { StateValue } from 'xstate';
 import type { ScriptedReply } from '../actors/scripted-model.js';
 import type { ApprovalDecision } from '../approvals/pending.js';
 import type { ChatMessage, ToolCall } from '../context/messages.js';
@@ -11,6 +11,7 @@ import { normalizeCalls } from '../machines/turn-cycle.js';
 import type { HarnessContext, HarnessEmitted, ModelReply, ToolsOutput } from '../machines/types.js';
 import type { Rules } from '../rules/schema.js';
 import { firstValidFinish } from '../tools/finish.js';
+import { pureTransition } from './pure-transition.js';
 import type { ResultSpec } from './results.js';
 
 type Snapshot = ReturnType<HarnessMachine['resolveState']>;
@@ -30,7 +31,7 @@ export interface ProbeStep {
 
 /**
  * Drives the harness machine one event at a time with XState's pure
- * `transition()`: no actors run, no files or network are touched. Start it
+ * transition (testing/pure-transition.ts): no actors run, no files or network are touched. Start it
  * at any state with any context, feed it a model reply or tool results, and
  * read the state it reaches, what it appended and which notes it emitted.
  *
@@ -52,8 +53,7 @@ export function probeHarness(machine: HarnessMachine, rules: Rules, options: { a
   });
 
   const apply = (event: unknown): ProbeStep => {
-    // Probes send any event a test builds; XState types transition() by the machine's own event union.
-    const [next, actions] = transition(machine, snapshot, event as never);
+    const [next, actions] = pureTransition(machine, snapshot, event);
     snapshot = next;
     const emitted = (actions as Array<{ type: string; params?: unknown }>)
       .filter((action) => action.type === 'xstate.emit')

@@ -37,8 +37,9 @@ const PERIPHERY_MAY_IMPORT: Record<string, readonly string[]> = {
   telemetry: [],
   visualizer: [],
   eval: ['visualizer', 'telemetry'],
-  cli: ['telemetry', 'visualizer', 'eval'],
-  bench: ['telemetry', 'visualizer', 'eval'],
+  replay: ['visualizer'],
+  cli: ['telemetry', 'visualizer', 'eval', 'replay'],
+  bench: ['telemetry', 'visualizer', 'eval', 'replay'],
   docs: ['cli', 'visualizer'],
 };
 

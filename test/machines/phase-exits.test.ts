@@ -205,7 +205,15 @@ describe('which exits and stall rules can fire in a phase (machines/phase-exits.
     expect(exits.liveStallRules('build', parse({ stall: { enabled: false } }))).toEqual([]);
     const readOnly = parse({ phases: { plan: { tools: ['read_file'], stallLimits: { readLoop: 20 } } } });
     const live = exits.liveStallRules('plan', readOnly);
-    expect(live.map((rule) => rule.guard)).toEqual(['repeatedAction', 'repeatedFailure', 'alternation', 'readLoop', 'noToolCalls']);
+    expect(live.map((rule) => rule.guard)).toEqual([
+      'repeatedAction',
+      'repeatedFailure',
+      'alternation',
+      'readLoop',
+      'longExploration',
+      'nothingNew',
+      'noToolCalls',
+    ]);
     expect(live.find((rule) => rule.guard === 'readLoop')?.limit).toBe(20);
     expect(live.find((rule) => rule.guard === 'repeatedAction')?.limit).toBe(3);
   });

@@ -15,8 +15,8 @@ function problemsOf(rules: Rules, registered?: Registered): string[] {
 }
 const problems = (input: unknown, registered?: Registered) => problemsOf(rulesSchema.parse(input), registered);
 const allGuards =
-  'guards: alternation, always, editMade, editThrash, editedSinceTest, failedRunsInRow, finishRefused, gateRefusals, noToolCalls, ' +
-  'phaseSteps, phaseTestRuns, readLoop, repeatedAction, repeatedFailure, testFailed, testPassed, testRun, testedAfterEdit, ' +
+  'guards: alternation, always, editMade, editThrash, editedSinceTest, failedRunsInRow, finishRefused, gateRefusals, longExploration, noToolCalls, ' +
+  'nothingNew, phaseSteps, phaseTestRuns, readLoop, repeatedAction, repeatedFailure, testFailed, testPassed, testRun, testedAfterEdit, ' +
   'testsPassedSinceLastEdit, todoProgress, todoWritten (rein rules guards describes them)';
 
 describe('what the rules schema cannot check: names, parameters and targets (machines/rules-check.ts)', () => {
@@ -168,7 +168,7 @@ describe('what the rules schema cannot check: names, parameters and targets (mac
 
   it('nudges, stall limits and stall messages must name a stall rule; limits one in effect', () => {
     expect(problems({ phases: { fix: { nudges: { repeatedFailur: 'Re-read it.', readLoop: 'Stop.' } } } })).toEqual([
-      'phases.fix.nudges.repeatedFailur: no stall rule "repeatedFailur" (did you mean "repeatedFailure"?); stall rules: repeatedAction, repeatedFailure, alternation, editThrash, readLoop, noToolCalls',
+      'phases.fix.nudges.repeatedFailur: no stall rule "repeatedFailur" (did you mean "repeatedFailure"?); stall rules: repeatedAction, repeatedFailure, alternation, editThrash, readLoop, longExploration, nothingNew, noToolCalls',
     ]);
     // A registered guard used as a stall rule is a stall rule too.
     const registered = { stall: { rules: [{ guard: 'slow', limit: 2 }] }, phases: { fix: { nudges: { slow: 'Hurry.' }, stallLimits: { slow: 4 } } } };
@@ -191,13 +191,13 @@ describe('what the rules schema cannot check: names, parameters and targets (mac
       }),
     ).toEqual(['phases.build.stallLimits.editThrash: no stall rule "editThrash" in stall.rules; in effect: readLoop, alternation']);
     expect(problems({ messages: { stall: { readLop: 'x', readLoop: 'y' } } })).toEqual([
-      'messages.stall.readLop: no stall rule "readLop" (did you mean "readLoop"?); stall rules: repeatedAction, repeatedFailure, alternation, editThrash, readLoop, noToolCalls',
+      'messages.stall.readLop: no stall rule "readLop" (did you mean "readLoop"?); stall rules: repeatedAction, repeatedFailure, alternation, editThrash, readLoop, longExploration, nothingNew, noToolCalls',
     ]);
   });
 
   it('stall rules: a built-in that is not a stall rule is refused; their own keys are "guard", "message" and the limit', () => {
     expect(problems({ stall: { rules: [{ guard: 'testRun', limit: 3 }] } })).toEqual([
-      'stall.rules[0].guard: "testRun" is not a stall rule; stall rules: repeatedAction, repeatedFailure, alternation, editThrash, readLoop, noToolCalls, or a guard a rules module registers',
+      'stall.rules[0].guard: "testRun" is not a stall rule; stall rules: repeatedAction, repeatedFailure, alternation, editThrash, readLoop, longExploration, nothingNew, noToolCalls, or a guard a rules module registers',
     ]);
     expect(problems({ stall: { rules: [{ guard: 'always', limit: 3 }] } }, { guards: ['alwayz'], actions: [] })[0]).toContain(
       '"always" is not a stall rule (did you mean "alwayz"?)',
