@@ -74,6 +74,13 @@ export const replayRealRunsSection: BenchSection = {
           ],
         },
         {
+          headers: ['system (default rules)', 'runs', 'resolved runs nudged', 'nudged while learning', 'resolved runs stopped'],
+          rows: [...new Set(runs.map((run) => run.system ?? '?'))].map((system) => {
+            const part = summarize(current.filter((result) => (result.run.system ?? '?') === system));
+            return [system, part.runs, share(part.resolvedNudged, part.resolved), share(part.resolvedNudgedLearning, part.resolved), part.falseStops];
+          }),
+        },
+        {
           headers: ['runs', 'actions', 'skipped inputs', 'replay wall time (default rules)', 'replay CPU time', 'actions per CPU second'],
           rows: [
             [

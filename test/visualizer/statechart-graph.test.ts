@@ -161,7 +161,7 @@ describe('the phase level', () => {
     expect(persists.text).toBe('[a stall persists after 3 nudges]');
     expect(persists.label).toBe('[stallPersists(maxNudges=3)]');
     expect(graph.transitions.find((transition) => transition.guard?.name === 'testsPassedSinceLastEdit')!.text).toBe('[tests passed since the last edit]');
-    expect(graph.transitions.find((transition) => transition.guard?.name === 'readLoop')!.text).toBe('[readLoop(limit=8)]');
+    expect(graph.transitions.find((transition) => transition.guard?.name === 'readLoop')!.text).toBe('[readLoop(limit=5)]');
   });
 });
 
