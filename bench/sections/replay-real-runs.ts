@@ -33,7 +33,8 @@ export const replayRealRunsSection: BenchSection = {
     const ms = performance.now() - started;
     const used = process.cpuUsage(cpu);
     const cpuMs = (used.user + used.system) / 1000;
-    const old = runs.map((run) => createReplayerOnce(JSON.parse(readFileSync(OLD_DEFAULTS, 'utf8'))).replay(run));
+    const oldReplayer = createReplayer({ rules: JSON.parse(readFileSync(OLD_DEFAULTS, 'utf8')) as object });
+    const old = runs.map((run) => oldReplayer.replay(run));
     const now = summarize(current);
     const before = summarize(old);
     const resolved = runs.filter((run) => run.resolved === true);
@@ -101,11 +102,3 @@ export const replayRealRunsSection: BenchSection = {
     };
   },
 };
-
-const machines = new Map<string, ReturnType<typeof createReplayer>>();
-function createReplayerOnce(rules: object): ReturnType<typeof createReplayer> {
-  const key = JSON.stringify(rules);
-  let replayer = machines.get(key);
-  if (!replayer) machines.set(key, (replayer = createReplayer({ rules })));
-  return replayer;
-}
