@@ -102,6 +102,11 @@ const STALL_PATTERNS: Record<string, (count: number) => WitnessCall[]> = {
     })),
   // Reads of different files that show nothing new (the same text after the first): a read loop that can persist.
   readMany: (count) => times(count + 1, (index) => read(`f${index}.py`, 'same')),
+  // Different reads failing the same way (no read effect, never the same action twice): only nothingNew counts them.
+  failSame: (count) => times(count + 1, (index) => ({ name: 'read_file', args: { path: `gone${index}.py` }, result: { error: 'No such file.' } })),
+  // Three commands in a cycle, each printing what it printed before: no two-action alternation, no repeat in a row.
+  cycleRun: (count) =>
+    times(count + 3, (index) => ({ name: 'run', args: { command: `make ${'abc'[index % 3]}` }, result: { exit: 0, output: `built ${'abc'[index % 3]}` } })),
   // Reads that each show something new: only the exploration cap counts them.
   readNew: (count) => times(count, (index) => read(`f${index}.py`, `text ${index}`)),
 };
@@ -114,7 +119,7 @@ const STALL_KIND: Record<string, readonly string[]> = {
   editThrash: ['editThrash'],
   readLoop: ['readMany'],
   longExploration: ['readMany', 'readNew'],
-  nothingNew: ['readMany'],
+  nothingNew: ['failSame', 'cycleRun'],
   noToolCalls: ['noCall'],
 };
 

@@ -33,7 +33,8 @@ export const replayRealRunsSection: BenchSection = {
     const ms = performance.now() - started;
     const used = process.cpuUsage(cpu);
     const cpuMs = (used.user + used.system) / 1000;
-    const old = runs.map((run) => createReplayerOnce(JSON.parse(readFileSync(OLD_DEFAULTS, 'utf8'))).replay(run));
+    const oldReplayer = createReplayer({ rules: JSON.parse(readFileSync(OLD_DEFAULTS, 'utf8')) as object });
+    const old = runs.map((run) => oldReplayer.replay(run));
     const now = summarize(current);
     const before = summarize(old);
     const resolved = runs.filter((run) => run.resolved === true);
@@ -74,6 +75,13 @@ export const replayRealRunsSection: BenchSection = {
           ],
         },
         {
+          headers: ['system (default rules)', 'runs', 'resolved runs nudged', 'nudged while learning', 'resolved runs stopped'],
+          rows: [...new Set(runs.map((run) => run.system ?? '?'))].map((system) => {
+            const part = summarize(current.filter((result) => (result.run.system ?? '?') === system));
+            return [system, part.runs, share(part.resolvedNudged, part.resolved), share(part.resolvedNudgedLearning, part.resolved), part.falseStops];
+          }),
+        },
+        {
           headers: ['runs', 'actions', 'skipped inputs', 'replay wall time (default rules)', 'replay CPU time', 'actions per CPU second'],
           rows: [
             [
@@ -94,11 +102,3 @@ export const replayRealRunsSection: BenchSection = {
     };
   },
 };
-
-const machines = new Map<string, ReturnType<typeof createReplayer>>();
-function createReplayerOnce(rules: object): ReturnType<typeof createReplayer> {
-  const key = JSON.stringify(rules);
-  let replayer = machines.get(key);
-  if (!replayer) machines.set(key, (replayer = createReplayer({ rules })));
-  return replayer;
-}

@@ -33,7 +33,7 @@ would have interrupted here", a stop "rein would have ended the run here".
   --results R     which runs resolved: a SWE-bench results file (resolved_ids)
   --map M         JSON overrides of the action mapping table (README)
   --test-cmd C    the verification command of runs that do not name one
-  --runs          list every run with its nudges and stop
+  --runs          list every run with its nudges (rule@step, * while learning) and stop
   --out DIR       write report.html, and one trace.jsonl + replay page per run
                   with a nudge or a stop (open it in the visualizer)
   --json          print the summary (and comparison) as JSON
