@@ -20,7 +20,7 @@ const list = (what: string) => z.array(hook).default([]).describe(what);
 
 export const hooksSchema = z.strictObject({
   preToolUse: list('Before a tool call: may answer {"decision":"allow"|"deny"|"ask","message":…}; exit 2 denies; a crash or timeout denies'),
-  postToolUse: list('After a tool call: may answer {"note":…}, added for the model after the turn’s results; a crash is reported'),
+  postToolUse: list('After a tool call: may answer {"note":…}, added to that call’s result for the model; a crash is reported'),
   phaseChange: list('When the run enters another phase; its answer is ignored, a crash is reported'),
   beforeFinish: list('Before the gate judges a finish: {"decision":"deny","message":…} (or exit 2) refuses it with that reason; a crash or timeout refuses it'),
   runEnd: list('When the run ends (any status); a crash is reported'),
