@@ -85,6 +85,7 @@ export async function resumeCommand(argv: string[], io: Io, env: NodeJS.ProcessE
         secrets,
         onTrace: observers.onTrace,
         inspect: observers.inspect,
+        ...(observers.answerSources ? { answerSources: observers.answerSources } : {}),
       },
       onStart: observers.onStart,
     });

@@ -128,6 +128,7 @@ export async function runCommand(argv: string[], io: Io, env: NodeJS.ProcessEnv)
         ...(configPath ? { configPath } : {}),
         onTrace: observers.onTrace,
         inspect: observers.inspect,
+        ...(observers.answerSources ? { answerSources: observers.answerSources } : {}),
       },
       onStart: observers.onStart,
     });
