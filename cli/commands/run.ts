@@ -86,7 +86,7 @@ export async function runCommand(argv: string[], io: Io, env: NodeJS.ProcessEnv)
   const otel = await otelSettings('rein run', parsed, env, (text) => io.stderr.write(text));
   const workspace = resolve(repo);
   if (!existsSync(workspace) || !statSync(workspace).isDirectory()) throw new UsageError(`rein run: repo not found or not a directory: ${repo}`);
-  const { rules, guards, actions, tools, configPath } = await loadRules({
+  const { rules, guards, actions, tools, configPath, hookFunctions } = await loadRules({
     preset: stringFlag(parsed, 'preset'),
     configPath: stringFlag(parsed, 'config'),
     workspace,
@@ -124,6 +124,7 @@ export async function runCommand(argv: string[], io: Io, env: NodeJS.ProcessEnv)
         secrets,
         guards,
         actions,
+        hookFunctions,
         tools: [...defaultTools, ...tools],
         ...(configPath ? { configPath } : {}),
         onTrace: observers.onTrace,
