@@ -182,12 +182,27 @@ describe('SIGKILL while waiting for an approval loses nothing (a real process ki
     const asked = JSON.parse(readFileSync(request, 'utf8')) as { callId: string; argsHash: string };
     // Resumed headless: back in awaitingApproval on the same call, nothing ran.
     await expect(resumeRun(options(dirs, [])).done).rejects.toBeInstanceOf(RunAwaitingApproval);
-    const pending = (loadState(join(dirs.runDir, 'state.json')).snapshot as { context: { approvals: { pending: { callId: string; argsHash: string } } } }).context
-      .approvals.pending;
+    const pending = (loadState(join(dirs.runDir, 'state.json')).snapshot as { context: { approvals: { pending: { callId: string; argsHash: string } } } })
+      .context.approvals.pending;
     expect(pending).toMatchObject({ callId: asked.callId, argsHash: asked.argsHash });
     expect(ranTimes(dirs)).toBe(0);
     await approveCommand([dirs.runDir, '--call', asked.callId], quietIo().io);
     expect((await resumeRun(options(dirs, [finishing])).done).status).toBe('done');
     expect(ranTimes(dirs)).toBe(1);
+  });
+});
+
+describe('a malformed answer file', () => {
+  it('denies the waiting call (fail closed) and is removed, so the next call is asked afresh', async () => {
+    const dirs = setup();
+    await expect(startRun(options(dirs, [reply(call('run', { command: WRITE }))])).done).rejects.toBeInstanceOf(RunAwaitingApproval);
+    writeFileSync(join(dirs.runDir, 'approval-answer.json'), '{"verdict": "allow"');
+    const resumed = resumeRun(options(dirs, [reply(call('run', { command: 'echo second' }))]));
+    await expect(resumed.done).rejects.toBeInstanceOf(RunAwaitingApproval);
+    expect(ranTimes(dirs)).toBe(0);
+    expect(traceOf(dirs).find((line) => line.kind === 'approval_decision')).toMatchObject({ verdict: 'deny', message: expect.stringMatching(/not JSON/) });
+    expect(existsSync(join(dirs.runDir, 'approval-answer.json'))).toBe(false);
+    const pending = JSON.parse(readFileSync(join(dirs.runDir, 'approval-request.json'), 'utf8')) as { args: unknown };
+    expect(pending.args).toEqual({ command: 'echo second' });
   });
 });
