@@ -72,7 +72,14 @@ export function createApprover(deps: ApproverDeps) {
       return decision;
     };
     // An answer given while the run was parked, or before this process began to wait.
-    const early = readApprovalAnswer(deps.answerPath);
+    let early: ReturnType<typeof readApprovalAnswer>;
+    try {
+      early = readApprovalAnswer(deps.answerPath);
+    } catch (error) {
+      // A malformed answer denies this call (the machine's onError); it must not deny the next one too.
+      clearApprovalFiles(deps.answerPath);
+      throw error;
+    }
     if (early) return settle(early);
     if (deps.sources.length === 0 && deps.headless !== 'exit') {
       return settle({ verdict: deps.headless, by: 'policy', message: `answered by the headless policy (approvals.headless: ${deps.headless})` });

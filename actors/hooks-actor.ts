@@ -1,13 +1,15 @@
 import { fromPromise } from 'xstate';
 import { wildcard } from '../approvals/patterns.js';
 import { type HookOutcome, runHook } from '../hooks/run-hook.js';
-import type { HookMoment, Hooks } from '../hooks/schema.js';
+import type { HookFunction, HookMoment, Hooks } from '../hooks/schema.js';
 import type { HooksInput, HooksOutput } from '../machines/actor-contracts.js';
 
 export interface HooksDeps {
   hooks: Hooks;
   cwd: string;
   env: NodeJS.ProcessEnv;
+  /** Hook functions a rules module exports (`hookFunctions`), by name. */
+  functions?: Readonly<Record<string, HookFunction>>;
   /** Every hook that ran, for the trace and the status line. */
   onOutcome?: (outcome: HookOutcome, step: number) => void;
 }
@@ -60,7 +62,7 @@ export async function runMomentHooks(deps: HooksDeps, input: HooksInput, signal?
       input.moment,
       spec,
       { moment: input.moment, ...input.event },
-      { cwd: deps.cwd, env: deps.env, ...(signal ? { signal } : {}) },
+      { cwd: deps.cwd, env: deps.env, ...(signal ? { signal } : {}), ...(deps.functions ? { functions: deps.functions } : {}) },
     );
     deps.onOutcome?.(outcome, input.step);
     outcomes.push(outcome);

@@ -17,7 +17,8 @@ export const APPROVAL_PRESETS = {
   'on-request': { default: 'allow', ask: ['run', 'job', 'mcp__*'], allow: [] },
   untrusted: {
     default: 'ask',
-    ask: [],
+    // git diff --output=FILE writes a file: asked, whatever the allow list says.
+    ask: ['run(*--output*)'],
     allow: ['read_file', 'grep', 'update_todo', ...READ_ONLY_COMMANDS.map((command) => `run(${command})`)],
   },
 } as const satisfies Record<string, { default: ApprovalVerdict; ask: ApprovalRuleInput[]; allow: ApprovalRuleInput[] }>;

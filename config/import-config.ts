@@ -10,6 +10,8 @@ export interface ConfigModule {
   guards?: unknown;
   tools?: unknown;
   actions?: unknown;
+  /** Hook functions by name, for `hooks.<moment>[].function` entries. */
+  hookFunctions?: unknown;
 }
 
 /**

@@ -1,6 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { extname, resolve } from 'node:path';
 import { parseDocument } from 'yaml';
+import { HOOK_MOMENTS, type HookFunction } from '../hooks/schema.js';
+import { didYouMean } from '../lib/did-you-mean.js';
 import { UsageError } from '../lib/errors.js';
 import { RULES_FILE_NAMES } from '../lib/harness-files.js';
 import { isUntrusted } from '../lib/rules-trust.js';
@@ -39,6 +41,8 @@ export interface LoadedRules {
   tools: AnyTool[];
   /** Rule actions registered by a rules file (`export const actions = { name: (view, params) => ({ notices }) }`). */
   actions: RuleActionRegistry;
+  /** Hook functions a rules module exports (`export const hookFunctions = { name: (event) => answer }`). */
+  hookFunctions: Record<string, HookFunction>;
   /** The rules file used, if any (a resumed run reloads its guards and tools from it). */
   configPath?: string;
 }
@@ -56,7 +60,7 @@ export async function loadRules(options: LoadRulesOptions = {}): Promise<LoadedR
   sources.push(`preset ${preset.name}`);
   const configPath = options.configPath ? resolve(options.configPath) : findConfig(options.workspace);
   let fileLayer: Plain | undefined;
-  let extensions: Extensions = { guards: {}, tools: [], actions: {} };
+  let extensions: Extensions = { guards: {}, tools: [], actions: {}, hookFunctions: {} };
   if (configPath) {
     ({ rules: fileLayer, extensions } = await readConfigFile(configPath));
     sources.push(configPath);
@@ -77,6 +81,7 @@ export async function loadRules(options: LoadRulesOptions = {}): Promise<LoadedR
     const actions = registerActions(extensions.actions, where).map((action) => action.name);
     checkRuleReferences(parsed.data, { guards, actions });
     selectTools([...defaultTools, ...extensions.tools], parsed.data.tools.enabled);
+    checkHookFunctions(parsed.data, extensions.hookFunctions);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
     throw new UsageError(
@@ -108,6 +113,18 @@ interface Extensions {
   guards: GuardRegistry;
   tools: AnyTool[];
   actions: RuleActionRegistry;
+  hookFunctions: Record<string, HookFunction>;
+}
+
+/** Every `function` a hook names must be exported in `hookFunctions`: a missing one stops the run before it starts. */
+function checkHookFunctions(rules: Rules, functions: Record<string, HookFunction>): void {
+  for (const moment of HOOK_MOMENTS)
+    rules.hooks[moment].forEach((spec, index) => {
+      if (spec.function !== undefined && typeof functions[spec.function] !== 'function')
+        throw new UsageError(
+          `hooks.${moment}[${index}].function: no function "${spec.function}" in the rules module's hookFunctions export${didYouMean(spec.function, Object.keys(functions))}`,
+        );
+    });
 }
 
 const MODULE_EXTENSIONS = ['.ts', '.mts', '.js', '.mjs'];
@@ -116,7 +133,7 @@ async function readConfigFile(path: string): Promise<{ rules: Plain; extensions:
   if (!existsSync(path)) throw new UsageError(`${path}: rules file not found`);
   const extension = extname(path);
   let value: unknown;
-  let extensions: Extensions = { guards: {}, tools: [], actions: {} };
+  let extensions: Extensions = { guards: {}, tools: [], actions: {}, hookFunctions: {} };
   if (extension === '.json') {
     const text = readFileSync(path, 'utf8');
     try {
@@ -159,5 +176,13 @@ function checkExtensions(path: string, module: ConfigModule): Extensions {
   const actions = module.actions ?? {};
   if (typeof actions !== 'object' || actions === null || Array.isArray(actions))
     throw new UsageError(`${path}: export "actions" must be an object of named actions`);
-  return { guards: guards as GuardRegistry, tools: tools as AnyTool[], actions: actions as RuleActionRegistry };
+  const hookFunctions = module.hookFunctions ?? {};
+  if (typeof hookFunctions !== 'object' || hookFunctions === null || Array.isArray(hookFunctions))
+    throw new UsageError(`${path}: export "hookFunctions" must be an object of named functions`);
+  return {
+    guards: guards as GuardRegistry,
+    tools: tools as AnyTool[],
+    actions: actions as RuleActionRegistry,
+    hookFunctions: hookFunctions as Record<string, HookFunction>,
+  };
 }

@@ -23,7 +23,7 @@ const never = fromPromise(() => new Promise<never>(() => undefined));
  */
 export function coverTransitions(machine: HarnessMachine, rules: Rules, options: { limit?: number } = {}): CoverageReport {
   // No actor starts while the graph is traversed; provide() wants each slot's exact actor logic type.
-  const driven = machine.provide({ actors: { model: never, tools: never, contextManager: never, summarizer: never } as never });
+  const driven = machine.provide({ actors: { model: never, tools: never, contextManager: never, summarizer: never, approver: never, hooks: never } as never });
   const transitions = listTransitions(driven);
   const byDefinition = new Map<AnyTransitionDefinition, TransitionInfo>(transitions.map((info) => [info.definition, info]));
   const covered = new Map<string, string>();

@@ -7,8 +7,9 @@ import { type CoverageReport, transitionKeys, type Witness } from './explore.js'
 type ScriptedEvent = Witness['path'][number];
 
 /** The invoked actors a path scripts: each answers with the output (or error) the path gives it next. */
-const ACTORS = ['model', 'tools', 'contextManager', 'summarizer'] as const;
-type ActorId = (typeof ACTORS)[number];
+const ACTORS = ['model', 'tools', 'contextManager', 'summarizer', 'approver', 'hooks'] as const;
+/** Invoke ids (the hooks actor is invoked as preToolHook and finishHook). */
+type ActorId = string;
 
 /** Microtask turns given to XState to settle after each delivery (promise → done event → eventless transitions). */
 const SETTLE_TURNS = 8;
@@ -28,9 +29,10 @@ export async function replayWithScriptedActors(machine: HarnessMachine, witness:
     ACTORS.map((id) => [
       id,
       fromPromise(
-        () =>
+        ({ self }) =>
           new Promise((resolve, reject) => {
-            pending.set(id, { resolve, reject });
+            // Keyed by the invoke id, which done events name (src and id differ for the hooks actor).
+            pending.set(self.id || id, { resolve, reject });
           }),
       ),
     ]),

@@ -88,7 +88,9 @@ function signature(snapshot: Snapshot, rules: Rules, focus: Focus): string {
   const { facts, turn, stall, warned, step, cursor, calls, forceCompaction, contextState } = snapshot.context;
   const label = stateLabel(snapshot.value);
   const acting = label.endsWith('.act');
-  const pending = acting ? calls.slice(cursor).map((call) => `${call.function.name}:${call.id}`) : [];
+  // The calls still to run decide what the approval and hook states do next, as they decide the act state's results.
+  const deciding = acting || /\.(screen|preToolHook|finishHook|awaitingApproval|afterTools)$/.test(label);
+  const pending = deciding ? calls.slice(cursor).map((call) => `${call.function.name}:${call.id}`) : [];
   const gateFacts = [
     facts.lastPassSeq > facts.lastEditSeq,
     facts.lastPassSeq >= 0,
@@ -96,7 +98,11 @@ function signature(snapshot: Snapshot, rules: Rules, focus: Focus): string {
     facts.lastEditSeq > facts.phaseStartSeq,
     facts.lastTestSeq > facts.phaseStartSeq,
   ];
-  const common = [label, snapshot.status, acting ? turn : null, pending];
+  // The call waiting for an answer, and what the tool actor may run now: the answer and the results are built from them.
+  const { approvals } = snapshot.context;
+  const waiting = label.endsWith('.awaitingApproval') && approvals.pending ? `${approvals.pending.callId}:${approvals.pending.argsHash}` : null;
+  const batch = acting ? [approvals.runUntil, Object.keys(approvals.decided)] : null;
+  const common = [label, snapshot.status, acting ? turn : null, pending, waiting, batch];
   if (focus === 'phases') {
     // Guards that count (phaseSteps, gateRefusals, …): each count up to the largest threshold a rule compares it with.
     const view = guardView(snapshot.context);

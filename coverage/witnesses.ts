@@ -2,6 +2,7 @@ import type { StateValue } from 'xstate';
 import type { ToolCall } from '../context/messages.js';
 import { ModelEndpointError } from '../lib/errors.js';
 import { ContextLengthError, type ContextOutput, type SummaryOutput } from '../machines/actor-contracts.js';
+import { deniedCalls } from '../machines/approval-handling.js';
 import { stateLabel } from '../machines/introspection.js';
 import { phaseTools } from '../machines/phase-exits.js';
 import type { HarnessContext, ToolCallResult } from '../machines/types.js';
@@ -201,7 +202,26 @@ export function witnessEvents(
   if (sub === 'summarize') return [...summaryEvents(), ...clock];
   if (sub === 'think') return [...thinkEvents(context, focus, rules), ...clock];
   if (sub === 'act') return [actEvent(context, rules), ...(runtime ? [{ type: 'xstate.error.actor.tools', error: new Error('harness bug') }] : []), ...clock];
+  // Answers and hook results lead back into the turn in every focus: all of them are offered wherever these states are reached.
+  if (sub === 'awaitingApproval') return [...approverEvents(context, true), ...clock];
+  if (sub === 'preToolHook' || sub === 'finishHook') return [...hookEvents(sub, true), ...clock];
   return clock;
+}
+
+/** Answers to a waiting call: an approval bound to it; in the runtime focus also a stale answer and a failed approver. */
+function approverEvents(context: HarnessContext, runtime: boolean) {
+  const pending = context.approvals.pending;
+  if (!pending) return [];
+  const answer = (argsHash: string) => ({ callId: pending.callId, argsHash, verdict: 'allow', by: 'command' });
+  const fitting = { type: 'xstate.done.actor.approver', output: answer(pending.argsHash) };
+  if (!runtime) return [fitting];
+  return [fitting, { type: 'xstate.done.actor.approver', output: answer('stale') }, { type: 'xstate.error.actor.approver', error: new Error('no answer') }];
+}
+
+/** The hooks' answers: no opinion; a denial (refuses a finish); in the runtime focus also a hooks actor that failed. */
+function hookEvents(id: 'preToolHook' | 'finishHook', runtime: boolean) {
+  const done = (decision: 'deny' | null) => ({ type: `xstate.done.actor.${id}`, output: { decision, notes: [], ...(decision ? { message: 'no' } : {}) } });
+  return [done(null), done('deny'), ...(runtime ? [{ type: `xstate.error.actor.${id}`, error: new Error('hooks failed') }] : [])];
 }
 
 function compactEvents(context: HarnessContext, rules: Rules) {
@@ -292,6 +312,8 @@ export function walkEvent(
   if (sub === 'act') return actEvent(snapshot.context, rules);
   if (sub === 'compact') return compactEvents(snapshot.context, rules)[0]!;
   if (sub === 'summarize') return summaryEvents()[0]!;
+  if (sub === 'awaitingApproval') return approverEvents(snapshot.context, false)[0] ?? null;
+  if (sub === 'preToolHook' || sub === 'finishHook') return hookEvents(sub, false)[0]!;
   return null;
 }
 
@@ -313,11 +335,19 @@ function thinkEvents(context: HarnessContext, focus: Focus, rules: Rules) {
 function actEvent(context: HarnessContext, rules: Rules) {
   const results: ToolCallResult[] = [];
   const callable = phaseTools(context.phase, rules);
-  const pending = context.calls.slice(context.cursor);
+  // With approvals the tool actor runs only up to the next call that waits, and answers denied calls with the denial.
+  const until = context.approvals.runUntil > context.cursor ? context.approvals.runUntil : undefined;
+  const pending = context.calls.slice(context.cursor, until);
+  const denied = deniedCalls(context);
   const finish = firstValidFinish(pending);
   for (const [index, call] of pending.entries()) {
     if (index === finish?.index) return { type: 'xstate.done.actor.tools', output: { results, finish: { summary: finish.summary } } };
     const args = JSON.parse(call.function.arguments) as { command?: string };
+    const denial = denied[call.id];
+    if (denial !== undefined) {
+      results.push({ id: call.id, name: call.function.name, args, outcome: { content: denial, ok: false, effect: { kind: 'none' } }, ms: 1 });
+      continue;
+    }
     const result = decodeResult(Buffer.from(call.id.split('_').slice(3).join('_'), 'base64url').toString('utf8'));
     const allowed = callable.includes(call.function.name);
     const outcome =

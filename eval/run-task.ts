@@ -135,6 +135,7 @@ async function runHarness(
       runDir: job.runDir,
       guards: loaded.guards,
       actions: loaded.actions,
+      hookFunctions: loaded.hookFunctions,
       tools: [...defaultTools, ...loaded.tools],
       secrets: [process.env.OPENAI_API_KEY].filter((value): value is string => Boolean(value)),
       // An eval run is never resumed mid-way (its workspace is a temp copy; a run that did not finish is run

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { z } from 'zod';
-import type { HookMoment, HookSpec } from './schema.js';
+import { type HookFunction, type HookMoment, type HookSpec, hookLabel } from './schema.js';
 
 /** What a hook may print on stdout (one JSON object, or nothing). */
 const hookAnswer = z.looseObject({
@@ -38,11 +38,13 @@ export function runHook(
   moment: HookMoment,
   spec: HookSpec,
   event: unknown,
-  options: { cwd: string; env: NodeJS.ProcessEnv; signal?: AbortSignal },
+  options: { cwd: string; env: NodeJS.ProcessEnv; signal?: AbortSignal; functions?: Readonly<Record<string, HookFunction>> },
 ): Promise<HookOutcome> {
+  if (spec.function !== undefined) return runHookFunction(moment, spec, event, options.functions?.[spec.function]);
+  const command = spec.command ?? 'true';
   const started = Date.now();
   return new Promise((resolve) => {
-    const child = spawn('/bin/sh', ['-c', spec.command], { cwd: options.cwd, env: options.env, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+    const child = spawn('/bin/sh', ['-c', command], { cwd: options.cwd, env: options.env, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
     let stdout = '';
     let stderr = '';
     let problem: string | undefined;
@@ -70,7 +72,7 @@ export function runHook(
     child.on('close', (code) => {
       clearTimeout(timer);
       options.signal?.removeEventListener('abort', onAbort);
-      const base = { moment, command: spec.command, exitCode: code, ms: Date.now() - started, stdout: stdout.slice(0, 2000), stderr: stderr.slice(0, 2000) };
+      const base = { moment, command, exitCode: code, ms: Date.now() - started, stdout: stdout.slice(0, 2000), stderr: stderr.slice(0, 2000) };
       resolve(problem ? { ...base, problem } : judge(base, code));
     });
   });
@@ -92,4 +94,24 @@ function judge(base: Omit<HookOutcome, 'problem'>, code: number | null): HookOut
     return { ...base, problem: `stdout is not a hook answer (${parsed.error.issues[0]?.path.join('.')}: ${parsed.error.issues[0]?.message})` };
   const { decision, message, note } = parsed.data;
   return { ...base, ...(decision ? { decision } : {}), ...(message ? { message } : {}), ...(note ? { note } : {}) };
+}
+
+/** A hook function of a rules module, held to the same timeout and answer shape as a command; a throw is a problem. */
+async function runHookFunction(moment: HookMoment, spec: HookSpec, event: unknown, fn: HookFunction | undefined): Promise<HookOutcome> {
+  const started = Date.now();
+  const base = { moment, command: hookLabel(spec), exitCode: null, stdout: '', stderr: '' };
+  if (!fn) return { ...base, ms: 0, problem: `no hook function "${spec.function}" is exported in hookFunctions` };
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const timeout = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(() => reject(new Error(`timed out after ${spec.timeoutSeconds} s`)), spec.timeoutSeconds * 1000);
+    });
+    const answer = await Promise.race([Promise.resolve(fn(event as Record<string, unknown>)), timeout]);
+    const stdout = answer === undefined || answer === null ? '' : JSON.stringify(answer);
+    return judge({ ...base, exitCode: 0, stdout, ms: Date.now() - started }, 0);
+  } catch (error) {
+    return { ...base, ms: Date.now() - started, problem: error instanceof Error ? error.message : String(error) };
+  } finally {
+    clearTimeout(timer);
+  }
 }

@@ -10,17 +10,33 @@ export const HOOK_MOMENTS = ['preToolUse', 'postToolUse', 'phaseChange', 'before
 export type HookMoment = (typeof HOOK_MOMENTS)[number];
 
 const hook = z.strictObject({
-  command: z.string().min(1).describe('Shell command (run with sh -c in the workspace, outside the sandbox: it is your code, not the agent’s)'),
+  command: z.string().min(1).optional().describe('Shell command (run with sh -c in the workspace, outside the sandbox: it is your code, not the agent’s)'),
+  function: z
+    .string()
+    .min(1)
+    .optional()
+    .describe('Or: the name of a function the .ts/.js rules file exports in `hookFunctions`, called with the event (returns the same answer a command prints)'),
   tools: z.string().min(1).default('*').describe('For preToolUse and postToolUse: tool name pattern the hook is for (mcp__* matches MCP tools)'),
   timeoutSeconds: z.number().positive().default(30).describe('Seconds the hook may take; a hook that times out is reported and fails closed'),
 });
 export type HookSpec = z.output<typeof hook>;
 
-const list = (what: string) => z.array(hook).default([]).describe(what);
+/** A hook written as a function in a rules module: gets the event, returns an answer (or nothing); a throw is a problem. */
+export type HookFunction = (event: Record<string, unknown>) => unknown;
+
+/** What a hook is called in the trace and in messages: its command, or `function <name>`. */
+export function hookLabel(spec: HookSpec): string {
+  return spec.command ?? `function ${spec.function ?? '?'}`;
+}
+
+const oneHook = hook.refine((value) => (value.command === undefined) !== (value.function === undefined), {
+  message: 'expected exactly one of "command" or "function"',
+});
+const list = (what: string) => z.array(oneHook).default([]).describe(what);
 
 export const hooksSchema = z.strictObject({
   preToolUse: list('Before a tool call: may answer {"decision":"allow"|"deny"|"ask","message":…}; exit 2 denies; a crash or timeout denies'),
-  postToolUse: list('After a tool call: may answer {"note":…}, added for the model after the turn’s results; a crash is reported'),
+  postToolUse: list('After a tool call: may answer {"note":…}, added to that call’s result for the model; a crash is reported'),
   phaseChange: list('When the run enters another phase; its answer is ignored, a crash is reported'),
   beforeFinish: list('Before the gate judges a finish: {"decision":"deny","message":…} (or exit 2) refuses it with that reason; a crash or timeout refuses it'),
   runEnd: list('When the run ends (any status); a crash is reported'),

@@ -217,6 +217,8 @@ export interface ApprovalAskEvent {
   phase: string;
   callId: string;
   tool: string;
+  /** The arguments as the model sent them (secrets masked like every trace line). */
+  args: unknown;
   argsHash: string;
   reason: string;
 }

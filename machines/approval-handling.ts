@@ -46,7 +46,16 @@ export function screenUpdate(context: HarnessContext, params: { policy: Approval
     if (judgement.verdict === 'ask') {
       if (index === cursor) {
         pending = { callId: call.id, tool: name, args: facts.args, argsHash: hash, reason: judgement.reason, phase: context.phase, step: context.step };
-        notes.push({ kind: 'approval_ask', step: context.step, phase: context.phase, callId: call.id, tool: name, argsHash: hash, reason: judgement.reason });
+        notes.push({
+          kind: 'approval_ask',
+          step: context.step,
+          phase: context.phase,
+          callId: call.id,
+          tool: name,
+          args: facts.args,
+          argsHash: hash,
+          reason: judgement.reason,
+        });
       }
       runUntil = index;
       break;

@@ -83,6 +83,8 @@ export interface RunOptions {
   trustFile?: string;
   /** How often the approver looks for an answer from `rein approve`, in ms (tests make it short). */
   approvalPollMs?: number;
+  /** Hook functions a rules module exports, for `hooks.<moment>[].function` entries. */
+  hookFunctions?: HooksDeps['functions'];
 }
 
 export interface RunHandle {
@@ -243,6 +245,7 @@ function hooksDepsFor(options: RunOptions, workspace: string, trace: Tracer): Ho
     hooks: options.rules.hooks,
     cwd: workspace,
     env,
+    ...(options.hookFunctions ? { functions: options.hookFunctions } : {}),
     onOutcome: (outcome: HookOutcome, step: number) => {
       const { moment, command, exitCode, ms, decision, message, problem, stdout, stderr } = outcome;
       trace.log('hook', {

@@ -118,6 +118,18 @@ export const REIN = {
   progressTools: 'rein.progress.tools',
   /** The kinds of progress a turn made (newInfo, newFileState, todoChange, testChange), comma-separated. */
   progressKinds: 'rein.progress.kinds',
+  callId: 'rein.tool.call_id',
+  toolName: 'rein.tool.name',
+  approvalReason: 'rein.approval.reason',
+  approvalVerdict: 'rein.approval.verdict',
+  /** Who answered: rule, remembered, terminal, page, command, hook, policy, timeout. */
+  approvalBy: 'rein.approval.by',
+  approvalWaitedMs: 'rein.approval.waited_ms',
+  approvalRemember: 'rein.approval.remember',
+  approvalMismatch: 'rein.approval.mismatch',
+  hookMoment: 'rein.hook.moment',
+  hookDecision: 'rein.hook.decision',
+  hookMs: 'rein.hook.ms',
 } as const;
 
 /** Span events rein adds (on the run span unless noted). */
@@ -138,6 +150,12 @@ export const EVENT = {
   context: 'rein.context',
   /** On the `chat` span whose request was retried. */
   retry: 'rein.retry',
+  /** A tool call waits for an approval. */
+  approvalAsk: 'rein.approval_ask',
+  /** A call was approved or denied before running (by whom, after how long). */
+  approvalDecision: 'rein.approval_decision',
+  /** A lifecycle hook ran. */
+  hook: 'rein.hook',
   /** A trace line of a kind this version does not know: `rein.trace.<kind>`. */
   unknownPrefix: 'rein.trace.',
 } as const;

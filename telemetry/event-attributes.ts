@@ -105,6 +105,44 @@ export function runEvent(line: TraceLine, content: boolean): LineEvent | null {
         }),
       };
     }
+    case 'approval_ask':
+      return {
+        name: EVENT.approvalAsk,
+        attributes: defined({
+          [REIN.step]: num(line.step),
+          [REIN.callId]: str(line.callId),
+          [REIN.toolName]: str(line.tool),
+          [REIN.approvalReason]: str(line.reason),
+        }),
+      };
+    case 'approval_decision':
+      return {
+        name: EVENT.approvalDecision,
+        attributes: defined({
+          [REIN.step]: num(line.step),
+          [REIN.callId]: str(line.callId),
+          [REIN.toolName]: str(line.tool),
+          [REIN.approvalVerdict]: str(line.verdict),
+          [REIN.approvalBy]: str(line.by),
+          [REIN.approvalWaitedMs]: num(line.waitedMs),
+          [REIN.approvalRemember]: str(line.remember),
+          [REIN.approvalMismatch]: bool(line.mismatch),
+          [REIN.message]: content ? str(line.message) : undefined,
+        }),
+      };
+    case 'hook':
+      return {
+        name: EVENT.hook,
+        attributes: defined({
+          [REIN.step]: num(line.step),
+          [REIN.hookMoment]: str(line.moment),
+          [REIN.hookDecision]: str(line.decision),
+          [REIN.hookMs]: num(line.ms),
+          [REIN.exitCode]: num(line.exitCode),
+          [REIN.problem]: str(line.problem),
+          [REIN.command]: content ? str(line.command) : undefined,
+        }),
+      };
     case 'start':
     case 'transition':
     case 'model':

@@ -3,7 +3,7 @@ import type { ScriptedReply } from '../actors/scripted-model.js';
 import type { ApprovalDecision } from '../approvals/pending.js';
 import type { ChatMessage, ToolCall } from '../context/messages.js';
 import type { MachineNote } from '../lib/trace-events.js';
-import type { ContextOutput } from '../machines/actor-contracts.js';
+import type { ContextOutput, HooksOutput } from '../machines/actor-contracts.js';
 import type { HarnessMachine } from '../machines/harness-machine.js';
 import { initialContext } from '../machines/initial-context.js';
 import { stateLabel } from '../machines/introspection.js';
@@ -143,6 +143,20 @@ export function probeHarness(machine: HarnessMachine, rules: Rules, options: { a
       const given = typeof answer === 'string' ? { verdict: answer } : answer;
       const output: ApprovalDecision = { callId: pending.callId, argsHash: pending.argsHash, by: 'command', ...given };
       return apply({ type: 'xstate.done.actor.approver', output });
+    },
+    /**
+     * The hooks answered in a *.preToolHook or *.finishHook state: a decision (allow, deny, ask, or none), a message,
+     * notes for the model; or an Error for a hooks actor that failed (which fails closed).
+     */
+    hook(answer: Partial<HooksOutput> | Error = {}): ProbeStep {
+      const label = stateLabel(snapshot.value);
+      const id = label.endsWith('.preToolHook') ? 'preToolHook' : label.endsWith('.finishHook') ? 'finishHook' : null;
+      if (!id)
+        throw new Error(
+          `probe.hook(): the machine is in ${label}; hooks answer in a *.preToolHook or *.finishHook state (rules.hooks.preToolUse / beforeFinish)`,
+        );
+      if (answer instanceof Error) return apply({ type: `xstate.error.actor.${id}`, error: answer });
+      return apply({ type: `xstate.done.actor.${id}`, output: { decision: null, notes: [], ...answer } });
     },
     /** Any other event: the clock (`clock.expired`), an actor error, a summary. */
     send(event: { type: string; [key: string]: unknown }): ProbeStep {

@@ -50,7 +50,7 @@ export async function resumeCommand(argv: string[], io: Io, env: NodeJS.ProcessE
   const meta = readRunMeta(runDir);
   const rules = rulesSchema.parse(meta.rules);
   // Guards and tools registered in code come back from the rules file the run started with.
-  const extensions = meta.configPath ? await loadRules({ configPath: meta.configPath }) : { guards: {}, tools: [], actions: {} };
+  const extensions = meta.configPath ? await loadRules({ configPath: meta.configPath }) : { guards: {}, tools: [], actions: {}, hookFunctions: {} };
   const model =
     meta.model === 'demo-scripted'
       ? scriptedModelSource('demo-scripted', demoScript)
@@ -85,11 +85,13 @@ export async function resumeCommand(argv: string[], io: Io, env: NodeJS.ProcessE
         tracePath,
         guards: extensions.guards,
         actions: extensions.actions,
+        hookFunctions: extensions.hookFunctions,
         tools: [...defaultTools, ...extensions.tools],
         ...(meta.configPath ? { configPath: meta.configPath } : {}),
         secrets,
         onTrace: observers.onTrace,
         inspect: observers.inspect,
+        ...(observers.answerSources ? { answerSources: observers.answerSources } : {}),
       },
       onStart: observers.onStart,
     });

@@ -107,7 +107,7 @@ async function startRunCommand(parsed: ParsedCommand, repo: string, task: string
   const otel = await otelSettings('rein run', parsed, env, (text) => io.stderr.write(text));
   const workspace = resolve(repo);
   if (!existsSync(workspace) || !statSync(workspace).isDirectory()) throw new UsageError(`rein run: repo not found or not a directory: ${repo}`);
-  const { rules, guards, actions, tools, configPath } = await loadRules({
+  const { rules, guards, actions, tools, configPath, hookFunctions } = await loadRules({
     preset: stringFlag(parsed, 'preset'),
     configPath: stringFlag(parsed, 'config'),
     workspace,
@@ -147,10 +147,12 @@ async function startRunCommand(parsed: ParsedCommand, repo: string, task: string
         secrets,
         guards,
         actions,
+        hookFunctions,
         tools: [...defaultTools, ...tools],
         ...(configPath ? { configPath } : {}),
         onTrace: observers.onTrace,
         inspect: observers.inspect,
+        ...(observers.answerSources ? { answerSources: observers.answerSources } : {}),
       },
       onStart: observers.onStart,
     }).catch((error: unknown) => {

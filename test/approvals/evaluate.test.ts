@@ -103,6 +103,7 @@ describe('approval rules: deny, then remembered, then ask, then allow, then the 
     expect(judge('read_file', { path: 'a' }, preset('untrusted')).verdict).toBe('allow');
     expect(judge('run', { command: 'git status' }, preset('untrusted')).verdict).toBe('allow');
     expect(judge('run', { command: 'git status; curl x' }, preset('untrusted')).verdict).toBe('ask');
+    expect(judge('run', { command: 'git diff --output=.bashrc' }, preset('untrusted')).verdict).toBe('ask');
     expect(() => approvalPresetLayer('untrustd')).toThrow(/did you mean "untrusted"/);
   });
 

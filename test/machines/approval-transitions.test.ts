@@ -126,3 +126,47 @@ describe('awaitingApproval: a call the approval rules ask about waits for an ans
     expect(probe(rules, 'build.think').reply({ calls: [runCall('make')] }).state).toBe('build.act');
   });
 });
+
+describe('hook states: preToolHook and finishHook (machines/phase-state.ts)', () => {
+  const hooks = { preToolUse: [{ command: './policy.sh' }], beforeFinish: [{ command: './ready.sh' }] };
+
+  it('every call goes through its preToolUse hook first; a hook allow skips the ask rule, a hook deny refuses', () => {
+    const harness = probe({ hooks, approvals: { ask: ['run'] } });
+    expect(harness.reply({ calls: [runCall('make'), runCall('make deploy')] }).state).toBe('build.preToolHook');
+    // The hook allows the first: no ask, it runs alone (the next call gets its own hook).
+    expect(harness.hook({ decision: 'allow' }).state).toBe('build.act');
+    expect(harness.tools([ran('make', 0)]).state).toBe('build.preToolHook');
+    const step = harness.hook({ decision: 'deny', message: 'not from here' });
+    expect(Object.values(deniedCalls(step.context))[0]).toMatch(/denied \(by hook\)\. They said: not from here/);
+  });
+
+  it('a hook cannot allow what a deny rule refuses; a hook ask waits for an answer; a failed hooks actor denies', () => {
+    const denied = probe({ hooks, approvals: { deny: ['run(rm *)'] } });
+    denied.reply({ calls: [runCall('rm -rf src')] });
+    expect(Object.values(deniedCalls(denied.hook({ decision: 'allow' }).context))[0]).toMatch(/by an approval rule/);
+    const asked = probe({ hooks });
+    asked.reply({ calls: [runCall('make')] });
+    const waiting = asked.hook({ decision: 'ask', message: 'the policy wants a person' });
+    expect(waiting.state).toBe('build.awaitingApproval');
+    expect(waiting.context.approvals.pending?.reason).toBe('the policy wants a person');
+    const failed = probe({ hooks });
+    failed.reply({ calls: [runCall('make')] });
+    expect(Object.values(deniedCalls(failed.hook(new Error('spawn failed')).context))[0]).toMatch(/hooks could not run \(spawn failed\)/);
+  });
+
+  it('a beforeFinish denial refuses the finish with its reason; no opinion lets the gate judge', () => {
+    const harness = probe({ hooks: { beforeFinish: hooks.beforeFinish }, verification: { gate: false } });
+    harness.reply({ calls: [{ name: 'finish', args: { summary: 'done' } }] });
+    harness.tools([], { summary: 'done' });
+    expect(harness.state).toBe('build.finishHook');
+    const refused = harness.hook({ decision: 'deny', message: 'write the changelog first' });
+    expect(refused.appended).toContainEqual(
+      expect.objectContaining({ role: 'tool', content: 'Finish refused by a beforeFinish hook: write the changelog first' }),
+    );
+    expect(refused.state).not.toBe('done');
+    const accepted = probe({ hooks: { beforeFinish: hooks.beforeFinish }, verification: { gate: false } });
+    accepted.reply({ calls: [{ name: 'finish', args: { summary: 'done' } }] });
+    accepted.tools([], { summary: 'done' });
+    expect(accepted.hook().state).toBe('done');
+  });
+});

@@ -195,3 +195,18 @@ describe('SIGKILL while waiting for an approval loses nothing (a real process ki
     expect(ranTimes(dirs)).toBe(1);
   });
 });
+
+describe('a malformed answer file', () => {
+  it('denies the waiting call (fail closed) and is removed, so the next call is asked afresh', async () => {
+    const dirs = setup();
+    await expect(startRun(options(dirs, [reply(call('run', { command: WRITE }))])).done).rejects.toBeInstanceOf(RunAwaitingApproval);
+    writeFileSync(join(dirs.runDir, 'approval-answer.json'), '{"verdict": "allow"');
+    const resumed = resumeRun(options(dirs, [reply(call('run', { command: 'echo second' }))]));
+    await expect(resumed.done).rejects.toBeInstanceOf(RunAwaitingApproval);
+    expect(ranTimes(dirs)).toBe(0);
+    expect(traceOf(dirs).find((line) => line.kind === 'approval_decision')).toMatchObject({ verdict: 'deny', message: expect.stringMatching(/not JSON/) });
+    expect(existsSync(join(dirs.runDir, 'approval-answer.json'))).toBe(false);
+    const pending = JSON.parse(readFileSync(join(dirs.runDir, 'approval-request.json'), 'utf8')) as { args: unknown };
+    expect(pending.args).toEqual({ command: 'echo second' });
+  });
+});

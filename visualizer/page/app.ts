@@ -1,4 +1,5 @@
 import type { PageData } from '../server/page-data.js';
+import { ApprovalPanel } from './approval-panel.js';
 import { ChartIndex } from './chart-index.js';
 import { phasesOf } from './chart-level.js';
 import { scopeOfPick } from './chart-scope.js';
@@ -36,6 +37,7 @@ class App {
   private readonly header: RunHeader;
   private readonly gauges: Gauges;
   private readonly why = new WhyCard();
+  private readonly approval: ApprovalPanel | null;
   private readonly detail: DetailView;
   private readonly view: StatechartView;
   private readonly list: EventList;
@@ -60,6 +62,7 @@ class App {
     });
     this.index = this.timeline.length - 1;
     this.live = data.eventsUrl ? new LiveState() : null;
+    this.approval = data.approval ? new ApprovalPanel(data.approval.url, data.approval.token) : null;
     this.header = new RunHeader(data);
     this.gauges = new Gauges(data.limits);
     this.detail = new DetailView(this.chart);
@@ -85,7 +88,8 @@ class App {
   start(): void {
     this.root.replaceChildren(
       this.header.element,
-      this.header.banner,
+      // The waiting call sits with the notes, in the grid's notes row.
+      this.approval ? h('div', { class: 'notes-area' }, this.header.banner, this.approval.element) : this.header.banner,
       this.gauges.element,
       h('main', { class: 'main' }, this.view.element, h('aside', { class: 'side' }, this.list.element, this.detail.element)),
       this.scrubber.element,
@@ -203,6 +207,8 @@ class App {
   private connect(url: string): void {
     connectLive(url, {
       trace: (line) => {
+        if (line.kind === 'approval_ask') this.approval?.asked(line);
+        if (line.kind === 'approval_decision') this.approval?.decided(line);
         const current = this.timeline.entries[this.index];
         const from = this.timeline.append(line);
         if (from < this.timeline.length - 1) this.list.changedFrom(from);

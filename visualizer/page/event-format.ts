@@ -84,6 +84,30 @@ export function describeEntry(entry: Entry, match: TransitionMatch | null, hints
       return { badge: 'masked', tone: 'warning', text: maskedText(data), meta: step };
     case 'end':
       return { badge: 'end', tone: text(data, 'status') === 'done' ? 'accept' : 'error', text: endText(data), meta: '' };
+    case 'approval_ask':
+      return { badge: 'ask', tone: 'warning', text: `${text(data, 'tool')} waits for an approval: ${clip(text(data, 'reason'), 160)}`, meta: step };
+    case 'approval_decision': {
+      const waited = typeof data.waitedMs === 'number' ? ` after ${Math.round(data.waitedMs / 100) / 10} s` : '';
+      const said = text(data, 'message') ? `: ${clip(text(data, 'message'), 140)}` : '';
+      const verdict = data.verdict === 'allow' ? 'approved' : 'denied';
+      return {
+        badge: verdict,
+        tone: data.verdict === 'allow' ? 'accept' : 'refusal',
+        text: `${text(data, 'tool')} ${verdict} by ${text(data, 'by')}${waited}${said}`,
+        meta: step,
+      };
+    }
+    case 'hook': {
+      const outcome = text(data, 'problem')
+        ? `problem: ${text(data, 'problem')}`
+        : `exit ${String(data.exitCode)}${text(data, 'decision') ? `, ${text(data, 'decision')}` : ''}`;
+      return {
+        badge: 'hook',
+        tone: text(data, 'problem') ? 'error' : 'step',
+        text: `${text(data, 'moment')} ${clip(text(data, 'command'), 80)} → ${outcome}`,
+        meta: step,
+      };
+    }
     default:
       return { badge: clip(entry.kind, 14), tone: 'unknown', text: brief(withoutBookkeeping(data), 220), meta: 'raw' };
   }

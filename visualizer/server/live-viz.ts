@@ -1,9 +1,11 @@
 import type { InspectionEvent } from 'xstate';
+import type { AnswerSource } from '../../actors/approver.js';
 import type { TraceLine } from '../../lib/trace-events.js';
 import type { Rules } from '../../rules/schema.js';
 import type { RunHandle } from '../../run/start-run.js';
 import type { StatechartGraph } from './graph-types.js';
 import { createLiveFeed } from './live-feed.js';
+import { createPageApprovals } from './page-approvals.js';
 import type { PageNote } from './page-data.js';
 import { loadPageAssets, renderPageHtml } from './page-html.js';
 import { buildStatechartGraph } from './statechart-graph.js';
@@ -28,6 +30,8 @@ export interface RunObservers {
   onTrace?: (line: TraceLine) => void;
   inspect?: (event: InspectionEvent) => void;
   onStart?: (handle: RunHandle) => void;
+  /** The page's Approve / Deny buttons, as an answer source for the run's approvals. */
+  answerSources?: AnswerSource[];
 }
 
 /**
@@ -43,6 +47,7 @@ export async function withLiveViz(options: LiveVizOptions | null, execute: (obse
   if (!options) return execute({});
   const assets = loadPageAssets();
   const feed = createLiveFeed({ secrets: options.secrets ?? [], firstIndex: options.history?.nextIndex ?? 0 });
+  const approvals = createPageApprovals();
   let resolveGraph: (graph: Promise<StatechartGraph>) => void = () => undefined;
   const graph = new Promise<StatechartGraph>((resolve) => {
     resolveGraph = resolve;
@@ -57,13 +62,14 @@ export async function withLiveViz(options: LiveVizOptions | null, execute: (obse
         lines: options.history?.lines ?? [],
         notes: options.history?.notes ?? [],
         eventsUrl: '/events',
+        approval: { url: '/approval', token: approvals.token },
       },
       assets,
     ),
   );
   // A failed layout is reported to the page's request; it must not end the run as an unhandled rejection.
   html.catch(() => undefined);
-  const server = await startVizServer({ port: options.port, page: () => html, feed });
+  const server = await startVizServer({ port: options.port, page: () => html, feed, approvals });
   options.log(`rein: visualizer: ${server.url}\n`);
   let code: number;
   try {
@@ -71,6 +77,7 @@ export async function withLiveViz(options: LiveVizOptions | null, execute: (obse
       onTrace: ({ i: _index, t: _time, kind, ...data }) => feed.onTrace(kind, data),
       inspect: feed.inspect,
       onStart: (handle) => resolveGraph(buildStatechartGraph(handle.machine)),
+      answerSources: [approvals.source],
     });
   } catch (error) {
     await server.close();

@@ -10,6 +10,8 @@ export interface VizServerOptions {
   page: () => Promise<string> | string;
   /** Live runs: streamed to the page as Server-Sent Events on `/events`. */
   feed?: LiveFeed;
+  /** Live runs: the page's answers to a waiting call, POSTed to `/approval` (visualizer/server/page-approvals.ts). */
+  approvals?: { handle(request: IncomingMessage, response: ServerResponse): Promise<void> };
 }
 
 export interface VizServer {
@@ -41,8 +43,9 @@ export async function startVizServer(options: VizServerOptions): Promise<VizServ
   });
   const handle = async (request: IncomingMessage, response: ServerResponse) => {
     if (!allowedHost(request.headers.host, port)) return plain(response, 403, 'rein visualizer: unexpected host name\n');
-    if (request.method !== 'GET' && request.method !== 'HEAD') return plain(response, 405, 'GET only\n');
     const path = new URL(request.url ?? '/', 'http://localhost').pathname;
+    if (path === '/approval' && options.approvals && request.method === 'POST') return options.approvals.handle(request, response);
+    if (request.method !== 'GET' && request.method !== 'HEAD') return plain(response, 405, 'GET only\n');
     if (path === '/' || path === '/index.html') {
       const html = await options.page();
       response.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
