@@ -47,7 +47,9 @@ export class ServerHandle {
     private readonly note: (note: ServerStateNote) => void,
     private readonly onTools: (tools: ServerTool[]) => void = () => undefined,
   ) {
-    const connect = fromPromise<Connection, { name: string; attempt: number }>(({ signal }) => connectServer({ ...options, signal }));
+    // A list the server changes while connected is compared like one a restart brings.
+    const onToolList = (tools: ServerTool[]) => this.onTools(tools);
+    const connect = fromPromise<Connection, { name: string; attempt: number }>(({ signal }) => connectServer({ ...options, signal, onToolList }));
     this.actor = createActor(serverMachine.provide({ actors: { connect } }), { input: { name, maxRestarts: options.rules.maxRestarts } });
     let last = '';
     let settle: () => void = () => undefined;
