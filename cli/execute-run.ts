@@ -47,7 +47,7 @@ export async function executeRun(options: ExecuteOptions): Promise<number> {
   const otel = options.otel ? startOtelExport(options.otel, { runId: basename(run.runDir), model: run.model.name, endpoint: run.model.description }, io) : null;
   let handle: RunHandle;
   // MCP servers start before the run: their tools are part of the first request's tool list.
-  const mcp = run.mcp ? null : await openRunMcp(run, options.env ?? process.env, io);
+  const mcp = run.mcp ? null : await openRunMcp(run, options.env ?? process.env, io, Boolean(options.resume));
   try {
     handle = (options.resume ? resumeRun : startRun)({
       ...run,
