@@ -1,11 +1,13 @@
 import { basename, relative } from 'node:path';
-import { RunInterrupted } from '../lib/errors.js';
+import { RunAwaitingApproval, RunInterrupted } from '../lib/errors.js';
 import type { TraceLine } from '../lib/trace-events.js';
 import type { HarnessOutput } from '../machines/types.js';
 import type { Rules } from '../rules/schema.js';
 import { type RunHandle, type RunOptions, resumeRun, startRun } from '../run/start-run.js';
 import type { OtlpSettings } from '../telemetry/otlp-settings.js';
+import { terminalSource } from './approval-prompt.js';
 import { EXIT, exitCodeFor } from './exit-codes.js';
+import { errorSummary, type HeadlessOptions, writeAtif, writeSummary } from './headless.js';
 import { openRunMcp } from './mcp-servers.js';
 import { startOtelExport } from './otel-export.js';
 import { createStatusLine } from './status-line.js';
@@ -27,6 +29,8 @@ export interface ExecuteOptions {
   otel?: OtlpSettings | null;
   /** rein's environment, where MCP servers' `${NAME}` values and tokens are read (default: process.env). */
   env?: NodeJS.ProcessEnv;
+  /** `--json-events`, `--summary`, `--atif`: the unattended contract (cli/headless.ts). */
+  headless?: HeadlessOptions;
 }
 
 /**
@@ -45,21 +49,37 @@ export async function executeRun(options: ExecuteOptions): Promise<number> {
   };
   // The exporter only ever sees trace lines; its failures are a warning, never the run's.
   const otel = options.otel ? startOtelExport(options.otel, { runId: basename(run.runDir), model: run.model.name, endpoint: run.model.description }, io) : null;
+  const headless = options.headless;
+  // Events go to stdout as written to the trace (redacted), one line each, before the step's state is saved.
+  const events = headless?.jsonEvents ? (text: string) => io.stdout.write(`${text}\n`) : null;
+  const listeners = [otel?.line, events].filter((listener) => typeof listener === 'function');
+  const onTraceLine =
+    listeners.length > 0
+      ? (text: string) => {
+          for (const listener of listeners) listener(text);
+        }
+      : undefined;
   let handle: RunHandle;
   // MCP servers start before the run: their tools are part of the first request's tool list.
   const mcp = run.mcp ? null : await openRunMcp(run, options.env ?? process.env, io, Boolean(options.resume));
   try {
+    // On a terminal a person answers approvals at the prompt; elsewhere the run is headless (approvals.headless).
+    const answerSources = [...(run.answerSources ?? []), ...(io.stderr.isTTY && process.stdin.isTTY ? [terminalSource(process.stdin, process.stderr)] : [])];
     handle = (options.resume ? resumeRun : startRun)({
       ...run,
       onTrace,
-      ...(otel ? { onTraceLine: otel.line } : {}),
+      answerSources,
+      ...(onTraceLine ? { onTraceLine } : {}),
       ...(mcp ? { mcp: mcp.hub, secrets: [...(run.secrets ?? []), ...mcp.secrets] } : {}),
     });
   } catch (error) {
     await mcp?.hub.close();
     await otel?.finish();
+    writeSummary(headless, errorSummary(error));
     throw error;
   }
+  const files = { trace: handle.tracePath, runDir: handle.runDir };
+  const warn = (text: string) => io.stderr.write(text);
   if (handle.sandbox.includes('unsandboxed')) status = createStatusLine(io.stderr, run.rules, { unsandboxed: true });
   io.stderr.write(startMessage(run, handle, Boolean(options.resume)));
   if (otel) io.stderr.write(otel.startNote);
@@ -79,11 +99,32 @@ export async function executeRun(options: ExecuteOptions): Promise<number> {
   try {
     output = await handle.done;
   } catch (error) {
-    if (!(error instanceof RunInterrupted)) throw error;
+    if (error instanceof RunAwaitingApproval) {
+      status.finish();
+      io.stderr.write(`rein: ${error.message}\n`);
+      if (options.json)
+        io.stdout.write(JSON.stringify({ status: 'awaiting_approval', exitCode: EXIT.awaitingApproval, runDir: handle.runDir, reason: error.message }) + '\n');
+      writeSummary(headless, { status: 'awaiting_approval', exitCode: EXIT.awaitingApproval, reason: error.message, ...files });
+      return EXIT.awaitingApproval;
+    }
+    if (!(error instanceof RunInterrupted)) {
+      const atif = writeAtif(headless, handle.runDir, warn);
+      writeSummary(headless, { ...errorSummary(error), ...files, ...(atif ? { atif } : {}) });
+      throw error;
+    }
     status.finish();
     io.stderr.write(`rein: ${error.message}\n`);
     // As a shell reports a process ended by the signal: 128 + 2 for Ctrl+C, 128 + 15 for SIGTERM.
-    return stoppedBy === 'SIGTERM' ? EXIT.terminated : EXIT.interrupted;
+    const exitCode = stoppedBy === 'SIGTERM' ? EXIT.terminated : EXIT.interrupted;
+    const atif = writeAtif(headless, handle.runDir, warn);
+    writeSummary(headless, {
+      status: stoppedBy === 'SIGTERM' ? 'terminated' : 'interrupted',
+      exitCode,
+      reason: error.message,
+      ...files,
+      ...(atif ? { atif } : {}),
+    });
+    return exitCode;
   } finally {
     process.removeListener('SIGINT', onSigint);
     process.removeListener('SIGTERM', onSigint);
@@ -112,7 +153,19 @@ export async function executeRun(options: ExecuteOptions): Promise<number> {
       }) + '\n',
     );
   }
-  return exitCodeFor(output.status);
+  const exitCode = exitCodeFor(output.status);
+  const atif = writeAtif(headless, handle.runDir, warn);
+  writeSummary(headless, {
+    status: output.status,
+    exitCode,
+    steps: output.steps,
+    summary: output.summary,
+    reason: output.reason,
+    usage: output.usage,
+    ...files,
+    ...(atif ? { atif } : {}),
+  });
+  return exitCode;
 }
 
 function startMessage(run: ExecuteOptions['run'], handle: RunHandle, resumed: boolean): string {

@@ -14,6 +14,8 @@ import { renderReport } from './report-html.js';
 import { openResultsWriter, RESULTS_FILE, readResults } from './results-file.js';
 import { type RunRecord, runKey } from './run-record.js';
 import { renderSummary } from './summary-md.js';
+import { writePredictions } from './swebench/predictions.js';
+import { isInstanceFile, loadSweBenchTasks } from './swebench/tasks.js';
 import { type EvalTask, loadTaskSet } from './task.js';
 
 export interface EvalOptions {
@@ -34,6 +36,10 @@ export interface EvalOptions {
   progress?: ProgressStream;
   /** Runs the pending jobs somewhere other than the local process pool (the job queue of `--queue`). */
   runner?: JobRunner;
+  /** For a SWE-bench instance file: the directory of local clones or bare mirrors (`--repos`). */
+  repos?: string;
+  /** Write each run's ATIF trajectory beside its trace (`--atif`). */
+  atif?: boolean;
 }
 
 /** Something that runs eval jobs and reports one record per job (the local pool, or the job queue). */
@@ -51,7 +57,7 @@ export interface EvalResult {
   /** Runs made now, and runs kept from an earlier, interrupted eval in the same output dir. */
   ran: number;
   kept: number;
-  files: { results: string; summary: string; report: string };
+  files: { results: string; summary: string; report: string; predictions?: string[] };
 }
 
 /**
@@ -65,7 +71,7 @@ export interface EvalResult {
  */
 export async function runEval(options: EvalOptions): Promise<EvalResult> {
   const outDir = resolve(options.outDir);
-  const taskSet = loadTaskSet(options.tasksDir);
+  const taskSet = isInstanceFile(options.tasksDir) ? loadSweBenchTasks(options.tasksDir, options.repos) : loadTaskSet(options.tasksDir);
   const problems = [...taskSet.problems];
   const tasks = selectTasks(taskSet.tasks, options, problems);
   const configs = await Promise.all(options.configurations.map(resolveConfiguration));
@@ -97,7 +103,17 @@ export async function runEval(options: EvalOptions): Promise<EvalResult> {
   });
   // Each run's replay page beside its trace (written as runs finish; kept runs' now): report.html links every cell to it.
   await replays.finish(records.filter((record) => record.tracePath).map((record) => join(outDir, record.tracePath)));
-  const files = { results: resultsPath, summary: join(outDir, 'summary.md'), report: join(outDir, 'report.html') };
+  const predictions = tasks.some((task) => task.swebench)
+    ? {
+        predictions: writePredictions(
+          outDir,
+          records,
+          configs.map((config) => config.label),
+          options.endpoint?.model ?? 'simulated',
+        ),
+      }
+    : {};
+  const files = { results: resultsPath, summary: join(outDir, 'summary.md'), report: join(outDir, 'report.html'), ...predictions };
   writeFileSync(files.summary, renderSummary(view));
   writeFileSync(files.report, renderReport(view));
   return { outDir, view, ran: pending.length, kept: previous.length, files };

@@ -22,6 +22,8 @@ export interface EvalJob {
   /** `tracePath` in the record is written relative to this. */
   outDir: string;
   keepWorkspace: boolean;
+  /** Write the run's ATIF trajectory beside its trace (`--atif`). */
+  atif?: boolean;
 }
 
 /** Messages a worker sends its parent. */

@@ -13,6 +13,7 @@ export interface PlanOptions {
   repeat: number;
   prices?: Record<string, Price>;
   keepWorkspaces?: boolean;
+  atif?: boolean;
 }
 
 /**
@@ -40,6 +41,7 @@ export function planJobs(tasks: readonly EvalTask[], configs: readonly ResolvedC
           runDir: join(outDir, 'runs', safeName(task.id), safeName(config.label), `r${repeat}`),
           outDir,
           keepWorkspace: options.keepWorkspaces ?? false,
+          ...(options.atif ? { atif: true } : {}),
         });
       }
     }

@@ -7,11 +7,14 @@ import { mergeRules, type Plain } from '../rules/merge.js';
 import type { Rules } from '../rules/schema.js';
 import { runFile } from '../run/run-dir.js';
 import { type ModelSource, type RunHandle, startRun } from '../run/start-run.js';
+import { exportRunAsAtif, writeTrajectory } from '../telemetry/atif/export-run.js';
 import { defaultTools } from '../tools/index.js';
 import type { EvalJob } from './job.js';
 import type { RunRecord } from './run-record.js';
 import { runShell, type ShellResult } from './shell.js';
 import { simulatedModelSource } from './simulated/model-source.js';
+import { gradeSweBenchRun } from './swebench/grade-run.js';
+import { checkoutInstance } from './swebench/workspace.js';
 import { metricsFromTraceFile } from './trace-metrics.js';
 
 /** Hooks the worker gives a job: phase deadlines for the parent, and the running harness (to stop it on SIGTERM). */
@@ -20,6 +23,9 @@ export interface JobHooks {
   phase(phase: 'setup' | 'agent' | 'check', seconds: number, workspace: string): void;
   started(handle: RunHandle): void;
 }
+
+/** A run's ATIF trajectory, beside its trace, when eval runs with --atif. */
+export const ATIF_FILE = 'trajectory.json';
 
 const NO_HOOKS: JobHooks = { phase: () => undefined, started: () => undefined };
 
@@ -37,7 +43,8 @@ export async function runEvalJob(job: EvalJob, hooks: JobHooks = NO_HOOKS): Prom
   rmSync(job.runDir, { recursive: true, force: true });
   mkdirSync(job.runDir, { recursive: true });
   try {
-    cpSync(job.task.repoDir, workspace, { recursive: true });
+    const prepared = prepareWorkspace(job, workspace);
+    if (prepared) return recordFor(job, startedAt, { status: 'setup_failed', reason: prepared, wallSeconds: 0 }, null);
     const env = { REIN_TASK_DIR: job.task.dir, REIN_WORKSPACE: workspace };
     if (job.task.setup_cmd) {
       hooks.phase('setup', job.task.check_timeout_s, workspace);
@@ -51,12 +58,40 @@ export async function runEvalJob(job: EvalJob, hooks: JobHooks = NO_HOOKS): Prom
     const began = Date.now();
     const outcome = await runHarness(job, workspace, loaded, model, hooks);
     const wallSeconds = (Date.now() - began) / 1000;
+    if (job.atif) writeRunAtif(job.runDir);
     if ('crash' in outcome) return recordFor(job, startedAt, { status: 'crash', reason: outcome.crash, wallSeconds }, null);
     hooks.phase('check', job.task.check_timeout_s, workspace);
+    if (job.task.swebench) {
+      const graded = await gradeSweBenchRun(job.task.swebench, workspace, job.runDir, job.task.check_timeout_s);
+      return recordFor(job, startedAt, { status: outcome.status, reason: outcome.reason, wallSeconds }, graded.check, graded.facts);
+    }
     const check = await runShell(job.task.check_cmd, { cwd: workspace, timeoutS: job.task.check_timeout_s, env, sandbox: true, readable: [job.task.dir] });
     return recordFor(job, startedAt, { status: outcome.status, reason: outcome.reason, wallSeconds }, check);
   } finally {
     if (!job.keepWorkspace) rmSync(workspace, { recursive: true, force: true });
+  }
+}
+
+/** A fresh copy of the task's repo/, or a SWE-bench instance's checkout; a problem is returned as text. */
+function prepareWorkspace(job: EvalJob, workspace: string): string | null {
+  if (!job.task.swebench) {
+    cpSync(job.task.repoDir, workspace, { recursive: true });
+    return null;
+  }
+  try {
+    checkoutInstance(job.task.swebench.source, job.task.swebench.instance.base_commit, workspace);
+    return null;
+  } catch (error) {
+    return `checkout of ${job.task.swebench.instance.base_commit} failed: ${tail(String((error as { stderr?: string }).stderr || (error as Error).message))}`;
+  }
+}
+
+/** The run's trajectory beside its trace; a failure to write it never fails the run. */
+function writeRunAtif(runDir: string): void {
+  try {
+    writeTrajectory(join(runDir, ATIF_FILE), exportRunAsAtif(runDir));
+  } catch (error) {
+    process.stderr.write(`rein eval: no ATIF trajectory for ${runDir}: ${(error as Error).message}\n`);
   }
 }
 
@@ -95,7 +130,7 @@ async function runHarness(
       workspace,
       task: job.task.prompt,
       testCmd: job.task.test_cmd,
-      rules: loaded.rules,
+      rules: evalApprovals(loaded.rules),
       model,
       runDir: job.runDir,
       guards: loaded.guards,
@@ -113,6 +148,14 @@ async function runHarness(
   }
 }
 
+/**
+ * Nobody answers in an eval or on a queue worker: a run whose rules would wait for an answer (approvals.headless
+ * exit) is answered by deny instead, so asks are counted (approvalAsks, approvalDenials) and the run goes on.
+ */
+function evalApprovals(rules: Rules): Rules {
+  return rules.approvals.headless === 'exit' ? { ...rules, approvals: { ...rules.approvals, headless: 'deny' } } : rules;
+}
+
 interface Ending {
   status: string;
   reason: string;
@@ -120,7 +163,7 @@ interface Ending {
 }
 
 /** The results line for a job, with counts from its trace (also used for runs the parent had to kill). */
-export function recordFor(job: EvalJob, startedAt: string, ending: Ending, check: ShellResult | null): RunRecord {
+export function recordFor(job: EvalJob, startedAt: string, ending: Ending, check: ShellResult | null, facts: Record<string, unknown> = {}): RunRecord {
   const tracePath = runFile(job.runDir, 'trace');
   const { end: _end, ...metrics } = metricsFromTraceFile(tracePath, job.price);
   return {
@@ -140,6 +183,7 @@ export function recordFor(job: EvalJob, startedAt: string, ending: Ending, check
     configHash: job.configHash,
     tracePath: relative(job.outDir, tracePath),
     startedAt,
+    ...facts,
   };
 }
 

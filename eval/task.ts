@@ -8,6 +8,7 @@ import { rulesSchema } from '../rules/schema.js';
 import type { SimulatedModelChoice } from './simulated/model-source.js';
 import { checkSimulatedModel } from './simulated/registry.js';
 import { simulationSchema } from './simulated/simulation-schema.js';
+import type { SweBenchTaskInfo } from './swebench/tasks.js';
 
 /** Agent time budget when a task sets no `timeout_s`. */
 export const DEFAULT_TIMEOUT_S = 600;
@@ -40,6 +41,8 @@ export interface EvalTask extends TaskFile {
   dir: string;
   repoDir: string;
   simulated: SimulatedModelChoice | null;
+  /** Set for a task from a SWE-bench instance file: checked out from a local repository and graded by its tests. */
+  swebench?: SweBenchTaskInfo;
 }
 
 export interface TaskSet {

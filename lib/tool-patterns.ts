@@ -39,14 +39,19 @@ export function namesDeclaredServer(entry: string, servers: readonly string[]): 
 export function isToolAllowed(allowed: 'all' | readonly string[], name: string): boolean {
   if (allowed === 'all') return true;
   if (name === FIND_TOOLS_NAME && allowed.some((entry) => entry.startsWith(MCP_TOOL_PREFIX))) return true;
-  return allowed.some((entry) => entry === name || (entry.includes('*') && globMatch(entry, name)));
+  return allowed.some((entry) => entry === name || (isToolGlob(entry) && globMatch(entry, name)));
 }
 
-/** `*` matches any run of characters; everything else literally. */
+/** Whether a phase's tool entry is a glob (`mcp__docs__*`, `read_?ile`) rather than a name. */
+export function isToolGlob(entry: string): boolean {
+  return /[*?]/.test(entry);
+}
+
+/** `*` matches any run of characters, `?` one; everything else literally. */
 export function globMatch(pattern: string, name: string): boolean {
   const source = pattern
-    .split('*')
-    .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
-    .join('.*');
+    .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+    .replace(/\*/g, '.*')
+    .replace(/\?/g, '.');
   return new RegExp(`^${source}$`).test(name);
 }

@@ -210,6 +210,50 @@ export interface SecretsMaskedEvent {
   findings: Array<{ kind: string; line: number; column: number }>;
 }
 
+/** A tool call waits for an approval (its request is in the saved state). */
+export interface ApprovalAskEvent {
+  kind: 'approval_ask';
+  step: number;
+  phase: string;
+  callId: string;
+  tool: string;
+  argsHash: string;
+  reason: string;
+}
+
+/** A call was approved or denied before it ran: by a rule, a remembered decision, or whoever answered (and how long they took). */
+export interface ApprovalDecisionEvent {
+  kind: 'approval_decision';
+  step: number;
+  callId: string;
+  tool: string;
+  argsHash: string;
+  verdict: 'allow' | 'deny';
+  /** rule, remembered, terminal, page, command, hook, policy or timeout. */
+  by: string;
+  reason?: string;
+  message?: string;
+  /** The answer was for another call or other arguments, so it counted as a denial. */
+  mismatch?: boolean;
+  remember?: string;
+  waitedMs?: number;
+}
+
+/** A lifecycle hook ran: its moment, command, exit status, what it answered, and any problem (crash, timeout, bad output). */
+export interface HookEvent {
+  kind: 'hook';
+  step: number;
+  moment: string;
+  command: string;
+  exitCode: number | null;
+  ms: number;
+  decision?: string;
+  message?: string;
+  problem?: string;
+  stdout?: string;
+  stderr?: string;
+}
+
 /** Every event a rein trace line can be. */
 export type TraceEvent =
   | StartEvent
@@ -229,6 +273,9 @@ export type TraceEvent =
   | EndEvent
   | JobEvent
   | SecretsMaskedEvent
+  | ApprovalAskEvent
+  | ApprovalDecisionEvent
+  | HookEvent
   | McpServerEvent
   | McpToolsEvent;
 
@@ -279,6 +326,9 @@ const TRACE_KIND_TABLE = {
   interrupted: true,
   job: true,
   secrets_masked: true,
+  approval_ask: true,
+  approval_decision: true,
+  hook: true,
   mcp_server: true,
   mcp_tools: true,
 } satisfies Record<TraceKind, true>;
@@ -311,6 +361,15 @@ export function isEvent<K extends TraceKind>(line: TraceRecord, kind: K): line i
 }
 
 /** The machine's trace notes: the kinds its actions emit. */
-export type MachineNote = ContextEvent | FinishEvent | StallEvent | ProgressEvent | BudgetWarningEvent | RuleActionEvent | EndEvent;
+export type MachineNote =
+  | ContextEvent
+  | FinishEvent
+  | StallEvent
+  | ProgressEvent
+  | BudgetWarningEvent
+  | RuleActionEvent
+  | EndEvent
+  | ApprovalAskEvent
+  | ApprovalDecisionEvent;
 
 export type { TodoItem };

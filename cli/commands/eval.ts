@@ -4,6 +4,7 @@ import { resolveEndpoint } from '../../actors/model-source.js';
 import { parseConfigurations } from '../../eval/configurations.js';
 import { type JobRunner, runEval } from '../../eval/eval-runner.js';
 import { loadPriceTable } from '../../eval/prices.js';
+import { isInstanceFile } from '../../eval/swebench/tasks.js';
 import { formatEvalTable } from '../../eval/terminal.js';
 import { ModelEndpointError, UsageError } from '../../lib/errors.js';
 import { type FlagSpec, listFlag, numberFlag, type ParsedCommand, parseCommand, stringFlag } from '../args.js';
@@ -12,6 +13,7 @@ import { EXIT } from '../exit-codes.js';
 import { checkReachable } from '../preflight.js';
 
 export const EVAL_USAGE = `rein eval <tasks-dir> [--preset NAME]... [--config [PRESET:]FILE]... [options]
+rein eval <instances.jsonl> --repos DIR --model NAME [options]
 
 Runs every task under every configuration in a fresh copy of its repo/, grades
 it with the task's check_cmd, and writes <out>/results.jsonl, summary.md and
@@ -37,7 +39,16 @@ report.html. Re-running with the same --out resumes: finished runs are kept.
                          machines, and collect their results here; --parallel, --keep-workspaces
                          and --base-url then belong to the workers
   --attempts N           with --queue: times a run may start; a run whose worker died is re-run
-                         in a fresh workspace until then (default 2)`;
+                         in a fresh workspace until then (default 2)
+  --atif                 write each run's ATIF-v1.4 trajectory beside its trace (runs/…/trajectory.json)
+
+SWE-bench: given a .jsonl/.json file of SWE-bench instances, each is checked out at
+its base_commit from --repos DIR (clones or bare mirrors named owner__name[.git],
+owner/name[.git] or name[.git]; no network), run on its problem_statement, graded
+by FAIL_TO_PASS and PASS_TO_PASS (test_patch applied; each test name appended to the
+instance's test_cmd, default python3 -m pytest -q), and its diff against base_commit
+(test files and rein's own left out) goes to <out>/predictions.jsonl for the official harness.
+  --repos DIR            where the instances' repositories are`;
 
 const EVAL_FLAGS: FlagSpec = {
   preset: { type: 'string', multiple: true },
@@ -54,6 +65,8 @@ const EVAL_FLAGS: FlagSpec = {
   help: { type: 'boolean', short: 'h' },
   queue: { type: 'string' },
   attempts: { type: 'string' },
+  repos: { type: 'string' },
+  atif: { type: 'boolean' },
 };
 
 export async function evalCommand(argv: string[], io: Io, env: NodeJS.ProcessEnv): Promise<number> {
@@ -65,8 +78,13 @@ export async function evalCommand(argv: string[], io: Io, env: NodeJS.ProcessEnv
   const [tasksDir, ...extra] = parsed.positionals;
   if (!tasksDir) throw new UsageError(`rein eval: expected <tasks-dir>\n\n${EVAL_USAGE}`);
   if (extra.length > 0) throw new UsageError(`rein eval: unexpected argument "${extra[0]}"`);
+  // A queue stores each task's folder for the workers; an instance file's repositories are local mirrors it cannot ship.
+  if (isInstanceFile(tasksDir) && stringFlag(parsed, 'queue') !== undefined)
+    throw new UsageError('rein eval: SWE-bench instance files run on this machine (their repositories are local mirrors); drop --queue');
   const configurations = parseConfigurations(listFlag(parsed, 'preset'), listFlag(parsed, 'config'));
   const model = stringFlag(parsed, 'model');
+  if (isInstanceFile(tasksDir) && model === undefined)
+    throw new UsageError('rein eval: SWE-bench instances have no simulated model: pass --model NAME (and OPENAI_BASE_URL or OPENAI_API_KEY)');
   const runner = await queueRunner(parsed, env);
   // With a queue the endpoint is each worker's own: nothing about it is needed (or sent) here.
   const endpoint = model === undefined ? undefined : runner ? { model } : resolveEndpoint({ model, baseURL: stringFlag(parsed, 'base-url'), env });
@@ -90,11 +108,13 @@ export async function evalCommand(argv: string[], io: Io, env: NodeJS.ProcessEnv
     env,
     progress: io.stderr,
     ...(runner ? { runner } : {}),
+    ...(stringFlag(parsed, 'repos') ? { repos: stringFlag(parsed, 'repos')! } : {}),
+    ...(parsed.values.atif ? { atif: true } : {}),
   });
   for (const entry of result.view.problems) io.stderr.write(`rein eval: skipped task ${entry.id}: ${entry.problem}\n`);
   if (result.kept > 0) io.stderr.write(`rein eval: resumed: kept ${result.kept} finished runs, ran ${result.ran}\n`);
   io.stderr.write(
-    `\n${formatEvalTable(result.view)}\n\nrein eval: ${shortPath(result.files.summary)}, ${shortPath(result.files.report)}, ${shortPath(result.files.results)}\n`,
+    `\n${formatEvalTable(result.view)}\n\nrein eval: ${[result.files.summary, result.files.report, result.files.results, ...(result.files.predictions ?? [])].map(shortPath).join(', ')}\n`,
   );
   if (parsed.values.json) {
     io.stdout.write(

@@ -11,6 +11,7 @@ import { keepsServing, parsePort } from '../../visualizer/server/viz-flags.js';
 import { type FlagSpec, parseCommand, stringFlag } from '../args.js';
 import { executeRun, type Io } from '../execute-run.js';
 import { EXIT } from '../exit-codes.js';
+import { HEADLESS_FLAGS, HEADLESS_USAGE, headlessOptions } from '../headless.js';
 import { OTEL_FLAGS, OTEL_USAGE, otelSettings } from '../otel-flags.js';
 
 export const RESUME_USAGE = `rein resume <run-dir> [--model NAME] [--base-url URL] [--viz] [--viz-port N] [--viz-exit] [--json] [--otel URL]
@@ -22,6 +23,7 @@ already executed are not run again, and the trace continues.
   --viz          watch it in the live visualizer, the steps before the kill included
   --viz-port N   the visualizer's port (default: any free port)
   --viz-exit     stop the visualizer when the run ends (default: serve until Ctrl+C)
+${HEADLESS_USAGE}
 ${OTEL_USAGE}`;
 
 const RESUME_FLAGS: FlagSpec = {
@@ -33,6 +35,7 @@ const RESUME_FLAGS: FlagSpec = {
   'viz-exit': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
   ...OTEL_FLAGS,
+  ...HEADLESS_FLAGS,
 };
 
 export async function resumeCommand(argv: string[], io: Io, env: NodeJS.ProcessEnv): Promise<number> {
@@ -70,6 +73,7 @@ export async function resumeCommand(argv: string[], io: Io, env: NodeJS.ProcessE
       env,
       json: Boolean(parsed.values.json),
       resume: true,
+      headless: headlessOptions(parsed),
       otel,
       run: {
         workspace: meta.workspace,

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { LoadedRules } from '../../config/load-rules.js';
 import { isToolAllowed } from '../../lib/tool-patterns.js';
-import { PHASES } from '../../rules/schema.js';
+import { enabledPhases, phaseRule } from '../../rules/schema.js';
 import { defaultTools } from '../../tools/index.js';
 import { selectTools } from '../../tools/select-tools.js';
 import type { Io } from '../execute-run.js';
@@ -27,9 +27,9 @@ export async function printTools(loaded: LoadedRules, workspace: string, format:
     const catalogue = mcp?.hub.catalogue() ?? [];
     const onDemand = catalogue.filter((entry) => !offered.includes(entry.name)).map((entry) => entry.name);
     const sent = [...tools, ...offered];
-    const phases = PHASES.filter((phase) => rules.phases[phase].enabled).map((phase) => ({
+    const phases = enabledPhases(rules).map((phase) => ({
       phase,
-      tools: [...sent, ...onDemand].filter((name) => isToolAllowed(rules.phases[phase].tools, name)),
+      tools: [...sent, ...onDemand].filter((name) => isToolAllowed(phaseRule(rules, phase).tools, name)),
     }));
     const servers = mcp?.hub.states() ?? [];
     if (format === 'json') {

@@ -1,6 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { openAIModelSource, resolveEndpoint } from '../../actors/model-source.js';
+import { approvalOverride } from '../../approvals/presets.js';
 import { loadRules } from '../../config/load-rules.js';
 import { ModelEndpointError, UsageError } from '../../lib/errors.js';
 import type { Plain } from '../../rules/merge.js';
@@ -11,6 +12,7 @@ import { keepsServing, parsePort } from '../../visualizer/server/viz-flags.js';
 import { type FlagSpec, numberFlag, type ParsedCommand, parseCommand, stringFlag } from '../args.js';
 import { executeRun, type Io } from '../execute-run.js';
 import { EXIT } from '../exit-codes.js';
+import { errorSummary, HEADLESS_FLAGS, HEADLESS_USAGE, type HeadlessOptions, headlessOptions, writeSummary } from '../headless.js';
 import { OTEL_FLAGS, OTEL_USAGE, otelSettings } from '../otel-flags.js';
 import { checkReachable } from '../preflight.js';
 
@@ -24,12 +26,15 @@ export const RUN_USAGE = `rein run <repo> "<task>" --test-cmd "<cmd>" [options]
   --max-steps N          step budget            --max-seconds N     time budget
   --max-tokens N         token cap              --max-cost USD      cost cap (needs a price for the model)
   --context-window N     the model's context window, in tokens
+  --approval MODE        never (ask about nothing), on-request (ask before commands, jobs and MCP tools),
+                         untrusted (ask before everything but reads); sets approvals.default/ask/allow
   --trace PATH           trace file (default: <run-dir>/trace.jsonl)
   --run-dir DIR          where the trace, record and saved state go (default: <repo>/.rein/runs/<id>)
   --viz                  serve the live visualizer on 127.0.0.1 (the URL is printed)
   --viz-port N           its port (default: any free port)
   --viz-exit             stop it when the run ends (default: serve until Ctrl+C; also when CI is set)
   --json                 print one JSON summary line at the end
+${HEADLESS_USAGE}
 ${OTEL_USAGE}`;
 
 /** Flags shared by commands that run the harness. */
@@ -44,6 +49,7 @@ export const RUN_FLAGS: FlagSpec = {
   'max-tokens': { type: 'string' },
   'max-cost': { type: 'string' },
   'context-window': { type: 'string' },
+  approval: { type: 'string' },
   trace: { type: 'string' },
   'run-dir': { type: 'string' },
   viz: { type: 'boolean' },
@@ -52,6 +58,7 @@ export const RUN_FLAGS: FlagSpec = {
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
   ...OTEL_FLAGS,
+  ...HEADLESS_FLAGS,
 };
 
 /** Rule overrides from the command-line flags (the last rules layer). */
@@ -65,6 +72,7 @@ export function ruleOverrides(command: string, parsed: ParsedCommand): Plain {
     },
     context: { windowTokens: numberFlag(command, parsed, 'context-window', { integer: true }) },
     verification: { command: stringFlag(parsed, 'test-cmd') },
+    ...approvalOverride(stringFlag(parsed, 'approval')),
   };
 }
 
@@ -77,6 +85,24 @@ export async function runCommand(argv: string[], io: Io, env: NodeJS.ProcessEnv)
   const [repo, task, ...extra] = parsed.positionals;
   if (!repo || !task) throw new UsageError(`rein run: expected <repo> and "<task>"\n\n${RUN_USAGE}`);
   if (extra.length > 0) throw new UsageError(`rein run: unexpected argument "${extra[0]}" (quote the task)`);
+  const headless = headlessOptions(parsed);
+  try {
+    return await startRunCommand(parsed, repo, task, headless, io, env);
+  } catch (error) {
+    // A run that never started still leaves its summary, so an outside tool always finds one.
+    if (!(error instanceof RunStartedError)) writeSummary(headless, errorSummary(error));
+    throw error instanceof RunStartedError ? error.cause : error;
+  }
+}
+
+/** Wraps an error thrown after executeRun took over: it wrote the summary itself. */
+class RunStartedError extends Error {
+  constructor(override readonly cause: unknown) {
+    super('run started');
+  }
+}
+
+async function startRunCommand(parsed: ParsedCommand, repo: string, task: string, headless: HeadlessOptions, io: Io, env: NodeJS.ProcessEnv): Promise<number> {
   const vizPort = parsePort('rein run', '--viz-port', stringFlag(parsed, 'viz-port'));
   const otel = await otelSettings('rein run', parsed, env, (text) => io.stderr.write(text));
   const workspace = resolve(repo);
@@ -108,6 +134,7 @@ export async function runCommand(argv: string[], io: Io, env: NodeJS.ProcessEnv)
       io,
       env,
       json: Boolean(parsed.values.json),
+      headless,
       otel,
       run: {
         workspace,
@@ -126,6 +153,8 @@ export async function runCommand(argv: string[], io: Io, env: NodeJS.ProcessEnv)
         inspect: observers.inspect,
       },
       onStart: observers.onStart,
+    }).catch((error: unknown) => {
+      throw new RunStartedError(error);
     });
   if (!parsed.values.viz) return execute({});
   // The visualizer loads only when asked for: it would slow every run's start.

@@ -2,6 +2,7 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { UsageError } from '../../lib/errors.js';
 import { readRunMeta } from '../../run/run-dir.js';
+import { exportRunAsAtif, writeTrajectory } from '../../telemetry/atif/export-run.js';
 import { exportTraceFile } from '../../telemetry/export-trace.js';
 import { DEFAULT_TRACES_URL, displayUrl, resolveOtlpSettings } from '../../telemetry/otlp-settings.js';
 import { type FlagSpec, parseCommand, stringFlag } from '../args.js';
@@ -9,6 +10,7 @@ import type { Io } from '../execute-run.js';
 import { EXIT } from '../exit-codes.js';
 
 export const TRACE_USAGE = `rein trace export <trace.jsonl | run-dir | dir> [--endpoint URL] [--content] [--json]
+rein trace export <run-dir | trace.jsonl> --format atif [--out FILE]
 
 Sends a run's trace (finished, killed or still going) to an OpenTelemetry
 collector as the spans a live export (\`--otel\`) sends: \`invoke_agent rein\`
@@ -23,9 +25,21 @@ with the original timestamps. Given a directory that holds runs (an eval's
                    redacted as in the trace; or OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true)
   --json           print one JSON line with the counts
 
-Exit codes: 0 sent, 1 the collector did not take the spans, 2 bad usage.`;
+  --format atif    instead, write the run as one ATIF-v1.4 trajectory (Harbor's
+                   Agent Trajectory Interchange Format) to stdout, or to --out FILE
+                   (written atomically); works on finished, killed and resumed runs
+  --format otel    the default: send spans as above
 
-const TRACE_FLAGS: FlagSpec = { endpoint: { type: 'string' }, content: { type: 'boolean' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } };
+Exit codes: 0 sent or written, 1 the collector did not take the spans, 2 bad usage.`;
+
+const TRACE_FLAGS: FlagSpec = {
+  format: { type: 'string' },
+  out: { type: 'string' },
+  endpoint: { type: 'string' },
+  content: { type: 'boolean' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+};
 
 export async function traceCommand(argv: string[], io: Io, env: NodeJS.ProcessEnv): Promise<number> {
   const parsed = parseCommand('rein trace', argv, TRACE_FLAGS);
@@ -37,6 +51,14 @@ export async function traceCommand(argv: string[], io: Io, env: NodeJS.ProcessEn
   if (verb !== 'export') throw new UsageError(`rein trace: ${verb ? `unknown subcommand "${verb}"` : 'expected a subcommand'}\n\n${TRACE_USAGE}`);
   if (!file) throw new UsageError(`rein trace export: expected <trace.jsonl | run-dir>\n\n${TRACE_USAGE}`);
   if (extra.length > 0) throw new UsageError(`rein trace export: unexpected argument "${extra[0]}"`);
+  const format = stringFlag(parsed, 'format') ?? 'otel';
+  if (format === 'atif') {
+    const otelOnly = ['endpoint', 'content', 'json'].find((flag) => parsed.values[flag] !== undefined);
+    if (otelOnly) throw new UsageError(`rein trace export: --${otelOnly} goes with --format otel (ATIF is written to stdout or --out)`);
+    return exportAtif(file, stringFlag(parsed, 'out'), io);
+  }
+  if (format !== 'otel') throw new UsageError(`rein trace export: --format must be otel or atif, not "${format}"`);
+  if (stringFlag(parsed, 'out')) throw new UsageError('rein trace export: --out goes with --format atif (spans go to --endpoint)');
   const paths = tracesIn(resolve(file), file);
   let settings: Awaited<ReturnType<typeof resolveOtlpSettings>>;
   try {
@@ -82,6 +104,22 @@ export async function traceCommand(argv: string[], io: Io, env: NodeJS.ProcessEn
   io.stderr.write(
     `rein trace export: sent ${total.spans} spans from ${total.lines} trace lines${paths.length > 1 ? ` of ${paths.length} traces` : ''} to ${target}\n`,
   );
+  return EXIT.done;
+}
+
+function exportAtif(file: string, out: string | undefined, io: Io): number {
+  let trajectory: ReturnType<typeof exportRunAsAtif>;
+  try {
+    trajectory = exportRunAsAtif(resolve(file));
+  } catch (error) {
+    throw error instanceof UsageError ? new UsageError(`rein trace export: ${error.message}`) : error;
+  }
+  if (!out) {
+    io.stdout.write(`${JSON.stringify(trajectory, null, 2)}\n`);
+    return EXIT.done;
+  }
+  writeTrajectory(resolve(out), trajectory);
+  io.stderr.write(`rein trace export: wrote ${trajectory.steps.length} ATIF steps to ${out}\n`);
   return EXIT.done;
 }
 
