@@ -61,7 +61,7 @@ export async function executeRun(options: ExecuteOptions): Promise<number> {
       : undefined;
   let handle: RunHandle;
   // MCP servers start before the run: their tools are part of the first request's tool list.
-  const mcp = run.mcp ? null : await openRunMcp(run, options.env ?? process.env, io);
+  const mcp = run.mcp ? null : await openRunMcp(run, options.env ?? process.env, io, Boolean(options.resume));
   try {
     // On a terminal a person answers approvals at the prompt; elsewhere the run is headless (approvals.headless).
     const answerSources = [...(run.answerSources ?? []), ...(io.stderr.isTTY && process.stdin.isTTY ? [terminalSource(process.stdin, process.stderr)] : [])];

@@ -1,8 +1,11 @@
-import { realpathSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { z } from 'zod';
 import { type McpHub, openMcpHub } from '../mcp/hub.js';
 import { describeServer, PROJECT_MCP_FILE, readProjectServers } from '../mcp/project-config.js';
+import { expandVariables } from '../mcp/variables.js';
 import { SECRET_NAME } from '../process/environment.js';
-import type { McpServerRules } from '../rules/mcp-servers.js';
+import { type McpServerRules, mcpServerSchema } from '../rules/mcp-servers.js';
 import type { Rules } from '../rules/schema.js';
 import { policyOf } from '../run/start-run.js';
 import type { Io } from './execute-run.js';
@@ -26,9 +29,13 @@ export async function openRunMcp(
   run: { rules: Rules; workspace: string; runDir: string; configPath?: string },
   env: NodeJS.ProcessEnv,
   io: Io,
+  resume = false,
 ): Promise<McpForRun | undefined> {
-  const servers = collectServers(run.rules, run.workspace, io);
+  const servers = (resume ? startedServers(run.runDir) : null) ?? collectServers(run.rules, run.workspace, io);
   if (Object.keys(servers).length === 0) return undefined;
+  // A resumed run starts what this run started, not what .mcp.json says now (the agent may have changed it).
+  mkdirSync(run.runDir, { recursive: true });
+  writeFileSync(join(run.runDir, SERVERS_FILE), JSON.stringify(servers));
   const hub = await openMcpHub({
     servers,
     root: realpathSync(run.workspace),
@@ -40,6 +47,15 @@ export async function openRunMcp(
   for (const { server, state, problem } of hub.states())
     if (state !== 'ready') io.stderr.write(`rein: MCP server ${server} is ${state}${problem ? `: ${problem}` : ''}; the run goes on without its tools\n`);
   return { hub, secrets: secretValues(servers, env) };
+}
+
+const SERVERS_FILE = 'mcp-servers.json';
+
+function startedServers(runDir: string): Record<string, McpServerRules> | null {
+  const file = join(runDir, SERVERS_FILE);
+  if (!existsSync(file)) return null;
+  const parsed = z.record(z.string(), mcpServerSchema).safeParse(JSON.parse(readFileSync(file, 'utf8')));
+  return parsed.success ? parsed.data : null;
 }
 
 /** Every server the run would start, by name. */
@@ -55,13 +71,28 @@ export function collectServers(rules: Rules, workspace: string, io: Io): Record<
   return { ...Object.fromEntries(fromProject), ...rules.mcp.servers };
 }
 
-/** Values read from variables with secret-looking names (`${DOCS_TOKEN}`, bearerTokenEnv). */
+/**
+ * Values that are secrets: read from variables with secret-looking names (`${DOCS_TOKEN}`, bearerTokenEnv),
+ * and those given to a header or variable with such a name (`"API_KEY": "…"`, `Authorization`), as expanded.
+ */
 function secretValues(servers: Record<string, McpServerRules>, env: NodeJS.ProcessEnv): string[] {
   const names = new Set<string>();
+  const values: string[] = [];
   for (const server of Object.values(servers)) {
-    const texts = server.type === 'http' ? Object.values(server.headers) : Object.values(server.env);
-    for (const text of texts) for (const match of text.matchAll(/\$\{([A-Za-z_][A-Za-z0-9_]*)/g)) if (SECRET_NAME.test(match[1]!)) names.add(match[1]!);
+    const entries = Object.entries(server.type === 'http' ? server.headers : server.env);
+    for (const [key, text] of entries) {
+      for (const match of text.matchAll(/\$\{([A-Za-z_][A-Za-z0-9_]*)/g)) if (SECRET_NAME.test(match[1]!)) names.add(match[1]!);
+      if (SECRET_NAME.test(key) || /^authorization$/i.test(key)) values.push(...expandQuietly(text, env).split(/\s+/));
+    }
     if (server.type === 'http' && server.bearerTokenEnv) names.add(server.bearerTokenEnv);
   }
-  return [...names].flatMap((name) => (env[name] ? [env[name]] : []));
+  return [...values, ...[...names].flatMap((name) => (env[name] ? [env[name]] : []))].filter((value) => value.length >= 6);
+}
+
+function expandQuietly(text: string, env: NodeJS.ProcessEnv): string {
+  try {
+    return expandVariables({ value: text }, env, 'secret').value!;
+  } catch {
+    return text;
+  }
 }

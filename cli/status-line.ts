@@ -89,6 +89,10 @@ export function createStatusLine(stream: Stream, rules: Rules, options: { unsand
         case 'retry':
           say(`[rein] model call failed, retry ${line.attempt}: ${line.error}`);
           break;
+        case 'mcp_server':
+          if (line.state === 'restarting' || line.state === 'failed')
+            say(`[rein] MCP server ${line.server} ${line.state}${line.problem ? `: ${line.problem}` : ''}`);
+          break;
         case 'approval_ask':
           say(`[rein] waiting for an approval: ${line.tool} (${line.reason}); call ${line.callId}`);
           break;

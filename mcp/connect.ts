@@ -32,6 +32,8 @@ export interface ConnectOptions extends LaunchContext {
   /** Where the server's stderr goes. */
   stderrPath: string;
   signal: AbortSignal;
+  /** Called with the new list when the server says its tools changed (`notifications/tools/list_changed`). */
+  onToolList?: (tools: ServerTool[]) => void;
 }
 
 /**
@@ -43,7 +45,16 @@ export interface ConnectOptions extends LaunchContext {
  */
 export async function connectServer(options: ConnectOptions): Promise<Connection> {
   const { transport, where, garbage, pid, ending } = openTransport(options);
-  const client = new Client(CLIENT_INFO, { capabilities: {} });
+  const client = new Client(CLIENT_INFO, {
+    capabilities: {},
+    listChanged: {
+      tools: {
+        onChanged: (error, tools) => {
+          if (!error && tools) options.onToolList?.(tools);
+        },
+      },
+    },
+  });
   let closing = false;
   const lost = new Promise<string>((resolve) => {
     client.onclose = () => {

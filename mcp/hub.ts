@@ -143,14 +143,14 @@ export class McpHub {
     return readFound(path.join(this.options.runDir, FOUND_FILE)).flatMap((name) => byName.get(name) ?? []);
   }
 
-  /** A restarted server's tools against the ones the run started with. */
+  /** A restarted server's tools, or a list it changed while connected, against the ones the run started with. */
   private compareTools(server: string, tools: ServerTool[]): void {
     const now = new Map(tools.map((tool) => [tool.name, toolFingerprint(tool)]));
     const changed = (this.entries ?? []).filter((entry) => entry.server === server && now.get(entry.tool) !== entry.fingerprint);
     if (changed.length === 0) return;
     const refuse = this.options.servers[server]?.onToolsChanged !== 'accept';
     const why = (entry: CatalogueEntry) =>
-      now.has(entry.tool) ? `the server changed the definition of ${entry.tool} after a restart` : `the server no longer lists ${entry.tool} after a restart`;
+      now.has(entry.tool) ? `the server changed the definition of ${entry.tool} during the run` : `the server no longer lists ${entry.tool}`;
     for (const entry of changed) if (refuse || !now.has(entry.tool)) this.changed.set(`${server}\u0000${entry.tool}`, why(entry));
     this.emit({
       kind: 'mcp_tools',

@@ -1,4 +1,5 @@
 import type { Tool as ServerTool } from '@modelcontextprotocol/sdk/types.js';
+import type { McpEffect } from '../lib/tool-effect.js';
 import { globMatch } from '../lib/tool-patterns.js';
 import type { McpServerRules } from '../rules/mcp-servers.js';
 import { checkCommand } from '../tools/deny-list.js';
@@ -121,13 +122,7 @@ function outcomeOf(end: CallEnd, server: string, tool: string, readOnly: boolean
   return { ok: true, content: text, effect: { kind: 'mcp', server, tool, outcome: 'ok', readOnly } };
 }
 
-function failure(
-  server: string,
-  tool: string,
-  outcome: Exclude<import('../lib/tool-effect.js').McpEffect['outcome'], 'ok'>,
-  readOnly: boolean,
-  message: string,
-): ToolOutcome {
+function failure(server: string, tool: string, outcome: Exclude<McpEffect['outcome'], 'ok'>, readOnly: boolean, message: string): ToolOutcome {
   return { ok: false, content: `Tool error: ${message}`, effect: { kind: 'mcp', server, tool, outcome, readOnly } };
 }
 

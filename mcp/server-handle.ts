@@ -40,6 +40,8 @@ export class ServerHandle {
   readonly settled: Promise<void>;
   /** The tools listed by the first start ([] if it failed). */
   firstTools: ServerTool[] = [];
+  /** The latest start, so that closing during one waits until its process is ended too. */
+  private attempt: Promise<Connection> | null = null;
 
   constructor(
     readonly name: string,
@@ -47,7 +49,12 @@ export class ServerHandle {
     private readonly note: (note: ServerStateNote) => void,
     private readonly onTools: (tools: ServerTool[]) => void = () => undefined,
   ) {
-    const connect = fromPromise<Connection, { name: string; attempt: number }>(({ signal }) => connectServer({ ...options, signal }));
+    // A list the server changes while connected is compared like one a restart brings.
+    const onToolList = (tools: ServerTool[]) => this.onTools(tools);
+    const connect = fromPromise<Connection, { name: string; attempt: number }>(({ signal }) => {
+      this.attempt = connectServer({ ...options, signal, onToolList });
+      return this.attempt;
+    });
     this.actor = createActor(serverMachine.provide({ actors: { connect } }), { input: { name, maxRestarts: options.rules.maxRestarts } });
     let last = '';
     let settle: () => void = () => undefined;
@@ -108,12 +115,15 @@ export class ServerHandle {
     }
   }
 
-  close(): Promise<void> {
+  async close(): Promise<void> {
     this.actor.send({ type: 'close' });
-    return new Promise((resolve) => {
+    await new Promise<void>((resolve) => {
       if (this.actor.getSnapshot().status === 'done') return resolve();
       this.actor.subscribe({ complete: resolve, error: () => resolve() });
     });
+    // A start cut short by the close ends its own process (its signal aborted); one that got through just then is closed here.
+    const late = await this.attempt?.catch(() => null);
+    if (late && late !== this.actor.getSnapshot().context.connection) await late.close();
   }
 
   /** The live connection, waiting through a start or restart; or why there is none. */

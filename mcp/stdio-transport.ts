@@ -48,8 +48,13 @@ export class GroupStdioTransport implements Transport {
   /** How the process ended and the last of its stderr, for a failure message: `exited with code 1: Error: …`. */
   get ending(): string | null {
     if (this.exit === null) return null;
-    const tail = this.stderrTail.trim().split('\n').slice(-3).join(' | ');
-    return tail ? `${this.exit}: ${tail.slice(-300)}` : this.exit;
+    const lines = this.stderrTail
+      .split('\n')
+      .map((line) => line.trim())
+      .filter((line) => line !== '' && !/^(Node\.js v[\d.]+|[{}()\]]+)$/.test(line));
+    // A stack trace's message line says more than its last frames.
+    const said = lines.find((line) => /\b\w*Error\b/.test(line)) ?? lines.slice(-2).join(' | ');
+    return said ? `${this.exit}: ${said.slice(0, 300)}` : this.exit;
   }
 
   /** The server's process id (the group's leader), or null before start and after exit. */

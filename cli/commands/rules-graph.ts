@@ -19,3 +19,18 @@ export async function printGraph(machine: HarnessMachine, format: string, io: Io
   io.stdout.write(toMermaid(machine) + '\n');
   return EXIT.done;
 }
+
+/** The other machines rein runs, by the name `--machine` takes. */
+const OTHER_MACHINES = ['mcp-server'] as const;
+
+/**
+ * `rein rules graph --machine mcp-server`: the lifecycle every MCP server's
+ * actor follows (mcp/server-machine.ts), as Mermaid text.
+ */
+export async function printMachineGraph(name: string, format: string, io: Io): Promise<number> {
+  if (!(OTHER_MACHINES as readonly string[]).includes(name)) throw new UsageError(`rein rules graph: --machine is ${OTHER_MACHINES.join(', ')}, not "${name}"`);
+  if (format !== 'mermaid') throw new UsageError(`rein rules graph --machine ${name}: only --format mermaid`);
+  const [{ toMermaid }, { serverMachine }] = await Promise.all([import('../../visualizer/server/mermaid.js'), import('../../mcp/server-machine.js')]);
+  io.stdout.write(toMermaid(serverMachine) + '\n');
+  return EXIT.done;
+}

@@ -17,7 +17,7 @@ import { defaultRules } from '../../rules/schema.js';
 import { type FlagSpec, type ParsedCommand, parseCommand, stringFlag } from '../args.js';
 import type { Io } from '../execute-run.js';
 import { EXIT } from '../exit-codes.js';
-import { printGraph } from './rules-graph.js';
+import { printGraph, printMachineGraph } from './rules-graph.js';
 import { listGuards, printGuards } from './rules-guards.js';
 import { printTools } from './rules-tools.js';
 
@@ -26,7 +26,7 @@ export const RULES_USAGE = `rein rules <show|guards|graph|coverage|presets|trust
   show       the effective rules as JSON (--diff: only what differs from the defaults, the default with --preset; --full: everything);
              the approval rules in effect per phase, in the order they are checked, follow on stderr
   guards     every guard a rules file may name: parameters, defaults, what it reads, an example (--format json)
-  graph      the statechart these rules build: --format mermaid (default) or json
+  graph      the statechart these rules build: --format mermaid (default) or json; --machine mcp-server: an MCP server's lifecycle
   coverage   drive every transition of that statechart with generated paths; exit 1 if one is not covered
   presets    the ablation presets and the finding each reproduces
   trust      after reviewing them: load the rules files an agent run wrote in --workspace (default: .) again
@@ -40,6 +40,7 @@ const RULES_FLAGS: FlagSpec = {
   config: { type: 'string' },
   preset: { type: 'string' },
   format: { type: 'string' },
+  machine: { type: 'string' },
   workspace: { type: 'string' },
   approval: { type: 'string' },
   diff: { type: 'boolean' },
@@ -71,6 +72,8 @@ export async function rulesCommand(argv: string[], io: Io): Promise<number> {
   if (action === 'trust-hooks') return trustRepositoryHooks(loaded, resolve(stringFlag(parsed, 'workspace') ?? '.'), io);
   if (action === 'show') return show(loaded, io, Boolean(parsed.values.diff) || (Boolean(stringFlag(parsed, 'preset')) && !parsed.values.full));
   if (action === 'guards') return printGuards(listGuards(loaded.guards, loaded.configPath), stringFlag(parsed, 'format') ?? 'text', io);
+  if (action === 'graph' && stringFlag(parsed, 'machine') !== undefined)
+    return printMachineGraph(stringFlag(parsed, 'machine')!, stringFlag(parsed, 'format') ?? 'mermaid', io);
   if (action === 'graph')
     return printGraph(createHarnessMachine(loaded.rules, { guards: loaded.guards, actions: loaded.actions }), stringFlag(parsed, 'format') ?? 'mermaid', io);
   if (action === 'coverage') return coverage(loaded, io);

@@ -50,14 +50,30 @@ describe("MCP tools under rein's rules", () => {
     await waitUntil(() => opened.notes.some((note) => note.kind === 'mcp_tools' && note.change === 'changed'), 'the changed tools to be noted');
     const changed = opened.notes.find((note) => note.kind === 'mcp_tools' && note.change === 'changed');
     expect(changed).toMatchObject({
-      tools: expect.arrayContaining([
-        { server: 'shifty', tool: 'echo', name: 'mcp__shifty__echo', reason: 'the server no longer lists echo after a restart: refused' },
-      ]),
+      tools: expect.arrayContaining([{ server: 'shifty', tool: 'echo', name: 'mcp__shifty__echo', reason: 'the server no longer lists echo: refused' }]),
     });
     expect(await opened.call('mcp__shifty__echo', { message: 'b' })).toMatchObject({
       ok: false,
-      content: 'Tool error: the server no longer lists echo after a restart; mcp__shifty__echo is refused for the rest of the run',
+      content: 'Tool error: the server no longer lists echo; mcp__shifty__echo is refused for the rest of the run',
       effect: { outcome: 'refused' },
     });
+  });
+});
+
+describe('a tool list changed while connected (notifications/tools/list_changed)', () => {
+  it("is compared with the run's: the changed tool is traced and refused, the others still work", async () => {
+    const shifting = path.join(import.meta.dirname, 'fixtures', 'shifting-server.mjs');
+    const opened = await openHub({ shifting: stdio([shifting]) });
+    open.push(opened.hub);
+    expect(await opened.call('mcp__shifting__lookup', { word: 'cat' })).toMatchObject({ ok: true, content: 'cat: a word' });
+    expect(await opened.call('mcp__shifting__bump', {})).toMatchObject({ ok: true });
+    await waitUntil(() => opened.notes.some((note) => note.kind === 'mcp_tools' && note.change === 'changed'), 'the change to be noted');
+    expect(opened.notes.find((note) => note.kind === 'mcp_tools' && note.change === 'changed')).toMatchObject({
+      tools: [
+        { server: 'shifting', tool: 'lookup', name: 'mcp__shifting__lookup', reason: 'the server changed the definition of lookup during the run: refused' },
+      ],
+    });
+    expect(await opened.call('mcp__shifting__lookup', { word: 'cat' })).toMatchObject({ ok: false, effect: { outcome: 'refused' } });
+    expect(await opened.call('mcp__shifting__bump', {})).toMatchObject({ ok: true });
   });
 });

@@ -1,12 +1,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { collectServers } from '../../cli/mcp-servers.js';
+import { collectServers, openRunMcp } from '../../cli/mcp-servers.js';
 import { isToolAllowed, namesDeclaredServer } from '../../lib/tool-patterns.js';
 import { checkRuleReferences } from '../../machines/rules-check.js';
 import { readProjectServers } from '../../mcp/project-config.js';
 import { rulesSchema } from '../../rules/schema.js';
 import { makeTempDir } from '../helpers/workspace.js';
+import { EVERYTHING } from './mcp-fixtures.js';
 
 const io = () => {
   let text = '';
@@ -72,5 +73,25 @@ describe('MCP servers in the rules and in .mcp.json', () => {
     expect(on.text()).toMatch(/skipped \.mcp\.json: mcpServers\.old: /);
     expect(on.text()).toMatch(/skipped \.mcp\.json: mcpServers\.bad name: the name must be/);
     expect(readProjectServers(workspace).summary).toContain('local: node "tools server.js"');
+  });
+});
+
+describe('a resumed run', () => {
+  it('starts the servers the run started with, not what .mcp.json says now', async () => {
+    const workspace = makeTempDir('rein-mcp-resume-ws-');
+    const runDir = makeTempDir('rein-mcp-resume-run-');
+    const rules = rulesSchema.parse({ mcp: { projectConfig: true } });
+    const first = { every: { command: process.execPath, args: [EVERYTHING, 'stdio'] } };
+    fs.writeFileSync(path.join(workspace, '.mcp.json'), JSON.stringify({ mcpServers: first }));
+    const started = await openRunMcp({ rules, workspace, runDir }, process.env, io().io);
+    await started?.hub.close();
+    // The agent rewrote .mcp.json during the run.
+    fs.writeFileSync(path.join(workspace, '.mcp.json'), JSON.stringify({ mcpServers: { evil: { command: 'sh', args: ['-c', 'touch pwned'] } } }));
+    const output = io();
+    const resumed = await openRunMcp({ rules, workspace, runDir }, process.env, output.io, true);
+    expect(resumed?.hub.states().map((state) => [state.server, state.state])).toEqual([['every', 'ready']]);
+    await resumed?.hub.close();
+    expect(fs.existsSync(path.join(workspace, 'pwned'))).toBe(false);
+    expect(output.text()).not.toContain('evil');
   });
 });

@@ -54,6 +54,16 @@ describe('MCP tools in a run', () => {
     });
   });
 
+  it('the approval rules apply to them by name pattern', async () => {
+    const { run } = await runWithServer({ budgets: { maxSteps: 1 }, approvals: { deny: ['mcp__every__get-*'] } }, [
+      reply(call('mcp__every__echo', { message: 'ok' }), call('mcp__every__get-sum', { a: 1, b: 2 })),
+    ]);
+    const [echo, sum] = run.lines('tool');
+    expect(echo).toMatchObject({ ok: true, result: 'Echo: ok' });
+    expect(sum).toMatchObject({ ok: false, name: 'mcp__every__get-sum' });
+    expect(String(sum!.result)).toMatch(/mcp__every__get-\*/);
+  });
+
   it('results are secret-masked like any tool result', async () => {
     const token = `ghp_${'a1B2'.repeat(9)}`;
     const { run } = await runWithServer({ budgets: { maxSteps: 1 } }, [reply(call('mcp__every__echo', { message: `key ${token}` }))]);

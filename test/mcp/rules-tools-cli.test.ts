@@ -23,3 +23,13 @@ describe('rein rules tools', () => {
     expect(listed.phases.find((phase) => phase.phase === 'plan')?.tools).toEqual(['read_file', 'mcp__every__get-structured-content', 'mcp__every__get-sum']);
   });
 });
+
+describe('rein rules graph --machine mcp-server', () => {
+  it("prints an MCP server's lifecycle with its guards", async () => {
+    const result = await runCli(['rules', 'graph', '--machine', 'mcp-server']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('ready --> restarting : lost [restartsLeft]');
+    expect(result.stdout).toContain('starting --> failed : connection.error [else]');
+    expect((await runCli(['rules', 'graph', '--machine', 'nope'])).stderr).toContain('--machine is mcp-server, not "nope"');
+  });
+});

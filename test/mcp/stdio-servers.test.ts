@@ -1,9 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { McpHub } from '../../mcp/hub.js';
+import { McpHub } from '../../mcp/hub.js';
+import { processesWithArgument } from '../helpers/processes.js';
 import { waitUntil } from '../helpers/wait.js';
-import { makeTempDir } from '../helpers/workspace.js';
+import { defaultPolicy, makeTempDir } from '../helpers/workspace.js';
 import { EVERYTHING, FILESYSTEM, MEMORY, type OpenedHub, openHub, stderrLog, stdio } from './mcp-fixtures.js';
 
 const open: McpHub[] = [];
@@ -138,5 +139,22 @@ describe('stdio MCP servers (reference servers from npm, started with node)', ()
     await opened.hub.close();
     expect(alive(pid)).toBe(false);
     expect(states(opened, 'every').slice(-2)).toEqual(['closing', 'closed']);
+  });
+});
+
+describe('closing while a server is still starting', () => {
+  it('waits until its process is ended', async () => {
+    const marker = `rein-mcp-slow-${process.pid}-${Date.now()}`;
+    // The constructor starts the servers; openMcpHub would wait for the start, which this server never finishes.
+    const hub = new McpHub({
+      servers: { slow: stdio(['-e', 'setInterval(() => {}, 1000)', marker], { startupTimeoutSeconds: 20 }) },
+      root: makeTempDir('rein-mcp-slow-'),
+      policy: defaultPolicy,
+      env: process.env,
+      runDir: makeTempDir('rein-mcp-slow-run-'),
+    });
+    await waitUntil(() => processesWithArgument(marker).length > 0, 'the slow server to start');
+    await hub.close();
+    expect(processesWithArgument(marker)).toEqual([]);
   });
 });

@@ -23,6 +23,8 @@ export function filterOf(entry: Entry): Filter {
     case 'tool':
     case 'job':
     case 'secrets_masked':
+    case 'mcp_server':
+    case 'mcp_tools':
       return 'tools';
     case 'finish':
     case 'stall':

@@ -82,6 +82,10 @@ export function describeEntry(entry: Entry, match: TransitionMatch | null, hints
       return { badge: 'job', tone: 'step', text: jobText(data), meta: '' };
     case 'secrets_masked':
       return { badge: 'masked', tone: 'warning', text: maskedText(data), meta: step };
+    case 'mcp_server':
+      return mcpServerRow(data);
+    case 'mcp_tools':
+      return mcpToolsRow(data);
     case 'end':
       return { badge: 'end', tone: text(data, 'status') === 'done' ? 'accept' : 'error', text: endText(data), meta: '' };
     case 'approval_ask':
@@ -197,6 +201,8 @@ export function effectOutcome(effect: Record<string, unknown>): string {
     }
     case 'edit':
       return effect.applied === false ? 'rejected' : 'applied';
+    case 'mcp':
+      return `MCP ${text(effect, 'server')}/${text(effect, 'tool')}${text(effect, 'outcome') === 'ok' ? '' : ` ${text(effect, 'outcome')}`}`;
     case '':
     case 'read':
     case 'search':
@@ -232,4 +238,36 @@ function maskedText(data: Record<string, unknown>): string {
   const findings = Array.isArray(data.findings) ? (data.findings as Array<Record<string, unknown>>) : [];
   const list = findings.map((finding) => `${text(finding, 'kind')} at ${String(finding.line)}:${String(finding.column)}`).join(', ');
   return `masked in ${text(data, 'name') || 'a tool result'} before the model saw it: ${clip(list, 160)}`;
+}
+
+/** An MCP server's lifecycle step: `docs: restarting (restart 1): the connection closed`. */
+function mcpServerRow(data: Record<string, unknown>): RowText {
+  const state = text(data, 'state');
+  const restarts = num(data, 'restarts') ?? 0;
+  const problem = text(data, 'problem');
+  const where = text(data, 'where');
+  const tools = num(data, 'tools');
+  const detail = state === 'ready' ? `${tools !== null ? `, ${tools} tools` : ''}${where ? ` (${where})` : ''}` : problem ? `: ${clip(problem, 160)}` : '';
+  const tone: Tone = state === 'failed' ? 'error' : state === 'restarting' ? 'warning' : 'step';
+  return { badge: 'mcp', tone, text: `MCP server ${text(data, 'server')}: ${state}${restarts > 0 ? ` (restart ${restarts})` : ''}${detail}`, meta: '' };
+}
+
+/** What the run offers from MCP servers, or what changed: `offered 12 MCP tools (all sent)`. */
+function mcpToolsRow(data: Record<string, unknown>): RowText {
+  const tools = Array.isArray(data.tools) ? (data.tools as Array<Record<string, unknown>>) : [];
+  const names = tools.map((tool) => text(tool, 'name') || `${text(tool, 'server')}/${text(tool, 'tool')}`);
+  const change = text(data, 'change');
+  const mode = text(data, 'mode');
+  const head =
+    change === 'offered'
+      ? `offered ${tools.length} MCP tools${mode === 'search' ? ' (the rest found on demand with find_tools)' : ''}`
+      : `${change} ${tools.length} MCP tool${tools.length === 1 ? '' : 's'}`;
+  const reasons = tools.map((tool) => text(tool, 'reason')).filter(Boolean);
+  return {
+    badge: 'mcp',
+    tone: change === 'changed' || change === 'refused' ? 'warning' : 'tool',
+    text: `${head}${names.length > 0 ? `: ${clip(names.join(', '), 180)}` : ''}`,
+    meta: '',
+    ...(reasons.length > 0 ? { title: reasons.join('\n') } : {}),
+  };
 }
