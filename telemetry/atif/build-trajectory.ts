@@ -84,7 +84,13 @@ export function buildTrajectory(source: TrajectorySource): AtifTrajectory {
   return {
     schema_version: ATIF_SCHEMA_VERSION,
     session_id: source.sessionId,
-    agent: { name: 'rein', version: source.agentVersion, ...(model ? { model_name: model } : {}) },
+    agent: {
+      name: 'rein',
+      version: source.agentVersion,
+      ...(model ? { model_name: model } : {}),
+      // The harness configuration is what a comparison between trajectories is about: the rules the run was started with.
+      ...(start?.rules && typeof start.rules === 'object' ? { extra: { rules: start.rules } } : {}),
+    },
     steps,
     ...(notes.length > 0 ? { notes: notes.join(' ') } : {}),
     final_metrics: finalMetrics(lines, models, price, steps.length),

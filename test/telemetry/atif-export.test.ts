@@ -32,7 +32,7 @@ describe('ATIF export of a rein run', () => {
       ],
     });
     const trajectory = exported(run.runDir);
-    expect(trajectory.agent).toMatchObject({ name: 'rein', model_name: 'scripted' });
+    expect(trajectory.agent).toMatchObject({ name: 'rein', model_name: 'scripted', extra: { rules: { model: { prices: { scripted: PRICE } } } } });
     expect(trajectory.steps.map((step) => step.source)).toEqual(['system', 'user', 'agent', 'agent', 'agent', 'agent']);
     expect(trajectory.steps[1]!.message).toContain('Make the tests pass.');
     const models = run.lines('model');
