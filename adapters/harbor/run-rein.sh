@@ -36,5 +36,9 @@ wait "$child"
 code=$?
 # wait returns early when a trapped signal arrives: wait again for rein's own exit code.
 if kill -0 "$child" 2>/dev/null; then wait "$child"; code=$?; fi
+# A rein that died before writing its trajectory (a crash, an OOM kill) left its trace: export from that.
+if [ ! -f "$logs/trajectory.json" ] && [ -f "$logs/rein-run/trace.jsonl" ]; then
+  "$rein" trace export "$logs/rein-run" --format atif --out "$logs/trajectory.json" 2>>"$logs/rein-stderr.txt" || true
+fi
 if [ "$code" = 1 ] && [ "${REIN_HARBOR_EXIT_ZERO_UNFINISHED:-0}" = 1 ]; then code=0; fi
 exit "$code"
