@@ -58,7 +58,7 @@ describe('ATIF export of a rein run', () => {
     });
     expect(trajectory.final_metrics!.total_cost_usd).toBeCloseTo(end.costUsd, 12);
     expect(reinOf(trajectory).outcome).toMatchObject({ status: 'done', summary: 'fixed and tested' });
-  });
+  }, 90_000);
 
   it('a stall nudge is a user step marked as a harness notice, and the stall is under the step that fired it', async () => {
     const run = await runScripted({
