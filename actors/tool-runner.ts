@@ -1,6 +1,7 @@
 import { fromPromise } from 'xstate';
 import type { ToolCall } from '../context/messages.js';
 import { maskSecrets, type SecretFinding } from '../lib/secret-scan.js';
+import { isToolAllowed } from '../lib/tool-patterns.js';
 import type { ToolsInput } from '../machines/actor-contracts.js';
 import type { ToolCallResult, ToolsOutput } from '../machines/types.js';
 import { firstValidFinish } from '../tools/finish.js';
@@ -28,6 +29,8 @@ export interface ToolRunnerDeps {
   /** Called when a result had secrets masked (well-known formats or `secrets`): their kinds and positions, never the values. */
   onSecretsMasked?: (findings: SecretFinding[], call: { id: string; name: string }, step: number) => void;
   now?: () => number;
+  /** The postToolUse hooks: notes they return are added to the call's result for the model (before it is journaled). */
+  afterCall?: (call: { id: string; name: string; args: unknown; outcome: ToolOutcome }, step: number, signal: AbortSignal) => Promise<string[]>;
 }
 
 const failure = (content: string): ToolOutcome => ({ content, ok: false, effect: { kind: 'none' } });
@@ -55,10 +58,14 @@ export function createToolRunner(deps: ToolRunnerDeps) {
         const started = now();
         const interrupted = deps.journal?.wasStarted?.(key) ?? false;
         deps.journal?.start?.(key);
-        const { outcome, args } = await runCall(deps, call, input, signal, interrupted);
+        const ran = await runCall(deps, call, input, signal, interrupted);
         // Stopped mid-call (Ctrl+C, a kill, the time budget): the cut-short outcome is not the call's
         // result. It stays unjournaled, so a resumed run asks the tool to recover it.
         if (signal.aborted) break;
+        const notes = deps.afterCall ? await deps.afterCall({ id: call.id, name: call.function.name, ...ran }, input.step, signal) : [];
+        const { args } = ran;
+        const outcome =
+          notes.length > 0 ? { ...ran.outcome, content: `${ran.outcome.content}\n${notes.map((note) => `[hook note] ${note}`).join('\n')}` } : ran.outcome;
         const { text: content, findings } = maskSecrets(outcome.content, secrets);
         result = { id: call.id, name: call.function.name, args, outcome: content === outcome.content ? outcome : { ...outcome, content }, ms: now() - started };
         deps.journal?.put(key, result);
@@ -80,13 +87,20 @@ async function runCall(
   interrupted: boolean,
 ): Promise<{ outcome: ToolOutcome; args: unknown }> {
   const name = call.function.name;
+  // Denied before it ran (an approval rule or an answer): the denial is its result.
+  const denial = input.denied?.[call.id];
+  if (denial !== undefined) return { outcome: failure(denial), args: argsAsSent(call) };
   const tool = findTool(deps.tools, name);
   if (!tool) {
     const names = deps.tools.map((candidate) => candidate.name).join(', ');
     return { outcome: failure(`Tool error: unknown tool "${name.slice(0, 80)}". Available tools: ${names}.`), args: argsAsSent(call) };
   }
-  if (input.allowed !== 'all' && !input.allowed.includes(name)) {
-    const allowed = input.allowed.join(', ') || 'none';
+  if (!isToolAllowed(input.allowed, name)) {
+    const allowed =
+      deps.tools
+        .filter((candidate) => isToolAllowed(input.allowed, candidate.name))
+        .map((candidate) => candidate.name)
+        .join(', ') || 'none';
     return { outcome: failure(`Tool error: ${name} is not allowed in the ${input.phase} phase. Allowed here: ${allowed}.`), args: argsAsSent(call) };
   }
   const parsed = parseToolArguments(tool, call.function.arguments);

@@ -3,12 +3,15 @@ import { performance } from 'node:perf_hooks';
 import { type BenchSection, renderSection } from './section.js';
 import { evalQueueSection } from './sections/eval-queue.js';
 import { harnessOverheadSection } from './sections/harness-overhead.js';
+import { mcpToolsSection } from './sections/mcp-tools.js';
 import { memorySection } from './sections/memory.js';
 import { otelOverheadSection } from './sections/otel-overhead.js';
 import { promptCacheSection } from './sections/prompt-cache.js';
 import { promptCacheEndToEndSection } from './sections/prompt-cache-end-to-end.js';
+import { replayRealRunsSection } from './sections/replay-real-runs.js';
 import { sandboxOverheadSection } from './sections/sandbox-overhead.js';
 import { stallPrecisionSection } from './sections/stall-precision.js';
+import { startupSection } from './sections/startup.js';
 import { suiteTokensSection } from './sections/suite-tokens.js';
 import { syntaxChecksSection } from './sections/syntax-checks.js';
 import { viewConstructionSection } from './sections/view-construction.js';
@@ -27,6 +30,9 @@ const SECTIONS: readonly BenchSection[] = [
   memorySection,
   sandboxOverheadSection,
   evalQueueSection,
+  startupSection,
+  mcpToolsSection,
+  replayRealRunsSection,
 ];
 
 const USAGE = `node --expose-gc dist/bench/main.js [--only ID,…] [--skip ID,…] [--write]

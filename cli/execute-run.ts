@@ -1,12 +1,14 @@
 import { basename, relative } from 'node:path';
-import { RunInterrupted } from '../lib/errors.js';
+import { RunAwaitingApproval, RunInterrupted } from '../lib/errors.js';
 import type { TraceLine } from '../lib/trace-events.js';
 import type { HarnessOutput } from '../machines/types.js';
 import type { Rules } from '../rules/schema.js';
 import { type RunHandle, type RunOptions, resumeRun, startRun } from '../run/start-run.js';
 import type { OtlpSettings } from '../telemetry/otlp-settings.js';
+import { terminalSource } from './approval-prompt.js';
 import { EXIT, exitCodeFor } from './exit-codes.js';
 import { errorSummary, type HeadlessOptions, writeAtif, writeSummary } from './headless.js';
+import { openRunMcp } from './mcp-servers.js';
 import { startOtelExport } from './otel-export.js';
 import { createStatusLine } from './status-line.js';
 
@@ -25,6 +27,8 @@ export interface ExecuteOptions {
   onStart?: (handle: RunHandle) => void | Promise<void>;
   /** Export the run as OpenTelemetry spans while it runs (`--otel`, OTEL_EXPORTER_OTLP_ENDPOINT). */
   otel?: OtlpSettings | null;
+  /** rein's environment, where MCP servers' `${NAME}` values and tokens are read (default: process.env). */
+  env?: NodeJS.ProcessEnv;
   /** `--json-events`, `--summary`, `--atif`: the unattended contract (cli/headless.ts). */
   headless?: HeadlessOptions;
 }
@@ -56,9 +60,20 @@ export async function executeRun(options: ExecuteOptions): Promise<number> {
         }
       : undefined;
   let handle: RunHandle;
+  // MCP servers start before the run: their tools are part of the first request's tool list.
+  const mcp = run.mcp ? null : await openRunMcp(run, options.env ?? process.env, io);
   try {
-    handle = (options.resume ? resumeRun : startRun)({ ...run, onTrace, ...(onTraceLine ? { onTraceLine } : {}) });
+    // On a terminal a person answers approvals at the prompt; elsewhere the run is headless (approvals.headless).
+    const answerSources = [...(run.answerSources ?? []), ...(io.stderr.isTTY && process.stdin.isTTY ? [terminalSource(process.stdin, process.stderr)] : [])];
+    handle = (options.resume ? resumeRun : startRun)({
+      ...run,
+      onTrace,
+      answerSources,
+      ...(onTraceLine ? { onTraceLine } : {}),
+      ...(mcp ? { mcp: mcp.hub, secrets: [...(run.secrets ?? []), ...mcp.secrets] } : {}),
+    });
   } catch (error) {
+    await mcp?.hub.close();
     await otel?.finish();
     writeSummary(headless, errorSummary(error));
     throw error;
@@ -84,6 +99,14 @@ export async function executeRun(options: ExecuteOptions): Promise<number> {
   try {
     output = await handle.done;
   } catch (error) {
+    if (error instanceof RunAwaitingApproval) {
+      status.finish();
+      io.stderr.write(`rein: ${error.message}\n`);
+      if (options.json)
+        io.stdout.write(JSON.stringify({ status: 'awaiting_approval', exitCode: EXIT.awaitingApproval, runDir: handle.runDir, reason: error.message }) + '\n');
+      writeSummary(headless, { status: 'awaiting_approval', exitCode: EXIT.awaitingApproval, reason: error.message, ...files });
+      return EXIT.awaitingApproval;
+    }
     if (!(error instanceof RunInterrupted)) {
       const atif = writeAtif(headless, handle.runDir, warn);
       writeSummary(headless, { ...errorSummary(error), ...files, ...(atif ? { atif } : {}) });

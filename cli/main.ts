@@ -8,16 +8,19 @@ const USAGE = `rein: an agent harness built as an explicit statechart
   rein demo                         offline demo: every phase on a small buggy repo, no API key
   rein run <repo> "<task>" --test-cmd "<cmd>" [--model M]   run against an OpenAI-compatible endpoint
   rein resume <run-dir>             continue a killed run from its last saved step
+  rein approve <run-dir> [--deny]   answer the tool call a run is waiting on (--message M, --remember SCOPE)
   rein rules show|graph|coverage    the effective rules, the statechart they build, its transition coverage
   rein viz <trace.jsonl>            replay a run in the visualizer (--out run.html for one offline file)
   rein trace export <trace.jsonl>   send a run's trace to an OpenTelemetry collector as GenAI spans
   rein eval <tasks> --preset A --preset B    run a task set under several configurations
   rein compare <A> <B>              paired comparison of two eval results (exact McNemar)
+  rein replay <runs> [--rules F]    replay recorded agent runs through the stall rules (--compare F2 for a rules change)
   rein worker --queue redis://…     take eval jobs from a Redis queue (rein eval --queue) on this machine
 
 Run \`rein <command> --help\` for a command's options.
 Exit codes: 0 done, 1 ended without finishing, 2 bad usage or rules, 3 model endpoint failed,
-4 crashed (a bug, or a guard, tool or action from a rules file threw), 130 interrupted (Ctrl+C), 143 stopped by SIGTERM.`;
+4 crashed (a bug, or a guard, tool or action from a rules file threw), 5 waiting for an approval (rein approve, then rein resume),
+130 interrupted (Ctrl+C), 143 stopped by SIGTERM.`;
 
 type Command = (argv: string[], io: Io, env: NodeJS.ProcessEnv) => Promise<number>;
 
@@ -30,8 +33,10 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   trace: async () => (await import('./commands/trace.js')).traceCommand,
   eval: async () => (await import('./commands/eval.js')).evalCommand,
   compare: async () => (await import('./commands/compare.js')).compareCommand,
+  replay: async () => (await import('./commands/replay.js')).replayCommand,
   worker: async () => (await import('./commands/worker.js')).workerCommand,
   rules: async () => (await import('./commands/rules.js')).rulesCommand,
+  approve: async () => (await import('./commands/approve.js')).approveCommand,
 };
 
 /** The CLI entry: dispatches a command and maps errors to exit codes. Returns the exit code. */

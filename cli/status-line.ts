@@ -89,6 +89,22 @@ export function createStatusLine(stream: Stream, rules: Rules, options: { unsand
         case 'retry':
           say(`[rein] model call failed, retry ${line.attempt}: ${line.error}`);
           break;
+        case 'approval_ask':
+          say(`[rein] waiting for an approval: ${line.tool} (${line.reason}); call ${line.callId}`);
+          break;
+        case 'approval_decision': {
+          const waited = line.waitedMs !== undefined ? ` after ${Math.round(line.waitedMs / 100) / 10} s` : '';
+          const said = line.message ? `: ${line.message}` : '';
+          say(
+            `[rein] ${line.tool} ${line.verdict === 'allow' ? 'approved' : 'denied'} by ${line.by}${waited}${line.remember ? ` (remembered for this ${line.remember})` : ''}${said}`,
+          );
+          break;
+        }
+        case 'hook':
+          say(
+            `[rein] hook ${line.moment}: ${line.command.slice(0, 60)} → ${line.problem ? `problem: ${line.problem}` : `exit ${line.exitCode}${line.decision ? `, ${line.decision}` : ''}`}`,
+          );
+          break;
         default:
           break;
       }

@@ -7,7 +7,7 @@ import { initialContext } from '../machines/initial-context.js';
 import { microstepTransitions, stateLabel } from '../machines/introspection.js';
 import { phaseExits, stepCap } from '../machines/phase-exits.js';
 import type { HarnessContext } from '../machines/types.js';
-import { type Condition, PHASES, type Rules } from '../rules/schema.js';
+import { type Condition, enabledPhases, type Rules } from '../rules/schema.js';
 import { isStallRuleName } from '../rules/stall-rules.js';
 import type { Witness } from './report.js';
 import { type Focus, stallLimits, witnessEvents } from './witnesses.js';
@@ -45,16 +45,18 @@ export function budgetSeeds(machine: HarnessMachine, rules: Rules, phases: Reado
   const base = initialContext({ task: 'task', testCmd: 'npm test' }, rules);
   const max = rules.budgets.maxSteps;
   // A phase that can only take a few steps (maxSteps, entered once) never gets near the budget: no seed there.
-  return PHASES.filter((name) => rules.phases[name].enabled && phases.has(name) && stepCap(name, rules) === Number.POSITIVE_INFINITY).flatMap((phase) => {
-    // As if the phase had just been entered that late in the run, so what counts steps in the phase starts at 0.
-    const facts = { ...base.facts, phaseStartStep: 0 };
-    const at = (step: number, steps: boolean) =>
-      machine.resolveState({
-        value: { [phase]: 'observe' },
-        context: { ...base, phase, recordLength: 2, step, facts: { ...facts, phaseStartStep: step }, warned: steps ? { steps: true } : {} },
-      });
-    return [at(Math.ceil(max * (rules.budgets.stepWarnAt ?? rules.budgets.warnAt)) - 1, false), at(max - 1, true)];
-  });
+  return enabledPhases(rules)
+    .filter((name) => phases.has(name) && stepCap(name, rules) === Number.POSITIVE_INFINITY)
+    .flatMap((phase) => {
+      // As if the phase had just been entered that late in the run, so what counts steps in the phase starts at 0.
+      const facts = { ...base.facts, phaseStartStep: 0 };
+      const at = (step: number, steps: boolean) =>
+        machine.resolveState({
+          value: { [phase]: 'observe' },
+          context: { ...base, phase, recordLength: 2, step, facts: { ...facts, phaseStartStep: step }, warned: steps ? { steps: true } : {} },
+        });
+      return [at(Math.ceil(max * (rules.budgets.stepWarnAt ?? rules.budgets.warnAt)) - 1, false), at(max - 1, true)];
+    });
 }
 
 /** Breadth-first shortest paths over one focus of the witness alphabet, from the start or from a given state; active states only. */
@@ -168,7 +170,7 @@ function countingThresholds(rules: Rules): Array<{ guard: string; read(view: Gua
     if (condition.not) visit(condition.not);
     if (condition.guard) note(condition.guard, condition as Record<string, unknown>);
   };
-  for (const phase of PHASES) if (rules.phases[phase].enabled) phaseExits(phase, rules).forEach(visit);
+  for (const phase of enabledPhases(rules)) phaseExits(phase, rules).forEach(visit);
   if (rules.verification.gate && rules.verification.runs > 1) note('testsPassedSinceLastEdit', { runs: rules.verification.runs });
   // Stall guards count within a turn: their own witness patterns reach their limits (see witnesses.ts).
   const list = [...found].sort(([a], [b]) => a.localeCompare(b)).map(([guard, entry]) => ({ guard, ...entry }));

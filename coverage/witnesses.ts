@@ -5,7 +5,7 @@ import { ContextLengthError, type ContextOutput, type SummaryOutput } from '../m
 import { stateLabel } from '../machines/introspection.js';
 import { phaseTools } from '../machines/phase-exits.js';
 import type { HarnessContext, ToolCallResult } from '../machines/types.js';
-import { PHASES, type Rules } from '../rules/schema.js';
+import { phaseNames, type Rules } from '../rules/schema.js';
 import { firstValidFinish } from '../tools/finish.js';
 import type { ToolOutcome } from '../tools/types.js';
 
@@ -100,8 +100,10 @@ const STALL_PATTERNS: Record<string, (count: number) => WitnessCall[]> = {
       args: { path: 'a.py', n: index % 2 },
       result: { edit: 'applied', path: 'a.py', before: index % 2 ? 'v1' : 'v0', after: index % 2 ? 'v0' : 'v1' },
     })),
-  // Reads of different files that show nothing new (the same text): a read loop that can persist.
-  readMany: (count) => times(count, (index) => read(`f${index}.py`, 'same')),
+  // Reads of different files that show nothing new (the same text after the first): a read loop that can persist.
+  readMany: (count) => times(count + 1, (index) => read(`f${index}.py`, 'same')),
+  // Reads that each show something new: only the exploration cap counts them.
+  readNew: (count) => times(count, (index) => read(`f${index}.py`, `text ${index}`)),
 };
 
 /** The patterns that make each built-in stall guard fire (`noCall` is a reply without tool calls, repeated across turns). */
@@ -111,6 +113,8 @@ const STALL_KIND: Record<string, readonly string[]> = {
   alternation: ['alternate', 'alternateRun'],
   editThrash: ['editThrash'],
   readLoop: ['readMany'],
+  longExploration: ['readMany', 'readNew'],
+  nothingNew: ['readMany'],
   noToolCalls: ['noCall'],
 };
 
@@ -122,8 +126,8 @@ export function stallLimits(rules: Rules): Map<string, number[]> {
     limits.set(call.guard, (limits.get(call.guard) ?? new Set()).add(Math.max(1, Math.ceil(call.limit))));
   };
   rules.stall.rules.forEach(note);
-  for (const phase of PHASES)
-    rules.phases[phase].exits.forEach((exit) => {
+  for (const phase of phaseNames(rules))
+    rules.phases[phase]!.exits.forEach((exit) => {
       note(exit as { guard: string; limit?: unknown });
     });
   return new Map([...limits].map(([guard, set]) => [guard, [...set].sort((a, b) => a - b)]));
@@ -288,7 +292,7 @@ export function walkEvent(
 
 function thinkEvents(context: HarnessContext, focus: Focus, rules: Rules) {
   const usage = { promptTokens: 1000, completionTokens: 50, cachedTokens: 0 };
-  const ticks = focus === 'phases' && PHASES.some((phase) => rules.phases[phase].exits.some((exit) => exit.guard === 'todoProgress'));
+  const ticks = focus === 'phases' && Object.values(rules.phases).some((phase) => phase.exits.some((exit) => exit.guard === 'todoProgress'));
   const kinds = ticks ? [...kindsFor(context, focus, rules), ...TURN_KINDS.filter((kind) => kind.name === 'todoDone')] : kindsFor(context, focus, rules);
   const replies = kinds.map((kind) => replyOf(kind, context, rules));
   const noCall = { type: 'xstate.done.actor.model', output: { message: { role: 'assistant', content: 'no tool call' }, usage } };

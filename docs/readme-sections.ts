@@ -5,7 +5,8 @@ import { listGuards } from '../cli/commands/rules-guards.js';
 import { packageRoot } from '../lib/package-root.js';
 import { createHarnessMachine } from '../machines/harness-machine.js';
 import { listTransitions } from '../machines/introspection.js';
-import { PHASES, rulesSchema } from '../rules/schema.js';
+import { phaseRuleSchema } from '../rules/phases.js';
+import { END_TARGETS, phaseNames, rulesSchema } from '../rules/schema.js';
 import { PROGRESS_KINDS, STALL_RULE_NAMES, STALL_RULES } from '../rules/stall-rules.js';
 import { toPhaseMermaid, toTurnCycleMermaid } from '../visualizer/server/mermaid-overview.js';
 
@@ -61,9 +62,10 @@ export function rulesKeysSection(): string {
   const visit = (node: JsonSchema, path: string) => {
     for (const [key, child] of Object.entries(node.properties ?? {})) {
       const at = path ? `${path}.${key}` : key;
-      if (path === 'phases') {
-        // The four phases share one shape; their defaults differ (shown by `rein rules show`).
-        if (key === PHASES[0]) visit(child, 'phases.<phase>');
+      if (at === 'phases') {
+        // Every phase, built-in or added, has one shape; the built-in ones' defaults differ (shown by `rein rules show`).
+        rows.push(`| \`phases\` | plan, build, verify, fix | ${cell(child.description ?? '')} |`);
+        visit(z.toJSONSchema(phaseRuleSchema, { io: 'input', unrepresentable: 'any' }) as JsonSchema, 'phases.<phase>');
         continue;
       }
       if (child.properties && child.type === 'object' && key !== 'prices') {
@@ -127,11 +129,9 @@ export function cookbookSection(): string {
       '',
     );
     // A phase the rules switch off is one line, not every transition of its turn cycle.
-    const gone = PHASES.filter(
-      (phase) =>
-        removed.some((key) => key.startsWith(`${phase}.`)) &&
-        !added.some((key) => key.startsWith(`${phase}.`)) &&
-        !rulesSchema.parse(rules).phases[phase].enabled,
+    const parsed = rulesSchema.parse(rules);
+    const gone = phaseNames(parsed).filter(
+      (phase) => removed.some((key) => key.startsWith(`${phase}.`)) && !added.some((key) => key.startsWith(`${phase}.`)) && !parsed.phases[phase]!.enabled,
     );
     const inGone = (key: string) => gone.some((phase) => key.startsWith(`${phase}.`));
     const lines = [
@@ -156,11 +156,17 @@ export function cookbookSection(): string {
   return parts.join('\n').trimEnd();
 }
 
+/** The phase a transition key starts in (`review.route --…` is in review), or undefined for the root's and the final states'. */
+function phaseOf(key: string): string | undefined {
+  const head = /^(\w+)\./.exec(key)?.[1];
+  return head === undefined || head === 'done' || (END_TARGETS as readonly string[]).includes(head) ? undefined : head;
+}
+
 /** Transitions that differ only in their phase, as one line: `{plan,build}.gate --always [...]--> done`. */
 function byPhase(keys: readonly string[]): string[] {
   const groups = new Map<string, string[]>();
   for (const key of keys) {
-    const phase = PHASES.find((name) => key.startsWith(`${name}.`));
+    const phase = phaseOf(key);
     const shape = phase ? key.split(`${phase}.`).join('<phase>.') : key;
     groups.set(shape, [...(groups.get(shape) ?? []), phase ?? '']);
   }

@@ -19,6 +19,8 @@ export const runRecordSchema = z.looseObject({
   gateRefusals: z.number().default(0),
   contextElisions: z.number().default(0),
   contextSummaries: z.number().default(0),
+  approvalAsks: z.number().default(0),
+  approvalDenials: z.number().default(0),
   checkExitCode: z.number().nullable().default(null),
   checkOutput: z.string().default(''),
   model: z.string().default(''),

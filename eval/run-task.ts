@@ -130,7 +130,7 @@ async function runHarness(
       workspace,
       task: job.task.prompt,
       testCmd: job.task.test_cmd,
-      rules: loaded.rules,
+      rules: evalApprovals(loaded.rules),
       model,
       runDir: job.runDir,
       guards: loaded.guards,
@@ -146,6 +146,14 @@ async function runHarness(
   } catch (error) {
     return { crash: error instanceof Error ? `${error.name}: ${error.message}` : String(error) };
   }
+}
+
+/**
+ * Nobody answers in an eval or on a queue worker: a run whose rules would wait for an answer (approvals.headless
+ * exit) is answered by deny instead, so asks are counted (approvalAsks, approvalDenials) and the run goes on.
+ */
+function evalApprovals(rules: Rules): Rules {
+  return rules.approvals.headless === 'exit' ? { ...rules, approvals: { ...rules.approvals, headless: 'deny' } } : rules;
 }
 
 interface Ending {

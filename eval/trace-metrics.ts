@@ -15,6 +15,9 @@ export interface TraceMetrics {
   gateRefusals: number;
   contextElisions: number;
   contextSummaries: number;
+  /** Calls the approval rules asked about, and calls denied (by a rule, a remembered decision, the policy or an answer). */
+  approvalAsks: number;
+  approvalDenials: number;
   /** The `end` line's status and reason, when the run got that far. */
   end: { status: string; reason: string } | null;
 }
@@ -37,6 +40,8 @@ export function metricsFromTrace(lines: readonly TraceRecord[], price: Price | n
     gateRefusals: 0,
     contextElisions: 0,
     contextSummaries: 0,
+    approvalAsks: 0,
+    approvalDenials: 0,
     end: null,
   };
   for (const line of lines) {
@@ -45,6 +50,8 @@ export function metricsFromTrace(lines: readonly TraceRecord[], price: Price | n
     else if (isEvent(line, 'finish') && line.allowed === false) metrics.gateRefusals++;
     else if (isEvent(line, 'context') && line.action === 'elided') metrics.contextElisions++;
     else if (isEvent(line, 'context') && line.action === 'summarized') metrics.contextSummaries++;
+    else if (isEvent(line, 'approval_ask')) metrics.approvalAsks++;
+    else if (isEvent(line, 'approval_decision') && line.verdict === 'deny') metrics.approvalDenials++;
     else if (isEvent(line, 'end')) applyEnd(metrics, line);
   }
   return metrics;

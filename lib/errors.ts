@@ -15,6 +15,9 @@ export class UsageError extends ReinError {}
 /** The run was stopped from outside (Ctrl+C); its state is saved and `rein resume` continues it. */
 export class RunInterrupted extends ReinError {}
 
+/** A headless run reached a call that needs an approval and nobody can answer: its state is saved; `rein approve` answers, `rein resume` continues. */
+export class RunAwaitingApproval extends ReinError {}
+
 /** The model endpoint could not be used after retries: exit code 3. */
 export class ModelEndpointError extends ReinError {}
 

@@ -57,7 +57,19 @@ export type ToolEffect =
   | JobEffect
   | { kind: 'todo'; items: TodoItem[] }
   | { kind: 'finish'; summary: string }
+  | McpEffect
   | { kind: 'none' };
+
+/** A call to an MCP server's tool (`mcp__<server>__<tool>`): which server and tool, and how it ended. */
+export interface McpEffect {
+  kind: 'mcp';
+  server: string;
+  /** The tool's name on the server. */
+  tool: string;
+  outcome: 'ok' | 'error' | 'timeout' | 'crashed' | 'unavailable' | 'refused' | 'interrupted';
+  /** Annotated read-only by the server (a crashed call was retried once). */
+  readOnly: boolean;
+}
 
 /** The result of one tool call: the observation text and its effect. */
 export interface ToolOutcome {

@@ -210,6 +210,50 @@ export interface SecretsMaskedEvent {
   findings: Array<{ kind: string; line: number; column: number }>;
 }
 
+/** A tool call waits for an approval (its request is in the saved state). */
+export interface ApprovalAskEvent {
+  kind: 'approval_ask';
+  step: number;
+  phase: string;
+  callId: string;
+  tool: string;
+  argsHash: string;
+  reason: string;
+}
+
+/** A call was approved or denied before it ran: by a rule, a remembered decision, or whoever answered (and how long they took). */
+export interface ApprovalDecisionEvent {
+  kind: 'approval_decision';
+  step: number;
+  callId: string;
+  tool: string;
+  argsHash: string;
+  verdict: 'allow' | 'deny';
+  /** rule, remembered, terminal, page, command, hook, policy or timeout. */
+  by: string;
+  reason?: string;
+  message?: string;
+  /** The answer was for another call or other arguments, so it counted as a denial. */
+  mismatch?: boolean;
+  remember?: string;
+  waitedMs?: number;
+}
+
+/** A lifecycle hook ran: its moment, command, exit status, what it answered, and any problem (crash, timeout, bad output). */
+export interface HookEvent {
+  kind: 'hook';
+  step: number;
+  moment: string;
+  command: string;
+  exitCode: number | null;
+  ms: number;
+  decision?: string;
+  message?: string;
+  problem?: string;
+  stdout?: string;
+  stderr?: string;
+}
+
 /** Every event a rein trace line can be. */
 export type TraceEvent =
   | StartEvent
@@ -228,7 +272,39 @@ export type TraceEvent =
   | RuleActionEvent
   | EndEvent
   | JobEvent
-  | SecretsMaskedEvent;
+  | SecretsMaskedEvent
+  | ApprovalAskEvent
+  | ApprovalDecisionEvent
+  | HookEvent
+  | McpServerEvent
+  | McpToolsEvent;
+
+/** An MCP server's lifecycle step (mcp/server-machine.ts): starting, ready, restarting, failed, closing, closed. */
+export interface McpServerEvent {
+  kind: 'mcp_server';
+  server: string;
+  state: string;
+  restarts: number;
+  /** Why it failed or is restarting (null when ready). */
+  problem: string | null;
+  /** Where it runs: stdio in or out of the sandbox, or the HTTP origin and path (never its headers). */
+  where?: string;
+  tools?: number;
+  /** Lines it printed on stdout that were not JSON-RPC (skipped). */
+  garbageLines?: number;
+}
+
+/** What the run offers from MCP servers: at the start, when find_tools appends, and when a server's tools change mid-run. */
+export interface McpToolsEvent {
+  kind: 'mcp_tools';
+  /** `offered`: the start's list; `found`: appended by find_tools; `changed`: a definition changed after a restart; `refused`: left out. */
+  change: 'offered' | 'found' | 'changed' | 'refused';
+  /** `all`: every definition sent; `search`: only find_tools until the model finds them. */
+  mode?: 'all' | 'search';
+  tools: { server: string; tool: string; name?: string; reason?: string }[];
+  /** Characters of tool definitions the catalogue holds (all servers). */
+  catalogueChars?: number;
+}
 
 export type TraceKind = TraceEvent['kind'];
 /** Every kind of trace line this version writes, once each: a kind added to `TraceEvent` fails to compile until it is listed here. */
@@ -250,6 +326,11 @@ const TRACE_KIND_TABLE = {
   interrupted: true,
   job: true,
   secrets_masked: true,
+  approval_ask: true,
+  approval_decision: true,
+  hook: true,
+  mcp_server: true,
+  mcp_tools: true,
 } satisfies Record<TraceKind, true>;
 
 /** The kinds of trace line this version writes; readers show others raw. */
@@ -280,6 +361,15 @@ export function isEvent<K extends TraceKind>(line: TraceRecord, kind: K): line i
 }
 
 /** The machine's trace notes: the kinds its actions emit. */
-export type MachineNote = ContextEvent | FinishEvent | StallEvent | ProgressEvent | BudgetWarningEvent | RuleActionEvent | EndEvent;
+export type MachineNote =
+  | ContextEvent
+  | FinishEvent
+  | StallEvent
+  | ProgressEvent
+  | BudgetWarningEvent
+  | RuleActionEvent
+  | EndEvent
+  | ApprovalAskEvent
+  | ApprovalDecisionEvent;
 
 export type { TodoItem };

@@ -1,4 +1,5 @@
 import { fromPromise } from 'xstate';
+import type { ApprovalDecision, PendingApproval } from '../approvals/pending.js';
 import type { ContextState, SummaryNote } from '../context/context-state.js';
 import type { ChatMessage, ToolCall } from '../context/messages.js';
 import { ReinError } from '../lib/errors.js';
@@ -21,6 +22,29 @@ export interface ToolsInput {
   step: number;
   /** Index of `calls[0]` within the turn (for journaling). */
   offset: number;
+  /** Calls denied before running (by an approval rule or an answer), by call id: they get this text as their result and never run. */
+  denied?: Record<string, string>;
+}
+
+/** What the hooks actor is invoked with: the moment, the call's tool (for the hooks' tool patterns), the event sent on stdin. */
+export interface HooksInput {
+  moment: 'preToolUse' | 'postToolUse' | 'phaseChange' | 'beforeFinish' | 'runEnd';
+  tool?: string;
+  step: number;
+  event: Record<string, unknown>;
+}
+
+/** The combined answer of a moment's hooks (hooks/hooks-actor.ts combineOutcomes). */
+export interface HooksOutput {
+  decision: 'allow' | 'deny' | 'ask' | null;
+  message?: string;
+  notes: string[];
+}
+
+/** What the approver actor is invoked with: the saved pending call, and how long an answer may take. */
+export interface ApproverInput {
+  pending: PendingApproval;
+  timeoutMs: number;
 }
 
 /** What the context-manager actor is invoked with. */
@@ -73,4 +97,6 @@ export const actorPlaceholders = {
   tools: fromPromise<ToolsOutput, ToolsInput>(missing('tools')),
   contextManager: fromPromise<ContextOutput, ContextInput>(missing('contextManager')),
   summarizer: fromPromise<SummaryOutput, SummaryInput>(missing('summarizer')),
+  approver: fromPromise<ApprovalDecision, ApproverInput>(missing('approver')),
+  hooks: fromPromise<HooksOutput, HooksInput>(missing('hooks')),
 };

@@ -1,6 +1,6 @@
 import { enqueueActions } from 'xstate';
 import type { EndStatus } from '../lib/trace-events.js';
-import { PHASES, type Phase, type Rules } from '../rules/schema.js';
+import { enabledPhases, type Rules } from '../rules/schema.js';
 import { warningRulesOf } from './budgets.js';
 import { guardView } from './guards/guard-view.js';
 import { type GuardRegistry, overriddenName, type RegisteredGuard, registerGuards } from './guards/registry.js';
@@ -57,12 +57,12 @@ export function createHarnessMachine(rules: Rules, options: HarnessOptions = {})
 export type HarnessMachine = ReturnType<typeof createHarnessMachine>;
 
 function rootConfig(rules: Rules, naming: Naming) {
-  const phases: Partial<Record<Phase, ReturnType<typeof phaseState>>> = {};
-  for (const phase of PHASES) if (rules.phases[phase].enabled) phases[phase] = phaseState(phase, rules, naming);
-  const stallEnds = PHASES.some((phase) => rules.phases[phase].enabled && stallCanEnd(phase, rules)) || endTargets(rules).has('stalled');
+  const order = enabledPhases(rules);
+  const phases = Object.fromEntries(order.map((phase) => [phase, phaseState(phase, rules, naming)]));
+  const stallEnds = order.some((phase) => stallCanEnd(phase, rules)) || endTargets(rules).has('stalled');
   return harnessSetup.createStateConfig({
     id: ROOT,
-    description: 'A coding agent harness: phases plan → build → verify → fix, each a turn cycle of context manager, model, tools and review.',
+    description: `A coding agent harness: phases ${order.join(' → ')}, each a turn cycle of context manager, model, tools and review.`,
     context: ({ input }: { input: HarnessInput }) => initialContext(input, rules),
     initial: firstPhase(rules),
     entry: [{ type: 'openRecord', params: { systemPrompt: rules.systemPrompt } }, 'startClock'],

@@ -1,7 +1,10 @@
 import { cancel, enqueueActions, raise, setup } from 'xstate';
+import type { ApprovalPolicy } from '../approvals/evaluate.js';
+import { type ApprovalDecision, decisionFits } from '../approvals/pending.js';
 import type { EndStatus } from '../lib/trace-events.js';
 import type { Phase } from '../rules/schema.js';
-import { actorPlaceholders, type ContextOutput, type SummaryOutput } from './actor-contracts.js';
+import { actorPlaceholders, type ContextOutput, type HooksOutput, type SummaryOutput } from './actor-contracts.js';
+import { approverFailureUpdate, decisionUpdate, hookVerdictUpdate, screenUpdate } from './approval-handling.js';
 import { type BudgetCaps, budgetSpent, dueWarnings, type WarningRule, warningUpdate } from './budgets.js';
 import { isPromptTooLong, rejectionUpdate, storeViewUpdate, summaryFailureUpdate, summaryUpdate } from './context-handling.js';
 import type { FoldRules } from './facts.js';
@@ -75,6 +78,9 @@ const harnessGuards = {
     persistingRule(context, params) !== null,
   nudgedOut: ({ context }: GuardArgs, params: { rule: string; maxNudges: number }) => nudgedOut(context, params.rule, params.maxNudges),
   repliedWithoutTools: ({ context }: GuardArgs) => context.calls.length === 0,
+  approvalPending: ({ context }: GuardArgs) => context.approvals.pending !== null,
+  answerFitsPending: ({ context }: GuardArgs, params: { decision: ApprovalDecision }) => decisionFits(context.approvals.pending, params.decision),
+  hookDeniedFinish: (_: GuardArgs, params: { output: HooksOutput }) => params.output.decision === 'deny',
 };
 
 /**
@@ -152,6 +158,29 @@ export const harnessSetup = setup({
         note: { kind: 'end', status: params.status, reason, steps: context.step, summary: context.summary, usage: context.usage, ...rule },
       });
     }),
+    screenCalls: enqueueActions(({ context, enqueue }, params: { policy: ApprovalPolicy; oneAtATime?: boolean }) =>
+      applyUpdate(enqueue, context, screenUpdate(context, params)),
+    ),
+    recordHookVerdict: enqueueActions(({ context, enqueue }, params: { output: HooksOutput }) =>
+      applyUpdate(enqueue, context, hookVerdictUpdate(context, params.output)),
+    ),
+    refuseFinishByHook: enqueueActions(({ context, enqueue }, params: RefusalParams & { output: HooksOutput }) =>
+      applyUpdate(
+        enqueue,
+        context,
+        refusalUpdate(context, { ...params, refusal: `Finish refused by a beforeFinish hook: ${params.output.message ?? 'no reason given'}` }),
+      ),
+    ),
+    recordAnswer: enqueueActions(({ context, enqueue }, params: { decision: ApprovalDecision }) =>
+      applyUpdate(enqueue, context, decisionUpdate(context, params.decision)),
+    ),
+    // The same update: an answer that does not fit the pending call is recorded as a denial (fail closed).
+    refuseMismatchedAnswer: enqueueActions(({ context, enqueue }, params: { decision: ApprovalDecision }) =>
+      applyUpdate(enqueue, context, decisionUpdate(context, params.decision)),
+    ),
+    denyWithoutAnswer: enqueueActions(({ context, enqueue }, params: { error: unknown }) =>
+      applyUpdate(enqueue, context, approverFailureUpdate(context, params.error)),
+    ),
     // Rule actions a rules file may name on phase entry and exits; rules modules register more.
     notify: enqueueActions(({ context, enqueue }, params: ActionParams) =>
       applyUpdate(enqueue, context, ruleActionUpdate('notify', builtInActions.notify, context, params)),

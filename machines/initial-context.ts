@@ -1,13 +1,17 @@
 import { initialContextState } from '../context/context-state.js';
-import type { Rules } from '../rules/schema.js';
+import { enabledPhases, type Rules } from '../rules/schema.js';
+import { initialApprovals } from './approval-handling.js';
 import { NO_USAGE, priceOf } from './budgets.js';
 import { initialFacts, initialTurn } from './facts.js';
 import { initialStall } from './stall/counters.js';
 import type { HarnessContext, HarnessInput } from './types.js';
 
-/** The phase a run starts in: plan, unless the rules leave it out. */
-export function firstPhase(rules: Rules): 'plan' | 'build' {
-  return rules.phases.plan.enabled ? 'plan' : 'build';
+/** The phase a run starts in: the first enabled phase of the rules' phase table. */
+export function firstPhase(rules: Rules): string {
+  const [first] = enabledPhases(rules);
+  // Stryker disable next-line ConditionalExpression: rules-check refuses rules without an enabled phase before a machine is built
+  if (first === undefined) throw new Error('the rules enable no phase');
+  return first;
 }
 
 /** The machine context at the start of a run. */
@@ -34,6 +38,7 @@ export function initialContext(input: HarnessInput, rules: Rules): HarnessContex
     turn: initialTurn(),
     stall: initialStall(),
     notices: [],
+    approvals: initialApprovals(input.rememberedApprovals),
     usage: NO_USAGE,
     warned: {},
     timeLimitMs,

@@ -1,4 +1,5 @@
-import { type Condition, isPhase, PHASES, type Phase, type PhaseExitRule, type Rules } from '../rules/schema.js';
+import { type Condition, enabledPhases, isEnabledPhase, isEndTarget, type Phase, type PhaseExitRule, phaseRule, type Rules } from '../rules/schema.js';
+import { toolAllowed } from '../rules/tool-names.js';
 import { BUILT_IN_GUARDS, isBuiltInGuard } from './guards/catalogue.js';
 import { firstPhase } from './initial-context.js';
 
@@ -11,8 +12,8 @@ import { firstPhase } from './initial-context.js';
 
 /** Tools the model can actually call in a phase: the run's tool surface narrowed by the phase rule. */
 export function phaseTools(phase: Phase, rules: Rules): string[] {
-  const allowed = rules.phases[phase].tools;
-  return rules.tools.enabled.filter((name) => allowed === 'all' || allowed.includes(name));
+  const allowed = phaseRule(rules, phase).tools;
+  return rules.tools.enabled.filter((name) => toolAllowed(allowed, name));
 }
 
 /** Whether a guard can ever hold in this phase. Guards registered from code declare no needs and always count. */
@@ -48,21 +49,21 @@ export function isPhaseRelative(condition: Condition): boolean {
 
 /** A phase's exits in order, its step limit first (`maxSteps` is an exit on `phaseSteps`). */
 export function phaseExits(phase: Phase, rules: Rules): PhaseExitRule[] {
-  const rule = rules.phases[phase];
+  const rule = phaseRule(rules, phase);
   if (rule.maxSteps === undefined) return rule.exits;
   const to = rule.onMaxSteps ?? 'step_limit';
   const limit: PhaseExitRule = {
     guard: 'phaseSteps',
     min: rule.maxSteps,
     to,
-    ...(isPhase(to) ? {} : { reason: `The ${phase} phase took its ${rule.maxSteps} steps (phases.${phase}.maxSteps).` }),
+    ...(!isEndTarget(to) ? {} : { reason: `The ${phase} phase took its ${rule.maxSteps} steps (phases.${phase}.maxSteps).` }),
   };
   return [limit, ...rule.exits];
 }
 
 /** A phase's exits that can be taken: to an enabled phase or a final state, with a condition that can hold. */
 export function liveExits(phase: Phase, rules: Rules): PhaseExitRule[] {
-  return phaseExits(phase, rules).filter((exit) => (!isPhase(exit.to) || rules.phases[exit.to].enabled) && canHold(exit, phase, rules));
+  return phaseExits(phase, rules).filter((exit) => (isEndTarget(exit.to) || isEnabledPhase(rules, exit.to)) && canHold(exit, phase, rules));
 }
 
 /** Exits that can hold on the very turn that entered the phase (not tied to the phase's own start). */
@@ -75,9 +76,7 @@ export function settleExits(phase: Phase, rules: Rules): PhaseExitRule[] {
  * could hold then (an exit into its own phase enters it afresh, at the start of a turn).
  */
 export function settles(phase: Phase, rules: Rules): boolean {
-  const entered = PHASES.some(
-    (other) => other !== phase && rules.phases[other].enabled && liveExits(other, rules).some((exit) => exit.to === phase && exit.settle),
-  );
+  const entered = enabledPhases(rules).some((other) => other !== phase && liveExits(other, rules).some((exit) => exit.to === phase && exit.settle));
   return entered && settleExits(phase, rules).length > 0;
 }
 
@@ -92,25 +91,26 @@ export function testsCanPassBy(phase: Phase, rules: Rules): boolean {
 
 /** Whether another enabled phase has an exit that can be taken into this one. */
 export function enteredFromElsewhere(phase: Phase, rules: Rules): boolean {
-  return PHASES.some((other) => other !== phase && rules.phases[other].enabled && liveExits(other, rules).some((exit) => exit.to === phase));
+  return enabledPhases(rules).some((other) => other !== phase && liveExits(other, rules).some((exit) => exit.to === phase));
 }
 
-/** The stall rules that can fire in a phase, with the phase's own limits (`phases.<phase>.stallLimits`). */
+/** The stall rules that can fire in a phase, with the phase's own limits (`phases.<phase>.stallLimits`; `off` or 0 leaves a rule out there). */
 export function liveStallRules(phase: Phase, rules: Rules): Rules['stall']['rules'] {
   if (!rules.stall.enabled) return [];
-  const limits = rules.phases[phase].stallLimits;
+  const limits = phaseRule(rules, phase).stallLimits;
+  const isOff = (limit: number | 'off' | undefined) => limit === 'off' || limit === 0;
   return rules.stall.rules
-    .filter((rule) => guardCanHold(rule.guard, phase, rules))
-    .map((rule) => (limits[rule.guard] !== undefined ? { ...rule, limit: limits[rule.guard]! } : rule));
+    .filter((rule) => guardCanHold(rule.guard, phase, rules) && !isOff(limits[rule.guard]))
+    .map((rule) => {
+      const limit = limits[rule.guard];
+      return typeof limit === 'number' ? { ...rule, limit } : rule;
+    });
 }
 
 /** The final states some exit of an enabled phase leads to. */
 export function endTargets(rules: Rules): Set<string> {
   const targets = new Set<string>();
-  for (const phase of PHASES) {
-    if (!rules.phases[phase].enabled) continue;
-    for (const exit of liveExits(phase, rules)) if (!isPhase(exit.to)) targets.add(exit.to);
-  }
+  for (const phase of enabledPhases(rules)) for (const exit of liveExits(phase, rules)) if (isEndTarget(exit.to)) targets.add(exit.to);
   return targets;
 }
 

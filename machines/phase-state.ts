@@ -1,6 +1,9 @@
 import { and, not, or } from 'xstate';
-import { type ActionCall, type Condition, EXIT_FIELDS, isPhase, type Phase, type PhaseExitRule, type Rules } from '../rules/schema.js';
-import type { ContextInput, ModelInput, SummaryInput, ToolsInput } from './actor-contracts.js';
+import { policyCanStop } from '../approvals/evaluate.js';
+import { approvalPolicyOf } from '../rules/approval-policy.js';
+import { type ActionCall, type Condition, EXIT_FIELDS, isEndTarget, type Phase, type PhaseExitRule, phaseRule, type Rules } from '../rules/schema.js';
+import type { ApproverInput, ContextInput, HooksInput, ModelInput, SummaryInput, ToolsInput } from './actor-contracts.js';
+import { deniedCalls, hookFailure, hookInputFor } from './approval-handling.js';
 import { budgetCapsOf, capReason, completionAllowance, warningRulesOf } from './budgets.js';
 import { GATE_GUARD, gateParams, refusalParams } from './gate.js';
 import { guardParams, isBuiltInGuard } from './guards/catalogue.js';
@@ -37,9 +40,15 @@ export function phaseState(phase: Phase, rules: Rules, naming: Naming) {
   const summarizes = rules.context.enabled && rules.context.summarize;
   const fold = { verification: verificationOf(rules) };
   const warnings = warningRulesOf(rules).perTurn;
+  const policy = approvalPolicyOf(phase, rules);
+  const preHooks = rules.hooks.preToolUse.length > 0;
+  const finishHooks = rules.hooks.beforeFinish.length > 0;
+  // Approvals are on the chart only where a call can be asked about or refused (by a rule or a hook).
+  const approves = policyCanStop(policy) || preHooks;
+  const runCalls = preHooks ? 'preToolHook' : approves ? 'screen' : 'act';
   const config = harnessSetup.createStateConfig({
-    description: rules.phases[phase].description,
-    entry: [{ type: 'enterPhase', params: { phase } }, ...rules.phases[phase].onEnter.map((call) => named(actionRef(call, naming)))],
+    description: phaseRule(rules, phase).description,
+    entry: [{ type: 'enterPhase', params: { phase } }, ...phaseRule(rules, phase).onEnter.map((call) => named(actionRef(call, naming)))],
     initial: 'observe',
     states: {
       observe: {
@@ -125,7 +134,7 @@ export function phaseState(phase: Phase, rules: Rules, naming: Naming) {
           onDone: [
             {
               guard: { type: 'hasToolCalls', params: ({ event }) => ({ reply: event.output }) },
-              target: 'act',
+              target: runCalls,
               actions: { type: 'recordReply', params: ({ event }) => ({ reply: event.output }) },
             },
             { target: 'review', actions: { type: 'recordReply', params: ({ event }) => ({ reply: event.output }) } },
@@ -148,11 +157,13 @@ export function phaseState(phase: Phase, rules: Rules, naming: Naming) {
           id: 'tools',
           src: 'tools',
           input: ({ context }): ToolsInput => ({
-            calls: context.calls.slice(context.cursor),
-            allowed: rules.phases[phase].tools,
+            // With approvals, only up to the next call that waits for an answer.
+            calls: context.calls.slice(context.cursor, approves ? context.approvals.runUntil : undefined),
+            allowed: phaseRule(rules, phase).tools,
             phase,
             step: context.step,
             offset: context.cursor,
+            ...(approves ? { denied: deniedCalls(context) } : {}),
           }),
           onDone: { target: 'afterTools', actions: { type: 'recordResults', params: ({ event }) => ({ output: event.output, fold }) } },
           onError: { target: at('failed'), actions: { type: 'recordFailure', params: ({ event }) => ({ error: event.error }) } },
@@ -161,11 +172,71 @@ export function phaseState(phase: Phase, rules: Rules, naming: Naming) {
       afterTools: {
         description: 'A finish call goes to the gate; other calls keep running.',
         always: [
-          { guard: 'finishPending', target: 'gate' },
-          // Calls after a finish only run when the gate refused it.
-          { guard: 'callsRemaining', target: 'act' },
+          { guard: 'finishPending', target: finishHooks ? 'finishHook' : 'gate' },
+          // Calls after a finish only run when the gate refused it (or, with approvals, after the call that waited).
+          { guard: 'callsRemaining', target: runCalls },
           { target: 'review' },
         ],
+      },
+      screen: {
+        description:
+          'Judge the next calls by the approval rules (deny, remembered, ask, allow, default): denied ones are answered with the denial, the first that needs an answer waits.',
+        entry: { type: 'screenCalls', params: { policy, oneAtATime: preHooks } },
+        always: [{ guard: 'approvalPending', target: 'awaitingApproval' }, { target: 'act' }],
+      },
+      preToolHook: {
+        description: 'Run the preToolUse hooks on the next call: they may allow, deny or ask; a hook that crashes or times out denies.',
+        invoke: {
+          id: 'preToolHook',
+          src: 'hooks',
+          input: ({ context }): HooksInput => hookInputFor(context, 'preToolUse'),
+          onDone: { target: 'screen', actions: { type: 'recordHookVerdict', params: ({ event }) => ({ output: event.output }) } },
+          onError: { target: 'screen', actions: { type: 'recordHookVerdict', params: ({ event }) => ({ output: hookFailure(event.error) }) } },
+        },
+      },
+      finishHook: {
+        description:
+          'Run the beforeFinish hooks: a denial (or a hook that crashes or times out) refuses the finish with its reason; otherwise the gate judges.',
+        invoke: {
+          id: 'finishHook',
+          src: 'hooks',
+          input: ({ context }): HooksInput => hookInputFor(context, 'beforeFinish'),
+          onDone: [
+            {
+              guard: { type: 'hookDeniedFinish', params: ({ event }) => ({ output: event.output }) },
+              target: 'afterTools',
+              actions: { type: 'refuseFinishByHook', params: ({ event }) => ({ ...refusalParams(rules, 'beforeFinish hook'), output: event.output }) },
+            },
+            { target: 'gate' },
+          ],
+          onError: {
+            target: 'afterTools',
+            actions: {
+              type: 'refuseFinishByHook',
+              params: ({ event }) => ({ ...refusalParams(rules, 'beforeFinish hook'), output: hookFailure(event.error) }),
+            },
+          },
+        },
+      },
+      awaitingApproval: {
+        description: `A call waits for an answer (terminal, page, rein approve, a hook or the headless policy); the request is saved first, so a killed run waits again on resume. No answer in ${rules.approvals.timeoutSeconds} s counts as deny.`,
+        // The pending request is in the saved state before anyone is asked.
+        tags: ['checkpoint'],
+        invoke: {
+          id: 'approver',
+          src: 'approver',
+          // Stryker disable next-line all: awaitingApproval is entered only when screen set a pending call (approvalPending)
+          input: ({ context }): ApproverInput => ({ pending: context.approvals.pending!, timeoutMs: rules.approvals.timeoutSeconds * 1000 }),
+          onDone: [
+            {
+              guard: { type: 'answerFitsPending', params: ({ event }) => ({ decision: event.output }) },
+              target: 'screen',
+              actions: { type: 'recordAnswer', params: ({ event }) => ({ decision: event.output }) },
+            },
+            { target: 'screen', actions: { type: 'refuseMismatchedAnswer', params: ({ event }) => ({ decision: event.output }) } },
+          ],
+          onError: { target: 'screen', actions: { type: 'denyWithoutAnswer', params: ({ event }) => ({ error: event.error }) } },
+        },
       },
       gate: gateState(phase, rules, naming),
       review: reviewState(phase, rules, naming),
@@ -190,7 +261,14 @@ export function phaseState(phase: Phase, rules: Rules, naming: Naming) {
     states.compact.invoke.onDone.splice(1, 1);
   }
   if (!capped) delete (states as Partial<typeof states>).checkBudget;
-  if (!rules.verification.gate) states.afterTools.always.splice(1, 1);
+  if (!approves) {
+    delete (states as Partial<typeof states>).screen;
+    delete (states as Partial<typeof states>).awaitingApproval;
+  }
+  if (!preHooks) delete (states as Partial<typeof states>).preToolHook;
+  if (!finishHooks) delete (states as Partial<typeof states>).finishHook;
+  // Without the gate a finish ends the run at once; calls left over then are only those held for an approval.
+  if (!rules.verification.gate && !approves) states.afterTools.always.splice(1, 1);
   if (!settles(phase, rules)) delete (states as Partial<typeof states>).settle;
   // A phase that can only take a few steps (maxSteps, entered once) never reaches the step budget or its warning there.
   const cap = stepCap(phase, rules);
@@ -307,7 +385,7 @@ export function conditionGuard(condition: Condition, naming: Naming): unknown {
 function exitTransition(exit: PhaseExitRule, phase: Phase, rules: Rules, naming: Naming, from: 'route' | 'observe' = 'route') {
   // Stryker disable next-line ArrayDeclaration: a stray entry becomes an action without a type, which XState skips and the trace and the chart drop as unnamed
   const actions: unknown[] = (exit.actions ?? []).map((call) => actionRef(call, naming));
-  if (!isPhase(exit.to)) {
+  if (isEndTarget(exit.to)) {
     actions.push({ type: 'explainEnd', params: { reason: exit.reason ?? `An exit rule of the ${phase} phase ended the run (to ${exit.to}).` } });
     return { guard: conditionGuard(exit, naming), target: at(exit.to), actions };
   }

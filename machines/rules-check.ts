@@ -1,8 +1,10 @@
 import { didYouMean } from '../lib/did-you-mean.js';
 import { UsageError } from '../lib/errors.js';
+import { isMcpToolEntry, namesDeclaredServer } from '../lib/tool-patterns.js';
 import { describeValue, formatPath, formatZodError } from '../lib/zod-error.js';
-import { type ActionCall, type Condition, EXIT_FIELDS, PHASES, type Rules } from '../rules/schema.js';
+import { type ActionCall, type Condition, END_TARGETS, EXIT_FIELDS, enabledPhases, isEndTarget, phaseNames, phaseRule, type Rules } from '../rules/schema.js';
 import { isStallRuleName, STALL_RULE_NAMES } from '../rules/stall-rules.js';
+import { isToolGlob, toolMatches } from '../rules/tool-names.js';
 import { BUILT_IN_GUARDS, GUARD_CATALOGUE, isBuiltInGuard } from './guards/catalogue.js';
 import { RESERVED_GUARDS } from './guards/registry.js';
 import { ACTION_PARAMS, builtInActions } from './rule-actions.js';
@@ -96,29 +98,41 @@ export function checkRuleReferences(rules: Rules, registered: Registered = { gua
           problems.push(`${at}.${key}: unknown key "${key}"${didYouMean(key, params)}; action "${call.action}" takes only ${takes}`);
     });
   const stallNames = new Set([...STALL_RULE_NAMES, ...rules.stall.rules.map((rule) => rule.guard)]);
-  for (const phase of PHASES) {
-    const rule = rules.phases[phase];
+  const phases = phaseNames(rules);
+  // Where an exit may lead: a phase of the rules (enabled or not: a disabled one is its own problem) or a final state.
+  const checkTarget = (to: string, path: string, enabled: boolean) => {
+    if (isEndTarget(to)) return;
+    if (!phases.includes(to)) {
+      const targets = [...phases, ...END_TARGETS];
+      problems.push(`${path}: unknown target "${to}"${didYouMean(to, targets)}; phases: ${phases.join(', ')}; final states: ${END_TARGETS.join(', ')}`);
+    } else if (enabled && !phaseRule(rules, to).enabled) {
+      problems.push(
+        `${path}: phase "${to}" is disabled (phases.${to}.enabled is false), so this ${path.endsWith('onMaxSteps') ? 'limit' : 'exit'} leads nowhere`,
+      );
+    }
+  };
+  for (const phase of phases) {
+    const rule = phaseRule(rules, phase);
     checkActions(rule.onEnter, `phases.${phase}.onEnter`);
     rule.exits.forEach((exit, index) => {
       const path = `phases.${phase}.exits[${index}]`;
       checkCondition(exit, path, EXIT_FIELDS);
       checkActions(exit.actions, `${path}.actions`);
-      if (rule.enabled && (PHASES as readonly string[]).includes(exit.to) && !rules.phases[exit.to as (typeof PHASES)[number]].enabled) {
-        problems.push(`${path}.to: phase "${exit.to}" is disabled (phases.${exit.to}.enabled is false), so this exit leads nowhere`);
-      }
+      checkTarget(exit.to, `${path}.to`, rule.enabled);
     });
     if (rule.onMaxSteps !== undefined && rule.maxSteps === undefined) problems.push(`phases.${phase}.onMaxSteps: needs phases.${phase}.maxSteps`);
-    if (
-      rule.enabled &&
-      rule.onMaxSteps &&
-      (PHASES as readonly string[]).includes(rule.onMaxSteps) &&
-      !rules.phases[rule.onMaxSteps as (typeof PHASES)[number]].enabled
-    ) {
-      problems.push(`phases.${phase}.onMaxSteps: phase "${rule.onMaxSteps}" is disabled`);
-    }
+    if (rule.onMaxSteps !== undefined) checkTarget(rule.onMaxSteps, `phases.${phase}.onMaxSteps`, rule.enabled);
     if (Array.isArray(rule.tools)) {
       rule.tools.forEach((tool, index) => {
-        if (!rules.tools.enabled.includes(tool))
+        const servers = Object.keys(rules.mcp.servers);
+        if (isMcpToolEntry(tool)) {
+          if (!rules.mcp.projectConfig && !namesDeclaredServer(tool, servers))
+            problems.push(`phases.${phase}.tools[${index}]: "${tool}" names no MCP server of mcp.servers (${servers.join(', ') || 'none declared'})`);
+        } else if (isToolGlob(tool)) {
+          // A glob may match tools that come and go (a tool server's); it only has to match one of this run's.
+          if (!rules.tools.enabled.some((name) => toolMatches(tool, name)))
+            problems.push(`phases.${phase}.tools[${index}]: "${tool}" matches no tool of this run; tools.enabled: ${rules.tools.enabled.join(', ')}`);
+        } else if (!rules.tools.enabled.includes(tool))
           problems.push(
             `phases.${phase}.tools[${index}]: "${tool}" is not a tool of this run${didYouMean(tool, rules.tools.enabled)}; tools.enabled: ${rules.tools.enabled.join(', ')}`,
           );
@@ -163,7 +177,7 @@ export function checkRuleReferences(rules: Rules, registered: Registered = { gua
       problems.push(`verification.checks[${index}].name: "${TESTS_CHECK}" is the test command's own check (set verification.runs for it)`);
     else if (checkNames.indexOf(name) !== index) problems.push(`verification.checks[${index}].name: "${name}" is used twice`);
   });
-  if (!rules.phases.build.enabled) problems.push('phases.build.enabled: the build phase cannot be disabled');
+  if (enabledPhases(rules).length === 0) problems.push('phases: every phase is disabled; a run needs a phase to start in');
   const { context } = rules;
   if (context.lowWater >= context.soft)
     problems.push(`context.lowWater: a compaction must leave the view below where the next is due (context.soft ${context.soft}), found ${context.lowWater}`);

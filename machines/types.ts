@@ -1,3 +1,5 @@
+import type { PendingApproval } from '../approvals/pending.js';
+import type { RememberedDecision } from '../approvals/remembered.js';
 import type { ContextState } from '../context/context-state.js';
 import type { AssistantMessage, ChatMessage, ToolCall } from '../context/messages.js';
 import type { WorkingView } from '../context/working-view.js';
@@ -22,6 +24,31 @@ export interface HarnessInput {
   elapsedMs?: number;
   /** Tokens of the fixed part of every request (tool schemas), added to view estimates. */
   overheadTokens?: number;
+  /** Approval decisions remembered for this repository (the trust file), judged like the run's own. */
+  rememberedApprovals?: RememberedDecision[];
+}
+
+/** A call of this turn that was decided before it ran: by a rule, a remembered decision or an answer. */
+export interface DecidedCall {
+  verdict: 'allow' | 'deny';
+  argsHash: string;
+  /** `rule`, `remembered`, or who answered (terminal, page, command, hook, policy, timeout). */
+  by: string;
+  message?: string;
+}
+
+/** Where the run stands with approvals (machines/approval-handling.ts). */
+export interface ApprovalState {
+  /** The call waiting for an answer; saved with the state before anyone is asked. */
+  pending: PendingApproval | null;
+  /** This turn's calls decided before running, by call id. */
+  decided: Record<string, DecidedCall>;
+  /** The tool actor runs `calls[cursor..runUntil)`: up to the next call that needs an answer. */
+  runUntil: number;
+  /** Decisions remembered for the rest of the run (and the repository's, from the trust file). */
+  remembered: RememberedDecision[];
+  /** What the preToolUse hooks answered for this turn's calls, by call id. */
+  hooked: Record<string, { verdict: 'allow' | 'deny' | 'ask'; message?: string }>;
 }
 
 /** One verification check's record since the run began. */
@@ -141,6 +168,7 @@ export interface HarnessContext {
   stall: StallState;
   /** Messages (nudges, warnings) waiting for the end of the turn's tool results. */
   notices: string[];
+  approvals: ApprovalState;
   usage: Usage;
   /** Budgets already warned about (each warns once). */
   warned: Partial<Record<BudgetName, boolean>>;

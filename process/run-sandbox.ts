@@ -11,8 +11,8 @@ import { buildSandboxArgv, describeSandbox, resolveSandbox, type SandboxMode } f
 import { type CommandOptions, type Supervisor, startSupervisor } from './supervisor.js';
 import { planVisibility, type VisibilityPlan } from './visibility.js';
 
-/** How often running jobs' logs are checked against MAX_LOG_BYTES. */
-const LOG_CHECK_MS = 5_000;
+/** How often running jobs' logs are checked against MAX_LOG_BYTES: an fstat of each held log, cheap enough to do often. */
+const LOG_CHECK_MS = 250;
 
 export interface RunSandboxOptions {
   /** Real workspace root. */
@@ -23,6 +23,8 @@ export interface RunSandboxOptions {
   protectedFiles?: readonly string[];
   /** Where `jobs.jsonl` and the job logs go (the run directory); a temp folder, removed at the end, when absent. */
   stateDir?: string;
+  /** A job's log is cut back past this many bytes (MAX_LOG_BYTES by default). */
+  maxLogBytes?: number;
   /** Job lifecycle lines for the trace: started, ended, stopped, lost. */
   onJob?: (job: JobView) => void;
   /** For tests: the home directory, PATH and environment the plan is made from (default: the harness's). */
@@ -84,7 +86,7 @@ export function createRunSandbox(options: RunSandboxOptions): RunSandbox {
           env: options.env,
         })
       : null;
-  const store: JobStore = openJobStore(stateDir);
+  const store: JobStore = openJobStore(stateDir, { maxLogBytes: options.maxLogBytes });
   const env = buildCommandEnv(options.env ?? process.env, options.policy.envAllow);
   let supervisor: Supervisor | null = null;
   let disposed = false;
@@ -193,6 +195,7 @@ export function createRunSandbox(options: RunSandboxOptions): RunSandbox {
       );
       for (const job of running) options.onJob?.(job);
       await supervisor?.close();
+      store.close();
       if (ownState) fs.rmSync(stateDir, { recursive: true, force: true });
     },
   };

@@ -1,19 +1,18 @@
 import { z } from 'zod';
+import { approvalsSchema } from '../approvals/schema.js';
+import { hooksSchema } from '../hooks/schema.js';
+import { mcpRulesSchema } from './mcp-servers.js';
+import { phasesSchema } from './phases.js';
 import { defaultStallMessages, defaultStallRuleList } from './stall-rules.js';
 import { BUDGET_WARNING, GATE_REFUSAL, NO_TOOL_CALL_REMINDER, SUMMARY_PROMPT, SYSTEM_PROMPT } from './texts.js';
+import { TOOL_NAMES } from './tool-names.js';
 
-export const PHASES = ['plan', 'build', 'verify', 'fix'] as const;
-export type Phase = (typeof PHASES)[number];
+export { type ActionCall, type Condition, END_TARGETS, type EndTarget, EXIT_FIELDS, isEndTarget, type PhaseExitRule } from './conditions.js';
+export { BUILT_IN_PHASES, isBuiltInPhase, type Phase, type PhaseRule } from './phases.js';
 
-/** Final states an exit rule may end the run in (`done` is only ever reached through the verification gate). */
-export const END_TARGETS = ['stalled', 'step_limit', 'budget', 'timeout'] as const;
-export type EndTarget = (typeof END_TARGETS)[number];
+import type { PhaseRule } from './phases.js';
 
-export function isPhase(target: string): target is Phase {
-  return (PHASES as readonly string[]).includes(target);
-}
-
-export const TOOL_NAMES = ['read_file', 'grep', 'edit_file', 'run', 'update_todo', 'finish', 'job'] as const;
+export { TOOL_NAMES };
 
 /** A regular expression, compiled here so a bad one stops the run before it starts. */
 const regex = z.string().superRefine((pattern, context) => {
@@ -26,134 +25,6 @@ const regex = z.string().superRefine((pattern, context) => {
     });
   }
 });
-
-/**
- * When an exit may be taken: a named guard with its parameters inline
- * (`{ "guard": "phaseSteps", "min": 3 }`), or `all` / `any` of conditions,
- * or `not` a condition. Exactly one of `guard`, `all`, `any`, `not`.
- */
-export interface Condition {
-  guard?: string;
-  all?: Condition[];
-  any?: Condition[];
-  not?: Condition;
-  [param: string]: unknown;
-}
-
-const CONDITION_FORMS = ['guard', 'all', 'any', 'not'] as const;
-
-function oneForm(value: Record<string, unknown>, context: z.RefinementCtx): void {
-  const forms = CONDITION_FORMS.filter((form) => value[form] !== undefined);
-  if (forms.length !== 1) {
-    context.addIssue({
-      code: 'custom',
-      message: forms.length === 0 ? 'expected one of "guard", "all", "any" or "not"' : `expected only one of ${forms.map((form) => `"${form}"`).join(', ')}`,
-    });
-  }
-}
-
-const conditionShape = {
-  guard: z.string().min(1).optional().describe('Name of a registered guard; its parameters go beside it'),
-  get all() {
-    return z.array(condition).min(1).optional().describe('Every condition holds');
-  },
-  get any() {
-    return z.array(condition).min(1).optional().describe('At least one condition holds');
-  },
-  get not() {
-    return condition.optional().describe('The condition does not hold');
-  },
-};
-const condition: z.ZodType<Condition> = z.looseObject(conditionShape).superRefine(oneForm);
-
-/** A named action from the registry, with its parameters: `{ "action": "notify", "text": "Run the linter too." }`. */
-const actionCall = z.looseObject({
-  action: z.string().min(1).describe('Name of a registered action (notify, mark, or one registered from a rules module)'),
-});
-export type ActionCall = z.infer<typeof actionCall>;
-
-const exitTarget = z.enum([...PHASES, ...END_TARGETS]);
-
-const phaseExit = z
-  .looseObject({
-    ...conditionShape,
-    to: exitTarget.describe('Phase entered when the condition holds, or a final state that ends the run (stalled, step_limit, budget, timeout)'),
-    actions: z.array(actionCall).optional().describe('Actions run when this exit is taken'),
-    settle: z
-      .boolean()
-      .optional()
-      .describe('The entered phase judges the same turn once more (a failing test run that moved build to verify sends it on to fix)'),
-    reason: z.string().optional().describe('For an exit that ends the run: the reason the run ended, in the trace and the summary'),
-  })
-  .superRefine(oneForm);
-export type PhaseExitRule = z.infer<typeof phaseExit>;
-
-/** The fields an exit rule has besides a guard's parameters, from the schema itself. */
-export const EXIT_FIELDS: readonly string[] = Object.keys(phaseExit.shape);
-
-/**
- * One phase's rules. Every field defaults to that phase's own default, so a
- * rule that sets only some fields (`"build": { "tools": [...] }`) keeps the
- * phase's exits and description rather than dropping them.
- */
-function phaseRuleFor(defaults: { description: string; exits: z.input<typeof phaseExit>[] }) {
-  return z.strictObject({
-    enabled: z.boolean().default(true).describe('A disabled phase is left out of the statechart'),
-    description: z.string().default(defaults.description).describe('What the phase is for; shown in the statechart'),
-    tools: z
-      .union([z.literal('all'), z.array(z.string())])
-      .default('all')
-      .describe('Tools the model may call in this phase; others are refused with a message (schemas stay fixed)'),
-    exits: z
-      .array(phaseExit)
-      .default(() => defaults.exits.map((exit) => phaseExit.parse(exit)))
-      .describe("Ordered: the first exit whose guard holds after a turn is taken; giving them replaces the phase's defaults"),
-    onEnter: z.array(actionCall).default([]).describe('Actions run each time the phase is entered'),
-    maxSteps: z.number().int().positive().optional().describe('Steps (model replies) the phase may take each time it is entered; then it goes to onMaxSteps'),
-    onMaxSteps: exitTarget.optional().describe('Where a phase whose maxSteps are spent goes: a phase, or a final state (default: step_limit)'),
-    nudges: z
-      .record(z.string(), z.string())
-      .default({})
-      .describe(
-        'Nudge texts for this phase, by stall rule (e.g. { "repeatedFailure": "Re-read the failing test first." }); others use stall.rules or messages.stall',
-      ),
-    stallLimits: z
-      .record(z.string(), z.number().int().positive())
-      .default({})
-      .describe('Stall limits for this phase, by stall rule (e.g. { "repeatedFailure": 2 }); others use stall.rules'),
-  });
-}
-
-const defaultPhases: Record<Phase, { description: string; exits: z.input<typeof phaseExit>[] }> = {
-  plan: {
-    description: 'Read the task and the code; write a todo list.',
-    exits: [
-      { guard: 'todoWritten', to: 'build' },
-      { guard: 'editMade', to: 'build' },
-      { guard: 'finishRefused', to: 'verify', settle: true },
-    ],
-  },
-  build: {
-    description: 'Make the smallest change that solves the task.',
-    exits: [
-      { guard: 'testRun', to: 'verify', settle: true },
-      { guard: 'finishRefused', to: 'verify', settle: true },
-    ],
-  },
-  verify: {
-    description: 'Run the tests and check the result against the task; the gate lives here.',
-    exits: [
-      { guard: 'testFailed', to: 'fix' },
-      { guard: 'editedSinceTest', to: 'build' },
-    ],
-  },
-  fix: {
-    description: 'A verification run failed: find the cause, change the approach, re-test.',
-    exits: [{ guard: 'testedAfterEdit', to: 'verify', settle: true }],
-  },
-};
-
-const defaultPhaseRules = (phase: Phase) => defaultPhases[phase];
 
 const stallRule = z.looseObject({
   guard: z.string().min(1).describe('A registered stall guard, e.g. repeatedAction'),
@@ -183,14 +54,7 @@ export type Price = z.infer<typeof price>;
 /** The whole harness configuration. Every field has a default: `{}` is the seed's harness. */
 export const rulesSchema = z.strictObject({
   systemPrompt: z.string().min(1).default(SYSTEM_PROMPT).describe('Static system prompt (no per-request values)'),
-  phases: z
-    .strictObject({
-      plan: phaseRuleFor(defaultPhaseRules('plan')).prefault({}),
-      build: phaseRuleFor(defaultPhaseRules('build')).prefault({}),
-      verify: phaseRuleFor(defaultPhaseRules('verify')).prefault({}),
-      fix: phaseRuleFor(defaultPhaseRules('fix')).prefault({}),
-    })
-    .prefault({}),
+  phases: phasesSchema,
   verification: z
     .strictObject({
       command: z.string().min(1).optional().describe('The test command the agent is told to run (CLI --test-cmd wins)'),
@@ -290,6 +154,15 @@ export const rulesSchema = z.strictObject({
         ),
     })
     .prefault({}),
+  approvals: approvalsSchema
+    .prefault({})
+    .describe('Which tool calls need an approval first: deny, then remembered decisions, then ask, then allow, then default (see approvals/evaluate.ts)'),
+  hooks: hooksSchema
+    .prefault({})
+    .describe(
+      'Commands run at named moments (preToolUse, postToolUse, phaseChange, beforeFinish, runEnd) with the event as JSON on stdin; hooks from a rules file inside the repository run only once trusted',
+    ),
+  mcp: mcpRulesSchema,
   tools: z
     .strictObject({
       enabled: z
@@ -339,4 +212,31 @@ export type Rules = z.output<typeof rulesSchema>;
 /** The effective rules for `{}`: the seed's harness with rein's additions. */
 export function defaultRules(): Rules {
   return rulesSchema.parse({});
+}
+
+/** The phases of the rules, in order (disabled ones too). */
+export function phaseNames(rules: Pick<Rules, 'phases'>): string[] {
+  return Object.keys(rules.phases);
+}
+
+/** Whether a name is a phase of these rules. */
+export function isPhaseOf(rules: Pick<Rules, 'phases'>, name: string): boolean {
+  return Object.hasOwn(rules.phases, name);
+}
+
+/** The enabled phases, in order; the first is where a run starts. */
+export function enabledPhases(rules: Pick<Rules, 'phases'>): string[] {
+  return phaseNames(rules).filter((name) => rules.phases[name]!.enabled);
+}
+
+/** A phase's rules; a name that is not a phase of the rules is a harness bug (rules-check names bad references first). */
+export function phaseRule(rules: Pick<Rules, 'phases'>, name: string): PhaseRule {
+  const rule = rules.phases[name];
+  if (!rule) throw new Error(`no phase "${name}" in the rules`);
+  return rule;
+}
+
+/** Whether an enabled phase of the rules has this name. */
+export function isEnabledPhase(rules: Pick<Rules, 'phases'>, name: string): boolean {
+  return rules.phases[name]?.enabled === true;
 }

@@ -28,6 +28,8 @@ export interface StallRuleSpec {
   needsTools?: readonly string[];
   /** Default nudge; `{limit}`, `{count}` and `{path}` are filled in. It always asks for something that counts as progress. */
   message: string;
+  /** A catch-all: any rule's nudge starts its count over, so it only speaks for loops no other rule names. */
+  yieldsToOthers?: true;
 }
 
 export const STALL_RULES = {
@@ -61,12 +63,27 @@ export const STALL_RULES = {
       'You have put {path} back to an earlier version {count} times. Step back: re-read the task and the failing output, then make one change you have not tried.',
   },
   readLoop: {
-    limit: 8,
-    counts: 'reads and searches since the last change to a file or the todo list',
+    limit: 5,
+    counts: 'reads and searches since the last change to a file or the todo list that showed nothing new',
     resetBy: ['newFileState', 'todoChange'],
     needsTools: ['read_file', 'grep'],
     message:
-      'You have read or searched {count} times without changing anything. Decide on a change and make it, or record what you learnt and what is next with update_todo.',
+      'You have read or searched {count} times for things you had already seen, without changing anything. Decide on a change and make it, or record what you learnt and what is next with update_todo.',
+  },
+  longExploration: {
+    limit: 50,
+    counts: 'reads and searches since the last change to a file or the todo list, new or not',
+    resetBy: ['newFileState', 'todoChange'],
+    needsTools: ['read_file', 'grep'],
+    message:
+      'You have read or searched {count} times since you last changed anything. If you know enough, make the change; if not, write down with update_todo what you still need to find and where.',
+  },
+  nothingNew: {
+    limit: 6,
+    counts: 'tool results in a row that showed nothing new (no new output, file state, todo item or test result)',
+    resetBy: ['newInfo', 'newFileState', 'todoChange', 'testChange'],
+    yieldsToOthers: true,
+    message: 'Your last {count} actions showed nothing you had not seen before. Stop repeating: read something new, change a file, or run the tests.',
   },
   noToolCalls: {
     limit: 3,

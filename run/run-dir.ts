@@ -21,6 +21,10 @@ export const RUN_FILES = {
   journal: 'calls.jsonl',
   /** The machine's state after the last step (written atomically). */
   state: 'state.json',
+  /** The call waiting for an approval, for `rein approve` and the visualizer (the saved state holds it too). */
+  approvalRequest: 'approval-request.json',
+  /** An answer `rein approve` wrote for the waiting call, bound to its id and argument hash. */
+  approvalAnswer: 'approval-answer.json',
 } as const;
 
 export type RunFile = keyof typeof RUN_FILES;

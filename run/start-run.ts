@@ -1,12 +1,17 @@
 import { existsSync, mkdirSync, realpathSync, rmSync } from 'node:fs';
 import { join, resolve, sep } from 'node:path';
 import { createActor, type InspectionEvent, toPromise } from 'xstate';
+import { type AnswerSource, createApprover } from '../actors/approver.js';
 import { createContextManagerActor } from '../actors/context-manager-actor.js';
+import { createHooksActor, type HooksDeps, runMomentHooks } from '../actors/hooks-actor.js';
 import type { ModelSource } from '../actors/model-source.js';
 import { createSummarizer } from '../actors/summarizer.js';
 import { createToolRunner } from '../actors/tool-runner.js';
+import { rememberedForRepository, trustFilePath } from '../approvals/trust-file.js';
 import { ViewBuilder } from '../context/view-builder.js';
-import { RunInterrupted, UsageError } from '../lib/errors.js';
+import { checkHooksTrusted } from '../hooks/hooks-trust.js';
+import type { HookOutcome } from '../hooks/run-hook.js';
+import { RunAwaitingApproval, RunInterrupted, UsageError } from '../lib/errors.js';
 import { STATE_DIR_NAME } from '../lib/harness-files.js';
 import { changedRulesFiles, markUntrusted, rulesFilesIn } from '../lib/rules-trust.js';
 import { ensureStateDir } from '../lib/state-dir.js';
@@ -15,6 +20,7 @@ import { thisTraceWriter } from '../lib/trace-writer.js';
 import type { HarnessMachine, HarnessOptions } from '../machines/harness-machine.js';
 import { isCheckpoint, stateLabel } from '../machines/introspection.js';
 import type { HarnessContext, HarnessInput, HarnessOutput } from '../machines/types.js';
+import type { McpHub } from '../mcp/hub.js';
 import { describeLostJobs, jobTraceLine } from '../process/job-lines.js';
 import { createRunSandbox } from '../process/run-sandbox.js';
 import type { Rules } from '../rules/schema.js';
@@ -64,8 +70,19 @@ export interface RunOptions {
   fsync?: boolean;
   /** Save the state for `rein resume` after every step (default true; benchmarks measure with and without). */
   saveState?: boolean;
+  /**
+   * Connected MCP servers (`openMcpHub`, mcp/hub.ts): their tools are added after rein's, their lifecycle goes
+   * into the trace, and the run closes them when it ends.
+   */
+  mcp?: McpHub;
   /** Called before each step of starting the run (`LAUNCH_STEPS`); a throw there is a failed start: everything opened before it is released. Tests throw from it. */
   onLaunchStep?: (step: LaunchStep) => void;
+  /** Who can answer an approval in this process (the terminal prompt, the page); none: the run is headless (approvals.headless). */
+  answerSources?: readonly AnswerSource[];
+  /** The approval trust file (default: approvals/trust-file.ts trustFilePath()). */
+  trustFile?: string;
+  /** How often the approver looks for an answer from `rein approve`, in ms (tests make it short). */
+  approvalPollMs?: number;
 }
 
 export interface RunHandle {
@@ -129,17 +146,19 @@ function launch(options: RunOptions, saved: SavedState | null): RunHandle {
   const step = (name: LaunchStep) => options.onLaunchStep?.(name);
   try {
     const workspace = realWorkspace(options.workspace);
+    checkHooksTrusted(options.rules.hooks, options.configPath, workspace, options.trustFile ?? trustFilePath());
     step('sandbox');
     const sandbox = openSandbox(options, workspace, held);
     step('files');
     const files = openRunFiles(options, saved, workspace, sandbox, held);
     step('actors');
-    const wired = wireActors(options, workspace, sandbox, files, held);
+    const late: LateBound = { save: () => undefined, park: () => undefined };
+    const wired = wireActors(options, workspace, sandbox, files, held, late);
     step('checkpoint');
-    const run = createCheckpointedActor(options, saved, workspace, sandbox, files, wired);
+    const run = createCheckpointedActor(options, saved, workspace, sandbox, files, wired, late);
     step('start');
     writeStartLines(options, saved, workspace, sandbox, files, wired);
-    return startActor(options, saved, workspace, { sandbox, files, wired, run }, held);
+    return startActor(options, saved, workspace, { sandbox, files, wired, run }, held, late);
   } catch (error) {
     void held.release();
     throw error;
@@ -170,7 +189,12 @@ function openSandbox(options: RunOptions, workspace: string, held: ResourceStack
 }
 type OpenedSandbox = ReturnType<typeof openSandbox>;
 
-function policyOf(rules: Rules): CommandPolicy {
+function mcpToolBudget(rules: Rules) {
+  return { windowTokens: rules.context.windowTokens, charsPerToken: rules.context.charsPerToken, share: rules.mcp.toolSearchShare };
+}
+
+/** The command policy the rules give (exported for the MCP servers, which run under the same one). */
+export function policyOf(rules: Rules): CommandPolicy {
   return {
     deny: rules.permissions.deny,
     sandbox: rules.permissions.sandbox,
@@ -201,17 +225,67 @@ function openRunFiles(options: RunOptions, saved: SavedState | null, workspace: 
   held.own('the background jobs', opened.sandbox, (box) => box.dispose());
   const recordPath = runFile(options.runDir, 'record');
   const transcript = held.own('the record', saved ? Transcript.resume(recordPath, saved.recordLength) : new Transcript(recordPath), (record) => record.close());
+  // Opened after the trace so it is closed before it: the servers' closing lines reach the file.
+  if (options.mcp) {
+    options.mcp.attach(({ kind, ...note }) => trace.log(kind, note as never));
+    held.own('the MCP servers', options.mcp, (hub) => hub.close());
+  }
   const journal = held.own('the call journal', openCallJournal(runFile(options.runDir, 'journal')), (calls) => calls.close());
   return { trace, tracePath, firstIndex, position, transcript, journal };
 }
 type RunFiles = ReturnType<typeof openRunFiles>;
 
-/** The machine with its actors: the model, the tool runner (journaled, traced, secrets masked), the context manager and the summarizer. */
-function wireActors(options: RunOptions, workspace: string, opened: OpenedSandbox, files: RunFiles, held: ResourceStack) {
+/** How hooks run for this run: in the workspace, with a small environment (never the API key), each traced. */
+function hooksDepsFor(options: RunOptions, workspace: string, trace: Tracer): HooksDeps {
+  const env: NodeJS.ProcessEnv = { REIN_WORKSPACE: workspace, REIN_RUN_DIR: options.runDir };
+  for (const name of ['PATH', 'HOME', 'LANG', 'TMPDIR']) if (process.env[name]) env[name] = process.env[name];
+  return {
+    hooks: options.rules.hooks,
+    cwd: workspace,
+    env,
+    onOutcome: (outcome: HookOutcome, step: number) => {
+      const { moment, command, exitCode, ms, decision, message, problem, stdout, stderr } = outcome;
+      trace.log('hook', {
+        step,
+        moment,
+        command,
+        exitCode,
+        ms,
+        ...(decision ? { decision } : {}),
+        ...(message ? { message } : {}),
+        ...(problem ? { problem } : {}),
+        ...(stdout ? { stdout } : {}),
+        ...(stderr ? { stderr } : {}),
+      });
+      trace.flush();
+    },
+  };
+}
+
+/** What the approver calls that exists only once the actor does: saving the state, and stopping a headless run that must wait. */
+interface LateBound {
+  save(): void;
+  park(): void;
+}
+
+/** The machine with its actors: the model, the tool runner (journaled, traced, secrets masked), the context manager, the summarizer and the approver. */
+function wireActors(options: RunOptions, workspace: string, opened: OpenedSandbox, files: RunFiles, held: ResourceStack, late: LateBound) {
   const { rules } = options;
   const { trace, transcript, journal } = files;
   const tools = selectTools(options.tools, rules.tools.enabled);
+  if (options.mcp)
+    tools.push(
+      ...options.mcp.tools(
+        tools.map((tool) => tool.name),
+        mcpToolBudget(rules),
+      ),
+    );
   const schemas = toolSchemas(tools);
+  // find_tools appends definitions at the end of the list: the prefix the provider has cached stays as it was.
+  options.mcp?.onAppend((added) => {
+    tools.push(...added);
+    schemas.push(...toolSchemas(added));
+  });
   const toolContext: Omit<ToolContext, 'signal'> = {
     root: workspace,
     limits: { outputChars: rules.tools.outputChars, viewLines: rules.tools.viewLines, maxHits: rules.tools.maxHits },
@@ -224,6 +298,7 @@ function wireActors(options: RunOptions, workspace: string, opened: OpenedSandbo
   };
   const builder = new ViewBuilder();
   const record = () => transcript;
+  const hooks = hooksDepsFor(options, workspace, trace);
   const machine = harnessMachineFor(rules, {
     guards: options.guards,
     actions: options.actions,
@@ -243,7 +318,25 @@ function wireActors(options: RunOptions, workspace: string, opened: OpenedSandbo
           trace.flush();
         },
         onSecretsMasked: (findings, call, step) => trace.log('secrets_masked', { step, id: call.id, name: call.name, findings }),
+        ...(rules.hooks.postToolUse.length > 0
+          ? {
+              afterCall: async (done, step, signal) =>
+                (
+                  await runMomentHooks(
+                    hooks,
+                    {
+                      moment: 'postToolUse',
+                      tool: done.name,
+                      step,
+                      event: { step, call: { id: done.id, tool: done.name, args: done.args }, result: done.outcome },
+                    },
+                    signal,
+                  )
+                ).notes,
+            }
+          : {}),
       }),
+      hooks: createHooksActor(hooks),
       contextManager: createContextManagerActor({ record, builder, rules: rules.context }),
       summarizer: createSummarizer({
         record,
@@ -252,14 +345,32 @@ function wireActors(options: RunOptions, workspace: string, opened: OpenedSandbo
         summarize: options.model.summarize,
         windowTokens: rules.context.windowTokens,
       }),
+      approver: createApprover({
+        requestPath: runFile(options.runDir, 'approvalRequest'),
+        answerPath: runFile(options.runDir, 'approvalAnswer'),
+        persist: () => late.save(),
+        sources: options.answerSources ?? [],
+        headless: rules.approvals.headless,
+        onParked: () => late.park(),
+        trust: { path: options.trustFile ?? trustFilePath(), repository: workspace },
+        ...(options.approvalPollMs ? { pollMs: options.approvalPollMs } : {}),
+      }),
     },
   });
-  return { machine, tools };
+  return { machine, tools, hooks };
 }
 type WiredActors = ReturnType<typeof wireActors>;
 
 /** The actor, restored from the saved snapshot on resume, with the record appended to and the state saved at every checkpoint. */
-function createCheckpointedActor(options: RunOptions, saved: SavedState | null, workspace: string, opened: OpenedSandbox, files: RunFiles, wired: WiredActors) {
+function createCheckpointedActor(
+  options: RunOptions,
+  saved: SavedState | null,
+  workspace: string,
+  opened: OpenedSandbox,
+  files: RunFiles,
+  wired: WiredActors,
+  late: LateBound,
+) {
   const { rules } = options;
   const { trace, transcript, journal } = files;
   const input: HarnessInput = {
@@ -268,6 +379,7 @@ function createCheckpointedActor(options: RunOptions, saved: SavedState | null, 
     model: options.model.name,
     todo: readProgress(workspace) ?? [],
     overheadTokens: Math.ceil(toolSchemasJson(wired.tools).length / rules.context.charsPerToken) + 8,
+    rememberedApprovals: rememberedForRepository(options.trustFile ?? trustFilePath(), workspace),
   };
   const startedAt = Date.now();
   const elapsed = () => (saved?.elapsedMs ?? 0) + (Date.now() - startedAt);
@@ -276,7 +388,7 @@ function createCheckpointedActor(options: RunOptions, saved: SavedState | null, 
   const tracer = createInspectionTracer(trace, () => current.actor?.getSnapshot().context.step ?? 0, options.inspect);
   // Background jobs of the process this run continues died with it: the trace and the agent are told.
   const lostJobs = opened.sandbox.takeLostJobs();
-  const restored = saved ? restoreSnapshot(saved, describeLostJobs(lostJobs)) : undefined;
+  const restored = saved ? restoreSnapshot(saved, describeLostJobs(lostJobs), input.rememberedApprovals ?? []) : undefined;
   const actor = createActor(wired.machine, {
     input,
     inspect: tracer.inspect,
@@ -308,6 +420,9 @@ function createCheckpointedActor(options: RunOptions, saved: SavedState | null, 
       },
       { fsync: options.fsync !== false },
     );
+  };
+  late.save = () => {
+    if (options.saveState !== false) save();
   };
   actor.subscribe({
     // The end of each machine step: write what it logged, and save the state at checkpoints.
@@ -369,12 +484,38 @@ function startActor(
   workspace: string,
   { sandbox: opened, files, wired, run }: { sandbox: OpenedSandbox; files: RunFiles; wired: WiredActors; run: CheckpointedActor },
   held: ResourceStack,
+  late: LateBound,
 ): RunHandle {
   const { trace } = files;
   const { actor, tracer } = run;
+  let parked = false;
+  // Called from inside the approver as it starts: the machine stops once the current step has been saved.
+  late.park = () => {
+    parked = true;
+    setImmediate(() => actor.stop());
+  };
   if (saved) trace.log('resume', { fromState: tracer.label(), recordLength: saved.recordLength, elapsedMs: saved.elapsedMs, ...thisTraceWriter() });
   for (const job of run.lostJobs) trace.log('job', jobTraceLine(job));
   const rulesFilesBefore = rulesFilesIn(workspace);
+  // phaseChange hooks: told of each phase the run enters (their answers change nothing; failures are traced).
+  const phaseHooks: Promise<unknown>[] = [];
+  if (options.rules.hooks.phaseChange.length > 0) {
+    let phase = actor.getSnapshot().context.phase;
+    actor.subscribe((snapshot) => {
+      if (snapshot.context.phase === phase) return;
+      const from = phase;
+      phase = snapshot.context.phase;
+      phaseHooks.push(
+        runMomentHooks(wired.hooks, { moment: 'phaseChange', step: snapshot.context.step, event: { from, to: phase, step: snapshot.context.step } }),
+      );
+    });
+  }
+  const runEndHooks = async (status: string, reason: string) => {
+    await Promise.allSettled(phaseHooks);
+    if (options.rules.hooks.runEnd.length === 0) return;
+    const context = actor.getSnapshot().context;
+    await runMomentHooks(wired.hooks, { moment: 'runEnd', step: context.step, event: { status, reason, steps: context.step, summary: context.summary } });
+  };
   let interrupted = false;
   let tampered: string[] = [];
   const done = (async () => {
@@ -382,9 +523,22 @@ function startActor(
       actor.start();
       if (saved) actor.send({ type: 'clock.restart' });
       const output = await toPromise(actor);
+      if (parked) {
+        const pending = actor.getSnapshot().context.approvals.pending;
+        const what = pending ? `${pending.tool} ${JSON.stringify(pending.args).slice(0, 200)}` : 'a call';
+        throw new RunAwaitingApproval(
+          `waiting for an approval of ${what} (${pending?.reason ?? 'approval rules'}); answer with: npx rein approve ${options.runDir} [--deny] [--message M], then continue with: npx rein resume ${options.runDir}`,
+        );
+      }
       if (interrupted) throw new RunInterrupted(`interrupted in ${tracer.label()}; continue with: npx rein resume ${options.runDir}`);
+      await runEndHooks(output.status, output.reason);
       return output;
     } catch (error) {
+      if (error instanceof RunAwaitingApproval) {
+        trace.log('interrupted', { state: tracer.label() });
+        await runEndHooks('awaiting_approval', error.message);
+        throw error;
+      }
       if (error instanceof RunInterrupted) {
         trace.log('interrupted', { state: tracer.label() });
         throw error;
@@ -420,8 +574,16 @@ function realWorkspace(path: string): string {
   return realpathSync(path);
 }
 
-/** The saved snapshot with the elapsed time written into the context, so the clock re-arms with what is left; `notices` are queued for the model. */
-function restoreSnapshot(saved: SavedState, notices: string[] = []): unknown {
+/**
+ * The saved snapshot with the elapsed time written into the context, so the clock re-arms with what is left; `notices`
+ * are queued for the model; the repository's remembered approvals are read afresh (a person may have edited the trust file).
+ */
+function restoreSnapshot(saved: SavedState, notices: string[], repository: HarnessContext['approvals']['remembered']): unknown {
   const snapshot = saved.snapshot as { context: HarnessContext };
-  return { ...snapshot, context: { ...snapshot.context, elapsedMs: saved.elapsedMs, notices: [...snapshot.context.notices, ...notices] } };
+  const { approvals } = snapshot.context;
+  const remembered = [...repository, ...approvals.remembered.filter((entry) => entry.scope !== 'repository')];
+  return {
+    ...snapshot,
+    context: { ...snapshot.context, elapsedMs: saved.elapsedMs, notices: [...snapshot.context.notices, ...notices], approvals: { ...approvals, remembered } },
+  };
 }

@@ -3,7 +3,7 @@ import { UsageError } from '../lib/errors.js';
 
 /** What is saved after every step so a killed run can be resumed. */
 /** Bumped when the saved machine context changes shape: a run saved by another version is not resumed by this one. */
-export const STATE_VERSION = 2;
+export const STATE_VERSION = 3;
 
 export interface SavedState {
   version: typeof STATE_VERSION;

@@ -52,6 +52,8 @@ export function toolAttributes(line: TraceLine, scope: CallScope): { attributes:
     [REIN.toolEffect]: str(effect.kind),
     [REIN.exitCode]: num(effect.exitCode),
     [REIN.blockedBy]: str(effect.blockedBy),
+    [REIN.mcpServer]: effect.kind === 'mcp' ? str(effect.server) : undefined,
+    [REIN.mcpTool]: effect.kind === 'mcp' ? str(effect.tool) : undefined,
     // Paths and commands are the call's arguments: contents, like the arguments themselves.
     [REIN.path]: scope.content ? str(effect.path) : undefined,
     [REIN.command]: scope.content ? str(effect.command) : undefined,
@@ -86,6 +88,14 @@ function toolScope(name: string, callId: string | undefined, step: unknown, scop
   });
 }
 
+const MCP_OUTCOMES: Record<string, string> = {
+  timeout: TOOL_ERROR.timeout,
+  crashed: TOOL_ERROR.crashed,
+  unavailable: TOOL_ERROR.unavailable,
+  refused: TOOL_ERROR.refused,
+  interrupted: TOOL_ERROR.interrupted,
+};
+
 /**
  * A tool call's outcome in one word. A command that ran and exited non-zero is
  * not a failed tool call (the model reads the failure); a blocked, timed-out,
@@ -99,5 +109,6 @@ export function toolOutcome(effect: Record<string, unknown>, ok: boolean): strin
     if (ok) return effect.exitCode === 0 ? 'exit_zero' : 'exit_nonzero';
   }
   if (effect.kind === 'edit') return effect.applied === true ? 'applied' : TOOL_ERROR.rejected;
+  if (effect.kind === 'mcp' && !ok) return MCP_OUTCOMES[String(effect.outcome)] ?? TOOL_ERROR.error;
   return ok ? 'ok' : TOOL_ERROR.error;
 }

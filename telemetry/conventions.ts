@@ -77,6 +77,9 @@ export const REIN = {
   blockedBy: 'rein.command.blocked_by',
   path: 'rein.tool.path',
   command: 'rein.command',
+  /** The MCP server an `mcp__<server>__<tool>` call went to, and the tool's own name there. */
+  mcpServer: 'rein.mcp.server',
+  mcpTool: 'rein.mcp.tool',
   gateAllowed: 'rein.gate.allowed',
   gateWhy: 'rein.gate.why',
   gateRefusals: 'rein.gate.refusals',
@@ -153,5 +156,8 @@ export const TOOL_ERROR = {
   refused: 'refused',
   timeout: 'timeout',
   interrupted: 'interrupted',
+  /** An MCP server that crashed during the call, or was not running. */
+  crashed: 'crashed',
+  unavailable: 'unavailable',
   error: 'tool_error',
 } as const;

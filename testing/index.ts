@@ -4,6 +4,7 @@
  *
  * - `probeHarness`: pure transitions from any state (`transition()` under the hood).
  * - `runScripted`: a full run with a scripted model and real tools on a temp dir.
+ * - `replayRun`, `createReplayer`: recorded runs of any agent, open loop through the real machine (no files, no processes).
  * - `reply`, `call`: scripted model replies; `edited`, `ran`, `read`, …: tool results.
  * - `coverTransitions`: model-based path coverage of a machine built from rules;
  *   `confirmWithScriptedActors` replays every covered path with scripted actors;
@@ -26,6 +27,17 @@ export { defaultRules, type Rules, type RulesInput, rulesSchema } from '../rules
 export { defaultTools } from '../tools/index.js';
 export { type OpenAIStub, type StubAnswer, type StubRequest, startOpenAIStub } from './openai-stub.js';
 export { type ProbeStep, probeHarness } from './probe.js';
-export { blocked, edited, interrupted, type ResultSpec, ran, read, rejectedEdit, searched, todo, toolError } from './results.js';
+export type { RecordedRun, RecordedStep, RecordedTool } from './recorded-run.js';
+export {
+  createReplayer,
+  LEARNING_NEW,
+  LEARNING_WINDOW,
+  type ReplayNudge,
+  type ReplayOptions,
+  type ReplayResult,
+  type ReplayStep,
+  replayRun,
+} from './replay-run.js';
+export { blocked, denied, edited, interrupted, type ResultSpec, ran, read, rejectedEdit, searched, todo, toolError } from './results.js';
 export { runScripted, type ScriptedRunOptions, type ScriptedRunResult } from './run-scripted.js';
 export { makeTempDir, removeTempDirs } from './temp-dir.js';

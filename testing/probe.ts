@@ -1,5 +1,6 @@
-import { type StateValue, transition } from 'xstate';
+import type { StateValue } from 'xstate';
 import type { ScriptedReply } from '../actors/scripted-model.js';
+import type { ApprovalDecision } from '../approvals/pending.js';
 import type { ChatMessage, ToolCall } from '../context/messages.js';
 import type { MachineNote } from '../lib/trace-events.js';
 import type { ContextOutput } from '../machines/actor-contracts.js';
@@ -10,6 +11,7 @@ import { normalizeCalls } from '../machines/turn-cycle.js';
 import type { HarnessContext, HarnessEmitted, ModelReply, ToolsOutput } from '../machines/types.js';
 import type { Rules } from '../rules/schema.js';
 import { firstValidFinish } from '../tools/finish.js';
+import { pureTransition } from './pure-transition.js';
 import type { ResultSpec } from './results.js';
 
 type Snapshot = ReturnType<HarnessMachine['resolveState']>;
@@ -29,7 +31,7 @@ export interface ProbeStep {
 
 /**
  * Drives the harness machine one event at a time with XState's pure
- * `transition()`: no actors run, no files or network are touched. Start it
+ * transition (testing/pure-transition.ts): no actors run, no files or network are touched. Start it
  * at any state with any context, feed it a model reply or tool results, and
  * read the state it reaches, what it appended and which notes it emitted.
  *
@@ -51,8 +53,7 @@ export function probeHarness(machine: HarnessMachine, rules: Rules, options: { a
   });
 
   const apply = (event: unknown): ProbeStep => {
-    // Probes send any event a test builds; XState types transition() by the machine's own event union.
-    const [next, actions] = transition(machine, snapshot, event as never);
+    const [next, actions] = pureTransition(machine, snapshot, event);
     snapshot = next;
     const emitted = (actions as Array<{ type: string; params?: unknown }>)
       .filter((action) => action.type === 'xstate.emit')
@@ -101,7 +102,9 @@ export function probeHarness(machine: HarnessMachine, rules: Rules, options: { a
     tools(results: ResultSpec[], finish?: { summary: string }): ProbeStep {
       expectState('tools', '.act', 'tool calls run in a *.act state, after a reply() with calls');
       const context = snapshot.context;
-      const pending = context.calls.length > 0 ? context.calls.slice(context.cursor) : normalizeCalls({ role: 'assistant', content: null }, context.step);
+      // With approvals the tool actor runs only up to the next call that waits for an answer.
+      const end = context.approvals.runUntil > context.cursor ? context.approvals.runUntil : undefined;
+      const pending = context.calls.length > 0 ? context.calls.slice(context.cursor, end) : normalizeCalls({ role: 'assistant', content: null }, context.step);
       checkResults(results, pending, finish !== undefined);
       const output: ToolsOutput = {
         results: results.map((spec, index) => ({
@@ -128,6 +131,18 @@ export function probeHarness(machine: HarnessMachine, rules: Rules, options: { a
         ...overrides,
       };
       return apply({ type: 'xstate.done.actor.contextManager', output });
+    },
+    /**
+     * The approver answered the pending call: `allow` or `deny` (by default bound to the pending call's id and
+     * argument hash; pass `callId`/`argsHash` to give a stale or forged answer), or an Error for an approver that failed.
+     */
+    answer(answer: 'allow' | 'deny' | Error | (Partial<ApprovalDecision> & { verdict: 'allow' | 'deny' })): ProbeStep {
+      expectState('answer', '.awaitingApproval', 'an answer is for a call in a *.awaitingApproval state (a reply whose call the approval rules ask about)');
+      if (answer instanceof Error) return apply({ type: 'xstate.error.actor.approver', error: answer });
+      const pending = snapshot.context.approvals.pending!;
+      const given = typeof answer === 'string' ? { verdict: answer } : answer;
+      const output: ApprovalDecision = { callId: pending.callId, argsHash: pending.argsHash, by: 'command', ...given };
+      return apply({ type: 'xstate.done.actor.approver', output });
     },
     /** Any other event: the clock (`clock.expired`), an actor error, a summary. */
     send(event: { type: string; [key: string]: unknown }): ProbeStep {

@@ -89,3 +89,8 @@ export function todo(items: TodoItem[]): ResultSpec {
 export function toolError(name: string, message: string, args: unknown = {}): ResultSpec {
   return { name, args, outcome: outcome(`Tool error: ${message}`, false, { kind: 'none' }) };
 }
+
+/** A call the approval rules or an answer denied: it did not run, its result says so (the tool actor's denial text). */
+export function denied(name: string, content: string, args: unknown = {}): ResultSpec {
+  return { name, args, outcome: outcome(content, false, { kind: 'none' }) };
+}

@@ -30,6 +30,10 @@ export interface ScriptedRunOptions {
   clock?: RunOptions['clock'];
   /** fsync the saved state every step (off by default in tests: a killed process loses nothing without it). */
   fsync?: boolean;
+  /** Connected MCP servers (`openMcpHub`); the run closes them when it ends. */
+  mcp?: RunOptions['mcp'];
+  /** The run directory (default: a new temp dir); a hub's stderr logs go where it was opened. */
+  runDir?: string;
 }
 
 export interface ScriptedRunResult {
@@ -40,6 +44,8 @@ export interface ScriptedRunResult {
   /** Trace lines of one kind. */
   lines(kind: string): TraceRecord[];
   model: ScriptedModel;
+  /** The tool definitions the model was given, as it holds them (find_tools appends to the same array). */
+  toolSchemas: unknown[];
   workspace: string;
   runDir: string;
 }
@@ -59,7 +65,8 @@ export async function runScripted(options: ScriptedRunOptions): Promise<Scripted
     mkdirSync(dirname(join(workspace, path)), { recursive: true });
     writeFileSync(join(workspace, path), content);
   }
-  const runDir = makeTempDir('rein-test-run-');
+  const runDir = options.runDir ?? makeTempDir('rein-test-run-');
+  let toolSchemas: unknown[] = [];
   const rules = rulesSchema.parse(options.rules ?? {});
   const model = createScriptedModel(options.script);
   const handle = startRun({
@@ -68,11 +75,20 @@ export async function runScripted(options: ScriptedRunOptions): Promise<Scripted
     testCmd: options.testCmd ?? 'npm test',
     rules,
     runDir,
-    model: { name: 'scripted', description: 'scripted test model', createActor: () => model.actor, summarize: options.summarize ?? extractiveSummary },
+    model: {
+      name: 'scripted',
+      description: 'scripted test model',
+      createActor: (schemas) => {
+        toolSchemas = schemas;
+        return model.actor;
+      },
+      summarize: options.summarize ?? extractiveSummary,
+    },
     ...(options.guards ? { guards: options.guards } : {}),
     ...(options.actions ? { actions: options.actions } : {}),
     ...(options.tools ? { tools: options.tools } : {}),
     ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.mcp ? { mcp: options.mcp } : {}),
     fsync: options.fsync ?? false,
   });
   const output = await handle.done;
@@ -81,6 +97,7 @@ export async function runScripted(options: ScriptedRunOptions): Promise<Scripted
     output,
     trace,
     model,
+    toolSchemas,
     workspace,
     runDir,
     record: readRecord(join(runDir, 'record.jsonl')),

@@ -1,11 +1,14 @@
 import fs from 'node:fs';
+import nodePath from 'node:path';
 import { z } from 'zod';
 import { shortHash } from '../lib/short-hash.js';
 import { writeFileAtomic } from './atomic-write.js';
-import { readWindow, resolveExistingFile } from './read-file.js';
+import { resolveWritableInWorkspace } from './path-guard.js';
+import { openExistingFile, readWindow } from './read-file.js';
 import { headTail } from './shape.js';
 import { checkSyntax, type SyntaxChecker } from './syntax-check.js';
 import type { Tool, ToolContext, ToolOutcome } from './types.js';
+import { type OpenedFile, openVerifiedDir, verifiedPath } from './verified-open.js';
 
 /** Echo of the edited region, as in the seed. */
 export const EDIT_ECHO_CHARS = 1_500;
@@ -34,8 +37,13 @@ export const editFileTool: Tool<typeof parameters> = {
   parameters,
   async execute({ path, old, new: replacement }, ctx) {
     // Stryker disable next-line ArrayDeclaration: a fallback naming a file that does not exist protects nothing, as [] does
-    const file = resolveExistingFile(ctx.root, path, { forWriting: true, protectedFiles: ctx.protectedFiles ?? [], hiding: ctx.policy });
-    const source = decodeText(fs.readFileSync(file));
+    const file = openExistingFile(ctx.root, path, { forWriting: true, protectedFiles: ctx.protectedFiles ?? [], hiding: ctx.policy });
+    let source: string | null;
+    try {
+      source = decodeText(fs.readFileSync(file.fd));
+    } finally {
+      file.close();
+    }
     if (source === null) return rejected(path, `Edit rejected: ${path} is not a UTF-8 text file; change it with a command instead.`);
     const count = countOccurrences(source, old);
     if (count !== 1) return rejected(path, `Edit rejected: \`old\` must match exactly once, found ${count} matches.`);
@@ -46,8 +54,8 @@ export const editFileTool: Tool<typeof parameters> = {
     if ('error' in judgement) {
       return rejected(path, `Edit rejected, file unchanged. Syntax error:\n${headTail(judgement.error, SYNTAX_ERROR_CHARS)}`);
     }
-    writeFileAtomic(file, candidate);
-    return applied(file, path, lineOf(source, at), ctx, judgement.note, { before: shortHash(source), after: shortHash(candidate) });
+    replaceVerified(ctx, file, path, candidate);
+    return applied(path, lineOf(source, at), ctx, judgement.note, { before: shortHash(source), after: shortHash(candidate) });
   },
   // A resumed run asks this for an edit its killed predecessor had started: `old` gone and
   // `new` present means the write happened, so it is reported, not attempted again.
@@ -55,19 +63,50 @@ export const editFileTool: Tool<typeof parameters> = {
   // or equal to it, needs no check of its own: `old` would still be in the file.)
   async recover({ path, old, new: replacement }, ctx) {
     if (replacement === '') return null;
-    const file = resolveExistingFile(ctx.root, path, { hiding: ctx.policy });
-    const source = decodeText(fs.readFileSync(file));
+    const file = openExistingFile(ctx.root, path, { hiding: ctx.policy });
+    let source: string | null;
+    try {
+      source = decodeText(fs.readFileSync(file.fd));
+    } finally {
+      file.close();
+    }
     if (source === null || countOccurrences(source, old) !== 0 || countOccurrences(source, replacement) !== 1) return null;
     const before = source.slice(0, source.indexOf(replacement)) + old + source.slice(source.indexOf(replacement) + replacement.length);
-    return applied(file, path, lineOf(source, source.indexOf(replacement)), ctx, undefined, { before: shortHash(before), after: shortHash(source) });
+    return applied(path, lineOf(source, source.indexOf(replacement)), ctx, undefined, { before: shortHash(before), after: shortHash(source) });
   },
 };
 
 /** Hashes of the file's content before and after the edit: the stall detector tells a new version from a return to an old one. */
 type Versions = { before: string; after: string };
 
-async function applied(file: string, path: string, line: number, ctx: ToolContext, note: string | undefined, versions: Versions): Promise<ToolOutcome> {
-  const window = await readWindow(file, path, Math.max(1, line - 3), ctx.limits.viewLines);
+/**
+ * Writes the edited text over the file that was read: the temporary file and the rename are made in the file's
+ * directory, opened no-follow and checked to be inside the workspace, and checked again just before the rename, so a
+ * directory or link swapped in meanwhile sends nothing, not even a temporary file, outside.
+ */
+function replaceVerified(ctx: ToolContext, file: OpenedFile, shown: string, text: string): void {
+  const dir = openVerifiedDir(ctx.root, nodePath.dirname(file.real), shown, ctx.policy);
+  // Where the write lands, judged again on the directory as it is now: never rein's own files.
+  const check = () => {
+    const target = nodePath.join(verifiedPath(ctx.root, dir.fd, shown, ctx.policy, true), nodePath.basename(file.real));
+    resolveWritableInWorkspace(ctx.root, target, ctx.protectedFiles ?? [], ctx.policy);
+  };
+  try {
+    check();
+    writeFileAtomic(file.real, text, { dir: { fd: dir.fd, check }, original: file.stat });
+  } finally {
+    dir.close();
+  }
+}
+
+async function applied(path: string, line: number, ctx: ToolContext, note: string | undefined, versions: Versions): Promise<ToolOutcome> {
+  const file = openExistingFile(ctx.root, path, { hiding: ctx.policy });
+  let window: string;
+  try {
+    window = await readWindow(file, path, Math.max(1, line - 3), ctx.limits.viewLines);
+  } finally {
+    file.close();
+  }
   const shownNote = note === undefined ? '' : `[${note}]\n`;
   return { content: `Edit applied.\n${shownNote}${window.slice(0, EDIT_ECHO_CHARS)}`, ok: true, effect: { kind: 'edit', path, applied: true, ...versions } };
 }

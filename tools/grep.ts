@@ -5,6 +5,7 @@ import { forEachLine, looksBinary } from './line-reader.js';
 import { hiddenReason, resolveInWorkspace, toWorkspaceRelative } from './path-guard.js';
 import { headTail } from './shape.js';
 import type { Tool, ToolContext } from './types.js';
+import { type OpenedFile, openVerified } from './verified-open.js';
 import { walkFiles } from './walk-files.js';
 
 /** Matching lines counted before giving up on an exact total. */
@@ -61,29 +62,44 @@ async function search(regex: RegExp, start: string, ctx: ToolContext): Promise<{
     if (count > COUNT_LIMIT) break;
     // What the sandbox hides from commands (.env files, permissions.hidden) does not exist for grep either.
     if (hiddenReason(ctx.root, file, ctx.policy, false) !== null) continue;
-    if (await isUnreadableOrBinary(file)) continue;
-    const rel = toWorkspaceRelative(ctx.root, file);
-    await forEachLine(
-      file,
-      MAX_SEARCHED_LINE_BYTES,
-      ({ number, bytes }) => {
-        const text = decoder.decode(bytes);
-        const line = text.endsWith('\r') ? text.slice(0, -1) : text;
-        const match = regex.exec(line);
-        if (match === null) return true;
-        count += 1;
-        if (hits.length < ctx.limits.maxHits) hits.push(`${rel}:${number}: ${showHit(line, match.index)}`);
-        return count <= COUNT_LIMIT;
-      },
-      ctx.signal,
-    );
+    // Opened and checked as read_file does: a file swapped for a link (or below a swapped directory) is skipped.
+    const opened = openOrNull(ctx.root, file, ctx);
+    if (opened === null) continue;
+    try {
+      if (await isUnreadableOrBinary(opened.fd)) continue;
+      const rel = toWorkspaceRelative(ctx.root, file);
+      await forEachLine(
+        opened.fd,
+        MAX_SEARCHED_LINE_BYTES,
+        ({ number, bytes }) => {
+          const text = decoder.decode(bytes);
+          const line = text.endsWith('\r') ? text.slice(0, -1) : text;
+          const match = regex.exec(line);
+          if (match === null) return true;
+          count += 1;
+          if (hits.length < ctx.limits.maxHits) hits.push(`${rel}:${number}: ${showHit(line, match.index)}`);
+          return count <= COUNT_LIMIT;
+        },
+        ctx.signal,
+      );
+    } finally {
+      opened.close();
+    }
   }
   return { hits, count };
 }
 
-async function isUnreadableOrBinary(file: string): Promise<boolean> {
+function openOrNull(root: string, file: string, ctx: ToolContext): OpenedFile | null {
   try {
-    return await looksBinary(file);
+    return openVerified(root, file, toWorkspaceRelative(root, file), ctx.policy);
+  } catch {
+    return null;
+  }
+}
+
+async function isUnreadableOrBinary(fd: number): Promise<boolean> {
+  try {
+    return await looksBinary(fd);
   } catch {
     return true;
   }

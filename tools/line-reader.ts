@@ -1,4 +1,7 @@
-import fs from 'node:fs/promises';
+import fs from 'node:fs';
+import { promisify } from 'node:util';
+
+const readAt = promisify(fs.read);
 
 const CHUNK_BYTES = 64 * 1024;
 const NEWLINE = 0x0a;
@@ -29,18 +32,23 @@ export type LineVisitor = (line: LineInfo) => boolean | undefined;
  * `\n` bytes, which never occur inside a UTF-8 multi-byte sequence. A final
  * line without `\n` counts; an empty file has zero lines.
  *
+ * `file` is a path or a descriptor the caller opened (and closes); a descriptor is read from its start by
+ * position, so it can be read again.
+ *
  * @example const lines = await forEachLine('/repo/big.log', 4096, ({ number, bytes }) => { ... });
  */
-export async function forEachLine(file: string, maxLineBytes: number, visit: LineVisitor, signal?: AbortSignal): Promise<number> {
-  const handle = await fs.open(file, 'r');
+export async function forEachLine(file: string | number, maxLineBytes: number, visit: LineVisitor, signal?: AbortSignal): Promise<number> {
+  const fd = typeof file === 'number' ? file : fs.openSync(file, 'r');
   const line = createLineAccumulator(maxLineBytes);
   const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
   let count = 0;
+  let position = 0;
   try {
     for (;;) {
       signal?.throwIfAborted();
-      const { bytesRead } = await handle.read(buffer, 0, CHUNK_BYTES, null);
+      const { bytesRead } = await readAt(fd, buffer, 0, CHUNK_BYTES, position);
       if (bytesRead === 0) break;
+      position += bytesRead;
       const chunk = buffer.subarray(0, bytesRead);
       let from = 0;
       for (let nl = chunk.indexOf(NEWLINE, from); nl !== -1; nl = chunk.indexOf(NEWLINE, from)) {
@@ -55,19 +63,19 @@ export async function forEachLine(file: string, maxLineBytes: number, visit: Lin
     if (!line.isEmpty()) visit({ number: ++count, ...line.take() });
     return count;
   } finally {
-    await handle.close();
+    if (typeof file !== 'number') fs.closeSync(fd);
   }
 }
 
-/** True when the file's first 8 KB contain a NUL byte. */
-export async function looksBinary(file: string): Promise<boolean> {
-  const handle = await fs.open(file, 'r');
+/** True when the file's first 8 KB contain a NUL byte; `file` is a path or a descriptor (read by position). */
+export async function looksBinary(file: string | number): Promise<boolean> {
+  const fd = typeof file === 'number' ? file : fs.openSync(file, 'r');
   try {
     const buffer = Buffer.alloc(BINARY_SNIFF_BYTES);
-    const { bytesRead } = await handle.read(buffer, 0, BINARY_SNIFF_BYTES, 0);
+    const { bytesRead } = await readAt(fd, buffer, 0, BINARY_SNIFF_BYTES, 0);
     return buffer.subarray(0, bytesRead).includes(0);
   } finally {
-    await handle.close();
+    if (typeof file !== 'number') fs.closeSync(fd);
   }
 }
 

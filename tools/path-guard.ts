@@ -94,7 +94,8 @@ export function toWorkspaceRelative(root: string, absolute: string): string {
   return rel === '' ? '.' : rel.split(path.sep).join('/');
 }
 
-function isInside(root: string, candidate: string): boolean {
+/** Whether `candidate` is `root` or below it (whole segments compared). */
+export function isInside(root: string, candidate: string): boolean {
   const rel = path.relative(root, candidate);
   // `..foo` is a legal name inside the root, so compare whole segments ('' is the root itself).
   return rel !== '..' && !rel.startsWith('..' + path.sep) && !path.isAbsolute(rel);

@@ -1,14 +1,16 @@
-import fs from 'node:fs';
 import { z } from 'zod';
-import { MissingFileError } from '../lib/errors.js';
+import { maskLinesAfter } from '../lib/secret-scan.js';
 import { forEachLine, looksBinary } from './line-reader.js';
 import { type Hiding, resolveInWorkspace, resolveWritableInWorkspace } from './path-guard.js';
 import type { Tool } from './types.js';
+import { type OpenedFile, openVerified } from './verified-open.js';
 
 /** Longest line shown in full; longer ones are cut with a marker. */
 export const MAX_LINE_CHARS = 2_000;
 /** A UTF-8 code point is at most 4 bytes, so this many bytes always cover MAX_LINE_CHARS. */
 const MAX_LINE_BYTES = MAX_LINE_CHARS * 4;
+/** Lines above a window read with it for secret masking only: a private key whose header is above the window is still masked. */
+const MASK_CONTEXT_LINES = 200;
 
 const parameters = z
   .object({
@@ -28,26 +30,30 @@ export const readFileTool: Tool<typeof parameters> = {
   description: 'Show 100 numbered lines of a file starting at `start`.',
   parameters,
   async execute({ path, start }, ctx) {
-    const file = resolveExistingFile(ctx.root, path, { hiding: ctx.policy });
-    const content = await readWindow(file, path, start, ctx.limits.viewLines);
-    return { content, ok: true, effect: { kind: 'read', path } };
+    const file = openExistingFile(ctx.root, path, { hiding: ctx.policy });
+    try {
+      const content = await readWindow(file, path, start, ctx.limits.viewLines);
+      return { content, ok: true, effect: { kind: 'read', path } };
+    } finally {
+      file.close();
+    }
   },
 };
 
-/** Resolves a workspace path and checks it names a regular file, else `MissingFileError`. */
-export function resolveExistingFile(
+/**
+ * Resolves a workspace path with the path guard, opens it, and checks that what was opened is a regular file still
+ * inside the workspace (`openVerified`), else `PathEscapeError`, `HiddenPathError` or `MissingFileError`. The
+ * caller reads through the returned descriptor and closes it.
+ */
+export function openExistingFile(
   root: string,
   relOrAbs: string,
   options: { forWriting?: boolean; protectedFiles?: readonly string[]; hiding?: Hiding } = {},
-): string {
+): OpenedFile {
   const file = options.forWriting
     ? resolveWritableInWorkspace(root, relOrAbs, options.protectedFiles, options.hiding)
     : resolveInWorkspace(root, relOrAbs, options.hiding);
-  const stat = fs.statSync(file, { throwIfNoEntry: false });
-  if (stat === undefined) throw new MissingFileError(`${relOrAbs} does not exist`);
-  if (stat.isDirectory()) throw new MissingFileError(`${relOrAbs} is a directory, not a file`);
-  if (!stat.isFile()) throw new MissingFileError(`${relOrAbs} is not a regular file`);
-  return file;
+  return openVerified(root, file, relOrAbs, options.hiding);
 }
 
 /**
@@ -55,24 +61,30 @@ export function resolveExistingFile(
  * the window is held in memory. The header is the seed's:
  * `[path: lines a-b of n; x above, y below]`.
  *
- * @example await readWindow('/repo/a.py', 'a.py', 1, 100) // '[a.py: lines 1-3 of 3; 0 above, 0 below]\n    1  ...'
+ * The lines above the window are read with it for masking: a secret that starts above it (a private key's header)
+ * is masked where it goes on inside.
+ *
+ * @example await readWindow(openExistingFile('/repo', 'a.py'), 'a.py', 1, 100) // '[a.py: lines 1-3 of 3; 0 above, 0 below]\n    1  ...'
  */
-export async function readWindow(file: string, shownPath: string, start: number, viewLines: number): Promise<string> {
-  if (await looksBinary(file)) {
-    return `[${shownPath}: binary file, ${fs.statSync(file).size} bytes; not shown]`;
+export async function readWindow(file: Pick<OpenedFile, 'fd' | 'stat'>, shownPath: string, start: number, viewLines: number): Promise<string> {
+  if (await looksBinary(file.fd)) {
+    return `[${shownPath}: binary file, ${file.stat.size} bytes; not shown]`;
   }
   const first = Math.max(1, start);
   const last = first + viewLines - 1;
   const decoder = new TextDecoder('utf-8', { fatal: false });
-  const body: string[] = [];
-  const total = await forEachLine(file, MAX_LINE_BYTES, ({ number, bytes, cutBytes }) => {
-    if (number >= first && number <= last) {
-      body.push(`${number.toString().padStart(5)}  ${formatLine(decoder.decode(bytes), bytes.length + cutBytes)}`);
-    }
+  const context: string[] = [];
+  const lines: Array<{ number: number; text: string; totalBytes: number }> = [];
+  const total = await forEachLine(file.fd, MAX_LINE_BYTES, ({ number, bytes, cutBytes }) => {
+    if (number >= first && number <= last) lines.push({ number, text: decoder.decode(bytes), totalBytes: bytes.length + cutBytes });
+    else if (number < first && number >= first - MASK_CONTEXT_LINES) context.push(decoder.decode(bytes));
   });
   if (total === 0) return `[${shownPath}: empty file, 0 lines]`;
   if (first > total) return `[${shownPath}: start ${first} is past the end; the file has ${total} lines]`;
   const end = Math.min(total, last);
+  const before = context.length > 0 ? `${context.join('\n')}\n` : '';
+  const masked = maskLinesAfter(before, lines.map((line) => line.text).join('\n')).split('\n');
+  const body = lines.map((line, index) => `${line.number.toString().padStart(5)}  ${formatLine(masked[index] ?? '', line.totalBytes)}`);
   return `[${shownPath}: lines ${first}-${end} of ${total}; ${first - 1} above, ${total - end} below]\n${body.join('\n')}`;
 }
 

@@ -70,6 +70,7 @@ export async function resumeCommand(argv: string[], io: Io, env: NodeJS.ProcessE
   const execute = (observers: RunObservers) =>
     executeRun({
       io,
+      env,
       json: Boolean(parsed.values.json),
       resume: true,
       headless: headlessOptions(parsed),

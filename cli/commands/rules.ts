@@ -1,10 +1,16 @@
+import { realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { approvalOverride } from '../../approvals/presets.js';
+import { trustFilePath, trustHooks } from '../../approvals/trust-file.js';
 import { type LoadedRules, loadRules } from '../../config/load-rules.js';
 import { checkCoverage } from '../../coverage/check.js';
+import { hooksFingerprint } from '../../hooks/hooks-trust.js';
+import { hasHooks } from '../../hooks/schema.js';
 import { didYouMean } from '../../lib/did-you-mean.js';
 import { UsageError } from '../../lib/errors.js';
 import { trustRulesFiles } from '../../lib/rules-trust.js';
 import { createHarnessMachine } from '../../machines/harness-machine.js';
+import { describeApprovals } from '../../rules/describe-approvals.js';
 import { diffRules } from '../../rules/diff.js';
 import { PRESETS, presetNames } from '../../rules/presets.js';
 import { defaultRules } from '../../rules/schema.js';
@@ -13,15 +19,19 @@ import type { Io } from '../execute-run.js';
 import { EXIT } from '../exit-codes.js';
 import { printGraph } from './rules-graph.js';
 import { listGuards, printGuards } from './rules-guards.js';
+import { printTools } from './rules-tools.js';
 
-export const RULES_USAGE = `rein rules <show|guards|graph|coverage|presets|trust> [--config FILE] [--preset NAME] [--workspace DIR]
+export const RULES_USAGE = `rein rules <show|guards|graph|coverage|presets|trust|trust-hooks|tools> [--config FILE] [--preset NAME] [--approval MODE] [--workspace DIR]
 
-  show       the effective rules as JSON (--diff: only what differs from the defaults, the default with --preset; --full: everything)
+  show       the effective rules as JSON (--diff: only what differs from the defaults, the default with --preset; --full: everything);
+             the approval rules in effect per phase, in the order they are checked, follow on stderr
   guards     every guard a rules file may name: parameters, defaults, what it reads, an example (--format json)
   graph      the statechart these rules build: --format mermaid (default) or json
   coverage   drive every transition of that statechart with generated paths; exit 1 if one is not covered
   presets    the ablation presets and the finding each reproduces
   trust      after reviewing them: load the rules files an agent run wrote in --workspace (default: .) again
+  trust-hooks  after reviewing them: let the hooks the rules file in --workspace declares run (they run outside the sandbox)
+  tools      every tool a run would offer, in order, and which each phase allows; starts the MCP servers to list theirs (--format json)
 
 Without --config, rein.config.json|yaml|yml|ts|mts|mjs|js in the current directory is used if present.
 Presets: ${presetNames().join(', ')}.`;
@@ -31,6 +41,7 @@ const RULES_FLAGS: FlagSpec = {
   preset: { type: 'string' },
   format: { type: 'string' },
   workspace: { type: 'string' },
+  approval: { type: 'string' },
   diff: { type: 'boolean' },
   full: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
@@ -57,11 +68,13 @@ export async function rulesCommand(argv: string[], io: Io): Promise<number> {
     return EXIT.done;
   }
   const loaded = await load(parsed);
+  if (action === 'trust-hooks') return trustRepositoryHooks(loaded, resolve(stringFlag(parsed, 'workspace') ?? '.'), io);
   if (action === 'show') return show(loaded, io, Boolean(parsed.values.diff) || (Boolean(stringFlag(parsed, 'preset')) && !parsed.values.full));
   if (action === 'guards') return printGuards(listGuards(loaded.guards, loaded.configPath), stringFlag(parsed, 'format') ?? 'text', io);
   if (action === 'graph')
     return printGraph(createHarnessMachine(loaded.rules, { guards: loaded.guards, actions: loaded.actions }), stringFlag(parsed, 'format') ?? 'mermaid', io);
   if (action === 'coverage') return coverage(loaded, io);
+  if (action === 'tools') return printTools(loaded, resolve(stringFlag(parsed, 'workspace') ?? '.'), stringFlag(parsed, 'format') ?? 'text', io, process.env);
   throw new UsageError(`rein rules: unknown action "${action}"${didYouMean(action, ACTIONS)}\n\n${RULES_USAGE}`);
 }
 
@@ -70,19 +83,35 @@ function load(parsed: ParsedCommand): Promise<LoadedRules> {
     preset: stringFlag(parsed, 'preset'),
     configPath: stringFlag(parsed, 'config'),
     workspace: resolve(stringFlag(parsed, 'workspace') ?? '.'),
+    overrides: approvalOverride(stringFlag(parsed, 'approval')),
   });
 }
 
-const ACTIONS = ['show', 'guards', 'graph', 'coverage', 'presets', 'trust'];
+const ACTIONS = ['show', 'guards', 'graph', 'coverage', 'presets', 'trust', 'trust-hooks', 'tools'];
+
+function trustRepositoryHooks(loaded: LoadedRules, workspace: string, io: Io): number {
+  const { hooks } = loaded.rules;
+  if (!hasHooks(hooks)) {
+    io.stderr.write(`rein: the rules for ${workspace} declare no hooks; nothing to trust\n`);
+    return EXIT.done;
+  }
+  io.stdout.write(JSON.stringify(hooks, null, 2) + '\n');
+  const file = trustFilePath();
+  trustHooks(file, realpathSync(workspace), hooksFingerprint(hooks));
+  io.stderr.write(`rein: trusted these hooks for ${workspace} (in ${file}); if the rules file changes them, they are refused again until trusted\n`);
+  return EXIT.done;
+}
 
 function show(loaded: LoadedRules, io: Io, onlyChanges: boolean): number {
   if (!onlyChanges) {
     io.stderr.write(`rein: effective rules from ${loaded.sources.join(' + ')} + defaults (--diff for only what differs from the defaults)\n`);
     io.stdout.write(JSON.stringify(loaded.rules, null, 2) + '\n');
+    io.stderr.write(describeApprovals(loaded.rules));
     return EXIT.done;
   }
   io.stderr.write(`rein: what ${loaded.sources.join(' + ')} changes from the defaults (--full for the whole effective rules)\n`);
   io.stdout.write(JSON.stringify(diffRules(defaultRules(), loaded.rules) ?? {}, null, 2) + '\n');
+  io.stderr.write(describeApprovals(loaded.rules));
   return EXIT.done;
 }
 

@@ -1,6 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { openAIModelSource, resolveEndpoint } from '../../actors/model-source.js';
+import { approvalOverride } from '../../approvals/presets.js';
 import { loadRules } from '../../config/load-rules.js';
 import { ModelEndpointError, UsageError } from '../../lib/errors.js';
 import type { Plain } from '../../rules/merge.js';
@@ -25,6 +26,8 @@ export const RUN_USAGE = `rein run <repo> "<task>" --test-cmd "<cmd>" [options]
   --max-steps N          step budget            --max-seconds N     time budget
   --max-tokens N         token cap              --max-cost USD      cost cap (needs a price for the model)
   --context-window N     the model's context window, in tokens
+  --approval MODE        never (ask about nothing), on-request (ask before commands, jobs and MCP tools),
+                         untrusted (ask before everything but reads); sets approvals.default/ask/allow
   --trace PATH           trace file (default: <run-dir>/trace.jsonl)
   --run-dir DIR          where the trace, record and saved state go (default: <repo>/.rein/runs/<id>)
   --viz                  serve the live visualizer on 127.0.0.1 (the URL is printed)
@@ -46,6 +49,7 @@ export const RUN_FLAGS: FlagSpec = {
   'max-tokens': { type: 'string' },
   'max-cost': { type: 'string' },
   'context-window': { type: 'string' },
+  approval: { type: 'string' },
   trace: { type: 'string' },
   'run-dir': { type: 'string' },
   viz: { type: 'boolean' },
@@ -68,6 +72,7 @@ export function ruleOverrides(command: string, parsed: ParsedCommand): Plain {
     },
     context: { windowTokens: numberFlag(command, parsed, 'context-window', { integer: true }) },
     verification: { command: stringFlag(parsed, 'test-cmd') },
+    ...approvalOverride(stringFlag(parsed, 'approval')),
   };
 }
 
@@ -127,6 +132,7 @@ async function startRunCommand(parsed: ParsedCommand, repo: string, task: string
   const execute = (observers: RunObservers) =>
     executeRun({
       io,
+      env,
       json: Boolean(parsed.values.json),
       headless,
       otel,

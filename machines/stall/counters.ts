@@ -70,7 +70,13 @@ export function foldStall(stall: StallState, result: ToolCallResult, classified:
     set('editThrash', get('editThrash') + 1);
     thrashFile = effect.path;
   }
-  if (effect.kind === 'read' || effect.kind === 'search') set('readLoop', get('readLoop') + 1);
+  // A read or search that shows something new is exploration, not a loop: it does not advance readLoop (repeats do), only the
+  // far higher longExploration cap; nothingNew counts any result that made no progress at all.
+  if (effect.kind === 'read' || effect.kind === 'search') {
+    if (!kinds.includes('newInfo')) set('readLoop', get('readLoop') + 1);
+    set('longExploration', get('longExploration') + 1);
+  }
+  set('nothingNew', anything ? 0 : get('nothingNew') + 1);
 
   return {
     ...stall,
@@ -98,14 +104,16 @@ export function foldReply(stall: StallState, hadToolCalls: boolean): StallState 
 /**
  * After a nudge: the firing is counted on the rule that fired, and every
  * rule that saw the same turn (its peak at its limit) starts counting over,
- * so one stall is nudged once, not once per rule that noticed it.
+ * so one stall is nudged once, not once per rule that noticed it; a
+ * catch-all rule (nothingNew) starts over on any nudge.
  */
 export function noteFiring(stall: StallState, rule: string, limits: Readonly<Record<string, number>>): StallState {
   const old = stall.counters[rule] ?? { count: 0, peak: 0, firings: 0 };
   const counters = { ...stall.counters };
   for (const [name, limit] of Object.entries(limits)) {
     const counter = counters[name];
-    if (counter && counter.peak >= limit) counters[name] = { ...counter, count: 0, peak: 0 };
+    const yields = isStallRuleName(name) && 'yieldsToOthers' in STALL_RULES[name];
+    if (counter && (counter.peak >= limit || yields)) counters[name] = { ...counter, count: 0, peak: 0 };
   }
   counters[rule] = { count: 0, peak: 0, firings: old.firings + 1 };
   return { ...stall, counters, fired: rule };

@@ -54,10 +54,16 @@ const VOLATILE: readonly RegExp[] = [
  * @example fingerprint('ok in 0.02s') === fingerprint('ok in 1.5s') // true
  */
 export function fingerprint(content: string): string {
+  // The counters and the progress of one result ask for the same text's fingerprint in a row: remember the last one.
+  if (content === last.content) return last.print;
   let text = content;
   for (const pattern of VOLATILE) text = text.replace(pattern, '#');
-  return shortHash(text);
+  last.content = content;
+  last.print = shortHash(text);
+  return last.print;
 }
+
+const last = { content: '', print: shortHash('') };
 
 /** Lines that name a failing test, in the formats of common runners (pytest, node:test/TAP, jest/vitest, go, cargo, unittest). */
 const FAILING_LINE = /^\s*(?:FAILED\s+(\S+)|FAIL:?\s+(\S+)|not ok \d+\s*-?\s*(.+)|--- FAIL:\s*(\S+)|[✗×✕]\s+(\S.*)|ERROR:?\s+(\S+)|test (\S+) \.\.\. FAILED)/gm;

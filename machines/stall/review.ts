@@ -29,7 +29,7 @@ export interface NudgeParams extends LiveStallRule {
 /** The nudge texts of a phase: its own, then the rule's, then `messages.stall`, then the table's default. */
 export function nudgeText(phase: Phase, rule: { guard: string; message?: string | undefined }, rules: Rules): string {
   const fallback = isStallRuleName(rule.guard) ? STALL_RULES[rule.guard].message : `Stall detected (${rule.guard}). Do something different.`;
-  return rules.phases[phase].nudges[rule.guard] ?? rule.message ?? rules.messages.stall[rule.guard] ?? fallback;
+  return rules.phases[phase]?.nudges[rule.guard] ?? rule.message ?? rules.messages.stall[rule.guard] ?? fallback;
 }
 
 /** The count a rule reached this turn (its counter's peak). */

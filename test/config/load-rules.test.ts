@@ -17,7 +17,7 @@ describe('rules files', () => {
   it('layers preset, file and flags, and finds rein.config.json in the workspace', async () => {
     const workspace = dirWith({ 'rein.config.json': JSON.stringify({ budgets: { maxSteps: 12 }, stall: { rules: [{ guard: 'repeatedAction', limit: 4 }] } }) });
     const { rules, sources } = await loadRules({ preset: 'no-plan', workspace, overrides: { budgets: { maxSeconds: 30 } } });
-    expect(rules.phases.plan.enabled).toBe(false);
+    expect(rules.phases.plan!.enabled).toBe(false);
     expect(rules.budgets).toMatchObject({ maxSteps: 12, maxSeconds: 30 });
     expect(rules.stall.rules).toEqual([{ guard: 'repeatedAction', limit: 4 }]);
     expect(sources).toEqual(['preset no-plan', join(workspace, 'rein.config.json'), 'command-line flags']);
@@ -26,11 +26,11 @@ describe('rules files', () => {
   it("a phase rule that sets some fields keeps the phase's default exits and description", async () => {
     const { rulesSchema, defaultRules } = await import('../../rules/schema.js');
     const partial = rulesSchema.parse({ phases: { build: { tools: ['read_file', 'run', 'finish'], onEnter: [{ action: 'mark', label: 'build' }] } } });
-    expect(partial.phases.build.exits).toEqual(defaultRules().phases.build.exits);
-    expect(partial.phases.build.description).toBe(defaultRules().phases.build.description);
-    expect(partial.phases.build.exits.length).toBeGreaterThan(0);
+    expect(partial.phases.build!.exits).toEqual(defaultRules().phases.build!.exits);
+    expect(partial.phases.build!.description).toBe(defaultRules().phases.build!.description);
+    expect(partial.phases.build!.exits.length).toBeGreaterThan(0);
     // Giving exits replaces them, as before.
-    expect(rulesSchema.parse({ phases: { build: { exits: [{ guard: 'testRun', to: 'verify' }] } } }).phases.build.exits).toEqual([
+    expect(rulesSchema.parse({ phases: { build: { exits: [{ guard: 'testRun', to: 'verify' }] } } }).phases.build!.exits).toEqual([
       { guard: 'testRun', to: 'verify' },
     ]);
   });
@@ -125,7 +125,7 @@ describe('rules files', () => {
     expect(yamlError.message).toMatch(/rein\.config\.yaml: not valid YAML: line \d+, column \d+: /);
     // A good YAML file is a rules file like any other.
     const good = dirWith({ 'rein.config.yml': 'budgets:\n  maxSteps: 12\nphases:\n  plan:\n    maxSteps: 3\n' });
-    expect((await loadRules({ workspace: good })).rules.phases.plan.maxSteps).toBe(3);
+    expect((await loadRules({ workspace: good })).rules.phases.plan!.maxSteps).toBe(3);
   });
 
   it('an unknown guard name fails before anything runs, naming the path and the known guards', async () => {
@@ -237,7 +237,7 @@ describe('rules files', () => {
   it('rein rules show prints the effective rules; coverage passes for the default rules', async () => {
     const show = await runCli(['rules', 'show', '--preset', 'strict'], { env: cleanEnv() });
     expect(show.code).toBe(0);
-    expect(JSON.parse(show.stdout).phases.plan.tools).toEqual(['read_file', 'grep', 'update_todo', 'finish']);
+    expect(JSON.parse(show.stdout).phases.plan!.tools).toEqual(['read_file', 'grep', 'update_todo', 'finish']);
     const coverage = await runCli(['rules', 'coverage'], { env: cleanEnv(), timeoutMs: 170_000 });
     expect(coverage.code).toBe(0);
     expect(coverage.stdout).toMatch(/(\d+)\/\1 transitions covered/);

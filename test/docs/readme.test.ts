@@ -14,8 +14,14 @@ describe('README', () => {
   });
 
   it('names the two fresh-machine commands, and every file it links exists', () => {
-    expect(readme).toContain('npm ci && npm run demo');
-    expect(readme).toContain('npm test');
+    const block = /## Two commands[\s\S]*?```sh\n([\s\S]*?)\n```/.exec(readme)?.[1] ?? '';
+    const commands = block.split('\n').map((line) => line.replace(/#.*$/, '').trim());
+    expect(commands).toEqual(['npm ci && npm run demo', 'bash scripts/test.sh']);
+    // CI runs the README's test command, exactly: a fresh machine and CI set up the same way.
+    const ci = readFileSync(join(repoRoot, '.ci', 'run'), 'utf8')
+      .split('\n')
+      .filter((line) => line.trim() && !line.startsWith('#'));
+    expect(ci.at(-1)).toBe(`exec ${commands[1]}`);
     const links = [...readme.matchAll(/\]\(((?!https?:|#)[^)\s]+)\)/g)].map((match) => match[1]!);
     expect(links.length).toBeGreaterThan(20);
     for (const link of links) expect(existsSync(join(repoRoot, link)), link).toBe(true);

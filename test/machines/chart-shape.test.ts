@@ -44,13 +44,15 @@ const observe = (phase: string) => [
   `${phase}.observe --always [budgetWarningDue(steps 75% of 40)]--> ${phase}.compact`,
   `${phase}.observe --always--> ${phase}.compact`,
 ];
-const stallReview = (phase: string, { ends = true, readLoop = 8 } = {}) => [
+const stallReview = (phase: string, { ends = true, readLoop = 5 } = {}) => [
   ...(ends ? [`${phase}.review --always [stallPersists(maxNudges=3)]--> stalled`] : []),
   `${phase}.review --always [repeatedAction(limit=3)]--> ${phase}.route`,
   `${phase}.review --always [repeatedFailure(limit=3)]--> ${phase}.route`,
   `${phase}.review --always [alternation(limit=6)]--> ${phase}.route`,
   `${phase}.review --always [editThrash(limit=3)]--> ${phase}.route`,
   `${phase}.review --always [readLoop(limit=${readLoop})]--> ${phase}.route`,
+  `${phase}.review --always [longExploration(limit=50)]--> ${phase}.route`,
+  `${phase}.review --always [nothingNew(limit=6)]--> ${phase}.route`,
   `${phase}.review --always [noToolCalls(limit=3)]--> ${phase}.route`,
   `${phase}.review --always [repliedWithoutTools]--> ${phase}.route`,
   `${phase}.review --always--> ${phase}.route`,

@@ -118,13 +118,13 @@ describe("the stall review's words (machines/stall/review.ts)", () => {
       ],
     });
     expect(update.context?.reason).toBe(
-      'readLoop: 9 reads and searches since the last change to a file or the todo list, still after 1 nudge with nothing new in between.',
+      'readLoop: 9 reads and searches since the last change to a file or the todo list that showed nothing new, still after 1 nudge with nothing new in between.',
     );
     expect(update.context?.stall?.fired).toBe('readLoop');
     // Nudged out but below its limit: the rule is still named, at its limit.
     const below = { ...base, stall: { ...stall, counters: { ...stall.counters, readLoop: { count: 2, peak: 2, firings: 2 } } } };
     expect(stallEndUpdate(below, { maxNudges: 2, rules: [{ rule: 'readLoop', limit: 8 }] }).context?.reason).toBe(
-      'readLoop: 8 reads and searches since the last change to a file or the todo list, still after 2 nudges with nothing new in between.',
+      'readLoop: 8 reads and searches since the last change to a file or the todo list that showed nothing new, still after 2 nudges with nothing new in between.',
     );
     // No rule nudged out: nothing to end on.
     expect(stallEndUpdate(base, { maxNudges: 2, rules: [{ rule: 'readLoop', limit: 8 }] })).toEqual({});

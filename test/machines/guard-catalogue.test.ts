@@ -134,6 +134,8 @@ describe('the guard catalogue describes each guard truly (machines/guards/catalo
       alternation: everywhere,
       editThrash: ['edit', 'gateOff'],
       readLoop: ['read', 'grep', 'gateOff'],
+      longExploration: ['read', 'grep', 'gateOff'],
+      nothingNew: everywhere,
       noToolCalls: everywhere,
     });
     // Guards that only look at the current phase cannot hold on the turn that entered it.

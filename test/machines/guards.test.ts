@@ -138,7 +138,7 @@ describe('the built-in guards hold exactly when they say (machines/guards/catalo
     expect(guardParams('mine', { x: 1 })).toEqual({ x: 1 });
     expect(BUILT_IN_GUARDS.readLoop.needs).toEqual({ tools: ['read_file', 'grep'] });
     expect(BUILT_IN_GUARDS.repeatedAction.needs).toBeUndefined();
-    expect(BUILT_IN_GUARDS.readLoop.example).toEqual({ guard: 'readLoop', limit: 16, to: 'plan' });
+    expect(BUILT_IN_GUARDS.readLoop.example).toEqual({ guard: 'readLoop', limit: 10, to: 'plan' });
   });
 });
 

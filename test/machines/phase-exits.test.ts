@@ -163,7 +163,7 @@ describe('which exits and stall rules can fire in a phase (machines/phase-exits.
     });
     const onward = parse({ phases: { plan: { maxSteps: 5, onMaxSteps: 'build' } } });
     expect(exits.phaseExits('plan', onward)[0]).toEqual({ guard: 'phaseSteps', min: 5, to: 'build' });
-    expect(exits.phaseExits('build', onward)).toEqual(defaultRules().phases.build.exits);
+    expect(exits.phaseExits('build', onward)).toEqual(defaultRules().phases.build!.exits);
   });
 
   it('live exits leave out exits to a disabled phase and conditions that cannot hold; settle exits leave out phase-relative ones', () => {
@@ -205,7 +205,15 @@ describe('which exits and stall rules can fire in a phase (machines/phase-exits.
     expect(exits.liveStallRules('build', parse({ stall: { enabled: false } }))).toEqual([]);
     const readOnly = parse({ phases: { plan: { tools: ['read_file'], stallLimits: { readLoop: 20 } } } });
     const live = exits.liveStallRules('plan', readOnly);
-    expect(live.map((rule) => rule.guard)).toEqual(['repeatedAction', 'repeatedFailure', 'alternation', 'readLoop', 'noToolCalls']);
+    expect(live.map((rule) => rule.guard)).toEqual([
+      'repeatedAction',
+      'repeatedFailure',
+      'alternation',
+      'readLoop',
+      'longExploration',
+      'nothingNew',
+      'noToolCalls',
+    ]);
     expect(live.find((rule) => rule.guard === 'readLoop')?.limit).toBe(20);
     expect(live.find((rule) => rule.guard === 'repeatedAction')?.limit).toBe(3);
   });

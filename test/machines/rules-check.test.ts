@@ -15,8 +15,8 @@ function problemsOf(rules: Rules, registered?: Registered): string[] {
 }
 const problems = (input: unknown, registered?: Registered) => problemsOf(rulesSchema.parse(input), registered);
 const allGuards =
-  'guards: alternation, always, editMade, editThrash, editedSinceTest, failedRunsInRow, finishRefused, gateRefusals, noToolCalls, ' +
-  'phaseSteps, phaseTestRuns, readLoop, repeatedAction, repeatedFailure, testFailed, testPassed, testRun, testedAfterEdit, ' +
+  'guards: alternation, always, editMade, editThrash, editedSinceTest, failedRunsInRow, finishRefused, gateRefusals, longExploration, noToolCalls, ' +
+  'nothingNew, phaseSteps, phaseTestRuns, readLoop, repeatedAction, repeatedFailure, testFailed, testPassed, testRun, testedAfterEdit, ' +
   'testsPassedSinceLastEdit, todoProgress, todoWritten (rein rules guards describes them)';
 
 describe('what the rules schema cannot check: names, parameters and targets (machines/rules-check.ts)', () => {
@@ -45,14 +45,14 @@ describe('what the rules schema cannot check: names, parameters and targets (mac
 
   it("a built-in guard's parameters are checked against its own schema; a stray key is named with what the guard and the rule take", () => {
     expect(problems({ phases: { plan: { exits: [{ guard: 'todoProgress', cnt: 2, to: 'build' }] } } })).toEqual([
-      'phases.plan.exits[0].cnt: unknown key "cnt" (did you mean "count"?), found 2; guard "todoProgress" takes "count", and the rule itself "guard", "all", "any", "not", "to", "settle", "actions", "reason"',
+      'phases.plan.exits[0].cnt: unknown key "cnt" (did you mean "count"?), found 2; guard "todoProgress" takes "count", and the rule itself "guard", "all", "any", "not", "to", "actions", "settle", "reason"',
     ]);
     // The guard's own keys first; then the rule's (a misspelt "settle"); a guard without parameters says so.
     expect(problems({ phases: { build: { exits: [{ guard: 'testRun', to: 'verify', setle: true }] } } })).toEqual([
-      'phases.build.exits[0].setle: unknown key "setle" (did you mean "settle"?), found true; guard "testRun" takes no parameters, and the rule itself "guard", "all", "any", "not", "to", "settle", "actions", "reason"',
+      'phases.build.exits[0].setle: unknown key "setle" (did you mean "settle"?), found true; guard "testRun" takes no parameters, and the rule itself "guard", "all", "any", "not", "to", "actions", "settle", "reason"',
     ]);
     expect(problems({ phases: { build: { exits: [{ guard: 'testsPassedSinceLastEdit', runs: 2, chekcs: {}, to: 'verify' }] } } })).toEqual([
-      'phases.build.exits[0].chekcs: unknown key "chekcs" (did you mean "checks"?), found {}; guard "testsPassedSinceLastEdit" takes "runs", "checks", and the rule itself "guard", "all", "any", "not", "to", "settle", "actions", "reason"',
+      'phases.build.exits[0].chekcs: unknown key "chekcs" (did you mean "checks"?), found {}; guard "testsPassedSinceLastEdit" takes "runs", "checks", and the rule itself "guard", "all", "any", "not", "to", "actions", "settle", "reason"',
     ]);
     // A missing or wrong value: the guard's schema speaks, at the rule's path.
     expect(problems({ phases: { build: { exits: [{ guard: 'phaseSteps', to: 'verify' }] } } })).toEqual([
@@ -153,7 +153,7 @@ describe('what the rules schema cannot check: names, parameters and targets (mac
   it('onMaxSteps needs maxSteps and an enabled target', () => {
     expect(problems({ phases: { plan: { onMaxSteps: 'build' } } })).toEqual(['phases.plan.onMaxSteps: needs phases.plan.maxSteps']);
     expect(problems({ phases: { fix: { enabled: false, exits: [] }, verify: { exits: [], maxSteps: 3, onMaxSteps: 'fix' } } })).toEqual([
-      'phases.verify.onMaxSteps: phase "fix" is disabled',
+      'phases.verify.onMaxSteps: phase "fix" is disabled (phases.fix.enabled is false), so this limit leads nowhere',
     ]);
     expect(problems({ phases: { fix: { enabled: false, exits: [], maxSteps: 3, onMaxSteps: 'fix' }, verify: { exits: [] } } })).toEqual([]);
     expect(problems({ phases: { verify: { maxSteps: 3, onMaxSteps: 'step_limit' } } })).toEqual([]);
@@ -168,7 +168,7 @@ describe('what the rules schema cannot check: names, parameters and targets (mac
 
   it('nudges, stall limits and stall messages must name a stall rule; limits one in effect', () => {
     expect(problems({ phases: { fix: { nudges: { repeatedFailur: 'Re-read it.', readLoop: 'Stop.' } } } })).toEqual([
-      'phases.fix.nudges.repeatedFailur: no stall rule "repeatedFailur" (did you mean "repeatedFailure"?); stall rules: repeatedAction, repeatedFailure, alternation, editThrash, readLoop, noToolCalls',
+      'phases.fix.nudges.repeatedFailur: no stall rule "repeatedFailur" (did you mean "repeatedFailure"?); stall rules: repeatedAction, repeatedFailure, alternation, editThrash, readLoop, longExploration, nothingNew, noToolCalls',
     ]);
     // A registered guard used as a stall rule is a stall rule too.
     const registered = { stall: { rules: [{ guard: 'slow', limit: 2 }] }, phases: { fix: { nudges: { slow: 'Hurry.' }, stallLimits: { slow: 4 } } } };
@@ -191,13 +191,13 @@ describe('what the rules schema cannot check: names, parameters and targets (mac
       }),
     ).toEqual(['phases.build.stallLimits.editThrash: no stall rule "editThrash" in stall.rules; in effect: readLoop, alternation']);
     expect(problems({ messages: { stall: { readLop: 'x', readLoop: 'y' } } })).toEqual([
-      'messages.stall.readLop: no stall rule "readLop" (did you mean "readLoop"?); stall rules: repeatedAction, repeatedFailure, alternation, editThrash, readLoop, noToolCalls',
+      'messages.stall.readLop: no stall rule "readLop" (did you mean "readLoop"?); stall rules: repeatedAction, repeatedFailure, alternation, editThrash, readLoop, longExploration, nothingNew, noToolCalls',
     ]);
   });
 
   it('stall rules: a built-in that is not a stall rule is refused; their own keys are "guard", "message" and the limit', () => {
     expect(problems({ stall: { rules: [{ guard: 'testRun', limit: 3 }] } })).toEqual([
-      'stall.rules[0].guard: "testRun" is not a stall rule; stall rules: repeatedAction, repeatedFailure, alternation, editThrash, readLoop, noToolCalls, or a guard a rules module registers',
+      'stall.rules[0].guard: "testRun" is not a stall rule; stall rules: repeatedAction, repeatedFailure, alternation, editThrash, readLoop, longExploration, nothingNew, noToolCalls, or a guard a rules module registers',
     ]);
     expect(problems({ stall: { rules: [{ guard: 'always', limit: 3 }] } }, { guards: ['alwayz'], actions: [] })[0]).toContain(
       '"always" is not a stall rule (did you mean "alwayz"?)',
@@ -228,8 +228,14 @@ describe('what the rules schema cannot check: names, parameters and targets (mac
     ]);
   });
 
-  it('the build phase stays, and the context thresholds keep their order', () => {
-    expect(problems({ phases: { build: { enabled: false } } })).toContain('phases.build.enabled: the build phase cannot be disabled');
+  it('some phase stays enabled (build may go, if nothing leads to it), and the context thresholds keep their order', () => {
+    const off = { enabled: false };
+    expect(problems({ phases: { plan: off, build: off, verify: off, fix: off } })).toContain(
+      'phases: every phase is disabled; a run needs a phase to start in',
+    );
+    expect(problems({ phases: { build: off } })).toContain(
+      'phases.plan.exits[0].to: phase "build" is disabled (phases.build.enabled is false), so this exit leads nowhere',
+    );
     expect(problems({ phases: { fix: { enabled: false }, verify: { exits: [{ guard: 'testPassed', to: 'build' }] } } })).toEqual([]);
     const base = defaultRules();
     const context = (change: Partial<Rules['context']>) => problemsOf({ ...base, context: { ...base.context, ...change } });

@@ -214,55 +214,141 @@ describe('editThrash: a file put back to an earlier version', () => {
   });
 });
 
-describe('readLoop: reading without changing anything', () => {
-  it('eight reads are a reminder even when each is new; it never ends a run that keeps finding new things', () => {
+describe('readLoop: reading again what was already seen, without changing anything', () => {
+  it('is a loop: five reads of things already seen since the last change are nudged, and the run ends when it goes on', () => {
     const probe = start();
     const notes = turns(
       probe,
-      times(40, (index) => read(`lib/f${index}.py`, `content ${index}`)),
-    );
-    expect(rulesOf(notes)).toEqual(['readLoop', 'readLoop', 'readLoop', 'readLoop', 'readLoop']);
-    expect(probe.state).toMatch(/^build\./);
-  });
-
-  it('re-reading what was seen before is a loop: it ends', () => {
-    const probe = start();
-    turns(
-      probe,
       times(40, (index) => read('app.py', `page ${index % 3}`)),
     );
+    expect(rulesOf(notes).slice(0, 1)).toEqual(['readLoop']);
+    expect(notes[0]).toMatchObject({ count: 5 });
     expect(probe.state).toBe('stalled');
   });
 
-  it('an edit to a new version starts the count over (seven reads, an edit, seven reads: no nudge)', () => {
+  it('only looks like one: eight different reads, each showing something new, get no nudge (the old count nudged the eighth)', () => {
     const probe = start();
-    const reads = (prefix: string) => times(7, (index) => read(`${prefix}${index}.py`));
-    turns(probe, reads('f'));
+    expect(
+      turns(
+        probe,
+        times(8, (index) => read(`lib/f${index}.py`, `content ${index}`)),
+      ),
+    ).toEqual([]);
+  });
+
+  it('a new read in between does not start the count over: repeats interleaved with new reads still add up', () => {
+    const probe = start();
+    const seenOnce = read('a.py', 'page a');
+    turns(probe, [seenOnce]);
+    const mixed = times(10, (index) => (index % 2 ? read(`new${index}.py`, `fresh ${index}`) : { ...seenOnce, args: { path: 'a.py', n: index } }));
+    const notes = turns(probe, mixed);
+    expect(rulesOf(notes)).toEqual(['readLoop']);
+    expect(notes[0]).toMatchObject({ count: 5 });
+  });
+
+  it('an edit to a new version starts the count over (four repeats, an edit, four repeats: no nudge)', () => {
+    const probe = start();
+    const repeats = (prefix: string) => times(5, (index) => read(`${prefix}${index}.py`, 'same text'));
+    turns(probe, repeats('f'));
     turns(probe, [edited('x.py', { before: 'a', after: 'b' })]);
-    expect(turns(probe, reads('g'))).toEqual([]);
+    expect(
+      turns(
+        probe,
+        times(4, (index) => read(`g${index}.py`, 'same text')),
+      ),
+    ).toEqual([]);
   });
 
   it('a todo update that adds or ticks an item starts the count over; rewriting the same list does not', () => {
-    const reads = (prefix: string) => times(7, (index) => read(`${prefix}${index}.py`));
+    const repeats = (prefix: string) => times(4, (index) => read(`${prefix}${index}.py`, 'same text'));
     const item = (done: boolean) => [{ task: 'find the parser', done }];
     const updated = start();
-    turns(updated, [todo(item(false)), ...reads('f'), todo(item(true))]);
-    expect(turns(updated, reads('g'))).toEqual([]);
+    turns(updated, [todo(item(false)), read('seed.py', 'same text'), ...repeats('f'), todo(item(true))]);
+    expect(turns(updated, repeats('g'))).toEqual([]);
     const rewritten = start();
-    turns(rewritten, [todo(item(false)), ...reads('f'), todo(item(false))]);
-    expect(rulesOf(turns(rewritten, reads('g')))).toEqual(['readLoop']);
+    turns(rewritten, [todo(item(false)), read('seed.py', 'same text'), ...repeats('f'), todo(item(false))]);
+    expect(rulesOf(turns(rewritten, repeats('g')))).toEqual(['readLoop']);
   });
 
-  it('searches count like reads', () => {
-    const probe = start();
+  it('searches count like reads: a search that finds what an earlier one found counts, a new hit does not', () => {
+    const same = start();
     expect(
       rulesOf(
         turns(
-          probe,
-          times(8, (index) => searched(`name${index}`, `hit ${index}`)),
+          same,
+          times(6, (index) => searched(`name${index}`, 'a.py:1: hit')),
         ),
       ),
     ).toEqual(['readLoop']);
+    const fresh = start();
+    expect(
+      turns(
+        fresh,
+        times(8, (index) => searched(`name${index}`, `a.py:${index}: hit`)),
+      ),
+    ).toEqual([]);
+  });
+});
+
+describe('longExploration: a long exploration that never turns into a change', () => {
+  it('fifty reads since the last change get one reminder even when each is new; it never ends a run that keeps finding new things', () => {
+    const probe = start();
+    const notes = turns(
+      probe,
+      times(120, (index) => read(`lib/f${index}.py`, `content ${index}`)),
+    );
+    expect(rulesOf(notes)).toEqual(['longExploration', 'longExploration']);
+    expect(notes.map((note) => note.count)).toEqual([50, 50]);
+    expect(probe.state).toMatch(/^build\./);
+  });
+
+  it('an edit starts it over: 45 new reads, an edit, 45 new reads get no reminder', () => {
+    const probe = start();
+    turns(
+      probe,
+      times(45, (index) => read(`f${index}.py`, `f ${index}`)),
+    );
+    turns(probe, [edited('x.py', { before: 'a', after: 'b' })]);
+    expect(
+      turns(
+        probe,
+        times(45, (index) => read(`g${index}.py`, `g ${index}`)),
+      ),
+    ).toEqual([]);
+  });
+});
+
+describe('nothingNew: a run that has stopped learning', () => {
+  it('is a loop: three commands cycling, each printing what it printed before, are nudged at six and ended', () => {
+    const probe = start();
+    const cycle = ['ls src', 'cat setup.cfg', 'git status'];
+    const notes = turns(
+      probe,
+      times(40, (index) => ran(cycle[index % 3]!, 0, `output of ${cycle[index % 3]}`)),
+    );
+    expect(rulesOf(notes)[0]).toBe('nothingNew');
+    expect(notes[0]).toMatchObject({ count: 6 });
+    expect(probe.state).toBe('stalled');
+  });
+
+  it('only looks like one: the same three commands printing something new each time are never nudged', () => {
+    const probe = start();
+    const cycle = ['tail -n 3 build.log', 'ls out', 'git status'];
+    expect(
+      turns(
+        probe,
+        times(40, (index) => ran(cycle[index % 3]!, 0, `step ${index} of ${cycle[index % 3]}`)),
+      ),
+    ).toEqual([]);
+  });
+
+  it('yields to the rule that names the loop: the same failing command is nudged by repeatedAction, not twice', () => {
+    const probe = start();
+    const notes = turns(
+      probe,
+      times(9, () => ran('make', 2, 'error: x')),
+    );
+    expect(rulesOf(notes)).toEqual(['repeatedAction', 'repeatedAction', 'repeatedAction']);
   });
 });
 
@@ -394,10 +480,10 @@ describe('alternation counts from two different actions in a row', () => {
 describe("one rule's nudge and the other rules' counts", () => {
   it("a nudge starts over only the rules that saw the same turn at their limit: reading on after another rule's nudge still adds up", () => {
     const probe = start();
-    const reads = (prefix: string, count: number) => times(count, (index) => read(`${prefix}${index}.py`, `${prefix} ${index}`));
-    const notes = turns(probe, [...reads('f', 5), ...times(3, () => ran('make', 2, 'error: x')), ...reads('g', 3)]);
+    const repeats = (prefix: string, count: number) => times(count, (index) => read(`${prefix}${index}.py`, 'same text'));
+    const notes = turns(probe, [read('seed.py', 'same text'), ...repeats('f', 3), ...times(3, () => ran('make', 2, 'error: x')), ...repeats('g', 2)]);
     expect(rulesOf(notes)).toEqual(['repeatedAction', 'readLoop']);
-    expect(notes[1]).toMatchObject({ count: 8 });
+    expect(notes[1]).toMatchObject({ count: 5 });
   });
 });
 

@@ -6,8 +6,10 @@ import { guardText } from '../../visualizer/server/transition-label.js';
 
 describe('guards in words and on the chart', () => {
   it('says the built-in guards from their parameters', () => {
-    expect(phraseGuard({ name: 'readLoop', params: { limit: 8 } })).toBe('8 reads or searches in a row with no edit');
-    expect(phraseGuard({ name: 'readLoop', params: { limit: 1 } })).toBe('1 read or search in a row with no edit');
+    expect(phraseGuard({ name: 'readLoop', params: { limit: 5 } })).toBe('5 reads or searches of things already seen, with no edit');
+    expect(phraseGuard({ name: 'readLoop', params: { limit: 1 } })).toBe('1 read or search of things already seen, with no edit');
+    expect(phraseGuard({ name: 'longExploration', params: { limit: 50 } })).toBe('50 reads or searches in a row with no edit');
+    expect(phraseGuard({ name: 'nothingNew', params: { limit: 6 } })).toBe('6 results in a row with nothing new');
     expect(phraseGuard({ name: 'stallPersists', params: { checks: [{ guard: 'readLoop', params: { limit: 8 } }], maxNudges: 3 } })).toBe(
       'a stall persists after 3 nudges',
     );

@@ -312,7 +312,7 @@ describe('a run with guards and actions from its rules module', () => {
     await handle.done;
     const { trace, html } = await renderReplayPage(handle.tracePath);
     expect(trace.notes.map((note) => note.text).join('\n')).not.toMatch(/default rules/);
-    expect(trace.rules.phases.plan.exits[0]!.guard).toBe('readSomething');
+    expect(trace.rules.phases.plan!.exits[0]!.guard).toBe('readSomething');
     expect(html).toContain('readSomething');
   });
 });

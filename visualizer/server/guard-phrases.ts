@@ -15,7 +15,9 @@ const PHRASES: Record<string, (params: Params) => string> = {
   repeatedFailure: ({ limit }) => `the same call failed ${times(limit, 'time', 'times')} in a row`,
   alternation: ({ limit }) => `two calls alternating (A-B-A-B) over ${times(limit, 'call', 'calls')}`,
   editThrash: ({ limit }) => `${times(limit, 'edit', 'edits')} to one file without a passing test`,
-  readLoop: ({ limit }) => `${times(limit, 'read or search', 'reads or searches')} in a row with no edit`,
+  readLoop: ({ limit }) => `${times(limit, 'read or search', 'reads or searches')} of things already seen, with no edit`,
+  longExploration: ({ limit }) => `${times(limit, 'read or search', 'reads or searches')} in a row with no edit`,
+  nothingNew: ({ limit }) => `${times(limit, 'result', 'results')} in a row with nothing new`,
   noToolCalls: ({ limit }) => `${times(limit, 'reply', 'replies')} in a row without a tool call`,
   stallPersists: ({ maxNudges }) =>
     maxNudges === undefined ? 'a stall persists after its nudges' : `a stall persists after ${times(maxNudges, 'nudge', 'nudges')}`,

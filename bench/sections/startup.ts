@@ -1,0 +1,34 @@
+import { type BenchSection, times } from '../section.js';
+import { measureStartup, startupCases } from '../startup.js';
+
+const ROUNDS = 7;
+
+/** Start-up time and peak RSS of rein's entry points beside a bare Node, each in a fresh process. */
+export const startupSection: BenchSection = {
+  id: 'startup',
+  title: `Start-up and peak RSS beside a bare Node, each in a fresh process (median of ${ROUNDS} rounds taken in rotation)`,
+  async run() {
+    const rows = await measureStartup(startupCases(), ROUNDS);
+    const bare = rows[0]!;
+    const library = rows[1]!;
+    const everything = rows.at(-1)!;
+    return {
+      tables: [
+        {
+          headers: ['process', 'wall ms', 'vs bare node', 'peak RSS MB', 'vs bare node'],
+          rows: rows.map((row) => [
+            row.name,
+            row.wallMs.toFixed(0),
+            times(row.wallMs / bare.wallMs),
+            row.peakRssMb.toFixed(1),
+            times(row.peakRssMb / bare.peakRssMb),
+          ]),
+        },
+      ],
+      notes: [
+        `Loading the library adds ${(library.wallMs - bare.wallMs).toFixed(0)} ms and ${(library.peakRssMb - bare.peakRssMb).toFixed(1)} MB to a bare Node;`,
+        `importing everything rein ships at once would add ${(everything.wallMs - bare.wallMs).toFixed(0)} ms and ${(everything.peakRssMb - bare.peakRssMb).toFixed(1)} MB.`,
+      ],
+    };
+  },
+};

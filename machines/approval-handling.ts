@@ -1,0 +1,181 @@
+import { argsHash, callFacts } from '../approvals/call-facts.js';
+import { type ApprovalJudgement, type ApprovalPolicy, judgeCall } from '../approvals/evaluate.js';
+import { type ApprovalDecision, decisionFits, denialText, type PendingApproval } from '../approvals/pending.js';
+import { toRemember } from '../approvals/remembered.js';
+import type { MachineNote } from '../lib/trace-events.js';
+import type { HooksInput, HooksOutput } from './actor-contracts.js';
+import type { ApprovalState, DecidedCall, HarnessContext } from './types.js';
+import type { Update } from './update.js';
+
+/**
+ * The approval step of the turn cycle: before the tool actor runs, the
+ * calls from the cursor are judged by the approval rules. Denied calls are
+ * marked (the tool actor answers them with the denial instead of running
+ * them), allowed ones may run, and the first call that needs an answer stops
+ * the batch there: at the cursor it becomes the pending approval, further on
+ * it bounds the calls the tool actor runs now.
+ */
+
+export function initialApprovals(remembered: ApprovalState['remembered'] = []): ApprovalState {
+  return { pending: null, decided: {}, runUntil: 0, remembered, hooked: {} };
+}
+
+export function screenUpdate(context: HarnessContext, params: { policy: ApprovalPolicy; oneAtATime?: boolean }): Update {
+  const { calls, cursor, approvals } = context;
+  // Decisions only ever concern this turn's calls (ids are unique in a run): older ones are dropped.
+  const ids = new Set(calls.map((call) => call.id));
+  const decided: Record<string, DecidedCall> = Object.fromEntries(Object.entries(approvals.decided).filter(([id]) => ids.has(id)));
+  const hooked = Object.fromEntries(Object.entries(approvals.hooked).filter(([id]) => ids.has(id)));
+  const notes: MachineNote[] = [];
+  let pending: PendingApproval | null = null;
+  let runUntil = calls.length;
+  // With preToolUse hooks every call is screened after its own hook ran: one call at a time.
+  const last = params.oneAtATime ? Math.min(calls.length, cursor + 1) : calls.length;
+  for (let index = cursor; index < last; index++) {
+    const call = calls[index]!;
+    const name = call.function.name;
+    // Calls after a finish run only if the gate refuses it: they are judged then, not before.
+    if (name === 'finish') {
+      runUntil = index + 1;
+      break;
+    }
+    const hash = argsHash(name, call.function.arguments);
+    if (decided[call.id]?.argsHash === hash) continue;
+    const facts = callFacts(name, call.function.arguments);
+    const judgement = withHook(judgeCall(facts, params.policy, approvals.remembered, hash), hooked[call.id]);
+    if (judgement.verdict === 'ask') {
+      if (index === cursor) {
+        pending = { callId: call.id, tool: name, args: facts.args, argsHash: hash, reason: judgement.reason, phase: context.phase, step: context.step };
+        notes.push({ kind: 'approval_ask', step: context.step, phase: context.phase, callId: call.id, tool: name, argsHash: hash, reason: judgement.reason });
+      }
+      runUntil = index;
+      break;
+    }
+    // Calls the rules let through without asking are traced only when a deny rule or a remembered decision decided.
+    if (judgement.by === 'deny' || judgement.by === 'remembered' || judgement.by === 'hook') {
+      const by = judgement.by === 'deny' ? 'rule' : judgement.by;
+      decided[call.id] = { verdict: judgement.verdict, argsHash: hash, by, message: judgement.reason };
+      notes.push({
+        kind: 'approval_decision',
+        step: context.step,
+        callId: call.id,
+        tool: name,
+        argsHash: hash,
+        verdict: judgement.verdict,
+        by,
+        reason: judgement.reason,
+      });
+    }
+  }
+  if (params.oneAtATime) runUntil = Math.min(runUntil, last);
+  return { context: { approvals: { ...approvals, decided, hooked, pending, runUntil } }, notes };
+}
+
+/**
+ * A preToolUse hook's answer over the rules' judgement: a deny rule still
+ * refuses (a hook cannot allow what the rules deny); otherwise the hook's
+ * deny, ask or allow decides, before remembered decisions and the lists.
+ */
+function withHook(
+  judgement: ApprovalJudgement,
+  hook: ApprovalState['hooked'][string] | undefined,
+): ApprovalJudgement | (Omit<ApprovalJudgement, 'by'> & { by: 'hook' }) {
+  if (!hook || judgement.by === 'deny') return judgement;
+  const reason = hook.message ?? `the preToolUse hook answered ${hook.verdict}`;
+  if (hook.verdict === 'ask') return { verdict: 'ask', by: 'ask', reason };
+  return { verdict: hook.verdict, by: 'hook', reason };
+}
+
+/** The preToolUse hooks answered for the call at the cursor: kept for the screen; their notes go to the model after the turn. */
+export function hookVerdictUpdate(context: HarnessContext, output: HooksOutput): Update {
+  const call = context.calls[context.cursor];
+  if (!call) return {};
+  const { approvals } = context;
+  const hooked = output.decision
+    ? { ...approvals.hooked, [call.id]: { verdict: output.decision, ...(output.message ? { message: output.message } : {}) } }
+    : approvals.hooked;
+  return { context: { approvals: { ...approvals, hooked }, notices: [...context.notices, ...output.notes] } };
+}
+
+/** An answer arrived for the pending call: it is recorded for that call (and remembered in its scope); the screen then judges on. */
+export function decisionUpdate(context: HarnessContext, decision: ApprovalDecision): Update {
+  const { approvals } = context;
+  const pending = approvals.pending;
+  if (!pending) return {};
+  // An answer for another call, or for other arguments, never approves: it fails closed as a denial.
+  const fits = decisionFits(pending, decision);
+  const verdict = fits ? decision.verdict : 'deny';
+  const message = fits
+    ? decision.message
+    : `the answer was for another call (${decision.callId}, arguments ${decision.argsHash.slice(0, 8)}), so it counts as a denial`;
+  const decided: DecidedCall = { verdict, argsHash: pending.argsHash, by: decision.by, ...(message ? { message } : {}) };
+  const memory =
+    fits && decision.remember ? toRemember(decision.remember, verdict, callFacts(pending.tool, JSON.stringify(pending.args)), pending.argsHash) : null;
+  const note: MachineNote = {
+    kind: 'approval_decision',
+    step: context.step,
+    callId: pending.callId,
+    tool: pending.tool,
+    argsHash: pending.argsHash,
+    verdict,
+    by: decision.by,
+    ...(message ? { message } : {}),
+    ...(fits ? {} : { mismatch: true }),
+    ...(memory ? { remember: memory.scope } : {}),
+    ...(decision.waitedMs !== undefined ? { waitedMs: decision.waitedMs } : {}),
+  };
+  return {
+    context: {
+      approvals: {
+        ...approvals,
+        pending: null,
+        decided: { ...approvals.decided, [pending.callId]: decided },
+        // Repository decisions are written to the trust file by whoever took the answer; in the run they hold like the others.
+        remembered: memory ? [...approvals.remembered, memory] : approvals.remembered,
+      },
+    },
+    notes: [note],
+  };
+}
+
+/** The approver failed (a crashed prompt, an unreadable answer file): the call is denied, never run. */
+export function approverFailureUpdate(context: HarnessContext, error: unknown): Update {
+  const pending = context.approvals.pending;
+  if (!pending) return {};
+  const why = error instanceof Error ? error.message : String(error);
+  return decisionUpdate(context, {
+    callId: pending.callId,
+    argsHash: pending.argsHash,
+    verdict: 'deny',
+    by: 'policy',
+    message: `no answer could be taken (${why})`,
+  });
+}
+
+/** The tool result of a call denied by a rule, a remembered decision or an answer. */
+export function denialFor(decided: DecidedCall): string {
+  return denialText(
+    decided.by === 'rule' ? 'by an approval rule' : decided.by === 'remembered' ? 'by a remembered decision' : `by ${decided.by}`,
+    decided.message,
+  );
+}
+
+/** This turn's denied calls with the text each gets as its result (the tool actor's `denied`). */
+export function deniedCalls(context: HarnessContext): Record<string, string> {
+  const denied: Record<string, string> = {};
+  for (const [id, decided] of Object.entries(context.approvals.decided)) if (decided.verdict === 'deny') denied[id] = denialFor(decided);
+  return denied;
+}
+
+/** The event a hook gets for the call at the cursor (preToolUse) or the finish there (beforeFinish). */
+export function hookInputFor(context: HarnessContext, moment: 'preToolUse' | 'beforeFinish'): HooksInput {
+  const call = context.calls[context.cursor];
+  const tool = call?.function.name ?? '';
+  const args = call ? callFacts(tool, call.function.arguments).args : {};
+  return { moment, tool, step: context.step, event: { phase: context.phase, step: context.step, call: { id: call?.id ?? '', tool, args } } };
+}
+
+/** The hooks actor failed as a whole (a bug, not a hook's failure, which is an outcome): fail closed. */
+export function hookFailure(error: unknown): HooksOutput {
+  return { decision: 'deny', message: `the hooks could not run (${error instanceof Error ? error.message : String(error)})`, notes: [] };
+}

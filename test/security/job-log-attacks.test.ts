@@ -1,0 +1,94 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { maskSecrets } from '../../lib/secret-scan.js';
+import { openJobStore } from '../../process/job-store.js';
+import { openRunSandbox } from '../helpers/run-sandbox.js';
+import { waitUntil } from '../helpers/wait.js';
+import { makeTempDir } from '../helpers/workspace.js';
+
+// Issue 25, item 1: the job-log folder is writable from the sandbox; the harness, on the host, must never follow
+// what a command puts there.
+const KEY = [
+  '-----BEGIN OPENSSH PRIVATE KEY-----',
+  'b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW',
+  '-----END OPENSSH PRIVATE KEY-----',
+];
+
+function setup(maxLogBytes?: number) {
+  const root = makeTempDir();
+  const outside = makeTempDir();
+  const stateDir = makeTempDir();
+  const canary = path.join(outside, 'id_ed25519');
+  const canaryText = `${KEY.join('\n')}\ncanary-${'x'.repeat(400)}\n`;
+  fs.writeFileSync(canary, canaryText);
+  const sandbox = openRunSandbox(root, { sandbox: 'bwrap' }, { stateDir, ...(maxLogBytes ? { maxLogBytes } : {}) });
+  const log = (id: number) => path.join(stateDir, 'jobs', `${id}.log`);
+  return { root, canary, canaryText, sandbox, log };
+}
+
+describe('job logs against a sandbox that swaps them (bubblewrap)', () => {
+  it('a log replaced by a symlink to a host file: reading it shows the job output, never the file; cutting it leaves the file whole', async () => {
+    const { canary, canaryText, sandbox, log } = setup(100);
+    const job = await sandbox.startJob(`echo before; rm -f ${log(1)}; ln -s ${canary} ${log(1)}; sleep 30`);
+    // Between the job's rm and ln the name is missing for a moment.
+    await waitUntil(() => fs.lstatSync(log(1), { throwIfNoEntry: false })?.isSymbolicLink() === true, 'the job to swap its log');
+    const read = sandbox.readJob(job.id, 6000);
+    expect(read.text).toBe('before\n');
+    expect(read.text).not.toContain('canary');
+    // The cut (checked four times a second) acts on the log rein made, not on what the name points at now.
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    expect(fs.readFileSync(canary, 'utf8')).toBe(canaryText);
+    expect(sandbox.readJob(job.id, 6000).text).toBe('');
+  });
+
+  it('a link planted under the next job log name is removed, not followed: the host file is not truncated', async () => {
+    const { canary, canaryText, sandbox, log } = setup();
+    expect((await sandbox.runCommand(`mkdir -p ${path.dirname(log(1))}; ln -s ${canary} ${log(1)}`, options())).exitCode).toBe(0);
+    const job = await sandbox.startJob('echo fresh');
+    await waitUntil(() => sandbox.job(job.id)?.state !== 'running', 'the job to end');
+    expect(fs.readFileSync(canary, 'utf8')).toBe(canaryText);
+    expect(sandbox.readJob(job.id, 6000).text).toBe('fresh\n');
+  });
+
+  it('a log replaced by a FIFO does not block the harness', async () => {
+    const { sandbox, log } = setup();
+    const job = await sandbox.startJob(`rm -f ${log(1)}; mkfifo ${log(1)}; sleep 30`);
+    await waitUntil(() => fs.existsSync(log(1)) && fs.lstatSync(log(1)).isFIFO(), 'the job to make a FIFO');
+    const started = Date.now();
+    expect(sandbox.readJob(job.id, 6000)).toEqual({ text: '', newBytes: 0, size: 0 });
+    expect(Date.now() - started).toBeLessThan(1000);
+  });
+
+  it('a FIFO planted under the next job log name does not block starting that job', async () => {
+    const { sandbox, log } = setup();
+    expect((await sandbox.runCommand(`mkdir -p ${path.dirname(log(1))}; mkfifo ${log(1)}`, options())).exitCode).toBe(0);
+    const started = Date.now();
+    const job = await sandbox.startJob('echo fresh');
+    await waitUntil(() => sandbox.job(job.id)?.state !== 'running', 'the job to end');
+    expect(sandbox.readJob(job.id, 6000).text).toBe('fresh\n');
+    expect(Date.now() - started).toBeLessThan(3000);
+  });
+});
+
+describe('job log masking across reads', () => {
+  it('a private key whose header was in an earlier read is masked in the next', () => {
+    const store = openJobStore(makeTempDir());
+    const job = store.create('cat key');
+    fs.appendFileSync(job.log, `${KEY[0]}\n`);
+    // What a read holds whole is masked (and reported) by the harness's scan of every result, as here.
+    const first = store.readNew(job.id, 6000).text;
+    expect(maskSecrets(first).text).toMatch(/^\[redacted: private-key\]\n?$/);
+    fs.appendFileSync(job.log, `${KEY[1]}\n${KEY[2]}\nafter\n`);
+    // The rest of the key has no header in this read: only the store, which read the part before, can mask it.
+    const second = store.readNew(job.id, 6000).text;
+    expect(maskSecrets(second).findings).toEqual([]);
+    expect(second).not.toContain(KEY[1]!.slice(0, 20));
+    expect(second).toBe('[redacted: private-key]\n[redacted: private-key]\nafter\n');
+    store.close();
+  });
+});
+
+function options() {
+  return { timeoutMs: 10_000, signal: new AbortController().signal, outputCap: 6000 };
+}
