@@ -9,7 +9,7 @@
 # REIN_TEST_CMD sets the verification command the gate requires; without it the run uses
 # the no-verification-gate preset (Terminal-Bench's tests are hidden from the agent).
 # REIN_WORKDIR is the repository (default: the current directory); REIN_ARGS adds flags.
-# Exit code: rein's (0 done, 1 unfinished, 2 usage, 3 endpoint, 4 crashed, 143 SIGTERM),
+# Exit code: rein's (0 done, 1 unfinished, 2 usage, 3 endpoint, 4 crashed, 5 awaiting an approval, 143 SIGTERM),
 # except that REIN_HARBOR_EXIT_ZERO_UNFINISHED=1 reports 1 as 0 so Harbor's verifier judges it.
 set -uo pipefail
 
@@ -20,7 +20,8 @@ workdir="${REIN_WORKDIR:-$PWD}"
 rein="${REIN_BIN:-rein}"
 mkdir -p "$logs"
 
-args=(run "$workdir" "$instruction" --json-events --summary "$logs/rein-summary.json" --atif "$logs/trajectory.json" --run-dir "$logs/rein-run")
+# Nobody is there to answer an approval in a task container (the container is the sandbox): ask about nothing.
+args=(run "$workdir" "$instruction" --json-events --summary "$logs/rein-summary.json" --atif "$logs/trajectory.json" --run-dir "$logs/rein-run" --approval never)
 if [ -n "${REIN_TEST_CMD:-}" ]; then args+=(--test-cmd "$REIN_TEST_CMD"); else args+=(--preset no-verification-gate); fi
 if [ -n "${REIN_MODEL:-}" ]; then args+=(--model "$REIN_MODEL"); fi
 if [ -n "${REIN_ARGS:-}" ]; then
@@ -36,5 +37,9 @@ wait "$child"
 code=$?
 # wait returns early when a trapped signal arrives: wait again for rein's own exit code.
 if kill -0 "$child" 2>/dev/null; then wait "$child"; code=$?; fi
+# A rein that died before writing its trajectory (a crash, an OOM kill) left its trace: export from that.
+if [ ! -f "$logs/trajectory.json" ] && [ -f "$logs/rein-run/trace.jsonl" ]; then
+  "$rein" trace export "$logs/rein-run" --format atif --out "$logs/trajectory.json" 2>>"$logs/rein-stderr.txt" || true
+fi
 if [ "$code" = 1 ] && [ "${REIN_HARBOR_EXIT_ZERO_UNFINISHED:-0}" = 1 ]; then code=0; fi
 exit "$code"

@@ -20,9 +20,13 @@ const SAFE_GIT = [
 /** The whole `.git/config` of a checkout: what clone wrote, minus the remote rein removes. */
 const CHECKOUT_CONFIG = '[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n\tlogallrefupdates = true\n';
 
+/** The environment without GIT_* variables, which could point git at another repository. */
+const gitEnv = () => Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('GIT_')));
+
 const git = (cwd: string, args: string[], input?: string) =>
   execFileSync('git', [...SAFE_GIT, ...args], {
     cwd,
+    env: gitEnv(),
     encoding: 'utf8',
     maxBuffer: 256 * 1024 * 1024,
     stdio: ['pipe', 'pipe', 'pipe'],

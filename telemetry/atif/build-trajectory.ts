@@ -1,8 +1,9 @@
-import { z } from 'zod';
 import { ATIF_SCHEMA_VERSION, type AtifObservationResult, type AtifStep, type AtifToolCall, type AtifTrajectory } from '../../lib/atif-schema.js';
 import type { TraceRecord } from '../../lib/trace-events.js';
 import { costOf } from '../../machines/budgets.js';
-import { collectStepFacts, factOf, stepFactsJson } from './run-facts.js';
+import { checkedMessages, fromTrace, type Message, type ModelLine, matchReply } from './conversation.js';
+import { type AtifPrice, finalMetrics, priceFor, usageSchema } from './metrics.js';
+import { collectStepFacts, runFacts, stepFactsJson } from './run-facts.js';
 
 /** What a trajectory is built from: the run's trace lines and its record of messages (either may be cut short by a kill). */
 export interface TrajectorySource {
@@ -12,23 +13,6 @@ export interface TrajectorySource {
   sessionId: string;
   agentVersion: string;
 }
-
-const toolCallSchema = z.object({ id: z.string(), function: z.object({ name: z.string(), arguments: z.string() }) });
-const messageSchema = z.discriminatedUnion('role', [
-  z.object({ role: z.literal('system'), content: z.string() }),
-  z.object({ role: z.literal('user'), content: z.string() }),
-  z.object({ role: z.literal('assistant'), content: z.string().nullable(), tool_calls: z.array(toolCallSchema).optional() }),
-  z.object({ role: z.literal('tool'), tool_call_id: z.string(), content: z.string() }),
-]);
-type Message = z.infer<typeof messageSchema>;
-type ModelLine = TraceRecord & { step: number; content?: unknown; tool_calls?: unknown; usage?: unknown; ms?: unknown; finishReason?: unknown };
-
-const usageSchema = z.object({
-  promptTokens: z.number().int().nonnegative(),
-  completionTokens: z.number().int().nonnegative(),
-  cachedTokens: z.number().int().nonnegative(),
-});
-const priceSchema = z.object({ input: z.number(), cachedInput: z.number(), output: z.number() });
 
 /**
  * One ATIF trajectory from a rein run: a system and a user step for the
@@ -84,7 +68,13 @@ export function buildTrajectory(source: TrajectorySource): AtifTrajectory {
   return {
     schema_version: ATIF_SCHEMA_VERSION,
     session_id: source.sessionId,
-    agent: { name: 'rein', version: source.agentVersion, ...(model ? { model_name: model } : {}) },
+    agent: {
+      name: 'rein',
+      version: source.agentVersion,
+      ...(model ? { model_name: model } : {}),
+      // The harness configuration is what a comparison between trajectories is about: the rules the run was started with.
+      ...(start?.rules && typeof start.rules === 'object' ? { extra: { rules: start.rules } } : {}),
+    },
     steps,
     ...(notes.length > 0 ? { notes: notes.join(' ') } : {}),
     final_metrics: finalMetrics(lines, models, price, steps.length),
@@ -92,53 +82,11 @@ export function buildTrajectory(source: TrajectorySource): AtifTrajectory {
   };
 }
 
-function checkedMessages(record: readonly unknown[], notes: string[]): Message[] {
-  const out: Message[] = [];
-  let bad = 0;
-  for (const value of record) {
-    const parsed = messageSchema.safeParse(value);
-    if (parsed.success) out.push(parsed.data);
-    else bad++;
-  }
-  if (bad > 0) notes.push(`${bad} line(s) of the record were not chat messages and were left out.`);
-  return out;
-}
-
-/** Without a record, the conversation is rebuilt from the trace: the task, each reply and its results as the trace cut them. */
-function fromTrace(start: TraceRecord | undefined, models: ModelLine[], lines: readonly TraceRecord[], notes: string[]): Message[] {
-  notes.push('The run has no record.jsonl: steps are rebuilt from the trace; the system prompt is missing and tool results are cut to 2,000 characters.');
-  const out: Message[] = [];
-  if (typeof start?.task === 'string') out.push({ role: 'user', content: start.task });
-  for (const line of models) {
-    const calls = z.array(toolCallSchema).safeParse(line.tool_calls);
-    out.push({ role: 'assistant', content: typeof line.content === 'string' ? line.content : null, ...(calls.success ? { tool_calls: calls.data } : {}) });
-    for (const tool of lines)
-      if (tool.kind === 'tool' && tool.step === line.step && typeof tool.id === 'string')
-        out.push({ role: 'tool', tool_call_id: tool.id, content: String(tool.result ?? '') });
-  }
-  return out;
-}
-
-/** The first model line from `cursor` whose reply is this message (same text, same calls); -1 if none. */
-function matchReply(models: readonly ModelLine[], cursor: number, message: Extract<Message, { role: 'assistant' }>): number {
-  const key = replyKey(message.content, message.tool_calls);
-  for (let index = cursor; index < models.length; index++) {
-    const line = models[index]!;
-    const calls = z.array(toolCallSchema).safeParse(line.tool_calls);
-    if (replyKey(typeof line.content === 'string' ? line.content : null, calls.success ? calls.data : undefined) === key) return index;
-  }
-  return -1;
-}
-
-function replyKey(content: string | null, calls: ReadonlyArray<z.infer<typeof toolCallSchema>> | undefined): string {
-  return JSON.stringify([content ?? '', (calls ?? []).map((call) => [call.id, call.function.name, call.function.arguments])]);
-}
-
 function agentStep(
   stepId: number,
   message: Extract<Message, { role: 'assistant' }>,
   line: ModelLine | undefined,
-  price: z.infer<typeof priceSchema> | null,
+  price: AtifPrice | null,
   facts: ReturnType<typeof collectStepFacts>,
 ): AtifStep {
   const raw: Record<string, string> = {};
@@ -196,70 +144,6 @@ function parseArguments(text: string): Record<string, unknown> | null {
   }
 }
 
-function priceFor(start: TraceRecord | undefined, model: string | undefined): z.infer<typeof priceSchema> | null {
-  if (!model) return null;
-  const rules = start?.rules as { model?: { prices?: Record<string, unknown> } } | undefined;
-  const parsed = priceSchema.safeParse(rules?.model?.prices?.[model]);
-  return parsed.success ? parsed.data : null;
-}
-
-/** Totals over every model call the trace holds (the discarded ones were paid for too). */
-function finalMetrics(lines: readonly TraceRecord[], models: readonly ModelLine[], price: z.infer<typeof priceSchema> | null, stepCount: number) {
-  const total = { prompt: 0, completion: 0, cached: 0, cost: 0 };
-  for (const line of models) {
-    const usage = usageSchema.safeParse(line.usage);
-    if (!usage.success) continue;
-    total.prompt += usage.data.promptTokens;
-    total.completion += usage.data.completionTokens;
-    total.cached += Math.min(usage.data.cachedTokens, usage.data.promptTokens);
-    if (price) total.cost += costOf(usage.data, price);
-  }
-  const end = lastOf(lines, 'end');
-  return {
-    total_prompt_tokens: total.prompt,
-    total_completion_tokens: total.completion,
-    total_cached_tokens: total.cached,
-    ...(price ? { total_cost_usd: total.cost } : {}),
-    total_steps: stepCount,
-    extra: { model_calls: models.length, ...(typeof end?.steps === 'number' ? { rein_steps: end.steps } : {}) },
-  };
-}
-
-function runFacts(lines: readonly TraceRecord[], start: TraceRecord | undefined, discarded: readonly ModelLine[]): Record<string, unknown> {
-  const all = (kind: string) => lines.filter((line) => line.kind === kind).map(factOf);
-  const end = lastOf(lines, 'end');
-  const crash = lastOf(lines, 'crash');
-  const interrupted = lastOf(lines, 'interrupted');
-  const outcome = end ? factOf(end) : crash ? { status: 'crashed', error: crash.error } : { status: interrupted ? 'interrupted' : 'unfinished' };
-  return {
-    ...(start
-      ? {
-          task: start.task,
-          test_cmd: start.testCmd,
-          endpoint: start.endpoint,
-          workspace: start.workspace,
-          run_dir: start.runDir,
-          sandbox: start.sandbox,
-          tools: start.tools,
-        }
-      : {}),
-    outcome,
-    resumes: all('resume'),
-    interruptions: all('interrupted'),
-    gate_decisions: all('finish'),
-    stall_nudges: all('stall'),
-    compactions: all('context'),
-    budget_warnings: all('budget_warning'),
-    jobs: all('job'),
-    discarded_replies: discarded.map(factOf),
-  };
-}
-
 function isoOf(seconds: number): string {
   return new Date(Math.round(seconds * 1000)).toISOString();
-}
-
-function lastOf(lines: readonly TraceRecord[], kind: string): TraceRecord | undefined {
-  for (let index = lines.length - 1; index >= 0; index--) if (lines[index]!.kind === kind) return lines[index];
-  return undefined;
 }

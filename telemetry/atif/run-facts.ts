@@ -96,3 +96,40 @@ export function stepFactsJson(step: number, facts: StepFacts | undefined): Recor
   for (const [name, list] of lists) if (list.length > 0) out[name] = list.map(factOf);
   return out;
 }
+
+/** The run's own facts for the root's `extra.rein`: where and how it ran, its outcome, and every resume, gate decision, nudge and compaction. */
+export function runFacts(lines: readonly TraceRecord[], start: TraceRecord | undefined, discarded: readonly TraceRecord[]): Record<string, unknown> {
+  const all = (kind: string) => lines.filter((line) => line.kind === kind).map(factOf);
+  const end = lastOf(lines, 'end');
+  const crash = lastOf(lines, 'crash');
+  const interrupted = lastOf(lines, 'interrupted');
+  const outcome = end ? factOf(end) : crash ? { status: 'crashed', error: crash.error } : { status: interrupted ? 'interrupted' : 'unfinished' };
+  return {
+    ...(start
+      ? {
+          task: start.task,
+          test_cmd: start.testCmd,
+          endpoint: start.endpoint,
+          workspace: start.workspace,
+          run_dir: start.runDir,
+          sandbox: start.sandbox,
+          tools: start.tools,
+        }
+      : {}),
+    outcome,
+    resumes: all('resume'),
+    interruptions: all('interrupted'),
+    gate_decisions: all('finish'),
+    stall_nudges: all('stall'),
+    compactions: all('context'),
+    budget_warnings: all('budget_warning'),
+    jobs: all('job'),
+    discarded_replies: discarded.map(factOf),
+  };
+}
+
+/** The last line of a kind. */
+export function lastOf(lines: readonly TraceRecord[], kind: string): TraceRecord | undefined {
+  for (let index = lines.length - 1; index >= 0; index--) if (lines[index]!.kind === kind) return lines[index];
+  return undefined;
+}

@@ -139,6 +139,28 @@ describe('the Harbor installed agent, without Docker', () => {
       metadata: { rein: { status: 'done', exitCode: 0 } },
     });
 
+    // A rein that dies without writing its trajectory: the run command exports it from the trace left behind.
+    const app2 = join(container, 'app2');
+    mkdirSync(app2);
+    writeFileSync(join(app2, 'add.js'), readFileSync(join(app, 'add.js'), 'utf8').replace('a + b', 'a - b'));
+    writeFileSync(join(app2, 'add.test.js'), readFileSync(join(app, 'add.test.js'), 'utf8'));
+    const dying = join(container, 'dying-rein');
+    const crashedLogs = join(container, 'logs', 'crashed');
+    writeFileSync(
+      dying,
+      `#!/bin/sh\nif [ "$1" = run ]; then "${join(container, 'opt', 'rein', 'bin', 'rein')}" "$@"; rm -f "${crashedLogs}/trajectory.json"; exit 137; fi\nexec "${join(container, 'opt', 'rein', 'bin', 'rein')}" "$@"\n`,
+    );
+    chmodSync(dying, 0o755);
+    const died = await sh(
+      join(container, 'opt', 'rein', 'bin', 'rein-harbor-run'),
+      ['Fix add() so that node --test passes.'],
+      { ...env, REIN_BIN: dying, REIN_LOGS_DIR: crashedLogs, REIN_TEST_CMD: 'node --test', REIN_MODEL: 'stub-model', OPENAI_BASE_URL: stub.url },
+      app2,
+    );
+    expect(died.code).toBe(137);
+    const rebuilt = atifTrajectorySchema.parse(JSON.parse(readFileSync(join(crashedLogs, 'trajectory.json'), 'utf8')));
+    expect(rebuilt.steps.filter((step) => step.source === 'agent')).toHaveLength(4);
+
     // Harbor stops an agent that runs out of time: SIGTERM to the run command reaches rein, which saves and writes its files.
     let calls = 0;
     const hanging = await startOpenAIStub((request) => (calls++ === 0 ? policy(request) : { hang: true }));
@@ -166,7 +188,7 @@ describe('the Harbor installed agent, without Docker', () => {
     } finally {
       await hanging.close();
     }
-  }, 120_000);
+  }, 300_000);
 
   it("the Python agent class's own tests pass (python3 -m pytest adapters/harbor/tests)", () => {
     const result = spawnSync('python3', ['-m', 'pytest', '-q', '-p', 'no:cacheprovider', join(harbor, 'tests')], {

@@ -85,7 +85,7 @@ describe('the headless contract, read as an outside tool reads it', () => {
     expect(summary).toMatchObject({ status: 'done', exitCode: 0, steps: 4, summary: 'add() adds.', runDir, atif: join(out, 'atif', 'trajectory.json') });
     const trajectory = atifTrajectorySchema.parse(readJson(summary.atif));
     expect(trajectory.steps.filter((step) => step.source === 'agent')).toHaveLength(4);
-  });
+  }, 120_000);
 
   it('SIGTERM stops the run cleanly: exit 143, the summary says terminated, the ATIF holds the steps so far', async () => {
     let calls = 0;
@@ -123,7 +123,7 @@ describe('the headless contract, read as an outside tool reads it', () => {
     const trajectory = atifTrajectorySchema.parse(readJson(join(out, 't.json')));
     expect(trajectory.steps.filter((step) => step.source === 'agent')).toHaveLength(1);
     expect((trajectory.extra!.rein as { outcome: unknown }).outcome).toEqual({ status: 'interrupted' });
-  });
+  }, 120_000);
 
   it('distinct exit codes with a summary each: 2 bad usage, 3 endpoint down', async () => {
     const out = makeTempDir('rein-headless-codes-');
@@ -141,7 +141,7 @@ describe('the headless contract, read as an outside tool reads it', () => {
     });
     expect(down.code).toBe(3);
     expect(readJson(join(out, 'e.json'))).toMatchObject({ status: 'endpoint', exitCode: 3 });
-  });
+  }, 120_000);
 
   it('a run killed with SIGKILL and resumed exports one ATIF trajectory that validates and records the resume', async () => {
     stub = await startOpenAIStub(async (request) => {
@@ -180,7 +180,7 @@ describe('the headless contract, read as an outside tool reads it', () => {
     // The same export from the CLI gives the same document.
     const cli = await runCli(['trace', 'export', runDir, '--format', 'atif']);
     expect(JSON.parse(cli.stdout)).toEqual(trajectory);
-  });
+  }, 120_000);
 
   it('rein trace export --format atif: a missing run and OTel-only flags are usage errors named once', async () => {
     const missing = await runCli(['trace', 'export', join(makeTempDir('rein-atif-none-'), 'nope'), '--format', 'atif']);

@@ -32,7 +32,7 @@ describe('ATIF export of a rein run', () => {
       ],
     });
     const trajectory = exported(run.runDir);
-    expect(trajectory.agent).toMatchObject({ name: 'rein', model_name: 'scripted' });
+    expect(trajectory.agent).toMatchObject({ name: 'rein', model_name: 'scripted', extra: { rules: { model: { prices: { scripted: PRICE } } } } });
     expect(trajectory.steps.map((step) => step.source)).toEqual(['system', 'user', 'agent', 'agent', 'agent', 'agent']);
     expect(trajectory.steps[1]!.message).toContain('Make the tests pass.');
     const models = run.lines('model');
@@ -58,7 +58,7 @@ describe('ATIF export of a rein run', () => {
     });
     expect(trajectory.final_metrics!.total_cost_usd).toBeCloseTo(end.costUsd, 12);
     expect(reinOf(trajectory).outcome).toMatchObject({ status: 'done', summary: 'fixed and tested' });
-  });
+  }, 90_000);
 
   it('a stall nudge is a user step marked as a harness notice, and the stall is under the step that fired it', async () => {
     const run = await runScripted({
