@@ -15,6 +15,7 @@ import { thisTraceWriter } from '../lib/trace-writer.js';
 import type { HarnessMachine, HarnessOptions } from '../machines/harness-machine.js';
 import { isCheckpoint, stateLabel } from '../machines/introspection.js';
 import type { HarnessContext, HarnessInput, HarnessOutput } from '../machines/types.js';
+import { checkOf, verificationOf } from '../machines/verification.js';
 import { describeLostJobs, jobTraceLine } from '../process/job-lines.js';
 import { createRunSandbox } from '../process/run-sandbox.js';
 import type { Rules } from '../rules/schema.js';
@@ -160,6 +161,7 @@ function openSandbox(options: RunOptions, workspace: string, held: ResourceStack
       root: workspace,
       policy,
       testCmd: options.testCmd,
+      isCheck: (command) => checkOf(command, verificationOf(options.rules), options.testCmd) !== null,
       protectedFiles: options.configPath ? [options.configPath] : [],
       stateDir: options.runDir,
       onJob: (job) => jobs.trace?.log('job', jobTraceLine(job)),
