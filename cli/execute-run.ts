@@ -1,5 +1,6 @@
 import { basename, relative } from 'node:path';
 import { RunInterrupted } from '../lib/errors.js';
+import { indentedLines } from '../lib/terminal-text.js';
 import type { TraceLine } from '../lib/trace-events.js';
 import type { HarnessOutput } from '../machines/types.js';
 import type { Rules } from '../rules/schema.js';
@@ -70,7 +71,7 @@ export async function executeRun(options: ExecuteOptions): Promise<number> {
   } catch (error) {
     if (!(error instanceof RunInterrupted)) throw error;
     status.finish();
-    io.stderr.write(`rein: ${error.message}\n`);
+    io.stderr.write(`rein: ${indentedLines(error.message)}\n`);
     // As a shell reports a process ended by the signal: 128 + 2 for Ctrl+C, 128 + 15 for SIGTERM.
     return stoppedBy === 'SIGTERM' ? EXIT.terminated : EXIT.interrupted;
   } finally {
@@ -120,8 +121,8 @@ function endMessage(output: HarnessOutput, handle: RunHandle, rules: Rules): str
   const lines = [
     `rein: ${output.status} after ${output.steps}/${rules.budgets.maxSteps} steps; ${usage.promptTokens} prompt tokens (${usage.cachedTokens} cached), ${usage.completionTokens} completion tokens${cost}`,
   ];
-  if (output.summary) lines.push(`rein: summary: ${output.summary}`);
-  if (output.status !== 'done' && output.reason) lines.push(`rein: reason: ${output.reason}`);
+  if (output.summary) lines.push(`rein: summary: ${indentedLines(output.summary)}`);
+  if (output.status !== 'done' && output.reason) lines.push(`rein: reason: ${indentedLines(output.reason)}`);
   lines.push(`rein: trace: ${shortPath(handle.tracePath)}   (view it: npx rein viz ${shortPath(handle.tracePath)})`);
   if (output.status !== 'done') lines.push(`rein: run directory: ${shortPath(handle.runDir)}`);
   return lines.join('\n') + '\n';
