@@ -8,7 +8,7 @@ import { createToolRunner } from '../actors/tool-runner.js';
 import { ViewBuilder } from '../context/view-builder.js';
 import { RunInterrupted, UsageError } from '../lib/errors.js';
 import { STATE_DIR_NAME } from '../lib/harness-files.js';
-import { changedRulesFiles, markUntrusted, rulesFilesIn } from '../lib/rules-trust.js';
+import { beginRulesWatch, endRulesWatch } from '../lib/rules-trust.js';
 import { ensureStateDir } from '../lib/state-dir.js';
 import type { TraceLine } from '../lib/trace-events.js';
 import { thisTraceWriter } from '../lib/trace-writer.js';
@@ -376,7 +376,8 @@ function startActor(
   const { actor, tracer } = run;
   if (saved) trace.log('resume', { fromState: tracer.label(), recordLength: saved.recordLength, elapsedMs: saved.elapsedMs, ...thisTraceWriter() });
   for (const job of run.lostJobs) trace.log('job', jobTraceLine(job));
-  const rulesFilesBefore = rulesFilesIn(workspace);
+  // Recorded outside the repository before the agent acts: a run that never reaches its clean-up still leaves what it wrote untrusted.
+  beginRulesWatch(workspace, options.runDir);
   let interrupted = false;
   let tampered: string[] = [];
   const done = (async () => {
@@ -396,8 +397,7 @@ function startActor(
     } finally {
       await held.release();
       // A rules file the agent wrote would be code the next run imports: it is not loaded again until a person trusts it.
-      tampered = changedRulesFiles(rulesFilesBefore, rulesFilesIn(workspace));
-      if (tampered.length > 0) markUntrusted(workspace, tampered);
+      tampered = endRulesWatch(workspace, options.runDir);
     }
   })();
   const interrupt = () => {
