@@ -72,8 +72,12 @@ export async function executeRun(options: ExecuteOptions): Promise<number> {
     if (!(error instanceof RunInterrupted)) throw error;
     status.finish();
     io.stderr.write(`rein: ${indentedLines(error.message)}\n`);
+    warnTampered(io, handle);
     // As a shell reports a process ended by the signal: 128 + 2 for Ctrl+C, 128 + 15 for SIGTERM.
-    return stoppedBy === 'SIGTERM' ? EXIT.terminated : EXIT.interrupted;
+    const code = stoppedBy === 'SIGTERM' ? EXIT.terminated : EXIT.interrupted;
+    // `--json` promises one JSON line at the end, also for a run stopped by a signal.
+    if (options.json) io.stdout.write(`${JSON.stringify({ status: 'interrupted', exitCode: code, trace: handle.tracePath, runDir: handle.runDir })}\n`);
+    return code;
   } finally {
     process.removeListener('SIGINT', onSigint);
     process.removeListener('SIGTERM', onSigint);
@@ -81,12 +85,7 @@ export async function executeRun(options: ExecuteOptions): Promise<number> {
     await otel?.finish();
   }
   io.stderr.write(endMessage(output, handle, run.rules));
-  const tampered = handle.tamperedRulesFiles();
-  if (tampered.length > 0) {
-    io.stderr.write(
-      `rein: WARNING: the run changed ${tampered.join(', ')} in the workspace. rein will not load it until you have reviewed it and run \`rein rules trust\` in that repo (a .ts/.mjs/.js rules file is code).\n`,
-    );
-  }
+  warnTampered(io, handle);
   if (options.json) {
     io.stdout.write(
       JSON.stringify({
@@ -103,6 +102,16 @@ export async function executeRun(options: ExecuteOptions): Promise<number> {
     );
   }
   return exitCodeFor(output.status);
+}
+
+/** The rules files the run created or changed, which rein will not load until a person trusts them. */
+function warnTampered(io: Io, handle: RunHandle): void {
+  const tampered = handle.tamperedRulesFiles();
+  if (tampered.length > 0) {
+    io.stderr.write(
+      `rein: WARNING: the run changed ${tampered.join(', ')} in the workspace. rein will not load it until you have reviewed it and run \`rein rules trust\` in that repo (a .ts/.mjs/.js rules file is code).\n`,
+    );
+  }
 }
 
 function startMessage(run: ExecuteOptions['run'], handle: RunHandle, resumed: boolean): string {
