@@ -47,9 +47,9 @@ export function maskSecrets(text: string, known: readonly (string | undefined)[]
 }
 
 /**
- * `text` masked as if it were read together with `before` (what precedes it in the same file or stream): a secret
- * that began in `before` (a private key whose header was in the part already read) is masked where it goes on in
- * `text`. Lines stay lines: every line a secret covers keeps its place and shows the marker, so a numbered window
+ * The part of a secret that began in `before` (what precedes `text` in the same file or stream: a private key whose
+ * header was in the part already read) masked where it goes on in `text`; secrets wholly inside `text` are left for
+ * `maskSecrets`, which masks and reports them. Lines stay lines: every line a secret covers keeps its place and shows the marker, so a numbered window
  * still lines up with the file.
  *
  * @example maskLinesAfter('-----BEGIN RSA PRIVATE KEY-----\n', 'MIIE…\n-----END RSA PRIVATE KEY-----\nok') // '[redacted: private-key]\n[redacted: private-key]\nok'
@@ -60,7 +60,8 @@ export function maskLinesAfter(before: string, text: string, formats: readonly S
   let masked = '';
   let at = before.length;
   for (const span of spans) {
-    if (span.end <= at) continue;
+    // A secret wholly inside `text` is left for maskSecrets, which also reports where it was.
+    if (span.end <= at || span.start >= before.length) continue;
     const start = Math.max(span.start, at);
     const marker = `[redacted: ${span.kind}]`;
     masked +=
