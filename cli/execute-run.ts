@@ -1,5 +1,6 @@
 import { basename, relative } from 'node:path';
 import { RunAwaitingApproval, RunInterrupted } from '../lib/errors.js';
+import { indentedLines } from '../lib/terminal-text.js';
 import type { TraceLine } from '../lib/trace-events.js';
 import type { HarnessOutput } from '../machines/types.js';
 import type { Rules } from '../rules/schema.js';
@@ -113,7 +114,8 @@ export async function executeRun(options: ExecuteOptions): Promise<number> {
       throw error;
     }
     status.finish();
-    io.stderr.write(`rein: ${error.message}\n`);
+    io.stderr.write(`rein: ${indentedLines(error.message)}\n`);
+    warnTampered(io, handle);
     // As a shell reports a process ended by the signal: 128 + 2 for Ctrl+C, 128 + 15 for SIGTERM.
     const exitCode = stoppedBy === 'SIGTERM' ? EXIT.terminated : EXIT.interrupted;
     const atif = writeAtif(headless, handle.runDir, warn);
@@ -124,6 +126,8 @@ export async function executeRun(options: ExecuteOptions): Promise<number> {
       ...files,
       ...(atif ? { atif } : {}),
     });
+    // `--json` promises one JSON line at the end, also for a run stopped by a signal.
+    if (options.json) io.stdout.write(`${JSON.stringify({ status: 'interrupted', exitCode, trace: handle.tracePath, runDir: handle.runDir })}\n`);
     return exitCode;
   } finally {
     process.removeListener('SIGINT', onSigint);
@@ -132,12 +136,7 @@ export async function executeRun(options: ExecuteOptions): Promise<number> {
     await otel?.finish();
   }
   io.stderr.write(endMessage(output, handle, run.rules));
-  const tampered = handle.tamperedRulesFiles();
-  if (tampered.length > 0) {
-    io.stderr.write(
-      `rein: WARNING: the run changed ${tampered.join(', ')} in the workspace. rein will not load it until you have reviewed it and run \`rein rules trust\` in that repo (a .ts/.mjs/.js rules file is code).\n`,
-    );
-  }
+  warnTampered(io, handle);
   if (options.json) {
     io.stdout.write(
       JSON.stringify({
@@ -168,6 +167,16 @@ export async function executeRun(options: ExecuteOptions): Promise<number> {
   return exitCode;
 }
 
+/** The rules files the run created or changed, which rein will not load until a person trusts them. */
+function warnTampered(io: Io, handle: RunHandle): void {
+  const tampered = handle.tamperedRulesFiles();
+  if (tampered.length > 0) {
+    io.stderr.write(
+      `rein: WARNING: the run changed ${tampered.join(', ')} in the workspace. rein will not load it until you have reviewed it and run \`rein rules trust\` in that repo (a .ts/.mjs/.js rules file is code).\n`,
+    );
+  }
+}
+
 function startMessage(run: ExecuteOptions['run'], handle: RunHandle, resumed: boolean): string {
   return [
     `rein: ${resumed ? 'resuming' : 'running'} ${run.model.name} (${run.model.description}) on ${run.workspace}`,
@@ -184,8 +193,8 @@ function endMessage(output: HarnessOutput, handle: RunHandle, rules: Rules): str
   const lines = [
     `rein: ${output.status} after ${output.steps}/${rules.budgets.maxSteps} steps; ${usage.promptTokens} prompt tokens (${usage.cachedTokens} cached), ${usage.completionTokens} completion tokens${cost}`,
   ];
-  if (output.summary) lines.push(`rein: summary: ${output.summary}`);
-  if (output.status !== 'done' && output.reason) lines.push(`rein: reason: ${output.reason}`);
+  if (output.summary) lines.push(`rein: summary: ${indentedLines(output.summary)}`);
+  if (output.status !== 'done' && output.reason) lines.push(`rein: reason: ${indentedLines(output.reason)}`);
   lines.push(`rein: trace: ${shortPath(handle.tracePath)}   (view it: npx rein viz ${shortPath(handle.tracePath)})`);
   if (output.status !== 'done') lines.push(`rein: run directory: ${shortPath(handle.runDir)}`);
   return lines.join('\n') + '\n';

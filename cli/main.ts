@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { ModelEndpointError, ReinError, UsageError } from '../lib/errors.js';
+import { indentedLines } from '../lib/terminal-text.js';
 import type { Io } from './execute-run.js';
 import { EXIT } from './exit-codes.js';
 
@@ -65,7 +66,8 @@ export async function main(argv: string[], io: Io = { stdout: process.stdout, st
     const crashed = !(error instanceof ReinError);
     // Messages that already name their command ("rein run: …") get no second prefix.
     const text = /^rein( [a-z-]+)*:/.test(message) ? message : crashed ? `rein: ${name} crashed: ${message}` : `rein: ${message}`;
-    io.stderr.write(`${text}\n`);
+    // Endpoint errors and rules-file exceptions carry text rein did not write: no escape sequence reaches the terminal.
+    io.stderr.write(`${indentedLines(text)}\n`);
     if (crashed) io.stderr.write(crashHint(error, env));
     // `--json` promises one JSON line at the end, also when the run never started.
     if (rest.includes('--json')) io.stdout.write(JSON.stringify({ status: 'error', exitCode: code, error: message }) + '\n');

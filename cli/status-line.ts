@@ -1,3 +1,4 @@
+import { indentedLines, stripControl } from '../lib/terminal-text.js';
 import type { ContextEvent, ToolEvent, TraceLine } from '../lib/trace-events.js';
 import type { Rules } from '../rules/schema.js';
 
@@ -32,12 +33,17 @@ export function createStatusLine(stream: Stream, rules: Rules, options: { unsand
   const draw = () => {
     const elapsed = Math.round((now() - started) / 1000);
     const line = `[rein] ${state.phase.padEnd(6)} step ${state.step}/${rules.budgets.maxSteps}  ${elapsed}s/${rules.budgets.maxSeconds}s  tokens ${state.tokens} (cached ${state.cached})${warning}  last: ${state.lastTool}`;
-    stream.write(`\r\x1b[2K${line.slice(0, (stream.columns || 120) - 1)}`);
+    stream.write(
+      `\r\x1b[2K${stripControl(line)
+        .replace(/\n/g, ' ')
+        .slice(0, (stream.columns || 120) - 1)}`,
+    );
     state.drawn = true;
   };
   const say = (text: string) => {
     if (tty && state.drawn) stream.write('\r\x1b[2K');
-    stream.write(`${text}\n`);
+    // What the model wrote (arguments, reasons, nudges) reaches the terminal as text only, on lines of its own.
+    stream.write(`${indentedLines(text)}\n`);
     if (tty) draw();
   };
   const action = (text: string) => say(`[rein] step ${String(state.step).padEnd(3)} ${state.stepPhase.padEnd(6)} ${text}`);

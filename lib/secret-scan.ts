@@ -47,22 +47,21 @@ export function maskSecrets(text: string, known: readonly (string | undefined)[]
 }
 
 /**
- * `text` masked as if it were read together with `before` (what precedes it in the same file or stream): a secret
- * that began in `before` (a private key whose header was in the part already read) is masked where it goes on in
- * `text`. Lines stay lines: every line a secret covers keeps its place and shows the marker, so a numbered window
- * still lines up with the file. A secret wholly inside `text` is left for the harness's own scan of every result,
- * which masks it the same way and reports it (kind and position) in the trace.
+ * The part of a secret that began in `before` (what precedes `text` in the same file or stream: a private key whose
+ * header was in the part already read) masked where it goes on in `text`; secrets wholly inside `text` are left for
+ * `maskSecrets`, which masks and reports them. Lines stay lines: every line a secret covers keeps its place and shows the marker, so a numbered window
+ * still lines up with the file.
  *
  * @example maskLinesAfter('-----BEGIN RSA PRIVATE KEY-----\n', 'MIIE…\n-----END RSA PRIVATE KEY-----\nok') // '[redacted: private-key]\n[redacted: private-key]\nok'
  */
 export function maskLinesAfter(before: string, text: string, formats: readonly SecretFormat[] = SECRET_FORMATS): string {
   const whole = before + text;
-  // Only what began before `text`: the harness's scan of the result cannot see that part.
-  const spans = mergeSpans([...privateKeySpans(whole), ...formatSpans(whole, formats)]).filter((span) => span.start < before.length);
+  const spans = mergeSpans([...privateKeySpans(whole), ...formatSpans(whole, formats)]);
   let masked = '';
   let at = before.length;
   for (const span of spans) {
-    if (span.end <= at) continue;
+    // A secret wholly inside `text` is left for maskSecrets, which also reports where it was.
+    if (span.end <= at || span.start >= before.length) continue;
     const start = Math.max(span.start, at);
     const marker = `[redacted: ${span.kind}]`;
     masked +=

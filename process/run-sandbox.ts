@@ -23,6 +23,13 @@ export interface RunSandboxOptions {
   protectedFiles?: readonly string[];
   /** Where `jobs.jsonl` and the job logs go (the run directory); a temp folder, removed at the end, when absent. */
   stateDir?: string;
+  /**
+   * Whether a command is one the verification gate counts (the test command, a check's command). Such a command runs
+   * in a sandbox of its own, started for it and ended after it: nothing the agent started (a background job, a
+   * process a command left) shares its PID namespace, so nothing can reach its shell, its supervisor or their pipes
+   * through `/proc/<pid>/fd`, ptrace it, or forge its report or output.
+   */
+  isCheck?: (command: string) => boolean;
   /** A job's log is cut back past this many bytes (MAX_LOG_BYTES by default). */
   maxLogBytes?: number;
   /** Job lifecycle lines for the trace: started, ended, stopped, lost. */
@@ -98,9 +105,20 @@ export function createRunSandbox(options: RunSandboxOptions): RunSandbox {
     options.onJob?.(job);
     for (const wake of waiters) wake();
   };
+  const wrap = plan && mode.kind === 'bwrap' ? (inner: string[]) => buildSandboxArgv(mode.bwrap, plan, inner) : null;
+  /** A verification command's own sandbox: one supervisor for one command, ended after it. */
+  const runIsolated = async (command: string, commandOptions: CommandOptions): Promise<GroupRunResult> => {
+    if (disposed) throw new Error('the run has ended');
+    const isolated = startSupervisor({ wrap, cwd: options.root, env });
+    try {
+      return await isolated.runCommand(command, commandOptions);
+    } finally {
+      await isolated.close();
+    }
+  };
   const spawnSupervisor = (): Supervisor =>
     startSupervisor({
-      wrap: plan && mode.kind === 'bwrap' ? (inner) => buildSandboxArgv(mode.bwrap, plan, inner) : null,
+      wrap,
       cwd: options.root,
       env,
       onJobEnd: (tag, status) => {
@@ -132,6 +150,8 @@ export function createRunSandbox(options: RunSandboxOptions): RunSandbox {
     visibility: plan ? summarizeVisibility(plan) : null,
     async runCommand(command, commandOptions) {
       if (mode.kind === 'unavailable') return { ending: 'failed', exitCode: null, output: emptyOutput(), failure: mode.reason };
+      // Unsandboxed there is no namespace to keep the agent's processes out: the command runs as any other.
+      if (wrap && options.isCheck?.(command)) return runIsolated(command, commandOptions);
       return current().runCommand(command, commandOptions);
     },
     async startJob(command) {

@@ -84,6 +84,9 @@ export function buildSandboxArgv(bwrap: string, plan: VisibilityPlan, inner: rea
   ];
 }
 
+/** The size of each private folder (/tmp, /var/tmp, the home directory) in the sandbox. */
+export const TMPFS_BYTES = 1024 * 1024 * 1024;
+
 function mountArgs(mount: Mount): string[] {
   switch (mount.kind) {
     case 'ro':
@@ -94,8 +97,9 @@ function mountArgs(mount: Mount): string[] {
       return ['--bind', mount.path, mount.path];
     case 'symlink':
       return ['--symlink', mount.target, mount.path];
+    // Bounded: a tmpfs is memory, and unbounded it may take half of it each (/tmp, /var/tmp and home).
     case 'tmpfs':
-      return ['--tmpfs', mount.path];
+      return ['--size', String(TMPFS_BYTES), '--tmpfs', mount.path];
     // A device node on a nodev mount: opening it fails with EACCES, so the file reads as unreadable, not as empty.
     case 'mask':
       return mount.directory ? ['--tmpfs', mount.path, '--remount-ro', mount.path] : ['--ro-bind', '/dev/null', mount.path];

@@ -37,6 +37,14 @@
 # read by the harness and passed in, so the file need not be visible inside the sandbox.
 token=$1 grace_ms=$2 scope=$3
 
+# Descriptors the harness was started with beyond its stdio (a terminal multiplexer's, an IDE's, a CI runner's pipe)
+# would be inherited by every command: only stdin, stdout, stderr and the report pipe (fd 3) are kept.
+for fd_path in "/proc/$$/fd/"*; do
+  fd_number=${fd_path##*/}
+  (( fd_number > 3 )) && exec {fd_number}>&- 2>/dev/null
+done
+unset fd_path fd_number
+
 field() { IFS= read -r -d '' "$1"; }
 
 # Process $1's state and parent, from /proc/<pid>/stat ("pid (comm) state ppid pgrp ...").

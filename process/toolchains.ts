@@ -72,7 +72,9 @@ export function detectToolchains(input: ToolchainInput): string[] {
     add(program);
     add(interpreterOf(program, input.pathValue));
   }
-  for (const cfg of virtualenvConfigs(input.root)) add(existing(readVenvHome(cfg)));
+  // A repository's pyvenv.cfg is the repository's word: only a folder holding a real Python program counts, and the
+  // installation around that program is what is shown (not whatever folder `home =` names).
+  for (const cfg of virtualenvConfigs(input.root)) add(pythonIn(readVenvHome(cfg)));
   for (const name of TOOLCHAIN_VARIABLES) {
     const value = input.env?.[name];
     if (value && path.isAbsolute(value)) add(existing(value));
@@ -175,6 +177,21 @@ function virtualenvConfigs(root: string): string[] {
     }
   }
   return configs;
+}
+
+/** The Python program in folder `dir` (a virtualenv's `home`): an executable regular file, after links; else null. */
+function pythonIn(dir: string): string | null {
+  if (!path.isAbsolute(dir)) return null;
+  for (const name of ['python3', 'python']) {
+    const real = realOrNull(path.join(dir, name));
+    if (real === null || !/^python[\d.]*$/.test(path.basename(real))) continue;
+    try {
+      if (!fs.statSync(real).isFile()) continue;
+      fs.accessSync(real, fs.constants.X_OK);
+      return real;
+    } catch {}
+  }
+  return null;
 }
 
 function readVenvHome(cfg: string): string {

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { UsageError } from '../lib/errors.js';
 import { RULES_FILE_NAMES, STATE_DIR_NAME } from '../lib/harness-files.js';
+import { gitMounts } from './git-mounts.js';
 import { createHiddenMatcher, type HiddenMatcher, isWithin } from './hidden-paths.js';
 import { findHidden } from './hidden-walk.js';
 import { detectPackageCaches } from './package-caches.js';
@@ -94,6 +95,7 @@ export function planVisibility(input: VisibilityInput): VisibilityPlan {
   mounts.push({ kind: 'rw', path: root });
   const readOnly = [...[STATE_DIR_NAME, ...RULES_FILE_NAMES].map((name) => path.join(root, name)), ...(input.protectedFiles ?? [])];
   for (const file of readOnly) mounts.push({ kind: 'ro-try', path: file });
+  mounts.push(...gitMounts(root));
   const writable = (input.writable ?? []).map((dir) => path.resolve(dir));
   for (const dir of writable) mounts.push({ kind: 'rw', path: dir });
   const masked = maskHidden(mounts, matcher, {

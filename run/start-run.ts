@@ -13,13 +13,14 @@ import { checkHooksTrusted } from '../hooks/hooks-trust.js';
 import type { HookOutcome } from '../hooks/run-hook.js';
 import { RunAwaitingApproval, RunInterrupted, UsageError } from '../lib/errors.js';
 import { STATE_DIR_NAME } from '../lib/harness-files.js';
-import { changedRulesFiles, markUntrusted, rulesFilesIn } from '../lib/rules-trust.js';
+import { beginRulesWatch, endRulesWatch } from '../lib/rules-trust.js';
 import { ensureStateDir } from '../lib/state-dir.js';
 import type { TraceLine } from '../lib/trace-events.js';
 import { thisTraceWriter } from '../lib/trace-writer.js';
 import type { HarnessMachine, HarnessOptions } from '../machines/harness-machine.js';
 import { isCheckpoint, stateLabel } from '../machines/introspection.js';
 import type { HarnessContext, HarnessInput, HarnessOutput } from '../machines/types.js';
+import { checkOf, verificationOf } from '../machines/verification.js';
 import type { McpHub } from '../mcp/hub.js';
 import { describeLostJobs, jobTraceLine } from '../process/job-lines.js';
 import { createRunSandbox } from '../process/run-sandbox.js';
@@ -181,6 +182,7 @@ function openSandbox(options: RunOptions, workspace: string, held: ResourceStack
       root: workspace,
       policy,
       testCmd: options.testCmd,
+      isCheck: (command) => checkOf(command, verificationOf(options.rules), options.testCmd) !== null,
       protectedFiles: options.configPath ? [options.configPath] : [],
       stateDir: options.runDir,
       onJob: (job) => jobs.trace?.log('job', jobTraceLine(job)),
@@ -499,7 +501,6 @@ function startActor(
   };
   if (saved) trace.log('resume', { fromState: tracer.label(), recordLength: saved.recordLength, elapsedMs: saved.elapsedMs, ...thisTraceWriter() });
   for (const job of run.lostJobs) trace.log('job', jobTraceLine(job));
-  const rulesFilesBefore = rulesFilesIn(workspace);
   // phaseChange hooks: told of each phase the run enters (their answers change nothing; failures are traced).
   const phaseHooks: Promise<unknown>[] = [];
   if (options.rules.hooks.phaseChange.length > 0) {
@@ -519,6 +520,8 @@ function startActor(
     const context = actor.getSnapshot().context;
     await runMomentHooks(wired.hooks, { moment: 'runEnd', step: context.step, event: { status, reason, steps: context.step, summary: context.summary } });
   };
+  // Recorded outside the repository before the agent acts: a run that never reaches its clean-up still leaves what it wrote untrusted.
+  beginRulesWatch(workspace, options.runDir);
   let interrupted = false;
   let tampered: string[] = [];
   const done = (async () => {
@@ -551,8 +554,7 @@ function startActor(
     } finally {
       await held.release();
       // A rules file the agent wrote would be code the next run imports: it is not loaded again until a person trusts it.
-      tampered = changedRulesFiles(rulesFilesBefore, rulesFilesIn(workspace));
-      if (tampered.length > 0) markUntrusted(workspace, tampered);
+      tampered = endRulesWatch(workspace, options.runDir);
     }
   })();
   const interrupt = () => {

@@ -31,6 +31,7 @@ export function writeFileAtomic(file: string, data: string | Uint8Array, options
   const name = path.basename(file);
   const at = (entry: string) => `/proc/self/fd/${held.fd}/${entry}`;
   const temp = `.${name}.${randomBytes(6).toString('hex')}.rein-tmp`;
+  removeLeftovers(held.fd, name);
   try {
     const existing = options.original ?? fs.lstatSync(at(name), { throwIfNoEntry: false });
     const bits = existing?.isFile() ? existing.mode & 0o7777 : 0o666;
@@ -50,6 +51,25 @@ export function writeFileAtomic(file: string, data: string | Uint8Array, options
     throw error;
   } finally {
     if (!dir) fs.closeSync(held.fd);
+  }
+}
+
+/**
+ * Temporary files of this target that an earlier write left (rein was killed with SIGKILL between writing and
+ * renaming): one process edits a file at a time, so any there now is stale.
+ */
+function removeLeftovers(dirFd: number, name: string): void {
+  const prefix = `.${name}.`;
+  let entries: string[];
+  try {
+    entries = fs.readdirSync(`/proc/self/fd/${dirFd}`);
+  } catch {
+    return;
+  }
+  for (const entry of entries) {
+    if (entry.startsWith(prefix) && /^\.[0-9a-f]{12}\.rein-tmp$/.test(entry.slice(prefix.length - 1))) {
+      fs.rmSync(`/proc/self/fd/${dirFd}/${entry}`, { force: true });
+    }
   }
 }
 

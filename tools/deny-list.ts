@@ -1,4 +1,5 @@
 import { UsageError } from '../lib/errors.js';
+import { enableLinearRegExp } from '../lib/linear-regex.js';
 
 /** One deny rule: what it matches and the reason shown to the model. */
 export interface DenyRule {
@@ -25,6 +26,14 @@ const DOWNLOADERS = word('curl|wget');
 const BLOCK_DEVICES = String.raw`/dev/(?:sd[a-z]|hd[a-z]|vd[a-z]|xvd[a-z]|nvme\d|mmcblk\d|md\d|dm-\d|loop\d|disk\d|mapper/)`;
 
 const DOWNLOAD_RUN = 'running a downloaded script without reviewing it';
+
+/**
+ * `token`, only its first occurrence within a stretch of `allowed` characters. For a rule whose token is followed by
+ * something that spans the same stretch (`.*`, a segment), a match from a later occurrence is also one from the first,
+ * so trying only the first keeps the rule linear: the engine no longer rescans the line from every occurrence (a
+ * 200 KB command of `curl x | curl x | …` took minutes).
+ */
+const firstIn = (token: string, allowed: string, starts: string): string => `(?:^|${starts})(?:(?!${token})${allowed})*${token}`;
 
 /**
  * Built-in rules, each with the reason the model is shown. This is a
@@ -56,9 +65,9 @@ export const DENY_RULES: readonly DenyRule[] = [
     `${AT_COMMAND}git(?:\\s+(?:-[Cc]\\s+\\S+|--?[\\w-]+(?:=\\S+)?))*\\s+push\\b`,
     'git push publishes work outside the workspace; leave pushing to a person',
   ),
-  rule(`${DOWNLOADERS}.*\\|\\s*${PREFIX}(?:\\S*/)?${word(SHELLS)}`, `piping a download into a shell: ${DOWNLOAD_RUN}`),
+  rule(`${firstIn(DOWNLOADERS, '.', '\\n')}.*\\|\\s*${PREFIX}(?:\\S*/)?${word(SHELLS)}`, `piping a download into a shell: ${DOWNLOAD_RUN}`),
   rule(
-    `${DOWNLOADERS}.*\\|\\s*${PREFIX}(?:\\S*/)?(?:${INTERPRETERS})(?=\\s*(?:$|[;&|)]|-(?:\\s|$))|\\s+-[ce]\\s.*\\b(?:exec|eval|runInThisContext|Function)\\b)`,
+    `${firstIn(DOWNLOADERS, '.', '\\n')}.*\\|\\s*${PREFIX}(?:\\S*/)?(?:${INTERPRETERS})(?=\\s*(?:$|[;&|)]|-(?:\\s|$))|\\s+-[ce]\\s.*\\b(?:exec|eval|runInThisContext|Function)\\b)`,
     `piping a download into an interpreter: ${DOWNLOAD_RUN}`,
   ),
   rule(
@@ -66,11 +75,15 @@ export const DENY_RULES: readonly DenyRule[] = [
     `executing a download through a substitution: ${DOWNLOAD_RUN}`,
   ),
   rule(word(String.raw`mkfs(?:\.\w+)?|mke2fs|mkswap|wipefs`), 'creating or wiping a filesystem'),
-  rule(`${word('dd')}${SEGMENT}\\bof=["']?/dev/(?!null\\b|zero\\b|stdout\\b|stderr\\b|fd/)`, 'dd writing to a device'),
+  rule(`${firstIn(word('dd'), '[^;&|\\n]', '[;&|\\n]')}${SEGMENT}\\bof=["']?/dev/(?!null\\b|zero\\b|stdout\\b|stderr\\b|fd/)`, 'dd writing to a device'),
   rule(`(?:>|${word('tee')}(?:\\s+-\\S+)*)\\s*["']?${BLOCK_DEVICES}`, 'writing directly to a block device'),
-  rule(String.raw`([\w:.]+)\s*\(\)\s*\{\s*\1\s*\|\s*\1\s*&`, 'fork bomb'),
+  // Only from the start of a name: from every character inside one, the back-references made it quadratic.
+  rule(String.raw`(?<![\w:.])([\w:.]+)\s*\(\)\s*\{\s*\1\s*\|\s*\1\s*&`, 'fork bomb'),
   rule(`${AT_COMMAND}(?:shutdown|reboot|halt|poweroff|telinit|init\\s+[06])(?![\\w.-])`, 'shutting down or rebooting the machine'),
-  rule(String.raw`\bsystemctl\s+(?:\S+\s+)*(?:poweroff|reboot|halt|kexec|suspend|hibernate)\b`, 'shutting down or rebooting the machine'),
+  rule(
+    String.raw`${firstIn(String.raw`\bsystemctl\s`, '[sS]', '(?!)')}\s*(?:\S+\s+)*(?:poweroff|reboot|halt|kexec|suspend|hibernate)\b`,
+    'shutting down or rebooting the machine',
+  ),
 ];
 
 /**
@@ -100,10 +113,19 @@ export function findDenyRule(
   // Stryker disable next-line ArrayDeclaration: a default holding any pattern that no command contains blocks nothing, as [] does
   extraPatterns: readonly string[] = [],
 ): DenyRule | null {
+  if (command.length > MAX_JUDGED_CHARS) return TOO_LONG;
+  enableLinearRegExp();
   const normalized = normalizeCommand(command);
   const extra = compileDenyPatterns(extraPatterns);
   return DENY_RULES.find(({ pattern }) => pattern.test(normalized)) ?? extra.find(({ pattern }) => pattern.test(command) || pattern.test(normalized)) ?? null;
 }
+
+/** The longest command the rules are matched against; each rule is linear in it, but a longer one is not judged at all. */
+export const MAX_JUDGED_CHARS = 256 * 1024;
+const TOO_LONG: DenyRule = {
+  pattern: /(?!)/,
+  reason: `the command is longer than ${MAX_JUDGED_CHARS / 1024} KiB, more than rein judges; write long content to a file in parts`,
+};
 
 /**
  * Compiles deny patterns from the rules; call it when loading rules so a bad

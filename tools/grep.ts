@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import { z } from 'zod';
 import { MissingFileError } from '../lib/errors.js';
+import { compileLinear, enableLinearRegExp } from '../lib/linear-regex.js';
 import { forEachLine, looksBinary } from './line-reader.js';
 import { hiddenReason, resolveInWorkspace, toWorkspaceRelative } from './path-guard.js';
 import { headTail } from './shape.js';
@@ -39,23 +40,35 @@ export const grepTool: Tool<typeof parameters> = {
     if (typeof regex === 'string') return { content: regex, ok: false, effect };
     const start = resolveInWorkspace(ctx.root, path, ctx.policy);
     if (!fs.existsSync(start)) throw new MissingFileError(`${path} does not exist`);
-    const { hits, count } = await search(regex, start, ctx);
-    return { content: formatHits(hits, count, ctx.limits.maxHits), ok: true, effect };
+    const { hits, count, cutLines } = await search(regex, start, ctx);
+    const cut = cutLines > 0 ? `\n(${cutLines} line${cutLines === 1 ? '' : 's'} longer than 1 MiB searched in the first 1 MiB only)` : '';
+    return { content: formatHits(hits, count, ctx.limits.maxHits) + cut, ok: true, effect };
   },
 };
 
+/**
+ * The pattern for V8's usual engine (fast on plain text), with the linear-time engine switched on to take over when
+ * backtracking runs away, so no pattern (`^(a+)+$` on `aaaa…!`) can hold the harness for minutes. Only patterns the
+ * linear engine can run are accepted: back-references and lookarounds need backtracking and are refused with a way
+ * round.
+ */
 function compilePattern(pattern: string): RegExp | string {
+  enableLinearRegExp();
+  let regex: RegExp;
   try {
-    return new RegExp(pattern);
+    regex = new RegExp(pattern);
   } catch (error) {
     const message = headTail((error as Error).message, 500);
     return `Invalid pattern: ${message}. Patterns use JavaScript RegExp syntax (no inline flags like (?i), named groups are (?<name>...)).`;
   }
+  if (compileLinear(pattern) instanceof RegExp) return regex;
+  return 'Pattern not supported by grep: back-references and lookarounds ((?=…), (?<=…), \\1) can take exponential time. Search without them, or run `grep -P` / `rg --pcre2` with the run tool.';
 }
 
-async function search(regex: RegExp, start: string, ctx: ToolContext): Promise<{ hits: string[]; count: number }> {
+async function search(regex: RegExp, start: string, ctx: ToolContext): Promise<{ hits: string[]; count: number; cutLines: number }> {
   const hits: string[] = [];
   let count = 0;
+  let cutLines = 0;
   const decoder = new TextDecoder('utf-8', { fatal: false });
   for (const file of walkFiles(ctx.root, start)) {
     ctx.signal.throwIfAborted();
@@ -71,7 +84,8 @@ async function search(regex: RegExp, start: string, ctx: ToolContext): Promise<{
       await forEachLine(
         opened.fd,
         MAX_SEARCHED_LINE_BYTES,
-        ({ number, bytes }) => {
+        ({ number, bytes, cutBytes }) => {
+          if (cutBytes > 0) cutLines += 1;
           const text = decoder.decode(bytes);
           const line = text.endsWith('\r') ? text.slice(0, -1) : text;
           const match = regex.exec(line);
@@ -86,7 +100,7 @@ async function search(regex: RegExp, start: string, ctx: ToolContext): Promise<{
       opened.close();
     }
   }
-  return { hits, count };
+  return { hits, count, cutLines };
 }
 
 function openOrNull(root: string, file: string, ctx: ToolContext): OpenedFile | null {
