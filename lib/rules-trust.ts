@@ -89,7 +89,8 @@ function key(workspace: string): string {
  */
 export function beginRulesWatch(workspace: string, runDir: string): void {
   const store = readStore();
-  const runs = (store.watching[key(workspace)] ??= {});
+  store.watching[key(workspace)] ??= {};
+  const runs = store.watching[key(workspace)]!;
   runs[runDir] ??= Object.fromEntries(rulesFilesIn(workspace));
   writeStore(store);
 }
@@ -101,7 +102,8 @@ export function endRulesWatch(workspace: string, runDir: string): string[] {
   const baseline = new Map(Object.entries(store.watching[ws]?.[runDir] ?? {}));
   const current = rulesFilesIn(workspace);
   const changed = changedRulesFiles(baseline, current);
-  const marks = (store.untrusted[ws] ??= {});
+  store.untrusted[ws] ??= {};
+  const marks = store.untrusted[ws]!;
   for (const name of changed) {
     const hash = current.get(name);
     if (hash) marks[name] = hash;
