@@ -118,7 +118,8 @@ export function endRulesWatch(workspace: string, runDir: string): string[] {
 export function markUntrusted(workspace: string, names: readonly string[]): void {
   const current = rulesFilesIn(workspace);
   const store = readStore();
-  const marks = (store.untrusted[key(workspace)] ??= {});
+  store.untrusted[key(workspace)] ??= {};
+  const marks = store.untrusted[key(workspace)]!;
   for (const name of names) {
     const hash = current.get(name);
     if (hash) marks[name] = hash;
