@@ -52,7 +52,10 @@ export function call(name: string, args: unknown = {}, id?: string): ScriptedCal
  *
  * @example const model = createScriptedModel([reply(call('run', { command: 'npm test' })), reply(call('finish', { summary: 'done' }))]);
  */
-export function createScriptedModel(script: Script, options: { delayMs?: number } = {}): ScriptedModel {
+export function createScriptedModel(
+  script: Script,
+  options: { delayMs?: number; intake?: (reply: ModelReply, step: number) => ModelReply } = {},
+): ScriptedModel {
   const requests: ChatMessage[][] = [];
   let previous: readonly ChatMessage[] = [];
   let index = 0;
@@ -66,7 +69,8 @@ export function createScriptedModel(script: Script, options: { delayMs?: number 
     if (next instanceof Error) throw next;
     const usage = estimateUsage(input.messages, previous, next);
     previous = input.messages.slice();
-    return { message: toMessage(next, callIndex), usage };
+    const reply: ModelReply = { message: toMessage(next, callIndex), usage };
+    return options.intake ? options.intake(reply, input.step + 1) : reply;
   });
   return {
     actor,

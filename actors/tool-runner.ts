@@ -1,5 +1,6 @@
 import { fromPromise } from 'xstate';
 import type { ToolCall } from '../context/messages.js';
+import { closestName } from '../lib/did-you-mean.js';
 import { maskSecrets, type SecretFinding } from '../lib/secret-scan.js';
 import type { ToolsInput } from '../machines/actor-contracts.js';
 import type { ToolCallResult, ToolsOutput } from '../machines/types.js';
@@ -83,7 +84,12 @@ async function runCall(
   const tool = findTool(deps.tools, name);
   if (!tool) {
     const names = deps.tools.map((candidate) => candidate.name).join(', ');
-    return { outcome: failure(`Tool error: unknown tool "${name.slice(0, 80)}". Available tools: ${names}.`), args: argsAsSent(call) };
+    const near = closestName(
+      name,
+      deps.tools.map((candidate) => candidate.name),
+    );
+    const hint = near ? ` Did you mean \`${near}\`?` : '';
+    return { outcome: failure(`Tool error: unknown tool "${name.slice(0, 80)}".${hint} Available tools: ${names}.`), args: argsAsSent(call) };
   }
   if (input.allowed !== 'all' && !input.allowed.includes(name)) {
     const allowed = input.allowed.join(', ') || 'none';

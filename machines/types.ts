@@ -108,6 +108,8 @@ export interface ModelReply {
   ms?: number;
   /** The provider's finish reason (`stop`, `tool_calls`, `length`, …), when it gave one. */
   finishReason?: string;
+  /** Set when the calls were written as text and recovered by the reply intake (the shapes, the number of calls). */
+  recovered?: { shapes: string[]; calls: number };
 }
 
 /** The tool actor's output: results in call order, stopping at a `finish` call. */

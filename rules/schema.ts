@@ -313,6 +313,16 @@ export const rulesSchema = z.strictObject({
         .default('max_tokens')
         .describe('Name of the completion limit in requests; reasoning models want max_completion_tokens (rein also switches when the endpoint says so)'),
       prices: z.record(z.string(), price).default({}).describe('Per-model prices; unknown models cost 0'),
+      toolCalling: z
+        .enum(['native', 'prompted', 'auto'])
+        .default('auto')
+        .describe(
+          'native: tools sent as `tools`; prompted: tools described in the system prompt, calls read from the text; auto: native, switching to prompted for the rest of the run when the endpoint rejects `tools` or keeps writing calls as text',
+        ),
+      recoverToolCalls: z
+        .boolean()
+        .default(true)
+        .describe('Run tool calls a reply writes as text (Hermes, <function=…>, Mistral, Llama, fenced JSON) when it has no tool_calls'),
     })
     .prefault({}),
   messages: z

@@ -231,7 +231,11 @@ function wireActors(options: RunOptions, workspace: string, opened: OpenedSandbo
   }).provide({
     actors: {
       // The model source's actor logic is typed by the source; the machine's slot wants its own placeholder's type.
-      model: options.model.createActor(schemas, { note: ({ kind, ...data }) => trace.log(kind, data) }) as never,
+      model: options.model.createActor(schemas, {
+        note: ({ kind, ...data }) => trace.log(kind, data as never),
+        toolCalling: rules.model.toolCalling,
+        recoverToolCalls: rules.model.recoverToolCalls,
+      }) as never,
       // A call's trace line is written with its journal entry: a resumed run reuses the result without tracing it again.
       tools: createToolRunner({
         tools,

@@ -1,12 +1,13 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { scriptedIntake } from '../actors/model-source.js';
 import { createScriptedModel, type Script, type ScriptedModel } from '../actors/scripted-model.js';
 import { extractiveSummary, type SummarizeText } from '../actors/summarizer.js';
 import type { ChatMessage } from '../context/messages.js';
 import type { TraceRecord } from '../lib/trace-events.js';
 import type { GuardRegistry } from '../machines/guards/registry.js';
 import type { RuleActionRegistry } from '../machines/rule-actions.js';
-import type { HarnessOutput } from '../machines/types.js';
+import type { HarnessOutput, ModelReply } from '../machines/types.js';
 import { type Rules, type RulesInput, rulesSchema } from '../rules/schema.js';
 import { readJsonLines } from '../run/jsonl.js';
 import { type RunOptions, startRun } from '../run/start-run.js';
@@ -61,14 +62,24 @@ export async function runScripted(options: ScriptedRunOptions): Promise<Scripted
   }
   const runDir = makeTempDir('rein-test-run-');
   const rules = rulesSchema.parse(options.rules ?? {});
-  const model = createScriptedModel(options.script);
+  // The intake needs the run's tool schemas, known when the run builds the model actor.
+  let intake: ((reply: ModelReply, step: number) => ModelReply) | null = null;
+  const model = createScriptedModel(options.script, { intake: (reply, step) => (intake ? intake(reply, step) : reply) });
   const handle = startRun({
     workspace,
     task: options.task ?? 'Make the tests pass.',
     testCmd: options.testCmd ?? 'npm test',
     rules,
     runDir,
-    model: { name: 'scripted', description: 'scripted test model', createActor: () => model.actor, summarize: options.summarize ?? extractiveSummary },
+    model: {
+      name: 'scripted',
+      description: 'scripted test model',
+      createActor: (schemas, hooks) => {
+        intake = scriptedIntake(schemas, hooks);
+        return model.actor;
+      },
+      summarize: options.summarize ?? extractiveSummary,
+    },
     ...(options.guards ? { guards: options.guards } : {}),
     ...(options.actions ? { actions: options.actions } : {}),
     ...(options.tools ? { tools: options.tools } : {}),
