@@ -119,8 +119,8 @@ export interface ToolCallingEvent {
 export interface RepositoryInstructionsEvent {
   kind: 'repository_instructions';
   path: string;
-  /** Characters of the file, and of what the model got (capped at `instructions.maxChars`). */
-  chars: number;
+  /** Bytes of the file, and characters of what the model got (capped at `repositoryInstructions.maxChars`). */
+  bytes: number;
   givenChars: number;
   truncated: boolean;
 }

@@ -17,6 +17,7 @@ export function initialContext(input: HarnessInput, rules: Rules): HarnessContex
   return {
     task: input.task,
     testCmd: input.testCmd,
+    ...(input.repositoryInstructions ? { repositoryInstructions: input.repositoryInstructions } : {}),
     model,
     price: priceOf(rules.model.prices, model),
     phase: firstPhase(rules),

@@ -18,6 +18,8 @@ export interface HarnessInput {
   model?: string;
   /** A todo list left by an earlier run on the same workspace. */
   todo?: TodoItem[];
+  /** The repository's own instructions (AGENTS.md), already labelled, for the task message. */
+  repositoryInstructions?: string;
   /** Milliseconds of the time budget already used (a resumed run). */
   elapsedMs?: number;
   /** Tokens of the fixed part of every request (tool schemas), added to view estimates. */
@@ -121,6 +123,8 @@ export interface ToolsOutput {
 export interface HarnessContext {
   task: string;
   testCmd: string;
+  /** The repository's labelled instructions, given once in the task message (absent when there are none). */
+  repositoryInstructions?: string;
   model: string;
   /** The model's price from the rules' table (zero for unknown models). */
   price: Price;

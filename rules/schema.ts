@@ -325,6 +325,20 @@ export const rulesSchema = z.strictObject({
         .describe('Run tool calls a reply writes as text (Hermes, <function=…>, Mistral, Llama, fenced JSON) when it has no tool_calls'),
     })
     .prefault({}),
+  repositoryInstructions: z
+    .strictObject({
+      enabled: z
+        .boolean()
+        .default(true)
+        .describe("Give the model the repository's own instructions file once, after the system prompt, labelled as the repository's words"),
+      file: z
+        .string()
+        .regex(/^[\w.-]+$/, 'expected a file name at the workspace root')
+        .default('AGENTS.md')
+        .describe('The file at the workspace root (AGENTS.md is the convention Codex, Claude Code and others read)'),
+      maxChars: z.number().int().positive().default(8000).describe('Characters of it the model gets at most; the rest is cut, and the trace says so'),
+    })
+    .prefault({}),
   messages: z
     .strictObject({
       noToolCall: z

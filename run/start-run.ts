@@ -26,6 +26,7 @@ import { readProgress } from '../tools/update-todo.js';
 import { openCallJournal } from './call-journal.js';
 import { createInspectionTracer, traceTool } from './inspection-trace.js';
 import { harnessMachineFor } from './machine-cache.js';
+import { readRepositoryInstructions } from './repository-instructions.js';
 import { ResourceStack } from './resource-stack.js';
 import { runFile, writeRunMeta } from './run-dir.js';
 import { loadState, type SavedState, STATE_VERSION, saveState } from './state-file.js';
@@ -202,7 +203,10 @@ function openRunFiles(options: RunOptions, saved: SavedState | null, workspace: 
   const recordPath = runFile(options.runDir, 'record');
   const transcript = held.own('the record', saved ? Transcript.resume(recordPath, saved.recordLength) : new Transcript(recordPath), (record) => record.close());
   const journal = held.own('the call journal', openCallJournal(runFile(options.runDir, 'journal')), (calls) => calls.close());
-  return { trace, tracePath, firstIndex, position, transcript, journal };
+  // Read once, for a new run: a resumed run's record already holds them.
+  const { repositoryInstructions: wanted } = options.rules;
+  const instructions = !saved && wanted.enabled ? readRepositoryInstructions(workspace, wanted) : null;
+  return { trace, tracePath, firstIndex, position, transcript, journal, instructions };
 }
 type RunFiles = ReturnType<typeof openRunFiles>;
 
@@ -271,6 +275,7 @@ function createCheckpointedActor(options: RunOptions, saved: SavedState | null, 
     testCmd: options.testCmd,
     model: options.model.name,
     todo: readProgress(workspace) ?? [],
+    ...(files.instructions ? { repositoryInstructions: files.instructions.text } : {}),
     overheadTokens: Math.ceil(toolSchemasJson(wired.tools).length / rules.context.charsPerToken) + 8,
   };
   const startedAt = Date.now();
@@ -363,6 +368,10 @@ function writeStartLines(options: RunOptions, saved: SavedState | null, workspac
       rules: options.rules,
       ...thisTraceWriter(),
     });
+    if (files.instructions) {
+      const { text: _text, ...read } = files.instructions;
+      trace.log('repository_instructions', read);
+    }
   }
 }
 
