@@ -59,6 +59,10 @@ export function openAIModelSource(endpoint: { model: string; baseURL?: string; a
     retry: { retries: rules.model.retries, baseDelayMs: 500, maxDelayMs: 20_000 },
     ...(rules.model.temperature !== undefined ? { temperature: rules.model.temperature } : {}),
     maxTokensParam: rules.model.maxTokensParam,
+    stream: rules.model.stream,
+    systemRole: rules.model.systemRole,
+    ...(rules.model.reasoningEffort ? { reasoningEffort: rules.model.reasoningEffort } : {}),
+    ...(rules.model.extraBody ? { extraBody: rules.model.extraBody } : {}),
     onRetry: (error, attempt, delayMs) => note({ kind: 'retry', error, attempt: attempt + 1, delayMs: Math.round(delayMs) }),
   });
   return {

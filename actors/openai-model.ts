@@ -11,6 +11,7 @@ import { normalizingErrorFetch } from './error-body.js';
 import { promptedMessages, toolPrompt } from './prompted-tools.js';
 import { type IntakeNote, takeReply, type WireReply } from './reply-intake.js';
 import { MalformedResponseError, type RetryPolicy, withRetries } from './retry.js';
+import { collectStream } from './stream-completion.js';
 import { toolList } from './text-calls/tool-list.js';
 
 export type MaxTokensParam = 'max_tokens' | 'max_completion_tokens';
@@ -31,6 +32,14 @@ export interface EndpointOptions {
    * time the endpoint rejects the field.
    */
   promptCacheKey?: boolean;
+  /** Ask for a streamed reply (some gateways only stream); usage comes from `stream_options.include_usage`. */
+  stream?: boolean;
+  /** `reasoning_effort` for reasoning models. */
+  reasoningEffort?: string;
+  /** The role the system prompt is sent with: `developer` for OpenAI's reasoning models. */
+  systemRole?: 'system' | 'developer';
+  /** More body fields for this server (`chat_template_kwargs`, `top_k`, …); rein's own fields win. */
+  extraBody?: Record<string, unknown>;
   /** Called on every retried failure, with the key already redacted. */
   onRetry?: (message: string, attempt: number, delayMs: number) => void;
   /** A custom fetch (tests). */
@@ -69,12 +78,14 @@ export function openEndpoint(options: EndpointOptions): ChatEndpoint {
   // Which name the completion limit goes by; switched for good the first time the endpoint asks for the other one.
   let maxTokensParam = options.maxTokensParam ?? 'max_tokens';
   let sendCacheKey = options.promptCacheKey ?? true;
+  let sendStreamUsage = true;
   const cacheKey = memoizedCacheKey();
   // An endpoint that rejects one of rein's choices says which: the request is adapted and sent again, and the choice kept.
   const adapt = (error: unknown): boolean => {
     const other = otherMaxTokensParam(error, maxTokensParam);
     if (other) maxTokensParam = other;
     else if (sendCacheKey && rejectsField(error, 'prompt_cache_key')) sendCacheKey = false;
+    else if (options.stream && sendStreamUsage && rejectsField(error, 'stream_options')) sendStreamUsage = false;
     else return false;
     return true;
   };
@@ -83,8 +94,10 @@ export function openEndpoint(options: EndpointOptions): ChatEndpoint {
       const started = Date.now();
       const request = () =>
         ({
+          ...options.extraBody,
           model: options.model,
-          messages: body.messages as OpenAI.Chat.ChatCompletionMessageParam[],
+          messages: withSystemRole(body.messages, options.systemRole) as OpenAI.Chat.ChatCompletionMessageParam[],
+          ...(options.reasoningEffort ? { reasoning_effort: options.reasoningEffort } : {}),
           ...(body.tools && body.tools.length > 0 ? { tools: body.tools as OpenAI.Chat.ChatCompletionTool[] } : {}),
           [maxTokensParam]: body.maxTokens,
           ...(options.temperature !== undefined ? { temperature: options.temperature } : {}),
@@ -93,7 +106,12 @@ export function openEndpoint(options: EndpointOptions): ChatEndpoint {
       const attempt = async () => {
         for (let adapted = 0; ; adapted++) {
           try {
-            return checkShape(await client.chat.completions.create(request(), { signal }));
+            if (!options.stream) return checkShape(await client.chat.completions.create(request(), { signal }));
+            const streamed = await client.chat.completions.create(
+              { ...request(), stream: true, ...(sendStreamUsage ? { stream_options: { include_usage: true } } : {}) },
+              { signal },
+            );
+            return checkShape(await collectStream(streamed, options.requestTimeoutMs));
           } catch (error) {
             if (adapted >= 2 || !adapt(error)) throw error;
           }
@@ -223,6 +241,12 @@ function toReply(response: OpenAI.Chat.ChatCompletion, requestChars: number, ms:
     // The provider's own word on why it stopped (`length` says max_tokens cut the answer): kept in the trace and the spans.
     ...(typeof finishReason === 'string' && finishReason ? { finishReason } : {}),
   };
+}
+
+/** The messages with the system prompt sent under the role the model wants. */
+function withSystemRole(messages: readonly ChatMessage[], role: 'system' | 'developer' | undefined): readonly unknown[] {
+  if (role !== 'developer') return messages;
+  return messages.map((message) => (message.role === 'system' ? { role: 'developer', content: message.content } : message));
 }
 
 /** Content as text: a string, or the text parts of a content array (some gateways send `[{ type: 'text', text }]`). */

@@ -319,6 +319,13 @@ export const rulesSchema = z.strictObject({
         .describe(
           'native: tools sent as `tools`; prompted: tools described in the system prompt, calls read from the text; auto: native, switching to prompted for the rest of the run when the endpoint rejects `tools` or keeps writing calls as text',
         ),
+      stream: z.boolean().default(false).describe('Ask for streamed replies (some gateways only stream); same retries, timeouts and record'),
+      systemRole: z.enum(['system', 'developer']).default('system').describe('Role of the system prompt: developer for OpenAI reasoning models'),
+      reasoningEffort: z.enum(['minimal', 'low', 'medium', 'high']).optional().describe('reasoning_effort sent to reasoning models'),
+      extraBody: z
+        .record(z.string(), z.unknown())
+        .optional()
+        .describe('More request body fields for this server, e.g. {"chat_template_kwargs": {"enable_thinking": false}}; rein\'s own fields win'),
       recoverToolCalls: z
         .boolean()
         .default(true)

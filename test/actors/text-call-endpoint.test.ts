@@ -119,3 +119,39 @@ describe('an endpoint without a tool parser, over HTTP', () => {
     expect(stub!.requests.every((request) => request.tools)).toBe(true);
   });
 });
+
+describe('endpoints that differ', () => {
+  const streamed = async (answer: StubAnswer, extra: Partial<Parameters<typeof openEndpoint>[0]> = {}) => {
+    stub = await startOpenAIStub(() => answer);
+    const endpoint = openEndpoint({ baseURL: stub.url, model: 'm', requestTimeoutMs: 2000, retry: { retries: 0, baseDelayMs: 1, maxDelayMs: 1 }, ...extra });
+    return endpoint.complete({ messages: opening, tools: schemas, maxTokens: 50 }, new AbortController().signal);
+  };
+
+  it('stream: true puts the chunks together as one reply, with the usage of the last chunk', async () => {
+    const reply = await streamed(
+      {
+        content: 'Reading.',
+        toolCalls: [{ name: 'read_file', arguments: { path: 'stats.py' }, id: 'call_streamed_000000001' }],
+        usage: { prompt_tokens: 40, completion_tokens: 9 },
+      },
+      { stream: true },
+    );
+    expect(reply.message).toEqual({
+      role: 'assistant',
+      content: 'Reading.',
+      tool_calls: [{ id: 'call_streamed_000000001', type: 'function', function: { name: 'read_file', arguments: '{"path":"stats.py"}' } }],
+    });
+    expect(reply.usage).toEqual({ promptTokens: 40, completionTokens: 9, cachedTokens: 0 });
+    expect(stub!.requests[0]).toMatchObject({ stream: true, stream_options: { include_usage: true } });
+  });
+
+  it('sends the per-model settings: developer role, reasoning_effort, extra body fields (rein’s own fields win)', async () => {
+    await streamed(
+      { content: 'ok' },
+      { systemRole: 'developer', reasoningEffort: 'low', extraBody: { chat_template_kwargs: { enable_thinking: false }, model: 'not-this' } },
+    );
+    const request = stub!.requests[0]! as unknown as Record<string, unknown> & StubRequest;
+    expect(request.messages[0]).toEqual({ role: 'developer', content: 'You are rein.' });
+    expect(request).toMatchObject({ model: 'm', reasoning_effort: 'low', chat_template_kwargs: { enable_thinking: false } });
+  });
+});
