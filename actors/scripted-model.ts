@@ -4,6 +4,8 @@ import { messageChars } from '../context/messages.js';
 import { ReinError } from '../lib/errors.js';
 import type { ModelInput } from '../machines/actor-contracts.js';
 import type { ModelReply } from '../machines/types.js';
+import { type Mangle, mangleArguments, renderTextCall } from './text-calls/render.js';
+import type { TextCallShape } from './text-calls/types.js';
 
 /** One scripted tool call: `args` may be an object (serialized for you) or a raw string (to test bad JSON). */
 export interface ScriptedCall {
@@ -37,6 +39,25 @@ export interface ScriptedModel {
 /** Shorthand for a reply with tool calls. */
 export function reply(...calls: ScriptedCall[]): ScriptedReply {
   return { content: null, calls };
+}
+
+/**
+ * A reply that writes its calls as text in one shape (no `tool_calls`), as a model served without a tool parser does:
+ * test rules against it, with recovery on or off.
+ *
+ * @example textReply('hermes', call('read_file', { path: 'a.py' }))
+ */
+export function textReply(shape: TextCallShape, ...calls: ScriptedCall[]): ScriptedReply {
+  return { content: calls.map((scripted) => renderTextCall(shape, scripted.name, scripted.args ?? {})).join('\n') };
+}
+
+/**
+ * A call whose arguments are bent as a gateway or a small model bends them (rein repairs and traces each).
+ *
+ * @example reply(mangledCall('read_file', { path: 'a.py' }, 'trailing-comma'))
+ */
+export function mangledCall(name: string, args: Record<string, unknown>, how: Mangle): ScriptedCall {
+  return { name, args: mangleArguments(args, how) };
 }
 
 /** Shorthand for one tool call. */

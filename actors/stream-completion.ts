@@ -37,7 +37,9 @@ export async function collectStream(
       const delta = choice.delta ?? {};
       if (typeof delta.content === 'string') content += delta.content;
       for (const part of delta.tool_calls ?? []) {
-        const call = (calls[part.index ?? calls.length] ??= { id: '', type: 'function', function: { name: '', arguments: '' } });
+        const index = part.index ?? calls.length;
+        calls[index] ??= { id: '', type: 'function', function: { name: '', arguments: '' } };
+        const call = calls[index]!;
         if (part.id) call.id = part.id;
         if (part.function?.name) call.function.name += part.function.name;
         if (typeof part.function?.arguments === 'string') call.function.arguments += part.function.arguments;
