@@ -49,3 +49,18 @@ describe('the test kit speaks the shapes of models without a tool parser', () =>
     expect(repairs[0]!.original).not.toBe(JSON.stringify(edit));
   });
 });
+
+describe('errors the model can act on', () => {
+  it('an unknown tool gets the nearest name, a missing argument the tool’s schema, a hopeless JSON its position', async () => {
+    const run = await runScripted({
+      files,
+      testCmd,
+      rules: { ...rules, budgets: { maxSteps: 1 } },
+      script: [reply(call('read_files', { path: 'add.js' }), call('read_file', {}), call('read_file', '{"path": "add.js", :}'))],
+    });
+    const results = run.record.filter((message) => message.role === 'tool').map((message) => message.content);
+    expect(results[0]).toMatch(/unknown tool "read_files"\. Did you mean `read_file`\? Available tools: read_file, grep/);
+    expect(results[1]).toMatch(/missing required argument `path`.*Parameters of read_file: \{.*"path":\{[^}]*"type":"string"\}.*"required":\["path"\]/);
+    expect(results[2]).toMatch(/not valid JSON at line 1, column 19/);
+  });
+});
