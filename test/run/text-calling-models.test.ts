@@ -61,6 +61,6 @@ describe('errors the model can act on', () => {
     const results = run.record.filter((message) => message.role === 'tool').map((message) => message.content);
     expect(results[0]).toMatch(/unknown tool "read_files"\. Did you mean `read_file`\? Available tools: read_file, grep/);
     expect(results[1]).toMatch(/missing required argument `path`.*Parameters of read_file: \{.*"path":\{[^}]*"type":"string"\}.*"required":\["path"\]/);
-    expect(results[2]).toMatch(/not valid JSON at line 1, column 19/);
+    expect(results[2]).toMatch(/not valid JSON at line 1, column 20/);
   });
 });
