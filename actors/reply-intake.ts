@@ -1,4 +1,5 @@
 import type { AssistantMessage, ToolCall } from '../context/messages.js';
+import { headTail } from '../lib/head-tail.js';
 import { shortHash } from '../lib/short-hash.js';
 import type { ArgumentsRepairedEvent, CallsRecoveredEvent } from '../lib/trace-events.js';
 import type { ModelReply } from '../machines/types.js';
@@ -10,6 +11,9 @@ import type { ToolList } from './text-calls/tool-list.js';
 export type WireReply = Omit<ModelReply, 'message'> & {
   message: { role: 'assistant'; content: string | null; tool_calls?: Array<{ id?: unknown; function?: { name?: unknown; arguments?: unknown } }> };
 };
+
+/** Characters of a recovered reply's raw text kept in its trace line. */
+const RAW_CHARS = 20_000;
 
 export interface IntakeOptions {
   tools: ToolList;
@@ -62,6 +66,7 @@ export function takeReply(
         shapes: found.shapes,
         calls: calls.map((call, index) => ({ id: call.id, name: call.function.name, shape: found.calls[index]!.shape })),
         ...(found.ignored.length > 0 ? { ignored: found.ignored } : {}),
+        raw: headTail(content, RAW_CHARS),
       };
     }
   }

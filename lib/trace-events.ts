@@ -94,6 +94,8 @@ export interface CallsRecoveredEvent {
   calls: Array<{ id: string; name: string; shape: string }>;
   /** Calls in a known shape naming no tool of the run: left in the text. */
   ignored?: Array<{ shape: string; name: string; didYouMean?: string }>;
+  /** The reply's content as the model wrote it (the record keeps only the prose outside the blocks), cut to 20,000 characters head and tail. */
+  raw: string;
 }
 
 /** A call's arguments were repaired before the tool saw them; `original` is what the model sent (cut to 2,000 characters). */

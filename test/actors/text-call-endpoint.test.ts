@@ -50,7 +50,8 @@ describe('an endpoint without a tool parser, over HTTP', () => {
       { id: expect.stringMatching(/^call_1_0_text_/), type: 'function', function: { name: 'read_file', arguments: '{"path":"stats.py"}' } },
     ]);
     expect(reply.recovered).toEqual({ shapes: [shape], calls: 1 });
-    expect(notes).toEqual([expect.objectContaining({ kind: 'calls_recovered', step: 1, shapes: [shape] })]);
+    // The record keeps the prose; the trace keeps the reply as the model wrote it.
+    expect(notes).toEqual([expect.objectContaining({ kind: 'calls_recovered', step: 1, shapes: [shape], raw: `Reading it.\n${text}` })]);
     // The same reply at the same step gets the same id: a replayed or resumed run pairs results with the same calls.
     expect((await ask()).message.tool_calls![0]!.id).toBe(reply.message.tool_calls![0]!.id);
   });

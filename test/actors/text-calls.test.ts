@@ -142,3 +142,10 @@ describe('arguments repaired, never guessed silently', () => {
     expect(repairArguments('"just a string"')).toEqual({ text: '"just a string"' });
   });
 });
+
+describe('a reply that cannot be understood', () => {
+  it('a Hermes block naming a tool whose JSON is beyond repair becomes a call the tool runner answers with the JSON error', () => {
+    const recovery = recoverTextCalls('<tool_call>{"name": "read_file", "arguments": {"path" "a" :: }}}x{</tool_call>', tools)!;
+    expect(recovery.calls).toEqual([expect.objectContaining({ name: 'read_file', arguments: expect.any(String), shape: 'hermes' })]);
+  });
+});
