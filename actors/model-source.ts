@@ -1,10 +1,13 @@
 import type { AnyActorLogic } from 'xstate';
 import { UsageError } from '../lib/errors.js';
 import type { RetryEvent } from '../lib/trace-events.js';
+import type { ModelReply } from '../machines/types.js';
 import type { Rules } from '../rules/schema.js';
-import { type ChatEndpoint, createOpenAIModel, openEndpoint } from './openai-model.js';
+import { type ChatEndpoint, createOpenAIModel, type ModelNote, openEndpoint, type ToolCalling } from './openai-model.js';
+import { takeReply } from './reply-intake.js';
 import { createScriptedModel, type Script } from './scripted-model.js';
 import { extractiveSummary, type SummarizeText } from './summarizer.js';
+import { toolList } from './text-calls/tool-list.js';
 
 /** Where the model comes from: built once the run's tool schemas are known. */
 export interface ModelSource {
@@ -14,8 +17,15 @@ export interface ModelSource {
   /** The endpoint, kept in run.json so `rein resume` finds it again without the environment. */
   baseURL?: string;
   /** `note` writes a line to the run's trace (a retry, for example). */
-  createActor(toolSchemas: unknown[], hooks: { note(event: RetryEvent): void }): AnyActorLogic;
+  createActor(toolSchemas: unknown[], hooks: ModelHooks): AnyActorLogic;
   summarize: SummarizeText;
+}
+
+/** What a model source's actor is given: a trace writer, and the run's tool-calling settings. */
+export interface ModelHooks {
+  note(event: RetryEvent | ModelNote): void;
+  toolCalling?: ToolCalling;
+  recoverToolCalls?: boolean;
 }
 
 export interface EndpointFlags {
@@ -42,13 +52,17 @@ export function resolveEndpoint(flags: EndpointFlags): { model: string; baseURL?
  * @example const source = openAIModelSource(resolveEndpoint({ env: process.env }), rules);
  */
 export function openAIModelSource(endpoint: { model: string; baseURL?: string; apiKey?: string }, rules: Rules): ModelSource {
-  let note: (event: RetryEvent) => void = () => undefined;
+  let note: ModelHooks['note'] = () => undefined;
   const chat: ChatEndpoint = openEndpoint({
     ...endpoint,
     requestTimeoutMs: rules.model.requestTimeoutSeconds * 1000,
     retry: { retries: rules.model.retries, baseDelayMs: 500, maxDelayMs: 20_000 },
     ...(rules.model.temperature !== undefined ? { temperature: rules.model.temperature } : {}),
     maxTokensParam: rules.model.maxTokensParam,
+    stream: rules.model.stream,
+    systemRole: rules.model.systemRole,
+    ...(rules.model.reasoningEffort ? { reasoningEffort: rules.model.reasoningEffort } : {}),
+    ...(rules.model.extraBody ? { extraBody: rules.model.extraBody } : {}),
     onRetry: (error, attempt, delayMs) => note({ kind: 'retry', error, attempt: attempt + 1, delayMs: Math.round(delayMs) }),
   });
   return {
@@ -57,7 +71,11 @@ export function openAIModelSource(endpoint: { model: string; baseURL?: string; a
     ...(endpoint.baseURL ? { baseURL: endpoint.baseURL } : {}),
     createActor: (schemas, hooks) => {
       note = hooks.note;
-      return createOpenAIModel(chat, schemas);
+      return createOpenAIModel(chat, schemas, {
+        toolCalling: hooks.toolCalling ?? rules.model.toolCalling,
+        recover: hooks.recoverToolCalls ?? rules.model.recoverToolCalls,
+        note,
+      });
     },
     summarize: async (prompt, transcript, signal) => {
       const reply = await chat.complete(
@@ -84,7 +102,21 @@ export function scriptedModelSource(name: string, script: Script): ModelSource {
   return {
     name,
     description: 'built-in scripted model (offline, no API key)',
-    createActor: () => createScriptedModel(script).actor,
+    createActor: (schemas, hooks) => createScriptedModel(script, { intake: scriptedIntake(schemas, hooks) }).actor,
     summarize: extractiveSummary,
+  };
+}
+
+/**
+ * The reply intake for a scripted model: calls it writes as text are recovered and arguments repaired, as for an
+ * endpoint, so rules can be tested against models that answer in those shapes.
+ */
+export function scriptedIntake(schemas: unknown[], hooks: ModelHooks): (reply: ModelReply, step: number) => ModelReply {
+  const tools = toolList(schemas);
+  return (wire, step) => {
+    const { reply, recovered, repairs } = takeReply(wire, step, { tools, recover: hooks.recoverToolCalls ?? true });
+    if (recovered) hooks.note({ kind: 'calls_recovered', ...recovered });
+    for (const repair of repairs) hooks.note({ kind: 'arguments_repaired', ...repair });
+    return reply;
   };
 }

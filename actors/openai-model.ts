@@ -1,14 +1,18 @@
 import OpenAI, { APIError } from 'openai';
 import { fromPromise } from 'xstate';
-import type { AssistantMessage, ChatMessage } from '../context/messages.js';
+import type { ChatMessage } from '../context/messages.js';
 import { totalChars } from '../context/messages.js';
-import { ModelEndpointError } from '../lib/errors.js';
+import { ModelEndpointError, ReinError } from '../lib/errors.js';
 import { redact } from '../lib/redact.js';
 import { shortHash } from '../lib/short-hash.js';
 import { ContextLengthError, type ModelInput } from '../machines/actor-contracts.js';
 import type { ModelReply } from '../machines/types.js';
 import { normalizingErrorFetch } from './error-body.js';
+import { promptedMessages, toolPrompt } from './prompted-tools.js';
+import { type IntakeNote, takeReply, type WireReply } from './reply-intake.js';
 import { MalformedResponseError, type RetryPolicy, withRetries } from './retry.js';
+import { collectStream } from './stream-completion.js';
+import { toolList } from './text-calls/tool-list.js';
 
 export type MaxTokensParam = 'max_tokens' | 'max_completion_tokens';
 
@@ -28,6 +32,14 @@ export interface EndpointOptions {
    * time the endpoint rejects the field.
    */
   promptCacheKey?: boolean;
+  /** Ask for a streamed reply (some gateways only stream); usage comes from `stream_options.include_usage`. */
+  stream?: boolean;
+  /** `reasoning_effort` for reasoning models. */
+  reasoningEffort?: string;
+  /** The role the system prompt is sent with: `developer` for OpenAI's reasoning models. */
+  systemRole?: 'system' | 'developer';
+  /** More body fields for this server (`chat_template_kwargs`, `top_k`, …); rein's own fields win. */
+  extraBody?: Record<string, unknown>;
   /** Called on every retried failure, with the key already redacted. */
   onRetry?: (message: string, attempt: number, delayMs: number) => void;
   /** A custom fetch (tests). */
@@ -36,8 +48,13 @@ export interface EndpointOptions {
 
 /** A chat-completions client bound to one endpoint, with rein's retry and error rules. */
 export interface ChatEndpoint {
-  complete(body: { messages: readonly ChatMessage[]; tools?: unknown[]; maxTokens: number }, signal: AbortSignal): Promise<ModelReply>;
+  complete(body: { messages: readonly ChatMessage[]; tools?: unknown[]; maxTokens: number }, signal: AbortSignal): Promise<WireReply>;
 }
+
+/** The endpoint answered a request with `tools` by a 400 about tools: it has no tool calling (or none enabled). */
+export class ToolsRejectedError extends ReinError {}
+
+const TOOLS_REJECTED = /\btools?\b|tool_choice|tool[ _-]?call|function[ _-]?call/i;
 
 const CONTEXT_LENGTH = /context[_ ]length|maximum context|too many tokens|prompt is too long|context window/i;
 
@@ -61,12 +78,14 @@ export function openEndpoint(options: EndpointOptions): ChatEndpoint {
   // Which name the completion limit goes by; switched for good the first time the endpoint asks for the other one.
   let maxTokensParam = options.maxTokensParam ?? 'max_tokens';
   let sendCacheKey = options.promptCacheKey ?? true;
+  let sendStreamUsage = true;
   const cacheKey = memoizedCacheKey();
   // An endpoint that rejects one of rein's choices says which: the request is adapted and sent again, and the choice kept.
   const adapt = (error: unknown): boolean => {
     const other = otherMaxTokensParam(error, maxTokensParam);
     if (other) maxTokensParam = other;
     else if (sendCacheKey && rejectsField(error, 'prompt_cache_key')) sendCacheKey = false;
+    else if (options.stream && sendStreamUsage && rejectsField(error, 'stream_options')) sendStreamUsage = false;
     else return false;
     return true;
   };
@@ -75,8 +94,10 @@ export function openEndpoint(options: EndpointOptions): ChatEndpoint {
       const started = Date.now();
       const request = () =>
         ({
+          ...options.extraBody,
           model: options.model,
-          messages: body.messages as OpenAI.Chat.ChatCompletionMessageParam[],
+          messages: withSystemRole(body.messages, options.systemRole) as OpenAI.Chat.ChatCompletionMessageParam[],
+          ...(options.reasoningEffort ? { reasoning_effort: options.reasoningEffort } : {}),
           ...(body.tools && body.tools.length > 0 ? { tools: body.tools as OpenAI.Chat.ChatCompletionTool[] } : {}),
           [maxTokensParam]: body.maxTokens,
           ...(options.temperature !== undefined ? { temperature: options.temperature } : {}),
@@ -85,7 +106,12 @@ export function openEndpoint(options: EndpointOptions): ChatEndpoint {
       const attempt = async () => {
         for (let adapted = 0; ; adapted++) {
           try {
-            return checkShape(await client.chat.completions.create(request(), { signal }));
+            if (!options.stream) return checkShape(await client.chat.completions.create(request(), { signal }));
+            const streamed = await client.chat.completions.create(
+              { ...request(), stream: true, ...(sendStreamUsage ? { stream_options: { include_usage: true } } : {}) },
+              { signal },
+            );
+            return checkShape(await collectStream(streamed, options.requestTimeoutMs));
           } catch (error) {
             if (adapted >= 2 || !adapt(error)) throw error;
           }
@@ -97,17 +123,69 @@ export function openEndpoint(options: EndpointOptions): ChatEndpoint {
         );
         return toReply(response, totalChars(body.messages), Date.now() - started);
       } catch (error) {
-        throw classify(error, secrets, signal);
+        throw classify(error, secrets, signal, Boolean(body.tools && body.tools.length > 0));
       }
     },
   };
 }
 
-/** The model actor: one chat completion with the run's fixed tool schemas. */
-export function createOpenAIModel(endpoint: ChatEndpoint, toolSchemas: unknown[]) {
-  return fromPromise<ModelReply, ModelInput>(({ input, signal }) =>
-    endpoint.complete({ messages: input.messages, tools: toolSchemas, maxTokens: input.maxCompletionTokens }, signal),
-  );
+export type ToolCalling = 'native' | 'prompted' | 'auto';
+
+export interface ModelActorOptions {
+  toolCalling?: ToolCalling;
+  /** Run calls written as text (default true). */
+  recover?: boolean;
+  /** A trace line: a recovery, a repair, the switch to prompted tool calling. */
+  note?: (note: ModelNote) => void;
+}
+
+export type ModelNote =
+  | ({ kind: 'calls_recovered' } & Extract<IntakeNote, { shapes: unknown }>)
+  | ({ kind: 'arguments_repaired' } & Extract<IntakeNote, { repair: unknown }>)
+  | { kind: 'tool_calling'; step: number; mode: 'prompted'; from: 'native'; why: string };
+
+/** Replies in a row with calls only in the text after which `auto` switches to prompted tool calling. */
+export const TEXT_REPLIES_BEFORE_PROMPTED = 2;
+
+/**
+ * The model actor: one chat completion with the run's fixed tool schemas,
+ * sent natively or described in the system prompt (`toolCalling`), the reply
+ * taken in by the intake (text calls recovered, arguments repaired, each traced).
+ *
+ * @example createOpenAIModel(endpoint, schemas, { toolCalling: 'auto', note: (line) => trace.log(line.kind, line) })
+ */
+export function createOpenAIModel(endpoint: ChatEndpoint, toolSchemas: unknown[], options: ModelActorOptions = {}) {
+  const tools = toolList(toolSchemas);
+  const prompt = toolPrompt(toolSchemas);
+  let mode: 'native' | 'prompted' = options.toolCalling === 'prompted' ? 'prompted' : 'native';
+  let textReplies = 0;
+  const note = options.note ?? (() => undefined);
+  const switchToPrompted = (step: number, why: string) => {
+    mode = 'prompted';
+    note({ kind: 'tool_calling', step, mode: 'prompted', from: 'native', why });
+  };
+  const ask = (input: ModelInput, signal: AbortSignal) =>
+    mode === 'prompted'
+      ? endpoint.complete({ messages: promptedMessages(input.messages, prompt), maxTokens: input.maxCompletionTokens }, signal)
+      : endpoint.complete({ messages: input.messages, tools: toolSchemas, maxTokens: input.maxCompletionTokens }, signal);
+  return fromPromise<ModelReply, ModelInput>(async ({ input, signal }) => {
+    const step = input.step + 1;
+    let wire: WireReply;
+    try {
+      wire = await ask(input, signal);
+    } catch (error) {
+      if (!(error instanceof ToolsRejectedError) || options.toolCalling !== 'auto' || mode !== 'native') throw error;
+      switchToPrompted(step, `the endpoint rejected \`tools\`: ${error.message.slice(0, 300)}`);
+      wire = await ask(input, signal);
+    }
+    const { reply, recovered, repairs } = takeReply(wire, step, { tools, recover: options.recover ?? true });
+    if (recovered) note({ kind: 'calls_recovered', ...recovered });
+    for (const repair of repairs) note({ kind: 'arguments_repaired', ...repair });
+    textReplies = recovered && mode === 'native' ? textReplies + 1 : 0;
+    if (options.toolCalling === 'auto' && mode === 'native' && textReplies >= TEXT_REPLIES_BEFORE_PROMPTED)
+      switchToPrompted(step, `${textReplies} replies in a row wrote their calls as text instead of tool_calls`);
+    return reply;
+  });
 }
 
 /** The completion-limit parameter a 400 asks for instead of the one sent (reasoning models refuse `max_tokens`), or null. */
@@ -143,20 +221,12 @@ function checkShape(response: OpenAI.Chat.ChatCompletion): OpenAI.Chat.ChatCompl
   return response;
 }
 
-function toReply(response: OpenAI.Chat.ChatCompletion, requestChars: number, ms: number): ModelReply {
+/** The reply as sent; the intake makes its calls and arguments whole (and says how). */
+function toReply(response: OpenAI.Chat.ChatCompletion, requestChars: number, ms: number): WireReply {
   const raw = response.choices[0]!.message;
-  const message: AssistantMessage = { role: 'assistant', content: typeof raw.content === 'string' ? raw.content : null };
-  const calls = (raw.tool_calls ?? []).filter((call) => call.type === 'function' || 'function' in call);
-  if (calls.length > 0) {
-    message.tool_calls = calls.map((call) => {
-      const fn = (call as { function?: { name?: unknown; arguments?: unknown } }).function ?? {};
-      return {
-        id: String(call.id ?? ''),
-        type: 'function',
-        function: { name: String(fn.name ?? ''), arguments: typeof fn.arguments === 'string' ? fn.arguments : JSON.stringify(fn.arguments ?? {}) },
-      };
-    });
-  }
+  const message: WireReply['message'] = { role: 'assistant', content: contentText(raw.content) };
+  const calls = (Array.isArray(raw.tool_calls) ? raw.tool_calls : []).filter((call) => call && (call.type === 'function' || 'function' in call));
+  if (calls.length > 0) message.tool_calls = calls as NonNullable<WireReply['message']['tool_calls']>;
   const usage = response.usage;
   const finishReason = response.choices[0]!.finish_reason;
   return {
@@ -173,14 +243,29 @@ function toReply(response: OpenAI.Chat.ChatCompletion, requestChars: number, ms:
   };
 }
 
+/** The messages with the system prompt sent under the role the model wants. */
+function withSystemRole(messages: readonly ChatMessage[], role: 'system' | 'developer' | undefined): readonly unknown[] {
+  if (role !== 'developer') return messages;
+  return messages.map((message) => (message.role === 'system' ? { role: 'developer', content: message.content } : message));
+}
+
+/** Content as text: a string, or the text parts of a content array (some gateways send `[{ type: 'text', text }]`). */
+function contentText(content: unknown): string | null {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return null;
+  const parts = content.map((part) => (typeof part === 'string' ? part : typeof part?.text === 'string' ? part.text : '')).filter(Boolean);
+  return parts.length > 0 ? parts.join('') : null;
+}
+
 function describe(error: unknown): string {
   if (error instanceof APIError) return `${error.constructor.name} ${error.status ?? ''}: ${error.message}`.trim();
   return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
 }
 
-function classify(error: unknown, secrets: (string | undefined)[], signal: AbortSignal): Error {
+function classify(error: unknown, secrets: (string | undefined)[], signal: AbortSignal, sentTools: boolean): Error {
   if (signal.aborted) return error instanceof Error ? error : new Error(String(error));
   const text = redact(describe(error), secrets);
+  if (sentTools && error instanceof APIError && error.status === 400 && TOOLS_REJECTED.test(error.message)) return new ToolsRejectedError(text);
   if (
     error instanceof APIError &&
     (error.status === 400 || error.status === 413) &&

@@ -4,6 +4,8 @@ import { messageChars } from '../context/messages.js';
 import { ReinError } from '../lib/errors.js';
 import type { ModelInput } from '../machines/actor-contracts.js';
 import type { ModelReply } from '../machines/types.js';
+import { type Mangle, mangleArguments, renderTextCall } from './text-calls/render.js';
+import type { TextCallShape } from './text-calls/types.js';
 
 /** One scripted tool call: `args` may be an object (serialized for you) or a raw string (to test bad JSON). */
 export interface ScriptedCall {
@@ -39,6 +41,25 @@ export function reply(...calls: ScriptedCall[]): ScriptedReply {
   return { content: null, calls };
 }
 
+/**
+ * A reply that writes its calls as text in one shape (no `tool_calls`), as a model served without a tool parser does:
+ * test rules against it, with recovery on or off.
+ *
+ * @example textReply('hermes', call('read_file', { path: 'a.py' }))
+ */
+export function textReply(shape: TextCallShape, ...calls: ScriptedCall[]): ScriptedReply {
+  return { content: calls.map((scripted) => renderTextCall(shape, scripted.name, scripted.args ?? {})).join('\n') };
+}
+
+/**
+ * A call whose arguments are bent as a gateway or a small model bends them (rein repairs and traces each).
+ *
+ * @example reply(mangledCall('read_file', { path: 'a.py' }, 'trailing-comma'))
+ */
+export function mangledCall(name: string, args: Record<string, unknown>, how: Mangle): ScriptedCall {
+  return { name, args: mangleArguments(args, how) };
+}
+
 /** Shorthand for one tool call. */
 export function call(name: string, args: unknown = {}, id?: string): ScriptedCall {
   return id === undefined ? { name, args } : { name, args, id };
@@ -52,7 +73,10 @@ export function call(name: string, args: unknown = {}, id?: string): ScriptedCal
  *
  * @example const model = createScriptedModel([reply(call('run', { command: 'npm test' })), reply(call('finish', { summary: 'done' }))]);
  */
-export function createScriptedModel(script: Script, options: { delayMs?: number } = {}): ScriptedModel {
+export function createScriptedModel(
+  script: Script,
+  options: { delayMs?: number; intake?: (reply: ModelReply, step: number) => ModelReply } = {},
+): ScriptedModel {
   const requests: ChatMessage[][] = [];
   let previous: readonly ChatMessage[] = [];
   let index = 0;
@@ -66,7 +90,8 @@ export function createScriptedModel(script: Script, options: { delayMs?: number 
     if (next instanceof Error) throw next;
     const usage = estimateUsage(input.messages, previous, next);
     previous = input.messages.slice();
-    return { message: toMessage(next, callIndex), usage };
+    const reply: ModelReply = { message: toMessage(next, callIndex), usage };
+    return options.intake ? options.intake(reply, input.step + 1) : reply;
   });
   return {
     actor,

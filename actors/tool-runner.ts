@@ -1,11 +1,12 @@
 import { fromPromise } from 'xstate';
 import type { ToolCall } from '../context/messages.js';
+import { closestName } from '../lib/did-you-mean.js';
 import { maskSecrets, type SecretFinding } from '../lib/secret-scan.js';
 import { isToolAllowed } from '../lib/tool-patterns.js';
 import type { ToolsInput } from '../machines/actor-contracts.js';
 import type { ToolCallResult, ToolsOutput } from '../machines/types.js';
 import { firstValidFinish } from '../tools/finish.js';
-import { findTool, parseToolArguments } from '../tools/index.js';
+import { findTool, parseToolArguments, toolSchemas } from '../tools/index.js';
 import type { AnyTool, ToolContext, ToolOutcome } from '../tools/types.js';
 
 /** Results of calls already executed, by `step:index`, so a resumed run never runs a call twice. */
@@ -93,7 +94,12 @@ async function runCall(
   const tool = findTool(deps.tools, name);
   if (!tool) {
     const names = deps.tools.map((candidate) => candidate.name).join(', ');
-    return { outcome: failure(`Tool error: unknown tool "${name.slice(0, 80)}". Available tools: ${names}.`), args: argsAsSent(call) };
+    const near = closestName(
+      name,
+      deps.tools.map((candidate) => candidate.name),
+    );
+    const hint = near ? ` Did you mean \`${near}\`?` : '';
+    return { outcome: failure(`Tool error: unknown tool "${name.slice(0, 80)}".${hint} Available tools: ${names}.`), args: argsAsSent(call) };
   }
   if (!isToolAllowed(input.allowed, name)) {
     const allowed =
@@ -104,7 +110,7 @@ async function runCall(
     return { outcome: failure(`Tool error: ${name} is not allowed in the ${input.phase} phase. Allowed here: ${allowed}.`), args: argsAsSent(call) };
   }
   const parsed = parseToolArguments(tool, call.function.arguments);
-  if (!parsed.ok) return { outcome: failure(`Tool error: ${parsed.message}`), args: argsAsSent(call) };
+  if (!parsed.ok) return { outcome: failure(`Tool error: ${parsed.message} ${schemaLine(tool)}`), args: argsAsSent(call) };
   try {
     const context = { ...deps.toolContext, signal };
     // A call a killed run had started: if its effect is already there, report it instead of applying it twice.
@@ -114,6 +120,18 @@ async function runCall(
     const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
     return { outcome: failure(`Tool error: ${text}`), args: parsed.args };
   }
+}
+
+const schemaLines = new WeakMap<AnyTool, string>();
+
+/** The tool's parameter schema, shown with an argument error so the model can write the call right (one per tool, made once). */
+function schemaLine(tool: AnyTool): string {
+  let line = schemaLines.get(tool);
+  if (line === undefined) {
+    line = `Parameters of ${tool.name}: ${JSON.stringify(toolSchemas([tool])[0]!.function.parameters)}`;
+    schemaLines.set(tool, line);
+  }
+  return line;
 }
 
 /** A refused call's arguments as the model sent them: parsed when they are JSON (the trace and the stall detector see an object), else the raw text. */

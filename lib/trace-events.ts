@@ -78,6 +78,53 @@ export interface ModelEvent {
   usage: CallUsage;
   ms: number | null;
   finishReason?: string;
+  /** Set when the reply's calls were written as text and recovered (`calls_recovered` has the details). */
+  recovered?: { shapes: string[]; calls: number };
+}
+
+/** How a call's arguments were made into JSON object text (see `arguments_repaired`). */
+export type ArgumentRepairKind = 'object' | 'double_encoded' | 'lenient' | 'missing';
+
+/** A reply had no `tool_calls`, but its text held calls in a known shape: they run as calls with these ids. */
+export interface CallsRecoveredEvent {
+  kind: 'calls_recovered';
+  step: number;
+  /** The shapes found (`hermes`, `function-tag`, `mistral`, `llama`, `fenced-json`), in order of appearance. */
+  shapes: string[];
+  calls: Array<{ id: string; name: string; shape: string }>;
+  /** Calls in a known shape naming no tool of the run: left in the text. */
+  ignored?: Array<{ shape: string; name: string; didYouMean?: string }>;
+  /** The reply's content as the model wrote it (the record keeps only the prose outside the blocks), cut to 20,000 characters head and tail. */
+  raw: string;
+}
+
+/** A call's arguments were repaired before the tool saw them; `original` is what the model sent (cut to 2,000 characters). */
+export interface ArgumentsRepairedEvent {
+  kind: 'arguments_repaired';
+  step: number;
+  id: string;
+  name: string;
+  repair: ArgumentRepairKind;
+  original: string;
+}
+
+/** `model.toolCalling: auto` switched to prompted tool calling for the rest of the run (written once). */
+export interface ToolCallingEvent {
+  kind: 'tool_calling';
+  step: number;
+  mode: 'prompted';
+  from: 'native';
+  why: string;
+}
+
+/** The repository's own instructions (AGENTS.md) were read and given to the model, labelled as the repository's words. */
+export interface RepositoryInstructionsEvent {
+  kind: 'repository_instructions';
+  path: string;
+  /** Bytes of the file, and characters of what the model got (capped at `repositoryInstructions.maxChars`). */
+  bytes: number;
+  givenChars: number;
+  truncated: boolean;
 }
 
 /** One executed tool call; `result` is cut to 2,000 characters, head and tail. */
@@ -279,7 +326,11 @@ export type TraceEvent =
   | ApprovalDecisionEvent
   | HookEvent
   | McpServerEvent
-  | McpToolsEvent;
+  | McpToolsEvent
+  | CallsRecoveredEvent
+  | ArgumentsRepairedEvent
+  | ToolCallingEvent
+  | RepositoryInstructionsEvent;
 
 /** An MCP server's lifecycle step (mcp/server-machine.ts): starting, ready, restarting, failed, closing, closed. */
 export interface McpServerEvent {
@@ -333,6 +384,10 @@ const TRACE_KIND_TABLE = {
   hook: true,
   mcp_server: true,
   mcp_tools: true,
+  calls_recovered: true,
+  arguments_repaired: true,
+  tool_calling: true,
+  repository_instructions: true,
 } satisfies Record<TraceKind, true>;
 
 /** The kinds of trace line this version writes; readers show others raw. */

@@ -21,6 +21,7 @@ export function initialContext(input: HarnessInput, rules: Rules): HarnessContex
   return {
     task: input.task,
     testCmd: input.testCmd,
+    ...(input.repositoryInstructions ? { repositoryInstructions: input.repositoryInstructions } : {}),
     model,
     price: priceOf(rules.model.prices, model),
     phase: firstPhase(rules),

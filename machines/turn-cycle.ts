@@ -19,13 +19,14 @@ export function openingUpdate(context: HarnessContext, params: { systemPrompt: s
   return {
     append: [
       { role: 'system', content: params.systemPrompt },
-      { role: 'user', content: taskMessage(context.task, context.testCmd, context.facts.todo) },
+      { role: 'user', content: taskMessage(context.task, context.testCmd, context.facts.todo, context.repositoryInstructions) },
     ],
   };
 }
 
-function taskMessage(task: string, testCmd: string, todo: readonly TodoItem[]): string {
-  const parts = [task.trim()];
+function taskMessage(task: string, testCmd: string, todo: readonly TodoItem[], repository?: string): string {
+  // The repository's words come first and labelled as such; the task, rein's words, after them.
+  const parts = repository ? [repository, task.trim()] : [task.trim()];
   if (testCmd) parts.push(`Verification command: \`${testCmd}\``);
   if (todo.length > 0) {
     const lines = todo.map((item) => `[${item.done ? 'x' : ' '}] ${item.task}`).join('\n');

@@ -20,6 +20,8 @@ export interface HarnessInput {
   model?: string;
   /** A todo list left by an earlier run on the same workspace. */
   todo?: TodoItem[];
+  /** The repository's own instructions (AGENTS.md), already labelled, for the task message. */
+  repositoryInstructions?: string;
   /** Milliseconds of the time budget already used (a resumed run). */
   elapsedMs?: number;
   /** Tokens of the fixed part of every request (tool schemas), added to view estimates. */
@@ -135,6 +137,8 @@ export interface ModelReply {
   ms?: number;
   /** The provider's finish reason (`stop`, `tool_calls`, `length`, …), when it gave one. */
   finishReason?: string;
+  /** Set when the calls were written as text and recovered by the reply intake (the shapes, the number of calls). */
+  recovered?: { shapes: string[]; calls: number };
 }
 
 /** The tool actor's output: results in call order, stopping at a `finish` call. */
@@ -146,6 +150,8 @@ export interface ToolsOutput {
 export interface HarnessContext {
   task: string;
   testCmd: string;
+  /** The repository's labelled instructions, given once in the task message (absent when there are none). */
+  repositoryInstructions?: string;
   model: string;
   /** The model's price from the rules' table (zero for unknown models). */
   price: Price;

@@ -186,6 +186,37 @@ export const rulesSchema = z.strictObject({
         .default('max_tokens')
         .describe('Name of the completion limit in requests; reasoning models want max_completion_tokens (rein also switches when the endpoint says so)'),
       prices: z.record(z.string(), price).default({}).describe('Per-model prices; unknown models cost 0'),
+      toolCalling: z
+        .enum(['native', 'prompted', 'auto'])
+        .default('auto')
+        .describe(
+          'native: tools sent as `tools`; prompted: tools described in the system prompt, calls read from the text; auto: native, switching to prompted for the rest of the run when the endpoint rejects `tools` or keeps writing calls as text',
+        ),
+      stream: z.boolean().default(false).describe('Ask for streamed replies (some gateways only stream); same retries, timeouts and record'),
+      systemRole: z.enum(['system', 'developer']).default('system').describe('Role of the system prompt: developer for OpenAI reasoning models'),
+      reasoningEffort: z.enum(['minimal', 'low', 'medium', 'high']).optional().describe('reasoning_effort sent to reasoning models'),
+      extraBody: z
+        .record(z.string(), z.unknown())
+        .optional()
+        .describe('More request body fields for this server, e.g. {"chat_template_kwargs": {"enable_thinking": false}}; rein\'s own fields win'),
+      recoverToolCalls: z
+        .boolean()
+        .default(true)
+        .describe('Run tool calls a reply writes as text (Hermes, <function=…>, Mistral, Llama, fenced JSON) when it has no tool_calls'),
+    })
+    .prefault({}),
+  repositoryInstructions: z
+    .strictObject({
+      enabled: z
+        .boolean()
+        .default(true)
+        .describe("Give the model the repository's own instructions file once, after the system prompt, labelled as the repository's words"),
+      file: z
+        .string()
+        .regex(/^[\w.-]+$/, 'expected a file name at the workspace root')
+        .default('AGENTS.md')
+        .describe('The file at the workspace root (AGENTS.md is the convention Codex, Claude Code and others read)'),
+      maxChars: z.number().int().positive().default(8000).describe('Characters of it the model gets at most; the rest is cut, and the trace says so'),
     })
     .prefault({}),
   messages: z

@@ -56,7 +56,7 @@ export function createInspectionTracer(trace: Tracer, stepOf: () => number, forw
       // Notes from actions that took no transition (a time warning) are written at the end of the macrostep.
       flush();
     } else if (event.type === '@xstate.event' && event.event.type === 'xstate.done.actor.model') {
-      const { message, usage, ms, finishReason } = (event.event as unknown as { output: ModelReply }).output;
+      const { message, usage, ms, finishReason, recovered } = (event.event as unknown as { output: ModelReply }).output;
       trace.log('model', {
         step: stepOf() + 1,
         content: message.content,
@@ -64,6 +64,7 @@ export function createInspectionTracer(trace: Tracer, stepOf: () => number, forw
         usage,
         ms: ms ?? null,
         ...(finishReason ? { finishReason } : {}),
+        ...(recovered ? { recovered } : {}),
       });
     }
   };

@@ -33,6 +33,7 @@ import { readProgress } from '../tools/update-todo.js';
 import { openCallJournal } from './call-journal.js';
 import { createInspectionTracer, traceTool } from './inspection-trace.js';
 import { harnessMachineFor } from './machine-cache.js';
+import { readRepositoryInstructions } from './repository-instructions.js';
 import { ResourceStack } from './resource-stack.js';
 import { runFile, writeRunMeta } from './run-dir.js';
 import { loadState, type SavedState, STATE_VERSION, saveState } from './state-file.js';
@@ -235,7 +236,10 @@ function openRunFiles(options: RunOptions, saved: SavedState | null, workspace: 
     held.own('the MCP servers', options.mcp, (hub) => hub.close());
   }
   const journal = held.own('the call journal', openCallJournal(runFile(options.runDir, 'journal')), (calls) => calls.close());
-  return { trace, tracePath, firstIndex, position, transcript, journal };
+  // Read once, for a new run: a resumed run's record already holds them.
+  const { repositoryInstructions: wanted } = options.rules;
+  const instructions = !saved && wanted.enabled ? readRepositoryInstructions(workspace, wanted) : null;
+  return { trace, tracePath, firstIndex, position, transcript, journal, instructions };
 }
 type RunFiles = ReturnType<typeof openRunFiles>;
 
@@ -311,7 +315,11 @@ function wireActors(options: RunOptions, workspace: string, opened: OpenedSandbo
   }).provide({
     actors: {
       // The model source's actor logic is typed by the source; the machine's slot wants its own placeholder's type.
-      model: options.model.createActor(schemas, { note: ({ kind, ...data }) => trace.log(kind, data) }) as never,
+      model: options.model.createActor(schemas, {
+        note: ({ kind, ...data }) => trace.log(kind, data as never),
+        toolCalling: rules.model.toolCalling,
+        recoverToolCalls: rules.model.recoverToolCalls,
+      }) as never,
       // A call's trace line is written with its journal entry: a resumed run reuses the result without tracing it again.
       tools: createToolRunner({
         tools,
@@ -383,6 +391,7 @@ function createCheckpointedActor(
     testCmd: options.testCmd,
     model: options.model.name,
     todo: readProgress(workspace) ?? [],
+    ...(files.instructions ? { repositoryInstructions: files.instructions.text } : {}),
     overheadTokens: Math.ceil(toolSchemasJson(wired.tools).length / rules.context.charsPerToken) + 8,
     rememberedApprovals: rememberedForRepository(options.trustFile ?? trustFilePath(), workspace),
   };
@@ -479,6 +488,10 @@ function writeStartLines(options: RunOptions, saved: SavedState | null, workspac
       rules: options.rules,
       ...thisTraceWriter(),
     });
+    if (files.instructions) {
+      const { text: _text, ...read } = files.instructions;
+      trace.log('repository_instructions', read);
+    }
   }
 }
 

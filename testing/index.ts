@@ -12,7 +12,18 @@
  *   unreachable state and path that does not replay.
  */
 
-export { call, createScriptedModel, reply, type Script, type ScriptedCall, type ScriptedReply } from '../actors/scripted-model.js';
+export {
+  call,
+  createScriptedModel,
+  mangledCall,
+  reply,
+  type Script,
+  type ScriptedCall,
+  type ScriptedReply,
+  textReply,
+} from '../actors/scripted-model.js';
+export { MANGLES, type Mangle } from '../actors/text-calls/render.js';
+export { TEXT_CALL_SHAPES, type TextCallShape } from '../actors/text-calls/types.js';
 export { type LoadedRules, loadRules } from '../config/load-rules.js';
 export { assertFullCoverage, type CoverageCheck, checkCoverage } from '../coverage/check.js';
 export { type CoverageReport, coverTransitions, formatCoverage, listTransitions, type TransitionInfo, type Witness } from '../coverage/explore.js';

@@ -9,6 +9,9 @@ export interface StubRequest {
   tools?: unknown[];
   max_tokens?: number;
   max_completion_tokens?: number;
+  /** Set when the client asked for a streamed reply (then answered as server-sent events). */
+  stream?: boolean;
+  stream_options?: { include_usage?: boolean };
   /** The cache-routing hint rein sends where the endpoint accepts it. */
   prompt_cache_key?: string;
   headers: Record<string, string | string[] | undefined>;
@@ -77,6 +80,13 @@ export async function startOpenAIStub(handler: (request: StubRequest, index: num
       response.end(answer.body);
       return;
     }
+    if (body.stream) {
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      for (const chunk of streamChunks(completion(body.model, answer, index), body.stream_options?.include_usage === true))
+        response.write(`data: ${JSON.stringify(chunk)}\n\n`);
+      response.end('data: [DONE]\n\n');
+      return;
+    }
     response.writeHead(200, { 'content-type': 'application/json' });
     response.end(JSON.stringify(completion(body.model, answer, index)));
   }
@@ -120,6 +130,26 @@ function completion(model: string, answer: Extract<StubAnswer, { content?: unkno
       prompt_tokens_details: { cached_tokens: usage.cached_tokens ?? 0 },
     },
   };
+}
+
+/** A completion as the chunks a streaming server sends: content in two halves, each call's arguments in two, then the finish, then the usage when asked. */
+function streamChunks(whole: ReturnType<typeof completion>, includeUsage: boolean): unknown[] {
+  const { message, finish_reason } = whole.choices[0]!;
+  const base = { id: whole.id, object: 'chat.completion.chunk', created: 0, model: whole.model };
+  const delta = (part: Record<string, unknown>, finish: string | null = null) => ({ ...base, choices: [{ index: 0, delta: part, finish_reason: finish }] });
+  const chunks: unknown[] = [delta({ role: 'assistant' })];
+  const content = message.content ?? '';
+  if (content) chunks.push(delta({ content: content.slice(0, content.length >> 1) }), delta({ content: content.slice(content.length >> 1) }));
+  for (const [position, call] of (message.tool_calls ?? []).entries()) {
+    const args = call.function.arguments;
+    chunks.push(
+      delta({ tool_calls: [{ index: position, id: call.id, type: 'function', function: { name: call.function.name, arguments: args.slice(0, 3) } }] }),
+    );
+    chunks.push(delta({ tool_calls: [{ index: position, function: { arguments: args.slice(3) } }] }));
+  }
+  chunks.push(delta({}, finish_reason));
+  if (includeUsage) chunks.push({ ...base, choices: [], usage: whole.usage });
+  return chunks;
 }
 
 function readBody(incoming: IncomingMessage): Promise<string> {

@@ -1,12 +1,13 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { scriptedIntake } from '../actors/model-source.js';
 import { createScriptedModel, type Script, type ScriptedModel } from '../actors/scripted-model.js';
 import { extractiveSummary, type SummarizeText } from '../actors/summarizer.js';
 import type { ChatMessage } from '../context/messages.js';
 import type { TraceRecord } from '../lib/trace-events.js';
 import type { GuardRegistry } from '../machines/guards/registry.js';
 import type { RuleActionRegistry } from '../machines/rule-actions.js';
-import type { HarnessOutput } from '../machines/types.js';
+import type { HarnessOutput, ModelReply } from '../machines/types.js';
 import { type Rules, type RulesInput, rulesSchema } from '../rules/schema.js';
 import { readJsonLines } from '../run/jsonl.js';
 import { type RunOptions, startRun } from '../run/start-run.js';
@@ -68,7 +69,9 @@ export async function runScripted(options: ScriptedRunOptions): Promise<Scripted
   const runDir = options.runDir ?? makeTempDir('rein-test-run-');
   let toolSchemas: unknown[] = [];
   const rules = rulesSchema.parse(options.rules ?? {});
-  const model = createScriptedModel(options.script);
+  // The intake needs the run's tool schemas, known when the run builds the model actor.
+  let intake: ((reply: ModelReply, step: number) => ModelReply) | null = null;
+  const model = createScriptedModel(options.script, { intake: (reply, step) => (intake ? intake(reply, step) : reply) });
   const handle = startRun({
     workspace,
     task: options.task ?? 'Make the tests pass.',
@@ -78,8 +81,9 @@ export async function runScripted(options: ScriptedRunOptions): Promise<Scripted
     model: {
       name: 'scripted',
       description: 'scripted test model',
-      createActor: (schemas) => {
+      createActor: (schemas, hooks) => {
         toolSchemas = schemas;
+        intake = scriptedIntake(schemas, hooks);
         return model.actor;
       },
       summarize: options.summarize ?? extractiveSummary,

@@ -1,5 +1,6 @@
 import { basename } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { scriptedIntake } from '../../actors/model-source.js';
 import { createScriptedModel, type Script } from '../../actors/scripted-model.js';
 import { extractiveSummary } from '../../actors/summarizer.js';
 import { ReinError } from '../../lib/errors.js';
@@ -8,6 +9,7 @@ import type { ModelSource } from '../../run/start-run.js';
 import { createSimulatedAgent } from './agent.js';
 import { harnessTexts } from './feedback.js';
 import { traitsOf } from './registry.js';
+import { REPLY_SHAPES, reshapeScript } from './reply-shapes.js';
 import type { Simulation } from './simulation-schema.js';
 
 /** Which simulated model a task runs: registered behaviours with the task's simulation block, or a module in the task folder. */
@@ -41,9 +43,16 @@ export async function simulatedModelSource(choice: SimulatedModelChoice, rules: 
   return {
     name: simulatedModelName(choice),
     description: 'simulated model (offline; it tests the harness, it is not a model benchmark)',
-    createActor: (schemas) => createScriptedModel(factory(toolNames(schemas))).actor,
+    // Replies go through the same intake as an endpoint's: a text-calling model's calls are recovered unless the rules turn that off.
+    createActor: (schemas, hooks) =>
+      createScriptedModel(reshapeScript(factory(toolNames(schemas)), shapesOf(choice)), { intake: scriptedIntake(schemas, hooks) }).actor,
     summarize: extractiveSummary,
   };
+}
+
+function shapesOf(choice: SimulatedModelChoice): Array<'text' | 'mangled'> {
+  if (choice.kind !== 'registry') return [];
+  return choice.names.flatMap((name) => (name in REPLY_SHAPES ? [REPLY_SHAPES[name as keyof typeof REPLY_SHAPES]] : []));
 }
 
 async function loadModuleFactory(path: string, task: { prompt: string; testCmd: string }): Promise<(tools: string[]) => Script> {

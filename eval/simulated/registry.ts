@@ -75,6 +75,21 @@ export const SIMULATED_MODELS: readonly SimulatedModelInfo[] = [
       "Keeps track of the requirements only through its todo list, read back each turn from what the harness shows (the update_todo result, a summary, a later run's task): without the list in view it fixes what the failing tests show and forgets the rest.",
     check: (simulation) => (simulation.fixes.some((fix) => fix.needs_plan) ? null : 'needs a fix with `needs_plan`'),
   },
+  {
+    name: 'text-calls',
+    trait: null,
+    exercises: 'tool calls recovered from text',
+    description: 'Works as careful does, but writes every call as a Hermes <tool_call> block in its text, as a model served without a tool parser does.',
+    check: ok,
+  },
+  {
+    name: 'mangled-arguments',
+    trait: null,
+    exercises: 'argument repair',
+    description:
+      'Works as careful does, but bends every call’s arguments in turn: encoded twice, a trailing comma, single quotes, unquoted keys, a cut-off tail.',
+    check: ok,
+  },
 ];
 
 /** Looks a simulated model up by name. */

@@ -80,13 +80,14 @@ describe('a whole run with real tools and a scripted model', () => {
     expect(run.lines('finish').every((line) => line.allowed === false && line.why === 'no passing test run yet')).toBe(true);
   });
 
+  // JSON the lenient parser can mend (a cut-off tail) is repaired and traced (test/actors/text-calls.test.ts); this one it cannot.
   it('model mistakes become observations: unknown tool, bad JSON, missing and extra arguments', async () => {
     const run = await runScripted({
       files: { 'a.txt': 'hello\n' },
       testCmd: 'true',
       rules: { budgets: { maxSteps: 2 } },
       script: [
-        reply(call('delete_everything', {}), call('read_file', '{"path": "a.txt"'), call('read_file', {}), call('read_file', { path: 'a.txt', mode: 'x' })),
+        reply(call('delete_everything', {}), call('read_file', '{"path": "a.txt", :}'), call('read_file', {}), call('read_file', { path: 'a.txt', mode: 'x' })),
         reply(call('read_file', { path: 'a.txt' })),
       ],
     });
@@ -99,7 +100,7 @@ describe('a whole run with real tools and a scripted model', () => {
         .lines('tool')
         .slice(0, 4)
         .map((line) => line.args),
-    ).toEqual([{}, '{"path": "a.txt"', {}, { path: 'a.txt', mode: 'x' }]);
+    ).toEqual([{}, '{"path": "a.txt", :}', {}, { path: 'a.txt', mode: 'x' }]);
     expect(results[1]).toMatch(/^Tool error: .*JSON/i);
     expect(results[2]).toMatch(/^Tool error: .*path/);
     expect(results[3]).toMatch(/^Tool error: .*mode/);

@@ -19,6 +19,9 @@ export const FILTERS: Array<{ key: Filter; label: string; title: string; on: boo
 export function filterOf(entry: Entry): Filter {
   switch (entry.kind) {
     case 'model':
+    case 'calls_recovered':
+    case 'arguments_repaired':
+    case 'tool_calling':
       return 'model';
     case 'tool':
     case 'job':

@@ -46,6 +46,25 @@ export function describeEntry(entry: Entry, match: TransitionMatch | null, hints
       return describeTransition(data, match);
     case 'model':
       return describeModel(data);
+    case 'calls_recovered':
+      return { badge: 'recovered', tone: 'model', text: recoveredText(data), meta: step };
+    case 'arguments_repaired':
+      return {
+        badge: 'repaired',
+        tone: 'warning',
+        text: `${text(data, 'name')} arguments: ${text(data, 'repair')}`,
+        meta: step,
+        title: `as sent: ${clip(text(data, 'original'), 400)}`,
+      };
+    case 'tool_calling':
+      return { badge: 'tools', tone: 'warning', text: `switched to prompted tool calling: ${clip(text(data, 'why'), 160)}`, meta: step };
+    case 'repository_instructions':
+      return {
+        badge: 'repo',
+        tone: 'start',
+        text: `read ${text(data, 'path')} (${num(data, 'givenChars') ?? 0} chars${data.truncated === true ? ', cut' : ''})`,
+        meta: '',
+      };
     case 'tool':
       return describeTool(data);
     case 'stall':
@@ -141,12 +160,21 @@ function describeTransition(data: Record<string, unknown>, match: TransitionMatc
   };
 }
 
+function recoveredText(data: Record<string, unknown>): string {
+  const calls = Array.isArray(data.calls) ? (data.calls as Array<Record<string, unknown>>) : [];
+  const shapes = Array.isArray(data.shapes) ? data.shapes.join(', ') : '';
+  return `${calls.map((call) => text(call, 'name')).join(', ')} recovered from text (${shapes})`;
+}
+
 function describeModel(data: Record<string, unknown>): RowText {
   const calls = Array.isArray(data.tool_calls) ? data.tool_calls : [];
   const names = calls.map((call) => text(obj(call as Record<string, unknown>, 'function'), 'name')).filter(Boolean);
   const content = text(data, 'content');
   const said = content ? `“${clip(content, 90)}”` : '';
-  const asked = names.length > 0 ? `→ ${names.join(', ')}` : 'no tool call';
+  const recovered = obj(data, 'recovered');
+  const shapes = Array.isArray(recovered.shapes) ? recovered.shapes.join(', ') : '';
+  // Calls the reply wrote as text: the row says they were recovered, and from which shape.
+  const asked = names.length > 0 ? `→ ${names.join(', ')}${shapes ? ` (recovered from text: ${shapes})` : ''}` : 'no tool call';
   const usage = obj(data, 'usage');
   const ms = num(data, 'ms');
   const meta = [`${count(num(usage, 'promptTokens') ?? 0)} in`, `${count(num(usage, 'completionTokens') ?? 0)} out`, ms !== null ? millis(ms) : '']

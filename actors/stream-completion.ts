@@ -1,0 +1,74 @@
+import type OpenAI from 'openai';
+import { MalformedResponseError } from './retry.js';
+
+/** Most characters a streamed reply may bring (content and arguments together) before it is cut off as runaway. */
+export const MAX_STREAM_CHARS = 4_000_000;
+
+/**
+ * A streamed chat completion put together as the non-streaming one would be:
+ * content and each call's id, name and arguments joined by index, the finish
+ * reason, and the usage of the last chunk (`stream_options.include_usage`).
+ * A stream longer than `maxChars` or than `timeoutMs` in all is a
+ * `MalformedResponseError`, retried like a cut body.
+ *
+ * @example const completion = await collectStream(await client.chat.completions.create({ ...body, stream: true }), 300_000);
+ */
+export async function collectStream(
+  stream: AsyncIterable<OpenAI.Chat.ChatCompletionChunk> & { controller?: AbortController },
+  timeoutMs: number,
+  maxChars = MAX_STREAM_CHARS,
+): Promise<OpenAI.Chat.ChatCompletion> {
+  let content = '';
+  let finishReason: string | null = null;
+  let usage: OpenAI.CompletionUsage | undefined;
+  let chars = 0;
+  const calls: Array<{ id: string; type: 'function'; function: { name: string; arguments: string } }> = [];
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    stream.controller?.abort();
+  }, timeoutMs);
+  try {
+    for await (const chunk of stream) {
+      if (chunk.usage) usage = chunk.usage;
+      const choice = chunk.choices?.[0];
+      if (!choice) continue;
+      if (choice.finish_reason) finishReason = choice.finish_reason;
+      const delta = choice.delta ?? {};
+      if (typeof delta.content === 'string') content += delta.content;
+      for (const part of delta.tool_calls ?? []) {
+        const index = part.index ?? calls.length;
+        calls[index] ??= { id: '', type: 'function', function: { name: '', arguments: '' } };
+        const call = calls[index]!;
+        if (part.id) call.id = part.id;
+        if (part.function?.name) call.function.name += part.function.name;
+        if (typeof part.function?.arguments === 'string') call.function.arguments += part.function.arguments;
+        chars += (part.function?.arguments?.length ?? 0) + (part.function?.name?.length ?? 0);
+      }
+      chars += typeof delta.content === 'string' ? delta.content.length : 0;
+      if (chars > maxChars) {
+        stream.controller?.abort();
+        throw new MalformedResponseError(`the streamed reply passed ${maxChars} characters`);
+      }
+    }
+  } catch (error) {
+    if (timedOut) throw new MalformedResponseError(`the streamed reply took longer than ${timeoutMs} ms`);
+    throw error;
+  } finally {
+    clearTimeout(timer);
+  }
+  const message = {
+    role: 'assistant',
+    content: content === '' && calls.length > 0 ? null : content,
+    refusal: null,
+    ...(calls.length > 0 ? { tool_calls: calls.filter(Boolean) } : {}),
+  };
+  return {
+    id: 'stream',
+    object: 'chat.completion',
+    created: 0,
+    model: '',
+    choices: [{ index: 0, finish_reason: (finishReason ?? 'stop') as 'stop', logprobs: null, message: message as OpenAI.Chat.ChatCompletionMessage }],
+    ...(usage ? { usage } : {}),
+  };
+}
