@@ -2,10 +2,10 @@ import { and, not, or } from 'xstate';
 import { type ActionCall, type Condition, EXIT_FIELDS, isEndTarget, type Phase, type PhaseExitRule, phaseRule, type Rules } from '../rules/schema.js';
 import type { ContextInput, ModelInput, SummaryInput, ToolsInput } from './actor-contracts.js';
 import { budgetCapsOf, capReason, completionAllowance, warningRulesOf } from './budgets.js';
-import { GATE_GUARD, gateParams, refusalParams } from './gate.js';
+import { GATE_GUARD, gateCondition, refusalParams } from './gate.js';
 import { guardParams, isBuiltInGuard } from './guards/catalogue.js';
 import { harnessSetup } from './harness-setup.js';
-import { liveExits, liveStallRules, settleExits, settles, stallCanEnd, stepCap, testsCanPassBy } from './phase-exits.js';
+import { liveExits, liveStallRules, phaseTools, settleExits, settles, stallCanEnd, stepCap, testsCanPassBy } from './phase-exits.js';
 import { nudgeText } from './stall/review.js';
 import { verificationOf } from './verification.js';
 
@@ -190,7 +190,12 @@ export function phaseState(phase: Phase, rules: Rules, naming: Naming) {
     states.compact.invoke.onDone.splice(1, 1);
   }
   if (!capped) delete (states as Partial<typeof states>).checkBudget;
-  if (!rules.verification.gate) states.afterTools.always.splice(1, 1);
+  if (!phaseTools(phase, rules).includes('finish')) {
+    // finish is refused by the tool runner like any tool the phase leaves out: no gate here, and no calls left after one.
+    delete (states as Partial<typeof states>).gate;
+    states.afterTools.always.splice(0, 2);
+    states.afterTools.description = 'The tool calls ran (this phase does not allow finish).';
+  } else if (!rules.verification.gate) states.afterTools.always.splice(1, 1);
   if (!settles(phase, rules)) delete (states as Partial<typeof states>).settle;
   // A phase that can only take a few steps (maxSteps, entered once) never reaches the step budget or its warning there.
   const cap = stepCap(phase, rules);
@@ -207,21 +212,33 @@ function gateState(phase: Phase, rules: Rules, naming: Naming) {
       always: { target: at('done'), actions: { type: 'acceptFinish', params: { gate: false } } },
     });
   }
-  const decidedBy = naming.guard(GATE_GUARD);
-  const refusal = refusalParams(rules, decidedBy);
-  if (!testsCanPassBy(phase, rules)) {
+  const refusal = refusalParams(rules, naming.guard);
+  if (!gateCanAccept(phase, rules)) {
     return harnessSetup.createStateConfig({
       description: 'The verification gate: no test can have run by the time this phase is active, so finish is refused.',
       always: { target: 'afterTools', actions: { type: 'refuseFinish', params: refusal } },
     });
   }
   return harnessSetup.createStateConfig({
-    description: 'The verification gate: finish only after the test command (and any other check) has passed since the last edit.',
+    description: rules.verification.when
+      ? "The verification gate: finish only when the gate's condition (verification.when) holds."
+      : 'The verification gate: finish only after the test command (and any other check) has passed since the last edit.',
     always: [
-      { guard: named({ type: decidedBy, params: gateParams(rules) }), target: at('done'), actions: { type: 'acceptFinish', params: { gate: true } } },
+      { guard: named(conditionGuard(gateCondition(rules), naming)), target: at('done'), actions: { type: 'acceptFinish', params: { gate: true } } },
       { target: 'afterTools', actions: { type: 'refuseFinish', params: refusal } },
     ],
   });
+}
+
+/** Whether the gate's condition can hold in this phase: the test guard only once a test can have passed by then (other facts are the run's). */
+function gateCanAccept(phase: Phase, rules: Rules): boolean {
+  const canHold = (condition: Condition): boolean => {
+    if (condition.all) return condition.all.every(canHold);
+    if (condition.any) return condition.any.some(canHold);
+    if (condition.not) return true;
+    return condition.guard !== GATE_GUARD || testsCanPassBy(phase, rules);
+  };
+  return canHold(gateCondition(rules));
 }
 
 function reviewState(phase: Phase, rules: Rules, naming: Naming) {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { condition } from './conditions.js';
 import { phasesSchema } from './phases.js';
 import { defaultStallMessages, defaultStallRuleList } from './stall-rules.js';
 import { BUDGET_WARNING, GATE_REFUSAL, NO_TOOL_CALL_REMINDER, SUMMARY_PROMPT, SYSTEM_PROMPT } from './texts.js';
@@ -56,6 +57,11 @@ export const rulesSchema = z.strictObject({
     .strictObject({
       command: z.string().min(1).optional().describe('The test command the agent is told to run (CLI --test-cmd wins)'),
       gate: z.boolean().default(true).describe('Refuse finish until the checks pass after the last edit'),
+      when: condition
+        .optional()
+        .describe(
+          'What the gate wants before it accepts finish: guards combined with all/any/not, e.g. { "all": [{ "guard": "testsPassedSinceLastEdit" }, { "guard": "todoComplete" }] } (default: testsPassedSinceLastEdit with verification.runs and checks)',
+        ),
       passExitCode: z.number().int().default(0).describe('Exit code of the test command that counts as a pass'),
       passPattern: regex.optional().describe('Optional regex the test output must also match to count as a pass'),
       runs: z.number().int().positive().default(1).describe('Passing runs of the test command the gate wants after the last edit'),

@@ -50,6 +50,21 @@ describe('changing the harness without code, from the command line', () => {
     expect((await runCli(['demo', '--preset', 'stirct'], { env: cleanEnv() })).stderr).toContain('(did you mean "strict"?)');
   }, 120_000);
 
+  it('rein demo --config with the review recipe runs through the added review phase to done', async () => {
+    const result = await runCli(['demo', '--config', join(repoRoot, 'docs', 'cookbook', 'review-before-finish.json'), '--json'], { env: cleanEnv() });
+    expect(result.code, result.stderr).toBe(0);
+    const { status, trace } = JSON.parse(result.stdout) as { status: string; trace: string };
+    expect(status).toBe('done');
+    const events = readFileSync(trace, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { kind: string; to?: string; allowed?: boolean; why?: string });
+    expect(events.some((event) => event.kind === 'transition' && String(event.to).startsWith('review.'))).toBe(true);
+    const finishes = events.filter((event) => event.kind === 'finish');
+    expect(finishes.at(-1)).toMatchObject({ allowed: true });
+    expect(finishes.some((event) => event.why?.includes('no todo item "reviewed"'))).toBe(true);
+  }, 90_000);
+
   it("rein demo --config runs the demo under a rules file (the model reads the refusal in the rules' words)", async () => {
     const result = await runCli(['demo', '--config', join(repoRoot, 'docs', 'cookbook', 'refusal-message.json'), '--json'], { env: cleanEnv() });
     expect(result.code, result.stderr).toBe(0);
