@@ -12,8 +12,8 @@ import { checkRuleReferences } from '../machines/rules-check.js';
 import { mergeRules, type Plain } from '../rules/merge.js';
 import { presetNames, requirePreset } from '../rules/presets.js';
 import { type Rules, rulesSchema } from '../rules/schema.js';
-import { defaultTools } from '../tools/index.js';
-import { selectTools } from '../tools/select-tools.js';
+import { toolRegistry } from '../tools/index.js';
+import { enableRegistered, selectTools } from '../tools/select-tools.js';
 import type { AnyTool } from '../tools/types.js';
 import { type ConfigModule, importConfigModule } from './import-config.js';
 
@@ -72,11 +72,15 @@ export async function loadRules(options: LoadRulesOptions = {}): Promise<LoadedR
         .join('\n'),
     );
   // Names that rules refer to are checked here, so a bad file stops every command before anything runs.
+  let rules = parsed.data;
+  let registry: AnyTool[] = [];
   try {
     const guards = registerGuards(extensions.guards, where).map((guard) => guard.name);
     const actions = registerActions(extensions.actions, where).map((action) => action.name);
-    checkRuleReferences(parsed.data, { guards, actions });
-    selectTools([...defaultTools, ...extensions.tools], parsed.data.tools.enabled);
+    registry = toolRegistry(extensions.tools, { source: where });
+    rules = enableRegistered(parsed.data, registry);
+    checkRuleReferences(rules, { guards, actions });
+    selectTools(registry, rules.tools.enabled);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
     throw new UsageError(
@@ -86,7 +90,7 @@ export async function loadRules(options: LoadRulesOptions = {}): Promise<LoadedR
         .join('\n'),
     );
   }
-  return { rules: parsed.data, sources, ...extensions, ...(configPath ? { configPath } : {}) };
+  return { rules, sources, ...extensions, ...(configPath ? { configPath } : {}) };
 }
 
 export { presetNames };

@@ -19,7 +19,7 @@ import { describeLostJobs, jobTraceLine } from '../process/job-lines.js';
 import { createRunSandbox } from '../process/run-sandbox.js';
 import type { Rules } from '../rules/schema.js';
 import { toolSchemas, toolSchemasJson } from '../tools/index.js';
-import { selectTools } from '../tools/select-tools.js';
+import { enableRegistered, selectTools } from '../tools/select-tools.js';
 import { createSyntaxChecker } from '../tools/syntax-check.js';
 import type { AnyTool, CommandPolicy, ToolContext } from '../tools/types.js';
 import { readProgress } from '../tools/update-todo.js';
@@ -46,7 +46,7 @@ export interface RunOptions {
   guards?: HarnessOptions['guards'];
   /** Rule actions registered from a rules module (phase `onEnter`, exit `actions`). */
   actions?: HarnessOptions['actions'];
-  /** The tool registry to pick `rules.tools.enabled` from; defaults to rein's seven (`defaultTools`). */
+  /** The tool registry to pick `rules.tools.enabled` from (`toolRegistry(yours)`: rein's seven and yours); defaults to rein's seven (`defaultTools`). Tools that are not rein's are enabled without being listed. */
   tools?: readonly AnyTool[];
   /** Values that must never appear in the trace (API keys). */
   secrets?: string[];
@@ -96,7 +96,12 @@ export interface RunHandle {
  * @example const run = startRun({ workspace, task, testCmd: 'npm test', rules, model, runDir }); const output = await run.done;
  */
 export function startRun(options: RunOptions): RunHandle {
-  return launch(options, null);
+  return launch(withRegisteredTools(options), null);
+}
+
+/** The run's rules with the registry's added tools enabled (a tool registered once is offered where the phases allow it). */
+function withRegisteredTools(options: RunOptions): RunOptions {
+  return { ...options, rules: enableRegistered(options.rules, options.tools) };
 }
 
 /**
@@ -109,7 +114,7 @@ export function resumeRun(options: RunOptions): RunHandle {
   const statePath = runFile(options.runDir, 'state');
   if (!existsSync(statePath)) {
     rmSync(runFile(options.runDir, 'record'), { force: true });
-    return launch(options, null);
+    return launch(withRegisteredTools(options), null);
   }
   const saved = loadState(statePath);
   const status = (saved.snapshot as { status?: string }).status;
@@ -117,7 +122,7 @@ export function resumeRun(options: RunOptions): RunHandle {
     throw new UsageError(
       `${options.runDir}: this run already ended (${(saved.snapshot as { context?: { status?: string } }).context?.status ?? status}); nothing to resume`,
     );
-  return launch(options, saved);
+  return launch(withRegisteredTools(options), saved);
 }
 
 /** The steps of starting a run, in order; each owns what it opens. */

@@ -11,6 +11,7 @@ import { type Rules, type RulesInput, rulesSchema } from '../rules/schema.js';
 import { readJsonLines } from '../run/jsonl.js';
 import { type RunOptions, startRun } from '../run/start-run.js';
 import { readRecord } from '../run/transcript.js';
+import { toolRegistry } from '../tools/index.js';
 import type { AnyTool } from '../tools/types.js';
 import { makeTempDir } from './temp-dir.js';
 
@@ -25,7 +26,10 @@ export interface ScriptedRunOptions {
   rules?: RulesInput | Rules;
   guards?: GuardRegistry;
   actions?: RuleActionRegistry;
+  /** Tools of yours, offered beside rein's own (a name of rein's replaces that tool only with `replaceTools: 'same-name'`). */
   tools?: readonly AnyTool[];
+  /** `only`: the run has just `tools`, none of rein's; `same-name`: yours replace rein's tools of the same name. */
+  replaceTools?: 'only' | 'same-name';
   summarize?: SummarizeText;
   clock?: RunOptions['clock'];
   /** fsync the saved state every step (off by default in tests: a killed process loses nothing without it). */
@@ -71,7 +75,9 @@ export async function runScripted(options: ScriptedRunOptions): Promise<Scripted
     model: { name: 'scripted', description: 'scripted test model', createActor: () => model.actor, summarize: options.summarize ?? extractiveSummary },
     ...(options.guards ? { guards: options.guards } : {}),
     ...(options.actions ? { actions: options.actions } : {}),
-    ...(options.tools ? { tools: options.tools } : {}),
+    ...(options.tools
+      ? { tools: toolRegistry(options.tools, { only: options.replaceTools === 'only', replace: options.replaceTools === 'same-name', source: 'runScripted' }) }
+      : {}),
     ...(options.clock ? { clock: options.clock } : {}),
     fsync: options.fsync ?? false,
   });
