@@ -7,7 +7,6 @@ import { mergeRules, type Plain } from '../rules/merge.js';
 import type { Rules } from '../rules/schema.js';
 import { runFile } from '../run/run-dir.js';
 import { type ModelSource, type RunHandle, startRun } from '../run/start-run.js';
-import { toolRegistry } from '../tools/index.js';
 import type { EvalJob } from './job.js';
 import type { RunRecord } from './run-record.js';
 import { runShell, type ShellResult } from './shell.js';
@@ -100,7 +99,7 @@ async function runHarness(
       runDir: job.runDir,
       guards: loaded.guards,
       actions: loaded.actions,
-      tools: toolRegistry(loaded.tools),
+      tools: loaded.tools,
       secrets: [process.env.OPENAI_API_KEY].filter((value): value is string => Boolean(value)),
       // An eval run is never resumed mid-way (its workspace is a temp copy; a run that did not finish is run
       // again from the start), so syncing its state to disk every step would buy nothing and stall the step.

@@ -18,7 +18,7 @@ import type { HarnessContext, HarnessInput, HarnessOutput } from '../machines/ty
 import { describeLostJobs, jobTraceLine } from '../process/job-lines.js';
 import { createRunSandbox } from '../process/run-sandbox.js';
 import type { Rules } from '../rules/schema.js';
-import { toolSchemas, toolSchemasJson } from '../tools/index.js';
+import { toolRegistry, toolSchemas, toolSchemasJson } from '../tools/index.js';
 import { enableRegistered, selectTools } from '../tools/select-tools.js';
 import { createSyntaxChecker } from '../tools/syntax-check.js';
 import type { AnyTool, CommandPolicy, ToolContext } from '../tools/types.js';
@@ -46,8 +46,10 @@ export interface RunOptions {
   guards?: HarnessOptions['guards'];
   /** Rule actions registered from a rules module (phase `onEnter`, exit `actions`). */
   actions?: HarnessOptions['actions'];
-  /** The tool registry to pick `rules.tools.enabled` from (`toolRegistry(yours)`: rein's seven and yours); defaults to rein's seven (`defaultTools`). Tools that are not rein's are enabled without being listed. */
+  /** Tools of yours, added to rein's seven and enabled without being listed in `tools.enabled` (offered where the phases allow them). */
   tools?: readonly AnyTool[];
+  /** `only`: the run has just `tools`, none of rein's; `same-name`: yours replace rein's tools of the same name (else a clash is a usage error). */
+  replaceTools?: 'only' | 'same-name';
   /** Values that must never appear in the trace (API keys). */
   secrets?: string[];
   /** The rules file the run was started with, kept in run.json so `rein resume` can reload its guards and tools. */
@@ -99,9 +101,11 @@ export function startRun(options: RunOptions): RunHandle {
   return launch(withRegisteredTools(options), null);
 }
 
-/** The run's rules with the registry's added tools enabled (a tool registered once is offered where the phases allow it). */
+/** The run's whole tool registry (rein's and yours), with yours enabled in the rules (a tool registered once is offered where the phases allow it). */
 function withRegisteredTools(options: RunOptions): RunOptions {
-  return { ...options, rules: enableRegistered(options.rules, options.tools) };
+  const { replaceTools } = options;
+  const tools = toolRegistry(options.tools, { only: replaceTools === 'only', replace: replaceTools === 'same-name', source: 'startRun tools' });
+  return { ...options, tools, replaceTools: 'only', rules: enableRegistered(options.rules, tools) };
 }
 
 /**

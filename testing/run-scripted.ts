@@ -11,7 +11,6 @@ import { type Rules, type RulesInput, rulesSchema } from '../rules/schema.js';
 import { readJsonLines } from '../run/jsonl.js';
 import { type RunOptions, startRun } from '../run/start-run.js';
 import { readRecord } from '../run/transcript.js';
-import { toolRegistry } from '../tools/index.js';
 import type { AnyTool } from '../tools/types.js';
 import { makeTempDir } from './temp-dir.js';
 
@@ -75,9 +74,8 @@ export async function runScripted(options: ScriptedRunOptions): Promise<Scripted
     model: { name: 'scripted', description: 'scripted test model', createActor: () => model.actor, summarize: options.summarize ?? extractiveSummary },
     ...(options.guards ? { guards: options.guards } : {}),
     ...(options.actions ? { actions: options.actions } : {}),
-    ...(options.tools
-      ? { tools: toolRegistry(options.tools, { only: options.replaceTools === 'only', replace: options.replaceTools === 'same-name', source: 'runScripted' }) }
-      : {}),
+    ...(options.tools ? { tools: options.tools } : {}),
+    ...(options.replaceTools ? { replaceTools: options.replaceTools } : {}),
     ...(options.clock ? { clock: options.clock } : {}),
     fsync: options.fsync ?? false,
   });

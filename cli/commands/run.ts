@@ -5,7 +5,6 @@ import { loadRules } from '../../config/load-rules.js';
 import { ModelEndpointError, UsageError } from '../../lib/errors.js';
 import type { Plain } from '../../rules/merge.js';
 import { chooseRunDir } from '../../run/run-dir.js';
-import { toolRegistry } from '../../tools/index.js';
 import type { RunObservers } from '../../visualizer/server/live-viz.js';
 import { keepsServing, parsePort } from '../../visualizer/server/viz-flags.js';
 import { type FlagSpec, numberFlag, type ParsedCommand, parseCommand, stringFlag } from '../args.js';
@@ -119,7 +118,7 @@ export async function runCommand(argv: string[], io: Io, env: NodeJS.ProcessEnv)
         secrets,
         guards,
         actions,
-        tools: toolRegistry(tools),
+        tools: tools,
         ...(configPath ? { configPath } : {}),
         onTrace: observers.onTrace,
         inspect: observers.inspect,
