@@ -52,6 +52,8 @@ export interface RunOptions {
   replaceTools?: 'only' | 'same-name';
   /** Values that must never appear in the trace (API keys). */
   secrets?: string[];
+  /** Where the rules came from (`preset default`, a rules file's path, `command-line flags`), for the start line and the trace. */
+  rulesSources?: readonly string[];
   /** The rules file the run was started with, kept in run.json so `rein resume` can reload its guards and tools. */
   configPath?: string;
   /** XState clock (a `SimulatedClock` in tests). */
@@ -366,6 +368,7 @@ function writeStartLines(options: RunOptions, saved: SavedState | null, workspac
       visibility: opened.sandbox.visibility,
       tools: wired.tools.map((tool) => tool.name),
       rules: options.rules,
+      ...(options.rulesSources ? { rulesFrom: options.rulesSources } : {}),
       ...thisTraceWriter(),
     });
   }

@@ -88,6 +88,7 @@ export async function demoCommand(argv: string[], io: Io, env: NodeJS.ProcessEnv
         actions: loaded.actions,
         tools: loaded.tools,
         ...(loaded.configPath ? { configPath: loaded.configPath } : {}),
+        rulesSources: loaded.sources,
         onTrace: observers.onTrace,
         inspect: observers.inspect,
       },

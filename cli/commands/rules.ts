@@ -18,7 +18,7 @@ export const RULES_USAGE = `rein rules <show|guards|graph|coverage|presets|trust
 
   show       the effective rules as JSON (--diff: only what differs from the defaults, the default with --preset; --full: everything)
   guards     every guard a rules file may name: parameters, defaults, what it reads, an example (--format json)
-  graph      the statechart these rules build: --format mermaid (default) or json
+  graph      the statechart these rules build, phase by phase (--all: every state; --diff: only what differs from the defaults); --format mermaid (default) or json
   coverage   drive every transition of that statechart with generated paths; exit 1 if one is not covered
   presets    the ablation presets and the finding each reproduces
   trust      after reviewing them: load the rules files an agent run wrote in --workspace (default: .) again
@@ -32,6 +32,7 @@ const RULES_FLAGS: FlagSpec = {
   format: { type: 'string' },
   workspace: { type: 'string' },
   diff: { type: 'boolean' },
+  all: { type: 'boolean' },
   full: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 };
@@ -60,7 +61,10 @@ export async function rulesCommand(argv: string[], io: Io): Promise<number> {
   if (action === 'show') return show(loaded, io, Boolean(parsed.values.diff) || (Boolean(stringFlag(parsed, 'preset')) && !parsed.values.full));
   if (action === 'guards') return printGuards(listGuards(loaded.guards, loaded.configPath), stringFlag(parsed, 'format') ?? 'text', io);
   if (action === 'graph')
-    return printGraph(createHarnessMachine(loaded.rules, { guards: loaded.guards, actions: loaded.actions }), stringFlag(parsed, 'format') ?? 'mermaid', io);
+    return printGraph(createHarnessMachine(loaded.rules, { guards: loaded.guards, actions: loaded.actions }), stringFlag(parsed, 'format') ?? 'mermaid', io, {
+      all: Boolean(parsed.values.all),
+      ...(parsed.values.diff ? { diffFrom: createHarnessMachine(defaultRules()) } : {}),
+    });
   if (action === 'coverage') return coverage(loaded, io);
   throw new UsageError(`rein rules: unknown action "${action}"${didYouMean(action, ACTIONS)}\n\n${RULES_USAGE}`);
 }

@@ -80,7 +80,7 @@ export async function runCommand(argv: string[], io: Io, env: NodeJS.ProcessEnv)
   const otel = await otelSettings('rein run', parsed, env, (text) => io.stderr.write(text));
   const workspace = resolve(repo);
   if (!existsSync(workspace) || !statSync(workspace).isDirectory()) throw new UsageError(`rein run: repo not found or not a directory: ${repo}`);
-  const { rules, guards, actions, tools, configPath } = await loadRules({
+  const { rules, guards, actions, tools, configPath, sources } = await loadRules({
     preset: stringFlag(parsed, 'preset'),
     configPath: stringFlag(parsed, 'config'),
     workspace,
@@ -120,6 +120,7 @@ export async function runCommand(argv: string[], io: Io, env: NodeJS.ProcessEnv)
         actions,
         tools: tools,
         ...(configPath ? { configPath } : {}),
+        rulesSources: sources,
         onTrace: observers.onTrace,
         inspect: observers.inspect,
       },
