@@ -65,12 +65,16 @@ export async function loadRules(options: LoadRulesOptions = {}): Promise<LoadedR
   const merged = mergeRules(preset.rules as Plain, fileLayer, options.overrides);
   const where = configPath ?? 'rules';
   const parsed = rulesSchema.safeParse(merged, { reportInput: true });
-  if (!parsed.success)
-    throw new UsageError(
-      formatZodError(parsed.error, { input: merged, schema: rulesSchema })
-        .map((line) => `${where}: ${line}`)
-        .join('\n'),
-    );
+  // A flag that sets a key the file gets wrong must not hide the file's mistake: the file is checked without the flags too.
+  const fileOnly = options.overrides && fileLayer ? mergeRules(preset.rules as Plain, fileLayer) : null;
+  const fileParsed = fileOnly ? rulesSchema.safeParse(fileOnly, { reportInput: true }) : null;
+  const fileLines = fileParsed && !fileParsed.success ? formatZodError(fileParsed.error, { input: fileOnly, schema: rulesSchema }) : [];
+  const mergedLines = parsed.success ? [] : formatZodError(parsed.error, { input: merged, schema: rulesSchema });
+  const problems = [
+    ...fileLines.map((line) => `${where}: ${line}`),
+    ...mergedLines.filter((line) => !fileLines.includes(line)).map((line) => `${fileOnly ? 'command-line flags' : where}: ${line}`),
+  ];
+  if (!parsed.success || problems.length > 0) throw new UsageError(problems.join('\n'));
   // Names that rules refer to are checked here, so a bad file stops every command before anything runs.
   let rules = parsed.data;
   let registry: AnyTool[] = [];

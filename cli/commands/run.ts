@@ -1,5 +1,5 @@
 import { existsSync, statSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { openAIModelSource, resolveEndpoint } from '../../actors/model-source.js';
 import { loadRules } from '../../config/load-rules.js';
 import { ModelEndpointError, UsageError } from '../../lib/errors.js';
@@ -80,6 +80,10 @@ export async function runCommand(argv: string[], io: Io, env: NodeJS.ProcessEnv)
   const otel = await otelSettings('rein run', parsed, env, (text) => io.stderr.write(text));
   const workspace = resolve(repo);
   if (!existsSync(workspace) || !statSync(workspace).isDirectory()) throw new UsageError(`rein run: repo not found or not a directory: ${repo}`);
+  if (!insideGit(workspace))
+    io.stderr.write(
+      `rein: warning: ${workspace} is not in a git repository; undo and diffs of the agent's changes need git (git init && git add -A && git commit -m start)\n`,
+    );
   const { rules, guards, actions, tools, configPath, sources } = await loadRules({
     preset: stringFlag(parsed, 'preset'),
     configPath: stringFlag(parsed, 'config'),
@@ -133,4 +137,12 @@ export async function runCommand(argv: string[], io: Io, env: NodeJS.ProcessEnv)
     { port: vizPort, rules, secrets, log: (text) => io.stderr.write(text), keepServing: keepsServing(Boolean(parsed.values['viz-exit']), env) },
     execute,
   );
+}
+
+/** Whether a directory is inside a git work tree (a `.git` here or in a parent). */
+export function insideGit(dir: string): boolean {
+  for (let current = dir; ; current = dirname(current)) {
+    if (existsSync(join(current, '.git'))) return true;
+    if (dirname(current) === current) return false;
+  }
 }

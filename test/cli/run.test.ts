@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -80,6 +81,14 @@ describe('rein run as a child process against a local OpenAI-compatible server',
     const noModel = await runCli(['run', repo, 'task', '--test-cmd', 'x'], { env: cleanEnv({ OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' }) });
     expect(noModel.code).toBe(2);
     expect(noModel.stderr).toMatch(/no model: pass --model/);
+    // Not a git repository: said before anything runs (undo and diffs need git); in one, nothing is said.
+    expect(noModel.stderr).toContain('is not in a git repository; undo and diffs');
+    execFileSync('git', ['init', '-q'], { cwd: repo });
+    const inGit = await runCli(['run', repo, 'task', '--test-cmd', 'x'], { env: cleanEnv({ OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' }) });
+    expect(inGit.stderr).not.toContain('git repository');
+    // A misspelt option or command gets the nearest one.
+    expect((await runCli(['run', repo, 'task', '--max-step', '3'], { env: cleanEnv() })).stderr).toContain('(did you mean "--max-steps"?)');
+    expect((await runCli(['rnu'], { env: cleanEnv() })).stderr).toContain('rein: unknown command "rnu" (did you mean "run"?)');
     const noEndpoint = await runCli(['run', repo, 'task', '--test-cmd', 'x', '--model', 'm'], { env: cleanEnv() });
     expect(noEndpoint.code).toBe(2);
     expect(noEndpoint.stderr).toMatch(/no endpoint: set OPENAI_BASE_URL/);

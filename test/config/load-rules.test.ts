@@ -143,6 +143,20 @@ describe('rules files', () => {
     expect(result.stderr).toMatch(/rein\.config\.json: not valid JSON/);
   });
 
+  it('a command-line flag does not hide a bad value the rules file gives the same key: both are reported', async () => {
+    const dir = dirWith({ 'rein.config.json': JSON.stringify({ budgets: { maxSteps: -1 } }) });
+    const file = join(dir, 'rein.config.json');
+    const error = await loadRules({ workspace: dir, overrides: { budgets: { maxSteps: 5 } } }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(UsageError);
+    expect((error as Error).message).toMatch(new RegExp(`^${file.replace(/[.\\/]/g, '\\$&')}: budgets\\.maxSteps: `));
+    const both = await loadRules({ workspace: dir, overrides: { budgets: { maxSteps: 0 } } }).catch((caught: unknown) => caught as Error);
+    expect((both as Error).message.split('\n')).toHaveLength(2);
+    expect((both as Error).message).toContain('command-line flags: budgets.maxSteps: ');
+    // The look-alike: a good file and a good flag load, the flag winning.
+    const good = dirWith({ 'rein.config.json': JSON.stringify({ budgets: { maxSteps: 12 } }) });
+    expect((await loadRules({ workspace: good, overrides: { budgets: { maxSteps: 5 } } })).rules.budgets.maxSteps).toBe(5);
+  });
+
   it('a .ts rules file registers a custom guard and a custom tool that a run uses, without listing the tool again', async () => {
     const dir = dirWith({
       'rein.config.ts': `
