@@ -80,10 +80,6 @@ export async function runCommand(argv: string[], io: Io, env: NodeJS.ProcessEnv)
   const otel = await otelSettings('rein run', parsed, env, (text) => io.stderr.write(text));
   const workspace = resolve(repo);
   if (!existsSync(workspace) || !statSync(workspace).isDirectory()) throw new UsageError(`rein run: repo not found or not a directory: ${repo}`);
-  if (!insideGit(workspace))
-    io.stderr.write(
-      `rein: warning: ${workspace} is not in a git repository; undo and diffs of the agent's changes need git (git init && git add -A && git commit -m start)\n`,
-    );
   const { rules, guards, actions, tools, configPath, sources } = await loadRules({
     preset: stringFlag(parsed, 'preset'),
     configPath: stringFlag(parsed, 'config'),
@@ -104,6 +100,11 @@ export async function runCommand(argv: string[], io: Io, env: NodeJS.ProcessEnv)
     const problem = await checkReachable(endpoint.baseURL);
     if (problem) throw new ModelEndpointError(problem);
   }
+  // Said once the run will start (a usage error or an unreachable endpoint stays one line).
+  if (!insideGit(workspace))
+    io.stderr.write(
+      `rein: warning: ${workspace} is not in a git repository; undo and diffs of the agent's changes need git (git init && git add -A && git commit -m start)\n`,
+    );
   const model = openAIModelSource(endpoint, rules);
   const secrets = [env.OPENAI_API_KEY].filter((value): value is string => Boolean(value));
   const execute = (observers: RunObservers) =>
