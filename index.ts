@@ -5,14 +5,14 @@
 
 export { type ModelSource, openAIModelSource, resolveEndpoint, scriptedModelSource } from './actors/model-source.js';
 export { createOpenAIModel, openEndpoint } from './actors/openai-model.js';
-export { call, createScriptedModel, reply } from './actors/scripted-model.js';
+export { call, createScriptedModel, reply, type Script } from './actors/scripted-model.js';
 export { type LoadedRules, loadRules } from './config/load-rules.js';
 export type { EndStatus, TraceEvent, TraceLine, TraceRecord } from './lib/trace-events.js';
 export { isEvent } from './lib/trace-events.js';
 export type { Usage } from './lib/usage.js';
 export { BUILT_IN_GUARDS, GUARD_CATALOGUE, type GuardSpec } from './machines/guards/catalogue.js';
 export type { GuardView } from './machines/guards/guard-view.js';
-export type { GuardDefinition, GuardFunction, GuardParams, GuardRegistry } from './machines/guards/registry.js';
+export type { GuardDefinition, GuardFunction, GuardParams, GuardRegistry, GuardResult } from './machines/guards/registry.js';
 export { createHarnessMachine, type HarnessMachine, type HarnessOptions } from './machines/harness-machine.js';
 export { builtInActions, type RuleAction, type RuleActionEffect, type RuleActionRegistry } from './machines/rule-actions.js';
 export type { HarnessContext, HarnessInput, HarnessOutput } from './machines/types.js';
@@ -21,5 +21,5 @@ export { defaultRules, type Rules, type RulesInput, rulesSchema } from './rules/
 export { STALL_RULES, type StallRuleName } from './rules/stall-rules.js';
 export { RUN_FILES, type RunMeta, readRunMeta } from './run/run-dir.js';
 export { type RunHandle, type RunOptions, resumeRun, startRun } from './run/start-run.js';
-export { defaultTools, findTool, toolSchemas } from './tools/index.js';
+export { defaultTools, findTool, toolRegistry, toolSchemas } from './tools/index.js';
 export type { AnyTool, Tool, ToolContext, ToolEffect, ToolOutcome } from './tools/types.js';

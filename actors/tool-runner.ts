@@ -5,6 +5,7 @@ import { maskSecrets, type SecretFinding } from '../lib/secret-scan.js';
 import { isToolAllowed } from '../lib/tool-patterns.js';
 import type { ToolsInput } from '../machines/actor-contracts.js';
 import type { ToolCallResult, ToolsOutput } from '../machines/types.js';
+import { toolAllowed } from '../rules/tool-names.js';
 import { firstValidFinish } from '../tools/finish.js';
 import { findTool, parseToolArguments, toolSchemas } from '../tools/index.js';
 import type { AnyTool, ToolContext, ToolOutcome } from '../tools/types.js';
@@ -38,7 +39,8 @@ const failure = (content: string): ToolOutcome => ({ content, ok: false, effect:
 
 /**
  * The tool actor: runs one turn's tool calls in order and stops before a
- * `finish` call, which the machine's gate decides. Nothing a model sends
+ * `finish` call, which the machine's gate decides (a phase whose tool list leaves
+ * `finish` out refuses it like any other tool). Nothing a model sends
  * can make it throw: unknown tools, bad arguments, tools refused in this
  * phase and errors thrown by a tool all become `Tool error: …` results.
  *
@@ -50,7 +52,8 @@ export function createToolRunner(deps: ToolRunnerDeps) {
   return fromPromise<ToolsOutput, ToolsInput>(async ({ input, signal }) => {
     const results: ToolCallResult[] = [];
     const finishTool = findTool(deps.tools, 'finish');
-    const finish = finishTool ? firstValidFinish(input.calls, finishTool) : null;
+    // A finish the phase does not allow is refused like any other tool it does not allow: the gate never sees it.
+    const finish = finishTool && toolAllowed(input.allowed, 'finish') ? firstValidFinish(input.calls, finishTool) : null;
     for (const [index, call] of input.calls.entries()) {
       if (index === finish?.index) return { results, finish: { summary: finish.summary } };
       const key = `${input.step}:${input.offset + index}`;

@@ -1,4 +1,5 @@
 import { type ParseArgsConfig, parseArgs } from 'node:util';
+import { didYouMean } from '../lib/did-you-mean.js';
 import { UsageError } from '../lib/errors.js';
 
 export type FlagSpec = NonNullable<ParseArgsConfig['options']>;
@@ -14,7 +15,16 @@ export function parseCommand(command: string, argv: string[], options: FlagSpec)
     const parsed = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
     return { values: parsed.values as ParsedCommand['values'], positionals: parsed.positionals };
   } catch (error) {
-    throw new UsageError(`${command}: ${(error as Error).message.replace(/\. To specify a positional argument.*$/s, '')}`);
+    const message = (error as Error).message.replace(/\. To specify a positional argument.*$/s, '');
+    // An unknown option gets the nearest one this command takes.
+    const unknown = /^Unknown option '(--?[\w-]+)'/.exec(message)?.[1];
+    const hint = unknown?.startsWith('--')
+      ? didYouMean(
+          unknown,
+          Object.keys(options).map((name) => `--${name}`),
+        )
+      : '';
+    throw new UsageError(`${command}: ${message}${hint}`);
   }
 }
 

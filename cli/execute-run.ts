@@ -181,6 +181,7 @@ function startMessage(run: ExecuteOptions['run'], handle: RunHandle, resumed: bo
   return [
     `rein: ${resumed ? 'resuming' : 'running'} ${run.model.name} (${run.model.description}) on ${run.workspace}`,
     `rein: verification command: ${run.testCmd}`,
+    ...(run.rulesSources ? [`rein: rules: ${run.rulesSources.map(shortPath).join(' + ')} + defaults`] : []),
     `rein: ${handle.sandbox}`,
     `rein: trace: ${shortPath(handle.tracePath)}`,
     '',

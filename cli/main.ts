@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { didYouMean } from '../lib/did-you-mean.js';
 import { ModelEndpointError, ReinError, UsageError } from '../lib/errors.js';
 import { indentedLines } from '../lib/terminal-text.js';
 import type { Io } from './execute-run.js';
@@ -53,7 +54,7 @@ export async function main(argv: string[], io: Io = { stdout: process.stdout, st
   }
   const load = COMMANDS[name];
   if (!load) {
-    io.stderr.write(`rein: unknown command "${name}"\n\n${USAGE}\n`);
+    io.stderr.write(`rein: unknown command "${name}"${didYouMean(name, Object.keys(COMMANDS))}\n\n${USAGE}\n`);
     return EXIT.usage;
   }
   try {

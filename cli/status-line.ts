@@ -1,4 +1,5 @@
 import { indentedLines, stripControl } from '../lib/terminal-text.js';
+import { readEffect } from '../lib/tool-effect.js';
 import type { ContextEvent, ToolEvent, TraceLine } from '../lib/trace-events.js';
 import type { Rules } from '../rules/schema.js';
 
@@ -131,11 +132,18 @@ function describeTool(line: ToolEvent): string {
   const main = String(args.command ?? args.path ?? args.pattern ?? '')
     .replace(/\s+/g, ' ')
     .slice(0, 70);
-  const { effect } = line;
-  let outcome = line.ok ? '' : ` → ${toolError(line.result)}`;
-  if (effect.kind === 'edit') outcome = effect.applied ? ' → applied' : ' → rejected';
-  if (effect.kind === 'command') outcome = describeCommandEnd(effect);
-  if (effect.kind === 'job' && effect.id) outcome = ` → job ${effect.id} ${effect.state === 'exited' ? `exited ${effect.exitCode}` : effect.state}`;
+  const failed = line.ok ? '' : ` → ${toolError(line.result)}`;
+  const outcome = readEffect<string>(line.effect, {
+    edit: (edit) => (edit.applied ? ' → applied' : ' → rejected'),
+    command: (run) => describeCommandEnd(run),
+    job: (job) => (job.id ? ` → job ${job.id} ${job.state === 'exited' ? `exited ${job.exitCode}` : job.state}` : failed),
+    read: () => failed,
+    search: () => failed,
+    todo: () => failed,
+    finish: () => failed,
+    none: () => failed,
+    mcp: (call) => (call.outcome === 'ok' || call.outcome === 'error' ? failed : ` → ${call.outcome}`),
+  });
   return `${line.name}${main ? ` ${main}` : ''}${outcome}`;
 }
 

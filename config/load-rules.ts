@@ -14,8 +14,8 @@ import { checkRuleReferences } from '../machines/rules-check.js';
 import { mergeRules, type Plain } from '../rules/merge.js';
 import { presetNames, requirePreset } from '../rules/presets.js';
 import { type Rules, rulesSchema } from '../rules/schema.js';
-import { defaultTools } from '../tools/index.js';
-import { selectTools } from '../tools/select-tools.js';
+import { toolRegistry } from '../tools/index.js';
+import { enableRegistered, selectTools } from '../tools/select-tools.js';
 import type { AnyTool } from '../tools/types.js';
 import { type ConfigModule, importConfigModule } from './import-config.js';
 
@@ -69,19 +69,27 @@ export async function loadRules(options: LoadRulesOptions = {}): Promise<LoadedR
   const merged = mergeRules(preset.rules as Plain, fileLayer, options.overrides);
   const where = configPath ?? 'rules';
   const parsed = rulesSchema.safeParse(merged, { reportInput: true });
-  if (!parsed.success)
-    throw new UsageError(
-      formatZodError(parsed.error, { input: merged, schema: rulesSchema })
-        .map((line) => `${where}: ${line}`)
-        .join('\n'),
-    );
+  // A flag that sets a key the file gets wrong must not hide the file's mistake: the file is checked without the flags too.
+  const fileOnly = options.overrides && fileLayer ? mergeRules(preset.rules as Plain, fileLayer) : null;
+  const fileParsed = fileOnly ? rulesSchema.safeParse(fileOnly, { reportInput: true }) : null;
+  const fileLines = fileParsed && !fileParsed.success ? formatZodError(fileParsed.error, { input: fileOnly, schema: rulesSchema }) : [];
+  const mergedLines = parsed.success ? [] : formatZodError(parsed.error, { input: merged, schema: rulesSchema });
+  const problems = [
+    ...fileLines.map((line) => `${where}: ${line}`),
+    ...mergedLines.filter((line) => !fileLines.includes(line)).map((line) => `${fileOnly ? 'command-line flags' : where}: ${line}`),
+  ];
+  if (!parsed.success || problems.length > 0) throw new UsageError(problems.join('\n'));
   // Names that rules refer to are checked here, so a bad file stops every command before anything runs.
+  let rules = parsed.data;
+  let registry: AnyTool[] = [];
   try {
     const guards = registerGuards(extensions.guards, where).map((guard) => guard.name);
     const actions = registerActions(extensions.actions, where).map((action) => action.name);
-    checkRuleReferences(parsed.data, { guards, actions });
-    selectTools([...defaultTools, ...extensions.tools], parsed.data.tools.enabled);
-    checkHookFunctions(parsed.data, extensions.hookFunctions);
+    registry = toolRegistry(extensions.tools, { source: where });
+    rules = enableRegistered(parsed.data, registry);
+    checkRuleReferences(rules, { guards, actions });
+    selectTools(registry, rules.tools.enabled);
+    checkHookFunctions(rules, extensions.hookFunctions);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
     throw new UsageError(
@@ -91,7 +99,7 @@ export async function loadRules(options: LoadRulesOptions = {}): Promise<LoadedR
         .join('\n'),
     );
   }
-  return { rules: parsed.data, sources, ...extensions, ...(configPath ? { configPath } : {}) };
+  return { rules, sources, ...extensions, ...(configPath ? { configPath } : {}) };
 }
 
 export { presetNames };

@@ -2,6 +2,7 @@ import type { HarnessMachine } from '../machines/harness-machine.js';
 import type { Rules } from '../rules/schema.js';
 import { type CoverageReport, coverTransitions, formatCoverage } from './explore.js';
 import { confirmWithScriptedActors } from './replay.js';
+import { shadowReason } from './shadows.js';
 
 /** Everything model-based coverage found wrong with a machine, each problem one readable line. */
 export interface CoverageCheck {
@@ -32,6 +33,11 @@ export async function checkCoverage(machine: HarnessMachine, rules: Rules, title
     missing: explored.transitions.filter((info) => !explored.covered.has(info.key) || failures.has(info.key)),
     reasons: new Map([...failures].map(([key, why]) => [key, `its witness did not replay: ${why}`])),
   };
+  // A transition no path takes because an earlier one of its list always wins says which one.
+  for (const info of report.missing) {
+    const shadow = report.reasons?.has(info.key) ? null : shadowReason(info, report.transitions);
+    if (shadow) report.reasons?.set(info.key, shadow);
+  }
   const problems = [
     ...report.missing.map(
       (info) => `not covered: ${info.key}${report.reasons?.has(info.key) ? ` (${report.reasons.get(info.key)})` : ' (no generated path takes it)'}`,

@@ -1,6 +1,7 @@
 import { type AnyTransitionDefinition, createActor, type StateValue } from 'xstate';
 import { getShortestPaths } from 'xstate/graph';
-import { BUILT_IN_GUARDS, isBuiltInGuard } from '../machines/guards/catalogue.js';
+import { GATE_GUARD } from '../machines/gate.js';
+import { BUILT_IN_GUARDS, type BuiltInGuardName, guardParams, isBuiltInGuard } from '../machines/guards/catalogue.js';
 import { type GuardView, guardView } from '../machines/guards/guard-view.js';
 import type { HarnessMachine } from '../machines/harness-machine.js';
 import { initialContext } from '../machines/initial-context.js';
@@ -84,6 +85,25 @@ export function pathsFrom(
 }
 
 /** The facts that decide which guards of this focus can hold: what the search treats as one state. */
+/** The built-in guards of the gate's condition besides the test guard, with their parameters. */
+function gateLeaves(rules: Rules): Array<{ guard: BuiltInGuardName; params: Record<string, unknown> }> {
+  const cached = gateLeafCache.get(rules);
+  if (cached) return cached;
+  const leaves: Array<{ guard: BuiltInGuardName; params: Record<string, unknown> }> = [];
+  const visit = (condition: Condition) => {
+    condition.all?.forEach(visit);
+    condition.any?.forEach(visit);
+    if (condition.not) visit(condition.not);
+    const { guard, all: _all, any: _any, not: _not, ...raw } = condition;
+    if (guard !== undefined && guard !== GATE_GUARD && isBuiltInGuard(guard)) leaves.push({ guard, params: guardParams(guard, raw) });
+  };
+  if (rules.verification.when) visit(rules.verification.when);
+  gateLeafCache.set(rules, leaves);
+  return leaves;
+}
+
+const gateLeafCache = new WeakMap<Rules, Array<{ guard: BuiltInGuardName; params: Record<string, unknown> }>>();
+
 function signature(snapshot: Snapshot, rules: Rules, focus: Focus): string {
   const { facts, turn, stall, warned, step, cursor, calls, forceCompaction, contextState } = snapshot.context;
   const label = stateLabel(snapshot.value);
@@ -107,7 +127,9 @@ function signature(snapshot: Snapshot, rules: Rules, focus: Focus): string {
     // Guards that count (phaseSteps, gateRefusals, …): each count up to the largest threshold a rule compares it with.
     const view = guardView(snapshot.context);
     const counts = countingThresholds(rules).map(({ read, max }) => Math.min(read(view), max));
-    return JSON.stringify([...common, gateFacts, counts]);
+    // The gate's other guards (todoComplete, filesChanged, …) read facts the counts above do not: whether each holds.
+    const gate = gateLeaves(rules).map(({ guard, params }) => BUILT_IN_GUARDS[guard].test(view, params as never));
+    return JSON.stringify([...common, gateFacts, counts, gate]);
   }
   if (focus === 'runtime') {
     const stepBucket =

@@ -6,7 +6,7 @@ import { deniedCalls } from '../machines/approval-handling.js';
 import { stateLabel } from '../machines/introspection.js';
 import { phaseTools } from '../machines/phase-exits.js';
 import type { HarnessContext, ToolCallResult } from '../machines/types.js';
-import { phaseNames, type Rules } from '../rules/schema.js';
+import { type Condition, phaseNames, type Rules } from '../rules/schema.js';
 import { firstValidFinish } from '../tools/finish.js';
 import type { ToolOutcome } from '../tools/types.js';
 
@@ -58,6 +58,11 @@ export const TURN_KINDS: readonly TurnKind[] = [
   { name: 'todo', calls: () => [{ name: 'update_todo', args: { items: [] }, result: { todo: true } }] },
   // Items ticked off, for `todoProgress` exits (only offered when a rule uses that guard).
   { name: 'todoDone', calls: () => [{ name: 'update_todo', args: { items: [], done: true }, result: { todo: true, done: true } }] },
+  // Ticked off, tested and finished in one turn: the one way a todoComplete gate accepts in a phase that any todo list leaves.
+  {
+    name: 'todoDoneTestFinish',
+    calls: (cmd, checks) => [{ name: 'update_todo', args: { items: [], done: true }, result: { todo: true, done: true } }, ...verified(cmd, checks), finish],
+  },
   { name: 'finish', calls: () => [finish] },
   { name: 'finishThenTest', calls: (cmd) => [finish, test(cmd, 0)] },
   { name: 'testThenFinish', calls: (cmd, checks) => [...verified(cmd, checks), finish] },
@@ -319,8 +324,10 @@ export function walkEvent(
 
 function thinkEvents(context: HarnessContext, focus: Focus, rules: Rules) {
   const usage = { promptTokens: 1000, completionTokens: 50, cachedTokens: 0 };
-  const ticks = focus === 'phases' && Object.values(rules.phases).some((phase) => phase.exits.some((exit) => exit.guard === 'todoProgress'));
-  const kinds = ticks ? [...kindsFor(context, focus, rules), ...TURN_KINDS.filter((kind) => kind.name === 'todoDone')] : kindsFor(context, focus, rules);
+  const ticks = focus === 'phases' && ticksTodo(rules);
+  const kinds = ticks
+    ? [...kindsFor(context, focus, rules), ...TURN_KINDS.filter((kind) => kind.name === 'todoDone' || kind.name === 'todoDoneTestFinish')]
+    : kindsFor(context, focus, rules);
   const replies = kinds.map((kind) => replyOf(kind, context, rules));
   const noCall = { type: 'xstate.done.actor.model', output: { message: { role: 'assistant', content: 'no tool call' }, usage } };
   if (focus !== 'runtime') return offersNoCall(context, focus) ? [...replies, noCall] : replies;
@@ -331,6 +338,33 @@ function thinkEvents(context: HarnessContext, focus: Focus, rules: Rules) {
   ];
 }
 
+/** Every condition of the rules: the phases' exits and the gate's. */
+function conditionsOf(rules: Rules): Condition[] {
+  const all: Condition[] = [];
+  const visit = (condition: Condition) => {
+    all.push(condition);
+    condition.all?.forEach(visit);
+    condition.any?.forEach(visit);
+    if (condition.not) visit(condition.not);
+  };
+  for (const phase of Object.values(rules.phases)) phase.exits.forEach(visit);
+  if (rules.verification.when) visit(rules.verification.when);
+  return all;
+}
+
+/** Whether a rule looks at ticked todo items (todoProgress, todoComplete): then the witnesses tick them too. */
+function ticksTodo(rules: Rules): boolean {
+  return conditionsOf(rules).some((condition) => condition.guard === 'todoProgress' || condition.guard === 'todoComplete');
+}
+
+/** The todo items a todoComplete rule names: a witness's todo list has them too. */
+function todoNames(rules: Rules): string[] {
+  const names = conditionsOf(rules).flatMap((condition) =>
+    condition.guard === 'todoComplete' && Array.isArray(condition.items) ? condition.items.filter((item): item is string => typeof item === 'string') : [],
+  );
+  return [...new Set(names)];
+}
+
 /** Answers the pending calls as a real tool actor would: in order, stopping at a valid finish call. */
 function actEvent(context: HarnessContext, rules: Rules) {
   const results: ToolCallResult[] = [];
@@ -339,7 +373,8 @@ function actEvent(context: HarnessContext, rules: Rules) {
   const until = context.approvals.runUntil > context.cursor ? context.approvals.runUntil : undefined;
   const pending = context.calls.slice(context.cursor, until);
   const denied = deniedCalls(context);
-  const finish = firstValidFinish(pending);
+  // As the tool runner: a finish the phase does not allow is refused like any tool it leaves out.
+  const finish = callable.includes('finish') ? firstValidFinish(pending) : null;
   for (const [index, call] of pending.entries()) {
     if (index === finish?.index) return { type: 'xstate.done.actor.tools', output: { results, finish: { summary: finish.summary } } };
     const args = JSON.parse(call.function.arguments) as { command?: string };
@@ -352,14 +387,14 @@ function actEvent(context: HarnessContext, rules: Rules) {
     const allowed = callable.includes(call.function.name);
     const outcome =
       allowed && result
-        ? outcomeOf(call.function.name, result, args.command)
+        ? outcomeOf(call.function.name, result, args.command, todoNames(rules))
         : { content: 'Tool error: not allowed', ok: false, effect: { kind: 'none' } as const };
     results.push({ id: call.id, name: call.function.name, args, outcome, ms: 1 });
   }
   return { type: 'xstate.done.actor.tools', output: { results, finish: null } };
 }
 
-function outcomeOf(name: string, result: Result, command?: string): ToolOutcome {
+function outcomeOf(name: string, result: Result, command: string | undefined, named: readonly string[]): ToolOutcome {
   if ('edit' in result) {
     const versions = result.before !== undefined && result.after !== undefined ? { before: result.before, after: result.after } : {};
     return {
@@ -376,7 +411,11 @@ function outcomeOf(name: string, result: Result, command?: string): ToolOutcome 
     };
   if ('error' in result) return { content: `Tool error: ${result.error}`, ok: false, effect: { kind: 'none' } };
   if ('todo' in result)
-    return { content: 'Todo:', ok: true, effect: { kind: 'todo', items: ['t1', 't2', 't3'].map((task) => ({ task, done: result.done === true })) } };
+    return {
+      content: 'Todo:',
+      ok: true,
+      effect: { kind: 'todo', items: ['t1', 't2', 't3', ...named].map((task) => ({ task, done: result.done === true })) },
+    };
   return { content: result.content, ok: true, effect: name === 'grep' ? { kind: 'search', pattern: 'x' } : { kind: 'read', path: result.read } };
 }
 

@@ -54,18 +54,35 @@ export function demoScript(_messages: readonly ChatMessage[], context: ScriptCon
       return expect(last, 'exit=0', {
         content: 'All tests pass.',
         calls: [
-          call('update_todo', {
-            items: [
-              { task: 'mean: divide by the number of values', done: true },
-              { task: 'median: sort numerically', done: true },
-            ],
-          }),
+          call('update_todo', { items: DONE_ITEMS }),
           call('finish', { summary: 'Fixed mean() (divided by n-1) and median() (sorted as text); node --test passes.' }),
         ],
       });
     default:
-      return { content: 'The demo script has no more steps.', calls: [call('finish', { summary: 'Demo script ended early.' })] };
+      return askedForTodo(last) ?? { content: 'The demo script has no more steps.', calls: [call('finish', { summary: 'Demo script ended early.' })] };
   }
+}
+
+const DONE_ITEMS = [
+  { task: 'mean: divide by the number of values', done: true },
+  { task: 'median: sort numerically', done: true },
+];
+
+/**
+ * A gate whose rules want named todo items (`todoComplete`, as in the review
+ * recipe) refuses with `no todo item "reviewed"`: the demo adds them ticked
+ * off and finishes again, as a model that reads the refusal would.
+ */
+function askedForTodo(text: string): ScriptedReply | null {
+  const names = [...text.matchAll(/no todo item "([^"]+)"/g)].map((match) => match[1]!);
+  if (names.length === 0) return null;
+  return {
+    content: `Reviewed the change against the task; ticking off ${names.map((name) => `"${name}"`).join(', ')}.`,
+    calls: [
+      call('update_todo', { items: [...DONE_ITEMS, ...names.map((task) => ({ task, done: true }))] }),
+      call('finish', { summary: 'Fixed mean() (divided by n-1) and median() (sorted as text); node --test passes; reviewed.' }),
+    ],
+  };
 }
 
 function expect(text: string, needle: string, next: ScriptedReply): ScriptedReply {

@@ -177,7 +177,7 @@ function byPhase(keys: readonly string[]): string[] {
 
 /** Long diffs list the first dozen lines and say how many more. */
 function summarise(lines: string[]): string[] {
-  return lines.length <= 12 ? lines : [...lines.slice(0, 12), `  … and ${lines.length - 12} more (rein rules graph shows the whole chart)`];
+  return lines.length <= 12 ? lines : [...lines.slice(0, 12), `  … and ${lines.length - 12} more (rein rules graph --all shows the whole chart)`];
 }
 
 /** The chart as a person reads it first: the phases and the ways a run ends, then one phase's turn cycle. */

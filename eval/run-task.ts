@@ -8,7 +8,6 @@ import type { Rules } from '../rules/schema.js';
 import { runFile } from '../run/run-dir.js';
 import { type ModelSource, type RunHandle, startRun } from '../run/start-run.js';
 import { exportRunAsAtif, writeTrajectory } from '../telemetry/atif/export-run.js';
-import { defaultTools } from '../tools/index.js';
 import type { EvalJob } from './job.js';
 import type { RunRecord } from './run-record.js';
 import { runShell, type ShellResult } from './shell.js';
@@ -136,7 +135,7 @@ async function runHarness(
       guards: loaded.guards,
       actions: loaded.actions,
       hookFunctions: loaded.hookFunctions,
-      tools: [...defaultTools, ...loaded.tools],
+      tools: loaded.tools,
       secrets: [process.env.OPENAI_API_KEY].filter((value): value is string => Boolean(value)),
       // An eval run is never resumed mid-way (its workspace is a temp copy; a run that did not finish is run
       // again from the start), so syncing its state to disk every step would buy nothing and stall the step.

@@ -79,3 +79,25 @@ export interface ToolOutcome {
   ok: boolean;
   effect: ToolEffect;
 }
+
+/** The kinds of tool effect. */
+export type EffectKind = ToolEffect['kind'];
+/** The effect of one kind, narrowed. */
+export type EffectOf<Kind extends EffectKind> = Extract<ToolEffect, { kind: Kind }>;
+
+/**
+ * One reader per kind of effect: a map of these is how a layer reads effects,
+ * so a new kind fails `tsc` in every map until each reader handles it (a
+ * `switch` with a default would let it fall through silently).
+ */
+export type EffectReaders<Result> = { readonly [Kind in EffectKind]: (effect: EffectOf<Kind>) => Result };
+
+/**
+ * An effect read through the map's reader for its kind.
+ *
+ * @example readEffect(effect, { edit: (edit) => edit.path, command: (run) => run.command, … })
+ */
+export function readEffect<Result>(effect: ToolEffect, readers: EffectReaders<Result>): Result {
+  // Indexing a mapped type by a union loses the link between the kind and its reader's argument.
+  return (readers[effect.kind] as (effect: ToolEffect) => Result)(effect);
+}

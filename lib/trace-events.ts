@@ -29,6 +29,8 @@ export interface StartEvent {
   visibility?: unknown;
   tools: string[];
   rules: unknown;
+  /** Where the rules in effect came from: the preset, the rules file(s), command-line flags (absent in older traces). */
+  rulesFrom?: readonly string[];
   [extra: string]: unknown;
 }
 

@@ -21,6 +21,8 @@ export function initialFacts(todo: TodoItem[] = []): Facts {
     todo,
     gateRefusals: 0,
     checks: {},
+    editedPaths: [],
+    commandPasses: {},
   };
 }
 
@@ -61,9 +63,16 @@ export function foldResults(
 function foldFacts(facts: Facts, turn: TurnFacts, result: ToolCallResult, rules: FoldRules): { facts: Facts; turn: TurnFacts; classified: ResultClass } {
   const seq = facts.seq + 1;
   const effect = result.outcome.effect;
-  const next = { ...facts, seq };
+  const passedCommand = effect.kind === 'command' && effect.exitCode === 0 && !effect.blocked && !effect.timedOut && !effect.interrupted;
+  const next = passedCommand ? { ...facts, seq, commandPasses: { ...facts.commandPasses, [effect.command.trim()]: seq } } : { ...facts, seq };
   if (isAppliedEdit(effect)) {
-    return { facts: { ...next, lastEditSeq: seq, edits: facts.edits + 1, checks: afterEdit(facts.checks) }, turn: { ...turn, edited: true }, classified: {} };
+    const known = facts.editedPaths ?? [];
+    const editedPaths = effect.kind === 'edit' && !known.includes(effect.path) ? [...known, effect.path] : known;
+    return {
+      facts: { ...next, lastEditSeq: seq, edits: facts.edits + 1, checks: afterEdit(facts.checks), editedPaths },
+      turn: { ...turn, edited: true },
+      classified: {},
+    };
   }
   if (effect.kind === 'todo' && result.outcome.ok) {
     return { facts: { ...next, todo: effect.items }, turn: { ...turn, todoWritten: true }, classified: { todoBefore: facts.todo } };

@@ -1,6 +1,9 @@
 import type { ToolMessage } from '../context/messages.js';
-import type { Rules } from '../rules/schema.js';
+import { CONDITION_FORMS } from '../rules/conditions.js';
+import type { Condition, Rules } from '../rules/schema.js';
 import { type FoldRules, foldResults } from './facts.js';
+import { builtInLookup, conditionLabel, explainCondition, type GuardLookup } from './guards/explain.js';
+import { guardView } from './guards/guard-view.js';
 import type { HarnessContext, ToolCallResult } from './types.js';
 import { fillTemplate, type Update } from './update.js';
 import { type CheckRule, TESTS_CHECK, verificationOf } from './verification.js';
@@ -15,29 +18,59 @@ import { type CheckRule, TESTS_CHECK, verificationOf } from './verification.js';
 /** The verification gate's built-in guard. */
 export const GATE_GUARD = 'testsPassedSinceLastEdit';
 
+/** Keys of a condition that are not a guard's parameters. */
+const CONDITION_KEYS: ReadonlySet<string> = new Set(CONDITION_FORMS);
+
+/**
+ * The gate's condition: `verification.when`, or the test guard alone; the
+ * test guard without parameters takes `verification.runs` and `checks`.
+ */
+export function gateCondition(rules: Rules): Condition {
+  const fill = (condition: Condition): Condition => {
+    if (condition.all) return { all: condition.all.map(fill) };
+    if (condition.any) return { any: condition.any.map(fill) };
+    if (condition.not) return { not: fill(condition.not) };
+    const own = Object.keys(condition).filter((key) => !CONDITION_KEYS.has(key));
+    return condition.guard === GATE_GUARD && own.length === 0 ? { guard: GATE_GUARD, ...gateParams(rules) } : condition;
+  };
+  return fill(rules.verification.when ?? { guard: GATE_GUARD });
+}
+
+/** The guards a condition names, in order. */
+export function conditionGuards(condition: Condition): string[] {
+  if (condition.all) return condition.all.flatMap(conditionGuards);
+  if (condition.any) return condition.any.flatMap(conditionGuards);
+  if (condition.not) return conditionGuards(condition.not);
+  return [condition.guard!];
+}
+
 /** The gate guard's parameters, as the chart shows them: `testsPassedSinceLastEdit(runs=1)`. */
 export function gateParams(rules: Rules): { runs: number; checks: Record<string, number> } {
   const checks = Object.fromEntries(rules.verification.checks.map((check) => [check.name, check.runs]));
   return { runs: rules.verification.runs, checks };
 }
 
-/** What the refusal action is told: the text, the checks (for what is missing), and who decided when a rules file replaced the gate's guard. */
+/** What the refusal action is told: the text, the checks (for what is missing), the gate's condition (for why), and what decided. */
 export interface RefusalParams {
   refusal: string;
   checks: CheckRule[];
   fold: Omit<FoldRules, 'testCmd'>;
-  /** The gate's guard as the machine names it (`testsPassedSinceLastEdit (overridden)` when a rules file replaced it). */
+  /** The gate's condition, with the guard names the rules use. */
+  condition: Condition;
+  /** What decided, as the trace names it: the gate's guard as the machine names it (`testsPassedSinceLastEdit (overridden)` when a rules file replaced it), or the condition's label. */
   guard: string;
 }
 
-export function refusalParams(rules: Rules, guard: string): RefusalParams {
+export function refusalParams(rules: Rules, naming: (name: string) => string = (name) => name): RefusalParams {
   const verification = verificationOf(rules);
+  const condition = gateCondition(rules);
   return {
     refusal: rules.verification.refusal,
     checks: verification.checks,
     // Stryker disable next-line ObjectLiteral: the refusal folds a result whose effect is none, which never reaches the verification parameters
     fold: { verification },
-    guard,
+    condition,
+    guard: condition.guard === undefined ? conditionLabel(condition, CONDITION_KEYS) : naming(condition.guard),
   };
 }
 
@@ -60,12 +93,14 @@ export function missingChecks(context: HarnessContext, checks: readonly CheckRul
  * an action like any other for the stall detector (a model that keeps
  * calling finish is repeating itself, whatever summary it writes).
  */
-export function refusalUpdate(context: HarnessContext, params: RefusalParams): Update {
+export function refusalUpdate(context: HarnessContext, params: RefusalParams, lookup: GuardLookup = builtInLookup): Update {
   const call = context.calls[context.cursor]!;
   const missing = missingChecks(context, params.checks);
-  // A guard a rules file put in place of the built-in decides by its own logic: the refusal can only name it.
+  // The test guard words its own reason with the commands still to pass; a guard a rules file put in its place gives its own, or is named.
   const why =
-    params.guard !== GATE_GUARD ? `the gate guard ${params.guard} did not hold` : missing.map((entry) => entry.why).join('; ') || 'the gate did not hold';
+    explainCondition(params.condition, guardView(context), lookup, CONDITION_KEYS, {
+      [GATE_GUARD]: () => missing.map((entry) => entry.why).join('; ') || 'the gate did not hold',
+    }) ?? 'the gate did not hold';
   const cmd = (missing.length > 0 ? missing.map((entry) => entry.command) : [context.testCmd]).join('` and `');
   const refusal = fillTemplate(params.refusal, { cmd, why });
   const attempt: ToolCallResult = {

@@ -2,8 +2,10 @@ import { enqueueActions } from 'xstate';
 import type { EndStatus } from '../lib/trace-events.js';
 import { enabledPhases, type Rules } from '../rules/schema.js';
 import { warningRulesOf } from './budgets.js';
+import { type RefusalParams, refusalUpdate } from './gate.js';
+import { builtInLookup, type GuardLookup } from './guards/explain.js';
 import { guardView } from './guards/guard-view.js';
-import { type GuardRegistry, overriddenName, type RegisteredGuard, registerGuards } from './guards/registry.js';
+import { type GuardRegistry, guardHolds, overriddenName, type RegisteredGuard, registerGuards } from './guards/registry.js';
 import { applyUpdate, harnessSetup, ruleActionUpdate } from './harness-setup.js';
 import { firstPhase, initialContext } from './initial-context.js';
 import { endTargets, stallCanEnd } from './phase-exits.js';
@@ -49,7 +51,7 @@ export function createHarnessMachine(rules: Rules, options: HarnessOptions = {})
       : (harnessSetup.extend({
           // extend() types new guards and actions by name at compile time; these come from a rules file at run time (checked by the registry).
           guards: guardImplementations(guards) as never,
-          actions: actionImplementations(actions) as never,
+          actions: { ...actionImplementations(actions), refuseFinish: refusalWith(guards) } as never,
         }) as unknown as typeof harnessSetup);
   return extended.createMachine(rootConfig(rules, naming));
 }
@@ -112,12 +114,26 @@ function guardImplementations(guards: readonly RegisteredGuard[]) {
       ({ context }: { context: HarnessContext }, params: unknown) => {
         try {
           // Stryker disable next-line ObjectLiteral: every reference the machine builds to a registered guard carries a params object (exits, stall rules), so the fallback is never used
-          return guard.test(guardView(context), (params ?? {}) as Record<string, unknown>);
+          return guardHolds(guard.test(guardView(context), (params ?? {}) as Record<string, unknown>));
         } catch (error) {
           throw new Error(`guard "${guard.name}" threw: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
         }
       },
     ]),
+  );
+}
+
+/** The gate's refusal, with a rules module's guards known: a refusal gives their reasons (or names them). */
+function refusalWith(guards: readonly RegisteredGuard[]) {
+  const registered = new Map(guards.map((guard) => [guard.name, guard]));
+  const lookup: GuardLookup = (name) => {
+    const guard = registered.get(name);
+    if (!guard) return builtInLookup(name);
+    return { label: guard.overrides ? overriddenName(name) : name, test: guard.test };
+  };
+  return enqueueActions(({ context, enqueue }, params: RefusalParams) =>
+    // enqueueActions' enqueue is typed by the machine's own actions; applyUpdate takes the plain update it enqueues.
+    applyUpdate(enqueue as never, context as HarnessContext, refusalUpdate(context as HarnessContext, params, lookup)),
   );
 }
 

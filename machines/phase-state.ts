@@ -5,10 +5,10 @@ import { type ActionCall, type Condition, EXIT_FIELDS, isEndTarget, type Phase, 
 import type { ApproverInput, ContextInput, HooksInput, ModelInput, SummaryInput, ToolsInput } from './actor-contracts.js';
 import { deniedCalls, hookFailure, hookInputFor } from './approval-handling.js';
 import { budgetCapsOf, capReason, completionAllowance, warningRulesOf } from './budgets.js';
-import { GATE_GUARD, gateParams, refusalParams } from './gate.js';
+import { GATE_GUARD, gateCondition, refusalParams } from './gate.js';
 import { guardParams, isBuiltInGuard } from './guards/catalogue.js';
 import { harnessSetup } from './harness-setup.js';
-import { liveExits, liveStallRules, settleExits, settles, stallCanEnd, stepCap, testsCanPassBy } from './phase-exits.js';
+import { liveExits, liveStallRules, phaseTools, settleExits, settles, stallCanEnd, stepCap, testsCanPassBy } from './phase-exits.js';
 import { nudgeText } from './stall/review.js';
 import { verificationOf } from './verification.js';
 
@@ -205,7 +205,7 @@ export function phaseState(phase: Phase, rules: Rules, naming: Naming) {
             {
               guard: { type: 'hookDeniedFinish', params: ({ event }) => ({ output: event.output }) },
               target: 'afterTools',
-              actions: { type: 'refuseFinishByHook', params: ({ event }) => ({ ...refusalParams(rules, 'beforeFinish hook'), output: event.output }) },
+              actions: { type: 'refuseFinishByHook', params: ({ event }) => ({ ...refusalParams(rules), guard: 'beforeFinish hook', output: event.output }) },
             },
             { target: 'gate' },
           ],
@@ -213,7 +213,7 @@ export function phaseState(phase: Phase, rules: Rules, naming: Naming) {
             target: 'afterTools',
             actions: {
               type: 'refuseFinishByHook',
-              params: ({ event }) => ({ ...refusalParams(rules, 'beforeFinish hook'), output: hookFailure(event.error) }),
+              params: ({ event }) => ({ ...refusalParams(rules), guard: 'beforeFinish hook', output: hookFailure(event.error) }),
             },
           },
         },
@@ -266,9 +266,13 @@ export function phaseState(phase: Phase, rules: Rules, naming: Naming) {
     delete (states as Partial<typeof states>).awaitingApproval;
   }
   if (!preHooks) delete (states as Partial<typeof states>).preToolHook;
-  if (!finishHooks) delete (states as Partial<typeof states>).finishHook;
-  // Without the gate a finish ends the run at once; calls left over then are only those held for an approval.
-  if (!rules.verification.gate && !approves) states.afterTools.always.splice(1, 1);
+  if (!finishHooks || !phaseTools(phase, rules).includes('finish')) delete (states as Partial<typeof states>).finishHook;
+  if (!phaseTools(phase, rules).includes('finish')) {
+    // finish is refused by the tool runner like any tool the phase leaves out: no gate here; calls left over are only those held for an approval.
+    delete (states as Partial<typeof states>).gate;
+    states.afterTools.always.splice(0, approves ? 1 : 2);
+    states.afterTools.description = 'The tool calls ran (this phase does not allow finish).';
+  } else if (!rules.verification.gate && !approves) states.afterTools.always.splice(1, 1);
   if (!settles(phase, rules)) delete (states as Partial<typeof states>).settle;
   // A phase that can only take a few steps (maxSteps, entered once) never reaches the step budget or its warning there.
   const cap = stepCap(phase, rules);
@@ -285,21 +289,33 @@ function gateState(phase: Phase, rules: Rules, naming: Naming) {
       always: { target: at('done'), actions: { type: 'acceptFinish', params: { gate: false } } },
     });
   }
-  const decidedBy = naming.guard(GATE_GUARD);
-  const refusal = refusalParams(rules, decidedBy);
-  if (!testsCanPassBy(phase, rules)) {
+  const refusal = refusalParams(rules, naming.guard);
+  if (!gateCanAccept(phase, rules)) {
     return harnessSetup.createStateConfig({
       description: 'The verification gate: no test can have run by the time this phase is active, so finish is refused.',
       always: { target: 'afterTools', actions: { type: 'refuseFinish', params: refusal } },
     });
   }
   return harnessSetup.createStateConfig({
-    description: 'The verification gate: finish only after the test command (and any other check) has passed since the last edit.',
+    description: rules.verification.when
+      ? "The verification gate: finish only when the gate's condition (verification.when) holds."
+      : 'The verification gate: finish only after the test command (and any other check) has passed since the last edit.',
     always: [
-      { guard: named({ type: decidedBy, params: gateParams(rules) }), target: at('done'), actions: { type: 'acceptFinish', params: { gate: true } } },
+      { guard: named(conditionGuard(gateCondition(rules), naming)), target: at('done'), actions: { type: 'acceptFinish', params: { gate: true } } },
       { target: 'afterTools', actions: { type: 'refuseFinish', params: refusal } },
     ],
   });
+}
+
+/** Whether the gate's condition can hold in this phase: the test guard only once a test can have passed by then (other facts are the run's). */
+function gateCanAccept(phase: Phase, rules: Rules): boolean {
+  const canHold = (condition: Condition): boolean => {
+    if (condition.all) return condition.all.every(canHold);
+    if (condition.any) return condition.any.some(canHold);
+    if (condition.not) return true;
+    return condition.guard !== GATE_GUARD || testsCanPassBy(phase, rules);
+  };
+  return canHold(gateCondition(rules));
 }
 
 function reviewState(phase: Phase, rules: Rules, naming: Naming) {

@@ -171,6 +171,7 @@ export function checkRuleReferences(rules: Rules, registered: Registered = { gua
     if (!stallNames.has(name))
       problems.push(`messages.stall.${name}: no stall rule "${name}"${didYouMean(name, [...stallNames])}; stall rules: ${[...stallNames].join(', ')}`);
   }
+  if (rules.verification.when) checkCondition(rules.verification.when, 'verification.when', CONDITION_KEYS);
   const checkNames = rules.verification.checks.map((check) => check.name);
   checkNames.forEach((name, index) => {
     if (name === TESTS_CHECK)

@@ -82,6 +82,10 @@ export interface Facts {
   gateRefusals: number;
   /** Per verification check (`tests` and those in `verification.checks`). */
   checks: Record<string, CheckFacts>;
+  /** Files an applied edit changed in the run, in the order they were first changed (for the gate's `filesChanged`). */
+  editedPaths: string[];
+  /** `seq` of each command's last passing run (exit code 0, not blocked, cut short or timed out), by its text trimmed (for `commandPassed`). */
+  commandPasses: Record<string, number>;
 }
 
 /** What happened in the current turn; reset when a reply arrives. */

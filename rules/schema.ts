@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { approvalsSchema } from '../approvals/schema.js';
 import { hooksSchema } from '../hooks/schema.js';
+import { condition } from './conditions.js';
 import { mcpRulesSchema } from './mcp-servers.js';
 import { phasesSchema } from './phases.js';
 import { defaultStallMessages, defaultStallRuleList } from './stall-rules.js';
@@ -59,6 +60,11 @@ export const rulesSchema = z.strictObject({
     .strictObject({
       command: z.string().min(1).optional().describe('The test command the agent is told to run (CLI --test-cmd wins)'),
       gate: z.boolean().default(true).describe('Refuse finish until the checks pass after the last edit'),
+      when: condition
+        .optional()
+        .describe(
+          'What the gate wants before it accepts finish: guards combined with all/any/not, e.g. { "all": [{ "guard": "testsPassedSinceLastEdit" }, { "guard": "todoComplete" }] } (default: testsPassedSinceLastEdit with verification.runs and checks)',
+        ),
       passExitCode: z.number().int().default(0).describe('Exit code of the test command that counts as a pass'),
       passPattern: regex.optional().describe('Optional regex the test output must also match to count as a pass'),
       runs: z.number().int().positive().default(1).describe('Passing runs of the test command the gate wants after the last edit'),

@@ -25,8 +25,8 @@ import type { McpHub } from '../mcp/hub.js';
 import { describeLostJobs, jobTraceLine } from '../process/job-lines.js';
 import { createRunSandbox } from '../process/run-sandbox.js';
 import type { Rules } from '../rules/schema.js';
-import { toolSchemas, toolSchemasJson } from '../tools/index.js';
-import { selectTools } from '../tools/select-tools.js';
+import { toolRegistry, toolSchemas, toolSchemasJson } from '../tools/index.js';
+import { enableRegistered, selectTools } from '../tools/select-tools.js';
 import { createSyntaxChecker } from '../tools/syntax-check.js';
 import type { AnyTool, CommandPolicy, ToolContext } from '../tools/types.js';
 import { readProgress } from '../tools/update-todo.js';
@@ -54,10 +54,14 @@ export interface RunOptions {
   guards?: HarnessOptions['guards'];
   /** Rule actions registered from a rules module (phase `onEnter`, exit `actions`). */
   actions?: HarnessOptions['actions'];
-  /** The tool registry to pick `rules.tools.enabled` from; defaults to rein's seven (`defaultTools`). */
+  /** Tools of yours, added to rein's seven and enabled without being listed in `tools.enabled` (offered where the phases allow them). */
   tools?: readonly AnyTool[];
+  /** `only`: the run has just `tools`, none of rein's; `same-name`: yours replace rein's tools of the same name (else a clash is a usage error). */
+  replaceTools?: 'only' | 'same-name';
   /** Values that must never appear in the trace (API keys). */
   secrets?: string[];
+  /** Where the rules came from (`preset default`, a rules file's path, `command-line flags`), for the start line and the trace. */
+  rulesSources?: readonly string[];
   /** The rules file the run was started with, kept in run.json so `rein resume` can reload its guards and tools. */
   configPath?: string;
   /** XState clock (a `SimulatedClock` in tests). */
@@ -117,7 +121,14 @@ export interface RunHandle {
  * @example const run = startRun({ workspace, task, testCmd: 'npm test', rules, model, runDir }); const output = await run.done;
  */
 export function startRun(options: RunOptions): RunHandle {
-  return launch(options, null);
+  return launch(withRegisteredTools(options), null);
+}
+
+/** The run's whole tool registry (rein's and yours), with yours enabled in the rules (a tool registered once is offered where the phases allow it). */
+function withRegisteredTools(options: RunOptions): RunOptions {
+  const { replaceTools } = options;
+  const tools = toolRegistry(options.tools, { only: replaceTools === 'only', replace: replaceTools === 'same-name', source: 'startRun tools' });
+  return { ...options, tools, replaceTools: 'only', rules: enableRegistered(options.rules, tools) };
 }
 
 /**
@@ -130,7 +141,7 @@ export function resumeRun(options: RunOptions): RunHandle {
   const statePath = runFile(options.runDir, 'state');
   if (!existsSync(statePath)) {
     rmSync(runFile(options.runDir, 'record'), { force: true });
-    return launch(options, null);
+    return launch(withRegisteredTools(options), null);
   }
   const saved = loadState(statePath);
   const status = (saved.snapshot as { status?: string }).status;
@@ -138,7 +149,7 @@ export function resumeRun(options: RunOptions): RunHandle {
     throw new UsageError(
       `${options.runDir}: this run already ended (${(saved.snapshot as { context?: { status?: string } }).context?.status ?? status}); nothing to resume`,
     );
-  return launch(options, saved);
+  return launch(withRegisteredTools(options), saved);
 }
 
 /** The steps of starting a run, in order; each owns what it opens. */
@@ -486,6 +497,7 @@ function writeStartLines(options: RunOptions, saved: SavedState | null, workspac
       visibility: opened.sandbox.visibility,
       tools: wired.tools.map((tool) => tool.name),
       rules: options.rules,
+      ...(options.rulesSources ? { rulesFrom: options.rulesSources } : {}),
       ...thisTraceWriter(),
     });
     if (files.instructions) {

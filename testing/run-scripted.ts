@@ -26,7 +26,10 @@ export interface ScriptedRunOptions {
   rules?: RulesInput | Rules;
   guards?: GuardRegistry;
   actions?: RuleActionRegistry;
+  /** Tools of yours, offered beside rein's own (a name of rein's replaces that tool only with `replaceTools: 'same-name'`). */
   tools?: readonly AnyTool[];
+  /** `only`: the run has just `tools`, none of rein's; `same-name`: yours replace rein's tools of the same name. */
+  replaceTools?: 'only' | 'same-name';
   summarize?: SummarizeText;
   clock?: RunOptions['clock'];
   /** fsync the saved state every step (off by default in tests: a killed process loses nothing without it). */
@@ -91,6 +94,7 @@ export async function runScripted(options: ScriptedRunOptions): Promise<Scripted
     ...(options.guards ? { guards: options.guards } : {}),
     ...(options.actions ? { actions: options.actions } : {}),
     ...(options.tools ? { tools: options.tools } : {}),
+    ...(options.replaceTools ? { replaceTools: options.replaceTools } : {}),
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.mcp ? { mcp: options.mcp } : {}),
     fsync: options.fsync ?? false,

@@ -1,6 +1,7 @@
 import { didYouMean } from '../lib/did-you-mean.js';
 import { UsageError } from '../lib/errors.js';
-import { defaultTools } from './index.js';
+import type { Rules } from '../rules/schema.js';
+import { addedToolNames, defaultTools } from './index.js';
 import type { AnyTool } from './types.js';
 
 /**
@@ -22,4 +23,14 @@ export function selectTools(registry: readonly AnyTool[] | undefined, enabled: r
   });
   if (!selected.some((tool) => tool.name === 'finish')) throw new UsageError('tools.enabled: "finish" is required; without it a run can never end as done');
   return selected;
+}
+
+/**
+ * The rules with a registry's added tools (a rules file's, a library
+ * caller's) in `tools.enabled`, after rein's: registered once, a tool is
+ * offered in every phase whose tool list allows it, without being listed again.
+ */
+export function enableRegistered(rules: Rules, registry: readonly AnyTool[] | undefined): Rules {
+  const missing = addedToolNames(registry ?? []).filter((name) => !rules.tools.enabled.includes(name));
+  return missing.length === 0 ? rules : { ...rules, tools: { ...rules.tools, enabled: [...rules.tools.enabled, ...missing] } };
 }

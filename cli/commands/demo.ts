@@ -9,7 +9,6 @@ import { DEMO_TASK, DEMO_TEST_CMD, demoScript } from '../../demo/demo-model.js';
 import { STATE_DIR_NAME } from '../../lib/harness-files.js';
 import { presetNames } from '../../rules/presets.js';
 import type { ModelSource } from '../../run/start-run.js';
-import { defaultTools } from '../../tools/index.js';
 import type { RunObservers } from '../../visualizer/server/live-viz.js';
 import { keepsServing, parsePort } from '../../visualizer/server/viz-flags.js';
 import { type FlagSpec, parseCommand, stringFlag } from '../args.js';
@@ -87,8 +86,9 @@ export async function demoCommand(argv: string[], io: Io, env: NodeJS.ProcessEnv
         runDir: stringFlag(parsed, 'run-dir') ?? join(workspace, STATE_DIR_NAME, 'runs', 'demo'),
         guards: loaded.guards,
         actions: loaded.actions,
-        tools: [...defaultTools, ...loaded.tools],
+        tools: loaded.tools,
         ...(loaded.configPath ? { configPath: loaded.configPath } : {}),
+        rulesSources: loaded.sources,
         onTrace: observers.onTrace,
         inspect: observers.inspect,
       },

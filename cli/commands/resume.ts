@@ -5,7 +5,6 @@ import { demoScript } from '../../demo/demo-model.js';
 import { UsageError } from '../../lib/errors.js';
 import { rulesSchema } from '../../rules/schema.js';
 import { readRunMeta, traceFileOf } from '../../run/run-dir.js';
-import { defaultTools } from '../../tools/index.js';
 import type { RunObservers } from '../../visualizer/server/live-viz.js';
 import { keepsServing, parsePort } from '../../visualizer/server/viz-flags.js';
 import { type FlagSpec, parseCommand, stringFlag } from '../args.js';
@@ -86,7 +85,7 @@ export async function resumeCommand(argv: string[], io: Io, env: NodeJS.ProcessE
         guards: extensions.guards,
         actions: extensions.actions,
         hookFunctions: extensions.hookFunctions,
-        tools: [...defaultTools, ...extensions.tools],
+        tools: extensions.tools,
         ...(meta.configPath ? { configPath: meta.configPath } : {}),
         secrets,
         onTrace: observers.onTrace,

@@ -26,7 +26,8 @@ export const RULES_USAGE = `rein rules <show|guards|graph|coverage|presets|trust
   show       the effective rules as JSON (--diff: only what differs from the defaults, the default with --preset; --full: everything);
              the approval rules in effect per phase, in the order they are checked, follow on stderr
   guards     every guard a rules file may name: parameters, defaults, what it reads, an example (--format json)
-  graph      the statechart these rules build: --format mermaid (default) or json; --machine mcp-server: an MCP server's lifecycle
+  graph      the statechart these rules build, phase by phase (--all: every state; --diff: only what differs from the defaults); --format mermaid (default) or json;
+             --machine mcp-server: an MCP server's lifecycle
   coverage   drive every transition of that statechart with generated paths; exit 1 if one is not covered
   presets    the ablation presets and the finding each reproduces
   trust      after reviewing them: load the rules files an agent run wrote in --workspace (default: .) again
@@ -44,6 +45,7 @@ const RULES_FLAGS: FlagSpec = {
   workspace: { type: 'string' },
   approval: { type: 'string' },
   diff: { type: 'boolean' },
+  all: { type: 'boolean' },
   full: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 };
@@ -75,7 +77,10 @@ export async function rulesCommand(argv: string[], io: Io): Promise<number> {
   if (action === 'graph' && stringFlag(parsed, 'machine') !== undefined)
     return printMachineGraph(stringFlag(parsed, 'machine')!, stringFlag(parsed, 'format') ?? 'mermaid', io);
   if (action === 'graph')
-    return printGraph(createHarnessMachine(loaded.rules, { guards: loaded.guards, actions: loaded.actions }), stringFlag(parsed, 'format') ?? 'mermaid', io);
+    return printGraph(createHarnessMachine(loaded.rules, { guards: loaded.guards, actions: loaded.actions }), stringFlag(parsed, 'format') ?? 'mermaid', io, {
+      all: Boolean(parsed.values.all),
+      ...(parsed.values.diff ? { diffFrom: createHarnessMachine(defaultRules()) } : {}),
+    });
   if (action === 'coverage') return coverage(loaded, io);
   if (action === 'tools') return printTools(loaded, resolve(stringFlag(parsed, 'workspace') ?? '.'), stringFlag(parsed, 'format') ?? 'text', io, process.env);
   throw new UsageError(`rein rules: unknown action "${action}"${didYouMean(action, ACTIONS)}\n\n${RULES_USAGE}`);

@@ -1,12 +1,11 @@
 import { existsSync, statSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { openAIModelSource, resolveEndpoint } from '../../actors/model-source.js';
 import { approvalOverride } from '../../approvals/presets.js';
 import { loadRules } from '../../config/load-rules.js';
 import { ModelEndpointError, UsageError } from '../../lib/errors.js';
 import type { Plain } from '../../rules/merge.js';
 import { chooseRunDir } from '../../run/run-dir.js';
-import { defaultTools } from '../../tools/index.js';
 import type { RunObservers } from '../../visualizer/server/live-viz.js';
 import { keepsServing, parsePort } from '../../visualizer/server/viz-flags.js';
 import { type FlagSpec, numberFlag, type ParsedCommand, parseCommand, stringFlag } from '../args.js';
@@ -107,7 +106,7 @@ async function startRunCommand(parsed: ParsedCommand, repo: string, task: string
   const otel = await otelSettings('rein run', parsed, env, (text) => io.stderr.write(text));
   const workspace = resolve(repo);
   if (!existsSync(workspace) || !statSync(workspace).isDirectory()) throw new UsageError(`rein run: repo not found or not a directory: ${repo}`);
-  const { rules, guards, actions, tools, configPath, hookFunctions } = await loadRules({
+  const { rules, guards, actions, tools, configPath, sources, hookFunctions } = await loadRules({
     preset: stringFlag(parsed, 'preset'),
     configPath: stringFlag(parsed, 'config'),
     workspace,
@@ -127,6 +126,11 @@ async function startRunCommand(parsed: ParsedCommand, repo: string, task: string
     const problem = await checkReachable(endpoint.baseURL);
     if (problem) throw new ModelEndpointError(problem);
   }
+  // Said once the run will start (a usage error or an unreachable endpoint stays one line).
+  if (!insideGit(workspace))
+    io.stderr.write(
+      `rein: warning: ${workspace} is not in a git repository; undo and diffs of the agent's changes need git (git init && git add -A && git commit -m start)\n`,
+    );
   const model = openAIModelSource(endpoint, rules);
   const secrets = [env.OPENAI_API_KEY].filter((value): value is string => Boolean(value));
   const execute = (observers: RunObservers) =>
@@ -148,8 +152,9 @@ async function startRunCommand(parsed: ParsedCommand, repo: string, task: string
         guards,
         actions,
         hookFunctions,
-        tools: [...defaultTools, ...tools],
+        tools,
         ...(configPath ? { configPath } : {}),
+        rulesSources: sources,
         onTrace: observers.onTrace,
         inspect: observers.inspect,
         ...(observers.answerSources ? { answerSources: observers.answerSources } : {}),
@@ -165,4 +170,12 @@ async function startRunCommand(parsed: ParsedCommand, repo: string, task: string
     { port: vizPort, rules, secrets, log: (text) => io.stderr.write(text), keepServing: keepsServing(Boolean(parsed.values['viz-exit']), env) },
     execute,
   );
+}
+
+/** Whether a directory is inside a git work tree (a `.git` here or in a parent). */
+export function insideGit(dir: string): boolean {
+  for (let current = dir; ; current = dirname(current)) {
+    if (existsSync(join(current, '.git'))) return true;
+    if (dirname(current) === current) return false;
+  }
 }

@@ -30,6 +30,8 @@ export interface GuardSpec<Params extends z.ZodObject = z.ZodObject> {
   /** A threshold it compares a count with: coverage drives the count up to each threshold a rule uses. */
   counts?: { param: string; read(view: GuardView): number };
   test(view: GuardView, params: z.output<Params>): boolean;
+  /** Why it does not hold, in words the model reads (a gate refusal says it); without it the refusal names the guard. */
+  why?(view: GuardView, params: z.output<Params>): string;
 }
 
 const none = z.strictObject({});
@@ -85,7 +87,7 @@ const PHASE_GUARDS = {
     params: none,
     reads: ['turn.finishRefused'],
     example: { guard: 'finishRefused', to: 'verify', settle: true },
-    needs: { gate: true },
+    needs: { gate: true, tools: ['finish'] },
     test: (view) => view.turn.finishRefused,
   }),
   editedSinceTest: spec({
@@ -177,7 +179,66 @@ const GATE_GUARDS = {
       view.facts.passingRunsSinceEdit >= params.runs &&
       Object.entries(params.checks).every(([name, runs]) => (view.facts.checks[name]?.passesSinceEdit ?? 0) >= runs),
   }),
+  todoComplete: spec({
+    summary: 'Every item on the todo list is done, and each item named in `items` is on it and done.',
+    params: z.strictObject({
+      items: z.array(z.string().min(1)).default([]).describe('Todo items (their text, any case) that must be on the list and ticked off'),
+    }),
+    reads: ['facts.todo'],
+    example: { guard: 'todoComplete', items: ['reviewed'], to: 'verify' },
+    test: (view, params) => openTodo(view, params.items).length === 0,
+    why: (view, params) => openTodo(view, params.items).join('; '),
+  }),
+  filesChanged: spec({
+    summary: 'Each of `paths` (workspace paths; `*` matches within a name, `**` across folders) was changed by an edit in the run.',
+    params: z.strictObject({ paths: z.array(z.string().min(1)).min(1).describe('Files that must have been changed') }),
+    reads: ['facts.editedPaths'],
+    example: { guard: 'filesChanged', paths: ['CHANGELOG.md'], to: 'verify' },
+    // Only edit_file says which file it changed (a command that edits does not).
+    needs: { tools: ['edit_file'] },
+    test: (view, params) => unchangedPaths(view, params.paths).length === 0,
+    why: (view, params) => `not changed yet: ${unchangedPaths(view, params.paths).join(', ')}`,
+  }),
+  commandPassed: spec({
+    summary: 'The exact `command` (after trimming) exited 0 after the last edit.',
+    params: z.strictObject({ command: z.string().min(1).describe('The command, as the model must run it') }),
+    reads: ['facts.commandsPassedSinceEdit'],
+    example: { guard: 'commandPassed', command: 'npm run lint', to: 'verify' },
+    needs: { tools: ['run'] },
+    test: (view, params) => view.facts.commandsPassedSinceEdit.includes(params.command.trim()),
+    why: (_view, params) => `\`${params.command.trim()}\` has not passed since the last edit`,
+  }),
 } as const;
+
+/** What keeps `todoComplete` from holding: named items missing or open, then other open items. */
+function openTodo(view: GuardView, items: readonly string[]): string[] {
+  const find = (name: string) => view.facts.todo.find((item) => item.task.trim().toLowerCase() === name.trim().toLowerCase());
+  const named = items.flatMap((name) => {
+    const item = find(name);
+    if (!item) return [`no todo item "${name}" (add it with update_todo, then tick it off)`];
+    return item.done ? [] : [`todo item "${item.task}" is not done`];
+  });
+  const others = view.facts.todo.filter((item) => !item.done && !items.some((name) => find(name) === item));
+  return others.length > 0
+    ? [...named, `${others.length} todo item${others.length > 1 ? 's' : ''} open: ${others.map((item) => item.task).join(', ')}`]
+    : named;
+}
+
+function unchangedPaths(view: GuardView, paths: readonly string[]): string[] {
+  return paths.filter((pattern) => !view.facts.editedPaths.some((path) => pathMatches(pattern, path)));
+}
+
+/** A workspace path against a pattern: `*` within one name, `**` across folders; a leading `./` is ignored. */
+function pathMatches(pattern: string, path: string): boolean {
+  const clean = (text: string) => text.replace(/^\.\//, '');
+  const name = (part: string) => part.replace(/[.+^${}()|[\]\\?]/g, '\\$&').replace(/\*/g, '[^/]*');
+  // `**/` is any number of folders, none included; a `**` elsewhere is anything.
+  const source = clean(pattern)
+    .split('**/')
+    .map((piece) => piece.split('**').map(name).join('.*'))
+    .join('(?:.*/)?');
+  return new RegExp(`^${source}$`).test(clean(path));
+}
 
 const stallLimit = z.strictObject({ limit: z.number().int().positive().describe('Count at which it holds') });
 

@@ -49,6 +49,10 @@ export interface GuardView {
     todo: readonly TodoItem[];
     todoDone: number;
     todoOpen: number;
+    /** Files an applied edit changed in the run. */
+    editedPaths: readonly string[];
+    /** Commands (their text, trimmed) that passed after the last edit. */
+    commandsPassedSinceEdit: readonly string[];
   };
   /** Stall counters by rule: the count this turn reached and the nudges in the current stall. */
   stall: Readonly<Record<string, { count: number; nudges: number }>>;
@@ -90,6 +94,11 @@ export function guardView(context: HarnessContext): GuardView {
       todo: facts.todo,
       todoDone: done,
       todoOpen: facts.todo.length - done,
+      // A checkpoint from before these facts existed has neither.
+      editedPaths: facts.editedPaths ?? [],
+      commandsPassedSinceEdit: Object.entries(facts.commandPasses ?? {})
+        .filter(([, seq]) => seq > facts.lastEditSeq)
+        .map(([command]) => command),
     },
     stall: Object.fromEntries(Object.entries(context.stall.counters).map(([rule, counter]) => [rule, { count: counter.peak, nudges: counter.firings }])),
     usage: context.usage,

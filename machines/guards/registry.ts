@@ -6,8 +6,20 @@ import type { GuardView } from './guard-view.js';
 /** Parameters a rule passes to a guard, e.g. `{ "min": 3 }`. */
 export type GuardParams = Record<string, unknown>;
 
+/**
+ * What a guard returns: whether it holds, or `{ holds: false, reason }` to say
+ * why not in words (a gate refusal tells the model the reason).
+ */
+export type GuardResult = boolean | { holds: boolean; reason?: string };
+
 /** A guard registered from a rules module: a pure predicate over the guard view. */
-export type GuardFunction = (view: GuardView, params: GuardParams) => boolean;
+export type GuardFunction = (view: GuardView, params: GuardParams) => GuardResult;
+
+/** Whether a guard's result means it holds: `{ holds: true }`, or a truthy value that is not an object. */
+export function guardHolds(result: GuardResult): boolean {
+  // A guard written in plain JavaScript may return any truthy value, as XState's own guards may.
+  return typeof result === 'object' && result !== null ? result.holds === true : Boolean(result);
+}
 
 /** The long form: a predicate with a summary and parameters for `rein rules guards`, and `override` to replace a built-in. */
 export interface GuardDefinition {

@@ -120,3 +120,29 @@ describe('the tool actor and secrets in results', () => {
     journal.close();
   });
 });
+
+describe("the phase's tool list, finish included", () => {
+  const inPhase = (calls: ToolCall[], allowed: ToolsInput['allowed']): ToolsInput => ({ calls, allowed, phase: 'plan', step: 1, offset: 0 });
+  const run = async (calls: ToolCall[], allowed: ToolsInput['allowed']) => {
+    const { signal: _unused, ...toolContext } = makeContext(makeTempDir());
+    return toPromise(createActor(createToolRunner({ tools: defaultTools, toolContext }), { input: inPhase(calls, allowed) }).start());
+  };
+
+  it('a phase that leaves finish out refuses it as an observation naming the phase and what it allows; the gate never sees it', async () => {
+    const output = await run([call('finish', { summary: 'done' })], ['read_file', 'grep']);
+    expect(output.finish).toBeNull();
+    expect(output.results.map((result) => result.outcome.content)).toEqual([
+      'Tool error: finish is not allowed in the plan phase. Allowed here: read_file, grep.',
+    ]);
+    // The look-alike: a phase that lists finish stops at it for the gate, as before.
+    const allowed = await run([call('finish', { summary: 'done' })], ['read_file', 'finish']);
+    expect(allowed.finish).toEqual({ summary: 'done' });
+    expect(allowed.results).toEqual([]);
+  });
+
+  it('a glob in the tool list allows every tool it matches, and only those', async () => {
+    const output = await run([call('read_file', { path: 'missing.txt' }), call('run', { command: 'true' }, 'call_2')], ['read_*', 'gr?p']);
+    expect(output.results[0]!.outcome.content).not.toMatch(/not allowed/);
+    expect(output.results[1]!.outcome.content).toBe('Tool error: run is not allowed in the plan phase. Allowed here: read_file, grep.');
+  });
+});

@@ -50,6 +50,39 @@ describe('changing the harness without code, from the command line', () => {
     expect((await runCli(['demo', '--preset', 'stirct'], { env: cleanEnv() })).stderr).toContain('(did you mean "strict"?)');
   }, 120_000);
 
+  it('rein demo --config with the review recipe runs through the added review phase to done', async () => {
+    const result = await runCli(['demo', '--config', join(repoRoot, 'docs', 'cookbook', 'review-before-finish.json'), '--json'], { env: cleanEnv() });
+    expect(result.code, result.stderr).toBe(0);
+    const { status, trace } = JSON.parse(result.stdout) as { status: string; trace: string };
+    expect(status).toBe('done');
+    const events = readFileSync(trace, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { kind: string; to?: string; allowed?: boolean; why?: string });
+    expect(events.some((event) => event.kind === 'transition' && String(event.to).startsWith('review.'))).toBe(true);
+    const finishes = events.filter((event) => event.kind === 'finish');
+    expect(finishes.at(-1)).toMatchObject({ allowed: true });
+    expect(finishes.some((event) => event.why?.includes('no todo item "reviewed"'))).toBe(true);
+    // What is in effect is said at the start and kept in the trace.
+    const recipePath = join(repoRoot, 'docs', 'cookbook', 'review-before-finish.json');
+    expect(result.stderr).toMatch(/^rein: rules: preset default \+ .*review-before-finish\.json \+ command-line flags \+ defaults$/m);
+    expect((events[0] as { rulesFrom?: string[] }).rulesFrom).toEqual(['preset default', recipePath, 'command-line flags']);
+  }, 90_000);
+
+  it('rein rules graph prints the phase-level chart; --all every state; --diff what a rules file changes', async () => {
+    const phases = await runCli(['rules', 'graph'], { env: cleanEnv() });
+    expect(phases.stdout).toContain('  build --> verify : [testRun] | [finishRefused]');
+    expect(phases.stdout).not.toContain('build.think');
+    const all = await runCli(['rules', 'graph', '--all'], { env: cleanEnv() });
+    expect(all.stdout.split('\n').length).toBeGreaterThan(phases.stdout.split('\n').length * 3);
+    const diff = await runCli(['rules', 'graph', '--diff', '--config', join(repoRoot, 'docs', 'cookbook', 'review-before-finish.json')], { env: cleanEnv() });
+    expect(diff.stdout).toContain('+ verify --> review : [testsPassedSinceLastEdit(runs=1)]');
+    expect(diff.stdout).toContain('- every_phase --> done : [testsPassedSinceLastEdit(runs=1)]');
+    const same = await runCli(['rules', 'graph', '--diff'], { env: cleanEnv() });
+    expect(same.stdout).toBe('');
+    expect(same.stderr).toContain("the same chart as the default rules'");
+  }, 60_000);
+
   it("rein demo --config runs the demo under a rules file (the model reads the refusal in the rules' words)", async () => {
     const result = await runCli(['demo', '--config', join(repoRoot, 'docs', 'cookbook', 'refusal-message.json'), '--json'], { env: cleanEnv() });
     expect(result.code, result.stderr).toBe(0);

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -57,6 +58,14 @@ describe('rein run as a child process against a local OpenAI-compatible server',
     expect(result.stderr).toContain('rein: done');
     expect(result.code).toBe(0);
     expect(readFileSync(join(repo, 'add.js'), 'utf8')).toContain('a + b');
+    // Not a git repository: said at the start (undo and diffs need git); in one, nothing is said.
+    expect(result.stderr).toContain('is not in a git repository; undo and diffs');
+    execFileSync('git', ['init', '-q'], { cwd: repo });
+    const inGit = await runCli(['run', repo, 'Fix it', '--test-cmd', 'node --test', '--model', 'stub-model', '--json', '--max-steps', '1'], {
+      env: cleanEnv({ OPENAI_BASE_URL: stub.url, OPENAI_API_KEY: SECRET }),
+    });
+    expect(inGit.stderr).toContain('rein: running');
+    expect(inGit.stderr).not.toContain('git repository');
     const summary = JSON.parse(result.stdout.trim().split('\n').at(-1)!);
     expect(summary).toMatchObject({ status: 'done', steps: 4, summary: 'add() now adds.' });
     expect(summary.usage.promptTokens).toBe(400);
@@ -80,6 +89,9 @@ describe('rein run as a child process against a local OpenAI-compatible server',
     const noModel = await runCli(['run', repo, 'task', '--test-cmd', 'x'], { env: cleanEnv({ OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' }) });
     expect(noModel.code).toBe(2);
     expect(noModel.stderr).toMatch(/no model: pass --model/);
+    // A misspelt option or command gets the nearest one.
+    expect((await runCli(['run', repo, 'task', '--max-step', '3'], { env: cleanEnv() })).stderr).toContain('(did you mean "--max-steps"?)');
+    expect((await runCli(['rnu'], { env: cleanEnv() })).stderr).toContain('rein: unknown command "rnu" (did you mean "run"?)');
     const noEndpoint = await runCli(['run', repo, 'task', '--test-cmd', 'x', '--model', 'm'], { env: cleanEnv() });
     expect(noEndpoint.code).toBe(2);
     expect(noEndpoint.stderr).toMatch(/no endpoint: set OPENAI_BASE_URL/);

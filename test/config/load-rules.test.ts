@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadRules } from '../../config/load-rules.js';
 import { UsageError } from '../../lib/errors.js';
+import { TOOL_NAMES } from '../../rules/tool-names.js';
 import { call, reply, runScripted } from '../../testing/index.js';
 import { cleanEnv, repoRoot, runCli } from '../helpers/cli.js';
 import { makeTempDir } from '../helpers/workspace.js';
@@ -142,7 +143,21 @@ describe('rules files', () => {
     expect(result.stderr).toMatch(/rein\.config\.json: not valid JSON/);
   });
 
-  it('a .ts rules file registers a custom guard and a custom tool that a run uses', async () => {
+  it('a command-line flag does not hide a bad value the rules file gives the same key: both are reported', async () => {
+    const dir = dirWith({ 'rein.config.json': JSON.stringify({ budgets: { maxSteps: -1 } }) });
+    const file = join(dir, 'rein.config.json');
+    const error = await loadRules({ workspace: dir, overrides: { budgets: { maxSteps: 5 } } }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(UsageError);
+    expect((error as Error).message).toMatch(new RegExp(`^${file.replace(/[.\\/]/g, '\\$&')}: budgets\\.maxSteps: `));
+    const both = await loadRules({ workspace: dir, overrides: { budgets: { maxSteps: 0 } } }).catch((caught: unknown) => caught as Error);
+    expect((both as Error).message.split('\n')).toHaveLength(2);
+    expect((both as Error).message).toContain('command-line flags: budgets.maxSteps: ');
+    // The look-alike: a good file and a good flag load, the flag winning.
+    const good = dirWith({ 'rein.config.json': JSON.stringify({ budgets: { maxSteps: 12 } }) });
+    expect((await loadRules({ workspace: good, overrides: { budgets: { maxSteps: 5 } } })).rules.budgets.maxSteps).toBe(5);
+  });
+
+  it('a .ts rules file registers a custom guard and a custom tool that a run uses, without listing the tool again', async () => {
     const dir = dirWith({
       'rein.config.ts': `
         import { z } from 'zod';
@@ -153,19 +168,20 @@ describe('rules files', () => {
           async execute(args: { text: string }) { return { content: String(args.text.split(/\\s+/).length), ok: true, effect: { kind: 'none' } }; },
         }];
         export default {
-          tools: { enabled: ['read_file', 'word_count', 'finish'] },
-          phases: { plan: { exits: [{ guard: 'touchedReadme', to: 'build' }] } },
+          phases: { plan: { exits: [{ guard: 'touchedReadme', to: 'build' }] }, verify: { tools: ['read_file', 'run', 'finish'] } },
         };`,
     });
     symlinkSync(join(repoRoot, 'node_modules'), join(dir, 'node_modules'));
     const loaded = await loadRules({ workspace: dir });
     expect(Object.keys(loaded.guards)).toEqual(['touchedReadme']);
+    // Registered once: the run's tools are rein's and it, offered in every phase whose list allows it (not verify's).
+    expect(loaded.rules.tools.enabled).toEqual([...TOOL_NAMES, 'word_count']);
     const run = await runScripted({
       files: { 'README.md': 'hello' },
       testCmd: 'true',
       rules: { ...loaded.rules, budgets: { ...loaded.rules.budgets, maxSteps: 1 } },
       guards: loaded.guards,
-      tools: [...(await import('../../tools/index.js')).defaultTools, ...loaded.tools],
+      tools: loaded.tools,
       script: [reply(call('word_count', { text: 'one two three' }))],
     });
     expect(run.record.find((message) => message.role === 'tool')?.content).toBe('3');

@@ -4,7 +4,20 @@ import { initialTransition } from 'xstate';
 import { cookbookRecipes } from '../../docs/readme-sections.js';
 import type { StallEvent } from '../../lib/trace-events.js';
 import { stateLabel } from '../../machines/introspection.js';
-import { call, createHarnessMachine, defaultRules, edited, loadRules, probeHarness, type Rules, ran, read, reply, runScripted } from '../../testing/index.js';
+import {
+  call,
+  createHarnessMachine,
+  defaultRules,
+  edited,
+  loadRules,
+  probeHarness,
+  type Rules,
+  ran,
+  read,
+  reply,
+  runScripted,
+  todo as todoResult,
+} from '../../testing/index.js';
 
 /** A recipe as a user loads it: the rules file itself, validated like any other. */
 async function recipe(file: string): Promise<Rules> {
@@ -89,14 +102,38 @@ describe('the README cookbook: each rules file does what its title says, run thr
     );
   });
 
-  it("end-after-refusals: the third refused finish ends the run as stalled, with the rule's reason", async () => {
+  it("end-after-refusals: the third refused finish ends the run as failed, with the rule's reason; verify keeps its own exits", async () => {
     const rules = await recipe('end-after-refusals.json');
     const probe = probeAt(rules, 'build.think');
     turn(probe, [], true);
     turn(probe, [], true);
     const third = turn(probe, [], true);
-    expect(third.state).toBe('stalled');
+    expect(third.state).toBe('failed');
+    expect(third.context.status).toBe('failed');
     expect(third.context.reason).toBe('The model called finish three times without a passing test run.');
+    expect(rules.phases.verify!.exits.slice(1)).toEqual(defaultRules().phases.verify!.exits);
+  });
+
+  it('review-before-finish: passing tests lead from verify to review; finish there wants the "reviewed" item, and says so', async () => {
+    const rules = await recipe('review-before-finish.json');
+    const verify = probeAt(rules, 'verify.think');
+    // verify may not finish: the tool runner refuses it, so the gate never sees it there (no gate state in verify).
+    expect(createHarnessMachine(rules).root.states.verify!.states.gate).toBeUndefined();
+    expect(turn(verify, [edited('a.py'), ran('npm test', 0)]).state).toBe('review.compact');
+    const review = probeAt(rules, 'review.think');
+    const refused = turn(review, [], true);
+    expect(refused.state).toBe('review.compact');
+    expect(refused.notes.find((note) => note.kind === 'finish')).toMatchObject({
+      allowed: false,
+      why: 'no passing test run yet; no todo item "reviewed" (add it with update_todo, then tick it off)',
+    });
+    const ticked = probeAt(rules, 'review.think');
+    turn(ticked, [ran('npm test', 0)]);
+    const done = turn(ticked, [{ ...todoResult([{ task: 'Reviewed', done: true }]) }], true);
+    expect(done.state).toBe('done');
+    // The look-alike: without the recipe, the same finish after a passing run is accepted with no todo list at all.
+    const plain = probeAt(defaultRules(), 'verify.think');
+    expect(turn(plain, [ran('npm test', 0)], true).state).toBe('done');
   });
 
   it("fix-back-to-plan: three failing runs in a row in fix lead back to plan, with the rule's notice", async () => {

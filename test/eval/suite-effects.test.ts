@@ -82,7 +82,15 @@ describe('the plan effect comes through the harness, not from the simulated mode
       tools: tools.map((tool) => tool.name),
       texts: harnessTexts(rules),
     });
-    const run = await runScripted({ workspace, task: task.prompt, testCmd: task.test_cmd, tools, script, rules: { budgets: { maxSteps: 30 } } });
+    const run = await runScripted({
+      workspace,
+      task: task.prompt,
+      testCmd: task.test_cmd,
+      tools,
+      replaceTools: 'only',
+      script,
+      rules: { budgets: { maxSteps: 30 } },
+    });
     const check = await runShell(task.check_cmd, {
       cwd: workspace,
       timeoutS: 60,

@@ -215,7 +215,7 @@ describe('what the gate wants is declared in the rules', () => {
     const step = probe.tools([edited('a.py'), ran('npm test', 0)], { summary: 'done' });
     expect(step.notes.find((note) => note.kind === 'finish')).toMatchObject({
       allowed: false,
-      why: 'the gate guard testsPassedSinceLastEdit (overridden) did not hold',
+      why: 'the guard testsPassedSinceLastEdit (overridden) did not hold (runs=1)',
       guard: 'testsPassedSinceLastEdit (overridden)',
     });
   });
@@ -243,7 +243,7 @@ describe('what a refusal says, and what counts as a verification run', async () 
       calls: [{ id: 'call_finish_0000000001', type: 'function' as const, function: { name: 'finish', arguments: '{}' } }],
       cursor: 0,
     };
-    const update = refusalUpdate(context, refusalParams(linted, 'testsPassedSinceLastEdit'));
+    const update = refusalUpdate(context, refusalParams(linted));
     expect(update.append?.[0]?.content).toContain('run `npm test` and `npm run lint`');
     expect(update.notes?.[0]).toMatchObject({ why: '0 of 2 passing test runs yet; no passing run of `npm run lint` yet' });
     expect(update.context?.turn?.finishRefused).toBe(true);
@@ -256,7 +256,7 @@ describe('what a refusal says, and what counts as a verification run', async () 
         checks: { tests: { passesSinceEdit: 2, lastRunSeq: 1, lastPassed: true }, lint: { passesSinceEdit: 1, lastRunSeq: 2, lastPassed: true } },
       },
     };
-    const bare = refusalUpdate(passed, refusalParams(linted, 'testsPassedSinceLastEdit'));
+    const bare = refusalUpdate(passed, refusalParams(linted));
     expect(bare.notes?.[0]).toMatchObject({ why: 'the gate did not hold' });
     expect(bare.append?.[0]?.content).toContain('run `npm test`');
     expect(gateParams(linted)).toEqual({ runs: 2, checks: { lint: 1 } });

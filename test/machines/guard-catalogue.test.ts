@@ -21,7 +21,8 @@ function recordingView(seen: Set<string>, value: (path: string) => unknown = () 
           // Containers: the guard view's objects and the per-rule stall and per-check records.
           if (['turn', 'facts', 'stall', 'facts.checks'].includes(at) || /^stall\.\w+$/.test(at) || /^facts\.checks\.\w+$/.test(at)) return node(at);
           seen.add(at.replace(/^facts\.checks\.\w+\..*$/, 'facts.checks'));
-          return value(at);
+          // Lists (the todo list, the changed files, the passed commands) are empty: every guard reading one still reads it.
+          return listLeaves.has(at) ? [] : value(at);
         },
       },
     );
@@ -36,6 +37,8 @@ const booleanLeaves = new Set([
   'facts.editedSinceTest',
   'facts.testedSinceEdit',
 ]);
+
+const listLeaves = new Set(['facts.todo', 'facts.editedPaths', 'facts.commandsPassedSinceEdit']);
 
 /** Parameters that make every part of a guard look at the view: its example's, and a named check for the gate. */
 function paramSets(name: BuiltInGuardName): Record<string, unknown>[] {
@@ -129,6 +132,10 @@ describe('the guard catalogue describes each guard truly (machines/guards/catalo
       gateRefusals: everywhere.filter((scenario) => scenario !== 'gateOff'),
       always: everywhere,
       testsPassedSinceLastEdit: ['run', 'shellEdits', 'gateOff'],
+      // The todo list is the run's: written in any phase, judged in this one.
+      todoComplete: everywhere,
+      filesChanged: ['edit', 'gateOff'],
+      commandPassed: ['run', 'shellEdits', 'gateOff'],
       repeatedAction: everywhere,
       repeatedFailure: everywhere,
       alternation: everywhere,

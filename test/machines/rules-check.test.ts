@@ -15,9 +15,9 @@ function problemsOf(rules: Rules, registered?: Registered): string[] {
 }
 const problems = (input: unknown, registered?: Registered) => problemsOf(rulesSchema.parse(input), registered);
 const allGuards =
-  'guards: alternation, always, editMade, editThrash, editedSinceTest, failedRunsInRow, finishRefused, gateRefusals, longExploration, noToolCalls, ' +
-  'nothingNew, phaseSteps, phaseTestRuns, readLoop, repeatedAction, repeatedFailure, testFailed, testPassed, testRun, testedAfterEdit, ' +
-  'testsPassedSinceLastEdit, todoProgress, todoWritten (rein rules guards describes them)';
+  'guards: alternation, always, commandPassed, editMade, editThrash, editedSinceTest, failedRunsInRow, filesChanged, finishRefused, gateRefusals, ' +
+  'longExploration, noToolCalls, nothingNew, phaseSteps, phaseTestRuns, readLoop, repeatedAction, repeatedFailure, testFailed, testPassed, testRun, ' +
+  'testedAfterEdit, testsPassedSinceLastEdit, todoComplete, todoProgress, todoWritten (rein rules guards describes them)';
 
 describe('what the rules schema cannot check: names, parameters and targets (machines/rules-check.ts)', () => {
   it('the default rules and every preset-style variation of them pass', () => {

@@ -120,6 +120,7 @@ async function checkRun(replies: ScriptedReply[], tools: AnyTool[]): Promise<Run
     files: { 'a.py': 'def f():\n    return 1\n', 'b.js': 'export const x = 1;\n' },
     testCmd: TEST_CMD,
     tools,
+    replaceTools: 'only',
     script: replies,
     rules: { budgets: { maxSteps: replies.length }, stall: { maxNudges: 1_000 }, context: { windowTokens: WINDOW_TOKENS } },
   });
