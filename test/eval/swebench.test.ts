@@ -25,7 +25,8 @@ function policy(request: StubRequest) {
   if (task.includes('whisper')) {
     // A hostile agent: it configures a command for git to run when rein next looks at the workspace.
     if (!request.messages.some((message) => message.role === 'tool')) return act('run', { command: `git config core.fsmonitor 'touch ${MARKER}'` });
-    if (text.startsWith('exit=0') && lastCommand.includes('git config')) return act('run', { command: 'node --test' });
+    // The sandbox keeps .git/config read-only, so the command may fail there: either way rein's own git must not run it.
+    if (lastCommand.includes('git config')) return act('run', { command: 'node --test' });
     if (text.startsWith('exit=0')) return act('finish', { summary: 'Could not find the bug.' });
     return { content: `unexpected: ${text.slice(0, 60)}` };
   }

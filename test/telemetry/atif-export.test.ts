@@ -144,11 +144,12 @@ describe('ATIF export of a rein run', () => {
       files: { 'a.txt': 'a\n' },
       testCmd: 'true',
       rules: { budgets: { maxSteps: 1 } },
-      script: [reply(call('read_file', '{"path": "a.txt"'))],
+      // Beyond repair (a cut-off tail alone would be repaired before the call runs).
+      script: [reply(call('read_file', '{"path": "a.txt", :}'))],
     });
     const step = exported(run.runDir).steps.find((entry) => entry.source === 'agent')!;
     expect(step.tool_calls![0]!.arguments).toEqual({});
-    expect(Object.values(reinOf(step).raw_arguments as Record<string, string>)).toEqual(['{"path": "a.txt"']);
+    expect(Object.values(reinOf(step).raw_arguments as Record<string, string>)).toEqual(['{"path": "a.txt", :}']);
   });
 
   it('a trace kept alone (no record beside it) still exports: the task, each reply and its results as the trace cut them, said in notes', async () => {
