@@ -98,7 +98,7 @@ export async function measureHarnessPrefix(
     runDir,
     fsync: false,
     saveState: false,
-    tools: [...defaultTools, outputTool(resultChars)],
+    tools: [outputTool(resultChars)],
     model: { name: 'recorder', description: 'benchmark', createActor: model, summarize: extractiveSummary },
   });
   const output = await handle.done;

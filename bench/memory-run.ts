@@ -58,7 +58,7 @@ export async function runForMemory(steps: number, options: { everything: boolean
     runDir,
     fsync: false,
     saveState: false,
-    tools: [...defaultTools, outputTool(options.resultChars ?? 4000, results)],
+    tools: [outputTool(options.resultChars ?? 4000, results)],
     model: {
       name: 'instant',
       description: 'benchmark',

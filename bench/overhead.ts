@@ -58,7 +58,7 @@ export async function measureOverhead(
     runDir,
     fsync: options.fsync ?? false,
     saveState: options.saveState ?? false,
-    tools: [...defaultTools, noteTool],
+    tools: [noteTool],
     ...(options.onTraceLine ? { onTraceLine: options.onTraceLine } : {}),
     model: {
       name: 'instant',

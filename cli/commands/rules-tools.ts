@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { LoadedRules } from '../../config/load-rules.js';
 import { isToolAllowed } from '../../lib/tool-patterns.js';
 import { enabledPhases, phaseRule } from '../../rules/schema.js';
-import { defaultTools } from '../../tools/index.js';
+import { toolRegistry } from '../../tools/index.js';
 import { selectTools } from '../../tools/select-tools.js';
 import type { Io } from '../execute-run.js';
 import { EXIT } from '../exit-codes.js';
@@ -18,7 +18,7 @@ import { openRunMcp } from '../mcp-servers.js';
  */
 export async function printTools(loaded: LoadedRules, workspace: string, format: string, io: Io, env: NodeJS.ProcessEnv): Promise<number> {
   const { rules } = loaded;
-  const tools = selectTools([...defaultTools, ...loaded.tools], rules.tools.enabled).map((tool) => tool.name);
+  const tools = selectTools(toolRegistry(loaded.tools), rules.tools.enabled).map((tool) => tool.name);
   const runDir = mkdtempSync(join(tmpdir(), 'rein-rules-tools-'));
   const mcp = await openRunMcp({ rules, workspace, runDir, ...(loaded.configPath ? { configPath: loaded.configPath } : {}) }, env, io);
   try {
