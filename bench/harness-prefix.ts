@@ -7,7 +7,6 @@ import { extractiveSummary } from '../actors/summarizer.js';
 import type { ModelInput } from '../machines/actor-contracts.js';
 import type { ModelReply } from '../machines/types.js';
 import { startRun } from '../run/start-run.js';
-import { defaultTools } from '../tools/index.js';
 import type { AnyTool } from '../tools/types.js';
 import { benchRules } from './bench-rules.js';
 

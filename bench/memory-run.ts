@@ -5,7 +5,6 @@ import { z } from 'zod';
 import { extractiveSummary } from '../actors/summarizer.js';
 import type { ChatMessage } from '../context/messages.js';
 import { startRun } from '../run/start-run.js';
-import { defaultTools } from '../tools/index.js';
 import type { AnyTool, ToolOutcome } from '../tools/types.js';
 import { benchRules } from './bench-rules.js';
 import { instantModel } from './instant-model.js';

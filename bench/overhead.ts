@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { extractiveSummary } from '../actors/summarizer.js';
 import { startRun } from '../run/start-run.js';
-import { defaultTools } from '../tools/index.js';
 import type { AnyTool } from '../tools/types.js';
 import { benchRules } from './bench-rules.js';
 import { instantModel } from './instant-model.js';
