@@ -29,7 +29,7 @@ export function createStatusLine(stream: Stream, rules: Rules, options: { unsand
   // Said on every redraw, not once: commands running without the sandbox should never be a surprise.
   const warning = options.unsandboxed ? '  [UNSANDBOXED]' : '';
   const started = now();
-  const state = { phase: '-', stepPhase: '-', step: 0, tokens: 0, cached: 0, lastTool: '-', drawn: false };
+  const state = { phase: '-', stepPhase: '-', step: 0, tokens: 0, cached: 0, lastTool: '-', drawn: false, recoveredShapes: new Set<string>() };
   const tty = Boolean(stream.isTTY);
   const draw = () => {
     const elapsed = Math.round((now() - started) / 1000);
@@ -95,6 +95,17 @@ export function createStatusLine(stream: Stream, rules: Rules, options: { unsand
           break;
         case 'retry':
           say(`[rein] model call failed, retry ${line.attempt}: ${line.error}`);
+          break;
+        case 'calls_recovered': {
+          // Said once per shape: a model that writes every call as text would otherwise repeat it each step.
+          const fresh = line.shapes.filter((shape) => !state.recoveredShapes.has(shape));
+          for (const shape of fresh) state.recoveredShapes.add(shape);
+          if (fresh.length > 0)
+            say(`[rein] step ${line.step}: the model wrote its tool calls as text (${fresh.join(', ')}); rein runs them as calls (trace: calls_recovered)`);
+          break;
+        }
+        case 'tool_calling':
+          say(`[rein] step ${line.step}: tools are now described in the prompt and calls read from text (${line.mode}, was ${line.from}): ${line.why}`);
           break;
         case 'mcp_server':
           if (line.state === 'restarting' || line.state === 'failed')

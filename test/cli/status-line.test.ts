@@ -90,6 +90,21 @@ describe('status line', () => {
     );
   });
 
+  it('says once per shape that calls were recovered from text, and when tool calling switches to the prompt', () => {
+    const out = capture(false);
+    const status = createStatusLine(out.stream, defaultRules());
+    const recovered = (step: number, shapes: string[]) => line('calls_recovered', { step, shapes, calls: [], raw: '' });
+    status.onTrace(recovered(1, ['hermes']));
+    status.onTrace(recovered(2, ['hermes']));
+    status.onTrace(line('tool_calling', { step: 2, mode: 'prompted', from: 'native', why: 'two replies in a row wrote their calls as text' }));
+    status.onTrace(recovered(3, ['hermes', 'mistral']));
+    expect(out.text().split('\n').filter(Boolean)).toEqual([
+      '[rein] step 1: the model wrote its tool calls as text (hermes); rein runs them as calls (trace: calls_recovered)',
+      '[rein] step 2: tools are now described in the prompt and calls read from text (prompted, was native): two replies in a row wrote their calls as text',
+      '[rein] step 3: the model wrote its tool calls as text (mistral); rein runs them as calls (trace: calls_recovered)',
+    ]);
+  });
+
   it('names a background job and its state when run starts one or job looks at it', () => {
     const out = capture(false);
     const status = createStatusLine(out.stream, defaultRules());
