@@ -1,18 +1,11 @@
 import { ErrorCode, McpError, type Tool as ServerTool } from '@modelcontextprotocol/sdk/types.js';
 import { type Actor, createActor, fromPromise } from 'xstate';
+import type { McpServerEvent } from '../lib/trace-events.js';
 import { type Connection, type ConnectOptions, connectServer } from './connect.js';
 import { serverMachine } from './server-machine.js';
 
-/** A lifecycle step, for the trace: `{ server: 'docs', state: 'restarting', problem: 'the connection closed' }`. */
-export interface ServerStateNote {
-  server: string;
-  state: string;
-  restarts: number;
-  problem: string | null;
-  where?: string;
-  tools?: number;
-  garbageLines?: number;
-}
+/** A lifecycle step, for the trace: `{ server: 'docs', state: 'restarting', problem: 'the connection closed' }` (the mcp_server line without its kind). */
+export type ServerStateNote = Omit<McpServerEvent, 'kind'>;
 
 /** A `CallToolResult` as read: every field may be missing (old servers send `toolResult`). */
 export interface ToolResult {

@@ -3,8 +3,9 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileS
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { atifTrajectorySchema } from '../../lib/atif-schema.js';
-import { type OpenAIStub, type StubRequest, startOpenAIStub } from '../../testing/index.js';
+import { type OpenAIStub, startOpenAIStub } from '../../testing/index.js';
 import { cleanEnv, repoRoot } from '../helpers/cli.js';
+import { fixesAdd } from '../helpers/fixes-add.js';
 import { makeTempDir } from '../helpers/workspace.js';
 
 const harbor = join(repoRoot, 'adapters', 'harbor');
@@ -25,17 +26,6 @@ function sh(command: string, args: string[], env: NodeJS.ProcessEnv, cwd?: strin
   });
 }
 
-function policy(request: StubRequest) {
-  const last = request.messages.at(-1)!;
-  const text = typeof last.content === 'string' ? last.content : '';
-  const id = `call_${request.messages.length}`;
-  if (!request.messages.some((message) => message.role === 'tool')) return { toolCalls: [{ id, name: 'read_file', arguments: { path: 'add.js' } }] };
-  if (text.startsWith('[add.js')) return { toolCalls: [{ id, name: 'edit_file', arguments: { path: 'add.js', old: 'a - b', new: 'a + b' } }] };
-  if (text.startsWith('Edit applied')) return { toolCalls: [{ id, name: 'run', arguments: { command: 'node --test' } }] };
-  if (text.startsWith('exit=0')) return { toolCalls: [{ id, name: 'finish', arguments: { summary: 'add() adds.' } }] };
-  return { content: `unexpected: ${text.slice(0, 60)}` };
-}
-
 /**
  * A fresh directory stands in for the task container: the bundle and a Node tarball staged
  * where the Python class uploads them, an image whose own node is too old, the install script,
@@ -44,7 +34,7 @@ function policy(request: StubRequest) {
 describe('the Harbor installed agent, without Docker', () => {
   let stub: OpenAIStub;
   beforeAll(async () => {
-    stub = await startOpenAIStub(policy);
+    stub = await startOpenAIStub(fixesAdd);
   });
   afterAll(async () => {
     await stub.close();
@@ -163,7 +153,7 @@ describe('the Harbor installed agent, without Docker', () => {
 
     // Harbor stops an agent that runs out of time: SIGTERM to the run command reaches rein, which saves and writes its files.
     let calls = 0;
-    const hanging = await startOpenAIStub((request) => (calls++ === 0 ? policy(request) : { hang: true }));
+    const hanging = await startOpenAIStub((request) => (calls++ === 0 ? fixesAdd(request) : { hang: true }));
     try {
       const stopped = join(container, 'logs', 'stopped');
       const child = spawn(join(container, 'opt', 'rein', 'bin', 'rein-harbor-run'), ['Fix add() again.'], {

@@ -5,8 +5,9 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { atifTrajectorySchema } from '../../lib/atif-schema.js';
-import { type OpenAIStub, type StubRequest, startOpenAIStub } from '../../testing/index.js';
+import { type OpenAIStub, startOpenAIStub } from '../../testing/index.js';
 import { cleanEnv, repoRoot, runCli } from '../helpers/cli.js';
+import { fixesAdd } from '../helpers/fixes-add.js';
 import { makeTempDir } from '../helpers/workspace.js';
 
 const SECRET = 'sk-test-0123456789abcdefHEADLESS';
@@ -19,17 +20,6 @@ function repo(): string {
     "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { add } from './add.js';\ntest('adds', () => assert.equal(add(2, 3), 5));\n",
   );
   return dir;
-}
-
-function policy(request: StubRequest) {
-  const last = request.messages.at(-1)!;
-  const text = typeof last.content === 'string' ? last.content : '';
-  const id = `call_${request.messages.length}`;
-  if (!request.messages.some((message) => message.role === 'tool')) return { toolCalls: [{ id, name: 'read_file', arguments: { path: 'add.js' } }] };
-  if (text.startsWith('[add.js')) return { toolCalls: [{ id, name: 'edit_file', arguments: { path: 'add.js', old: 'a - b', new: 'a + b' } }] };
-  if (text.startsWith('Edit applied')) return { toolCalls: [{ id, name: 'run', arguments: { command: 'node --test' } }] };
-  if (text.startsWith('exit=0')) return { toolCalls: [{ id, name: 'finish', arguments: { summary: 'add() adds.' } }] };
-  return { content: `unexpected: ${text.slice(0, 60)}` };
 }
 
 /** What an outside tool does with rein's stdout: every line must be one JSON object. */
@@ -50,7 +40,7 @@ describe('the headless contract, read as an outside tool reads it', () => {
   });
 
   it('--json-events streams the trace on stdout line for line; --summary and --atif are written; exit 0', async () => {
-    stub = await startOpenAIStub(policy);
+    stub = await startOpenAIStub(fixesAdd);
     const out = makeTempDir('rein-headless-out-');
     const runDir = join(out, 'run');
     const result = await runCli(
@@ -89,7 +79,7 @@ describe('the headless contract, read as an outside tool reads it', () => {
 
   it('SIGTERM stops the run cleanly: exit 143, the summary says terminated, the ATIF holds the steps so far', async () => {
     let calls = 0;
-    stub = await startOpenAIStub((request) => (calls++ === 0 ? policy(request) : { hang: true }));
+    stub = await startOpenAIStub((request) => (calls++ === 0 ? fixesAdd(request) : { hang: true }));
     const out = makeTempDir('rein-headless-term-');
     const child = spawn(
       process.execPath,
@@ -146,7 +136,7 @@ describe('the headless contract, read as an outside tool reads it', () => {
   it('a run killed with SIGKILL and resumed exports one ATIF trajectory that validates and records the resume', async () => {
     stub = await startOpenAIStub(async (request) => {
       await new Promise((resolve) => setTimeout(resolve, 150));
-      return policy(request);
+      return fixesAdd(request);
     });
     const out = makeTempDir('rein-headless-kill-');
     const runDir = join(out, 'run');
