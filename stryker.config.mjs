@@ -20,6 +20,19 @@ export const groups = [
   },
   { id: 'edit', name: 'guarded edit', files: ['tools/edit-file.ts'], tests: ['test/tools/edit-file.test.ts', 'test/tools/index.test.ts'] },
   {
+    id: 'tool-patterns',
+    name: 'phase tool lists (names, globs, MCP entries)',
+    files: ['lib/tool-patterns.ts'],
+    tests: [
+      'test/lib/tool-patterns.test.ts',
+      'test/mcp/mcp-rules.test.ts',
+      'test/mcp/governance.test.ts',
+      'test/rules/phase-table.test.ts',
+      'test/machines/rules-check.test.ts',
+      'test/actors/tool-runner.test.ts',
+    ],
+  },
+  {
     id: 'shape',
     name: 'observation shaping',
     files: ['lib/output-collector.ts'],
