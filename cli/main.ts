@@ -12,6 +12,7 @@ const USAGE = `rein: an agent harness built as an explicit statechart
   rein resume <run-dir>             continue a killed run from its last saved step
   rein approve <run-dir> [--deny]   answer the tool call a run is waiting on (--message M, --remember SCOPE)
   rein rules show|graph|coverage    the effective rules, the statechart they build, its transition coverage
+  rein trust [<repo>]               after reviewing it: let rein load a repository's own rules file (--list, --revoke)
   rein viz <trace.jsonl>            replay a run in the visualizer (--out run.html for one offline file)
   rein trace export <trace.jsonl>   send a run's trace to an OpenTelemetry collector as GenAI spans
   rein eval <tasks> --preset A --preset B    run a task set under several configurations
@@ -39,6 +40,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   worker: async () => (await import('./commands/worker.js')).workerCommand,
   rules: async () => (await import('./commands/rules.js')).rulesCommand,
   approve: async () => (await import('./commands/approve.js')).approveCommand,
+  trust: async () => (await import('./commands/trust.js')).trustCommand,
 };
 
 /** The CLI entry: dispatches a command and maps errors to exit codes. Returns the exit code. */

@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { extname, resolve } from 'node:path';
+import { dirname, extname, isAbsolute, relative, resolve } from 'node:path';
 import { parseDocument } from 'yaml';
 import { HOOK_MOMENTS, type HookFunction } from '../hooks/schema.js';
 import { didYouMean } from '../lib/did-you-mean.js';
@@ -7,6 +7,7 @@ import { UsageError } from '../lib/errors.js';
 import { RULES_FILE_NAMES } from '../lib/harness-files.js';
 import { isUntrusted } from '../lib/rules-trust.js';
 import { jsonSyntaxError, yamlSyntaxError } from '../lib/syntax-error.js';
+import { isTrustedRulesFile, type RulesFingerprint, sameFingerprint } from '../lib/trusted-rules.js';
 import { formatZodError } from '../lib/zod-error.js';
 import { type GuardRegistry, registerGuards } from '../machines/guards/registry.js';
 import { type RuleActionRegistry, registerActions } from '../machines/rule-actions.js';
@@ -18,6 +19,8 @@ import { toolRegistry } from '../tools/index.js';
 import { enableRegistered, selectTools } from '../tools/select-tools.js';
 import type { AnyTool } from '../tools/types.js';
 import { type ConfigModule, importConfigModule } from './import-config.js';
+import { looseningsOf } from './loosening-rules.js';
+import { fingerprintRules, isCodeRulesFile } from './rules-fingerprint.js';
 
 /** File names looked up in the workspace when no `--config` is given. */
 export const CONFIG_NAMES: readonly string[] = RULES_FILE_NAMES;
@@ -29,7 +32,19 @@ export interface LoadRulesOptions {
   workspace?: string;
   /** Command-line overrides, the last layer. */
   overrides?: Plain;
+  /**
+   * `rein resume`: the fingerprint the rules file had when the run started. A file or imported module that changed
+   * since (the agent may have written it) is not run again unless a person trusted it as it is now.
+   */
+  startedWith?: RulesFingerprint;
 }
+
+/**
+ * How far the rules file is trusted: `explicit` (named with --config: the user's own choice), `trusted` (a
+ * repository's rules file a person trusted with `rein trust`, unchanged since, imports included), `repository` (a
+ * repository's rules file nobody trusted: data only, and only what keeps or narrows the rules; config/loosening-rules.ts).
+ */
+export type RulesTrust = 'explicit' | 'trusted' | 'repository';
 
 export interface LoadedRules {
   rules: Rules;
@@ -45,6 +60,11 @@ export interface LoadedRules {
   hookFunctions: Record<string, HookFunction>;
   /** The rules file used, if any (a resumed run reloads its guards and tools from it). */
   configPath?: string;
+  /** Its fingerprint (hash, and the workspace modules it imports), when there is one. */
+  fingerprint?: RulesFingerprint;
+  trust?: RulesTrust;
+  /** Warnings for the user (a --config file inside the workspace). */
+  notices: string[];
 }
 
 /**
@@ -61,9 +81,11 @@ export async function loadRules(options: LoadRulesOptions = {}): Promise<LoadedR
   const configPath = options.configPath ? resolve(options.configPath) : findConfig(options.workspace);
   let fileLayer: Plain | undefined;
   let extensions: Extensions = { guards: {}, tools: [], actions: {}, hookFunctions: {} };
-  if (configPath) {
-    ({ rules: fileLayer, extensions } = await readConfigFile(configPath));
-    sources.push(configPath);
+  const notices: string[] = [];
+  const decided = configPath ? await decideTrust(configPath, options, notices) : undefined;
+  if (configPath && decided) {
+    ({ rules: fileLayer, extensions } = await readConfigFile(configPath, decided.trust));
+    sources.push(decided.trust === 'repository' ? `${configPath} (not trusted: may only narrow the rules)` : configPath);
   }
   if (options.overrides && Object.keys(options.overrides).length > 0) sources.push('command-line flags');
   const merged = mergeRules(preset.rules as Plain, fileLayer, options.overrides);
@@ -79,6 +101,7 @@ export async function loadRules(options: LoadRulesOptions = {}): Promise<LoadedR
     ...mergedLines.filter((line) => !fileLines.includes(line)).map((line) => `${fileOnly ? 'command-line flags' : where}: ${line}`),
   ];
   if (!parsed.success || problems.length > 0) throw new UsageError(problems.join('\n'));
+  if (decided?.trust === 'repository' && configPath) refuseLoosening(configPath, preset.rules as Plain, fileLayer, options.workspace);
   // Names that rules refer to are checked here, so a bad file stops every command before anything runs.
   let rules = parsed.data;
   let registry: AnyTool[] = [];
@@ -99,7 +122,58 @@ export async function loadRules(options: LoadRulesOptions = {}): Promise<LoadedR
         .join('\n'),
     );
   }
-  return { rules, sources, ...extensions, ...(configPath ? { configPath } : {}) };
+  return {
+    rules,
+    sources,
+    ...extensions,
+    notices,
+    ...(configPath && decided ? { configPath, fingerprint: decided.fingerprint, trust: decided.trust } : {}),
+  };
+}
+
+/** The rules file's fingerprint and how far it is trusted; throws when it may not be loaded at all. */
+async function decideTrust(configPath: string, options: LoadRulesOptions, notices: string[]): Promise<{ trust: RulesTrust; fingerprint: RulesFingerprint }> {
+  if (!existsSync(configPath)) throw new UsageError(`${configPath}: rules file not found`);
+  const workspace = options.workspace ? resolve(options.workspace) : undefined;
+  const fingerprint = await fingerprintRules(configPath, workspace ?? dirname(configPath));
+  if (options.startedWith && !sameFingerprint(options.startedWith, fingerprint) && !isTrustedRulesFile(configPath, fingerprint))
+    throw new UsageError(
+      `${configPath}: the rules file, or a module it imports, changed since this run started (the agent may have written it); rein does not run it again. Review it, then \`rein trust ${configPath}\`, and resume again`,
+    );
+  if (options.configPath) {
+    if (workspace && fromWorkspace(configPath, workspace))
+      notices.push(
+        `rein: warning: --config ${configPath} lies inside the workspace, where the repository (or an agent) may have written it; rein loads it because you named it`,
+      );
+    return { trust: 'explicit', fingerprint };
+  }
+  if (isTrustedRulesFile(configPath, fingerprint)) return { trust: 'trusted', fingerprint };
+  if (isCodeRulesFile(configPath))
+    throw new UsageError(
+      `${configPath}: this repository's rules file is code, and rein runs no repository code nobody trusted (or that changed since, imports included). Review it and the modules it imports, then run \`rein trust ${dirname(configPath)}\`; or pass your own rules with --config`,
+    );
+  return { trust: 'repository', fingerprint };
+}
+
+/** An untrusted rules file may keep or narrow the rules below it, never widen them (config/loosening-rules.ts). */
+function refuseLoosening(configPath: string, below: Plain, fileLayer: Plain | undefined, workspace: string | undefined): void {
+  const base = rulesSchema.safeParse(below);
+  const withFile = rulesSchema.safeParse(mergeRules(below, fileLayer));
+  if (!base.success || !withFile.success) return;
+  const found = looseningsOf(base.data, withFile.data);
+  if (found.length === 0) return;
+  throw new UsageError(
+    [
+      `${configPath}: this repository's rules file is not trusted, and it loosens the rules; rein applies what narrows them and refuses these:`,
+      ...found.map((line) => `  ${line}`),
+      `Review the file, then run \`rein trust ${workspace ?? dirname(configPath)}\` to use it as it is; or pass your own rules with --config`,
+    ].join('\n'),
+  );
+}
+
+function fromWorkspace(file: string, workspace: string): boolean {
+  const rel = relative(workspace, file);
+  return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel);
 }
 
 export { presetNames };
@@ -111,7 +185,7 @@ function findConfig(workspace: string | undefined): string | undefined {
   // A rules file an earlier run wrote is not loaded (it may be code) until a person has looked at it.
   if (isUntrusted(workspace, name)) {
     throw new UsageError(
-      `${resolve(workspace, name)}: an agent run wrote this rules file; review it, then run \`rein rules trust --workspace ${workspace}\` (or pass it with --config)`,
+      `${resolve(workspace, name)}: an agent run wrote this rules file; review it, then run \`rein trust ${workspace}\` (or pass it with --config)`,
     );
   }
   return resolve(workspace, name);
@@ -137,8 +211,10 @@ function checkHookFunctions(rules: Rules, functions: Record<string, HookFunction
 
 const MODULE_EXTENSIONS = ['.ts', '.mts', '.js', '.mjs'];
 
-async function readConfigFile(path: string): Promise<{ rules: Plain; extensions: Extensions }> {
+async function readConfigFile(path: string, trust: RulesTrust): Promise<{ rules: Plain; extensions: Extensions }> {
   if (!existsSync(path)) throw new UsageError(`${path}: rules file not found`);
+  // Checked once more where it is used: untrusted code is never imported.
+  if (trust === 'repository' && isCodeRulesFile(path)) throw new UsageError(`${path}: an untrusted rules module is never run`);
   const extension = extname(path);
   let value: unknown;
   let extensions: Extensions = { guards: {}, tools: [], actions: {}, hookFunctions: {} };

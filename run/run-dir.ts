@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { UsageError } from '../lib/errors.js';
 import { STATE_DIR_NAME } from '../lib/harness-files.js';
+import { isRecordedRunMeta, recordRunMeta } from '../lib/run-records.js';
 import { formatZodError } from '../lib/zod-error.js';
 
 /**
@@ -46,6 +47,8 @@ const runMetaSchema = z.looseObject({
   baseURL: z.string().optional(),
   /** The rules file the run was started with: a resumed run reloads its guards, actions and tools. */
   configPath: z.string().optional(),
+  /** That file's fingerprint at the start (its hash and its imported workspace modules'), checked again by `rein resume`. */
+  configFingerprint: z.object({ hash: z.string(), modules: z.record(z.string(), z.string()) }).optional(),
   /** A trace kept outside the run directory (`--trace`): where a resumed run goes on writing. */
   tracePath: z.string().optional(),
 });
@@ -56,7 +59,22 @@ export type RunMeta = z.infer<typeof runMetaSchema>;
 export function writeRunMeta(runDir: string, meta: Omit<RunMeta, 'version' | 'createdAt'>): void {
   const { baseURL, ...rest } = meta;
   const safe = typeof baseURL === 'string' && !/^[a-z]+:\/\/[^/]*@|[?#]/i.test(baseURL) ? { baseURL } : {};
-  writeFileSync(runFile(runDir, 'meta'), `${JSON.stringify({ version: 1, createdAt: new Date().toISOString(), ...rest, ...safe }, null, 2)}\n`);
+  const text = `${JSON.stringify({ version: 1, createdAt: new Date().toISOString(), ...rest, ...safe }, null, 2)}\n`;
+  writeFileSync(runFile(runDir, 'meta'), text);
+  recordRunMeta(runDir, text);
+}
+
+/**
+ * `run.json` for acting on it (`rein resume`, a replay that imports the run's rules module): only the one rein wrote
+ * there, as it wrote it (lib/run-records.ts); a usage error otherwise.
+ */
+export function readOwnRunMeta(runDir: string): RunMeta {
+  const meta = readRunMeta(runDir);
+  if (!isRecordedRunMeta(runDir, readFileSync(runFile(runDir, 'meta'), 'utf8')))
+    throw new UsageError(
+      `${runFile(runDir, 'meta')} was not written by rein for this user on this machine, or was changed since: rein does not act on it (it names the rules and the rules module a resumed run loads)`,
+    );
+  return meta;
 }
 
 /** Reads and checks `run.json`; a missing or malformed one is a usage error naming the directory. */

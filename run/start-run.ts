@@ -1,5 +1,4 @@
 import { existsSync, mkdirSync, realpathSync, rmSync } from 'node:fs';
-import { join, resolve, sep } from 'node:path';
 import { createActor, type InspectionEvent, toPromise } from 'xstate';
 import { type AnswerSource, createApprover } from '../actors/approver.js';
 import { createContextManagerActor } from '../actors/context-manager-actor.js';
@@ -12,11 +11,10 @@ import { ViewBuilder } from '../context/view-builder.js';
 import { checkHooksTrusted } from '../hooks/hooks-trust.js';
 import type { HookOutcome } from '../hooks/run-hook.js';
 import { RunAwaitingApproval, RunInterrupted, UsageError } from '../lib/errors.js';
-import { STATE_DIR_NAME } from '../lib/harness-files.js';
 import { beginRulesWatch, endRulesWatch } from '../lib/rules-trust.js';
-import { ensureStateDir } from '../lib/state-dir.js';
 import type { TraceLine } from '../lib/trace-events.js';
 import { thisTraceWriter } from '../lib/trace-writer.js';
+import type { RulesFingerprint } from '../lib/trusted-rules.js';
 import type { HarnessMachine, HarnessOptions } from '../machines/harness-machine.js';
 import { isCheckpoint, stateLabel } from '../machines/introspection.js';
 import type { HarnessContext, HarnessInput, HarnessOutput } from '../machines/types.js';
@@ -36,6 +34,7 @@ import { harnessMachineFor } from './machine-cache.js';
 import { readRepositoryInstructions } from './repository-instructions.js';
 import { ResourceStack } from './resource-stack.js';
 import { runFile, writeRunMeta } from './run-dir.js';
+import { prepareRunPlacement } from './run-placement.js';
 import { loadState, type SavedState, STATE_VERSION, saveState } from './state-file.js';
 import { nextTraceIndex, openTracer, TRACE_VERSION, type Tracer } from './trace.js';
 import { Transcript } from './transcript.js';
@@ -64,6 +63,8 @@ export interface RunOptions {
   rulesSources?: readonly string[];
   /** The rules file the run was started with, kept in run.json so `rein resume` can reload its guards and tools. */
   configPath?: string;
+  /** Its fingerprint when the run started (file and imported workspace modules): `rein resume` refuses a file that changed since. */
+  configFingerprint?: RulesFingerprint;
   /** XState clock (a `SimulatedClock` in tests). */
   clock?: { setTimeout(fn: (...args: unknown[]) => void, ms: number): unknown; clearTimeout(id: unknown): void };
   /** Every trace line, as the file gets it (status line, visualizer). */
@@ -162,6 +163,8 @@ function launch(options: RunOptions, saved: SavedState | null): RunHandle {
   try {
     const workspace = realWorkspace(options.workspace);
     checkHooksTrusted(options.rules.hooks, options.configPath, workspace, options.trustFile ?? trustFilePath());
+    // Before the sandbox exists: .rein is made (and so shown read-only), and no run file is where a command could write it.
+    prepareRunPlacement(workspace, { runDir: options.runDir, ...(options.tracePath ? { tracePath: options.tracePath } : {}) });
     step('sandbox');
     const sandbox = openSandbox(options, workspace, held);
     step('files');
@@ -224,7 +227,6 @@ export function policyOf(rules: Rules): CommandPolicy {
 
 /** The run directory's files: the trace (numbering on after a killed process's lines), the record and the call journal. */
 function openRunFiles(options: RunOptions, saved: SavedState | null, workspace: string, opened: OpenedSandbox, held: ResourceStack) {
-  if (resolve(options.runDir).startsWith(join(workspace, STATE_DIR_NAME) + sep)) ensureStateDir(workspace);
   mkdirSync(options.runDir, { recursive: true });
   const tracePath = options.tracePath ?? runFile(options.runDir, 'trace');
   // Lines written after the last save stay (they show what the killed process did); numbering continues after them.
@@ -483,6 +485,7 @@ function writeStartLines(options: RunOptions, saved: SavedState | null, workspac
       rules: options.rules,
       ...(options.model.baseURL ? { baseURL: options.model.baseURL } : {}),
       ...(options.configPath ? { configPath: options.configPath } : {}),
+      ...(options.configFingerprint ? { configFingerprint: options.configFingerprint } : {}),
       ...(options.tracePath ? { tracePath } : {}),
     });
     trace.log('start', {

@@ -1,9 +1,9 @@
 import fs from 'node:fs';
 import { z } from 'zod';
-import { UsageError } from '../lib/errors.js';
 import { stableStringify } from '../lib/stable-json.js';
 import { ensureStateDir } from '../lib/state-dir.js';
 import { jsonSyntaxError } from '../lib/syntax-error.js';
+import { isWrittenProgress, recordWrittenProgress } from '../lib/written-progress.js';
 import { formatZodError } from '../lib/zod-error.js';
 import { writeFileAtomic } from './atomic-write.js';
 import { resolveInWorkspace } from './path-guard.js';
@@ -40,7 +40,10 @@ export const updateTodoTool: Tool<typeof parameters> = {
   async execute({ items }, ctx) {
     const file = resolveInWorkspace(ctx.root, PROGRESS_FILE);
     ensureStateDir(ctx.root);
-    writeFileAtomic(file, `${stableStringify({ todo: items })}\n`);
+    const text = `${stableStringify({ todo: items })}\n`;
+    writeFileAtomic(file, text);
+    // The next run shows it as this session's list only if it is still exactly what rein wrote.
+    recordWrittenProgress(ctx.root, text);
     return { content: formatTodo(items), ok: true, effect: { kind: 'todo', items } };
   },
 };
@@ -51,29 +54,38 @@ export function formatTodo(items: readonly TodoItem[]): string {
 }
 
 /**
- * The todo list a previous run left in the workspace, or `null` if there is
- * none. A file that is not valid progress JSON is a `UsageError` naming it,
- * rather than being silently replaced.
+ * The todo list a previous run left in the workspace, or `null`: only the list rein itself last wrote there (its
+ * hash is kept in the user's state dir, lib/written-progress.ts). A `.rein/progress.json` rein did not write (a
+ * repository shipped it, or something changed it since) is not shown to the model as its earlier session's list,
+ * and a broken one stops nothing: both are `null`, with the reason in `ignored` for the trace.
  *
  * @example const todo = readProgress('/work/repo'); if (todo) prompt += formatTodo(todo);
  */
-export function readProgress(root: string): TodoItem[] | null {
+export function readProgress(root: string, ignored?: (reason: string) => void): TodoItem[] | null {
   const file = resolveInWorkspace(root, PROGRESS_FILE);
   let text: string;
   try {
     text = fs.readFileSync(file, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw error;
+    ignored?.(`${PROGRESS_FILE} could not be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+    return null;
+  }
+  if (!isWrittenProgress(root, text)) {
+    ignored?.(`${PROGRESS_FILE} is not the todo list rein last wrote here (the repository brought it, or it changed since): not shown to the model`);
+    return null;
   }
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch (error) {
-    throw new UsageError(`${file}: not valid JSON: ${jsonSyntaxError(text, error)}\nfix or delete it`);
+    ignored?.(`${PROGRESS_FILE}: not valid JSON: ${jsonSyntaxError(text, error)}`);
+    return null;
   }
   const result = progressFile.safeParse(parsed);
-  if (!result.success)
-    throw new UsageError(`${file} is not a rein progress file (${formatZodError(result.error, { input: parsed }).join('; ')}); fix or delete it`);
+  if (!result.success) {
+    ignored?.(`${PROGRESS_FILE} is not a rein progress file (${formatZodError(result.error, { input: parsed }).join('; ')})`);
+    return null;
+  }
   return result.data.todo;
 }

@@ -4,7 +4,7 @@ import { loadRules } from '../../config/load-rules.js';
 import { demoScript } from '../../demo/demo-model.js';
 import { UsageError } from '../../lib/errors.js';
 import { rulesSchema } from '../../rules/schema.js';
-import { readRunMeta, traceFileOf } from '../../run/run-dir.js';
+import { readOwnRunMeta, traceFileOf } from '../../run/run-dir.js';
 import type { RunObservers } from '../../visualizer/server/live-viz.js';
 import { keepsServing, parsePort } from '../../visualizer/server/viz-flags.js';
 import { type FlagSpec, parseCommand, stringFlag } from '../args.js';
@@ -46,10 +46,13 @@ export async function resumeCommand(argv: string[], io: Io, env: NodeJS.ProcessE
   const [dir] = parsed.positionals;
   if (!dir) throw new UsageError(`rein resume: expected <run-dir>\n\n${RESUME_USAGE}`);
   const runDir = resolve(dir);
-  const meta = readRunMeta(runDir);
+  const meta = readOwnRunMeta(runDir);
   const rules = rulesSchema.parse(meta.rules);
   // Guards and tools registered in code come back from the rules file the run started with.
-  const extensions = meta.configPath ? await loadRules({ configPath: meta.configPath }) : { guards: {}, tools: [], actions: {}, hookFunctions: {} };
+  // The file must be as it was when the run started (imports included): the agent may have rewritten a module since.
+  const extensions = meta.configPath
+    ? await loadRules({ configPath: meta.configPath, workspace: meta.workspace, startedWith: meta.configFingerprint ?? { hash: '', modules: {} } })
+    : { guards: {}, tools: [], actions: {}, hookFunctions: {} };
   const model =
     meta.model === 'demo-scripted'
       ? scriptedModelSource('demo-scripted', demoScript)
@@ -87,6 +90,7 @@ export async function resumeCommand(argv: string[], io: Io, env: NodeJS.ProcessE
         hookFunctions: extensions.hookFunctions,
         tools: extensions.tools,
         ...(meta.configPath ? { configPath: meta.configPath } : {}),
+        ...(meta.configFingerprint ? { configFingerprint: meta.configFingerprint } : {}),
         secrets,
         onTrace: observers.onTrace,
         inspect: observers.inspect,

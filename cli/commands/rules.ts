@@ -8,7 +8,6 @@ import { hooksFingerprint } from '../../hooks/hooks-trust.js';
 import { hasHooks } from '../../hooks/schema.js';
 import { didYouMean } from '../../lib/did-you-mean.js';
 import { UsageError } from '../../lib/errors.js';
-import { trustRulesFiles } from '../../lib/rules-trust.js';
 import { createHarnessMachine } from '../../machines/harness-machine.js';
 import { describeApprovals } from '../../rules/describe-approvals.js';
 import { diffRules } from '../../rules/diff.js';
@@ -20,6 +19,7 @@ import { EXIT } from '../exit-codes.js';
 import { printGraph, printMachineGraph } from './rules-graph.js';
 import { listGuards, printGuards } from './rules-guards.js';
 import { printTools } from './rules-tools.js';
+import { trustRepository } from './trust.js';
 
 export const RULES_USAGE = `rein rules <show|guards|graph|coverage|presets|trust|trust-hooks|tools> [--config FILE] [--preset NAME] [--approval MODE] [--workspace DIR]
 
@@ -30,7 +30,7 @@ export const RULES_USAGE = `rein rules <show|guards|graph|coverage|presets|trust
              --machine mcp-server: an MCP server's lifecycle
   coverage   drive every transition of that statechart with generated paths; exit 1 if one is not covered
   presets    the ablation presets and the finding each reproduces
-  trust      after reviewing them: load the rules files an agent run wrote in --workspace (default: .) again
+  trust      after reviewing it: let rein load the rules file in --workspace (default: .); the same as \`rein trust\`
   trust-hooks  after reviewing them: let the hooks the rules file in --workspace declares run (they run outside the sandbox)
   tools      every tool a run would offer, in order, and which each phase allows; starts the MCP servers to list theirs (--format json)
 
@@ -62,14 +62,8 @@ export async function rulesCommand(argv: string[], io: Io): Promise<number> {
     io.stdout.write(PRESETS.map((preset) => `${preset.name.padEnd(22)} ${preset.finding}`).join('\n') + '\n');
     return EXIT.done;
   }
-  if (action === 'trust') {
-    const workspace = resolve(stringFlag(parsed, 'workspace') ?? '.');
-    const trusted = trustRulesFiles(workspace);
-    io.stderr.write(
-      trusted.length > 0 ? `rein: trusted ${trusted.join(', ')} in ${workspace}\n` : `rein: no rules files in ${workspace} were waiting for review\n`,
-    );
-    return EXIT.done;
-  }
+  // The older spelling of `rein trust`.
+  if (action === 'trust') return trustRepository(stringFlag(parsed, 'workspace') ?? '.', undefined, io);
   const loaded = await load(parsed);
   if (action === 'trust-hooks') return trustRepositoryHooks(loaded, resolve(stringFlag(parsed, 'workspace') ?? '.'), io);
   if (action === 'show') return show(loaded, io, Boolean(parsed.values.diff) || (Boolean(stringFlag(parsed, 'preset')) && !parsed.values.full));

@@ -106,12 +106,13 @@ async function startRunCommand(parsed: ParsedCommand, repo: string, task: string
   const otel = await otelSettings('rein run', parsed, env, (text) => io.stderr.write(text));
   const workspace = resolve(repo);
   if (!existsSync(workspace) || !statSync(workspace).isDirectory()) throw new UsageError(`rein run: repo not found or not a directory: ${repo}`);
-  const { rules, guards, actions, tools, configPath, sources, hookFunctions } = await loadRules({
+  const { rules, guards, actions, tools, configPath, sources, hookFunctions, fingerprint, notices } = await loadRules({
     preset: stringFlag(parsed, 'preset'),
     configPath: stringFlag(parsed, 'config'),
     workspace,
     overrides: ruleOverrides('rein run', parsed),
   });
+  for (const notice of notices) io.stderr.write(`${notice}\n`);
   const testCmd = rules.verification.command;
   if (!testCmd && rules.verification.gate)
     throw new UsageError('rein run: no verification command: pass --test-cmd "<cmd>" (or set verification.command in the rules)');
@@ -154,6 +155,7 @@ async function startRunCommand(parsed: ParsedCommand, repo: string, task: string
         hookFunctions,
         tools,
         ...(configPath ? { configPath } : {}),
+        ...(fingerprint ? { configFingerprint: fingerprint } : {}),
         rulesSources: sources,
         onTrace: observers.onTrace,
         inspect: observers.inspect,

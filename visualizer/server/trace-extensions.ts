@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { HarnessOptions } from '../../machines/harness-machine.js';
-import { readRunMeta, runFile } from '../../run/run-dir.js';
+import { readOwnRunMeta, readRunMeta, runFile } from '../../run/run-dir.js';
 import type { PageNote } from './page-data.js';
 
 /**
@@ -20,16 +20,19 @@ export async function extensionsForTrace(
   const candidates = [dirname(tracePath), ...(typeof start?.runDir === 'string' ? [start.runDir] : [])];
   const runDir = candidates.find((dir) => existsSync(runFile(dir, 'meta')));
   if (!runDir) return { extensions: {}, notes: [] };
-  let configPath: string | undefined;
+  let meta: ReturnType<typeof readRunMeta>;
   try {
-    configPath = readRunMeta(runDir).configPath;
+    meta = readRunMeta(runDir);
   } catch {
     return { extensions: {}, notes: [] };
   }
+  const { configPath } = meta;
   if (configPath === undefined) return { extensions: {}, notes: [] };
   try {
+    // A rules module is imported only from a run.json rein wrote, as it was when that run started.
+    readOwnRunMeta(runDir);
     const { loadRules } = await import('../../config/load-rules.js');
-    const loaded = await loadRules({ configPath });
+    const loaded = await loadRules({ configPath, workspace: meta.workspace, startedWith: meta.configFingerprint ?? { hash: '', modules: {} } });
     return { extensions: { guards: loaded.guards, actions: loaded.actions }, notes: [] };
   } catch (error) {
     return {

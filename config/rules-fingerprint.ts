@@ -1,0 +1,69 @@
+import { readFileSync, realpathSync } from 'node:fs';
+import { extname, isAbsolute, relative, resolve } from 'node:path';
+import { UsageError } from '../lib/errors.js';
+import { type RulesFingerprint, sha256 } from '../lib/trusted-rules.js';
+
+const CODE_EXTENSIONS = ['.ts', '.mts', '.js', '.mjs'];
+
+/** Whether a rules file is code rein would import (as opposed to data it parses). */
+export function isCodeRulesFile(file: string): boolean {
+  return CODE_EXTENSIONS.includes(extname(file));
+}
+
+/**
+ * The rules file's hash and the hashes of the modules inside the workspace it imports, found without running it:
+ * esbuild follows every static `import`, `require()` and `import()` of a literal (or template) path through the
+ * workspace and its `node_modules`. Modules outside the workspace (rein's own install, Node's built-ins) are left
+ * out: no sandboxed command can write them. A data file (JSON, YAML) has no modules.
+ *
+ * @example await fingerprintRules('/w/repo/rein.config.mjs', '/w/repo') // { hash, modules: { '/w/repo/helper.mjs': '…' } }
+ */
+export async function fingerprintRules(file: string, workspace: string | undefined): Promise<RulesFingerprint> {
+  const hash = sha256(readFileSync(file));
+  if (!isCodeRulesFile(file) || !workspace) return { hash, modules: {} };
+  const root = realOr(workspace);
+  const self = realOr(file);
+  const modules: Record<string, string> = {};
+  for (const input of await importedFiles(file)) {
+    const real = realOr(input);
+    if (real === self || !inside(root, real)) continue;
+    modules[real] = sha256(readFileSync(real));
+  }
+  return { hash, modules: Object.fromEntries(Object.entries(modules).sort(([a], [b]) => a.localeCompare(b))) };
+}
+
+async function importedFiles(file: string): Promise<string[]> {
+  const { build } = await import('esbuild');
+  const cwd = resolve(file, '..');
+  try {
+    const result = await build({
+      entryPoints: [file],
+      absWorkingDir: cwd,
+      bundle: true,
+      write: false,
+      metafile: true,
+      platform: 'node',
+      format: 'esm',
+      logLevel: 'silent',
+      // Only the graph is wanted: files of any kind are inputs, none is compiled into anything.
+      loader: { '.node': 'empty', '.wasm': 'empty', '.css': 'empty', '.txt': 'text' },
+    });
+    return Object.keys(result.metafile.inputs).map((input) => resolve(cwd, input.replace(/^[a-z-]+:/, '')));
+  } catch (error) {
+    const first = (error as { errors?: Array<{ text: string }> }).errors?.[0]?.text ?? (error as Error).message;
+    throw new UsageError(`${file}: cannot list the modules it imports (${first}); rein loads a rules module only once it knows what it runs`);
+  }
+}
+
+function realOr(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return resolve(path);
+  }
+}
+
+function inside(root: string, path: string): boolean {
+  const rel = relative(root, path);
+  return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel);
+}

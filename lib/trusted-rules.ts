@@ -1,0 +1,70 @@
+import { createHash } from 'node:crypto';
+import { join } from 'node:path';
+import { readStateRecords, realKey, writeStateRecords } from './state-records.js';
+import { userStateDir } from './user-state-dir.js';
+
+/** What a person trusted: the rules file's content and every module inside the workspace it imports, by hash. */
+export interface RulesFingerprint {
+  /** sha256 of the rules file. */
+  hash: string;
+  /** Absolute path → sha256 of each workspace module the file imports (its own `./helper.mjs`, packages in the repo's `node_modules`). */
+  modules: Record<string, string>;
+}
+
+/** One trusted rules file, as `rein trust --list` prints it. */
+export interface TrustedRulesFile extends RulesFingerprint {
+  file: string;
+  trustedAt: string;
+}
+
+/** The file in the user's state dir that holds the records; a person may read and edit it. */
+export function trustedRulesPath(): string {
+  return join(userStateDir(), FILE);
+}
+
+const FILE = 'trusted-rules.json';
+
+/** sha256 of some bytes, hex. */
+export function sha256(bytes: string | Buffer): string {
+  return createHash('sha256').update(bytes).digest('hex');
+}
+
+/**
+ * Whether a person trusted this rules file exactly as it is: the same content and the same workspace modules with
+ * the same content (a module added, removed or changed makes it untrusted again).
+ *
+ * @example isTrustedRulesFile('/w/repo/rein.config.mjs', fingerprintRules(...)) // false until `rein trust /w/repo`
+ */
+export function isTrustedRulesFile(file: string, now: RulesFingerprint): boolean {
+  const record = readStateRecords<TrustedRulesFile>(FILE, 'files')[realKey(file)];
+  return record !== undefined && sameFingerprint(record, now);
+}
+
+/** Whether two fingerprints name the same file content and the same modules with the same content. */
+export function sameFingerprint(a: RulesFingerprint, b: RulesFingerprint): boolean {
+  if (a.hash !== b.hash) return false;
+  const names = Object.keys(a.modules ?? {});
+  return names.length === Object.keys(b.modules ?? {}).length && names.every((name) => a.modules[name] === b.modules[name]);
+}
+
+/** `rein trust`: records the rules file as it is now. */
+export function recordTrustedRules(file: string, fingerprint: RulesFingerprint): void {
+  const files = readStateRecords<TrustedRulesFile>(FILE, 'files');
+  const key = realKey(file);
+  files[key] = { file: key, trustedAt: new Date().toISOString(), hash: fingerprint.hash, modules: fingerprint.modules };
+  writeStateRecords(FILE, 'files', files);
+}
+
+/** `rein trust --revoke`: forgets the records of this file, or of every file under this folder. Returns the files forgotten. */
+export function revokeTrustedRules(fileOrFolder: string): string[] {
+  const files = readStateRecords<TrustedRulesFile>(FILE, 'files');
+  const gone = Object.keys(files).filter((file) => file === fileOrFolder || file.startsWith(`${fileOrFolder.replace(/\/$/, '')}/`));
+  for (const file of gone) delete files[file];
+  writeStateRecords(FILE, 'files', files);
+  return gone;
+}
+
+/** `rein trust --list`: every trusted rules file. */
+export function listTrustedRules(): TrustedRulesFile[] {
+  return Object.values(readStateRecords<TrustedRulesFile>(FILE, 'files'));
+}
