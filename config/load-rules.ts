@@ -85,7 +85,7 @@ export async function loadRules(options: LoadRulesOptions = {}): Promise<LoadedR
   const decided = configPath ? await decideTrust(configPath, options, notices) : undefined;
   if (configPath && decided) {
     ({ rules: fileLayer, extensions } = await readConfigFile(configPath, decided.trust));
-    sources.push(decided.trust === 'repository' ? `${configPath} (not trusted: may only narrow the rules)` : configPath);
+    sources.push(configPath);
   }
   if (options.overrides && Object.keys(options.overrides).length > 0) sources.push('command-line flags');
   const merged = mergeRules(preset.rules as Plain, fileLayer, options.overrides);
@@ -101,7 +101,6 @@ export async function loadRules(options: LoadRulesOptions = {}): Promise<LoadedR
     ...mergedLines.filter((line) => !fileLines.includes(line)).map((line) => `${fileOnly ? 'command-line flags' : where}: ${line}`),
   ];
   if (!parsed.success || problems.length > 0) throw new UsageError(problems.join('\n'));
-  if (decided?.trust === 'repository' && configPath) refuseLoosening(configPath, preset.rules as Plain, fileLayer, options.workspace);
   // Names that rules refer to are checked here, so a bad file stops every command before anything runs.
   let rules = parsed.data;
   let registry: AnyTool[] = [];
@@ -122,6 +121,8 @@ export async function loadRules(options: LoadRulesOptions = {}): Promise<LoadedR
         .join('\n'),
     );
   }
+  // After the file's own mistakes: a broken file is reported as broken first.
+  if (decided?.trust === 'repository' && configPath) refuseLoosening(configPath, preset.rules as Plain, fileLayer, options.workspace);
   return {
     rules,
     sources,

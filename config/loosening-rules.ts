@@ -171,7 +171,7 @@ export const LOOSENING_RULES: readonly LooseningRule[] = [
     check: (base, rules) => (same(base.model.prices, rules.model.prices) ? null : 'changed'),
   },
   {
-    field: 'systemPrompt, messages, verification.refusal, stall.rules, phases.<phase>.nudges',
+    field: 'systemPrompt, messages, verification.refusal, stall.rules[].message, phases.<phase>.nudges',
     label: "rein's texts",
     loosens: "any change: these texts reach the model as rein's own words, with rein's authority",
     check: (base, rules) => {
@@ -179,7 +179,8 @@ export const LOOSENING_RULES: readonly LooseningRule[] = [
       if (base.systemPrompt !== rules.systemPrompt) found.push('systemPrompt');
       if (!same(base.messages, rules.messages)) found.push('messages');
       if (base.verification.refusal !== rules.verification.refusal) found.push('verification.refusal');
-      if (!same(base.stall.rules, rules.stall.rules)) found.push('stall.rules');
+      if (rules.stall.rules.some((rule) => rule.message !== undefined && !base.stall.rules.some((old) => old.message === rule.message)))
+        found.push('stall.rules messages');
       for (const [name, phase] of Object.entries(rules.phases)) if (!same(base.phases[name]?.nudges ?? {}, phase.nudges)) found.push(`phases.${name}.nudges`);
       return joined(found);
     },

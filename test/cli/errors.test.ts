@@ -21,7 +21,9 @@ describe('the CLI when things go wrong', () => {
       'rein.config.mjs':
         "export const guards = { boom: () => { throw new Error('kaput'); } };\nexport default { phases: { plan: { exits: [{ guard: 'boom', to: 'build' }] } } };\n",
     });
-    const result = await runCli(['run', ws, 'task', '--test-cmd', 'true', '--model', 'stub', '--json'], { env: cleanEnv({ OPENAI_BASE_URL: stub.url }) });
+    const env = cleanEnv({ OPENAI_BASE_URL: stub.url, XDG_STATE_HOME: makeTempDir('rein-state-') });
+    expect((await runCli(['trust', ws], { env })).code).toBe(0);
+    const result = await runCli(['run', ws, 'task', '--test-cmd', 'true', '--model', 'stub', '--json'], { env });
     expect(result.code).toBe(4);
     expect(result.stderr).toContain('rein: run crashed: guard "boom" threw: kaput');
     expect(result.stderr).not.toMatch(/^\s+at /m);

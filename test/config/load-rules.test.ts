@@ -6,6 +6,7 @@ import { UsageError } from '../../lib/errors.js';
 import { TOOL_NAMES } from '../../rules/tool-names.js';
 import { call, reply, runScripted } from '../../testing/index.js';
 import { cleanEnv, repoRoot, runCli } from '../helpers/cli.js';
+import { trustWorkspaceRules, useTempStateDir } from '../helpers/trust.js';
 import { makeTempDir } from '../helpers/workspace.js';
 
 function dirWith(files: Record<string, string>): string {
@@ -15,6 +16,7 @@ function dirWith(files: Record<string, string>): string {
 }
 
 describe('rules files', () => {
+  useTempStateDir();
   it('layers preset, file and flags, and finds rein.config.json in the workspace', async () => {
     const workspace = dirWith({ 'rein.config.json': JSON.stringify({ budgets: { maxSteps: 12 }, stall: { rules: [{ guard: 'repeatedAction', limit: 4 }] } }) });
     const { rules, sources } = await loadRules({ preset: 'no-plan', workspace, overrides: { budgets: { maxSeconds: 30 } } });
@@ -107,6 +109,7 @@ describe('rules files', () => {
       'rein.config.mjs':
         "export const guards = { wrote: (context, params) => params.times > 0 };\nexport default { phases: { plan: { exits: [{ guard: 'wrote', times: 2, to: 'build' }] } } };\n",
     });
+    await trustWorkspaceRules(dir);
     await expect(loadRules({ workspace: dir })).resolves.toBeDefined();
   });
 
@@ -172,6 +175,7 @@ describe('rules files', () => {
         };`,
     });
     symlinkSync(join(repoRoot, 'node_modules'), join(dir, 'node_modules'));
+    await trustWorkspaceRules(dir);
     const loaded = await loadRules({ workspace: dir });
     expect(Object.keys(loaded.guards)).toEqual(['touchedReadme']);
     // Registered once: the run's tools are rein's and it, offered in every phase whose list allows it (not verify's).
@@ -199,6 +203,7 @@ describe('rules files', () => {
           },
         };`,
     });
+    await trustWorkspaceRules(dir);
     const loaded = await loadRules({ workspace: dir });
     expect(Object.keys(loaded.actions)).toEqual(['remindTodo']);
     const run = await runScripted({
