@@ -29,7 +29,7 @@ export function prepareRunPlacement(workspace: string, files: { runDir: string; 
   ] as const) {
     if (file === undefined) continue;
     const real = realOfLongestPrefix(path.resolve(file));
-    if (!inside(root, real)) continue;
+    if (real !== root && !inside(root, real)) continue;
     // Below .rein, whatever links led there: nothing in it can be changed from the sandbox.
     if (inside(stateDir, real)) continue;
     throw new UsageError(
