@@ -172,7 +172,7 @@ function warnTampered(io: Io, handle: RunHandle): void {
   const tampered = handle.tamperedRulesFiles();
   if (tampered.length > 0) {
     io.stderr.write(
-      `rein: WARNING: the run changed ${tampered.join(', ')} in the workspace. rein will not load it until you have reviewed it and run \`rein rules trust\` in that repo (a .ts/.mjs/.js rules file is code).\n`,
+      `rein: WARNING: the run changed ${tampered.join(', ')} in the workspace. rein will not load it until you have reviewed it and run \`rein trust ${handle.workspace}\` (a .ts/.mjs/.js rules file is code).\n`,
     );
   }
 }

@@ -82,12 +82,11 @@ export const LOOSENING_RULES: readonly LooseningRule[] = [
   },
   {
     field: 'approvals',
-    loosens: 'allow rules added, deny or ask rules removed, a weaker default (deny → ask → allow), headless: allow, a longer timeout',
+    loosens: 'allow rules added, deny or ask rules removed, a weaker default (deny → ask → allow), headless: allow',
     check: (base, rules) => {
       const found = approvalsLoosened(base.approvals, rules.approvals);
       if (rules.approvals.headless === 'allow' && base.approvals.headless !== 'allow') found.push('headless allow');
       else if (HEADLESS_STRENGTH[rules.approvals.headless] < HEADLESS_STRENGTH[base.approvals.headless]) found.push(`headless ${rules.approvals.headless}`);
-      if (rules.approvals.timeoutSeconds > base.approvals.timeoutSeconds) found.push(`timeoutSeconds ${rules.approvals.timeoutSeconds}`);
       return joined(found);
     },
   },

@@ -97,6 +97,8 @@ export interface RunOptions {
 export interface RunHandle {
   /** Stops the run where it is (in-flight calls are aborted); `done` then rejects with `RunInterrupted`. */
   interrupt(): void;
+  /** The workspace's real path. */
+  workspace: string;
   runDir: string;
   tracePath: string;
   /** One line: how commands run and what they can see (the start line prints it). */
@@ -590,6 +592,7 @@ function startActor(
     actor.stop();
   };
   return {
+    workspace,
     runDir: options.runDir,
     tracePath: files.tracePath,
     sandbox: opened.sandbox.description,

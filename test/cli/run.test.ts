@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -116,7 +116,7 @@ describe('rein run as a child process against a local OpenAI-compatible server',
   it('an endpoint that keeps failing: retried and traced, then status failed, exit 3, a clear message, the trace intact', async () => {
     stub = await startOpenAIStub(() => ({ status: 503, body: '{"error":{"message":"overloaded"}}', headers: { 'retry-after': '0' } }));
     const repo = buggyRepo();
-    const runDir = join(repo, 'run');
+    const runDir = join(makeTempDir('rein-run-'), 'run');
     const result = await runCli(['run', repo, 'task', '--test-cmd', 'node --test', '--model', 'm', '--run-dir', runDir, '--json'], {
       env: cleanEnv({ OPENAI_BASE_URL: stub.url }),
     });
@@ -142,7 +142,7 @@ describe('rein run as a child process against a local OpenAI-compatible server',
       };
     });
     const repo = buggyRepo();
-    const runDir = join(repo, 'run');
+    const runDir = join(makeTempDir('rein-run-'), 'run');
     const result = await runCli(['run', repo, 'task', '--test-cmd', 'node --test', '--model', 'm', '--run-dir', runDir, '--max-tokens', '9000', '--json'], {
       env: cleanEnv({ OPENAI_BASE_URL: stub.url }),
     });
@@ -160,7 +160,7 @@ describe('rein run as a child process against a local OpenAI-compatible server',
       }),
     }));
     const repo = buggyRepo();
-    const runDir = join(repo, 'run');
+    const runDir = join(makeTempDir('rein-run-'), 'run');
     const result = await runCli(['run', repo, 'task', '--test-cmd', 'node --test', '--model', 'm', '--run-dir', runDir], {
       env: cleanEnv({ OPENAI_BASE_URL: stub.url }),
     });
@@ -186,7 +186,7 @@ describe('rein run as a child process against a local OpenAI-compatible server',
       return { toolCalls: [{ name: 'finish', arguments: { summary: 'looked around' } }] };
     });
     const repo = buggyRepo();
-    const runDir = join(repo, 'run');
+    const runDir = join(makeTempDir('rein-run-'), 'run');
     await runCli(['run', repo, 'look', '--test-cmd', 'node --test', '--model', 'm', '--run-dir', runDir, '--max-steps', '3'], {
       env: cleanEnv({ OPENAI_BASE_URL: stub.url, OPENAI_API_KEY: SECRET, NODE_AUTH_TOKEN: 'npm-secret-value-123456' }),
     });
@@ -225,11 +225,13 @@ describe('rein run as a child process against a local OpenAI-compatible server',
     ].join('\n');
     expect(everything).toContain('token: [redacted]');
     expect(everything).not.toContain(SECRET);
-    expect(result.stderr).toMatch(/WARNING: the run changed rein\.config\.mjs in the workspace.*rein rules trust/);
+    expect(result.stderr).toContain(
+      `WARNING: the run changed rein.config.mjs in the workspace. rein will not load it until you have reviewed it and run \`rein trust ${realpathSync(repo)}\``,
+    );
     // The next run in that repo does not import what the agent wrote, until a person trusts it.
     const next = await runCli(['rules', 'show', '--workspace', repo], { env: cleanEnv() });
     expect(next.code).toBe(2);
-    expect(next.stderr).toMatch(/rein\.config\.mjs: an agent run wrote this rules file; review it, then run `rein rules trust/);
+    expect(next.stderr).toMatch(/rein\.config\.mjs: an agent run wrote this rules file; review it, then run `rein trust /);
     expect((await runCli(['rules', 'trust', '--workspace', repo], { env: cleanEnv() })).stderr).toContain('trusted rein.config.mjs');
     const trusted = await runCli(['rules', 'show', '--workspace', repo], { env: cleanEnv() });
     expect(trusted.code, trusted.stderr).toBe(0);

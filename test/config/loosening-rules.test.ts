@@ -1,9 +1,10 @@
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadRules } from '../../config/load-rules.js';
 import { FREE_SECTIONS, LOOSENING_RULES, looseningsOf } from '../../config/loosening-rules.js';
 import { rulesSchema } from '../../rules/schema.js';
+import { repoRoot } from '../helpers/cli.js';
 import { trustWorkspaceRules, useTempStateDir } from '../helpers/trust.js';
 import { makeTempDir } from '../helpers/workspace.js';
 
@@ -107,6 +108,17 @@ describe("an untrusted repository's rules file", () => {
     const outside = join(makeTempDir('rein-mine-'), 'rules.json');
     writeFileSync(outside, JSON.stringify({ permissions: { network: true } }));
     expect((await loadRules({ configPath: outside, workspace: dir })).notices).toEqual([]);
+  });
+
+  it('SECURITY.md lists the table as it is', () => {
+    const security = readFileSync(join(repoRoot, 'SECURITY.md'), 'utf8');
+    for (const rule of LOOSENING_RULES)
+      expect(security).toContain(
+        `| ${rule.field
+          .split(', ')
+          .map((field) => `\`${field}\``)
+          .join(', ')} | ${rule.loosens} |`,
+      );
   });
 
   it('every section of the rules is judged: named by a loosening rule or listed as free', () => {

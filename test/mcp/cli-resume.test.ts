@@ -28,7 +28,8 @@ describe('rein killed with SIGKILL during an MCP call', () => {
     const repo = makeTempDir('rein-mcp-kill-');
     const runDir = join(makeTempDir('rein-mcp-kill-run-'), 'run');
     writeFileSync(join(repo, 'rein.config.json'), JSON.stringify({ mcp: { servers: { every: { command: process.execPath, args: [EVERYTHING, 'stdio'] } } } }));
-    const env = cleanEnv({ OPENAI_BASE_URL: stub.url });
+    const env = cleanEnv({ OPENAI_BASE_URL: stub.url, XDG_STATE_HOME: makeTempDir('rein-state-') });
+    expect((await runCli(['trust', repo], { env })).code).toBe(0);
     const args = ['run', repo, 'Wait for the operation', '--test-cmd', 'true', '--model', 'stub-model', '--run-dir', runDir];
     const rein = spawn(process.execPath, [join(repoRoot, 'bin', 'rein.js'), ...args], { cwd: repo, env, stdio: 'ignore' });
     const journal = join(runDir, 'calls.jsonl');

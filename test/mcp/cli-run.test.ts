@@ -28,10 +28,10 @@ describe('rein run with an MCP server from the rules', () => {
     const repo = makeTempDir('rein-mcp-cli-');
     const rules = { mcp: { servers: { every: { command: process.execPath, args: [EVERYTHING, 'stdio'], env: { DOCS_KEY: '${REIN_TEST_MCP_TOKEN}' } } } } };
     writeFileSync(join(repo, 'rein.config.json'), JSON.stringify(rules));
-    const result = await runCli(['run', repo, 'Look at the environment', '--test-cmd', 'true', '--model', 'stub-model', '--json'], {
-      env: cleanEnv({ OPENAI_BASE_URL: stub.url, REIN_TEST_MCP_TOKEN: TOKEN }),
-      cwd: repo,
-    });
+    // The repository's rules start a program: trusted first, as a person would after reading them.
+    const env = cleanEnv({ OPENAI_BASE_URL: stub.url, REIN_TEST_MCP_TOKEN: TOKEN, XDG_STATE_HOME: makeTempDir('rein-state-') });
+    expect((await runCli(['trust', repo], { env })).code).toBe(0);
+    const result = await runCli(['run', repo, 'Look at the environment', '--test-cmd', 'true', '--model', 'stub-model', '--json'], { env, cwd: repo });
     expect(result.code, result.stderr).toBe(0);
     const names = (stub.requests[0]!.tools as Array<{ function: { name: string } }>).map((tool) => tool.function.name);
     expect(names.slice(0, 7)).toEqual(['read_file', 'grep', 'edit_file', 'run', 'update_todo', 'finish', 'job']);

@@ -13,7 +13,9 @@ describe('rein rules tools', () => {
       phases: { plan: { tools: ['read_file', 'mcp__every__get-s*'] } },
     };
     fs.writeFileSync(path.join(workspace, 'rein.config.json'), JSON.stringify(rules));
-    const result = await runCli(['rules', 'tools', '--format', 'json'], { cwd: workspace });
+    const env = { ...process.env, XDG_STATE_HOME: makeTempDir('rein-state-') };
+    expect((await runCli(['trust', workspace], { env })).code).toBe(0);
+    const result = await runCli(['rules', 'tools', '--format', 'json'], { cwd: workspace, env });
     expect(result.code).toBe(0);
     const listed = JSON.parse(result.stdout) as { tools: string[]; servers: { server: string; state: string }[]; phases: { phase: string; tools: string[] }[] };
     expect(listed.tools.slice(0, 7)).toEqual(['read_file', 'grep', 'edit_file', 'run', 'update_todo', 'finish', 'job']);

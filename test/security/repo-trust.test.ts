@@ -109,7 +109,7 @@ describe('modules a trusted rules file imports, rewritten by the agent (bubblewr
   it('killed with SIGKILL after the agent rewrote a helper: neither the next run nor `rein resume` runs it', async () => {
     const { ws, canary, env } = trustedRepo();
     const model = await commandsModel([`echo ${JSON.stringify(plant(canary))} >> lib/helper.mjs`, 'sleep 60']);
-    expect((await runCli(['trust', ws], { env: env(model) })).stderr).toContain('lib/helper.mjs');
+    const trusted = await runCli(['trust', ws], { env: env(model) });
     const child = spawn(process.execPath, [path.join(repoRoot, 'bin', 'rein.js'), ...RUN(ws)], { env: env(model), stdio: 'ignore' });
     await waitUntil(() => model.requests.length >= 2, 'the second command to be asked for', 30_000);
     child.kill('SIGKILL');
@@ -125,6 +125,8 @@ describe('modules a trusted rules file imports, rewritten by the agent (bubblewr
     expect(resumed.code).toBe(2);
     expect(resumed.stderr).toContain('changed since this run started');
     expect(fs.existsSync(canary)).toBe(false);
+    // `rein trust` said what it hashed.
+    expect(trusted.stderr).toMatch(/with the modules it imports:\n {2}lib\/helper\.mjs\n {2}node_modules\/pkg\/index\.js/);
   }, 90_000);
 
   it('a run with --run-dir outside the repository that ends normally: a rewritten package in node_modules is not loaded next time', async () => {

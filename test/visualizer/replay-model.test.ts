@@ -12,6 +12,7 @@ import type { StatechartGraph } from '../../visualizer/server/graph-types.js';
 import { buildStatechartGraph } from '../../visualizer/server/statechart-graph.js';
 import { loadTrace } from '../../visualizer/server/trace-file.js';
 import { demoRepoFiles } from '../helpers/demo-files.js';
+import { useTempStateDir } from '../helpers/trust.js';
 import { makeTempDir } from '../helpers/workspace.js';
 import { expectedStates } from './browser.js';
 
@@ -280,6 +281,7 @@ describe('rule action lines', () => {
 });
 
 describe('a run with guards and actions from its rules module', () => {
+  useTempStateDir();
   it("replays with the run's own chart: the rules file named in run.json is loaded again", async () => {
     const { startRun } = await import('../../run/start-run.js');
     const { loadRules } = await import('../../config/load-rules.js');
@@ -296,6 +298,8 @@ describe('a run with guards and actions from its rules module', () => {
         "export default { phases: { plan: { exits: [{ guard: 'readSomething', to: 'build', actions: [{ action: 'cheer' }] }] } } };",
       ].join('\n'),
     );
+    const { trustWorkspaceRules } = await import('../helpers/trust.js');
+    await trustWorkspaceRules(workspace);
     const loaded = await loadRules({ workspace });
     const handle = startRun({
       workspace,
@@ -305,7 +309,8 @@ describe('a run with guards and actions from its rules module', () => {
       guards: loaded.guards,
       actions: loaded.actions,
       configPath: loaded.configPath!,
-      runDir: join(workspace, 'run'),
+      configFingerprint: loaded.fingerprint!,
+      runDir: join(workspace, '.rein', 'runs', 'custom'),
       fsync: false,
       model: scriptedModelSource('scripted', [reply(call('read_file', { path: 'a.js' })), reply(call('read_file', { path: 'a.js' }))]),
     });
