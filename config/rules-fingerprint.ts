@@ -1,9 +1,11 @@
 import { readFileSync, realpathSync } from 'node:fs';
 import { extname, isAbsolute, relative, resolve } from 'node:path';
+import type { Plugin } from 'esbuild';
 import { UsageError } from '../lib/errors.js';
 import { type RulesFingerprint, sha256 } from '../lib/trusted-rules.js';
 
 const CODE_EXTENSIONS = ['.ts', '.mts', '.js', '.mjs'];
+const SKIP = Symbol('resolving for the workspace-only plugin');
 
 /** Whether a rules file is code rein would import (as opposed to data it parses). */
 export function isCodeRulesFile(file: string): boolean {
@@ -24,7 +26,7 @@ export async function fingerprintRules(file: string, workspace: string | undefin
   const root = realOr(workspace);
   const self = realOr(file);
   const modules: Record<string, string> = {};
-  for (const input of await importedFiles(file)) {
+  for (const input of await importedFiles(file, root)) {
     const real = realOr(input);
     if (real === self || !inside(root, real)) continue;
     modules[real] = sha256(readFileSync(real));
@@ -32,11 +34,26 @@ export async function fingerprintRules(file: string, workspace: string | undefin
   return { hash, modules: Object.fromEntries(Object.entries(modules).sort(([a], [b]) => a.localeCompare(b))) };
 }
 
-async function importedFiles(file: string): Promise<string[]> {
+async function importedFiles(given: string, root: string): Promise<string[]> {
   const { build } = await import('esbuild');
+  const file = resolve(given);
   const cwd = resolve(file, '..');
+  // What resolves outside the workspace is not followed: no sandboxed command can change it, and rein itself or a
+  // library would be parsed whole on every load.
+  const workspaceOnly: Plugin = {
+    name: 'workspace-only',
+    setup(context) {
+      context.onResolve({ filter: /.*/ }, async (args) => {
+        if (args.pluginData === SKIP) return undefined;
+        const found = await context.resolve(args.path, { kind: args.kind, resolveDir: args.resolveDir, importer: args.importer, pluginData: SKIP });
+        if (found.errors.length > 0 || found.external || !found.path) return undefined;
+        return inside(root, realOr(found.path)) ? { path: found.path } : { path: args.path, external: true };
+      });
+    },
+  };
   try {
     const result = await build({
+      plugins: [workspaceOnly],
       entryPoints: [file],
       absWorkingDir: cwd,
       bundle: true,
