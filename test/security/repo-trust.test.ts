@@ -19,7 +19,6 @@ afterEach(async () => {
 });
 
 const toolResults = (request: StubRequest) => request.messages.filter((message) => message.role === 'tool');
-const everything = (request: StubRequest) => request.messages.map((message) => String(message.content ?? '')).join('\n');
 
 /** A model that runs these commands, one a step, then waits in `sleep`. */
 async function commandsModel(commands: string[]): Promise<OpenAIStub> {
