@@ -205,6 +205,12 @@ export const rulesSchema = z.strictObject({
         .record(z.string(), z.unknown())
         .optional()
         .describe('More request body fields for this server, e.g. {"chat_template_kwargs": {"enable_thinking": false}}; rein\'s own fields win'),
+      maxResponseBytes: z
+        .number()
+        .int()
+        .positive()
+        .default(16 * 1024 * 1024)
+        .describe('Bytes a reply body may have, streamed or not; past it the request fails with what was seen (error bodies are read up to 64 KiB)'),
       recoverToolCalls: z
         .boolean()
         .default(true)
