@@ -60,6 +60,7 @@ export function openAIModelSource(endpoint: { model: string; baseURL?: string; a
     ...(rules.model.temperature !== undefined ? { temperature: rules.model.temperature } : {}),
     maxTokensParam: rules.model.maxTokensParam,
     stream: rules.model.stream,
+    streamUsage: rules.model.streamUsage,
     maxResponseBytes: rules.model.maxResponseBytes,
     systemRole: rules.model.systemRole,
     ...(rules.model.reasoningEffort ? { reasoningEffort: rules.model.reasoningEffort } : {}),

@@ -36,6 +36,8 @@ export interface EndpointOptions {
   promptCacheKey?: boolean;
   /** Ask for a streamed reply (some gateways only stream); usage comes from `stream_options.include_usage`. */
   stream?: boolean;
+  /** With `stream`: send `stream_options.include_usage` (default true; dropped for good when the endpoint refuses it). */
+  streamUsage?: boolean;
   /** `reasoning_effort` for reasoning models. */
   reasoningEffort?: string;
   /** The role the system prompt is sent with: `developer` for OpenAI's reasoning models. */
@@ -88,7 +90,7 @@ export function openEndpoint(options: EndpointOptions): ChatEndpoint {
   // Which name the completion limit goes by; switched for good the first time the endpoint asks for the other one.
   let maxTokensParam = options.maxTokensParam ?? 'max_tokens';
   let sendCacheKey = options.promptCacheKey ?? true;
-  let sendStreamUsage = true;
+  let sendStreamUsage = options.streamUsage ?? true;
   const cacheKey = memoizedCacheKey();
   // An endpoint that rejects one of rein's choices says which: the request is adapted and sent again, and the choice kept.
   const adapt = (error: unknown): boolean => {
