@@ -154,6 +154,8 @@ export interface ModelActorOptions {
   toolCalling?: ToolCalling;
   /** Run calls written as text (default true). */
   recover?: boolean;
+  /** Repair bent arguments (default true). */
+  repair?: boolean;
   /** A trace line: a recovery, a repair, the switch to prompted tool calling. */
   note?: (note: ModelNote) => void;
 }
@@ -197,7 +199,7 @@ export function createOpenAIModel(endpoint: ChatEndpoint, toolSchemas: unknown[]
       switchToPrompted(step, `the endpoint rejected \`tools\`: ${error.message.slice(0, 300)}`);
       wire = await ask(input, signal);
     }
-    const { reply, recovered, repairs } = takeReply(wire, step, { tools, recover: options.recover ?? true });
+    const { reply, recovered, repairs } = takeReply(wire, step, { tools, recover: options.recover ?? true, repair: options.repair ?? true });
     if (recovered) note({ kind: 'calls_recovered', ...recovered });
     for (const repair of repairs) note({ kind: 'arguments_repaired', ...repair });
     textReplies = recovered && mode === 'native' ? textReplies + 1 : 0;

@@ -224,6 +224,10 @@ export const rulesSchema = z.strictObject({
         .boolean()
         .default(true)
         .describe('Run tool calls a reply writes as text (Hermes, <function=…>, Mistral, Llama, fenced JSON) when it has no tool_calls'),
+      repairArguments: z
+        .boolean()
+        .default(true)
+        .describe('Repair bent call arguments (encoded twice, trailing commas, single quotes, unquoted keys, a cut-off tail); false passes them on as sent'),
     })
     .prefault({}),
   repositoryInstructions: z

@@ -348,6 +348,7 @@ function wireActors(
         },
         toolCalling: mode.prompted ? 'prompted' : rules.model.toolCalling,
         recoverToolCalls: rules.model.recoverToolCalls,
+        repairArguments: rules.model.repairArguments,
       }) as never,
       // A call's trace line is written with its journal entry: a resumed run reuses the result without tracing it again.
       tools: createToolRunner({

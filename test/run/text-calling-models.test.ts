@@ -50,6 +50,20 @@ describe('the test kit speaks the shapes of models without a tool parser', () =>
   });
 });
 
+describe('argument repair switched off (model.repairArguments: false)', () => {
+  it('a bent argument goes to the tool as sent: a tool error with the JSON position, no repair line, no crash', async () => {
+    const run = await runScripted({
+      files,
+      testCmd,
+      rules: { ...rules, model: { repairArguments: false }, budgets: { maxSteps: 1 } },
+      script: [reply(mangledCall('read_file', { path: 'add.js' }, 'trailing-comma'))],
+    });
+    expect(run.lines('arguments_repaired')).toEqual([]);
+    const results = run.record.filter((message) => message.role === 'tool').map((message) => String(message.content));
+    expect(results[0]).toMatch(/not valid JSON at line 1, column 18/);
+  });
+});
+
 describe('errors the model can act on', () => {
   it('an unknown tool gets the nearest name, a missing argument the tool’s schema, a hopeless JSON its position', async () => {
     const run = await runScripted({
