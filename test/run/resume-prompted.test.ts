@@ -83,6 +83,7 @@ describe('a run that switched to prompted tool calling resumes in prompted mode'
 
     const resumed = await runCli(['resume', runDir], { env: cleanEnv({ OPENAI_BASE_URL: stub.url }) });
     expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stderr).toMatch(/\[rein\] resumed in .* messages in the record; tools still described in the prompt, calls read from text\)/);
     const after = stub.requests.slice(before);
     expect(after.length).toBeGreaterThan(0);
     // No request of the resumed process carries `tools`: no second 400, no second switch.
