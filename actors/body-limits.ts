@@ -37,6 +37,7 @@ export async function readCapped(body: ReadableStream<Uint8Array> | null, maxByt
       const kept = value.subarray(0, maxBytes - bytes);
       bytes += kept.length;
       text += decoder.decode(kept, { stream: true });
+      if (kept.length < value.length) return { text: text + decoder.decode(), bytes, cut: true };
     }
     // Exactly at the limit: one more read tells a body that ends there from a longer one.
     const next = await reader.read();
@@ -59,7 +60,14 @@ export function limitBody(response: Response, maxBytes: number): Response {
   const what = `the endpoint's reply (HTTP ${response.status}, ${response.headers.get('content-type') ?? 'no content-type'})`;
   if (Number.isFinite(declared) && declared > maxBytes) {
     void response.body?.cancel().catch(() => undefined);
-    throw new ResponseTooLargeError(`${what} is ${declared} bytes (content-length), more than model.maxResponseBytes (${maxBytes}); none of it was read`);
+    // Failed as the body is read, not as fetch: the SDK takes a fetch that throws for a connection error, and retries it.
+    const refusal = new ResponseTooLargeError(
+      `${what} is ${declared} bytes (content-length), more than model.maxResponseBytes (${maxBytes}); none of it was read`,
+    );
+    const headers = new Headers(response.headers);
+    headers.delete('content-length');
+    const failing = new ReadableStream<Uint8Array>({ start: (controller) => controller.error(refusal) });
+    return new Response(failing, { status: response.status, statusText: response.statusText, headers });
   }
   if (!response.body) return response;
   let seen = 0;
