@@ -1,36 +1,60 @@
+import { boundedErrorText, limitBody, MAX_ERROR_BODY_BYTES, MAX_ERROR_TEXT_CHARS, readCapped } from './body-limits.js';
+
 /**
- * A fetch that rewrites error bodies the openai SDK cannot read into the
- * `{ "error": { "message" } }` shape it can: vLLM's older
- * `{ "object": "error", "message": … }`, and plain-text bodies. Without it
- * the SDK reports "400 status code (no body)" and a prompt that is too long
- * cannot be told from any other bad request.
+ * A fetch that keeps what an endpoint sends within bounds and in a shape the
+ * openai SDK reads. A reply body may be at most `maxBodyBytes` (streamed or
+ * not; past it the request fails with a `ResponseTooLargeError` and the rest
+ * is never read). An error body is read up to `MAX_ERROR_BODY_BYTES` and
+ * rewritten into the `{ "error": { "message" } }` shape the SDK understands:
+ * vLLM's older `{ "object": "error", "message": … }`, plain-text bodies, and
+ * a body that was cut (its message says so and how big it was). Without the
+ * rewrite the SDK reports "400 status code (no body)" and a prompt that is too
+ * long cannot be told from any other bad request.
  *
- * @example new OpenAI({ fetch: normalizingErrorFetch(fetch) })
+ * @example new OpenAI({ fetch: normalizingErrorFetch(fetch, 16 * 1024 * 1024) })
  */
-export function normalizingErrorFetch(inner: typeof fetch): typeof fetch {
+export function normalizingErrorFetch(inner: typeof fetch, maxBodyBytes: number): typeof fetch {
   return async (input, init) => {
     const response = await inner(input, init);
-    if (response.ok) return response;
-    const text = await response.text();
+    if (response.ok) return limitBody(response, maxBodyBytes);
+    const { text, bytes, cut } = await readCapped(response.body, MAX_ERROR_BODY_BYTES);
     const headers = new Headers(response.headers);
     // The body changes size, and it is no longer compressed.
     headers.delete('content-length');
     headers.delete('content-encoding');
     headers.set('content-type', 'application/json');
-    return new Response(errorBody(text), { status: response.status, statusText: response.statusText, headers });
+    const declared = response.headers.get('content-length');
+    const body = cut ? cutErrorBody(text, bytes, declared) : errorBody(text);
+    return new Response(body, { status: response.status, statusText: response.statusText, headers });
   };
 }
 
-/** The body as the SDK expects it; a body that already has `error` is kept byte for byte. */
+/** The body as the SDK expects it; a body that already has `error` with a message of readable length is kept byte for byte. */
 export function errorBody(text: string): string {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch {
-    return text.trim() === '' ? text : JSON.stringify({ error: { message: text.trim().slice(0, 2000) } });
+    return text.trim() === '' ? text : JSON.stringify({ error: { message: boundedErrorText(text.trim()) } });
   }
-  if (parsed === null || typeof parsed !== 'object' || 'error' in parsed) return text;
-  const { message, type, code } = parsed as { message?: unknown; type?: unknown; code?: unknown };
-  if (typeof message !== 'string') return text;
-  return JSON.stringify({ error: { message, ...(typeof type === 'string' ? { type } : {}), ...(code !== undefined ? { code } : {}) } });
+  if (parsed === null || typeof parsed !== 'object') return text;
+  const hasError = 'error' in parsed;
+  const inner: unknown = hasError ? (parsed as { error: unknown }).error : parsed;
+  if (inner === null || typeof inner !== 'object') return text;
+  const { message, type, code } = inner as { message?: unknown; type?: unknown; code?: unknown };
+  if (typeof message !== 'string' || (hasError && message.length <= MAX_ERROR_TEXT_CHARS)) return text;
+  return JSON.stringify({
+    error: { message: boundedErrorText(message), ...(typeof type === 'string' ? { type } : {}), ...(code !== undefined ? { code } : {}) },
+  });
+}
+
+/** Characters of a cut error body quoted: enough to read what the server meant, short enough to stay one screen. */
+const QUOTED_ERROR_CHARS = 1_000;
+
+/** An error body past the read limit: how big it was and how much was read, then its start (a JSON message's text when it has one). */
+function cutErrorBody(text: string, bytes: number, declared: string | null): string {
+  const start = /^\s*\{\s*"error"\s*:\s*\{\s*"message"\s*:\s*"/.exec(text);
+  const quoted = (start ? text.slice(start[0].length) : text.trim()).slice(0, QUOTED_ERROR_CHARS);
+  const size = declared ? `${declared} bytes (content-length)` : `more than ${bytes} bytes`;
+  return JSON.stringify({ error: { message: `[error body of ${size}, cut after the first ${bytes}] ${quoted}…` } });
 }

@@ -26,6 +26,7 @@ export interface ModelHooks {
   note(event: RetryEvent | ModelNote): void;
   toolCalling?: ToolCalling;
   recoverToolCalls?: boolean;
+  repairArguments?: boolean;
 }
 
 export interface EndpointFlags {
@@ -60,6 +61,8 @@ export function openAIModelSource(endpoint: { model: string; baseURL?: string; a
     ...(rules.model.temperature !== undefined ? { temperature: rules.model.temperature } : {}),
     maxTokensParam: rules.model.maxTokensParam,
     stream: rules.model.stream,
+    streamUsage: rules.model.streamUsage,
+    maxResponseBytes: rules.model.maxResponseBytes,
     systemRole: rules.model.systemRole,
     ...(rules.model.reasoningEffort ? { reasoningEffort: rules.model.reasoningEffort } : {}),
     ...(rules.model.extraBody ? { extraBody: rules.model.extraBody } : {}),
@@ -74,6 +77,7 @@ export function openAIModelSource(endpoint: { model: string; baseURL?: string; a
       return createOpenAIModel(chat, schemas, {
         toolCalling: hooks.toolCalling ?? rules.model.toolCalling,
         recover: hooks.recoverToolCalls ?? rules.model.recoverToolCalls,
+        repair: hooks.repairArguments ?? rules.model.repairArguments,
         note,
       });
     },
@@ -114,7 +118,7 @@ export function scriptedModelSource(name: string, script: Script): ModelSource {
 export function scriptedIntake(schemas: unknown[], hooks: ModelHooks): (reply: ModelReply, step: number) => ModelReply {
   const tools = toolList(schemas);
   return (wire, step) => {
-    const { reply, recovered, repairs } = takeReply(wire, step, { tools, recover: hooks.recoverToolCalls ?? true });
+    const { reply, recovered, repairs } = takeReply(wire, step, { tools, recover: hooks.recoverToolCalls ?? true, repair: hooks.repairArguments ?? true });
     if (recovered) hooks.note({ kind: 'calls_recovered', ...recovered });
     for (const repair of repairs) hooks.note({ kind: 'arguments_repaired', ...repair });
     return reply;

@@ -7,6 +7,8 @@ import { redact } from '../lib/redact.js';
 import { shortHash } from '../lib/short-hash.js';
 import { ContextLengthError, type ModelInput } from '../machines/actor-contracts.js';
 import type { ModelReply } from '../machines/types.js';
+import { boundedErrorText } from './body-limits.js';
+import { diagnoseEndpointError } from './endpoint-diagnosis.js';
 import { normalizingErrorFetch } from './error-body.js';
 import { promptedMessages, toolPrompt } from './prompted-tools.js';
 import { type IntakeNote, takeReply, type WireReply } from './reply-intake.js';
@@ -34,12 +36,16 @@ export interface EndpointOptions {
   promptCacheKey?: boolean;
   /** Ask for a streamed reply (some gateways only stream); usage comes from `stream_options.include_usage`. */
   stream?: boolean;
+  /** With `stream`: send `stream_options.include_usage` (default true; dropped for good when the endpoint refuses it). */
+  streamUsage?: boolean;
   /** `reasoning_effort` for reasoning models. */
   reasoningEffort?: string;
   /** The role the system prompt is sent with: `developer` for OpenAI's reasoning models. */
   systemRole?: 'system' | 'developer';
   /** More body fields for this server (`chat_template_kwargs`, `top_k`, …); rein's own fields win. */
   extraBody?: Record<string, unknown>;
+  /** Bytes a reply body may have, streamed or not (default 16 MiB); past it the request fails unread beyond it. */
+  maxResponseBytes?: number;
   /** Called on every retried failure, with the key already redacted. */
   onRetry?: (message: string, attempt: number, delayMs: number) => void;
   /** A custom fetch (tests). */
@@ -54,6 +60,11 @@ export interface ChatEndpoint {
 /** The endpoint answered a request with `tools` by a 400 about tools: it has no tool calling (or none enabled). */
 export class ToolsRejectedError extends ReinError {}
 
+/** The default of `model.maxResponseBytes`: far above any chat reply, far below what would strain memory. */
+export const MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
+
+const OPENAI_BASE_URL = 'https://api.openai.com/v1';
+
 const TOOLS_REJECTED = /\btools?\b|tool_choice|tool[ _-]?call|function[ _-]?call/i;
 
 const CONTEXT_LENGTH = /context[_ ]length|maximum context|too many tokens|prompt is too long|context window/i;
@@ -67,18 +78,19 @@ const CONTEXT_LENGTH = /context[_ ]length|maximum context|too many tokens|prompt
  * @example const endpoint = openEndpoint({ model: 'gpt-4o-mini', requestTimeoutMs: 300_000, retry: { retries: 4, baseDelayMs: 500, maxDelayMs: 20_000 } });
  */
 export function openEndpoint(options: EndpointOptions): ChatEndpoint {
+  const baseFetch = options.fetch ?? fetch;
   const client = new OpenAI({
     baseURL: options.baseURL,
     apiKey: options.apiKey ?? 'not-needed',
     maxRetries: 0,
     timeout: options.requestTimeoutMs,
-    fetch: normalizingErrorFetch(options.fetch ?? fetch),
+    fetch: normalizingErrorFetch(baseFetch, options.maxResponseBytes ?? MAX_RESPONSE_BYTES),
   });
   const secrets = [options.apiKey];
   // Which name the completion limit goes by; switched for good the first time the endpoint asks for the other one.
   let maxTokensParam = options.maxTokensParam ?? 'max_tokens';
   let sendCacheKey = options.promptCacheKey ?? true;
-  let sendStreamUsage = true;
+  let sendStreamUsage = options.streamUsage ?? true;
   const cacheKey = memoizedCacheKey();
   // An endpoint that rejects one of rein's choices says which: the request is adapted and sent again, and the choice kept.
   const adapt = (error: unknown): boolean => {
@@ -123,7 +135,14 @@ export function openEndpoint(options: EndpointOptions): ChatEndpoint {
         );
         return toReply(response, totalChars(body.messages), Date.now() - started);
       } catch (error) {
-        throw classify(error, secrets, signal, Boolean(body.tools && body.tools.length > 0));
+        const where = {
+          baseURL: options.baseURL ?? OPENAI_BASE_URL,
+          model: options.model,
+          fetch: baseFetch,
+          ...(options.apiKey ? { apiKey: options.apiKey } : {}),
+        };
+        const advice = signal.aborted ? null : await diagnoseEndpointError(error, where);
+        throw classify(error, secrets, signal, Boolean(body.tools && body.tools.length > 0), advice);
       }
     },
   };
@@ -135,6 +154,8 @@ export interface ModelActorOptions {
   toolCalling?: ToolCalling;
   /** Run calls written as text (default true). */
   recover?: boolean;
+  /** Repair bent arguments (default true). */
+  repair?: boolean;
   /** A trace line: a recovery, a repair, the switch to prompted tool calling. */
   note?: (note: ModelNote) => void;
 }
@@ -178,7 +199,7 @@ export function createOpenAIModel(endpoint: ChatEndpoint, toolSchemas: unknown[]
       switchToPrompted(step, `the endpoint rejected \`tools\`: ${error.message.slice(0, 300)}`);
       wire = await ask(input, signal);
     }
-    const { reply, recovered, repairs } = takeReply(wire, step, { tools, recover: options.recover ?? true });
+    const { reply, recovered, repairs } = takeReply(wire, step, { tools, recover: options.recover ?? true, repair: options.repair ?? true });
     if (recovered) note({ kind: 'calls_recovered', ...recovered });
     for (const repair of repairs) note({ kind: 'arguments_repaired', ...repair });
     textReplies = recovered && mode === 'native' ? textReplies + 1 : 0;
@@ -257,12 +278,13 @@ function contentText(content: unknown): string | null {
   return parts.length > 0 ? parts.join('') : null;
 }
 
+/** One line about a failure, never longer than a person reads (an endpoint's 10 MB error message included). */
 function describe(error: unknown): string {
-  if (error instanceof APIError) return `${error.constructor.name} ${error.status ?? ''}: ${error.message}`.trim();
-  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  if (error instanceof APIError) return boundedErrorText(`${error.constructor.name} ${error.status ?? ''}: ${error.message}`.trim());
+  return boundedErrorText(error instanceof Error ? `${error.name}: ${error.message}` : String(error));
 }
 
-function classify(error: unknown, secrets: (string | undefined)[], signal: AbortSignal, sentTools: boolean): Error {
+function classify(error: unknown, secrets: (string | undefined)[], signal: AbortSignal, sentTools: boolean, advice: string | null): Error {
   if (signal.aborted) return error instanceof Error ? error : new Error(String(error));
   const text = redact(describe(error), secrets);
   if (sentTools && error instanceof APIError && error.status === 400 && TOOLS_REJECTED.test(error.message)) return new ToolsRejectedError(text);
@@ -273,5 +295,5 @@ function classify(error: unknown, secrets: (string | undefined)[], signal: Abort
   ) {
     return new ContextLengthError(text);
   }
-  return new ModelEndpointError(`model endpoint failed: ${text}`);
+  return new ModelEndpointError(`model endpoint failed: ${text}${advice ? `; ${redact(advice, secrets)}` : ''}`);
 }

@@ -19,6 +19,8 @@ export interface IntakeOptions {
   tools: ToolList;
   /** Off: calls written as text stay text (`rein eval` measures what recovery is worth). */
   recover: boolean;
+  /** Off: arguments go to the tools as sent (an object is still written as its JSON text); the tool runner answers what does not parse. */
+  repair?: boolean;
 }
 
 /** What the intake did, for the trace. */
@@ -45,7 +47,7 @@ export function takeReply(
     const fn = call.function ?? {};
     const name = typeof fn.name === 'string' ? fn.name : '';
     const id = typeof call.id === 'string' ? call.id : '';
-    const { text, repair } = repairArguments(fn.arguments);
+    const { text, repair } = argumentsOf(fn.arguments, options.repair ?? true);
     if (repair) repairs.push({ step, id: id || `call_${step}_${index}`, name, repair: repair.kind, original: repair.original });
     return { id, type: 'function', function: { name, arguments: text } };
   });
@@ -53,7 +55,7 @@ export function takeReply(
     const found = recoverTextCalls(content, options.tools);
     if (found) {
       calls = found.calls.map((call, index) => {
-        const { text, repair } = repairArguments(call.arguments);
+        const { text, repair } = argumentsOf(call.arguments, options.repair ?? true);
         const id = `call_${step}_${index}_text_${shortHash(`${call.name}\u0000${text}`).replace(':', '_')}`;
         const original = call.repairedFrom ?? repair?.original;
         if (call.repairedFrom || (repair && repair.kind !== 'object'))
@@ -74,4 +76,11 @@ export function takeReply(
   const reply: ModelReply = { ...wire, message };
   if (recovered) reply.recovered = { shapes: recovered.shapes, calls: calls.length };
   return { reply, recovered, repairs };
+}
+
+/** A call's arguments as text: repaired (and said so), or with repair off as sent, only an object or nothing written as JSON text. */
+function argumentsOf(sent: unknown, repair: boolean): ReturnType<typeof repairArguments> {
+  if (repair) return repairArguments(sent);
+  if (typeof sent === 'string') return { text: sent };
+  return { text: sent === undefined || sent === null ? '{}' : (JSON.stringify(sent) ?? '{}') };
 }

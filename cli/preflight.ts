@@ -11,6 +11,6 @@ export async function checkReachable(baseURL: string, timeoutMs = 5000): Promise
   } catch (error) {
     const cause = (error as { cause?: { code?: string; message?: string } }).cause;
     const detail = cause?.code ?? cause?.message ?? (error as Error).message;
-    return `cannot reach the model endpoint at ${baseURL} (${detail})`;
+    return `cannot reach the model endpoint at ${baseURL} (${detail}): check the base URL (--base-url or OPENAI_BASE_URL) and that a server is running and listening there`;
   }
 }

@@ -68,7 +68,7 @@ export function createStatusLine(stream: Stream, rules: Rules, options: { unsand
           say(
             line.fromState === 'start'
               ? '[rein] resumed: the run was stopped before its first step was saved, so it starts over'
-              : `[rein] resumed in ${line.fromState} (${line.recordLength} messages in the record)`,
+              : `[rein] resumed in ${line.fromState} (${line.recordLength} messages in the record${line.toolCalling ? '; tools still described in the prompt, calls read from text' : ''})`,
           );
           break;
         case 'tool':

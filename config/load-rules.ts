@@ -12,6 +12,7 @@ import { formatZodError } from '../lib/zod-error.js';
 import { type GuardRegistry, registerGuards } from '../machines/guards/registry.js';
 import { type RuleActionRegistry, registerActions } from '../machines/rule-actions.js';
 import { checkRuleReferences } from '../machines/rules-check.js';
+import { withEndpointProfile } from '../rules/endpoint-profiles.js';
 import { mergeRules, type Plain } from '../rules/merge.js';
 import { presetNames, requirePreset } from '../rules/presets.js';
 import { type Rules, rulesSchema } from '../rules/schema.js';
@@ -88,11 +89,12 @@ export async function loadRules(options: LoadRulesOptions = {}): Promise<LoadedR
     sources.push(configPath);
   }
   if (options.overrides && Object.keys(options.overrides).length > 0) sources.push('command-line flags');
-  const merged = mergeRules(preset.rules as Plain, fileLayer, options.overrides);
   const where = configPath ?? 'rules';
+  // The endpoint profile fills in the model settings no layer sets.
+  const merged = withEndpointProfile(mergeRules(preset.rules as Plain, fileLayer, options.overrides), where);
   const parsed = rulesSchema.safeParse(merged, { reportInput: true });
   // A flag that sets a key the file gets wrong must not hide the file's mistake: the file is checked without the flags too.
-  const fileOnly = options.overrides && fileLayer ? mergeRules(preset.rules as Plain, fileLayer) : null;
+  const fileOnly = options.overrides && fileLayer ? withEndpointProfile(mergeRules(preset.rules as Plain, fileLayer), where) : null;
   const fileParsed = fileOnly ? rulesSchema.safeParse(fileOnly, { reportInput: true }) : null;
   const fileLines = fileParsed && !fileParsed.success ? formatZodError(fileParsed.error, { input: fileOnly, schema: rulesSchema }) : [];
   const mergedLines = parsed.success ? [] : formatZodError(parsed.error, { input: merged, schema: rulesSchema });

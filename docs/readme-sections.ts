@@ -5,6 +5,7 @@ import { listGuards } from '../cli/commands/rules-guards.js';
 import { packageRoot } from '../lib/package-root.js';
 import { createHarnessMachine } from '../machines/harness-machine.js';
 import { listTransitions } from '../machines/introspection.js';
+import { ENDPOINT_PROFILES } from '../rules/endpoint-profiles.js';
 import { phaseRuleSchema } from '../rules/phases.js';
 import { END_TARGETS, phaseNames, rulesSchema } from '../rules/schema.js';
 import { PROGRESS_KINDS, STALL_RULE_NAMES, STALL_RULES } from '../rules/stall-rules.js';
@@ -197,8 +198,17 @@ export function statechartSection(): string {
 }
 
 /** Every generated section by its marker name in README.md. */
+/** The endpoint profiles, from their one table in rules/endpoint-profiles.ts (the schema's `model.profile` enum reads it too). */
+export function endpointProfilesSection(): string {
+  const rows = ENDPOINT_PROFILES.map(
+    (profile) => `| \`${profile.name}\` | ${cell(profile.server)} | \`${cell(JSON.stringify(profile.settings))}\` | ${cell(profile.why)} |`,
+  );
+  return ['| `model.profile` | server | sets | why |', '|---|---|---|---|', ...rows].join('\n');
+}
+
 export function readmeSections(): Record<string, string> {
   return {
+    'endpoint-profiles': endpointProfilesSection(),
     statechart: statechartSection(),
     'stall-rules': stallRulesSection(),
     guards: guardsSection(),

@@ -41,6 +41,8 @@ export interface ResumeEvent {
   recordLength: number;
   elapsedMs: number;
   note?: string;
+  /** `prompted`: the run had switched to prompted tool calling before it stopped, and goes on in it. */
+  toolCalling?: 'prompted';
   /** The process that writes the trace from here on (a follower stops when it is gone). */
   pid?: number;
   host?: string;

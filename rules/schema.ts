@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { approvalsSchema } from '../approvals/schema.js';
 import { hooksSchema } from '../hooks/schema.js';
 import { condition } from './conditions.js';
+import { PROFILE_NAMES } from './endpoint-profiles.js';
 import { mcpRulesSchema } from './mcp-servers.js';
 import { phasesSchema } from './phases.js';
 import { defaultStallMessages, defaultStallRuleList } from './stall-rules.js';
@@ -183,6 +184,10 @@ export const rulesSchema = z.strictObject({
     .prefault({}),
   model: z
     .strictObject({
+      profile: z
+        .enum(PROFILE_NAMES)
+        .optional()
+        .describe('Per-server defaults for the settings below (see the endpoint profiles table); any of them set beside it wins'),
       maxCompletionTokens: z.number().int().positive().default(4096),
       temperature: z.number().min(0).max(2).optional(),
       retries: z.number().int().nonnegative().default(4),
@@ -199,16 +204,30 @@ export const rulesSchema = z.strictObject({
           'native: tools sent as `tools`; prompted: tools described in the system prompt, calls read from the text; auto: native, switching to prompted for the rest of the run when the endpoint rejects `tools` or keeps writing calls as text',
         ),
       stream: z.boolean().default(false).describe('Ask for streamed replies (some gateways only stream); same retries, timeouts and record'),
+      streamUsage: z
+        .boolean()
+        .default(true)
+        .describe('With stream: ask for usage in the last chunk (stream_options.include_usage); dropped by itself when the endpoint refuses it'),
       systemRole: z.enum(['system', 'developer']).default('system').describe('Role of the system prompt: developer for OpenAI reasoning models'),
       reasoningEffort: z.enum(['minimal', 'low', 'medium', 'high']).optional().describe('reasoning_effort sent to reasoning models'),
       extraBody: z
         .record(z.string(), z.unknown())
         .optional()
         .describe('More request body fields for this server, e.g. {"chat_template_kwargs": {"enable_thinking": false}}; rein\'s own fields win'),
+      maxResponseBytes: z
+        .number()
+        .int()
+        .positive()
+        .default(16 * 1024 * 1024)
+        .describe('Bytes a reply body may have, streamed or not; past it the request fails with what was seen (error bodies are read up to 64 KiB)'),
       recoverToolCalls: z
         .boolean()
         .default(true)
         .describe('Run tool calls a reply writes as text (Hermes, <function=…>, Mistral, Llama, fenced JSON) when it has no tool_calls'),
+      repairArguments: z
+        .boolean()
+        .default(true)
+        .describe('Repair bent call arguments (encoded twice, trailing commas, single quotes, unquoted keys, a cut-off tail); false passes them on as sent'),
     })
     .prefault({}),
   repositoryInstructions: z

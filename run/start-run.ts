@@ -173,9 +173,11 @@ function launch(options: RunOptions, saved: SavedState | null): RunHandle {
     const files = openRunFiles(options, saved, workspace, sandbox, held);
     step('actors');
     const late: LateBound = { save: () => undefined, park: () => undefined };
-    const wired = wireActors(options, workspace, sandbox, files, held, late);
+    // Auto tool calling's switch to prompted is part of the run's state: a resumed run goes on in the mode it had.
+    const mode: ToolCallingState = { prompted: saved?.toolCalling === 'prompted' };
+    const wired = wireActors(options, workspace, sandbox, files, held, late, mode);
     step('checkpoint');
-    const run = createCheckpointedActor(options, saved, workspace, sandbox, files, wired, late);
+    const run = createCheckpointedActor(options, saved, workspace, sandbox, files, wired, late, mode);
     step('start');
     writeStartLines(options, saved, workspace, sandbox, files, wired);
     return startActor(options, saved, workspace, { sandbox, files, wired, run }, held, late);
@@ -286,6 +288,11 @@ function hooksDepsFor(options: RunOptions, workspace: string, trace: Tracer): Ho
   };
 }
 
+/** Whether the model actor has switched to prompted tool calling (saved with the state). */
+interface ToolCallingState {
+  prompted: boolean;
+}
+
 /** What the approver calls that exists only once the actor does: saving the state, and stopping a headless run that must wait. */
 interface LateBound {
   save(): void;
@@ -293,7 +300,15 @@ interface LateBound {
 }
 
 /** The machine with its actors: the model, the tool runner (journaled, traced, secrets masked), the context manager, the summarizer and the approver. */
-function wireActors(options: RunOptions, workspace: string, opened: OpenedSandbox, files: RunFiles, held: ResourceStack, late: LateBound) {
+function wireActors(
+  options: RunOptions,
+  workspace: string,
+  opened: OpenedSandbox,
+  files: RunFiles,
+  held: ResourceStack,
+  late: LateBound,
+  mode: ToolCallingState,
+) {
   const { rules } = options;
   const { trace, transcript, journal } = files;
   const tools = selectTools(options.tools, rules.tools.enabled);
@@ -331,9 +346,13 @@ function wireActors(options: RunOptions, workspace: string, opened: OpenedSandbo
     actors: {
       // The model source's actor logic is typed by the source; the machine's slot wants its own placeholder's type.
       model: options.model.createActor(schemas, {
-        note: ({ kind, ...data }) => trace.log(kind, data as never),
-        toolCalling: rules.model.toolCalling,
+        note: ({ kind, ...data }) => {
+          if (kind === 'tool_calling') mode.prompted = true;
+          trace.log(kind, data as never);
+        },
+        toolCalling: mode.prompted ? 'prompted' : rules.model.toolCalling,
         recoverToolCalls: rules.model.recoverToolCalls,
+        repairArguments: rules.model.repairArguments,
       }) as never,
       // A call's trace line is written with its journal entry: a resumed run reuses the result without tracing it again.
       tools: createToolRunner({
@@ -398,6 +417,7 @@ function createCheckpointedActor(
   files: RunFiles,
   wired: WiredActors,
   late: LateBound,
+  mode: ToolCallingState,
 ) {
   const { rules } = options;
   const { trace, transcript, journal } = files;
@@ -446,6 +466,7 @@ function createCheckpointedActor(
         recordLength: persisted.context.recordLength,
         traceIndex: files.position.traceIndex,
         snapshot: persisted,
+        ...(mode.prompted ? { toolCalling: 'prompted' as const } : {}),
       },
       { fsync: options.fsync !== false },
     );
@@ -529,7 +550,14 @@ function startActor(
     parked = true;
     setImmediate(() => actor.stop());
   };
-  if (saved) trace.log('resume', { fromState: tracer.label(), recordLength: saved.recordLength, elapsedMs: saved.elapsedMs, ...thisTraceWriter() });
+  if (saved)
+    trace.log('resume', {
+      fromState: tracer.label(),
+      recordLength: saved.recordLength,
+      elapsedMs: saved.elapsedMs,
+      ...(saved.toolCalling ? { toolCalling: saved.toolCalling } : {}),
+      ...thisTraceWriter(),
+    });
   for (const job of run.lostJobs) trace.log('job', jobTraceLine(job));
   // phaseChange hooks: told of each phase the run enters (their answers change nothing; failures are traced).
   const phaseHooks: Promise<unknown>[] = [];

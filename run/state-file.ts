@@ -15,6 +15,8 @@ export interface SavedState {
   traceIndex: number;
   /** XState persisted snapshot, with the transient working view removed. */
   snapshot: unknown;
+  /** `prompted` once the model actor switched to prompted tool calling (auto mode): a resumed run goes on in it. */
+  toolCalling?: 'prompted';
 }
 
 /**

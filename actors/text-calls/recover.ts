@@ -18,16 +18,20 @@ export interface Recovery {
   content: string | null;
   /** The shapes the calls came in, each once, in order of appearance. */
   shapes: TextCallShape[];
-  /** Calls in a known shape that name no tool of the run: left in the text, listed for the trace. */
+  /** Calls in an untagged shape (fenced or bare JSON) that name no tool of the run: left in the text, listed for the trace. */
   ignored: Array<{ shape: TextCallShape; name: string; didYouMean?: string }>;
 }
 
 /**
  * Finds tool calls a model wrote as text, in any of the known shapes (Hermes,
- * `<function=…>`, Mistral, Llama 3.x, a fenced JSON call). Only names of the
- * run's tools count, and nothing inside quoted code (a fence in another
- * language, an inline code span) does: a reply that shows a call as an example
- * or quotes a file holding one runs nothing. `null` when no call was found.
+ * `<function=…>`, Mistral, Llama 3.x, a fenced JSON call). Nothing inside
+ * quoted code (a fence in another language, an inline code span) counts: a
+ * reply that shows a call as an example or quotes a file holding one runs
+ * nothing. In an untagged shape (fenced or bare JSON) only names of the run's
+ * tools count; a tagged block (`<tool_call>`, `[TOOL_CALLS]`,
+ * `<|python_tag|>`, `<function=…>`) is a call whatever it names, so a call
+ * to a tool the run does not have is answered as a native one is ("unknown
+ * tool … Did you mean"), not passed over in silence. `null` when no call was found.
  *
  * @example recoverTextCalls('<tool_call>{"name":"read_file","arguments":{"path":"a.py"}}</tool_call>', tools)?.calls[0].name // 'read_file'
  */
@@ -45,6 +49,10 @@ export function recoverTextCalls(content: string, tools: ToolList): Recovery | n
   const ignored: Recovery['ignored'] = [];
   const kept: FoundBlock[] = [];
   for (const block of outermostFirst(found)) {
+    if (tagged(block, content)) {
+      kept.push(block);
+      continue;
+    }
     const known = block.calls.filter((call) => tools.has(call.name));
     for (const call of block.calls.filter((candidate) => !tools.has(candidate.name))) {
       const near = closestName(call.name, [...tools.keys()]);
@@ -55,6 +63,12 @@ export function recoverTextCalls(content: string, tools: ToolList): Recovery | n
   if (kept.length === 0) return null;
   const calls = kept.flatMap((block) => block.calls.map((call) => ({ ...call, shape: block.shape })));
   return { calls, content: textOutside(content, kept), shapes: [...new Set(kept.map((block) => block.shape))], ignored };
+}
+
+/** Whether a block starts with a tool-call tag: the model meant a call, whatever tool it names. */
+function tagged(block: FoundBlock, content: string): boolean {
+  if (block.shape === 'fenced-json') return false;
+  return block.shape !== 'llama' || content.startsWith('<|python_tag|>', block.start);
 }
 
 /** A cheap first look: every shape needs one of these marks. */

@@ -11,6 +11,7 @@ import { UsageError } from '../../lib/errors.js';
 import { createHarnessMachine } from '../../machines/harness-machine.js';
 import { describeApprovals } from '../../rules/describe-approvals.js';
 import { diffRules } from '../../rules/diff.js';
+import { ENDPOINT_PROFILES } from '../../rules/endpoint-profiles.js';
 import { PRESETS, presetNames } from '../../rules/presets.js';
 import { defaultRules } from '../../rules/schema.js';
 import { type FlagSpec, type ParsedCommand, parseCommand, stringFlag } from '../args.js';
@@ -21,7 +22,7 @@ import { listGuards, printGuards } from './rules-guards.js';
 import { printTools } from './rules-tools.js';
 import { trustRepository } from './trust.js';
 
-export const RULES_USAGE = `rein rules <show|guards|graph|coverage|presets|trust|trust-hooks|tools> [--config FILE] [--preset NAME] [--approval MODE] [--workspace DIR]
+export const RULES_USAGE = `rein rules <show|guards|graph|coverage|presets|profiles|trust|trust-hooks|tools> [--config FILE] [--preset NAME] [--approval MODE] [--workspace DIR]
 
   show       the effective rules as JSON (--diff: only what differs from the defaults, the default with --preset; --full: everything);
              the approval rules in effect per phase, in the order they are checked, follow on stderr
@@ -30,6 +31,7 @@ export const RULES_USAGE = `rein rules <show|guards|graph|coverage|presets|trust
              --machine mcp-server: an MCP server's lifecycle
   coverage   drive every transition of that statechart with generated paths; exit 1 if one is not covered
   presets    the ablation presets and the finding each reproduces
+  profiles   the endpoint profiles (model.profile): the model settings each sets for its server; a setting beside it wins
   trust      after reviewing it: let rein load the rules file in --workspace (default: .); the same as \`rein trust\`
   trust-hooks  after reviewing them: let the hooks the rules file in --workspace declares run (they run outside the sandbox)
   tools      every tool a run would offer, in order, and which each phase allows; starts the MCP servers to list theirs (--format json)
@@ -62,6 +64,10 @@ export async function rulesCommand(argv: string[], io: Io): Promise<number> {
     io.stdout.write(PRESETS.map((preset) => `${preset.name.padEnd(22)} ${preset.finding}`).join('\n') + '\n');
     return EXIT.done;
   }
+  if (action === 'profiles') {
+    io.stdout.write(ENDPOINT_PROFILES.map((profile) => `${profile.name.padEnd(18)} ${profile.server}: ${JSON.stringify(profile.settings)}`).join('\n') + '\n');
+    return EXIT.done;
+  }
   // The older spelling of `rein trust`.
   if (action === 'trust') return trustRepository(stringFlag(parsed, 'workspace') ?? '.', undefined, io);
   const loaded = await load(parsed);
@@ -89,7 +95,7 @@ function load(parsed: ParsedCommand): Promise<LoadedRules> {
   });
 }
 
-const ACTIONS = ['show', 'guards', 'graph', 'coverage', 'presets', 'trust', 'trust-hooks', 'tools'];
+const ACTIONS = ['show', 'guards', 'graph', 'coverage', 'presets', 'profiles', 'trust', 'trust-hooks', 'tools'];
 
 function trustRepositoryHooks(loaded: LoadedRules, workspace: string, io: Io): number {
   const { hooks } = loaded.rules;
@@ -108,6 +114,7 @@ function show(loaded: LoadedRules, io: Io, onlyChanges: boolean): number {
   if (!onlyChanges) {
     io.stderr.write(`rein: effective rules from ${loaded.sources.join(' + ')} + defaults (--diff for only what differs from the defaults)\n`);
     io.stdout.write(JSON.stringify(loaded.rules, null, 2) + '\n');
+    io.stderr.write(describeProfile(loaded.rules));
     io.stderr.write(describeApprovals(loaded.rules));
     return EXIT.done;
   }
@@ -132,4 +139,17 @@ async function coverage(loaded: LoadedRules, io: Io): Promise<number> {
     );
   }
   return problems.length > 0 ? EXIT.unfinished : EXIT.done;
+}
+
+/** Which model settings the endpoint profile gave, as they are in effect (a setting beside the profile may have changed one). */
+function describeProfile(rules: LoadedRules['rules']): string {
+  const profile = ENDPOINT_PROFILES.find((entry) => entry.name === rules.model.profile);
+  if (!profile) return '';
+  const model = rules.model as Record<string, unknown>;
+  const fields = Object.entries(profile.settings).map(([key, value]) => {
+    const effective = model[key];
+    const same = JSON.stringify(effective) === JSON.stringify(value);
+    return `model.${key} ${JSON.stringify(effective)}${same ? '' : ` (the profile's ${JSON.stringify(value)}, changed beside it)`}`;
+  });
+  return `rein: model.profile "${profile.name}" (${profile.server}): ${fields.join(', ')}\n`;
 }

@@ -20,6 +20,8 @@ export const RUN_USAGE = `rein run <repo> "<task>" --test-cmd "<cmd>" [options]
   --test-cmd CMD         the verification command the gate requires (or verification.command in the rules)
   --model NAME           model name (or REIN_MODEL)
   --base-url URL         OpenAI-compatible endpoint (or OPENAI_BASE_URL); the key comes from OPENAI_API_KEY
+                         how to talk to it is in the rules: model.profile (openai, vllm, ollama, llamacpp,
+                         lmstudio, openrouter, …: rein rules profiles), model.toolCalling, model.stream
   --config FILE          rules file (default: rein.config.json|yaml|yml|ts|mts|mjs|js in the repo)
   --preset NAME          default, bash-only, no-context-management, no-stall-detector, no-verification-gate, no-plan, strict
   --max-steps N          step budget            --max-seconds N     time budget

@@ -68,16 +68,22 @@ describe('tool calls recovered from text', () => {
       ['a Python file quoting a Mistral marker', '```python\nPROMPT = "[TOOL_CALLS][{\\"name\\": \\"run\\", \\"arguments\\": {}}]"\n```'],
       ['a JSON file with more keys than a call', '```json\n{"name": "run", "arguments": {"command": "x"}, "version": "1.0.0"}\n```'],
       ['JSON in the middle of prose', 'The config is {"name": "run", "parameters": {"command": "ls"}} as you can see.'],
-      ['a call to a tool the run does not have', '<tool_call>{"name": "delete_repo", "arguments": {}}</tool_call>'],
+      ['a fenced JSON call to a tool the run does not have', '```json\n{"name": "delete_repo", "arguments": {}}\n```'],
       ['a tag with no call in it', 'I will use the <tool_call> format when I am ready.'],
     ])('%s', (_what, content) => {
       expect(recover(content)).toBeNull();
     });
 
-    it('lists a call to an unknown tool in a known shape for the trace, with the nearest name', () => {
-      const recovery = recover(`${SHAPES.hermes('read_files', { path: 'a' })}${SHAPES.hermes('run', { command: 'ls' })}`)!;
+    it('lists a fenced JSON call to an unknown tool for the trace, with the nearest name', () => {
+      const recovery = recover(`${SHAPES['fenced-json']('read_files', { path: 'a' })}\n${SHAPES.hermes('run', { command: 'ls' })}`)!;
       expect(recovery.calls.map((call) => call.name)).toEqual(['run']);
-      expect(recovery.ignored).toEqual([{ shape: 'hermes', name: 'read_files', didYouMean: 'read_file' }]);
+      expect(recovery.ignored).toEqual([{ shape: 'fenced-json', name: 'read_files', didYouMean: 'read_file' }]);
+    });
+
+    it('a tagged call to an unknown tool is a call (the tool runner answers it with the nearest name), not silence', () => {
+      const recovery = recover(`${SHAPES.hermes('read_files', { path: 'a' })}${SHAPES.hermes('run', { command: 'ls' })}`)!;
+      expect(recovery.calls.map((call) => call.name)).toEqual(['read_files', 'run']);
+      expect(recovery.ignored).toEqual([]);
     });
   });
 
@@ -112,11 +118,14 @@ describe('tool calls recovered from text', () => {
     );
   });
 
-  it('property: a call naming no tool of the run is never recovered', () => {
+  it('property: an untagged call (fenced or bare JSON) naming no tool of the run is never recovered; a tagged one is a call', () => {
     const unknown = fc.stringMatching(/^[a-z_]{3,12}$/).filter((name) => !tools.has(name));
     fc.assert(
       fc.property(shapes, unknown, args, (shape, name, value) => {
-        expect(recover(SHAPES[shape](name, value))).toBeNull();
+        expect(recover(SHAPES['fenced-json'](name, value))).toBeNull();
+        expect(recover(JSON.stringify({ name, parameters: value }))).toBeNull();
+        if (shape === 'fenced-json' || shape === 'function-tag') return;
+        expect(recover(SHAPES[shape](name, value))?.calls).toEqual([expect.objectContaining({ name, shape })]);
       }),
     );
   });

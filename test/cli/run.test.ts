@@ -110,7 +110,9 @@ describe('rein run as a child process against a local OpenAI-compatible server',
     const url = `http://127.0.0.1:${await closedPort()}/v1`;
     const result = await runCli(['run', repo, 'task', '--test-cmd', 'x', '--model', 'm'], { env: cleanEnv({ OPENAI_BASE_URL: url }) });
     expect(result.code).toBe(3);
-    expect(result.stderr.trim()).toBe(`rein: cannot reach the model endpoint at ${url} (ECONNREFUSED)`);
+    expect(result.stderr.trim()).toBe(
+      `rein: cannot reach the model endpoint at ${url} (ECONNREFUSED): check the base URL (--base-url or OPENAI_BASE_URL) and that a server is running and listening there`,
+    );
   });
 
   it('an endpoint that keeps failing: retried and traced, then status failed, exit 3, a clear message, the trace intact', async () => {

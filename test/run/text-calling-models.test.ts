@@ -50,6 +50,38 @@ describe('the test kit speaks the shapes of models without a tool parser', () =>
   });
 });
 
+describe('a reply that cannot be understood is shown to the model as such', () => {
+  it.each(['hermes', 'mistral', 'llama', 'function-tag'] as const)(
+    'a %s call to a tool the run does not have gets the nearest name, as a native call does; the record keeps the call',
+    async (shape) => {
+      const run = await runScripted({
+        files,
+        testCmd,
+        rules: { ...rules, budgets: { maxSteps: 1 } },
+        script: [textReply(shape, call('read_files', { path: 'add.js' }))],
+      });
+      const results = run.record.filter((message) => message.role === 'tool').map((message) => String(message.content));
+      expect(results).toEqual([expect.stringMatching(/unknown tool "read_files"\. Did you mean `read_file`\?/)]);
+      expect(run.record.find((message) => message.role === 'assistant')).toMatchObject({ tool_calls: [{ function: { name: 'read_files' } }] });
+      expect(run.lines('calls_recovered')[0]).toMatchObject({ shapes: [shape], raw: expect.stringContaining('read_files') });
+    },
+  );
+});
+
+describe('argument repair switched off (model.repairArguments: false)', () => {
+  it('a bent argument goes to the tool as sent: a tool error with the JSON position, no repair line, no crash', async () => {
+    const run = await runScripted({
+      files,
+      testCmd,
+      rules: { ...rules, model: { repairArguments: false }, budgets: { maxSteps: 1 } },
+      script: [reply(mangledCall('read_file', { path: 'add.js' }, 'trailing-comma'))],
+    });
+    expect(run.lines('arguments_repaired')).toEqual([]);
+    const results = run.record.filter((message) => message.role === 'tool').map((message) => String(message.content));
+    expect(results[0]).toMatch(/not valid JSON at line 1, column 18/);
+  });
+});
+
 describe('errors the model can act on', () => {
   it('an unknown tool gets the nearest name, a missing argument the tool’s schema, a hopeless JSON its position', async () => {
     const run = await runScripted({

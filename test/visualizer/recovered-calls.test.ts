@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { call, removeTempDirs, runScripted, textReply } from '../../testing/index.js';
+import { removeTempDirs, runScripted } from '../../testing/index.js';
 import { toEntry } from '../../visualizer/page/entries.js';
 import { filterOf } from '../../visualizer/page/event-filters.js';
 import { describeEntry } from '../../visualizer/page/event-format.js';
@@ -33,7 +33,7 @@ describe('the visualizer shows calls recovered from text', () => {
       files: { 'a.txt': 'a\n' },
       testCmd: 'true',
       rules: { budgets: { maxSteps: 1 } },
-      script: [textReply('hermes', call('nope'))],
+      script: [{ content: 'I would call <tool_call> next, once I know which file.' }],
     });
     const model = run.trace.map((line, index) => toEntry(line, index)).find((entry) => entry.kind === 'model')!;
     expect(describeEntry(model, null).text).not.toContain('recovered');
