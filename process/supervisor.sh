@@ -6,9 +6,10 @@
 # waits on the model, and a command is handed to one through a pipe.
 #
 # Arguments: a random token (tags every process it starts, through the
-# `REIN_JOB=<token>-<id>` variable; a spare's id is `w<n>`), the kill grace in ms, and the
+# `REIN_JOB=<token>-<id>` variable; a spare's id is `w<n>`), the kill grace in ms, the
 # scope: `ns` when it runs in its own PID namespace (bubblewrap), `host`
-# when it does not.
+# when it does not, the memory each process may allocate in KiB and the processes the
+# sandbox may hold (0: no limit).
 #
 # Requests arrive on stdin as NUL-terminated fields:
 #   run  <id> <nonce> <command>   a command whose output goes to stdout, then `\0\0REIN-END-<nonce>\0\0`
@@ -33,9 +34,17 @@
 # bubblewrap's init, and with it every process in the sandbox, follows; on
 # the host it first kills every process carrying its token.
 #
-# rein runs it as `bash --norc -c <this file's text> rein-supervisor <token> <grace ms> <scope>`: the text is
-# read by the harness and passed in, so the file need not be visible inside the sandbox.
-token=$1 grace_ms=$2 scope=$3
+# rein runs it as `bash --norc -c <this file's text> rein-supervisor <token> <grace ms> <scope> <KiB> <processes>`:
+# the text is read by the harness and passed in, so the file need not be visible inside the sandbox.
+token=$1 grace_ms=$2 scope=$3 memory_kib=${4:-0} max_processes=${5:-0}
+
+# Limits for everything started from here, soft and hard (without capabilities nothing can raise them again).
+# RLIMIT_DATA counts what a process allocates (heap, private writable mappings), not address space it only reserves,
+# so runtimes that reserve large ranges (V8, the JVM, Go) start as usual. RLIMIT_NPROC is counted per user namespace,
+# so in the sandbox it counts the sandbox's own processes and threads; on the host it would count all of the
+# user's, and is not set there. The kernel never applies it to root: a pids cgroup (the harness's) holds root.
+(( memory_kib > 0 )) && ulimit -d "$memory_kib"
+[[ $scope == ns ]] && (( max_processes > 0 )) && ulimit -u "$max_processes"
 
 # Descriptors the harness was started with beyond its stdio (a terminal multiplexer's, an IDE's, a CI runner's pipe)
 # would be inherited by every command: only stdin, stdout, stderr and the report pipe (fd 3) are kept.
@@ -46,6 +55,12 @@ done
 unset fd_path fd_number
 
 field() { IFS= read -r -d '' "$1"; }
+
+# Sleeps $1 seconds without a fork: a read that times out on a pipe held open read-write (so it never sees EOF) and
+# never written. A sandbox at its process limit (a fork bomb) has no process left for sleep(1), and a bash whose fork
+# fails exits: the supervisor, and a reporter cleaning up after the bomb, must wait without one. No command inherits it.
+exec {pause_fd}<> <(:)
+pause() { read -r -t "$1" -u "$pause_fd" _ 2>/dev/null; }
 
 # Process $1's state and parent, from /proc/<pid>/stat ("pid (comm) state ppid pgrp ...").
 proc_stat() {
@@ -84,11 +99,11 @@ stop_group() {
   while group_alive "$pg"; do
     now_us
     (( now >= deadline )) && break
-    sleep 0.05
+    pause 0.05
   done
   kill -KILL -- "-$pg" 2>/dev/null
   local tries
-  for ((tries = 0; tries < 100; tries++)); do group_alive "$pg" || break; sleep 0.01; done
+  for ((tries = 0; tries < 100; tries++)); do group_alive "$pg" || break; pause 0.01; done
   return 0
 }
 
@@ -160,7 +175,7 @@ sweep() {
     if [[ -z $found ]]; then
       [[ -n $unsure ]] || break
       (( retries += 1 ))
-      sleep 0.01
+      pause 0.01
     fi
     victims+=$found
   done
@@ -183,7 +198,7 @@ sweep() {
     found=
     for p in $victims; do running "$p" && found=1 && break; done
     [[ -z $found ]] && break
-    sleep 0.01
+    pause 0.01
   done
   return 0
 }
@@ -281,7 +296,7 @@ spare_reporter() {
   exec {ids}</dev/fd/"${spare_ids[$1]}" {cmds}</dev/fd/"${spare_cmd[$1]}"
   drop_pipes
   set -m
-  REIN_JOB=$token-$slot bash -c "$SPARE_SHELL" bash <&"$cmds" 2>&1 3>&- {ids}<&- {cmds}<&- &
+  REIN_JOB=$token-$slot bash -c "$SPARE_SHELL" bash <&"$cmds" 2>&1 3>&- {ids}<&- {cmds}<&- {pause_fd}<&- &
   pid=$!
   set +m
   if ! { IFS= read -r -d '' -u "$ids" id && IFS= read -r -d '' -u "$ids" nonce; }; then
@@ -314,7 +329,7 @@ run_command() {
   local id=$1 nonce=$2 command=$3 tag=$token-${4:-$1} pid status
   drop_pipes
   set -m
-  REIN_JOB=$tag bash -c -- "$command" </dev/null 2>&1 3>&- &
+  REIN_JOB=$tag bash -c -- "$command" </dev/null 2>&1 3>&- {pause_fd}<&- &
   pid=$!
   set +m
   printf 'S %s %s\n' "$id" "$pid" >&3
@@ -334,7 +349,7 @@ run_job() {
   local id=$1 log=$2 command=$3 pid status
   drop_pipes
   set -m
-  REIN_JOB=$token-$id bash -c -- "$command" </dev/null >>"$log" 2>&1 3>&- &
+  REIN_JOB=$token-$id bash -c -- "$command" </dev/null >>"$log" 2>&1 3>&- {pause_fd}<&- &
   pid=$!
   set +m
   printf 'S %s %s\n' "$id" "$pid" >&3
@@ -361,7 +376,16 @@ while field op; do
       fi ;;
     spare) new_spare 0; new_spare 1 ;;
     job) field id; field log; field command; run_job "$id" "$log" "$command" & ;;
-    stop) field pg; { drop_pipes; stop_group "$pg"; } & ;;
+    # SIGTERM at once, without a fork: a group that has taken every process the sandbox may hold (a fork bomb)
+    # leaves none for the subshell that waits out the grace; most of it dies of the signal, which frees them.
+    # SIGTERM at once, and a moment's wait for the group to go, without a fork: a group that has taken every process
+    # the sandbox may hold (a fork bomb) leaves none for the subshell that waits out the grace, and most of it dies of
+    # the signal, which frees them. Only a group still there after that costs a subshell.
+    stop)
+      field pg
+      kill -TERM -- "-$pg" 2>/dev/null && kill -CONT -- "-$pg" 2>/dev/null
+      for ((tries = 0; tries < 10; tries++)); do group_alive "$pg" || break; pause 0.01; done
+      if group_alive "$pg"; then { drop_pipes; stop_group "$pg"; } & fi ;;
     quit) exit 0 ;;
     *) printf 'P unknown request\n' >&3 ;;
   esac

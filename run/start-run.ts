@@ -218,6 +218,7 @@ export function policyOf(rules: Rules): CommandPolicy {
     envAllow: rules.permissions.envAllow,
     readable: rules.permissions.readable,
     hidden: rules.permissions.hidden,
+    limits: rules.permissions.limits,
     timeoutSeconds: rules.tools.commandTimeoutSeconds,
   };
 }
