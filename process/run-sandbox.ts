@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { summarizeVisibility, type VisibilitySummary } from './describe-visibility.js';
 import { buildCommandEnv } from './environment.js';
-import { type JobStore, type JobView, jobLogDir, openJobStore } from './job-store.js';
+import { type JobStore, type JobView, jobLogDir, logCutNote, MAX_LOG_BYTES, openJobStore } from './job-store.js';
 import { JOB_STOP_WAIT_MS } from './kill-timings.js';
 import type { CommandPolicy } from './policy.js';
 import type { GroupRunResult } from './process-group.js';
@@ -126,6 +126,7 @@ export function createRunSandbox(options: RunSandboxOptions): RunSandbox {
       cwd: options.root,
       env,
       limits,
+      jobLogs: { maxBytes: options.maxLogBytes ?? MAX_LOG_BYTES, cutNote: logCutNote(options.maxLogBytes ?? MAX_LOG_BYTES) },
       onJobEnd: (tag, status) => {
         const id = [...jobTags].find(([, candidate]) => candidate === tag)?.[0];
         if (id === undefined) return;

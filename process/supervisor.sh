@@ -35,8 +35,9 @@
 # the host it first kills every process carrying its token.
 #
 # rein runs it as `bash --norc -c <this file's text> rein-supervisor <token> <grace ms> <scope> <KiB> <processes>`:
-# the text is read by the harness and passed in, so the file need not be visible inside the sandbox.
-token=$1 grace_ms=$2 scope=$3 memory_kib=${4:-0} max_processes=${5:-0}
+# the text is read by the harness and passed in, so the file need not be visible inside the sandbox. Then the most a job's
+# log may hold and the line that starts a cut log.
+token=$1 grace_ms=$2 scope=$3 memory_kib=${4:-0} max_processes=${5:-0} log_max_bytes=${6:-0} log_cut_note=${7:-}
 
 # Limits for everything started from here, soft and hard (without capabilities nothing can raise them again).
 # RLIMIT_DATA counts what a process allocates (heap, private writable mappings), not address space it only reserves,
@@ -345,17 +346,44 @@ command_ended() {
   printf 'E %s %s\n' "$1" "$5" >&3
 }
 
+# A job's output, from stdin, appended to the log on stdout, which is cut back to the note whenever it would pass
+# log_max_bytes: capped as it is written, however fast the job writes. dd copies at most that much, each read written
+# at once (head would hold it in stdio's buffer), and stops; one byte more tells a full log from the end of the output.
+# LC_ALL=C: read -N counts bytes.
+log_writer() {
+  local LC_ALL=C byte
+  while dd status=none bs=64K iflag=count_bytes count="$log_max_bytes"; do
+    IFS= read -r -d '' -N 1 byte || return 0
+    truncate -s 0 /proc/self/fd/1 2>/dev/null
+    printf '%s\n' "$log_cut_note"
+    if [[ -n $byte ]]; then printf '%s' "$byte"; else printf '\0'; fi
+  done
+}
+
 run_job() {
-  local id=$1 log=$2 command=$3 pid status
+  local id=$1 log=$2 command=$3 pid status writer='' out_fd log_fd
   drop_pipes
+  if (( log_max_bytes > 0 )); then
+    # The log is opened before the command starts (which may swap the name at once). The writer is this reporter's
+    # child, not in the job's process group, so stopping the job leaves it to write out what is still in the pipe.
+    exec {log_fd}>>"$log"
+    exec {out_fd}> >(log_writer >&"$log_fd" {log_fd}>&- 3>&- {pause_fd}<&-)
+    writer=$!
+    exec {log_fd}>&-
+  else
+    exec {out_fd}>>"$log"
+  fi
   set -m
-  REIN_JOB=$token-$id bash -c -- "$command" </dev/null >>"$log" 2>&1 3>&- {pause_fd}<&- &
+  REIN_JOB=$token-$id bash -c -- "$command" </dev/null >&"$out_fd" 2>&1 3>&- {pause_fd}<&- {out_fd}>&- &
   pid=$!
   set +m
+  exec {out_fd}>&-
   printf 'S %s %s\n' "$id" "$pid" >&3
   wait "$pid"
   status=$?
   finish "$pid" "$token-$id"
+  # Nothing the job started is left to hold the pipe: the writer reaches its end, and then the log is all there.
+  [[ -n $writer ]] && wait "$writer"
   printf 'X %s %s\n' "$id" "$status" >&3
 }
 

@@ -35,6 +35,8 @@ export interface SupervisorOptions {
    * sandbox also an rlimit, which binds every user but root.
    */
   limits?: SandboxLimits;
+  /** Jobs' logs are cut back to `cutNote` as they are written, whenever one would pass `maxBytes`. */
+  jobLogs?: { maxBytes: number; cutNote: string };
 }
 
 export interface CommandOptions {
@@ -122,6 +124,8 @@ class SupervisorProcess implements Supervisor {
       options.wrap ? 'ns' : 'host',
       String(limits ? Math.floor(limits.memoryBytes / 1024) : 0),
       String(limits?.processes ?? 0),
+      String(options.jobLogs?.maxBytes ?? 0),
+      options.jobLogs?.cutNote ?? '',
     ];
     this.cgroup = limits ? createPidsCgroup(limits.processes) : null;
     const wrapped = options.wrap ? options.wrap(inner) : inner;
