@@ -28,6 +28,7 @@ import type { Rules } from '../rules/schema.js';
 import { toolRegistry, toolSchemas, toolSchemasJson } from '../tools/index.js';
 import { enableRegistered, selectTools } from '../tools/select-tools.js';
 import { createSyntaxChecker } from '../tools/syntax-check.js';
+import { removeLeftoverTempFiles } from '../tools/temp-file-journal.js';
 import type { AnyTool, CommandPolicy, ToolContext } from '../tools/types.js';
 import { readProgress } from '../tools/update-todo.js';
 import { openCallJournal } from './call-journal.js';
@@ -162,6 +163,8 @@ function launch(options: RunOptions, saved: SavedState | null): RunHandle {
   try {
     const workspace = realWorkspace(options.workspace);
     checkHooksTrusted(options.rules.hooks, options.configPath, workspace, options.trustFile ?? trustFilePath());
+    // Half-written temporary files a killed rein left (its own, by record): gone before any command or model looks.
+    removeLeftoverTempFiles();
     step('sandbox');
     const sandbox = openSandbox(options, workspace, held);
     step('files');
