@@ -197,6 +197,12 @@ export const rulesSchema = z.strictObject({
       viewLines: z.number().int().positive().default(100),
       maxHits: z.number().int().positive().default(50),
       commandTimeoutSeconds: z.number().positive().default(120),
+      maxCallsPerReply: z
+        .number()
+        .int()
+        .positive()
+        .default(16)
+        .describe('Tool calls of one reply that run (a reply is one step); the rest are answered "not run" and can be made in the next reply'),
     })
     .prefault({}),
   model: z

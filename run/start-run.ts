@@ -340,6 +340,7 @@ function wireActors(options: RunOptions, workspace: string, opened: OpenedSandbo
         tools,
         toolContext,
         journal,
+        maxCallsPerReply: rules.tools.maxCallsPerReply,
         secrets: options.secrets ?? [],
         onResult: (result, step) => {
           traceTool(trace, result, step);
