@@ -257,6 +257,22 @@ open_pair 1
 # Per pair: the waiting spare's reporter ('' when none waits) and its number (its tag is <token>-w<number>).
 pipes_held=1 spares=0 waiting=('' '') number=(0 0)
 
+# Whether a fork can be risked: a bash whose fork fails exits, and the supervisor must not. In the namespace, a sandbox
+# that holds nearly its limit of processes (a fork bomb in a job, or one a stop is still reaping) is given a moment to
+# free some; still full, the caller does without (no spare; a command is reported not started). Threads count toward
+# the limit but not here: a sandbox full of threads can still take the supervisor down, and the next command gets a
+# new sandbox.
+room_for_fork() {
+  local tries processes
+  [[ $scope == ns ]] && (( max_processes > 0 )) || return 0
+  for ((tries = 0; tries < 20; tries++)); do
+    processes=(/proc/[0-9]*)
+    (( ${#processes[@]} + 4 < max_processes )) && return 0
+    pause 0.05
+  done
+  return 1
+}
+
 # Starts a spare on pair $1 unless one waits there.
 new_spare() {
   [[ -n ${waiting[$1]} ]] && return 0
@@ -352,7 +368,10 @@ command_ended() {
 # LC_ALL=C: read -N counts bytes.
 log_writer() {
   local LC_ALL=C byte
-  while dd status=none bs=64K iflag=count_bytes count="$log_max_bytes"; do
+  # Room for the note and the byte after it, so a cut log is within the cap too (rein's own check cuts what is not).
+  local room=$(( log_max_bytes - ${#log_cut_note} - 2 ))
+  (( room > 0 )) || room=1
+  while dd status=none bs=64K iflag=count_bytes count="$room"; do
     IFS= read -r -d '' -N 1 byte || return 0
     truncate -s 0 /proc/self/fd/1 2>/dev/null
     printf '%s\n' "$log_cut_note"
@@ -399,21 +418,21 @@ while field op; do
         printf '%s\0%s\0' "$id" "$command" >&"${spare_cmd[pair]}"
         printf '%s\0%s\0' "$id" "$nonce" >&"${spare_ids[pair]}"
         waiting[pair]=
-      else
+      elif room_for_fork; then
         run_command "$id" "$nonce" "$command" &
+      else
+        printf 'rein: not started: the sandbox holds its limit of %s processes and threads (permissions.limits.processes); a background job, or what a command left running, may hold them\n' "$max_processes"
+        printf '\0\0REIN-END-%s\0\0' "$nonce"
+        printf 'E %s 126\n' "$id" >&3
       fi ;;
-    spare) new_spare 0; new_spare 1 ;;
+    spare) room_for_fork && { new_spare 0; new_spare 1; } ;;
     job) field id; field log; field command; run_job "$id" "$log" "$command" & ;;
     # SIGTERM at once, without a fork: a group that has taken every process the sandbox may hold (a fork bomb)
     # leaves none for the subshell that waits out the grace; most of it dies of the signal, which frees them.
-    # SIGTERM at once, and a moment's wait for the group to go, without a fork: a group that has taken every process
-    # the sandbox may hold (a fork bomb) leaves none for the subshell that waits out the grace, and most of it dies of
-    # the signal, which frees them. Only a group still there after that costs a subshell.
-    stop)
-      field pg
-      kill -TERM -- "-$pg" 2>/dev/null && kill -CONT -- "-$pg" 2>/dev/null
-      for ((tries = 0; tries < 10; tries++)); do group_alive "$pg" || break; pause 0.01; done
-      if group_alive "$pg"; then { drop_pipes; stop_group "$pg"; } & fi ;;
+    # Here, not in a subshell: a group that has taken every process the sandbox may hold (a fork bomb) leaves none for
+    # one, and a bash whose fork fails exits. Requests wait meanwhile: at most the grace and a second, for a group
+    # that ignores SIGTERM.
+    stop) field pg; stop_group "$pg" ;;
     quit) exit 0 ;;
     *) printf 'P unknown request\n' >&3 ;;
   esac

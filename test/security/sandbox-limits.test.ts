@@ -90,6 +90,43 @@ describe('the sandbox limits (bubblewrap)', () => {
     expect(sandbox.readJob(job.id, 1000).text.trim()).toBe(String(memoryBytes / 1024));
   }, 60_000);
 
+  it('nothing in the sandbox can raise the process limit or leave its cgroup', async () => {
+    const sandbox = openRunSandbox(makeTempDir(), { sandbox: 'bwrap', limits: { processes: 64 } });
+    const tried = await run(
+      sandbox,
+      'for f in /sys/fs/cgroup/pids/rein-*/pids.max /sys/fs/cgroup/pids/cgroup.procs /sys/fs/cgroup/unified/cgroup.procs; do echo $$ > "$f" && echo "wrote $f"; done; ' +
+        'ulimit -u unlimited && echo raised; true',
+    );
+    expect(tried.output.finish()).not.toMatch(/wrote|raised/);
+    // Still held: 100 sleeps do not all start.
+    const many = await run(sandbox, 'for i in $(seq 100); do sleep 5 & done 2>/dev/null; p=(/proc/[0-9]*); echo "${#p[@]}"; kill $(jobs -p) 2>/dev/null; true');
+    expect(Number(many.output.finish().trim().split('\n').at(-1))).toBeLessThanOrEqual(64);
+  }, 60_000);
+
+  // A variant: a background job that takes every process the run's sandbox may hold must neither block the
+  // verification command nor decide its verdict (it runs in a sandbox, and a cgroup, of its own).
+  it('a background fork bomb holding the whole limit cannot fail, pass or block the verification command', async () => {
+    const root = makeTempDir();
+    const sandbox = openRunSandbox(root, { sandbox: 'bwrap', limits: { processes: 48 } }, { isCheck: (command) => command.startsWith('exit ') });
+    const job = await sandbox.startJob('echo ZygpIHsgZyB8IGc7IH07IGcK | base64 -d > bomb.sh; bash bomb.sh');
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    // The job now holds what the run's sandbox may hold: an ordinary command is reported not started, and the sandbox
+    // (with the job) lives on.
+    // (Until the bomb has filled it, a command may still start: asked again until it does not.)
+    let ordinary = await run(sandbox, 'echo hi', 20_000);
+    for (let tries = 0; tries < 20 && ordinary.exitCode === 0; tries++) ordinary = await run(sandbox, 'echo hi', 20_000);
+    expect(ordinary.exitCode).toBe(126);
+    expect(ordinary.output.finish()).toMatch(/^rein: not started: the sandbox holds its limit of 48 processes and threads/);
+    const started = Date.now();
+    const failing = await run(sandbox, 'exit 1', 20_000);
+    const passing = await run(sandbox, 'exit 0', 20_000);
+    expect([failing.ending, failing.exitCode, passing.ending, passing.exitCode]).toEqual(['exited', 1, 'exited', 0]);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    // Stopped, the job frees them, and the run's sandbox runs commands again.
+    await sandbox.stopJob(job.id);
+    expect((await run(sandbox, 'echo back', 20_000)).output.finish()).toBe('back\n');
+  }, 60_000);
+
   it('a verification command runs under them in its own sandbox', async () => {
     const root = makeTempDir();
     const sandbox = openRunSandbox(
