@@ -38,3 +38,14 @@ export function formatSize(bytes: number): string {
   const mib = bytes / MIB;
   return mib >= 1024 && mib % 1024 === 0 ? `${mib / 1024} GiB` : `${Math.round(mib)} MiB`;
 }
+
+/**
+ * `argv` run under the memory limit and, in a sandbox (`sandboxed`), the process limit as an rlimit: for what runs
+ * outside the run's supervisor (a command run on its own, a stdio MCP server), which sets them itself for the rest.
+ *
+ * @example limitedArgv(sandboxLimits(), ['node', 'server.js'], true) // ['bash', '-c', 'ulimit -d … && ulimit -u … && exec "$@"', 'bash', 'node', 'server.js']
+ */
+export function limitedArgv(limits: SandboxLimits, argv: readonly string[], sandboxed: boolean): string[] {
+  const set = [`ulimit -d ${Math.floor(limits.memoryBytes / 1024)}`, ...(sandboxed ? [`ulimit -u ${limits.processes}`] : [])];
+  return ['bash', '--norc', '-c', `${set.join(' && ')} && exec "$@"`, 'bash', ...argv];
+}

@@ -1,10 +1,11 @@
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { runColdCommand } from '../../process/cold-command.js';
 import type { RunSandbox } from '../../process/run-sandbox.js';
 import { sandboxLimits } from '../../process/sandbox-limits.js';
 import { runTool } from '../../tools/run.js';
 import { openRunSandbox, sandboxContext } from '../helpers/run-sandbox.js';
-import { makeTempDir } from '../helpers/workspace.js';
+import { makeContext, makeTempDir } from '../helpers/workspace.js';
 
 const signal = new AbortController().signal;
 const run = (sandbox: RunSandbox, command: string, timeoutMs = 30_000) => sandbox.runCommand(command, { timeoutMs, signal, outputCap: 4000 });
@@ -125,6 +126,13 @@ describe('the sandbox limits (bubblewrap)', () => {
     // Stopped, the job frees them, and the run's sandbox runs commands again.
     await sandbox.stopJob(job.id);
     expect((await run(sandbox, 'echo back', 20_000)).output.finish()).toBe('back\n');
+  }, 60_000);
+
+  it('a command run on its own (no run sandbox) runs under them too', async () => {
+    const root = makeTempDir();
+    const policy = { ...makeContext(root).policy, sandbox: 'bwrap' as const, limits: { memoryMiB: 300, processes: 77 } };
+    const result = await runColdCommand('ulimit -d; ulimit -u', { root, policy, timeoutMs: 10_000, signal, outputCap: 1000 });
+    expect(result.output.finish().trim().split('\n')).toEqual([String(300 * 1024), '77']);
   }, 60_000);
 
   it('a verification command runs under them in its own sandbox', async () => {
