@@ -33,7 +33,10 @@ describe('job logs against a sandbox that swaps them (bubblewrap)', () => {
     await waitUntil(() => fs.lstatSync(log(1), { throwIfNoEntry: false })?.isSymbolicLink() === true, 'the job to swap its log');
     // The job's output reaches the log through its writer, which may come after the swap: read until it is there.
     let text = '';
-    await waitUntil(() => (text += sandbox.readJob(job.id, 6000).text) !== '', 'the job output to reach its log');
+    await waitUntil(() => {
+      text += sandbox.readJob(job.id, 6000).text;
+      return text !== '';
+    }, 'the job output to reach its log');
     expect(text).toBe('before\n');
     expect(text).not.toContain('canary');
     // The cut (checked four times a second) acts on the log rein made, not on what the name points at now.
