@@ -33,6 +33,11 @@ export interface ToolRunnerDeps {
   now?: () => number;
   /** The postToolUse hooks: notes they return are added to the call's result for the model (before it is journaled). */
   afterCall?: (call: { id: string; name: string; args: unknown; outcome: ToolOutcome }, step: number, signal: AbortSignal) => Promise<string[]>;
+  /**
+   * The most calls of one reply that run (`tools.maxCallsPerReply`); the rest are answered without running, so a step
+   * of the step budget does at most this much (500 commands in one reply would otherwise be one step).
+   */
+  maxCallsPerReply?: number;
 }
 
 const failure = (content: string): ToolOutcome => ({ content, ok: false, effect: { kind: 'none' } });
@@ -62,7 +67,11 @@ export function createToolRunner(deps: ToolRunnerDeps) {
         const started = now();
         const interrupted = deps.journal?.wasStarted?.(key) ?? false;
         deps.journal?.start?.(key);
-        const ran = await runCall(deps, call, input, signal, interrupted);
+        const position = input.offset + index;
+        const ran =
+          deps.maxCallsPerReply !== undefined && position >= deps.maxCallsPerReply
+            ? { outcome: failure(overCapText(deps.maxCallsPerReply, position)), args: argsAsSent(call) }
+            : await runCall(deps, call, input, signal, interrupted);
         // Stopped mid-call (Ctrl+C, a kill, the time budget): the cut-short outcome is not the call's
         // result. It stays unjournaled, so a resumed run asks the tool to recover it.
         if (signal.aborted) break;
@@ -123,6 +132,13 @@ async function runCall(
     const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
     return { outcome: failure(`Tool error: ${text}`), args: parsed.args };
   }
+}
+
+function overCapText(max: number, position: number): string {
+  return (
+    `Not run: one reply may make at most ${max} tool calls (tools.maxCallsPerReply), and this was call ${position + 1}. ` +
+    'Each reply is one step of the step budget. Make the calls still needed in your next reply, or combine them (one command with &&, one grep over a folder).'
+  );
 }
 
 const schemaLines = new WeakMap<AnyTool, string>();

@@ -44,6 +44,9 @@ function approvalsLoosened(base: Partial<PhaseApprovals>, now: Partial<PhaseAppr
   return found;
 }
 
+/** The memory limit's default is half the machine's memory, at most this: a file naming more raises it on any machine. */
+const DEFAULT_MEMORY_CEILING_MIB = 8192;
+
 const joined = (found: string[]) => (found.length > 0 ? found.join('; ') : null);
 
 export const LOOSENING_RULES: readonly LooseningRule[] = [
@@ -113,6 +116,27 @@ export const LOOSENING_RULES: readonly LooseningRule[] = [
           return more.length > 0 ? [`${name}: adds ${list(more)}`] : [];
         }),
       ),
+  },
+  {
+    field: 'permissions.limits',
+    loosens: 'memoryMiB above the default (8192 at most) or above the rules below, processes raised',
+    check: (base, rules) => {
+      const found: string[] = [];
+      const [was, now] = [base.permissions.limits, rules.permissions.limits];
+      if (now.memoryMiB !== undefined && now.memoryMiB > (was.memoryMiB ?? DEFAULT_MEMORY_CEILING_MIB)) found.push(`memoryMiB ${now.memoryMiB}`);
+      if (now.processes > was.processes) found.push(`processes ${now.processes}`);
+      return joined(found);
+    },
+  },
+  {
+    field: 'tools.maxCallsPerReply',
+    loosens: 'raised (more commands in one step of the step budget)',
+    check: (base, rules) => (rules.tools.maxCallsPerReply > base.tools.maxCallsPerReply ? String(rules.tools.maxCallsPerReply) : null),
+  },
+  {
+    field: 'model.maxResponseBytes',
+    loosens: "raised (the harness's own memory, outside the sandbox)",
+    check: (base, rules) => (rules.model.maxResponseBytes > base.model.maxResponseBytes ? String(rules.model.maxResponseBytes) : null),
   },
   {
     field: 'tools.enabled',
@@ -189,10 +213,10 @@ export const LOOSENING_RULES: readonly LooseningRule[] = [
 /** Top-level sections a rules file may change freely, and why (a test checks that every section is judged somewhere). */
 export const FREE_SECTIONS: Record<string, string> = {
   context: 'how the record is compacted',
-  model: 'request settings for your own endpoint (prices excepted)',
+  model: 'request settings for your own endpoint (prices and maxResponseBytes excepted)',
   repositoryInstructions: "which file is given to the model, labelled as the repository's words",
   stall: 'stall thresholds (their texts excepted)',
-  tools: 'output limits and command timeouts (tools.enabled excepted)',
+  tools: 'output limits and command timeouts (tools.enabled and maxCallsPerReply excepted)',
 };
 
 /** Every widening `rules` makes over `base`, as `field: what` lines; empty when it only keeps or narrows. */

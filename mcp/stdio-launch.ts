@@ -3,6 +3,7 @@ import path from 'node:path';
 import { buildCommandEnv } from '../process/environment.js';
 import type { CommandPolicy } from '../process/policy.js';
 import { buildSandboxArgv, findOnPath, resolveSandbox } from '../process/sandbox.js';
+import { limitedArgv, sandboxLimits } from '../process/sandbox-limits.js';
 import { shellScript } from '../process/shell-scripts.js';
 import { planVisibility } from '../process/visibility.js';
 import type { StdioServerRules } from '../rules/mcp-servers.js';
@@ -39,11 +40,13 @@ export interface LaunchContext {
 export function planStdioLaunch(server: StdioServerRules, context: LaunchContext): StdioLaunch {
   const env = { ...buildCommandEnv(context.env, context.policy.envAllow), ...expandVariables(server.env, context.env, 'env') };
   const cwd = server.cwd ? path.resolve(context.root, server.cwd) : context.root;
-  const inner = [server.command, ...server.args];
+  const command = [server.command, ...server.args];
   if (!server.command.includes('/') && findOnPath(server.command, env.PATH) === null) throw new Error(`${server.command} was not found on PATH`);
   const policy = { ...context.policy, network: server.network ?? context.policy.network };
   const mode = server.sandbox ? resolveSandbox(policy) : { kind: 'none' as const, reason: 'the server has sandbox: false' };
   if (mode.kind === 'unavailable') throw new Error(`cannot start the server: ${mode.reason}`);
+  // Under the run's memory limit, and sandboxed its process limit too (as an rlimit: the server has no cgroup of its own).
+  const inner = limitedArgv(sandboxLimits(context.policy.limits), command, mode.kind === 'bwrap');
   if (mode.kind === 'none') return { argv: withWatchdog(inner), env, cwd, sandbox: `unsandboxed (${mode.reason})` };
   const plan = planVisibility({
     root: context.root,

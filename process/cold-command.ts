@@ -2,6 +2,7 @@ import { buildCommandEnv } from './environment.js';
 import type { CommandPolicy } from './policy.js';
 import { type GroupRunResult, runInProcessGroup } from './process-group.js';
 import { buildSandboxArgv, resolveSandbox } from './sandbox.js';
+import { limitedArgv, sandboxLimits } from './sandbox-limits.js';
 import { shellScript } from './shell-scripts.js';
 import { planVisibility, type VisibilityPlan } from './visibility.js';
 
@@ -56,7 +57,7 @@ export async function runColdCommand(command: string, options: ColdCommandOption
 /** The argv `runColdCommand` spawns: the watchdog, bubblewrap when the policy and machine allow, and the command. */
 export function coldArgv(command: string, options: Pick<ColdCommandOptions, 'root' | 'policy' | 'protectedFiles' | 'plan'>): string[] {
   const sandbox = resolveSandbox(options.policy);
-  const inner = [...MERGE_STDERR, command];
+  const inner = limitedArgv(sandboxLimits(options.policy.limits), [...MERGE_STDERR, command], sandbox.kind === 'bwrap');
   if (sandbox.kind !== 'bwrap') return withHarnessWatchdog(inner);
   const plan = options.plan ?? planVisibility({ root: options.root, policy: options.policy, protectedFiles: options.protectedFiles });
   return withHarnessWatchdog(buildSandboxArgv(sandbox.bwrap, plan, inner));

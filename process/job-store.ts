@@ -130,7 +130,9 @@ export function openJobStore(dir: string, options: { maxLogBytes?: number } = {}
       const fd = fds.get(id)!;
       capLog(fd, maxLogBytes, offsets, id);
       const size = fs.fstatSync(fd).size;
-      const from = Math.min(offsets.get(id) ?? 0, size);
+      // Smaller than what was read: the log was cut (by the writer in the sandbox), and all of it is new.
+      const offset = offsets.get(id) ?? 0;
+      const from = offset > size ? 0 : offset;
       offsets.set(id, size);
       return { text: readRange(fd, from, size, cap), newBytes: size - from, size };
     },
@@ -173,8 +175,13 @@ function capLog(fd: number, maxLogBytes: number, offsets: Map<string, number>, i
   if (fs.fstatSync(fd).size <= maxLogBytes) return;
   // The job appends (O_APPEND), so after the cut it writes on at the new end.
   fs.ftruncateSync(fd, 0);
-  fs.writeSync(fd, `[rein: this log passed ${formatMiB(maxLogBytes)} MiB and was cut; older output is gone]\n`);
+  fs.writeSync(fd, `${logCutNote(maxLogBytes)}\n`);
   offsets.set(id, 0);
+}
+
+/** The line a cut log starts with. */
+export function logCutNote(maxLogBytes: number): string {
+  return `[rein: this log passed ${formatMiB(maxLogBytes)} MiB and was cut; older output is gone]`;
 }
 
 function formatMiB(bytes: number): string {

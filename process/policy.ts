@@ -1,3 +1,5 @@
+import type { LimitRules } from './sandbox-limits.js';
+
 /** How `run` executes commands; parsed from the rules, fixed for a whole run. */
 export interface CommandPolicy {
   /** Extra deny patterns (regex source strings) on top of the built-in list. */
@@ -14,4 +16,6 @@ export interface CommandPolicy {
   readable?: string[];
   /** `permissions.hidden`: host paths and workspace patterns (gitignore syntax) hidden from commands and file tools. */
   hidden?: string[];
+  /** `permissions.limits`: memory a process may allocate and processes the sandbox may hold (defaults: process/sandbox-limits.ts). */
+  limits?: LimitRules;
 }

@@ -25,6 +25,8 @@ export interface GroupRunResult {
   /** Head and tail of stdout and stderr in arrival order. */
   output: OutputCollector;
   failure?: string;
+  /** The sandbox's process limit refused a fork while the command ran (known where a cgroup holds the limit). */
+  processLimitReached?: boolean;
 }
 
 type Ending = { type: 'exit'; code: number | null; signal: NodeJS.Signals | null } | { type: 'timeout' | 'aborted' } | { type: 'error'; error: Error };

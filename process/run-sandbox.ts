@@ -3,11 +3,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { summarizeVisibility, type VisibilitySummary } from './describe-visibility.js';
 import { buildCommandEnv } from './environment.js';
-import { type JobStore, type JobView, jobLogDir, openJobStore } from './job-store.js';
+import { type JobStore, type JobView, jobLogDir, logCutNote, MAX_LOG_BYTES, openJobStore } from './job-store.js';
 import { JOB_STOP_WAIT_MS } from './kill-timings.js';
 import type { CommandPolicy } from './policy.js';
 import type { GroupRunResult } from './process-group.js';
 import { buildSandboxArgv, describeSandbox, resolveSandbox, type SandboxMode } from './sandbox.js';
+import { type SandboxLimits, sandboxLimits } from './sandbox-limits.js';
 import { type CommandOptions, type Supervisor, startSupervisor } from './supervisor.js';
 import { planVisibility, type VisibilityPlan } from './visibility.js';
 
@@ -47,6 +48,8 @@ export interface RunSandbox {
   readonly description: string;
   /** What the trace's start line records (null unsandboxed). */
   readonly visibility: VisibilitySummary | null;
+  /** What each sandbox of the run may use (memory a process, processes at once). */
+  readonly limits: SandboxLimits;
   runCommand(command: string, options: CommandOptions): Promise<GroupRunResult>;
   /** Starts a background job; a failure to start is thrown with a message for the agent. */
   startJob(command: string): Promise<JobView>;
@@ -95,6 +98,7 @@ export function createRunSandbox(options: RunSandboxOptions): RunSandbox {
       : null;
   const store: JobStore = openJobStore(stateDir, { maxLogBytes: options.maxLogBytes });
   const env = buildCommandEnv(options.env ?? process.env, options.policy.envAllow);
+  const limits = sandboxLimits(options.policy.limits);
   let supervisor: Supervisor | null = null;
   let disposed = false;
   const waiters = new Set<() => void>();
@@ -109,7 +113,7 @@ export function createRunSandbox(options: RunSandboxOptions): RunSandbox {
   /** A verification command's own sandbox: one supervisor for one command, ended after it. */
   const runIsolated = async (command: string, commandOptions: CommandOptions): Promise<GroupRunResult> => {
     if (disposed) throw new Error('the run has ended');
-    const isolated = startSupervisor({ wrap, cwd: options.root, env });
+    const isolated = startSupervisor({ wrap, cwd: options.root, env, limits });
     try {
       return await isolated.runCommand(command, commandOptions);
     } finally {
@@ -121,6 +125,8 @@ export function createRunSandbox(options: RunSandboxOptions): RunSandbox {
       wrap,
       cwd: options.root,
       env,
+      limits,
+      jobLogs: { maxBytes: options.maxLogBytes ?? MAX_LOG_BYTES, cutNote: logCutNote(options.maxLogBytes ?? MAX_LOG_BYTES) },
       onJobEnd: (tag, status) => {
         const id = [...jobTags].find(([, candidate]) => candidate === tag)?.[0];
         if (id === undefined) return;
@@ -148,6 +154,7 @@ export function createRunSandbox(options: RunSandboxOptions): RunSandbox {
     mode,
     description: describeSandbox(mode, plan ?? undefined),
     visibility: plan ? summarizeVisibility(plan) : null,
+    limits,
     async runCommand(command, commandOptions) {
       if (mode.kind === 'unavailable') return { ending: 'failed', exitCode: null, output: emptyOutput(), failure: mode.reason };
       // Unsandboxed there is no namespace to keep the agent's processes out: the command runs as any other.

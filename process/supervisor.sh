@@ -6,9 +6,10 @@
 # waits on the model, and a command is handed to one through a pipe.
 #
 # Arguments: a random token (tags every process it starts, through the
-# `REIN_JOB=<token>-<id>` variable; a spare's id is `w<n>`), the kill grace in ms, and the
+# `REIN_JOB=<token>-<id>` variable; a spare's id is `w<n>`), the kill grace in ms, the
 # scope: `ns` when it runs in its own PID namespace (bubblewrap), `host`
-# when it does not.
+# when it does not, the memory each process may allocate in KiB and the processes the
+# sandbox may hold (0: no limit).
 #
 # Requests arrive on stdin as NUL-terminated fields:
 #   run  <id> <nonce> <command>   a command whose output goes to stdout, then `\0\0REIN-END-<nonce>\0\0`
@@ -33,9 +34,18 @@
 # bubblewrap's init, and with it every process in the sandbox, follows; on
 # the host it first kills every process carrying its token.
 #
-# rein runs it as `bash --norc -c <this file's text> rein-supervisor <token> <grace ms> <scope>`: the text is
-# read by the harness and passed in, so the file need not be visible inside the sandbox.
-token=$1 grace_ms=$2 scope=$3
+# rein runs it as `bash --norc -c <this file's text> rein-supervisor <token> <grace ms> <scope> <KiB> <processes>`:
+# the text is read by the harness and passed in, so the file need not be visible inside the sandbox. Then the most a job's
+# log may hold and the line that starts a cut log.
+token=$1 grace_ms=$2 scope=$3 memory_kib=${4:-0} max_processes=${5:-0} log_max_bytes=${6:-0} log_cut_note=${7:-}
+
+# Limits for everything started from here, soft and hard (without capabilities nothing can raise them again).
+# RLIMIT_DATA counts what a process allocates (heap, private writable mappings), not address space it only reserves,
+# so runtimes that reserve large ranges (V8, the JVM, Go) start as usual. RLIMIT_NPROC is counted per user namespace,
+# so in the sandbox it counts the sandbox's own processes and threads; on the host it would count all of the
+# user's, and is not set there. The kernel never applies it to root: a pids cgroup (the harness's) holds root.
+(( memory_kib > 0 )) && ulimit -d "$memory_kib"
+[[ $scope == ns ]] && (( max_processes > 0 )) && ulimit -u "$max_processes"
 
 # Descriptors the harness was started with beyond its stdio (a terminal multiplexer's, an IDE's, a CI runner's pipe)
 # would be inherited by every command: only stdin, stdout, stderr and the report pipe (fd 3) are kept.
@@ -46,6 +56,12 @@ done
 unset fd_path fd_number
 
 field() { IFS= read -r -d '' "$1"; }
+
+# Sleeps $1 seconds without a fork: a read that times out on a pipe held open read-write (so it never sees EOF) and
+# never written. A sandbox at its process limit (a fork bomb) has no process left for sleep(1), and a bash whose fork
+# fails exits: the supervisor, and a reporter cleaning up after the bomb, must wait without one. No command inherits it.
+exec {pause_fd}<> <(:)
+pause() { read -r -t "$1" -u "$pause_fd" _ 2>/dev/null; }
 
 # Process $1's state and parent, from /proc/<pid>/stat ("pid (comm) state ppid pgrp ...").
 proc_stat() {
@@ -84,11 +100,11 @@ stop_group() {
   while group_alive "$pg"; do
     now_us
     (( now >= deadline )) && break
-    sleep 0.05
+    pause 0.05
   done
   kill -KILL -- "-$pg" 2>/dev/null
   local tries
-  for ((tries = 0; tries < 100; tries++)); do group_alive "$pg" || break; sleep 0.01; done
+  for ((tries = 0; tries < 100; tries++)); do group_alive "$pg" || break; pause 0.01; done
   return 0
 }
 
@@ -160,7 +176,7 @@ sweep() {
     if [[ -z $found ]]; then
       [[ -n $unsure ]] || break
       (( retries += 1 ))
-      sleep 0.01
+      pause 0.01
     fi
     victims+=$found
   done
@@ -183,7 +199,7 @@ sweep() {
     found=
     for p in $victims; do running "$p" && found=1 && break; done
     [[ -z $found ]] && break
-    sleep 0.01
+    pause 0.01
   done
   return 0
 }
@@ -241,6 +257,22 @@ open_pair 1
 # Per pair: the waiting spare's reporter ('' when none waits) and its number (its tag is <token>-w<number>).
 pipes_held=1 spares=0 waiting=('' '') number=(0 0)
 
+# Whether a fork can be risked: a bash whose fork fails exits, and the supervisor must not. In the namespace, a sandbox
+# that holds nearly its limit of processes (a fork bomb in a job, or one a stop is still reaping) is given a moment to
+# free some; still full, the caller does without (no spare; a command is reported not started). Threads count toward
+# the limit but not here: a sandbox full of threads can still take the supervisor down, and the next command gets a
+# new sandbox.
+room_for_fork() {
+  local tries processes
+  [[ $scope == ns ]] && (( max_processes > 0 )) || return 0
+  for ((tries = 0; tries < 20; tries++)); do
+    processes=(/proc/[0-9]*)
+    (( ${#processes[@]} + 4 < max_processes )) && return 0
+    pause 0.05
+  done
+  return 1
+}
+
 # Starts a spare on pair $1 unless one waits there.
 new_spare() {
   [[ -n ${waiting[$1]} ]] && return 0
@@ -281,7 +313,7 @@ spare_reporter() {
   exec {ids}</dev/fd/"${spare_ids[$1]}" {cmds}</dev/fd/"${spare_cmd[$1]}"
   drop_pipes
   set -m
-  REIN_JOB=$token-$slot bash -c "$SPARE_SHELL" bash <&"$cmds" 2>&1 3>&- {ids}<&- {cmds}<&- &
+  REIN_JOB=$token-$slot bash -c "$SPARE_SHELL" bash <&"$cmds" 2>&1 3>&- {ids}<&- {cmds}<&- {pause_fd}<&- &
   pid=$!
   set +m
   if ! { IFS= read -r -d '' -u "$ids" id && IFS= read -r -d '' -u "$ids" nonce; }; then
@@ -314,7 +346,7 @@ run_command() {
   local id=$1 nonce=$2 command=$3 tag=$token-${4:-$1} pid status
   drop_pipes
   set -m
-  REIN_JOB=$tag bash -c -- "$command" </dev/null 2>&1 3>&- &
+  REIN_JOB=$tag bash -c -- "$command" </dev/null 2>&1 3>&- {pause_fd}<&- &
   pid=$!
   set +m
   printf 'S %s %s\n' "$id" "$pid" >&3
@@ -330,17 +362,47 @@ command_ended() {
   printf 'E %s %s\n' "$1" "$5" >&3
 }
 
+# A job's output, from stdin, appended to the log on stdout, which is cut back to the note whenever it would pass
+# log_max_bytes: capped as it is written, however fast the job writes. dd copies at most that much, each read written
+# at once (head would hold it in stdio's buffer), and stops; one byte more tells a full log from the end of the output.
+# LC_ALL=C: read -N counts bytes.
+log_writer() {
+  local LC_ALL=C byte
+  # Room for the note and the byte after it, so a cut log is within the cap too (rein's own check cuts what is not).
+  local room=$(( log_max_bytes - ${#log_cut_note} - 2 ))
+  (( room > 0 )) || room=1
+  while dd status=none bs=64K iflag=count_bytes count="$room"; do
+    IFS= read -r -d '' -N 1 byte || return 0
+    truncate -s 0 /proc/self/fd/1 2>/dev/null
+    printf '%s\n' "$log_cut_note"
+    if [[ -n $byte ]]; then printf '%s' "$byte"; else printf '\0'; fi
+  done
+}
+
 run_job() {
-  local id=$1 log=$2 command=$3 pid status
+  local id=$1 log=$2 command=$3 pid status writer='' out_fd log_fd
   drop_pipes
+  if (( log_max_bytes > 0 )); then
+    # The log is opened before the command starts (which may swap the name at once). The writer is this reporter's
+    # child, not in the job's process group, so stopping the job leaves it to write out what is still in the pipe.
+    exec {log_fd}>>"$log"
+    exec {out_fd}> >(log_writer >&"$log_fd" {log_fd}>&- 3>&- {pause_fd}<&-)
+    writer=$!
+    exec {log_fd}>&-
+  else
+    exec {out_fd}>>"$log"
+  fi
   set -m
-  REIN_JOB=$token-$id bash -c -- "$command" </dev/null >>"$log" 2>&1 3>&- &
+  REIN_JOB=$token-$id bash -c -- "$command" </dev/null >&"$out_fd" 2>&1 3>&- {pause_fd}<&- {out_fd}>&- &
   pid=$!
   set +m
+  exec {out_fd}>&-
   printf 'S %s %s\n' "$id" "$pid" >&3
   wait "$pid"
   status=$?
   finish "$pid" "$token-$id"
+  # Nothing the job started is left to hold the pipe: the writer reaches its end, and then the log is all there.
+  [[ -n $writer ]] && wait "$writer"
   printf 'X %s %s\n' "$id" "$status" >&3
 }
 
@@ -356,12 +418,21 @@ while field op; do
         printf '%s\0%s\0' "$id" "$command" >&"${spare_cmd[pair]}"
         printf '%s\0%s\0' "$id" "$nonce" >&"${spare_ids[pair]}"
         waiting[pair]=
-      else
+      elif room_for_fork; then
         run_command "$id" "$nonce" "$command" &
+      else
+        printf 'rein: not started: the sandbox holds its limit of %s processes and threads (permissions.limits.processes); a background job, or what a command left running, may hold them\n' "$max_processes"
+        printf '\0\0REIN-END-%s\0\0' "$nonce"
+        printf 'E %s 126\n' "$id" >&3
       fi ;;
-    spare) new_spare 0; new_spare 1 ;;
+    spare) room_for_fork && { new_spare 0; new_spare 1; } ;;
     job) field id; field log; field command; run_job "$id" "$log" "$command" & ;;
-    stop) field pg; { drop_pipes; stop_group "$pg"; } & ;;
+    # SIGTERM at once, without a fork: a group that has taken every process the sandbox may hold (a fork bomb)
+    # leaves none for the subshell that waits out the grace; most of it dies of the signal, which frees them.
+    # Here, not in a subshell: a group that has taken every process the sandbox may hold (a fork bomb) leaves none for
+    # one, and a bash whose fork fails exits. Requests wait meanwhile: at most the grace and a second, for a group
+    # that ignores SIGTERM.
+    stop) field pg; stop_group "$pg" ;;
     quit) exit 0 ;;
     *) printf 'P unknown request\n' >&3 ;;
   esac

@@ -4,7 +4,9 @@ import type { Readable, Writable } from 'node:stream';
 import { createOutputCollector } from '../lib/output-collector.js';
 import { COMMAND_SETTLE_MS, KILL_GRACE_MS, SUPERVISOR_CLOSE_MS } from './kill-timings.js';
 import { createOutputDemux } from './output-demux.js';
+import { createPidsCgroup, type PidsCgroup } from './pids-cgroup.js';
 import type { GroupRunResult } from './process-group.js';
+import type { SandboxLimits } from './sandbox-limits.js';
 import { shellScript } from './shell-scripts.js';
 import { createReportReader, encodeRequest, type SupervisorReport, type SupervisorRequest } from './supervisor-protocol.js';
 import { killTagged } from './tagged-processes.js';
@@ -27,6 +29,14 @@ export interface SupervisorOptions {
   onJobEnd?: (tag: string, status: number) => void;
   /** The supervisor (and with it the sandbox) ended; `expected` after `close()`. */
   onExit?: (detail: string, expected: boolean) => void;
+  /**
+   * Memory a process may allocate and processes the sandbox may hold. Memory is an rlimit the supervisor sets for
+   * everything it starts; processes a pids cgroup where rein can make one (see process/pids-cgroup.ts), and in the
+   * sandbox also an rlimit, which binds every user but root.
+   */
+  limits?: SandboxLimits;
+  /** Jobs' logs are cut back to `cutNote` as they are written, whenever one would pass `maxBytes`. */
+  jobLogs?: { maxBytes: number; cutNote: string };
 }
 
 export interface CommandOptions {
@@ -80,6 +90,7 @@ class SupervisorProcess implements Supervisor {
   private readonly options: SupervisorOptions;
   private readonly token = randomBytes(8).toString('hex');
   private readonly child: ChildProcess;
+  private readonly cgroup: PidsCgroup | null;
   private readonly stdin: Writable;
   private readonly streams: Array<{ ref?(): void; unref?(): void }>;
   private readonly exited: Promise<void>;
@@ -101,8 +112,24 @@ class SupervisorProcess implements Supervisor {
     this.options = options;
     // --norc: its stdin is a socket, so bash would take it for a remote shell and read ~/.bashrc, when SHLVL is unset
     // (a harness started by systemd, cron or a container's CMD).
-    const inner = ['bash', '--norc', '-c', shellScript('supervisor.sh'), 'rein-supervisor', this.token, String(KILL_GRACE_MS), options.wrap ? 'ns' : 'host'];
-    const argv = options.wrap ? options.wrap(inner) : inner;
+    const { limits } = options;
+    const inner = [
+      'bash',
+      '--norc',
+      '-c',
+      shellScript('supervisor.sh'),
+      'rein-supervisor',
+      this.token,
+      String(KILL_GRACE_MS),
+      options.wrap ? 'ns' : 'host',
+      String(limits ? Math.floor(limits.memoryBytes / 1024) : 0),
+      String(limits?.processes ?? 0),
+      String(options.jobLogs?.maxBytes ?? 0),
+      options.jobLogs?.cutNote ?? '',
+    ];
+    this.cgroup = limits ? createPidsCgroup(limits.processes) : null;
+    const wrapped = options.wrap ? options.wrap(inner) : inner;
+    const argv = this.cgroup ? this.cgroup.wrap(wrapped) : wrapped;
     this.child = spawn(argv[0]!, argv.slice(1), { cwd: options.cwd, env: options.env, detached: true, stdio: ['pipe', 'pipe', 'pipe', 'pipe'] });
     // spawn() with four pipes types stdio loosely; these are the four streams asked for.
     const [stdin, stdout, stderr, control] = this.child.stdio as unknown as [Writable, Readable, Readable, Readable];
@@ -141,8 +168,13 @@ class SupervisorProcess implements Supervisor {
     return this.isAlive;
   }
 
+  /** Whether the sandbox's process count is held by a cgroup (else only by the rlimit, which root escapes). */
+  get processLimitHeld(): boolean {
+    return this.cgroup?.holdsProcesses() ?? false;
+  }
+
   runCommand(command: string, commandOptions: CommandOptions): Promise<GroupRunResult> {
-    const result = this.queue.then(() => this.runOne(command, commandOptions));
+    const result = this.queue.then(() => this.runCounted(command, commandOptions));
     this.queue = result.catch(() => undefined);
     return result;
   }
@@ -266,6 +298,7 @@ class SupervisorProcess implements Supervisor {
 
   private onExit(code: number | null, signal: NodeJS.Signals | null): void {
     this.isAlive = false;
+    this.cgroup?.remove();
     // In the sandbox its PID namespace ends with it; on the host, what it started may outlive a supervisor that was killed.
     if (!this.options.wrap) killTagged(`${this.token}-`);
     const detail = describeExit(code, signal, this.stderrTail);
@@ -276,6 +309,13 @@ class SupervisorProcess implements Supervisor {
 
   private maybeSettle(running: Running): void {
     if (running.demux.ended && running.status !== null) running.settle();
+  }
+
+  /** A command, and whether the process limit refused a fork while it ran (in it, or in a job beside it). */
+  private async runCounted(command: string, options: CommandOptions): Promise<GroupRunResult> {
+    const refusedBefore = this.cgroup?.refusals() ?? 0;
+    const result = await this.runOne(command, options);
+    return (this.cgroup?.refusals() ?? 0) > refusedBefore ? { ...result, processLimitReached: true } : result;
   }
 
   private async runOne(command: string, options: CommandOptions): Promise<GroupRunResult> {

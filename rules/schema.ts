@@ -159,6 +159,24 @@ export const rulesSchema = z.strictObject({
         .describe(
           'Hidden from commands and file tools: host paths (/srv/secrets, ~/notes) and workspace patterns in gitignore syntax (secrets/, *.pem); .env* files and credential paths are hidden already',
         ),
+      limits: z
+        .strictObject({
+          memoryMiB: z
+            .number()
+            .int()
+            .positive()
+            .optional()
+            .describe("Memory each process of a command may allocate, in MiB (RLIMIT_DATA); default half the machine's memory, at most 8192"),
+          processes: z
+            .number()
+            .int()
+            .positive()
+            .default(1024)
+            .describe(
+              'Processes and threads the sandbox may hold at once (a pids cgroup where rein can make one, else RLIMIT_NPROC, which binds every user but root)',
+            ),
+        })
+        .prefault({}),
     })
     .prefault({}),
   approvals: approvalsSchema
@@ -180,6 +198,12 @@ export const rulesSchema = z.strictObject({
       viewLines: z.number().int().positive().default(100),
       maxHits: z.number().int().positive().default(50),
       commandTimeoutSeconds: z.number().positive().default(120),
+      maxCallsPerReply: z
+        .number()
+        .int()
+        .positive()
+        .default(16)
+        .describe('Tool calls of one reply that run (a reply is one step); the rest are answered "not run" and can be made in the next reply'),
     })
     .prefault({}),
   model: z

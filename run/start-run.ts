@@ -26,6 +26,7 @@ import type { Rules } from '../rules/schema.js';
 import { toolRegistry, toolSchemas, toolSchemasJson } from '../tools/index.js';
 import { enableRegistered, selectTools } from '../tools/select-tools.js';
 import { createSyntaxChecker } from '../tools/syntax-check.js';
+import { removeLeftoverTempFiles } from '../tools/temp-file-journal.js';
 import type { AnyTool, CommandPolicy, ToolContext } from '../tools/types.js';
 import { readProgress } from '../tools/update-todo.js';
 import { openCallJournal } from './call-journal.js';
@@ -167,6 +168,8 @@ function launch(options: RunOptions, saved: SavedState | null): RunHandle {
     checkHooksTrusted(options.rules.hooks, options.configPath, workspace, options.trustFile ?? trustFilePath());
     // Before the sandbox exists: .rein is made (and so shown read-only), and no run file is where a command could write it.
     prepareRunPlacement(workspace, { runDir: options.runDir, ...(options.tracePath ? { tracePath: options.tracePath } : {}) });
+    // Half-written temporary files a killed rein left (its own, by record): gone before any command or model looks.
+    removeLeftoverTempFiles();
     step('sandbox');
     const sandbox = openSandbox(options, workspace, held);
     step('files');
@@ -225,6 +228,7 @@ export function policyOf(rules: Rules): CommandPolicy {
     envAllow: rules.permissions.envAllow,
     readable: rules.permissions.readable,
     hidden: rules.permissions.hidden,
+    limits: rules.permissions.limits,
     timeoutSeconds: rules.tools.commandTimeoutSeconds,
   };
 }
@@ -359,6 +363,7 @@ function wireActors(
         tools,
         toolContext,
         journal,
+        maxCallsPerReply: rules.tools.maxCallsPerReply,
         secrets: options.secrets ?? [],
         onResult: (result, step) => {
           traceTool(trace, result, step);

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { recordTempFile } from './temp-file-journal.js';
 
 const { O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW, O_RDONLY, O_DIRECTORY } = fs.constants;
 
@@ -23,6 +24,9 @@ export interface TargetDir {
  * and the rename replaces a link planted under the target's name rather than
  * writing through it. `dir` defaults to the file's directory, opened no-follow.
  *
+ * The temporary file is recorded in the user's state dir while it exists (tools/temp-file-journal.ts): one that a
+ * SIGKILL leaves behind is removed at the start of the next run, before any command or model sees it.
+ *
  * @example writeFileAtomic('/repo/src/app.py', 'print(1)\n');
  */
 export function writeFileAtomic(file: string, data: string | Uint8Array, options: { dir?: TargetDir; original?: fs.Stats } = {}): void {
@@ -31,7 +35,7 @@ export function writeFileAtomic(file: string, data: string | Uint8Array, options
   const name = path.basename(file);
   const at = (entry: string) => `/proc/self/fd/${held.fd}/${entry}`;
   const temp = `.${name}.${randomBytes(6).toString('hex')}.rein-tmp`;
-  removeLeftovers(held.fd, name);
+  const recorded = recordTempFile(held.fd, temp);
   try {
     const existing = options.original ?? fs.lstatSync(at(name), { throwIfNoEntry: false });
     const bits = existing?.isFile() ? existing.mode & 0o7777 : 0o666;
@@ -50,26 +54,8 @@ export function writeFileAtomic(file: string, data: string | Uint8Array, options
     fs.rmSync(at(temp), { force: true });
     throw error;
   } finally {
+    recorded();
     if (!dir) fs.closeSync(held.fd);
-  }
-}
-
-/**
- * Temporary files of this target that an earlier write left (rein was killed with SIGKILL between writing and
- * renaming): one process edits a file at a time, so any there now is stale.
- */
-function removeLeftovers(dirFd: number, name: string): void {
-  const prefix = `.${name}.`;
-  let entries: string[];
-  try {
-    entries = fs.readdirSync(`/proc/self/fd/${dirFd}`);
-  } catch {
-    return;
-  }
-  for (const entry of entries) {
-    if (entry.startsWith(prefix) && /^\.[0-9a-f]{12}\.rein-tmp$/.test(entry.slice(prefix.length - 1))) {
-      fs.rmSync(`/proc/self/fd/${dirFd}/${entry}`, { force: true });
-    }
   }
 }
 

@@ -13,8 +13,10 @@ import { walkFiles } from './walk-files.js';
 export const COUNT_LIMIT = 10_000;
 /** Longest hit text shown; longer lines show a window around the match. */
 export const MAX_HIT_CHARS = 240;
-/** Only this much of one line is searched, so a minified 100 MB line stays cheap. */
+/** Only this much of one line is held at once, so a minified 100 MB line stays cheap; the rest is searched in windows. */
 const MAX_SEARCHED_LINE_BYTES = 1024 * 1024;
+/** How much two windows of a long line share: a match up to this long across their border is found. */
+const WINDOW_OVERLAP_BYTES = 64 * 1024;
 
 const parameters = z
   .object({
@@ -40,9 +42,8 @@ export const grepTool: Tool<typeof parameters> = {
     if (typeof regex === 'string') return { content: regex, ok: false, effect };
     const start = resolveInWorkspace(ctx.root, path, ctx.policy);
     if (!fs.existsSync(start)) throw new MissingFileError(`${path} does not exist`);
-    const { hits, count, cutLines } = await search(regex, start, ctx);
-    const cut = cutLines > 0 ? `\n(${cutLines} line${cutLines === 1 ? '' : 's'} longer than 1 MiB searched in the first 1 MiB only)` : '';
-    return { content: formatHits(hits, count, ctx.limits.maxHits) + cut, ok: true, effect };
+    const { hits, count } = await search(regex, start, ctx);
+    return { content: formatHits(hits, count, ctx.limits.maxHits), ok: true, effect };
   },
 };
 
@@ -65,10 +66,10 @@ function compilePattern(pattern: string): RegExp | string {
   return 'Pattern not supported by grep: back-references and lookarounds ((?=…), (?<=…), \\1) can take exponential time. Search without them, or run `grep -P` / `rg --pcre2` with the run tool.';
 }
 
-async function search(regex: RegExp, start: string, ctx: ToolContext): Promise<{ hits: string[]; count: number; cutLines: number }> {
+async function search(regex: RegExp, start: string, ctx: ToolContext): Promise<{ hits: string[]; count: number }> {
   const hits: string[] = [];
   let count = 0;
-  let cutLines = 0;
+  const longLines: Array<{ number: number; start: number; bytes: number }> = [];
   const decoder = new TextDecoder('utf-8', { fatal: false });
   for (const file of walkFiles(ctx.root, start)) {
     ctx.signal.throwIfAborted();
@@ -81,11 +82,16 @@ async function search(regex: RegExp, start: string, ctx: ToolContext): Promise<{
     try {
       if (await isUnreadableOrBinary(opened.fd)) continue;
       const rel = toWorkspaceRelative(ctx.root, file);
+      longLines.length = 0;
       await forEachLine(
         opened.fd,
         MAX_SEARCHED_LINE_BYTES,
-        ({ number, bytes, cutBytes }) => {
-          if (cutBytes > 0) cutLines += 1;
+        ({ number, bytes, cutBytes, start: lineStart }) => {
+          // A line longer than what is held is searched whole after this pass, window by window.
+          if (cutBytes > 0) {
+            longLines.push({ number, start: lineStart, bytes: bytes.length + cutBytes });
+            return true;
+          }
           const text = decoder.decode(bytes);
           const line = text.endsWith('\r') ? text.slice(0, -1) : text;
           const match = regex.exec(line);
@@ -96,11 +102,47 @@ async function search(regex: RegExp, start: string, ctx: ToolContext): Promise<{
         },
         ctx.signal,
       );
+      for (const long of longLines) {
+        if (count > COUNT_LIMIT) break;
+        const hit = await searchLongLine(opened.fd, long, regex, ctx.signal);
+        if (hit === null) continue;
+        count += 1;
+        if (hits.length < ctx.limits.maxHits) hits.push(`${rel}:${long.number}: ${hit}`);
+      }
     } finally {
       opened.close();
     }
   }
-  return { hits, count, cutLines };
+  return { hits, count };
+}
+
+/**
+ * The first match in a line too long to hold, as a hit, or null: the line is read in windows of
+ * MAX_SEARCHED_LINE_BYTES that overlap by WINDOW_OVERLAP_BYTES. A window's edges are not the line's: a match at the
+ * start of a later window (found already in the one before, or `^` matching there) and one ending at the end of an
+ * earlier window (found in the next, or `$`) are not taken from it.
+ */
+async function searchLongLine(fd: number, line: { start: number; bytes: number }, regex: RegExp, signal: AbortSignal): Promise<string | null> {
+  const all = new RegExp(regex.source, `${regex.flags.replace('g', '')}g`);
+  const buffer = Buffer.alloc(MAX_SEARCHED_LINE_BYTES);
+  const end = line.start + line.bytes;
+  for (let at = line.start; at < end; at += MAX_SEARCHED_LINE_BYTES - WINDOW_OVERLAP_BYTES) {
+    signal.throwIfAborted();
+    const length = Math.min(MAX_SEARCHED_LINE_BYTES, end - at);
+    const read = await new Promise<number>((resolve, reject) => fs.read(fd, buffer, 0, length, at, (error, bytes) => (error ? reject(error) : resolve(bytes))));
+    let text = buffer.subarray(0, read).toString('utf8');
+    const last = at + length >= end;
+    if (last && text.endsWith('\r')) text = text.slice(0, -1);
+    all.lastIndex = 0;
+    for (let match = all.exec(text); match !== null; match = all.exec(text)) {
+      if (match[0] === '') all.lastIndex += 1;
+      if (at > line.start && match.index === 0) continue;
+      if (!last && match.index + match[0].length === text.length) continue;
+      return showHit(text, match.index);
+    }
+    if (last) break;
+  }
+  return null;
 }
 
 function openOrNull(root: string, file: string, ctx: ToolContext): OpenedFile | null {

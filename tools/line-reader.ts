@@ -20,6 +20,8 @@ export interface LineInfo {
   bytes: Buffer;
   /** Bytes of this line beyond the cap that were counted but not kept. */
   cutBytes: number;
+  /** Where the line starts in the file (a byte offset), so a caller can read a cut line's rest itself. */
+  start: number;
 }
 
 /** Return `false` to stop reading early. */
@@ -43,24 +45,27 @@ export async function forEachLine(file: string | number, maxLineBytes: number, v
   const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
   let count = 0;
   let position = 0;
+  let start = 0;
   try {
     for (;;) {
       signal?.throwIfAborted();
       const { bytesRead } = await readAt(fd, buffer, 0, CHUNK_BYTES, position);
       if (bytesRead === 0) break;
+      const chunkStart = position;
       position += bytesRead;
       const chunk = buffer.subarray(0, bytesRead);
       let from = 0;
       for (let nl = chunk.indexOf(NEWLINE, from); nl !== -1; nl = chunk.indexOf(NEWLINE, from)) {
         line.append(chunk.subarray(from, nl));
         count += 1;
-        if (visit({ number: count, ...line.take() }) === false) return count;
+        if (visit({ number: count, ...line.take(), start }) === false) return count;
         from = nl + 1;
+        start = chunkStart + from;
       }
       line.append(chunk.subarray(from));
       line.detach();
     }
-    if (!line.isEmpty()) visit({ number: ++count, ...line.take() });
+    if (!line.isEmpty()) visit({ number: ++count, ...line.take(), start });
     return count;
   } finally {
     if (typeof file !== 'number') fs.closeSync(fd);

@@ -4,6 +4,7 @@ import type { GroupRunResult } from '../process/process-group.js';
 import { resolveSandbox } from '../process/sandbox.js';
 import { findDenyRule } from './deny-list.js';
 import { reportJob } from './job-report.js';
+import { limitNote } from './limit-notes.js';
 import type { JobEffect, Tool, ToolContext, ToolEffect, ToolOutcome } from './types.js';
 
 /** How long a new background job is watched before `run` returns, so a job that fails at once says so. */
@@ -112,15 +113,21 @@ async function startJob(command: string, ctx: ToolContext): Promise<ToolOutcome>
 
 function describeResult(command: string, result: GroupRunResult, ctx: ToolContext): ToolOutcome {
   const { output } = result;
+  // A limit the command ran into is said after its output, where the model reads on from the error it caused.
+  const finish = (prefix: string) => {
+    const text = output.finish(prefix);
+    const note = ctx.sandbox ? limitNote(result, text, ctx.sandbox.limits) : null;
+    return note === null ? text : `${text}${text.endsWith('\n') ? '' : '\n'}${note}\n`;
+  };
   switch (result.ending) {
     case 'exited':
-      return outcome(output.finish(`exit=${result.exitCode}\n`), true, commandEffect(command, result.exitCode, false, false));
+      return outcome(finish(`exit=${result.exitCode}\n`), true, commandEffect(command, result.exitCode, false, false));
     case 'timeout': {
       const prefix = `exit=timeout after ${ctx.policy.timeoutSeconds}s (process group killed)\n`;
-      return outcome(output.finish(prefix), false, commandEffect(command, null, true, false));
+      return outcome(finish(prefix), false, commandEffect(command, null, true, false));
     }
     case 'aborted':
-      return outcome(output.finish('exit=aborted (process group killed)\n'), false, commandEffect(command, null, false, false));
+      return outcome(finish('exit=aborted (process group killed)\n'), false, commandEffect(command, null, false, false));
     case 'failed':
       return outcome(`Command could not run: ${result.failure ?? 'unknown error'}`, false, commandEffect(command, null, false, false));
   }

@@ -146,3 +146,17 @@ describe("the phase's tool list, finish included", () => {
     expect(output.results[1]!.outcome.content).toBe('Tool error: run is not allowed in the plan phase. Allowed here: read_file, grep.');
   });
 });
+
+describe('tools.maxCallsPerReply', () => {
+  it('counts calls from the start of the reply, also when its calls run in parts (approvals), and runs none past the cap', async () => {
+    const root = makeTempDir();
+    const { signal: _unused, ...toolContext } = makeContext(root);
+    const logic = createToolRunner({ tools: defaultTools, toolContext, maxCallsPerReply: 2 });
+    const calls = ['a', 'b'].map((name, index) => call('run', { command: `echo ${name} >> log.txt` }, `call_${index}`));
+    // The second part of a reply whose first call already ran: one more may run.
+    const output = await toPromise(createActor(logic, { input: { ...input(calls), offset: 1 } }).start());
+    expect(fs.readFileSync(path.join(root, 'log.txt'), 'utf8')).toBe('a\n');
+    expect(output.results[1]!.outcome.ok).toBe(false);
+    expect(output.results[1]!.outcome.content).toMatch(/^Not run: one reply may make at most 2 tool calls \(tools\.maxCallsPerReply\), and this was call 3\./);
+  });
+});

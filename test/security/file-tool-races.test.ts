@@ -101,16 +101,3 @@ describe('read_file with a start line below a secret header', () => {
     await expect(readFileTool.execute({ path: 'pipe', start: 1 }, ctx)).rejects.toThrow('pipe is not a regular file');
   });
 });
-
-describe('a partial temporary file left by a killed edit', () => {
-  it('is removed by the next edit of that file, and nothing else is', async () => {
-    const root = makeTempDir();
-    fs.writeFileSync(path.join(root, 'a.txt'), 'old\n');
-    fs.writeFileSync(path.join(root, '.a.txt.0123456789ab.rein-tmp'), 'ol');
-    fs.writeFileSync(path.join(root, '.b.txt.0123456789ab.rein-tmp'), 'other file');
-    fs.writeFileSync(path.join(root, '.a.txt.notes'), 'kept');
-    const ctx = sandboxContext(root, openRunSandbox(root, { sandbox: 'none' }));
-    expect((await editFileTool.execute({ path: 'a.txt', old: 'old', new: 'new' }, ctx)).ok).toBe(true);
-    expect(fs.readdirSync(root).sort()).toEqual(['.a.txt.notes', '.b.txt.0123456789ab.rein-tmp', 'a.txt']);
-  });
-});

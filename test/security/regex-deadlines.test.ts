@@ -56,10 +56,24 @@ describe('grep with a catastrophic pattern', () => {
     expect(result.content).toMatch(/^Pattern not supported by grep: back-references and lookarounds [\s\S]*grep -P/);
   });
 
-  it('says when a line was searched only in its first MiB', async () => {
+  // Issue 25, item 14: grep said "No matches." for a match more than 1 MiB into a line.
+  it('finds a match anywhere in a line far longer than 1 MiB, also across a window border, and only where it is', async () => {
     const root = makeTempDir();
-    fs.writeFileSync(path.join(root, 'min.js'), `${'x'.repeat(1024 * 1024 + 10)}needle\n`);
+    const mib = 1024 * 1024;
+    fs.writeFileSync(path.join(root, 'min.js'), `${'x'.repeat(5 * mib + 10)}needle${'y'.repeat(mib)}\nshort\n`);
+    // Across the border of the first two windows (1 MiB, overlapping by 64 KiB).
+    fs.writeFileSync(path.join(root, 'edge.js'), `${'x'.repeat(mib - 3)}needle${'y'.repeat(2 * mib)}\n`);
+    fs.writeFileSync(path.join(root, 'none.js'), `${'x'.repeat(3 * mib)}\n`);
+    const started = performance.now();
     const result = await grepTool.execute({ pattern: 'needle', path: '.' }, makeContext(root));
-    expect(result.content).toBe('No matches.\n(1 line longer than 1 MiB searched in the first 1 MiB only)');
+    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(result.content.split('\n').sort()).toEqual([
+      'edge.js:1: ...' + 'x'.repeat(80) + 'needle' + 'y'.repeat(154) + '...',
+      'min.js:1: ...' + 'x'.repeat(80) + 'needle' + 'y'.repeat(154) + '...',
+    ]);
+    // The windows' edges are not the line's: ^ and $ match only at the line's own.
+    expect((await grepTool.execute({ pattern: '^y', path: 'edge.js' }, makeContext(root))).content).toBe('No matches.');
+    expect((await grepTool.execute({ pattern: 'x$', path: '.' }, makeContext(root))).content).toMatch(/^none\.js:1: \.\.\.x+$/);
+    expect((await grepTool.execute({ pattern: '^x', path: 'none.js' }, makeContext(root))).content).toMatch(/^none\.js:1: x+\.\.\.$/);
   });
 });
