@@ -83,7 +83,7 @@ describe('endpoint bodies are bounded (a flood from the endpoint costs neither m
 
   async function runAgainst(url: string, extraEnv: NodeJS.ProcessEnv = {}) {
     const workspace = repo();
-    const runDir = join(workspace, 'run');
+    const runDir = join(makeTempDir('rein-flood-run-'), 'run');
     const probe = rssProbe();
     const result = await runCli(['run', workspace, 'task', '--test-cmd', 'node a.js', '--model', 'm', '--run-dir', runDir], {
       env: cleanEnv({ OPENAI_BASE_URL: url, NODE_OPTIONS: probe.nodeOptions, ...extraEnv }),
@@ -120,7 +120,7 @@ describe('endpoint bodies are bounded (a flood from the endpoint costs neither m
     // A smaller limit keeps the test quick: the SDK's line reader rescans a line that never ends as it grows.
     writeFileSync(config, JSON.stringify({ model: { stream: true, maxResponseBytes: 4 * 1024 ** 2 } }));
     const workspace = repo();
-    const runDir = join(workspace, 'run');
+    const runDir = join(makeTempDir('rein-flood-run-'), 'run');
     const probe = rssProbe();
     const result = await runCli(['run', workspace, 'task', '--test-cmd', 'node a.js', '--model', 'm', '--run-dir', runDir, '--config', config], {
       env: cleanEnv({ OPENAI_BASE_URL: server.url, NODE_OPTIONS: probe.nodeOptions }),
