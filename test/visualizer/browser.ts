@@ -140,3 +140,33 @@ export async function waitForText(page: Page, selector: string, text: string, ti
       throw new Error(`${selector} never showed "${text}"; it shows: ${actual.slice(0, 300)}`, { cause: error });
     });
 }
+
+export interface Shown {
+  text: string;
+  px: number;
+}
+
+/** The on-screen font size (CSS size × the chart's scale) of each element matching `selector` that is visible in the chart. */
+export function sizesOnScreen(page: Page, selector: string): Promise<Shown[]> {
+  return page.$$eval(selector, (elements) => {
+    const chart = document.querySelector('svg.chart')!.getBoundingClientRect();
+    return elements.flatMap((element) => {
+      const box = element.getBoundingClientRect();
+      const text = element.textContent?.trim() ?? '';
+      if (!text || box.width === 0 || getComputedStyle(element).display === 'none') return [];
+      if (box.right <= chart.left || box.left >= chart.right || box.bottom <= chart.top || box.top >= chart.bottom) return [];
+      return [{ text, px: parseFloat(getComputedStyle(element).fontSize) * (element as SVGGraphicsElement).getScreenCTM()!.a }];
+    });
+  });
+}
+
+/** Waits until the chart's camera has stopped moving (it animates for about a third of a second). */
+export async function settled(page: Page): Promise<void> {
+  let last = '';
+  for (let tries = 0; tries < 50; tries++) {
+    await page.waitForTimeout(120);
+    const now = (await page.getAttribute('svg.chart .viewport', 'transform')) ?? '';
+    if (now === last) return;
+    last = now;
+  }
+}
