@@ -25,8 +25,8 @@ export function tempDir(prefix: string): { path: string; remove(): void } {
   return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
 }
 
-/** Runs what `rein demo` runs (the demo repo, its scripted model, real tools), in this process, and returns the trace path. */
-export async function recordDemoTrace(runDir: string): Promise<string> {
+/** Runs what `rein demo` runs (the demo repo, its scripted model, real tools; under `rulesInput` as `--config`), in this process, and returns the trace path. */
+export async function recordDemoTrace(runDir: string, rulesInput: Record<string, unknown> = {}): Promise<string> {
   const workspace = `${runDir}-workspace`;
   mkdirSync(workspace, { recursive: true });
   writeFiles(workspace, demoRepoFiles());
@@ -34,7 +34,7 @@ export async function recordDemoTrace(runDir: string): Promise<string> {
     workspace,
     task: DEMO_TASK,
     testCmd: DEMO_TEST_CMD,
-    rules: rulesSchema.parse({ verification: { command: DEMO_TEST_CMD } }),
+    rules: rulesSchema.parse({ ...rulesInput, verification: { ...(rulesInput.verification as object | undefined), command: DEMO_TEST_CMD } }),
     model: scriptedModelSource('demo-scripted', demoScript),
     runDir,
   });

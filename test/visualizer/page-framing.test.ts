@@ -1,8 +1,9 @@
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderReplayPage } from '../../visualizer/server/replay-page.js';
+import { repoRoot } from '../helpers/cli.js';
 import { expectedStates, launchChromium, readLines, recordDemoTrace, scrubTo, settled, sizesOnScreen, tempDir, watchPage } from './browser.js';
 
 interface Rect {
@@ -92,6 +93,23 @@ describe('the chart framed for reading, and the badge at the scrubbed moment', (
     for (const { id, box } of boxes) expect(inside(box, chart), `${id} after Fit`).toBe(true);
     await showLevel(page, 'Phases', 'phases');
   });
+
+  it('"All states" at the end of a run with an added phase shows the state the run left for done, readable', async () => {
+    const rules = JSON.parse(readFileSync(join(repoRoot, 'docs', 'cookbook', 'review-before-finish.json'), 'utf8')) as Record<string, unknown>;
+    const reviewTrace = await recordDemoTrace(join(dir.path, 'review'), rules);
+    const reviewLines = readLines(reviewTrace);
+    const last = reviewLines.filter((line) => line.kind === 'transition').at(-1);
+    expect(last).toMatchObject({ from: 'review.gate', to: 'done' });
+    writeFileSync(join(dir.path, 'review.html'), (await renderReplayPage(reviewTrace)).html);
+    const review = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    await review.goto(`file://${join(dir.path, 'review.html')}`);
+    await review.waitForSelector('#app.ready[data-state="done"]');
+    await showLevel(review, 'All states', 'whole');
+    const shown = await sizesOnScreen(review, 'svg.chart text');
+    expect(shown.map((text) => text.text)).toEqual(expect.arrayContaining(['gate', 'review', 'afterTools']));
+    for (const text of shown) expect(text.px, text.text).toBeGreaterThanOrEqual(11);
+    await review.close();
+  }, 120_000);
 
   it('an opened phase fits its pane, whether the run is in it or elsewhere', async () => {
     await showLevel(page, 'Phases', 'phases');

@@ -77,8 +77,11 @@ export class ChartFraming {
 
   private frameWhole(whole: Box, boxes: Box[], highlight: Highlight | null, animate: boolean): void {
     const active = highlight?.state ? this.chart.nodes.get(highlight.state) : undefined;
-    // The active state (a final one too) in the middle, never zoomed out past readable; what fits around it shows too.
-    const target = active && active.width > 0 && active.kind !== 'compound' ? active : boxes.length > 0 ? union(boxes) : this.firstPhase(whole);
+    // At a final (a rail beside the phases, far from them): the state the run left it from, where the chart has words.
+    const left = active?.kind === 'final' && highlight?.match?.transition ? this.chart.nodes.get(highlight.match.transition.source) : undefined;
+    const drawn = (node: typeof active) => (node && node.width > 0 && node.kind !== 'compound' ? node : undefined);
+    // The active state in the middle, never zoomed out past readable; what fits around it shows too.
+    const target = drawn(left) ?? drawn(active) ?? (boxes.length > 0 ? union(boxes) : this.firstPhase(whole));
     this.camera.focus(target, whole, { animate, readable: READABLE_WHOLE_SCALE });
   }
 
