@@ -92,7 +92,7 @@ describe('the chart framed for reading, and the badge at the scrubbed moment', (
     expect(boxes.length).toBeGreaterThan(30);
     for (const { id, box } of boxes) expect(inside(box, chart), `${id} after Fit`).toBe(true);
     await showLevel(page, 'Phases', 'phases');
-  });
+  }, 120_000);
 
   it('"All states" at the end of a run with an added phase shows the state the run left for done, readable', async () => {
     const rules = JSON.parse(readFileSync(join(repoRoot, 'docs', 'cookbook', 'review-before-finish.json'), 'utf8')) as Record<string, unknown>;
@@ -129,7 +129,7 @@ describe('the chart framed for reading, and the badge at the scrubbed moment', (
         await page.waitForSelector('#app[data-level="phases"]');
       }
     }
-  });
+  }, 120_000);
 
   it('while scrubbing, the badge shows the state at that moment; at the end, how the run ended', async () => {
     const end = lines.findIndex((line) => line.kind === 'end');
