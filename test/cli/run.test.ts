@@ -119,7 +119,8 @@ describe('rein run as a child process against a local OpenAI-compatible server',
     });
     expect(unpricedCap.code).toBe(2);
     expect(unpricedCap.stderr).toMatch(/--max-cost needs a price for model "m"/);
-  });
+    // One CLI run per missing thing: a minute on a loaded machine.
+  }, 60_000);
 
   it('an unreachable endpoint is one clear line and exit code 3', async () => {
     const repo = buggyRepo();
