@@ -3,6 +3,7 @@ import type { Rules } from '../rules/schema.js';
 import { type CoverageReport, coverTransitions, formatCoverage } from './explore.js';
 import { confirmWithScriptedActors } from './replay.js';
 import { shadowReason } from './shadows.js';
+import { uncoverablePatterns } from './witnesses.js';
 
 /** Everything model-based coverage found wrong with a machine, each problem one readable line. */
 export interface CoverageCheck {
@@ -34,9 +35,13 @@ export async function checkCoverage(machine: HarnessMachine, rules: Rules, title
     reasons: new Map([...failures].map(([key, why]) => [key, `its witness did not replay: ${why}`])),
   };
   // A transition no path takes because an earlier one of its list always wins says which one.
+  // A gate's way to done needs a passing run of every check; a pass pattern coverage found no matching output for says so.
+  const unmatched = uncoverablePatterns(rules);
   for (const info of report.missing) {
     const shadow = report.reasons?.has(info.key) ? null : shadowReason(info, report.transitions);
     if (shadow) report.reasons?.set(info.key, shadow);
+    else if (unmatched.length > 0 && !report.reasons?.has(info.key) && info.targets.includes('done'))
+      report.reasons?.set(info.key, `coverage found no output that the pass pattern of ${unmatched.join(', ')} matches, so no run it made passed every check`);
   }
   const problems = [
     ...report.missing.map(

@@ -6,9 +6,11 @@ import { deniedCalls } from '../machines/approval-handling.js';
 import { stateLabel } from '../machines/introspection.js';
 import { phaseTools } from '../machines/phase-exits.js';
 import type { HarnessContext, ToolCallResult } from '../machines/types.js';
+import { type CheckRule, verificationOf } from '../machines/verification.js';
 import { type Condition, phaseNames, type Rules } from '../rules/schema.js';
 import { firstValidFinish } from '../tools/finish.js';
 import type { ToolOutcome } from '../tools/types.js';
+import { examplePassing } from './pattern-example.js';
 
 /** What a witness call's tool returns, carried in its arguments so the `act` step can answer it. */
 type Result =
@@ -27,20 +29,49 @@ interface WitnessCall {
 
 export interface TurnKind {
   name: string;
-  /** `checks`: the commands of `verification.checks`, which a passing verification runs too. */
-  calls(testCmd: string, checks: readonly string[]): WitnessCall[];
+  calls(runs: VerificationRuns): WitnessCall[];
+}
+
+/** Verification runs as the rules judge them: a passing run of every check the gate wants (the tests first), and a failing test run. */
+export interface VerificationRuns {
+  pass: WitnessCall[];
+  fail: WitnessCall;
 }
 
 const read = (path: string, content = 'same'): WitnessCall => ({ name: 'read_file', args: { path }, result: { read: path, content } });
-const test = (testCmd: string, exit: number): WitnessCall => ({
-  name: 'run',
-  args: { command: testCmd },
-  result: { exit, output: exit === 0 ? 'ok' : 'FAIL' },
-});
-/** A passing verification: the test command and every other check the gate wants. */
-const verified = (testCmd: string, checks: readonly string[]): WitnessCall[] => [testCmd, ...checks].map((command) => test(command, 0));
+const ran = (command: string, exit: number, output: string): WitnessCall => ({ name: 'run', args: { command }, result: { exit, output } });
 const edit = (path = 'a.py'): WitnessCall => ({ name: 'edit_file', args: { path }, result: { edit: 'applied', path } });
 const finish: WitnessCall = { name: 'finish', args: { summary: 'done' } };
+const tickAll: WitnessCall = { name: 'update_todo', args: { items: [], done: true }, result: { todo: true, done: true } };
+
+/**
+ * How the rules' checks pass and fail: each check's pass exit code, and an
+ * output its `passPattern` matches (the whole observation, as the facts test
+ * it); a pattern no example is found for keeps the plain output, and the
+ * gate's `done` stays uncovered with that reason (see `uncoverablePatterns`).
+ */
+export function verificationRuns(testCmd: string, rules: Rules): VerificationRuns {
+  const checks = verificationOf(rules).checks;
+  const pass = checks.map((check) => ran(check.command ?? testCmd, check.passExitCode, passingOutput(check) ?? 'ok'));
+  const tests = checks[0]!;
+  return { pass, fail: ran(testCmd, tests.passExitCode === 1 ? 2 : 1, 'FAIL') };
+}
+
+/** An output the check's pattern matches in the observation the run gives (`exit=N` then the output), or null when none is found. */
+function passingOutput(check: CheckRule): string | null {
+  if (!check.passPattern) return 'ok';
+  const pattern = new RegExp(check.passPattern, 'm');
+  return examplePassing(check.passPattern, (output) => pattern.test(observedRun(check.passExitCode, output)));
+}
+
+/** The checks whose pass pattern coverage found no example for, as `name: /pattern/` (the reason `done` is not reached). */
+export function uncoverablePatterns(rules: Rules): string[] {
+  return verificationOf(rules)
+    .checks.filter((check) => passingOutput(check) === null)
+    .map((check) => `${check.name}: /${check.passPattern}/`);
+}
+
+const observedRun = (exit: number, output: string) => `exit=${exit}\n${output}`;
 
 /**
  * The turn alphabet for model-based coverage: each kind makes one family of
@@ -51,28 +82,22 @@ export const TURN_KINDS: readonly TurnKind[] = [
   { name: 'read', calls: () => [read('a.py')] },
   { name: 'edit', calls: () => [edit()] },
   { name: 'rejectedEdit', calls: () => [{ name: 'edit_file', args: { path: 'a.py' }, result: { edit: 'rejected', path: 'a.py' } }] },
-  { name: 'testPass', calls: (cmd, checks) => verified(cmd, checks) },
-  { name: 'testFail', calls: (cmd) => [test(cmd, 1)] },
-  { name: 'editTestPass', calls: (cmd, checks) => [edit(), ...verified(cmd, checks)] },
-  { name: 'editTestFail', calls: (cmd) => [edit(), test(cmd, 1)] },
+  { name: 'testPass', calls: (runs) => runs.pass },
+  { name: 'testFail', calls: (runs) => [runs.fail] },
+  { name: 'editTestPass', calls: (runs) => [edit(), ...runs.pass] },
+  { name: 'editTestFail', calls: (runs) => [edit(), runs.fail] },
   { name: 'todo', calls: () => [{ name: 'update_todo', args: { items: [] }, result: { todo: true } }] },
   // Items ticked off, for `todoProgress` exits (only offered when a rule uses that guard).
-  { name: 'todoDone', calls: () => [{ name: 'update_todo', args: { items: [], done: true }, result: { todo: true, done: true } }] },
+  { name: 'todoDone', calls: () => [tickAll] },
   // Ticked off, tested and finished in one turn: the one way a todoComplete gate accepts in a phase that any todo list leaves.
-  {
-    name: 'todoDoneTestFinish',
-    calls: (cmd, checks) => [{ name: 'update_todo', args: { items: [], done: true }, result: { todo: true, done: true } }, ...verified(cmd, checks), finish],
-  },
+  { name: 'todoDoneTestFinish', calls: (runs) => [tickAll, ...runs.pass, finish] },
   { name: 'finish', calls: () => [finish] },
-  { name: 'finishThenTest', calls: (cmd) => [finish, test(cmd, 0)] },
-  { name: 'testThenFinish', calls: (cmd, checks) => [...verified(cmd, checks), finish] },
+  { name: 'finishThenTest', calls: (runs) => [finish, runs.pass[0]!] },
+  { name: 'testThenFinish', calls: (runs) => [...runs.pass, finish] },
   { name: 'editFinish', calls: () => [edit(), finish] },
   { name: 'todoFinish', calls: () => [{ name: 'update_todo', args: { items: [] }, result: { todo: true } }, finish] },
-  { name: 'failEditFinish', calls: (cmd) => [test(cmd, 1), edit(), finish] },
-  {
-    name: 'shellEditTest',
-    calls: (cmd, checks) => [{ name: 'run', args: { command: "sed -i 's/a/b/' a.py" }, result: { exit: 0, output: '' } }, ...verified(cmd, checks)],
-  },
+  { name: 'failEditFinish', calls: (runs) => [runs.fail, edit(), finish] },
+  { name: 'shellEditTest', calls: (runs) => [ran("sed -i 's/a/b/' a.py", 0, ''), ...runs.pass] },
 ];
 
 const times = <T>(count: number, make: (index: number) => T): T[] => Array.from({ length: count }, (_, index) => make(index));
@@ -284,16 +309,11 @@ const WITNESS_USAGE = { promptTokens: 1000, completionTokens: 50, cachedTokens: 
 
 /** The model's reply for one turn kind. The result each call will get rides in its id, so the arguments (what the stall detector compares) stay clean. */
 function replyOf(kind: TurnKind, context: HarnessContext, rules: Rules) {
-  const tool_calls: ToolCall[] = kind
-    .calls(
-      context.testCmd,
-      rules.verification.checks.map((check) => check.command),
-    )
-    .map((call, index) => ({
-      id: `witness_call_${index}_${Buffer.from(encodeResult(call.result)).toString('base64url')}`,
-      type: 'function',
-      function: { name: call.name, arguments: JSON.stringify(call.args) },
-    }));
+  const tool_calls: ToolCall[] = kind.calls(verificationRuns(context.testCmd, rules)).map((call, index) => ({
+    id: `witness_call_${index}_${Buffer.from(encodeResult(call.result)).toString('base64url')}`,
+    type: 'function',
+    function: { name: call.name, arguments: JSON.stringify(call.args) },
+  }));
   return { type: 'xstate.done.actor.model', output: { message: { role: 'assistant', content: kind.name, tool_calls }, usage: WITNESS_USAGE } };
 }
 
@@ -405,7 +425,7 @@ function outcomeOf(name: string, result: Result, command: string | undefined, na
   }
   if ('exit' in result)
     return {
-      content: `exit=${result.exit}\n${result.output}`,
+      content: observedRun(result.exit, result.output),
       ok: true,
       effect: { kind: 'command', command: command ?? name, exitCode: result.exit, timedOut: false, blocked: false },
     };

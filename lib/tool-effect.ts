@@ -101,3 +101,42 @@ export function readEffect<Result>(effect: ToolEffect, readers: EffectReaders<Re
   // Indexing a mapped type by a union loses the link between the kind and its reader's argument.
   return (readers[effect.kind] as (effect: ToolEffect) => Result)(effect);
 }
+
+// Every kind at run time; a Record over the kinds, so a new kind fails `tsc` here too until it is listed.
+const KINDS: Readonly<Record<EffectKind, true>> = {
+  read: true,
+  search: true,
+  edit: true,
+  command: true,
+  job: true,
+  todo: true,
+  finish: true,
+  mcp: true,
+  none: true,
+};
+
+/** True for a kind of effect this rein writes (a trace from another rein may hold others). */
+export function isEffectKind(kind: unknown): kind is EffectKind {
+  return typeof kind === 'string' && Object.hasOwn(KINDS, kind);
+}
+
+/**
+ * One reader per kind of effect read back as data (a trace line, maybe from
+ * another rein's run, whose fields are checked as they are read): exhaustive
+ * like `EffectReaders`, so a new kind fails `tsc` until each reader handles it.
+ */
+export type EffectDataReaders<Result> = { readonly [Kind in EffectKind]: (effect: Readonly<Record<string, unknown>>) => Result };
+
+/**
+ * An effect from a trace read through the map's reader for its kind; a kind
+ * this rein does not know goes to `unknown` (it is named, not dropped).
+ *
+ * @example readEffectData(line.effect, { command: (run) => String(run.exitCode), … }, (kind) => kind)
+ */
+export function readEffectData<Result>(
+  effect: Readonly<Record<string, unknown>>,
+  readers: EffectDataReaders<Result>,
+  unknown: (kind: string, effect: Readonly<Record<string, unknown>>) => Result,
+): Result {
+  return isEffectKind(effect.kind) ? readers[effect.kind](effect) : unknown(typeof effect.kind === 'string' ? effect.kind : '', effect);
+}

@@ -1,7 +1,7 @@
-import type { TodoItem } from '../lib/tool-effect.js';
+import { type EffectOf, readEffect, type TodoItem } from '../lib/tool-effect.js';
 import type { ProgressEvent } from '../lib/trace-events.js';
 import { foldStall } from './stall/counters.js';
-import { isAppliedEdit, type ResultClass, testSignature } from './stall/progress.js';
+import { type ResultClass, testSignature } from './stall/progress.js';
 import type { Facts, StallState, ToolCallResult, TurnFacts } from './types.js';
 import { checkOf, isExactTestCommand, isPass, TESTS_CHECK, type VerificationParams } from './verification.js';
 
@@ -60,32 +60,61 @@ export function foldResults(
   return { facts, turn, stall, progress };
 }
 
-function foldFacts(facts: Facts, turn: TurnFacts, result: ToolCallResult, rules: FoldRules): { facts: Facts; turn: TurnFacts; classified: ResultClass } {
-  const seq = facts.seq + 1;
-  const effect = result.outcome.effect;
-  const passedCommand = effect.kind === 'command' && effect.exitCode === 0 && !effect.blocked && !effect.timedOut && !effect.interrupted;
-  const next = passedCommand ? { ...facts, seq, commandPasses: { ...facts.commandPasses, [effect.command.trim()]: seq } } : { ...facts, seq };
-  if (isAppliedEdit(effect)) {
-    const known = facts.editedPaths ?? [];
-    const editedPaths = effect.kind === 'edit' && !known.includes(effect.path) ? [...known, effect.path] : known;
-    return {
-      facts: { ...next, lastEditSeq: seq, edits: facts.edits + 1, checks: afterEdit(facts.checks), editedPaths },
-      turn: { ...turn, edited: true },
-      classified: {},
-    };
-  }
-  if (effect.kind === 'todo' && result.outcome.ok) {
-    return { facts: { ...next, todo: effect.items }, turn: { ...turn, todoWritten: true }, classified: { todoBefore: facts.todo } };
-  }
+type Folded = { facts: Facts; turn: TurnFacts; classified: ResultClass };
+
+/** One result and the facts before it: what each kind's fold reads. */
+interface Fold {
+  facts: Facts;
+  turn: TurnFacts;
+  result: ToolCallResult;
+  rules: FoldRules;
+  seq: number;
+}
+
+function foldFacts(facts: Facts, turn: TurnFacts, result: ToolCallResult, rules: FoldRules): Folded {
+  const fold: Fold = { facts, turn, result, rules, seq: facts.seq + 1 };
+  const unchanged = () => counted(fold);
+  // What each kind of effect does to the facts (a new kind fails tsc here until it says).
+  return readEffect<Folded>(result.outcome.effect, {
+    edit: (edit) => (edit.applied ? foldEdit(fold, edit.path) : unchanged()),
+    command: (run) => foldCommand(fold, run),
+    todo: (todo) => (result.outcome.ok ? foldTodo(fold, todo.items) : unchanged()),
+    read: unchanged,
+    search: unchanged,
+    job: unchanged,
+    finish: unchanged,
+    mcp: unchanged,
+    none: unchanged,
+  });
+}
+
+/** A result that changes no fact but the count of results. */
+function counted({ facts, turn, seq }: Fold): Folded {
+  return { facts: { ...facts, seq }, turn, classified: {} };
+}
+
+function foldEdit({ facts, turn, seq }: Fold, path: string): Folded {
+  const known = facts.editedPaths ?? [];
+  const editedPaths = known.includes(path) ? known : [...known, path];
+  return {
+    facts: { ...facts, seq, lastEditSeq: seq, edits: facts.edits + 1, checks: afterEdit(facts.checks), editedPaths },
+    turn: { ...turn, edited: true },
+    classified: {},
+  };
+}
+
+function foldTodo({ facts, turn, seq }: Fold, items: TodoItem[]): Folded {
+  return { facts: { ...facts, seq, todo: items }, turn: { ...turn, todoWritten: true }, classified: { todoBefore: facts.todo } };
+}
+
+function foldCommand({ facts, turn, result, rules, seq }: Fold, run: EffectOf<'command'>): Folded {
+  const passedCommand = run.exitCode === 0 && !run.blocked && !run.timedOut && !run.interrupted;
+  const next = passedCommand ? { ...facts, seq, commandPasses: { ...facts.commandPasses, [run.command.trim()]: seq } } : { ...facts, seq };
   // A run cut short by a stop proved nothing either way, so it is not a verification run.
-  const check = effect.kind === 'command' && !effect.blocked && !effect.interrupted ? checkOf(effect.command, rules.verification, rules.testCmd) : null;
-  if (
-    check &&
-    // Stryker disable next-line ConditionalExpression: a check is only found for a command, so the kind test alone cannot decide (it narrows the type)
-    effect.kind === 'command'
-  ) {
-    const passed = isPass(effect.exitCode, result.outcome.content, check);
-    const counts = passed && isExactTestCommand(effect.command, check.command);
+  const check = !run.blocked && !run.interrupted ? checkOf(run.command, rules.verification, rules.testCmd) : null;
+  if (check) {
+    const passed = isPass(run.exitCode, result.outcome.content, check);
+    const counts = passed && isExactTestCommand(run.command, check.command);
     const passes = facts.checks[check.name]?.passesSinceEdit ?? 0;
     return {
       facts: {
@@ -98,10 +127,10 @@ function foldFacts(facts: Facts, turn: TurnFacts, result: ToolCallResult, rules:
         checks: { ...facts.checks, [check.name]: { passesSinceEdit: passes + (counts ? 1 : 0), lastRunSeq: seq, lastPassed: passed } },
       },
       turn: { ...turn, testRan: true, testPassed: passed },
-      classified: { test: { command: check.name, signature: testSignature(effect.exitCode, result.outcome.content, passed) } },
+      classified: { test: { command: check.name, signature: testSignature(run.exitCode, result.outcome.content, passed) } },
     };
   }
-  if (effect.kind === 'command' && !effect.blocked && rules.verification.commandsCountAsEdits) {
+  if (!run.blocked && rules.verification.commandsCountAsEdits) {
     return { facts: { ...next, lastEditSeq: seq, checks: afterEdit(facts.checks) }, turn: { ...turn, edited: true }, classified: {} };
   }
   return { facts: next, turn, classified: {} };

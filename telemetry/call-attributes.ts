@@ -1,4 +1,5 @@
 import type { Attributes } from '@opentelemetry/api';
+import { readEffectData } from '../lib/tool-effect.js';
 import type { TraceRecord as TraceLine } from '../lib/trace-events.js';
 import { contentText, finishReasonOf, outputMessages } from './content.js';
 import { GEN_AI, GENERAL, OPERATION, REIN, TOOL_ERROR, TOOL_TYPE_FUNCTION } from './conventions.js';
@@ -102,13 +103,26 @@ const MCP_OUTCOMES: Record<string, string> = {
  * interrupted or rejected one is.
  */
 export function toolOutcome(effect: Record<string, unknown>, ok: boolean): string {
-  if (effect.kind === 'command') {
-    if (effect.blocked === true) return TOOL_ERROR.blocked;
-    if (effect.interrupted === true) return TOOL_ERROR.interrupted;
-    if (effect.timedOut === true) return TOOL_ERROR.timeout;
-    if (ok) return effect.exitCode === 0 ? 'exit_zero' : 'exit_nonzero';
-  }
-  if (effect.kind === 'edit') return effect.applied === true ? 'applied' : TOOL_ERROR.rejected;
-  if (effect.kind === 'mcp' && !ok) return MCP_OUTCOMES[String(effect.outcome)] ?? TOOL_ERROR.error;
-  return ok ? 'ok' : TOOL_ERROR.error;
+  const generic = () => (ok ? 'ok' : TOOL_ERROR.error);
+  // One entry per kind of effect: a new kind fails tsc here until it names its outcome.
+  return readEffectData<string>(
+    effect,
+    {
+      command: () => {
+        if (effect.blocked === true) return TOOL_ERROR.blocked;
+        if (effect.interrupted === true) return TOOL_ERROR.interrupted;
+        if (effect.timedOut === true) return TOOL_ERROR.timeout;
+        return ok ? (effect.exitCode === 0 ? 'exit_zero' : 'exit_nonzero') : TOOL_ERROR.error;
+      },
+      edit: () => (effect.applied === true ? 'applied' : TOOL_ERROR.rejected),
+      mcp: () => (ok ? 'ok' : (MCP_OUTCOMES[String(effect.outcome)] ?? TOOL_ERROR.error)),
+      read: generic,
+      search: generic,
+      job: generic,
+      todo: generic,
+      finish: generic,
+      none: generic,
+    },
+    generic,
+  );
 }

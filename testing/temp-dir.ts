@@ -26,10 +26,9 @@ export function makeTempDir(prefix = 'rein-test-', options: TempDirOptions = {})
   (options.until === 'exit' ? perProcess : perTest).add(dir);
   if (!hooked) {
     hooked = true;
-    process.once('exit', () => {
-      removeTempDirs();
-      removeAll(perProcess);
-    });
+    process.once('exit', removeEverything);
+    // A test runner ends its workers with a signal, which skips 'exit': remove them then too, and end as the signal would.
+    for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.once(signal, () => endBySignal(signal));
   }
   return dir;
 }
@@ -37,6 +36,18 @@ export function makeTempDir(prefix = 'rein-test-', options: TempDirOptions = {})
 /** Removes every directory `makeTempDir` made for a test that is still there. */
 export function removeTempDirs(): void {
   removeAll(perTest);
+}
+
+function removeEverything(): void {
+  removeTempDirs();
+  removeAll(perProcess);
+}
+
+/** A signal nobody else handles ends the process: the directories go first. One the program handles is left to it (its exit removes them). */
+function endBySignal(signal: NodeJS.Signals): void {
+  if (process.listenerCount(signal) > 0) return;
+  removeEverything();
+  process.kill(process.pid, signal);
 }
 
 function removeAll(dirs: Set<string>): void {

@@ -1,4 +1,4 @@
-import { cpSync, mkdtempSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -6,8 +6,9 @@ import { scriptedModelSource } from '../../actors/model-source.js';
 import { createScriptedModel } from '../../actors/scripted-model.js';
 import { loadRules } from '../../config/load-rules.js';
 import { DEMO_TASK, DEMO_TEST_CMD, demoScript } from '../../demo/demo-model.js';
-import { STATE_DIR_NAME } from '../../lib/harness-files.js';
+import { userStateDir } from '../../lib/user-state-dir.js';
 import { presetNames } from '../../rules/presets.js';
+import { newRunId } from '../../run/run-dir.js';
 import type { ModelSource } from '../../run/start-run.js';
 import type { RunObservers } from '../../visualizer/server/live-viz.js';
 import { keepsServing, parsePort } from '../../visualizer/server/viz-flags.js';
@@ -23,7 +24,9 @@ export const DEMO_USAGE = `rein demo [--preset NAME] [--config FILE] [--viz] [--
 
 Copies a small buggy repo to a temp dir and runs the full harness on it with a
 built-in scripted model: plan, build, a refused finish, verify, fix, finish.
-Offline, no API key.
+Offline, no API key. The temp copy is removed when the demo ends; the run's record
+(trace, run.json) goes to --run-dir, or by default to rein's state folder
+($XDG_STATE_HOME/rein/demo-runs/, else ~/.local/state/rein/demo-runs/; the newest ten kept).
 
   --preset NAME  start from a preset (${presetNames().join(', ')})
   --config FILE  run the demo under your rules file (.json, .yaml, .ts, .mjs, …): a quick
@@ -69,11 +72,12 @@ export async function demoCommand(argv: string[], io: Io, env: NodeJS.ProcessEnv
     overrides: { verification: { command: DEMO_TEST_CMD } },
   });
   const { rules } = loaded;
-  const workspace = mkdtempSync(join(tmpdir(), 'rein-demo-'));
-  cpSync(demoRepoPath(), workspace, { recursive: true });
-  io.stderr.write(`rein demo: copied the demo repo to ${workspace}\n`);
-  const execute = (observers: RunObservers) =>
-    executeRun({
+  const copy = demoWorkspace();
+  const workspace = copy.path;
+  const runDir = stringFlag(parsed, 'run-dir') ?? demoRunDir(env);
+  io.stderr.write(`rein demo: copied the demo repo to ${workspace} (removed when the run ends; its record stays in ${runDir})\n`);
+  const execute = async (observers: RunObservers) => {
+    const code = await executeRun({
       io,
       json: Boolean(parsed.values.json),
       otel,
@@ -83,7 +87,7 @@ export async function demoCommand(argv: string[], io: Io, env: NodeJS.ProcessEnv
         testCmd: DEMO_TEST_CMD,
         rules,
         model: viz ? pacedDemoModel() : scriptedModelSource('demo-scripted', demoScript),
-        runDir: stringFlag(parsed, 'run-dir') ?? join(workspace, STATE_DIR_NAME, 'runs', 'demo'),
+        runDir,
         guards: loaded.guards,
         actions: loaded.actions,
         tools: loaded.tools,
@@ -94,6 +98,9 @@ export async function demoCommand(argv: string[], io: Io, env: NodeJS.ProcessEnv
       },
       onStart: observers.onStart,
     });
+    if (copy.runEnded(code)) io.stderr.write(`rein demo: kept the copy of the demo repo at ${workspace} for rein resume\n`);
+    return code;
+  };
   if (!viz) return execute({});
   // The visualizer loads only when asked for: it would slow every run's start.
   const { withLiveViz } = await import('../../visualizer/server/live-viz.js');
@@ -101,6 +108,50 @@ export async function demoCommand(argv: string[], io: Io, env: NodeJS.ProcessEnv
     { port: vizPort, rules, log: (text) => io.stderr.write(text), keepServing: keepsServing(Boolean(parsed.values['viz-exit']), env) },
     execute,
   );
+}
+
+/**
+ * A temp copy of the demo repo. It goes when the run has ended (at once, so a
+ * visualizer serving on does not hold it) or, failing that, when the process
+ * exits; a run that can be resumed (interrupted, or waiting for an approval)
+ * keeps it, since `rein resume` continues in it.
+ */
+function demoWorkspace(): { path: string; runEnded(code: number): boolean } {
+  const path = mkdtempSync(join(tmpdir(), 'rein-demo-'));
+  cpSync(demoRepoPath(), path, { recursive: true });
+  let keep = false;
+  const remove = () => {
+    if (!keep) rmSync(path, { recursive: true, force: true });
+  };
+  process.once('exit', remove);
+  // rein handles SIGINT and SIGTERM itself (the run is interrupted); a hang-up nobody handles ends the process without 'exit'.
+  process.once('SIGHUP', () => {
+    if (process.listenerCount('SIGHUP') > 0) return;
+    remove();
+    process.kill(process.pid, 'SIGHUP');
+  });
+  return {
+    path,
+    runEnded: (code) => {
+      keep = RESUMABLE.has(code);
+      remove();
+      return keep;
+    },
+  };
+}
+
+const RESUMABLE = new Set<number>([EXIT.interrupted, EXIT.terminated, EXIT.awaitingApproval]);
+
+/** Kept demo runs: the newest ones, in rein's own state folder (outside the temp copy, so the trace outlives it). */
+const KEPT_DEMO_RUNS = 10;
+
+/** A new run folder for the demo under `<state>/demo-runs/`, the oldest beyond the newest ten removed. */
+function demoRunDir(env: NodeJS.ProcessEnv): string {
+  const root = join(userStateDir(env), 'demo-runs');
+  mkdirSync(root, { recursive: true });
+  const kept = readdirSync(root).sort().reverse();
+  for (const old of kept.slice(KEPT_DEMO_RUNS - 1)) rmSync(join(root, old), { recursive: true, force: true });
+  return join(root, newRunId());
 }
 
 function pacedDemoModel(): ModelSource {

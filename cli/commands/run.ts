@@ -96,6 +96,29 @@ export async function runCommand(argv: string[], io: Io, env: NodeJS.ProcessEnv)
   }
 }
 
+/**
+ * The rules with the flags' overrides on top. A bad flag does not hide a bad
+ * rules file (the file is still checked, without the flags): both are reported.
+ */
+async function loadRulesReportingBoth(parsed: ParsedCommand, workspace: string) {
+  let overrides: Plain = {};
+  let flagError: UsageError | null = null;
+  try {
+    overrides = ruleOverrides('rein run', parsed);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    flagError = error;
+  }
+  const load = loadRules({ preset: stringFlag(parsed, 'preset'), configPath: stringFlag(parsed, 'config'), workspace, overrides });
+  if (!flagError) return load;
+  const fileError = await load.then(
+    () => null,
+    (error: unknown) => error,
+  );
+  if (fileError instanceof UsageError) throw new UsageError(`${flagError.message}\n${fileError.message}`);
+  throw flagError;
+}
+
 /** Wraps an error thrown after executeRun took over: it wrote the summary itself. */
 class RunStartedError extends Error {
   constructor(override readonly cause: unknown) {
@@ -108,13 +131,10 @@ async function startRunCommand(parsed: ParsedCommand, repo: string, task: string
   const otel = await otelSettings('rein run', parsed, env, (text) => io.stderr.write(text));
   const workspace = resolve(repo);
   if (!existsSync(workspace) || !statSync(workspace).isDirectory()) throw new UsageError(`rein run: repo not found or not a directory: ${repo}`);
-  const { rules, guards, actions, tools, configPath, sources, hookFunctions, fingerprint, notices } = await loadRules({
-    preset: stringFlag(parsed, 'preset'),
-    configPath: stringFlag(parsed, 'config'),
-    workspace,
-    overrides: ruleOverrides('rein run', parsed),
-  });
-  for (const notice of notices) io.stderr.write(`${notice}\n`);
+  const { rules, guards, actions, tools, configPath, sources, hookFunctions, fingerprint, notices } = await loadRulesReportingBoth(parsed, workspace);
+  for (const notice of notices)
+    io.stderr.write(`${notice}
+`);
   const testCmd = rules.verification.command;
   if (!testCmd && rules.verification.gate)
     throw new UsageError('rein run: no verification command: pass --test-cmd "<cmd>" (or set verification.command in the rules)');

@@ -1,5 +1,6 @@
 import { shortHash } from '../../lib/short-hash.js';
 import { stableStringify } from '../../lib/stable-json.js';
+import { type EffectKind, type EffectReaders, readEffect } from '../../lib/tool-effect.js';
 import { isStallRuleName, type ProgressKind, STALL_RULE_NAMES, STALL_RULES, type StallRuleName } from '../../rules/stall-rules.js';
 import type { StallCounter, StallState, ToolCallResult } from '../types.js';
 import { fingerprint, initialProgressMemory, isAppliedEdit, progressOf, type ResultClass } from './progress.js';
@@ -22,13 +23,36 @@ export function initialStall(): StallState {
 
 /** An action failed: an error result, a rejected edit, a blocked or failing command. */
 export function isFailure(result: ToolCallResult): boolean {
-  const { outcome } = result;
-  if (!outcome.ok) return true;
-  const effect = outcome.effect;
-  if (effect.kind === 'edit') return !effect.applied;
-  if (effect.kind === 'command') return effect.blocked || effect.timedOut || effect.exitCode !== 0;
-  return false;
+  return !result.outcome.ok || readEffect(result.outcome.effect, FAILED_ALTHOUGH_OK);
 }
+
+const never = () => false;
+
+// A call that reported ok but failed all the same, per kind of effect (a new kind fails tsc here until it says).
+const FAILED_ALTHOUGH_OK: EffectReaders<boolean> = {
+  edit: (edit) => !edit.applied,
+  command: (run) => run.blocked || run.timedOut || run.exitCode !== 0,
+  read: never,
+  search: never,
+  job: never,
+  todo: never,
+  finish: never,
+  mcp: never,
+  none: never,
+};
+
+// The kinds that explore (readLoop and longExploration count them); a new kind fails tsc here until it says.
+const EXPLORES: Readonly<Record<EffectKind, boolean>> = {
+  read: true,
+  search: true,
+  edit: false,
+  command: false,
+  job: false,
+  todo: false,
+  finish: false,
+  mcp: false,
+  none: false,
+};
 
 /**
  * One tool result through the stall counters. Each rule's count follows its
@@ -72,7 +96,7 @@ export function foldStall(stall: StallState, result: ToolCallResult, classified:
   }
   // A read or search that shows something new is exploration, not a loop: it does not advance readLoop (repeats do), only the
   // far higher longExploration cap; nothingNew counts any result that made no progress at all.
-  if (effect.kind === 'read' || effect.kind === 'search') {
+  if (EXPLORES[effect.kind]) {
     if (!kinds.includes('newInfo')) set('readLoop', get('readLoop') + 1);
     set('longExploration', get('longExploration') + 1);
   }

@@ -1,3 +1,4 @@
+import { type EffectReaders, isEffectKind, readEffect } from '../../lib/tool-effect.js';
 import type { ToolEvent } from '../../lib/trace-events.js';
 import type { RecordedRun, RecordedStep, RecordedTool } from '../../testing/recorded-run.js';
 import { FormatError } from './errors.js';
@@ -52,11 +53,22 @@ function stepOf(event: ToolEvent): RecordedStep {
   const tool = (known ? event.name : 'run') as RecordedTool;
   const args = (typeof event.args === 'object' && event.args !== null ? event.args : {}) as Record<string, unknown>;
   const step: RecordedStep = { tool, args, output: event.result ?? '', ok: event.ok };
-  const effect = event.effect;
-  if (effect?.kind === 'command') step.exitCode = effect.exitCode;
-  if (effect?.kind === 'edit')
-    step.edit = { applied: effect.applied, ...(effect.before ? { before: effect.before } : {}), ...(effect.after ? { after: effect.after } : {}) };
-  if (effect?.kind === 'todo') step.todo = effect.items;
   if (!known) step.unmapped = event.name;
-  return step;
+  // A trace from another rein may hold a kind this one does not know: it adds nothing.
+  return event.effect && isEffectKind(event.effect.kind) ? { ...step, ...readEffect(event.effect, RECORDED) } : step;
 }
+
+const nothing = () => ({});
+
+// What a replay needs from each kind of effect (a new kind fails tsc here until it says).
+const RECORDED: EffectReaders<Partial<RecordedStep>> = {
+  command: (run) => ({ exitCode: run.exitCode }),
+  edit: (edit) => ({ edit: { applied: edit.applied, ...(edit.before ? { before: edit.before } : {}), ...(edit.after ? { after: edit.after } : {}) } }),
+  todo: (todo) => ({ todo: todo.items }),
+  read: nothing,
+  search: nothing,
+  job: nothing,
+  finish: nothing,
+  mcp: nothing,
+  none: nothing,
+};

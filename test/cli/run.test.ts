@@ -79,6 +79,22 @@ describe('rein run as a child process against a local OpenAI-compatible server',
     expect(trace).toContain('"kind":"end"');
   });
 
+  it("a flag's value replaces the rules file's, but neither a good nor a bad flag hides a bad file: both are reported", async () => {
+    const repo = buggyRepo();
+    const badRules = join(makeTempDir('rein-rules-'), 'bad-steps.json');
+    writeFileSync(badRules, '{ "budgets": { "maxSteps": -3 } }');
+    const fileError = 'bad-steps.json: budgets.maxSteps: expected number to be >0, found -3';
+    const endpointEnv = cleanEnv({ OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' });
+    for (const steps of ['5', 'abc']) {
+      const both = await runCli(['run', repo, 'task', '--test-cmd', 'x', '--model', 'm', '--config', badRules, '--max-steps', steps], { env: endpointEnv });
+      expect(both.code, steps).toBe(2);
+      expect(both.stderr, steps).toContain(fileError);
+      if (steps === 'abc') expect(both.stderr).toContain('--max-steps expects a positive whole number, got "abc"');
+    }
+    const flagAlone = await runCli(['run', repo, 'task', '--test-cmd', 'x', '--model', 'm', '--max-steps', 'abc'], { env: endpointEnv });
+    expect(flagAlone.stderr.trim()).toBe('rein run: --max-steps expects a positive whole number, got "abc"');
+  }, 90_000);
+
   it('says in one line what is missing: repo, model, endpoint, test command, a price for a cost cap', async () => {
     const repo = buggyRepo();
     const missingRepo = await runCli(['run', join(repo, 'nope'), 'task', '--test-cmd', 'x', '--model', 'm'], {
@@ -103,7 +119,8 @@ describe('rein run as a child process against a local OpenAI-compatible server',
     });
     expect(unpricedCap.code).toBe(2);
     expect(unpricedCap.stderr).toMatch(/--max-cost needs a price for model "m"/);
-  });
+    // One CLI run per missing thing: a minute on a loaded machine.
+  }, 60_000);
 
   it('an unreachable endpoint is one clear line and exit code 3', async () => {
     const repo = buggyRepo();

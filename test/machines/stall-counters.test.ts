@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { foldReply, foldStall, initialStall, noteFiring } from '../../machines/stall/counters.js';
+import type { ToolEffect } from '../../lib/tool-effect.js';
+import { foldReply, foldStall, initialStall, isFailure, noteFiring } from '../../machines/stall/counters.js';
 import { createHarnessMachine, edited, probeHarness, type ResultSpec, ran, read, rulesSchema } from '../../testing/index.js';
 
 const asResult = (spec: ResultSpec) => ({ id: 'c', name: spec.name, args: spec.args ?? {}, outcome: spec.outcome, ms: 1 });
@@ -27,6 +28,39 @@ describe("the stall counters' bookkeeping (machines/stall/counters.ts)", () => {
     expect(after.counters.repeatedFailure).toEqual(counter(0, 1));
     expect(after.counters.readLoop).toEqual(counter(5));
     expect(after.fired).toBe('repeatedAction');
+  });
+});
+
+describe('each kind of effect in the stall counters (the tables in machines/stall/counters.ts)', () => {
+  // One effect of every kind, each in a call that reported ok.
+  const effects: ToolEffect[] = [
+    { kind: 'read', path: 'a.py' },
+    { kind: 'search', pattern: 'x' },
+    { kind: 'edit', path: 'a.py', applied: true },
+    { kind: 'command', command: 'make', exitCode: 0, timedOut: false, blocked: false },
+    { kind: 'job', action: 'read', id: '1', command: 'make', state: 'running', exitCode: null, log: '1.log', newBytes: 0, running: 1 },
+    { kind: 'todo', items: [] },
+    { kind: 'finish', summary: 'done' },
+    { kind: 'mcp', server: 'docs', tool: 'lookup', outcome: 'ok', readOnly: true },
+    { kind: 'none' },
+  ];
+  const okResult = (effect: ToolEffect) => ({ id: 'c', name: 'tool', args: { n: effect.kind }, outcome: { content: 'same', ok: true, effect }, ms: 1 });
+
+  it('only reads and searches count as exploring', () => {
+    const exploring = effects.filter((effect) => (foldStall(initialStall(), okResult(effect), {}).counters.longExploration?.count ?? 0) > 0);
+    expect(exploring.map((effect) => effect.kind)).toEqual(['read', 'search']);
+  });
+
+  it('a call that reported ok failed all the same only as a rejected edit or a failing, blocked or timed-out command', () => {
+    expect(effects.filter((effect) => isFailure(okResult(effect))).map((effect) => effect.kind)).toEqual([]);
+    const failing: ToolEffect[] = [
+      { kind: 'edit', path: 'a.py', applied: false },
+      { kind: 'command', command: 'make', exitCode: 2, timedOut: false, blocked: false },
+      { kind: 'command', command: 'make', exitCode: 0, timedOut: false, blocked: true },
+      { kind: 'command', command: 'make', exitCode: 0, timedOut: true, blocked: false },
+    ];
+    expect(failing.map((effect) => isFailure(okResult(effect)))).toEqual([true, true, true, true]);
+    expect(effects.every((effect) => isFailure({ ...okResult(effect), outcome: { ...okResult(effect).outcome, ok: false } }))).toBe(true);
   });
 });
 

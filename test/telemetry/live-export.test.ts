@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { basename, dirname } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEMO_TASK } from '../../demo/demo-model.js';
 import type { TraceRecord as TraceLine } from '../../lib/trace-events.js';
@@ -73,7 +74,8 @@ describe('rein demo --otel: live OpenTelemetry export to a real OTLP/HTTP receiv
     expect(root.attributes).toMatchObject({
       'gen_ai.operation.name': 'invoke_agent',
       'gen_ai.agent.name': 'rein',
-      'gen_ai.conversation.id': 'demo',
+      // The run's id: its folder's name.
+      'gen_ai.conversation.id': basename(dirname(summary.trace)),
       'gen_ai.provider.name': 'rein.scripted',
       'gen_ai.request.model': 'demo-scripted',
       'rein.run.status': 'done',

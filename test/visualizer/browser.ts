@@ -25,8 +25,8 @@ export function tempDir(prefix: string): { path: string; remove(): void } {
   return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
 }
 
-/** Runs what `rein demo` runs (the demo repo, its scripted model, real tools), in this process, and returns the trace path. */
-export async function recordDemoTrace(runDir: string): Promise<string> {
+/** Runs what `rein demo` runs (the demo repo, its scripted model, real tools; under `rulesInput` as `--config`), in this process, and returns the trace path. */
+export async function recordDemoTrace(runDir: string, rulesInput: Record<string, unknown> = {}): Promise<string> {
   const workspace = `${runDir}-workspace`;
   mkdirSync(workspace, { recursive: true });
   writeFiles(workspace, demoRepoFiles());
@@ -34,7 +34,7 @@ export async function recordDemoTrace(runDir: string): Promise<string> {
     workspace,
     task: DEMO_TASK,
     testCmd: DEMO_TEST_CMD,
-    rules: rulesSchema.parse({ verification: { command: DEMO_TEST_CMD } }),
+    rules: rulesSchema.parse({ ...rulesInput, verification: { ...(rulesInput.verification as object | undefined), command: DEMO_TEST_CMD } }),
     model: scriptedModelSource('demo-scripted', demoScript),
     runDir,
   });
@@ -139,4 +139,34 @@ export async function waitForText(page: Page, selector: string, text: string, ti
       const actual = (await page.textContent(selector).catch(() => null)) ?? '(no such element)';
       throw new Error(`${selector} never showed "${text}"; it shows: ${actual.slice(0, 300)}`, { cause: error });
     });
+}
+
+export interface Shown {
+  text: string;
+  px: number;
+}
+
+/** The on-screen font size (CSS size × the chart's scale) of each element matching `selector` that is visible in the chart. */
+export function sizesOnScreen(page: Page, selector: string): Promise<Shown[]> {
+  return page.$$eval(selector, (elements) => {
+    const chart = document.querySelector('svg.chart')!.getBoundingClientRect();
+    return elements.flatMap((element) => {
+      const box = element.getBoundingClientRect();
+      const text = element.textContent?.trim() ?? '';
+      if (!text || box.width === 0 || getComputedStyle(element).display === 'none') return [];
+      if (box.right <= chart.left || box.left >= chart.right || box.bottom <= chart.top || box.top >= chart.bottom) return [];
+      return [{ text, px: parseFloat(getComputedStyle(element).fontSize) * (element as SVGGraphicsElement).getScreenCTM()!.a }];
+    });
+  });
+}
+
+/** Waits until the chart's camera has stopped moving (it animates for about a third of a second). */
+export async function settled(page: Page): Promise<void> {
+  let last = '';
+  for (let tries = 0; tries < 50; tries++) {
+    await page.waitForTimeout(120);
+    const now = (await page.getAttribute('svg.chart .viewport', 'transform')) ?? '';
+    if (now === last) return;
+    last = now;
+  }
 }

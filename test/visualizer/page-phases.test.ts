@@ -8,37 +8,7 @@ import { ChartIndex } from '../../visualizer/page/chart-index.js';
 import { Timeline } from '../../visualizer/page/timeline.js';
 import { renderReplayPage } from '../../visualizer/server/replay-page.js';
 import { buildStatechartGraph } from '../../visualizer/server/statechart-graph.js';
-import { launchChromium, readLines, recordDemoTrace, recordRoughTrace, scrubTo, tempDir, waitForText, watchPage } from './browser.js';
-
-interface Shown {
-  text: string;
-  px: number;
-}
-
-/** The on-screen font size (CSS size × the chart's scale) of each element matching `selector` that is visible in the chart. */
-function sizesOnScreen(page: Page, selector: string): Promise<Shown[]> {
-  return page.$$eval(selector, (elements) => {
-    const chart = document.querySelector('svg.chart')!.getBoundingClientRect();
-    return elements.flatMap((element) => {
-      const box = element.getBoundingClientRect();
-      const text = element.textContent?.trim() ?? '';
-      if (!text || box.width === 0 || getComputedStyle(element).display === 'none') return [];
-      if (box.right <= chart.left || box.left >= chart.right || box.bottom <= chart.top || box.top >= chart.bottom) return [];
-      return [{ text, px: parseFloat(getComputedStyle(element).fontSize) * (element as SVGGraphicsElement).getScreenCTM()!.a }];
-    });
-  });
-}
-
-/** Waits until the chart's camera has stopped moving (it animates for about a third of a second). */
-async function settled(page: Page): Promise<void> {
-  let last = '';
-  for (let tries = 0; tries < 50; tries++) {
-    await page.waitForTimeout(120);
-    const now = (await page.getAttribute('svg.chart .viewport', 'transform')) ?? '';
-    if (now === last) return;
-    last = now;
-  }
-}
+import { launchChromium, readLines, recordDemoTrace, recordRoughTrace, scrubTo, settled, sizesOnScreen, tempDir, waitForText, watchPage } from './browser.js';
 
 /** Clicks an arrow where a person would: on its line, halfway along. */
 async function clickEdge(page: Page, id: string): Promise<void> {

@@ -378,10 +378,18 @@ describe('stall, gate, blocked and context lines, as a person reads them', () =>
       effect: { kind: 'command', command: 'make', exitCode: null, timedOut: true, blocked: false },
     });
     expect(failed).toMatchObject({ tone: 'failed', text: 'run make → timed out' });
-    // An effect kind from a newer rein (a background job) is named, not dropped.
-    expect(row({ kind: 'tool', name: 'job_status', args: { id: 'j1' }, ok: true, effect: { kind: 'job', status: 'running' } }).text).toBe(
-      'job_status {"id":"j1"} → job running',
+    // A background job says which job and where it is; an effect kind from a newer rein is named, not dropped.
+    const job = { kind: 'job', action: 'read', id: 'j1', command: 'npm run dev', exitCode: 2, log: 'j1.log', newBytes: 0, running: 0 };
+    expect(row({ kind: 'tool', name: 'job', args: { action: 'read', id: 'j1' }, ok: true, effect: { ...job, state: 'exited' } }).text).toBe(
+      'job {"action":"read","id":"j1"} → job j1 exited 2',
     );
+    expect(row({ kind: 'tool', name: 'job', args: { action: 'list' }, ok: true, effect: { ...job, action: 'list', id: null, state: null } }).text).toBe(
+      'job {"action":"list"} → job list',
+    );
+    expect(row({ kind: 'tool', name: 'fetch_url', args: { url: 'x' }, ok: true, effect: { kind: 'http', status: '200' } }).text).toBe(
+      'fetch_url {"url":"x"} → http 200',
+    );
+    expect(row({ kind: 'tool', name: 'list_files', args: {}, ok: true, effect: { kind: 'none' } }).text).toBe('list_files {}');
   });
 
   it("every context size is in tokens: a summary's characters convert with the run's own ratio", () => {

@@ -175,8 +175,11 @@ class App {
     this.gauges.update(moment, running ? now - timeline.startT! : moment.elapsed);
     this.showDetail(moment, visits.states);
     const ended = timeline.moment(timeline.length - 1).status ?? (live?.status === 'done' ? 'ended' : null);
+    // Before the run's end (or its newest event), the badge says where the run was at the scrubbed moment.
+    const scrubbed = !moment.status && moment.index < timeline.length - 1 && !ahead ? { state: shown, index: moment.index } : null;
     this.header.update(timeline.entries.find((entry) => entry.kind === 'start') ?? null, {
       ended,
+      scrubbed,
       live: live !== null,
       connection: this.connection,
       following: this.data.mode === 'follow',

@@ -7,15 +7,15 @@ import type { Highlight } from './chart-marks.js';
 
 // The phase level's smallest text that must stay readable (arrow labels, 13 px) at 11 px on screen.
 const READABLE_PHASE_SCALE = 11 / 13;
-// Inside an open phase, state names (12.5 px) and labels (11 px) at their own size.
-const READABLE_INNER_SCALE = 1;
+// Every state drawn: its smallest text (the visit counts, 10 px) at 11 px on screen; the rest is a pan or a zoom away.
+export const READABLE_WHOLE_SCALE = 11 / 10;
 
 /**
  * Where Follow points the camera. At the phase level: every phase when
  * they fit with their text readable, else the active phase and its
- * neighbours. In an open phase: the active state at full size inside it (or
- * the phase's title, when the run is elsewhere). For the whole chart: the
- * active state, or the phase a run left and the final it reached.
+ * neighbours. An open phase: all of it, fitted to the pane. For the whole
+ * chart, readable: the active state, or the phase a run left and the final
+ * it reached, as much of them as fits at that scale.
  *
  * @example const framing = new ChartFraming(chart, camera); framing.frame(level, highlight, true);
  */
@@ -52,13 +52,9 @@ export class ChartFraming {
     }
     const active = highlight?.state ? boxOf(this.chart, level, highlight.state) : undefined;
     const open = level.open ? boxOf(this.chart, level, level.open) : undefined;
-    if (open && active && highlight?.state?.startsWith(`${level.open}.`)) {
-      this.camera.focus(active, open, { readable: READABLE_INNER_SCALE, animate });
-      return;
-    }
-    // A phase opened while the run is elsewhere: its title and the top of its cycle, readable.
+    // An open phase fits its pane whole (the active state is inside it); a zoom reads it closer.
     if (open) {
-      this.camera.focus({ ...open, height: METRICS.compoundHeader }, open, { readable: READABLE_INNER_SCALE, animate });
+      this.camera.fit(open, { animate, maxScale: 1.15, padding: 14 });
       return;
     }
     if (this.camera.fitScale(whole) >= READABLE_PHASE_SCALE) {
@@ -81,10 +77,18 @@ export class ChartFraming {
 
   private frameWhole(whole: Box, boxes: Box[], highlight: Highlight | null, animate: boolean): void {
     const active = highlight?.state ? this.chart.nodes.get(highlight.state) : undefined;
-    // Inside a phase: the active state at a readable scale. At a final state: the phase it left and where it ended, together.
-    if (boxes.length > 0 && active?.kind === 'state') this.camera.focus(active, union(boxes), { animate, readable: 0.9 });
-    else if (boxes.length > 0) this.camera.fit(union(boxes), { animate, maxScale: 1.1 });
-    else this.camera.fit(whole, { animate });
+    // At a final (a rail beside the phases, far from them): the state the run left it from, where the chart has words.
+    const left = active?.kind === 'final' && highlight?.match?.transition ? this.chart.nodes.get(highlight.match.transition.source) : undefined;
+    const drawn = (node: typeof active) => (node && node.width > 0 && node.kind !== 'compound' ? node : undefined);
+    // The active state in the middle, never zoomed out past readable; what fits around it shows too.
+    const target = drawn(left) ?? drawn(active) ?? (boxes.length > 0 ? union(boxes) : this.firstPhase(whole));
+    this.camera.focus(target, whole, { animate, readable: READABLE_WHOLE_SCALE });
+  }
+
+  /** Before the run enters a state: the top of the chart, where the first phase starts. */
+  private firstPhase(whole: Box): Box {
+    const first = [...this.chart.nodes.values()].find((node) => node.kind === 'compound' && node.width > 0);
+    return first ? { ...first, height: Math.min(first.height, METRICS.compoundHeader) } : { ...whole, height: 1 };
   }
 }
 

@@ -1,3 +1,4 @@
+import { type EffectDataReaders, readEffectData } from '../../lib/tool-effect.js';
 import type { TransitionMatch } from './chart-index.js';
 import { type Entry, num, obj, text } from './entries.js';
 import { brief, clip, count, millis } from './format.js';
@@ -218,29 +219,34 @@ function describeTool(data: Record<string, unknown>): RowText {
   };
 }
 
-/** What a tool's effect says happened: a command's exit code, an edit applied or rejected; another kind by its name. */
+/** What a tool's effect says happened: a command's exit code, an edit applied or rejected; a kind from another rein by its name. */
 export function effectOutcome(effect: Record<string, unknown>): string {
-  switch (text(effect, 'kind')) {
-    case 'command': {
-      if (effect.interrupted === true) return 'interrupted';
-      if (effect.timedOut === true) return 'timed out';
-      const code = num(effect, 'exitCode');
-      return code !== null ? `exit ${code}` : '';
-    }
-    case 'edit':
-      return effect.applied === false ? 'rejected' : 'applied';
-    case 'mcp':
-      return `MCP ${text(effect, 'server')}/${text(effect, 'tool')}${text(effect, 'outcome') === 'ok' ? '' : ` ${text(effect, 'outcome')}`}`;
-    case '':
-    case 'read':
-    case 'search':
-    case 'todo':
-    case 'finish':
-      return '';
-    default:
-      return `${text(effect, 'kind')}${text(effect, 'status') ? ` ${text(effect, 'status')}` : ''}`;
-  }
+  return readEffectData(effect, OUTCOMES, (kind) => (kind ? `${kind}${text(effect, 'status') ? ` ${text(effect, 'status')}` : ''}` : ''));
 }
+
+const nothing = () => '';
+
+// One entry per kind of effect: a new kind fails tsc here until it says what its row shows.
+const OUTCOMES: EffectDataReaders<string> = {
+  command: (effect) => {
+    if (effect.interrupted === true) return 'interrupted';
+    if (effect.timedOut === true) return 'timed out';
+    const code = num(effect, 'exitCode');
+    return code !== null ? `exit ${code}` : '';
+  },
+  edit: (effect) => (effect.applied === false ? 'rejected' : 'applied'),
+  mcp: (effect) => `MCP ${text(effect, 'server')}/${text(effect, 'tool')}${text(effect, 'outcome') === 'ok' ? '' : ` ${text(effect, 'outcome')}`}`,
+  job: (effect) => {
+    const state = text(effect, 'state');
+    const how = state === 'exited' ? `exited ${String(effect.exitCode)}` : state;
+    return ['job', text(effect, 'id'), how || text(effect, 'action')].filter(Boolean).join(' ');
+  },
+  read: nothing,
+  search: nothing,
+  todo: nothing,
+  finish: nothing,
+  none: nothing,
+};
 
 function stepMeta(data: Record<string, unknown>): string {
   const step = num(data, 'step');

@@ -13,6 +13,8 @@ export interface RunStatus {
   following?: boolean;
   /** Why following stopped before an end line came (the run's process is gone). */
   followEnded?: string | null;
+  /** Scrubbed back to a moment before the newest event: the state the run was in then (the badge shows it, not how the run ended). */
+  scrubbed?: { state: string | null; index: number } | null;
 }
 
 /**
@@ -62,15 +64,17 @@ export class RunHeader {
     const [label, tone] = pillFor(status);
     setText(this.pill, label);
     this.pill.dataset.tone = tone;
-    this.pill.title = status.ended
-      ? 'How the run ended (the end line of the trace)'
-      : status.followEnded
-        ? status.followEnded
-        : status.following
-          ? "New lines of the trace appear as the run writes them; rein viz says when the run's process is gone"
-          : status.live
-            ? 'The live connection to the run'
-            : 'The trace has no end line: the run was killed, or is still going';
+    this.pill.title = status.scrubbed
+      ? `The state at event ${status.scrubbed.index + 1}, where the scrubber is${status.ended ? `; the run ended ${status.ended}` : ''} (Latest shows the newest event)`
+      : status.ended
+        ? 'How the run ended (the end line of the trace)'
+        : status.followEnded
+          ? status.followEnded
+          : status.following
+            ? "New lines of the trace appear as the run writes them; rein viz says when the run's process is gone"
+            : status.live
+              ? 'The live connection to the run'
+              : 'The trace has no end line: the run was killed, or is still going';
   }
 
   /** A note that arrives later (following stopped). */
@@ -95,6 +99,7 @@ export class RunHeader {
 }
 
 function pillFor(status: RunStatus): [string, string] {
+  if (status.scrubbed) return [status.scrubbed.state ? `at ${status.scrubbed.state}` : 'before the first state', 'moment'];
   if (status.ended) return [status.ended, status.ended === 'done' ? 'done' : 'failed'];
   if (status.followEnded) return ['run gone: no end line', 'warn'];
   if (!status.live) return ['no end line', 'warn'];
