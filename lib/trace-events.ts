@@ -429,6 +429,7 @@ export type MachineNote =
   | RuleActionEvent
   | EndEvent
   | ApprovalAskEvent
-  | ApprovalDecisionEvent;
+  | ApprovalDecisionEvent
+  | HookEvent;
 
 export type { TodoItem };

@@ -1,6 +1,7 @@
 import { cancel, enqueueActions, raise, setup } from 'xstate';
 import type { ApprovalPolicy } from '../approvals/evaluate.js';
 import { type ApprovalDecision, decisionFits } from '../approvals/pending.js';
+import type { HookMoment } from '../hooks/schema.js';
 import type { EndStatus } from '../lib/trace-events.js';
 import type { Phase } from '../rules/schema.js';
 import { actorPlaceholders, type ContextOutput, type HooksOutput, type SummaryOutput } from './actor-contracts.js';
@@ -11,6 +12,7 @@ import type { FoldRules } from './facts.js';
 import { acceptanceUpdate, type RefusalParams, refusalUpdate } from './gate.js';
 import { BUILT_IN_GUARDS, type BuiltInGuardName } from './guards/catalogue.js';
 import { guardView } from './guards/guard-view.js';
+import { holdResultsUpdate, hookActorFailureNote, withHookNotes } from './hook-handling.js';
 import { type ActionParams, builtInActions, checkEffect, type RuleAction } from './rule-actions.js';
 import { type NudgeParams, nudgedOut, nudgeUpdate, persistingRule, reminderUpdate, stallEndUpdate } from './stall/review.js';
 import { deliveryUpdate, enterPhaseUpdate, openingUpdate, replyUpdate, resultsUpdate } from './turn-cycle.js';
@@ -81,6 +83,7 @@ const harnessGuards = {
   approvalPending: ({ context }: GuardArgs) => context.approvals.pending !== null,
   answerFitsPending: ({ context }: GuardArgs, params: { decision: ApprovalDecision }) => decisionFits(context.approvals.pending, params.decision),
   hookDeniedFinish: (_: GuardArgs, params: { output: HooksOutput }) => params.output.decision === 'deny',
+  callsRan: (_: GuardArgs, params: { output: ToolsOutput }) => params.output.results.length > 0,
 };
 
 /**
@@ -163,6 +166,16 @@ export const harnessSetup = setup({
     ),
     recordHookVerdict: enqueueActions(({ context, enqueue }, params: { output: HooksOutput }) =>
       applyUpdate(enqueue, context, hookVerdictUpdate(context, params.output)),
+    ),
+    holdResults: enqueueActions(({ context, enqueue }, params: { output: ToolsOutput }) => applyUpdate(enqueue, context, holdResultsUpdate(params.output))),
+    // The held result, with the postToolUse hooks' notes for the model, is recorded like any other (and no longer held).
+    recordHookedResults: enqueueActions(({ context, enqueue }, params: { output: HooksOutput; fold: Omit<FoldRules, 'testCmd'> }) => {
+      const update = resultsUpdate(context, withHookNotes(context.heldResults, params.output), params.fold);
+      applyUpdate(enqueue, context, { ...update, context: { ...update.context, heldResults: null } });
+    }),
+    // The hooks actor itself failed (a harness bug, not a hook's failure, which the actor traces): it is traced, never ignored.
+    reportHookFailure: enqueueActions(({ context, enqueue }, params: { moment: HookMoment; error: unknown }) =>
+      applyUpdate(enqueue, context, { notes: [hookActorFailureNote(context, params)] }),
     ),
     refuseFinishByHook: enqueueActions(({ context, enqueue }, params: RefusalParams & { output: HooksOutput }) =>
       applyUpdate(

@@ -3,7 +3,7 @@ import { join, resolve, sep } from 'node:path';
 import { createActor, type InspectionEvent, toPromise } from 'xstate';
 import { type AnswerSource, createApprover } from '../actors/approver.js';
 import { createContextManagerActor } from '../actors/context-manager-actor.js';
-import { createHooksActor, type HooksDeps, runMomentHooks } from '../actors/hooks-actor.js';
+import { createHooksActor, type HooksDeps } from '../actors/hooks-actor.js';
 import type { ModelSource } from '../actors/model-source.js';
 import { createSummarizer } from '../actors/summarizer.js';
 import { createToolRunner } from '../actors/tool-runner.js';
@@ -262,6 +262,7 @@ function hooksDepsFor(options: RunOptions, workspace: string, trace: Tracer): Ho
     hooks: options.rules.hooks,
     cwd: workspace,
     env,
+    secrets: (options.secrets ?? []).filter((secret) => secret.length >= 6),
     ...(options.hookFunctions ? { functions: options.hookFunctions } : {}),
     onOutcome: (outcome: HookOutcome, step: number) => {
       const { moment, command, exitCode, ms, decision, message, problem, stdout, stderr } = outcome;
@@ -342,23 +343,6 @@ function wireActors(options: RunOptions, workspace: string, opened: OpenedSandbo
           trace.flush();
         },
         onSecretsMasked: (findings, call, step) => trace.log('secrets_masked', { step, id: call.id, name: call.name, findings }),
-        ...(rules.hooks.postToolUse.length > 0
-          ? {
-              afterCall: async (done, step, signal) =>
-                (
-                  await runMomentHooks(
-                    hooks,
-                    {
-                      moment: 'postToolUse',
-                      tool: done.name,
-                      step,
-                      event: { step, call: { id: done.id, tool: done.name, args: done.args }, result: done.outcome },
-                    },
-                    signal,
-                  )
-                ).notes,
-            }
-          : {}),
       }),
       hooks: createHooksActor(hooks),
       contextManager: createContextManagerActor({ record, builder, rules: rules.context }),
@@ -526,25 +510,6 @@ function startActor(
   };
   if (saved) trace.log('resume', { fromState: tracer.label(), recordLength: saved.recordLength, elapsedMs: saved.elapsedMs, ...thisTraceWriter() });
   for (const job of run.lostJobs) trace.log('job', jobTraceLine(job));
-  // phaseChange hooks: told of each phase the run enters (their answers change nothing; failures are traced).
-  const phaseHooks: Promise<unknown>[] = [];
-  if (options.rules.hooks.phaseChange.length > 0) {
-    let phase = actor.getSnapshot().context.phase;
-    actor.subscribe((snapshot) => {
-      if (snapshot.context.phase === phase) return;
-      const from = phase;
-      phase = snapshot.context.phase;
-      phaseHooks.push(
-        runMomentHooks(wired.hooks, { moment: 'phaseChange', step: snapshot.context.step, event: { from, to: phase, step: snapshot.context.step } }),
-      );
-    });
-  }
-  const runEndHooks = async (status: string, reason: string) => {
-    await Promise.allSettled(phaseHooks);
-    if (options.rules.hooks.runEnd.length === 0) return;
-    const context = actor.getSnapshot().context;
-    await runMomentHooks(wired.hooks, { moment: 'runEnd', step: context.step, event: { status, reason, steps: context.step, summary: context.summary } });
-  };
   // Recorded outside the repository before the agent acts: a run that never reaches its clean-up still leaves what it wrote untrusted.
   beginRulesWatch(workspace, options.runDir);
   let interrupted = false;
@@ -562,12 +527,10 @@ function startActor(
         );
       }
       if (interrupted) throw new RunInterrupted(`interrupted in ${tracer.label()}; continue with: npx rein resume ${options.runDir}`);
-      await runEndHooks(output.status, output.reason);
       return output;
     } catch (error) {
       if (error instanceof RunAwaitingApproval) {
         trace.log('interrupted', { state: tracer.label() });
-        await runEndHooks('awaiting_approval', error.message);
         throw error;
       }
       if (error instanceof RunInterrupted) {
