@@ -116,6 +116,10 @@ export const harnessSetup = setup({
       enqueue(raise({ type: 'clock.warning' }, { id: 'timeWarning', delay: 'timeWarning' }));
       enqueue(raise({ type: 'clock.expired' }, { id: 'timeBudget', delay: 'timeBudget' }));
     }),
+    stopClock: enqueueActions(({ enqueue }) => {
+      enqueue(cancel('timeBudget'));
+      enqueue(cancel('timeWarning'));
+    }),
     openRecord: enqueueActions(({ context, enqueue }, params: { systemPrompt: string }) => applyUpdate(enqueue, context, openingUpdate(context, params))),
     enterPhase: enqueueActions(({ context, enqueue }, params: { phase: Phase }) => applyUpdate(enqueue, context, enterPhaseUpdate(context, params))),
     deliverNotices: enqueueActions(({ context, enqueue }) => applyUpdate(enqueue, context, deliveryUpdate(context))),

@@ -37,6 +37,7 @@ import { readRepositoryInstructions } from './repository-instructions.js';
 import { ResourceStack } from './resource-stack.js';
 import { runFile, writeRunMeta } from './run-dir.js';
 import { loadState, type SavedState, STATE_VERSION, saveState } from './state-file.js';
+import { checkRestorable } from './state-migration.js';
 import { nextTraceIndex, openTracer, TRACE_VERSION, type Tracer } from './trace.js';
 import { Transcript } from './transcript.js';
 
@@ -397,6 +398,7 @@ function createCheckpointedActor(
   const tracer = createInspectionTracer(trace, () => current.actor?.getSnapshot().context.step ?? 0, options.inspect);
   // Background jobs of the process this run continues died with it: the trace and the agent are told.
   const lostJobs = opened.sandbox.takeLostJobs();
+  if (saved) checkRestorable(wired.machine, (saved.snapshot as { value?: unknown }).value, runFile(options.runDir, 'state'));
   const restored = saved ? restoreSnapshot(saved, describeLostJobs(lostJobs), input.rememberedApprovals ?? []) : undefined;
   const actor = createActor(wired.machine, {
     input,

@@ -17,7 +17,7 @@ describe('model-based coverage with approvals and hooks at every moment', { time
     expect(keys).toContain('verify.finishHook --xstate.done.actor.finishHook [hookDeniedFinish]--> verify.afterTools');
     expect(keys).toContain('build.act --xstate.done.actor.tools [callsRan]--> build.postToolHook');
     expect(keys).toContain('build.postToolHook --xstate.done.actor.postToolHook--> build.afterTools');
-    expect(keys).toContain('fix.settleHook --xstate.done.actor.phaseHook--> fix.settle');
+    expect(keys).toContain('verify.settleHook --xstate.done.actor.phaseHook--> verify.settle');
     expect(keys).toContain('build.phaseHook --xstate.done.actor.phaseHook--> build.observe');
     expect(keys).toContain('done --xstate.done.actor.runEndHook--> ended');
     // The transition a preToolUse hook's search once missed: the gate accepting in fix.
