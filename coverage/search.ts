@@ -125,7 +125,9 @@ function signature(snapshot: Snapshot, rules: Rules, focus: Focus): string {
   const batch = acting ? [approvals.runUntil, Object.entries(approvals.decided).map(([id, decided]) => `${id}:${decided.verdict}`)] : null;
   // A result held for the postToolUse hooks is recorded when they answer: which one (its id carries it) decides the facts.
   const held = label.endsWith('.postToolHook') ? snapshot.context.heldResults?.results.map((result) => `${result.id}:${result.outcome.ok}`) : null;
-  const common = [label, snapshot.status, acting ? turn : null, pending, waiting, batch, held];
+  // A settleHook waits between a turn and its settle state, whose exits read that turn's facts.
+  const judgesTurn = acting || label.endsWith('.settleHook');
+  const common = [label, snapshot.status, judgesTurn ? turn : null, pending, waiting, batch, held];
   if (focus === 'phases') {
     // Guards that count (phaseSteps, gateRefusals, …): each count up to the largest threshold a rule compares it with.
     const view = guardView(snapshot.context);

@@ -88,7 +88,7 @@ function rootConfig(rules: Rules, naming: Naming) {
       budget: end('budget', 'The token or cost budget, or the context window, would be exceeded by the next call.'),
       ...(stallEnds ? { stalled: end('stalled', 'A stall persisted after the allowed nudges with nothing new in between.') } : {}),
       failed: end('failed', 'The model endpoint (or the harness) failed after retries.'),
-      ...(endHooks ? { ended: { type: 'final', description: 'The run ended and its runEnd hooks ran.' } as const } : {}),
+      ...(endHooks ? { ended: { type: 'final', description: 'The run ended and its runEnd hooks ran.', entry: 'announceEnd' } as const } : {}),
     },
     output: ({ context }: { context: HarnessContext }): HarnessOutput => ({
       // Stryker disable next-line StringLiteral: every final state's entry (endRun) sets the status before the output is read, so the fallback never shows
@@ -106,14 +106,14 @@ function finalState(status: EndStatus, description: string) {
 }
 
 /**
- * An end state that runs the runEnd hooks: the status is set on entry (the `end` trace line), the hooks are told,
- * then the run is final.
+ * An end state that runs the runEnd hooks: the status is set on entry, the hooks are told, then the run is final
+ * in `ended`, which writes the `end` trace line (after the hooks' lines).
  */
 function endState(status: EndStatus, description: string) {
   return harnessSetup.createStateConfig({
     description: `${description} The runEnd hooks run, then the run ends (a failure is traced).`,
     // The clock stops here: the hooks have their own timeouts, and the run's time budget no longer applies.
-    entry: [{ type: 'endRun', params: { status, reason: description } }, 'stopClock'],
+    entry: [{ type: 'endRun', params: { status, reason: description, announce: false } }, 'stopClock'],
     invoke: {
       id: 'runEndHook',
       src: 'hooks',

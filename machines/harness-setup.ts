@@ -2,7 +2,7 @@ import { cancel, enqueueActions, raise, setup } from 'xstate';
 import type { ApprovalPolicy } from '../approvals/evaluate.js';
 import { type ApprovalDecision, decisionFits } from '../approvals/pending.js';
 import type { HookMoment } from '../hooks/schema.js';
-import type { EndStatus } from '../lib/trace-events.js';
+import type { EndStatus, MachineNote } from '../lib/trace-events.js';
 import type { Phase } from '../rules/schema.js';
 import { actorPlaceholders, type ContextOutput, type HooksOutput, type SummaryOutput } from './actor-contracts.js';
 import { approverFailureUpdate, decisionUpdate, hookVerdictUpdate, screenUpdate } from './approval-handling.js';
@@ -60,6 +60,14 @@ export function ruleActionUpdate(name: string, run: RuleAction, context: Harness
       },
     ],
   };
+}
+
+/** The trace's `end` line: how the run ended (the stall rule that ended it, if one did). */
+function endNote(context: HarnessContext): MachineNote {
+  // Stryker disable next-line StringLiteral: endNote is only called with the status just set
+  const status = context.status ?? 'failed';
+  const rule = status === 'stalled' && context.stall.fired ? { rule: context.stall.fired } : {};
+  return { kind: 'end', status, reason: context.reason, steps: context.step, summary: context.summary, usage: context.usage, ...rule };
 }
 
 /** The machine's guards: the catalogue's (rules name them) and its own (the turn cycle, budgets, context, stall). */
@@ -156,14 +164,14 @@ export const harnessSetup = setup({
       enqueue.assign({ reason: params.error instanceof Error ? `${params.error.name}: ${params.error.message}` : String(params.error) });
     }),
     explainEnd: enqueueActions(({ enqueue }, params: { reason: string }) => enqueue.assign({ reason: params.reason })),
-    endRun: enqueueActions(({ context, enqueue }, params: { status: EndStatus; reason: string }) => {
+    endRun: enqueueActions(({ context, enqueue }, params: { status: EndStatus; reason: string; announce?: boolean }) => {
       const reason = context.reason || params.reason;
       enqueue.assign({ status: params.status, reason, view: null });
-      const rule = params.status === 'stalled' && context.stall.fired ? { rule: context.stall.fired } : {};
-      enqueue.emit({
-        type: 'harness.note',
-        note: { kind: 'end', status: params.status, reason, steps: context.step, summary: context.summary, usage: context.usage, ...rule },
-      });
+      // With runEnd hooks the end line waits for them (announceEnd in `ended`), so it stays the trace's last line.
+      if (params.announce !== false) enqueue.emit({ type: 'harness.note', note: endNote({ ...context, status: params.status, reason }) });
+    }),
+    announceEnd: enqueueActions(({ context, enqueue }) => {
+      enqueue.emit({ type: 'harness.note', note: endNote(context) });
     }),
     screenCalls: enqueueActions(({ context, enqueue }, params: { policy: ApprovalPolicy; oneAtATime?: boolean }) =>
       applyUpdate(enqueue, context, screenUpdate(context, params)),
