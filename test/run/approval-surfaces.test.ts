@@ -61,9 +61,13 @@ describe('who answered an approval, and how long it took, on every surface (issu
   it('a rule, a person at the terminal, a remembered decision, the page, the headless policy, the timeout and rein approve', async () => {
     const lines: TraceRecord[] = [];
     // Denied by a deny rule; asked and answered at the terminal ("always for this call"); the same call again: remembered.
-    const terminal = options([reply(run('rm -rf x'), run('echo a')), reply(run('echo a')), finishing], { ask: ['run'], deny: ['run(rm *)'] }, {
-      answerSources: [person('terminal', 'allow', 'command')],
-    });
+    const terminal = options(
+      [reply(run('rm -rf x'), run('echo a')), reply(run('echo a')), finishing],
+      { ask: ['run'], deny: ['run(rm *)'] },
+      {
+        answerSources: [person('terminal', 'allow', 'command')],
+      },
+    );
     await startRun(terminal).done;
     lines.push(...traceOf(terminal.runDir));
     const page = options([reply(run('echo p')), finishing], { ask: ['run'] }, { answerSources: [person('page', 'deny')] });
@@ -72,7 +76,10 @@ describe('who answered an approval, and how long it took, on every surface (issu
     const policy = options([reply(run('echo b')), finishing], { ask: ['run'], headless: 'deny' });
     await startRun(policy).done;
     lines.push(...traceOf(policy.runDir));
-    const silent: AnswerSource = { by: 'terminal', ask: (_pending, signal) => new Promise((_ok, fail) => signal.addEventListener('abort', () => fail(signal.reason))) };
+    const silent: AnswerSource = {
+      by: 'terminal',
+      ask: (_pending, signal) => new Promise((_ok, fail) => signal.addEventListener('abort', () => fail(signal.reason))),
+    };
     const timeout = options([reply(run('echo c')), finishing], { ask: ['run'], timeoutSeconds: 0.2 }, { answerSources: [silent] });
     await startRun(timeout).done;
     lines.push(...traceOf(timeout.runDir));
