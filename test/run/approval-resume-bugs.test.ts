@@ -84,7 +84,7 @@ describe('approval bug classes across a resume', () => {
     expect(trace.find((line) => line.kind === 'resume')).toMatchObject({ fromState: 'build.awaitingApproval' });
     expect(lines(join(dirs.workspace, 'before.log'))).toHaveLength(1);
     expect(lines(join(dirs.workspace, 'asked.log'))).toEqual(['x']);
-    expect(trace.filter((line) => line.kind === 'tool').map((line) => (line as { args: { command: string } }).args.command)).toEqual([
+    expect(trace.filter((line) => line.kind === 'tool').map((line) => (line as unknown as { args: { command: string } }).args.command)).toEqual([
       'true; date >> before.log',
       'echo x >> asked.log',
     ]);
