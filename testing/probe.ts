@@ -151,7 +151,7 @@ export function probeHarness(machine: HarnessMachine, rules: Rules, options: { a
      */
     hook(answer: Partial<HooksOutput> | Error = {}): ProbeStep {
       const label = stateLabel(snapshot.value);
-      const id = hookInvokeAt(label, snapshot.context);
+      const id = hookInvokeAt(label, rules);
       if (!id)
         throw new Error(
           `probe.hook(): the machine is in ${label}; hooks answer in a *.preToolHook, *.postToolHook, *.phaseHook, *.settleHook or *.finishHook state, or in an end state with runEnd hooks`,
@@ -167,9 +167,10 @@ export function probeHarness(machine: HarnessMachine, rules: Rules, options: { a
 }
 
 /** The hooks actor's invoke id in this state, if the state runs hooks. */
-function hookInvokeAt(label: string, context: HarnessContext): string | null {
+function hookInvokeAt(label: string, rules: Rules): string | null {
   const sub = label.split('.')[1];
-  if (sub === undefined) return context.status !== null && label !== 'ended' ? 'runEndHook' : null;
+  // An end state runs the runEnd hooks (when there are any) before the run is final in `ended`.
+  if (sub === undefined) return rules.hooks.runEnd.length > 0 && label !== 'ended' ? 'runEndHook' : null;
   if (sub === 'settleHook') return 'phaseHook';
   return ['preToolHook', 'postToolHook', 'phaseHook', 'finishHook'].includes(sub) ? sub : null;
 }

@@ -6,7 +6,9 @@ import { buildStatechartGraph } from '../../visualizer/server/statechart-graph.j
 import { stateIds } from './browser.js';
 
 describe('hook states on the visualizer chart (visualizer/server/statechart-graph.ts)', () => {
-  it('every hook moment is a drawn state that invokes the hooks actor; end states with runEnd hooks lead to a final `ended`', { timeout: 120_000 }, async () => {
+  it('every hook moment is a drawn state that invokes the hooks actor; end states with runEnd hooks lead to a final `ended`', {
+    timeout: 120_000,
+  }, async () => {
     const hook = [{ command: 'true' }];
     const machine = createHarnessMachine(
       rulesSchema.parse({ hooks: { preToolUse: hook, postToolUse: hook, phaseChange: hook, beforeFinish: hook, runEnd: hook } }),
