@@ -1,5 +1,5 @@
 import { fromPromise } from 'xstate';
-import { clearApprovalFiles, readApprovalAnswer, writeApprovalRequest } from '../approvals/answer-file.js';
+import { carriedRequestTimes, clearApprovalFiles, readApprovalAnswer, writeApprovalRequest } from '../approvals/answer-file.js';
 import { callFacts } from '../approvals/call-facts.js';
 import type { ApprovalDecision, Decider, PendingApproval } from '../approvals/pending.js';
 import { type RememberScope, toRemember } from '../approvals/remembered.js';
@@ -55,8 +55,16 @@ export function createApprover(deps: ApproverDeps) {
   return fromPromise<ApprovalDecision, ApproverInput>(async ({ input, signal }) => {
     const { pending, timeoutMs } = input;
     deps.persist();
-    writeApprovalRequest(deps.requestPath, pending);
-    const started = now();
+    // A wait a killed run began goes on from its own start and deadline: a resume never gives the call a new timeout.
+    const carried = carriedRequestTimes(deps.requestPath, pending);
+    const started = carried ? Date.parse(carried.askedAt) : now();
+    const waits = deps.sources.length > 0;
+    const deadline = carried?.deadline ? Date.parse(carried.deadline) : waits ? started + timeoutMs : undefined;
+    writeApprovalRequest(deps.requestPath, pending, {
+      askedAt: new Date(started).toISOString(),
+      ...(deadline !== undefined ? { deadline: new Date(deadline).toISOString() } : {}),
+    });
+    const timedOut = { verdict: 'deny' as const, by: 'timeout' as const, message: `no answer within ${Math.round(timeoutMs / 1000)} s` };
     const settle = (answer: Answer & { by: Decider; callId?: string; argsHash?: string }): ApprovalDecision => {
       const decision: ApprovalDecision = {
         callId: answer.callId ?? pending.callId,
@@ -81,27 +89,24 @@ export function createApprover(deps: ApproverDeps) {
       throw error;
     }
     if (early) return settle(early);
-    if (deps.sources.length === 0 && deps.headless !== 'exit') {
+    // Past its deadline already (the run was killed while it waited, and resumed late): the timeout's answer, deny.
+    if (deadline !== undefined && now() >= deadline) return settle(timedOut);
+    if (!waits && deps.headless !== 'exit') {
       return settle({ verdict: deps.headless, by: 'policy', message: `answered by the headless policy (approvals.headless: ${deps.headless})` });
     }
     const race = new AbortController();
     const stop = AbortSignal.any([signal, race.signal]);
     try {
-      const waits: Promise<Answer & { by: Decider }>[] = [pollAnswerFile(deps.answerPath, deps.pollMs ?? 200, stop)];
-      if (deps.sources.length === 0) deps.onParked(pending);
+      const answers: Promise<Answer & { by: Decider }>[] = [pollAnswerFile(deps.answerPath, deps.pollMs ?? 200, stop)];
+      if (!waits) deps.onParked(pending);
       else {
-        waits.push(...deps.sources.map(async (source) => ({ ...(await source.ask(pending, stop)), by: source.by })));
-        waits.push(
-          sleep(timeoutMs, stop).then(() => ({
-            verdict: 'deny' as const,
-            by: 'timeout' as const,
-            message: `no answer within ${Math.round(timeoutMs / 1000)} s`,
-          })),
-        );
+        answers.push(...deps.sources.map(async (source) => ({ ...(await source.ask(pending, stop)), by: source.by })));
+        // Stryker disable next-line ArithmeticOperator: deadline is set whenever a source can answer (waits)
+        answers.push(sleep(Math.max(0, (deadline ?? started + timeoutMs) - now()), stop).then(() => timedOut));
       }
       // The losers reject when the race is called off; that is expected, not an unhandled rejection.
-      for (const wait of waits) wait.catch(() => undefined);
-      return settle(await Promise.race(waits));
+      for (const wait of answers) wait.catch(() => undefined);
+      return settle(await Promise.race(answers));
     } finally {
       race.abort();
     }

@@ -2,6 +2,7 @@ import { fromPromise } from 'xstate';
 import { wildcard } from '../approvals/patterns.js';
 import { type HookOutcome, runHook } from '../hooks/run-hook.js';
 import type { HookFunction, HookMoment, Hooks } from '../hooks/schema.js';
+import { maskSecrets } from '../lib/secret-scan.js';
 import type { HooksInput, HooksOutput } from '../machines/actor-contracts.js';
 
 export interface HooksDeps {
@@ -10,6 +11,8 @@ export interface HooksDeps {
   env: NodeJS.ProcessEnv;
   /** Hook functions a rules module exports (`hookFunctions`), by name. */
   functions?: Readonly<Record<string, HookFunction>>;
+  /** Values masked in what the hooks tell the model (their notes and messages), as in tool results. */
+  secrets?: readonly string[];
   /** Every hook that ran, for the trace and the status line. */
   onOutcome?: (outcome: HookOutcome, step: number) => void;
 }
@@ -51,7 +54,7 @@ export function createHooksActor(deps: HooksDeps) {
   return fromPromise<HooksOutput, HooksInput>(({ input, signal }) => runMomentHooks(deps, input, signal));
 }
 
-/** Runs a moment's hooks and combines their answers (the hooks actor, the tool runner's postToolUse, the run's phaseChange and runEnd). */
+/** Runs a moment's hooks and combines their answers (the hooks actor at every moment's state). */
 export async function runMomentHooks(deps: HooksDeps, input: HooksInput, signal?: AbortSignal): Promise<HooksOutput> {
   // A finish is judged by the gate and the beforeFinish hooks, not as a tool call.
   if (input.moment === 'preToolUse' && input.tool === 'finish') return { decision: null, notes: [] };
@@ -68,5 +71,11 @@ export async function runMomentHooks(deps: HooksDeps, input: HooksInput, signal?
     outcomes.push(outcome);
     if (signal?.aborted) break;
   }
-  return combineOutcomes(input.moment, outcomes);
+  return masked(combineOutcomes(input.moment, outcomes), deps.secrets ?? []);
+}
+
+/** A hook's words reach the model (a note, a denial's message): secrets are masked there as in any tool result. */
+function masked(output: HooksOutput, secrets: readonly string[]): HooksOutput {
+  const mask = (text: string) => maskSecrets(text, secrets).text;
+  return { ...output, ...(output.message !== undefined ? { message: mask(output.message) } : {}), notes: output.notes.map(mask) };
 }

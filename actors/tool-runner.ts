@@ -31,8 +31,6 @@ export interface ToolRunnerDeps {
   /** Called when a result had secrets masked (well-known formats or `secrets`): their kinds and positions, never the values. */
   onSecretsMasked?: (findings: SecretFinding[], call: { id: string; name: string }, step: number) => void;
   now?: () => number;
-  /** The postToolUse hooks: notes they return are added to the call's result for the model (before it is journaled). */
-  afterCall?: (call: { id: string; name: string; args: unknown; outcome: ToolOutcome }, step: number, signal: AbortSignal) => Promise<string[]>;
   /**
    * The most calls of one reply that run (`tools.maxCallsPerReply`); the rest are answered without running, so a step
    * of the step budget does at most this much (500 commands in one reply would otherwise be one step).
@@ -75,10 +73,7 @@ export function createToolRunner(deps: ToolRunnerDeps) {
         // Stopped mid-call (Ctrl+C, a kill, the time budget): the cut-short outcome is not the call's
         // result. It stays unjournaled, so a resumed run asks the tool to recover it.
         if (signal.aborted) break;
-        const notes = deps.afterCall ? await deps.afterCall({ id: call.id, name: call.function.name, ...ran }, input.step, signal) : [];
-        const { args } = ran;
-        const outcome =
-          notes.length > 0 ? { ...ran.outcome, content: `${ran.outcome.content}\n${notes.map((note) => `[hook note] ${note}`).join('\n')}` } : ran.outcome;
+        const { args, outcome } = ran;
         const { text: content, findings } = maskSecrets(outcome.content, secrets);
         result = { id: call.id, name: call.function.name, args, outcome: content === outcome.content ? outcome : { ...outcome, content }, ms: now() - started };
         deps.journal?.put(key, result);

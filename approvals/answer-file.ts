@@ -26,8 +26,32 @@ function writeAtomically(path: string, value: unknown): void {
   renameSync(`${path}.tmp`, path);
 }
 
-export function writeApprovalRequest(path: string, pending: PendingApproval): void {
-  writeAtomically(path, { ...pending, askedAt: new Date().toISOString() });
+/** When a request was first asked, and by when an answer must come (set while a terminal or the page can answer). */
+export interface RequestTimes {
+  askedAt: string;
+  deadline?: string;
+}
+
+export function writeApprovalRequest(path: string, pending: PendingApproval, times: RequestTimes = { askedAt: new Date().toISOString() }): void {
+  writeAtomically(path, { ...pending, ...times });
+}
+
+const requestTimes = z.looseObject({ callId: z.string(), argsHash: z.string(), askedAt: z.iso.datetime(), deadline: z.iso.datetime().optional() });
+
+/**
+ * The times of the request in the file when it is for this very call (same id and argument hash): a wait that a
+ * killed run began goes on counting from them. Anything else (no file, another call, a damaged file) is none.
+ */
+export function carriedRequestTimes(path: string, pending: PendingApproval): RequestTimes | null {
+  if (!existsSync(path)) return null;
+  try {
+    const parsed = requestTimes.safeParse(JSON.parse(readFileSync(path, 'utf8')));
+    if (!parsed.success || parsed.data.callId !== pending.callId || parsed.data.argsHash !== pending.argsHash) return null;
+    const { askedAt, deadline } = parsed.data;
+    return { askedAt, ...(deadline ? { deadline } : {}) };
+  } catch {
+    return null;
+  }
 }
 
 export function writeApprovalAnswer(path: string, answer: ApprovalDecision): void {

@@ -51,7 +51,13 @@ const lists = {
 export const approvalsSchema = z.strictObject({
   ...lists,
   default: z.enum(APPROVAL_VERDICTS).default('allow').describe('What a call no list matches gets: allow, ask or deny'),
-  timeoutSeconds: z.number().positive().default(600).describe('Seconds an approval may wait for an answer at the terminal or the page; then it counts as deny'),
+  timeoutSeconds: z
+    .number()
+    .positive()
+    .default(600)
+    .describe(
+      'Seconds an approval may wait for an answer at the terminal or the page, counted from the first ask (a resume does not restart it); then it counts as deny',
+    ),
   headless: z
     .enum(['exit', 'deny', 'allow'])
     .default('exit')

@@ -8,7 +8,7 @@ type ScriptedEvent = Witness['path'][number];
 
 /** The invoked actors a path scripts: each answers with the output (or error) the path gives it next. */
 const ACTORS = ['model', 'tools', 'contextManager', 'summarizer', 'approver', 'hooks'] as const;
-/** Invoke ids (the hooks actor is invoked as preToolHook and finishHook). */
+/** Invoke ids (the hooks actor is invoked as preToolHook, postToolHook, phaseHook, finishHook and runEndHook). */
 type ActorId = string;
 
 /** Microtask turns given to XState to settle after each delivery (promise → done event → eventless transitions). */

@@ -2,7 +2,7 @@ import type { StateValue } from 'xstate';
 import type { ToolCall } from '../context/messages.js';
 import { ModelEndpointError } from '../lib/errors.js';
 import { ContextLengthError, type ContextOutput, type SummaryOutput } from '../machines/actor-contracts.js';
-import { deniedCalls } from '../machines/approval-handling.js';
+import { batchRulesOf, deniedCalls, toolBatch } from '../machines/approval-handling.js';
 import { stateLabel } from '../machines/introspection.js';
 import { phaseTools } from '../machines/phase-exits.js';
 import type { HarnessContext, ToolCallResult } from '../machines/types.js';
@@ -221,7 +221,8 @@ export function witnessEvents(
 ): Array<{ type: string; [key: string]: unknown }> {
   const label = stateLabel(snapshot.value);
   const context = snapshot.context;
-  if (!label.includes('.')) return [];
+  // An end state that runs the runEnd hooks before the run is final.
+  if (!label.includes('.')) return rules.hooks.runEnd.length > 0 && label !== 'ended' ? hookEvents('runEndHook', true) : [];
   const sub = label.split('.')[1];
   const runtime = focus === 'runtime';
   const clock = runtime ? [{ type: 'clock.warning' }, { type: 'clock.expired' }, { type: 'clock.restart' }] : [];
@@ -234,7 +235,7 @@ export function witnessEvents(
   if (sub === 'act') return [actEvent(context, rules), ...(runtime ? [{ type: 'xstate.error.actor.tools', error: new Error('harness bug') }] : []), ...clock];
   // Answers and hook results lead back into the turn in every focus: all of them are offered wherever these states are reached.
   if (sub === 'awaitingApproval') return [...approverEvents(context, true), ...clock];
-  if (sub === 'preToolHook' || sub === 'finishHook') return [...hookEvents(sub, true), ...clock];
+  if (isHookState(sub)) return [...hookEvents(hookId(sub), true), ...clock];
   return clock;
 }
 
@@ -248,10 +249,23 @@ function approverEvents(context: HarnessContext, runtime: boolean) {
   return [fitting, { type: 'xstate.done.actor.approver', output: answer('stale') }, { type: 'xstate.error.actor.approver', error: new Error('no answer') }];
 }
 
-/** The hooks' answers: no opinion; a denial (refuses a finish); in the runtime focus also a hooks actor that failed. */
-function hookEvents(id: 'preToolHook' | 'finishHook', runtime: boolean) {
-  const done = (decision: 'deny' | null) => ({ type: `xstate.done.actor.${id}`, output: { decision, notes: [], ...(decision ? { message: 'no' } : {}) } });
-  return [done(null), done('deny'), ...(runtime ? [{ type: `xstate.error.actor.${id}`, error: new Error('hooks failed') }] : [])];
+const HOOK_STATES = ['preToolHook', 'postToolHook', 'phaseHook', 'settleHook', 'finishHook'] as const;
+type HookState = (typeof HOOK_STATES)[number];
+const isHookState = (sub: string | undefined): sub is HookState => HOOK_STATES.includes(sub as HookState);
+/** The invoke id of a hook state's actor (settleHook invokes the phaseChange hooks as phaseHook). */
+const hookId = (sub: HookState) => (sub === 'settleHook' ? 'phaseHook' : sub);
+
+/**
+ * The hooks' answers: no opinion; a denial where one decides (a call, a finish), a note for the model after a
+ * call; in the runtime focus also a hooks actor that failed.
+ */
+function hookEvents(id: string, runtime: boolean) {
+  const done = (decision: 'deny' | null, notes: string[] = []) => ({
+    type: `xstate.done.actor.${id}`,
+    output: { decision, notes, ...(decision ? { message: 'no' } : {}) },
+  });
+  const answers = id === 'preToolHook' || id === 'finishHook' ? [done(null), done('deny')] : id === 'postToolHook' ? [done(null, ['a note'])] : [done(null)];
+  return [...answers, ...(runtime ? [{ type: `xstate.error.actor.${id}`, error: new Error('hooks failed') }] : [])];
 }
 
 function compactEvents(context: HarnessContext, rules: Rules) {
@@ -338,7 +352,7 @@ export function walkEvent(
   if (sub === 'compact') return compactEvents(snapshot.context, rules)[0]!;
   if (sub === 'summarize') return summaryEvents()[0]!;
   if (sub === 'awaitingApproval') return approverEvents(snapshot.context, false)[0] ?? null;
-  if (sub === 'preToolHook' || sub === 'finishHook') return hookEvents(sub, false)[0]!;
+  if (isHookState(sub)) return hookEvents(hookId(sub), false)[0]!;
   return null;
 }
 
@@ -389,9 +403,8 @@ function todoNames(rules: Rules): string[] {
 function actEvent(context: HarnessContext, rules: Rules) {
   const results: ToolCallResult[] = [];
   const callable = phaseTools(context.phase, rules);
-  // With approvals the tool actor runs only up to the next call that waits, and answers denied calls with the denial.
-  const until = context.approvals.runUntil > context.cursor ? context.approvals.runUntil : undefined;
-  const pending = context.calls.slice(context.cursor, until);
+  // With approvals the tool actor runs only up to the next call that waits (one call with postToolUse hooks), and answers denied calls with the denial.
+  const pending = toolBatch(context, batchRulesOf(context.phase, rules));
   const denied = deniedCalls(context);
   // As the tool runner: a finish the phase does not allow is refused like any tool it leaves out.
   const finish = callable.includes('finish') ? firstValidFinish(pending) : null;

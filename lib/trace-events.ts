@@ -431,6 +431,7 @@ export type MachineNote =
   | RuleActionEvent
   | EndEvent
   | ApprovalAskEvent
-  | ApprovalDecisionEvent;
+  | ApprovalDecisionEvent
+  | HookEvent;
 
 export type { TodoItem };

@@ -1,9 +1,12 @@
 import { argsHash, callFacts } from '../approvals/call-facts.js';
-import { type ApprovalJudgement, type ApprovalPolicy, judgeCall } from '../approvals/evaluate.js';
+import { type ApprovalJudgement, type ApprovalPolicy, judgeCall, policyCanStop } from '../approvals/evaluate.js';
 import { type ApprovalDecision, decisionFits, denialText, type PendingApproval } from '../approvals/pending.js';
 import { toRemember } from '../approvals/remembered.js';
+import type { ToolCall } from '../context/messages.js';
 import type { MachineNote } from '../lib/trace-events.js';
-import type { HooksInput, HooksOutput } from './actor-contracts.js';
+import { approvalPolicyOf } from '../rules/approval-policy.js';
+import type { Phase, Rules } from '../rules/schema.js';
+import type { HooksOutput } from './actor-contracts.js';
 import type { ApprovalState, DecidedCall, HarnessContext } from './types.js';
 import type { Update } from './update.js';
 
@@ -176,15 +179,23 @@ export function deniedCalls(context: HarnessContext): Record<string, string> {
   return denied;
 }
 
-/** The event a hook gets for the call at the cursor (preToolUse) or the finish there (beforeFinish). */
-export function hookInputFor(context: HarnessContext, moment: 'preToolUse' | 'beforeFinish'): HooksInput {
-  const call = context.calls[context.cursor];
-  const tool = call?.function.name ?? '';
-  const args = call ? callFacts(tool, call.function.arguments).args : {};
-  return { moment, tool, step: context.step, event: { phase: context.phase, step: context.step, call: { id: call?.id ?? '', tool, args } } };
+/** How a phase's tool actor is fed: `approves` when calls can wait or be refused before running; `oneAtATime` with postToolUse hooks. */
+export interface BatchRules {
+  approves: boolean;
+  oneAtATime: boolean;
 }
 
-/** The hooks actor failed as a whole (a bug, not a hook's failure, which is an outcome): fail closed. */
-export function hookFailure(error: unknown): HooksOutput {
-  return { decision: 'deny', message: `the hooks could not run (${error instanceof Error ? error.message : String(error)})`, notes: [] };
+export function batchRulesOf(phase: Phase, rules: Rules): BatchRules {
+  // Approvals are on the chart only where a call can be asked about or refused (by a rule or a hook).
+  return { approves: policyCanStop(approvalPolicyOf(phase, rules)) || rules.hooks.preToolUse.length > 0, oneAtATime: rules.hooks.postToolUse.length > 0 };
+}
+
+/**
+ * The calls the tool actor runs now: from the cursor up to the next call that
+ * waits for an answer; with postToolUse hooks one call, so its hooks run
+ * before the next call does.
+ */
+export function toolBatch(context: HarnessContext, batch: BatchRules): ToolCall[] {
+  const end = batch.approves ? context.approvals.runUntil : context.calls.length;
+  return context.calls.slice(context.cursor, batch.oneAtATime ? Math.min(end, context.cursor + 1) : end);
 }

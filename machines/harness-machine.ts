@@ -7,6 +7,7 @@ import { builtInLookup, type GuardLookup } from './guards/explain.js';
 import { guardView } from './guards/guard-view.js';
 import { type GuardRegistry, guardHolds, overriddenName, type RegisteredGuard, registerGuards } from './guards/registry.js';
 import { applyUpdate, harnessSetup, ruleActionUpdate } from './harness-setup.js';
+import { hookMomentsOf, runEndInput } from './hook-handling.js';
 import { firstPhase, initialContext } from './initial-context.js';
 import { endTargets, stallCanEnd } from './phase-exits.js';
 import { type Naming, phaseState } from './phase-state.js';
@@ -62,6 +63,9 @@ function rootConfig(rules: Rules, naming: Naming) {
   const order = enabledPhases(rules);
   const phases = Object.fromEntries(order.map((phase) => [phase, phaseState(phase, rules, naming)]));
   const stallEnds = order.some((phase) => stallCanEnd(phase, rules)) || endTargets(rules).has('stalled');
+  // With runEnd hooks each end state runs them before the run is final (in `ended`); without, the end states are final.
+  const endHooks = hookMomentsOf(rules).runEnd;
+  const end = endHooks ? endState : finalState;
   return harnessSetup.createStateConfig({
     id: ROOT,
     description: `A coding agent harness: phases ${order.join(' → ')}, each a turn cycle of context manager, model, tools and review.`,
@@ -78,12 +82,13 @@ function rootConfig(rules: Rules, naming: Naming) {
     },
     states: {
       ...phases,
-      done: finalState('done', rules.verification.gate ? 'The verification gate accepted finish.' : 'The model called finish (the verification gate is off).'),
-      step_limit: finalState('step_limit', 'The step budget ran out.'),
-      timeout: finalState('timeout', 'The time budget ran out; the call in flight was aborted.'),
-      budget: finalState('budget', 'The token or cost budget, or the context window, would be exceeded by the next call.'),
-      ...(stallEnds ? { stalled: finalState('stalled', 'A stall persisted after the allowed nudges with nothing new in between.') } : {}),
-      failed: finalState('failed', 'The model endpoint (or the harness) failed after retries.'),
+      done: end('done', rules.verification.gate ? 'The verification gate accepted finish.' : 'The model called finish (the verification gate is off).'),
+      step_limit: end('step_limit', 'The step budget ran out.'),
+      timeout: end('timeout', 'The time budget ran out; the call in flight was aborted.'),
+      budget: end('budget', 'The token or cost budget, or the context window, would be exceeded by the next call.'),
+      ...(stallEnds ? { stalled: end('stalled', 'A stall persisted after the allowed nudges with nothing new in between.') } : {}),
+      failed: end('failed', 'The model endpoint (or the harness) failed after retries.'),
+      ...(endHooks ? { ended: { type: 'final', description: 'The run ended and its runEnd hooks ran.', entry: 'announceEnd' } as const } : {}),
     },
     output: ({ context }: { context: HarnessContext }): HarnessOutput => ({
       // Stryker disable next-line StringLiteral: every final state's entry (endRun) sets the status before the output is read, so the fallback never shows
@@ -98,6 +103,25 @@ function rootConfig(rules: Rules, naming: Naming) {
 
 function finalState(status: EndStatus, description: string) {
   return { type: 'final', description, entry: { type: 'endRun', params: { status, reason: description } } } as const;
+}
+
+/**
+ * An end state that runs the runEnd hooks: the status is set on entry, the hooks are told, then the run is final
+ * in `ended`, which writes the `end` trace line (after the hooks' lines).
+ */
+function endState(status: EndStatus, description: string) {
+  return harnessSetup.createStateConfig({
+    description: `${description} The runEnd hooks run, then the run ends (a failure is traced).`,
+    // The clock stops here: the hooks have their own timeouts, and the run's time budget no longer applies.
+    entry: [{ type: 'endRun', params: { status, reason: description, announce: false } }, 'stopClock'],
+    invoke: {
+      id: 'runEndHook',
+      src: 'hooks',
+      input: ({ context }) => runEndInput(context),
+      onDone: { target: 'ended' },
+      onError: { target: 'ended', actions: { type: 'reportHookFailure', params: ({ event }) => ({ moment: 'runEnd' as const, error: event.error }) } },
+    },
+  });
 }
 
 function namingOf(guards: readonly RegisteredGuard[], actions: readonly RegisteredAction[]): Naming {

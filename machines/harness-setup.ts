@@ -1,7 +1,8 @@
 import { cancel, enqueueActions, raise, setup } from 'xstate';
 import type { ApprovalPolicy } from '../approvals/evaluate.js';
 import { type ApprovalDecision, decisionFits } from '../approvals/pending.js';
-import type { EndStatus } from '../lib/trace-events.js';
+import type { HookMoment } from '../hooks/schema.js';
+import type { EndStatus, MachineNote } from '../lib/trace-events.js';
 import type { Phase } from '../rules/schema.js';
 import { actorPlaceholders, type ContextOutput, type HooksOutput, type SummaryOutput } from './actor-contracts.js';
 import { approverFailureUpdate, decisionUpdate, hookVerdictUpdate, screenUpdate } from './approval-handling.js';
@@ -11,6 +12,7 @@ import type { FoldRules } from './facts.js';
 import { acceptanceUpdate, type RefusalParams, refusalUpdate } from './gate.js';
 import { BUILT_IN_GUARDS, type BuiltInGuardName } from './guards/catalogue.js';
 import { guardView } from './guards/guard-view.js';
+import { holdResultsUpdate, hookActorFailureNote, withHookNotes } from './hook-handling.js';
 import { type ActionParams, builtInActions, checkEffect, type RuleAction } from './rule-actions.js';
 import { type NudgeParams, nudgedOut, nudgeUpdate, persistingRule, reminderUpdate, stallEndUpdate } from './stall/review.js';
 import { deliveryUpdate, enterPhaseUpdate, openingUpdate, replyUpdate, resultsUpdate } from './turn-cycle.js';
@@ -60,6 +62,14 @@ export function ruleActionUpdate(name: string, run: RuleAction, context: Harness
   };
 }
 
+/** The trace's `end` line: how the run ended (the stall rule that ended it, if one did). */
+function endNote(context: HarnessContext): MachineNote {
+  // Stryker disable next-line StringLiteral: endNote is only called with the status just set
+  const status = context.status ?? 'failed';
+  const rule = status === 'stalled' && context.stall.fired ? { rule: context.stall.fired } : {};
+  return { kind: 'end', status, reason: context.reason, steps: context.step, summary: context.summary, usage: context.usage, ...rule };
+}
+
 /** The machine's guards: the catalogue's (rules name them) and its own (the turn cycle, budgets, context, stall). */
 const harnessGuards = {
   ...catalogueGuards,
@@ -81,6 +91,7 @@ const harnessGuards = {
   approvalPending: ({ context }: GuardArgs) => context.approvals.pending !== null,
   answerFitsPending: ({ context }: GuardArgs, params: { decision: ApprovalDecision }) => decisionFits(context.approvals.pending, params.decision),
   hookDeniedFinish: (_: GuardArgs, params: { output: HooksOutput }) => params.output.decision === 'deny',
+  callsRan: (_: GuardArgs, params: { output: ToolsOutput }) => params.output.results.length > 0,
 };
 
 /**
@@ -112,6 +123,10 @@ export const harnessSetup = setup({
       enqueue(cancel('timeWarning'));
       enqueue(raise({ type: 'clock.warning' }, { id: 'timeWarning', delay: 'timeWarning' }));
       enqueue(raise({ type: 'clock.expired' }, { id: 'timeBudget', delay: 'timeBudget' }));
+    }),
+    stopClock: enqueueActions(({ enqueue }) => {
+      enqueue(cancel('timeBudget'));
+      enqueue(cancel('timeWarning'));
     }),
     openRecord: enqueueActions(({ context, enqueue }, params: { systemPrompt: string }) => applyUpdate(enqueue, context, openingUpdate(context, params))),
     enterPhase: enqueueActions(({ context, enqueue }, params: { phase: Phase }) => applyUpdate(enqueue, context, enterPhaseUpdate(context, params))),
@@ -149,20 +164,30 @@ export const harnessSetup = setup({
       enqueue.assign({ reason: params.error instanceof Error ? `${params.error.name}: ${params.error.message}` : String(params.error) });
     }),
     explainEnd: enqueueActions(({ enqueue }, params: { reason: string }) => enqueue.assign({ reason: params.reason })),
-    endRun: enqueueActions(({ context, enqueue }, params: { status: EndStatus; reason: string }) => {
+    endRun: enqueueActions(({ context, enqueue }, params: { status: EndStatus; reason: string; announce?: boolean }) => {
       const reason = context.reason || params.reason;
       enqueue.assign({ status: params.status, reason, view: null });
-      const rule = params.status === 'stalled' && context.stall.fired ? { rule: context.stall.fired } : {};
-      enqueue.emit({
-        type: 'harness.note',
-        note: { kind: 'end', status: params.status, reason, steps: context.step, summary: context.summary, usage: context.usage, ...rule },
-      });
+      // With runEnd hooks the end line waits for them (announceEnd in `ended`), so it stays the trace's last line.
+      if (params.announce !== false) enqueue.emit({ type: 'harness.note', note: endNote({ ...context, status: params.status, reason }) });
+    }),
+    announceEnd: enqueueActions(({ context, enqueue }) => {
+      enqueue.emit({ type: 'harness.note', note: endNote(context) });
     }),
     screenCalls: enqueueActions(({ context, enqueue }, params: { policy: ApprovalPolicy; oneAtATime?: boolean }) =>
       applyUpdate(enqueue, context, screenUpdate(context, params)),
     ),
     recordHookVerdict: enqueueActions(({ context, enqueue }, params: { output: HooksOutput }) =>
       applyUpdate(enqueue, context, hookVerdictUpdate(context, params.output)),
+    ),
+    holdResults: enqueueActions(({ context, enqueue }, params: { output: ToolsOutput }) => applyUpdate(enqueue, context, holdResultsUpdate(params.output))),
+    // The held result, with the postToolUse hooks' notes for the model, is recorded like any other (and no longer held).
+    recordHookedResults: enqueueActions(({ context, enqueue }, params: { output: HooksOutput; fold: Omit<FoldRules, 'testCmd'> }) => {
+      const update = resultsUpdate(context, withHookNotes(context.heldResults, params.output), params.fold);
+      applyUpdate(enqueue, context, { ...update, context: { ...update.context, heldResults: null } });
+    }),
+    // The hooks actor itself failed (a harness bug, not a hook's failure, which the actor traces): it is traced, never ignored.
+    reportHookFailure: enqueueActions(({ context, enqueue }, params: { moment: HookMoment; error: unknown }) =>
+      applyUpdate(enqueue, context, { notes: [hookActorFailureNote(context, params)] }),
     ),
     refuseFinishByHook: enqueueActions(({ context, enqueue }, params: RefusalParams & { output: HooksOutput }) =>
       applyUpdate(

@@ -140,3 +140,16 @@ export function stepCap(phase: Phase, rules: Rules): number {
 export function stallCanEnd(phase: Phase, rules: Rules): boolean {
   return rules.stall.onPersist === 'end' && liveStallRules(phase, rules).length > 0 && stepCap(phase, rules) > rules.stall.maxNudges;
 }
+
+/**
+ * Whether another phase's exit enters this phase at the start of a turn (not through its settle state): from a
+ * route, an exit that does not settle here; from a settle state, any exit. Such a phase has a phaseHook state.
+ */
+export function enteredAtObserve(phase: Phase, rules: Rules): boolean {
+  return enabledPhases(rules).some((other) => {
+    if (other === phase) return false;
+    const fromRoute = liveExits(other, rules).some((exit) => exit.to === phase && !(exit.settle && settles(phase, rules)));
+    const fromSettle = settles(other, rules) && settleExits(other, rules).some((exit) => exit.to === phase);
+    return fromRoute || fromSettle;
+  });
+}

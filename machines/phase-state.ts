@@ -1,15 +1,16 @@
 import { and, not, or } from 'xstate';
-import { policyCanStop } from '../approvals/evaluate.js';
 import { approvalPolicyOf } from '../rules/approval-policy.js';
 import { type ActionCall, type Condition, EXIT_FIELDS, isEndTarget, type Phase, type PhaseExitRule, phaseRule, type Rules } from '../rules/schema.js';
 import type { ApproverInput, ContextInput, HooksInput, ModelInput, SummaryInput, ToolsInput } from './actor-contracts.js';
-import { deniedCalls, hookFailure, hookInputFor } from './approval-handling.js';
+import { batchRulesOf, deniedCalls, toolBatch } from './approval-handling.js';
 import { budgetCapsOf, capReason, completionAllowance, warningRulesOf } from './budgets.js';
 import { GATE_GUARD, gateCondition, refusalParams } from './gate.js';
 import { guardParams, isBuiltInGuard } from './guards/catalogue.js';
 import { harnessSetup } from './harness-setup.js';
-import { liveExits, liveStallRules, phaseTools, settleExits, settles, stallCanEnd, stepCap, testsCanPassBy } from './phase-exits.js';
+import { hookFailure, hookInputFor, hookMomentsOf, phaseChangeInput, postToolInput } from './hook-handling.js';
+import { enteredAtObserve, liveExits, liveStallRules, phaseTools, settleExits, settles, stallCanEnd, stepCap, testsCanPassBy } from './phase-exits.js';
 import { nudgeText } from './stall/review.js';
+import type { ToolsOutput } from './types.js';
 import { verificationOf } from './verification.js';
 
 /** How the machine names a guard or action a rules file may have replaced: `<name> (overridden)` then. */
@@ -41,11 +42,13 @@ export function phaseState(phase: Phase, rules: Rules, naming: Naming) {
   const fold = { verification: verificationOf(rules) };
   const warnings = warningRulesOf(rules).perTurn;
   const policy = approvalPolicyOf(phase, rules);
-  const preHooks = rules.hooks.preToolUse.length > 0;
-  const finishHooks = rules.hooks.beforeFinish.length > 0;
-  // Approvals are on the chart only where a call can be asked about or refused (by a rule or a hook).
-  const approves = policyCanStop(policy) || preHooks;
+  const hooks = hookMomentsOf(rules);
+  const preHooks = hooks.preToolUse;
+  const finishHooks = hooks.beforeFinish;
+  const batch = batchRulesOf(phase, rules);
+  const { approves } = batch;
   const runCalls = preHooks ? 'preToolHook' : approves ? 'screen' : 'act';
+  const recordResults = { type: 'recordResults', params: ({ event }: { event: { output: ToolsOutput } }) => ({ output: event.output, fold }) } as const;
   const config = harnessSetup.createStateConfig({
     description: phaseRule(rules, phase).description,
     entry: [{ type: 'enterPhase', params: { phase } }, ...phaseRule(rules, phase).onEnter.map((call) => named(actionRef(call, naming)))],
@@ -157,18 +160,43 @@ export function phaseState(phase: Phase, rules: Rules, naming: Naming) {
           id: 'tools',
           src: 'tools',
           input: ({ context }): ToolsInput => ({
-            // With approvals, only up to the next call that waits for an answer.
-            calls: context.calls.slice(context.cursor, approves ? context.approvals.runUntil : undefined),
+            // With approvals, only up to the next call that waits for an answer; with postToolUse hooks, one call.
+            calls: toolBatch(context, batch),
             allowed: phaseRule(rules, phase).tools,
             phase,
             step: context.step,
             offset: context.cursor,
             ...(approves ? { denied: deniedCalls(context) } : {}),
           }),
-          onDone: { target: 'afterTools', actions: { type: 'recordResults', params: ({ event }) => ({ output: event.output, fold }) } },
+          onDone: [
+            {
+              guard: { type: 'callsRan', params: ({ event }) => ({ output: event.output }) },
+              target: 'postToolHook',
+              actions: { type: 'holdResults', params: ({ event }) => ({ output: event.output }) },
+            },
+            { target: 'afterTools', actions: recordResults },
+          ],
           onError: { target: at('failed'), actions: { type: 'recordFailure', params: ({ event }) => ({ error: event.error }) } },
         },
       },
+      postToolHook: {
+        description: 'Run the postToolUse hooks on the call that just ran: their notes are added to its result for the model; a failure is traced.',
+        invoke: {
+          id: 'postToolHook',
+          src: 'hooks',
+          input: ({ context }): HooksInput => postToolInput(context),
+          onDone: { target: 'afterTools', actions: { type: 'recordHookedResults', params: ({ event }) => ({ output: event.output, fold }) } },
+          onError: {
+            target: 'afterTools',
+            actions: [
+              { type: 'reportHookFailure', params: ({ event }) => ({ moment: 'postToolUse' as const, error: event.error }) },
+              { type: 'recordHookedResults', params: { output: { decision: null, notes: [] }, fold } },
+            ],
+          },
+        },
+      },
+      phaseHook: phaseHookState(phase, 'observe'),
+      settleHook: phaseHookState(phase, 'settle'),
       afterTools: {
         description: 'A finish call goes to the gate; other calls keep running.',
         always: [
@@ -266,6 +294,12 @@ export function phaseState(phase: Phase, rules: Rules, naming: Naming) {
     delete (states as Partial<typeof states>).awaitingApproval;
   }
   if (!preHooks) delete (states as Partial<typeof states>).preToolHook;
+  if (!hooks.postToolUse) {
+    delete (states as Partial<typeof states>).postToolHook;
+    states.act.invoke.onDone.splice(0, 1);
+  }
+  if (!hooks.phaseChange || !enteredAtObserve(phase, rules)) delete (states as Partial<typeof states>).phaseHook;
+  if (!hooks.phaseChange || !settles(phase, rules)) delete (states as Partial<typeof states>).settleHook;
   if (!finishHooks || !phaseTools(phase, rules).includes('finish')) delete (states as Partial<typeof states>).finishHook;
   if (!phaseTools(phase, rules).includes('finish')) {
     // finish is refused by the tool runner like any tool the phase leaves out: no gate here; calls left over are only those held for an approval.
@@ -280,6 +314,23 @@ export function phaseState(phase: Phase, rules: Rules, naming: Naming) {
   if (cap <= warnStep && warnings.length === 1) states.observe.always.splice(1, 1);
   if (cap <= rules.budgets.maxSteps) states.observe.always.splice(0, 1);
   return config;
+}
+
+/** A phase entered from another: its phaseChange hooks are told, then the phase starts a turn (observe) or judges the entering one (settle). */
+function phaseHookState(phase: Phase, next: 'observe' | 'settle') {
+  return harnessSetup.createStateConfig({
+    description:
+      next === 'settle'
+        ? 'Entered through a settle exit: run the phaseChange hooks (their answer changes nothing; a failure is traced), then settle.'
+        : 'Entered from another phase: run the phaseChange hooks (their answer changes nothing; a failure is traced).',
+    invoke: {
+      id: 'phaseHook',
+      src: 'hooks',
+      input: ({ context }): HooksInput => phaseChangeInput(context, { to: phase }),
+      onDone: { target: next },
+      onError: { target: next, actions: { type: 'reportHookFailure', params: ({ event }) => ({ moment: 'phaseChange' as const, error: event.error }) } },
+    },
+  });
 }
 
 function gateState(phase: Phase, rules: Rules, naming: Naming) {
@@ -407,7 +458,9 @@ function exitTransition(exit: PhaseExitRule, phase: Phase, rules: Rules, naming:
   }
   // An exit into its own phase targets the phase itself, so XState leaves and enters it again (entry actions, phase
   // counters); a target inside the phase would only move between its children. It starts at observe, never settles.
-  const entry = from === 'route' && exit.settle && settles(exit.to, rules) ? 'settle' : 'observe';
+  const settling = from === 'route' && exit.settle && settles(exit.to, rules);
+  const hooked = rules.hooks.phaseChange.length > 0;
+  const entry = settling ? (hooked ? 'settleHook' : 'settle') : hooked ? 'phaseHook' : 'observe';
   const target = exit.to === phase ? at(exit.to) : at(`${exit.to}.${entry}`);
   return { guard: conditionGuard(exit, naming), target, actions };
 }

@@ -38,7 +38,13 @@ function taskMessage(task: string, testCmd: string, todo: readonly TodoItem[], r
 /** A phase is entered: what the phase-relative guards measure from starts here. */
 export function enterPhaseUpdate(context: HarnessContext, params: { phase: Phase }): Update {
   const { facts } = context;
-  return { context: { phase: params.phase, facts: { ...facts, phaseStartSeq: facts.seq, phaseStartStep: context.step, phaseStartTestRuns: facts.testRuns } } };
+  return {
+    context: {
+      phase: params.phase,
+      previousPhase: context.phase,
+      facts: { ...facts, phaseStartSeq: facts.seq, phaseStartStep: context.step, phaseStartTestRuns: facts.testRuns },
+    },
+  };
 }
 
 /** Deliver the queued notices as user messages, after all tool results of the turn. */

@@ -160,6 +160,8 @@ export interface HarnessContext {
   /** The model's price from the rules' table (zero for unknown models). */
   price: Price;
   phase: Phase;
+  /** The phase the run was in before it entered this one (the phaseChange hooks' `from`). */
+  previousPhase: Phase;
   step: number;
   recordLength: number;
   /** The working view sent to the model; rebuilt each turn, never persisted. */
@@ -173,6 +175,8 @@ export interface HarnessContext {
   promptRejections: number;
   calls: ToolCall[];
   cursor: number;
+  /** With postToolUse hooks: the call that just ran, held while its hooks run; its result is recorded with their notes. */
+  heldResults: ToolsOutput | null;
   facts: Facts;
   turn: TurnFacts;
   stall: StallState;

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, realpathSync, rmSync } from 'node:fs';
 import { createActor, type InspectionEvent, toPromise } from 'xstate';
 import { type AnswerSource, createApprover } from '../actors/approver.js';
 import { createContextManagerActor } from '../actors/context-manager-actor.js';
-import { createHooksActor, type HooksDeps, runMomentHooks } from '../actors/hooks-actor.js';
+import { createHooksActor, type HooksDeps } from '../actors/hooks-actor.js';
 import type { ModelSource } from '../actors/model-source.js';
 import { createSummarizer } from '../actors/summarizer.js';
 import { createToolRunner } from '../actors/tool-runner.js';
@@ -37,6 +37,7 @@ import { ResourceStack } from './resource-stack.js';
 import { runFile, writeRunMeta } from './run-dir.js';
 import { prepareRunPlacement } from './run-placement.js';
 import { loadState, type SavedState, STATE_VERSION, saveState } from './state-file.js';
+import { checkRestorable } from './state-migration.js';
 import { nextTraceIndex, openTracer, TRACE_VERSION, type Tracer } from './trace.js';
 import { Transcript } from './transcript.js';
 
@@ -272,6 +273,7 @@ function hooksDepsFor(options: RunOptions, workspace: string, trace: Tracer): Ho
     hooks: options.rules.hooks,
     cwd: workspace,
     env,
+    secrets: (options.secrets ?? []).filter((secret) => secret.length >= 6),
     ...(options.hookFunctions ? { functions: options.hookFunctions } : {}),
     onOutcome: (outcome: HookOutcome, step: number) => {
       const { moment, command, exitCode, ms, decision, message, problem, stdout, stderr } = outcome;
@@ -370,23 +372,6 @@ function wireActors(
           trace.flush();
         },
         onSecretsMasked: (findings, call, step) => trace.log('secrets_masked', { step, id: call.id, name: call.name, findings }),
-        ...(rules.hooks.postToolUse.length > 0
-          ? {
-              afterCall: async (done, step, signal) =>
-                (
-                  await runMomentHooks(
-                    hooks,
-                    {
-                      moment: 'postToolUse',
-                      tool: done.name,
-                      step,
-                      event: { step, call: { id: done.id, tool: done.name, args: done.args }, result: done.outcome },
-                    },
-                    signal,
-                  )
-                ).notes,
-            }
-          : {}),
       }),
       hooks: createHooksActor(hooks),
       contextManager: createContextManagerActor({ record, builder, rules: rules.context }),
@@ -442,6 +427,7 @@ function createCheckpointedActor(
   const tracer = createInspectionTracer(trace, () => current.actor?.getSnapshot().context.step ?? 0, options.inspect);
   // Background jobs of the process this run continues died with it: the trace and the agent are told.
   const lostJobs = opened.sandbox.takeLostJobs();
+  if (saved) checkRestorable(wired.machine, (saved.snapshot as { value?: unknown }).value, runFile(options.runDir, 'state'));
   const restored = saved ? restoreSnapshot(saved, describeLostJobs(lostJobs), input.rememberedApprovals ?? []) : undefined;
   const actor = createActor(wired.machine, {
     input,
@@ -564,25 +550,6 @@ function startActor(
       ...thisTraceWriter(),
     });
   for (const job of run.lostJobs) trace.log('job', jobTraceLine(job));
-  // phaseChange hooks: told of each phase the run enters (their answers change nothing; failures are traced).
-  const phaseHooks: Promise<unknown>[] = [];
-  if (options.rules.hooks.phaseChange.length > 0) {
-    let phase = actor.getSnapshot().context.phase;
-    actor.subscribe((snapshot) => {
-      if (snapshot.context.phase === phase) return;
-      const from = phase;
-      phase = snapshot.context.phase;
-      phaseHooks.push(
-        runMomentHooks(wired.hooks, { moment: 'phaseChange', step: snapshot.context.step, event: { from, to: phase, step: snapshot.context.step } }),
-      );
-    });
-  }
-  const runEndHooks = async (status: string, reason: string) => {
-    await Promise.allSettled(phaseHooks);
-    if (options.rules.hooks.runEnd.length === 0) return;
-    const context = actor.getSnapshot().context;
-    await runMomentHooks(wired.hooks, { moment: 'runEnd', step: context.step, event: { status, reason, steps: context.step, summary: context.summary } });
-  };
   // Recorded outside the repository before the agent acts: a run that never reaches its clean-up still leaves what it wrote untrusted.
   beginRulesWatch(workspace, options.runDir);
   let interrupted = false;
@@ -600,12 +567,10 @@ function startActor(
         );
       }
       if (interrupted) throw new RunInterrupted(`interrupted in ${tracer.label()}; continue with: npx rein resume ${options.runDir}`);
-      await runEndHooks(output.status, output.reason);
       return output;
     } catch (error) {
       if (error instanceof RunAwaitingApproval) {
         trace.log('interrupted', { state: tracer.label() });
-        await runEndHooks('awaiting_approval', error.message);
         throw error;
       }
       if (error instanceof RunInterrupted) {

@@ -1,10 +1,10 @@
 import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
 import { UsageError } from '../lib/errors.js';
+import { migrateSavedState, STATE_VERSION } from './state-migration.js';
 
-/** What is saved after every step so a killed run can be resumed. */
-/** Bumped when the saved machine context changes shape: a run saved by another version is not resumed by this one. */
-export const STATE_VERSION = 3;
+export { STATE_VERSION };
 
+/** What is saved after every step so a killed run can be resumed (older formats are migrated: run/state-migration.ts). */
 export interface SavedState {
   version: typeof STATE_VERSION;
   savedAt: string;
@@ -38,12 +38,15 @@ export function saveState(path: string, state: SavedState, options: { fsync?: bo
   renameSync(temp, path);
 }
 
+/** The saved state, in the current format (a state saved by an older rein is migrated); a clear error when it cannot be read or migrated. */
 export function loadState(path: string): SavedState {
   if (!existsSync(path)) throw new UsageError(`no saved state at ${path}: is this a rein run directory?`);
-  const state = JSON.parse(readFileSync(path, 'utf8')) as SavedState;
-  if (state.version !== STATE_VERSION)
-    throw new UsageError(
-      `${path}: saved by another rein version (state format ${String(state.version)}, this rein reads ${STATE_VERSION}); resume it with the rein that started it`,
-    );
-  return state;
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (error) {
+    throw new UsageError(`${path}: not JSON (${(error as Error).message}); the state file is damaged`);
+  }
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new UsageError(`${path}: not a rein state file`);
+  return migrateSavedState(raw as SavedState, path);
 }

@@ -4,6 +4,7 @@ import type { ApprovalDecision } from '../approvals/pending.js';
 import type { ChatMessage, ToolCall } from '../context/messages.js';
 import type { MachineNote } from '../lib/trace-events.js';
 import type { ContextOutput, HooksOutput } from '../machines/actor-contracts.js';
+import { batchRulesOf, toolBatch } from '../machines/approval-handling.js';
 import type { HarnessMachine } from '../machines/harness-machine.js';
 import { initialContext } from '../machines/initial-context.js';
 import { stateLabel } from '../machines/introspection.js';
@@ -102,9 +103,9 @@ export function probeHarness(machine: HarnessMachine, rules: Rules, options: { a
     tools(results: ResultSpec[], finish?: { summary: string }): ProbeStep {
       expectState('tools', '.act', 'tool calls run in a *.act state, after a reply() with calls');
       const context = snapshot.context;
-      // With approvals the tool actor runs only up to the next call that waits for an answer.
-      const end = context.approvals.runUntil > context.cursor ? context.approvals.runUntil : undefined;
-      const pending = context.calls.length > 0 ? context.calls.slice(context.cursor, end) : normalizeCalls({ role: 'assistant', content: null }, context.step);
+      // With approvals the tool actor runs only up to the next call that waits for an answer; with postToolUse hooks, one call.
+      const pending =
+        context.calls.length > 0 ? toolBatch(context, batchRulesOf(context.phase, rules)) : normalizeCalls({ role: 'assistant', content: null }, context.step);
       checkResults(results, pending, finish !== undefined);
       const output: ToolsOutput = {
         results: results.map((spec, index) => ({
@@ -150,10 +151,10 @@ export function probeHarness(machine: HarnessMachine, rules: Rules, options: { a
      */
     hook(answer: Partial<HooksOutput> | Error = {}): ProbeStep {
       const label = stateLabel(snapshot.value);
-      const id = label.endsWith('.preToolHook') ? 'preToolHook' : label.endsWith('.finishHook') ? 'finishHook' : null;
+      const id = hookInvokeAt(label, rules);
       if (!id)
         throw new Error(
-          `probe.hook(): the machine is in ${label}; hooks answer in a *.preToolHook or *.finishHook state (rules.hooks.preToolUse / beforeFinish)`,
+          `probe.hook(): the machine is in ${label}; hooks answer in a *.preToolHook, *.postToolHook, *.phaseHook, *.settleHook or *.finishHook state, or in an end state with runEnd hooks`,
         );
       if (answer instanceof Error) return apply({ type: `xstate.error.actor.${id}`, error: answer });
       return apply({ type: `xstate.done.actor.${id}`, output: { decision: null, notes: [], ...answer } });
@@ -163,6 +164,15 @@ export function probeHarness(machine: HarnessMachine, rules: Rules, options: { a
       return apply(event);
     },
   };
+}
+
+/** The hooks actor's invoke id in this state, if the state runs hooks. */
+function hookInvokeAt(label: string, rules: Rules): string | null {
+  const sub = label.split('.')[1];
+  // An end state runs the runEnd hooks (when there are any) before the run is final in `ended`.
+  if (sub === undefined) return rules.hooks.runEnd.length > 0 && label !== 'ended' ? 'runEndHook' : null;
+  if (sub === 'settleHook') return 'phaseHook';
+  return ['preToolHook', 'postToolHook', 'phaseHook', 'finishHook'].includes(sub) ? sub : null;
 }
 
 function toValue(label: string): StateValue {

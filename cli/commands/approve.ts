@@ -16,7 +16,8 @@ export const APPROVE_USAGE = `rein approve <run-dir> [--deny] [--message M] [--r
 Answers the tool call a run is waiting on (a headless run that exited with code 5, or a
 running one from another terminal). The answer is bound to that call's id and the hash of
 its arguments: if the run has moved on to another call, the run denies instead of running it.
-Continue a run that exited with: rein resume <run-dir>
+Continue a run that exited with: rein resume <run-dir> (an answer given here counts even
+after the approval's timeout ran out while the run was down).
 
   --deny             deny the call (default: approve it); the model gets a tool result saying so
   --message M        said to the model with the answer (why it was denied, what to do instead)

@@ -17,7 +17,9 @@ export const RESUME_USAGE = `rein resume <run-dir> [--model NAME] [--base-url UR
 
 Continues a run that was killed or interrupted, from its last saved step:
 the record, the todo list and the machine state are reloaded, tool calls
-already executed are not run again, and the trace continues.
+already executed are not run again, and the trace continues. A run that
+waited for an approval waits again on the same call, for what was left of
+its timeout. A state saved by an older rein (format 2 on) is migrated.
 
   --viz          watch it in the live visualizer, the steps before the kill included
   --viz-port N   the visualizer's port (default: any free port)

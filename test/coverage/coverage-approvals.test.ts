@@ -1,18 +1,27 @@
 import { describe, expect, it } from 'vitest';
 import { coverage } from './coverage-helper.js';
 
-// Approvals and a beforeFinish hook add screen, awaitingApproval and finishHook to every phase: the search answers
-// waiting calls (bound, stale, a failed approver) and hooks (no opinion, a denial, a failure), and covers all of it.
-describe('model-based coverage with approvals and a beforeFinish hook', { timeout: 180_000 }, () => {
-  it('every transition, awaitingApproval and finishHook included, is taken and replays with scripted actors', async () => {
+// Approvals and hooks at every moment add screen, awaitingApproval and a hook state per moment (preToolHook,
+// postToolHook, phaseHook, settleHook, finishHook, and the end states' runEnd hooks before `ended`): the search answers
+// waiting calls (bound, stale, a failed approver) and hooks (no opinion, a denial, a note, a failure), and covers all of it.
+describe('model-based coverage with approvals and hooks at every moment', { timeout: 900_000 }, () => {
+  it('every transition, the approval and hook states included, is taken and replays with scripted actors', async () => {
+    const hook = [{ command: 'true' }];
     const { report, text, replay } = coverage(
-      { approvals: { ask: ['run'] }, hooks: { beforeFinish: [{ command: 'true' }] } },
-      'approvals: ask run; hooks: beforeFinish',
+      { approvals: { ask: ['run'] }, hooks: { preToolUse: hook, postToolUse: hook, phaseChange: hook, beforeFinish: hook, runEnd: hook } },
+      'approvals: ask run; hooks at every moment',
     );
     const keys = report.transitions.map((info) => info.key);
     expect(keys).toContain('build.awaitingApproval --xstate.done.actor.approver [answerFitsPending]--> build.screen');
     expect(keys).toContain('build.awaitingApproval --xstate.done.actor.approver--> build.screen');
     expect(keys).toContain('verify.finishHook --xstate.done.actor.finishHook [hookDeniedFinish]--> verify.afterTools');
+    expect(keys).toContain('build.act --xstate.done.actor.tools [callsRan]--> build.postToolHook');
+    expect(keys).toContain('build.postToolHook --xstate.done.actor.postToolHook--> build.afterTools');
+    expect(keys).toContain('verify.settleHook --xstate.done.actor.phaseHook--> verify.settle');
+    expect(keys).toContain('build.phaseHook --xstate.done.actor.phaseHook--> build.observe');
+    expect(keys).toContain('done --xstate.done.actor.runEndHook--> ended');
+    // The transition a preToolUse hook's search once missed: the gate accepting in fix.
+    expect(keys).toContain('fix.gate --always [testsPassedSinceLastEdit(runs=1)]--> done');
     expect(
       report.missing.map((info) => info.key),
       text,

@@ -5,8 +5,9 @@ import { createHarnessMachine, probeHarness, type RulesInput, ran, rulesSchema }
 
 /**
  * The complaints other agents' trackers repeat about approvals, each as a case that would expose it here.
- * (A node re-run on resume: test/run/approval-run.test.ts kills a waiting run with SIGKILL and shows the
- * call runs exactly once after the approval.)
+ * Across a real resume, test/run/approval-resume-bugs.test.ts has a declined call killed at its act checkpoint
+ * (it fails if the tool actor is not handed the denial) and a node re-run on resume (it fails if the waiting
+ * state is not saved); test/run/approval-run.test.ts kills a waiting run with SIGKILL.
  */
 const start = (input: RulesInput, context?: Parameters<typeof probeHarness>[2]) => {
   const rules = rulesSchema.parse(input);
