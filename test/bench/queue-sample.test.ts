@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { queueSample } from '../../bench/eval-queue.js';
-import { loadTaskSet } from '../../eval/task.js';
+import { queueSample } from '../../packages/rein-dev/bench/eval-queue.js';
+import { loadTaskSet } from '../../packages/rein-eval/eval/task.js';
 
 describe('the queue section samples the suite', () => {
   it('takes every third task in sorted order, whatever order it is given', () => {

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { summarize } from '../../replay/summary.js';
+import { summarize } from '../../packages/rein-cli/replay/summary.js';
 import { createReplayer, type RecordedRun, type RecordedStep, replayRun } from '../../testing/index.js';
 
 const oldDefaults = JSON.parse(

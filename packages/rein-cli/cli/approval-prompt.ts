@@ -1,6 +1,6 @@
 import { createInterface } from 'node:readline/promises';
-import type { Answer, AnswerSource } from '../actors/approver.js';
-import type { PendingApproval } from '../approvals/pending.js';
+import type { Answer, AnswerSource } from 'rein/actors/approver.js';
+import type { PendingApproval } from 'rein/approvals/pending.js';
 
 export const PROMPT_HELP =
   'y = yes, once; a = yes, and always for this exact call in this run; t = yes, for this tool for the rest of the run; r = yes, for this exact call in this repository (trust file); n = no; n <message> = no, and tell the model why';

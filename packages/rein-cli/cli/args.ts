@@ -1,6 +1,6 @@
 import { type ParseArgsConfig, parseArgs } from 'node:util';
-import { didYouMean } from '../lib/did-you-mean.js';
-import { UsageError } from '../lib/errors.js';
+import { didYouMean } from 'rein/lib/did-you-mean.js';
+import { UsageError } from 'rein/lib/errors.js';
 
 export type FlagSpec = NonNullable<ParseArgsConfig['options']>;
 

@@ -1,11 +1,11 @@
 import { basename, relative } from 'node:path';
-import { RunAwaitingApproval, RunInterrupted } from '../lib/errors.js';
-import { indentedLines } from '../lib/terminal-text.js';
-import type { TraceLine } from '../lib/trace-events.js';
-import type { HarnessOutput } from '../machines/types.js';
-import type { Rules } from '../rules/schema.js';
-import { type RunHandle, type RunOptions, resumeRun, startRun } from '../run/start-run.js';
-import type { OtlpSettings } from '../telemetry/otlp-settings.js';
+import { RunAwaitingApproval, RunInterrupted } from 'rein/lib/errors.js';
+import { indentedLines } from 'rein/lib/terminal-text.js';
+import type { TraceLine } from 'rein/lib/trace-events.js';
+import type { HarnessOutput } from 'rein/machines/types.js';
+import type { Rules } from 'rein/rules/schema.js';
+import { type RunHandle, type RunOptions, resumeRun, startRun } from 'rein/run/start-run.js';
+import type { OtlpSettings } from 'rein-otel/telemetry/otlp-settings.js';
 import { terminalSource } from './approval-prompt.js';
 import { EXIT, exitCodeFor } from './exit-codes.js';
 import { errorSummary, type HeadlessOptions, writeAtif, writeSummary } from './headless.js';

@@ -1,9 +1,9 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { ModelEndpointError, ReinError, UsageError } from '../lib/errors.js';
-import type { Usage } from '../lib/usage.js';
-import { exportRunAsAtif, writeTrajectory } from '../telemetry/atif/export-run.js';
-import { writeFileAtomic } from '../tools/atomic-write.js';
+import { ModelEndpointError, ReinError, UsageError } from 'rein/lib/errors.js';
+import type { Usage } from 'rein/lib/usage.js';
+import { writeFileAtomic } from 'rein/tools/atomic-write.js';
+import { exportRunAsAtif, writeTrajectory } from 'rein-otel/telemetry/atif/export-run.js';
 import { type FlagSpec, type ParsedCommand, stringFlag } from './args.js';
 import { EXIT } from './exit-codes.js';
 

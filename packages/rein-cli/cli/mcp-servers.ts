@@ -1,13 +1,13 @@
 import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { type McpHub, openMcpHub } from 'rein/mcp/hub.js';
+import { describeServer, PROJECT_MCP_FILE, readProjectServers } from 'rein/mcp/project-config.js';
+import { expandVariables } from 'rein/mcp/variables.js';
+import { SECRET_NAME } from 'rein/process/environment.js';
+import { type McpServerRules, mcpServerSchema } from 'rein/rules/mcp-servers.js';
+import type { Rules } from 'rein/rules/schema.js';
+import { policyOf } from 'rein/run/start-run.js';
 import { z } from 'zod';
-import { type McpHub, openMcpHub } from '../mcp/hub.js';
-import { describeServer, PROJECT_MCP_FILE, readProjectServers } from '../mcp/project-config.js';
-import { expandVariables } from '../mcp/variables.js';
-import { SECRET_NAME } from '../process/environment.js';
-import { type McpServerRules, mcpServerSchema } from '../rules/mcp-servers.js';
-import type { Rules } from '../rules/schema.js';
-import { policyOf } from '../run/start-run.js';
 import type { Io } from './execute-run.js';
 
 export interface McpForRun {

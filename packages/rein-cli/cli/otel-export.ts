@@ -1,6 +1,6 @@
-import { type LiveExport, startLiveExport } from '../telemetry/live-export.js';
-import { displayUrl, type OtlpSettings } from '../telemetry/otlp-settings.js';
-import type { RunFacts } from '../telemetry/run-attributes.js';
+import { type LiveExport, startLiveExport } from 'rein-otel/telemetry/live-export.js';
+import { displayUrl, type OtlpSettings } from 'rein-otel/telemetry/otlp-settings.js';
+import type { RunFacts } from 'rein-otel/telemetry/run-attributes.js';
 import type { Io } from './execute-run.js';
 
 /**

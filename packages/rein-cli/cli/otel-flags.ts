@@ -1,5 +1,5 @@
-import { UsageError } from '../lib/errors.js';
-import { type OtlpSettings, resolveOtlpSettings } from '../telemetry/otlp-settings.js';
+import { UsageError } from 'rein/lib/errors.js';
+import { type OtlpSettings, resolveOtlpSettings } from 'rein-otel/telemetry/otlp-settings.js';
 import { type FlagSpec, type ParsedCommand, stringFlag } from './args.js';
 
 /** `--otel URL` and `--otel-content`, shared by the commands that run the harness. */

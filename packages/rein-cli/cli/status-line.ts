@@ -1,7 +1,7 @@
-import { indentedLines, stripControl } from '../lib/terminal-text.js';
-import { readEffect } from '../lib/tool-effect.js';
-import type { ContextEvent, ToolEvent, TraceLine } from '../lib/trace-events.js';
-import type { Rules } from '../rules/schema.js';
+import { indentedLines, stripControl } from 'rein/lib/terminal-text.js';
+import { readEffect } from 'rein/lib/tool-effect.js';
+import type { ContextEvent, ToolEvent, TraceLine } from 'rein/lib/trace-events.js';
+import type { Rules } from 'rein/rules/schema.js';
 
 /** Writes progress as a run goes: one rewritten line on a terminal, plain lines otherwise. */
 export interface StatusLine {

@@ -1,4 +1,4 @@
-import type { RecordedStep, RecordedTool } from '../testing/recorded-run.js';
+import type { RecordedStep, RecordedTool } from 'rein/testing/recorded-run.js';
 
 /**
  * How a recorded action becomes one of rein's tools. Two tables, both

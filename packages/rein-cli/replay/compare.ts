@@ -1,4 +1,4 @@
-import type { ReplayNudge, ReplayResult } from '../testing/replay-run.js';
+import type { ReplayNudge, ReplayResult } from 'rein/testing/replay-run.js';
 
 /** What changed on one run between two rules sets. */
 export interface RunChange {

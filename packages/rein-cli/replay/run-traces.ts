@@ -1,8 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Rules } from '../rules/schema.js';
-import { createReplayer, type ReplayResult } from '../testing/replay-run.js';
-import { createReplayWriter, replayPathFor } from '../visualizer/server/replay-files.js';
+import type { Rules } from 'rein/rules/schema.js';
+import { createReplayer, type ReplayResult } from 'rein/testing/replay-run.js';
+import { createReplayWriter, replayPathFor } from 'rein-viz/visualizer/server/replay-files.js';
 import type { RunChange } from './compare.js';
 
 /**

@@ -1,6 +1,6 @@
-import { stableStringify } from '../lib/stable-json.js';
-import type { RecordedRun } from '../testing/recorded-run.js';
-import { LEARNING_NEW, LEARNING_WINDOW } from '../testing/replay-run.js';
+import { stableStringify } from 'rein/lib/stable-json.js';
+import type { RecordedRun } from 'rein/testing/recorded-run.js';
+import { LEARNING_NEW, LEARNING_WINDOW } from 'rein/testing/replay-run.js';
 
 /**
  * The seed's reference harness's three rules on a recorded run (the same

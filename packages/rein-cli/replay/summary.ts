@@ -1,4 +1,4 @@
-import type { ReplayResult } from '../testing/replay-run.js';
+import type { ReplayResult } from 'rein/testing/replay-run.js';
 
 /** Exit statuses that mean the recorded run was cut off by a budget: a stop there saves the steps after it. */
 export const LIMIT_EXITS: readonly string[] = ['cost_limit', 'step_limit', 'context_limit', 'time_limit'];

@@ -4,11 +4,11 @@ import { type AddressInfo, createServer } from 'node:net';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseConfigurations } from '../eval/configurations.js';
-import { type JobRunner, runEval } from '../eval/eval-runner.js';
-import { createQueueRunner, type JobTiming } from '../eval/queue/coordinator.js';
-import { parseRedisUrl } from '../eval/queue/redis-endpoint.js';
-import { loadTaskSet } from '../eval/task.js';
+import { parseConfigurations } from 'rein-eval/eval/configurations.js';
+import { type JobRunner, runEval } from 'rein-eval/eval/eval-runner.js';
+import { createQueueRunner, type JobTiming } from 'rein-eval/eval/queue/coordinator.js';
+import { parseRedisUrl } from 'rein-eval/eval/queue/redis-endpoint.js';
+import { loadTaskSet } from 'rein-eval/eval/task.js';
 
 /** One way of running the offline suite, timed. */
 export interface QueueScalingRow {

@@ -1,13 +1,13 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { extractiveSummary } from 'rein/actors/summarizer.js';
+import type { ModelInput } from 'rein/machines/actor-contracts.js';
+import type { ModelReply } from 'rein/machines/types.js';
+import { startRun } from 'rein/run/start-run.js';
+import type { AnyTool } from 'rein/tools/types.js';
 import { fromPromise } from 'xstate';
 import { z } from 'zod';
-import { extractiveSummary } from '../actors/summarizer.js';
-import type { ModelInput } from '../machines/actor-contracts.js';
-import type { ModelReply } from '../machines/types.js';
-import { startRun } from '../run/start-run.js';
-import type { AnyTool } from '../tools/types.js';
 import { benchRules } from './bench-rules.js';
 
 /** Prefix reuse as a provider would see it, measured on the requests the real harness sends. */

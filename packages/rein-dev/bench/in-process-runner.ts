@@ -1,6 +1,6 @@
-import type { JobRunner } from '../eval/eval-runner.js';
-import { runEvalJob } from '../eval/run-task.js';
-import { inLanes } from '../lib/in-lanes.js';
+import { inLanes } from 'rein/lib/in-lanes.js';
+import type { JobRunner } from 'rein-eval/eval/eval-runner.js';
+import { runEvalJob } from 'rein-eval/eval/run-task.js';
 
 /**
  * Runs eval jobs in this process, `parallel` at a time, with the same code a

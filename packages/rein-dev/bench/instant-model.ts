@@ -1,6 +1,6 @@
+import type { ModelInput } from 'rein/machines/actor-contracts.js';
+import type { ModelReply } from 'rein/machines/types.js';
 import { fromPromise } from 'xstate';
-import type { ModelInput } from '../machines/actor-contracts.js';
-import type { ModelReply } from '../machines/types.js';
 
 /**
  * A model that answers at once and does no work on the prompt, so a

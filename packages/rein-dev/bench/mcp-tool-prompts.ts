@@ -1,11 +1,11 @@
 import type { Tool as ServerTool } from '@modelcontextprotocol/sdk/types.js';
-import { createFindTools } from '../mcp/find-tools.js';
-import { buildCatalogue } from '../mcp/mcp-tools.js';
-import type { ServerHandle } from '../mcp/server-handle.js';
-import { mcpServerSchema } from '../rules/mcp-servers.js';
-import { defaultTools } from '../tools/index.js';
-import { toolSchemasJson } from '../tools/tool-schemas.js';
-import type { AnyTool } from '../tools/types.js';
+import { createFindTools } from 'rein/mcp/find-tools.js';
+import { buildCatalogue } from 'rein/mcp/mcp-tools.js';
+import type { ServerHandle } from 'rein/mcp/server-handle.js';
+import { mcpServerSchema } from 'rein/rules/mcp-servers.js';
+import { defaultTools } from 'rein/tools/index.js';
+import { toolSchemasJson } from 'rein/tools/tool-schemas.js';
+import type { AnyTool } from 'rein/tools/types.js';
 
 /** One scripted session's shape: how long it is and which MCP tools it uses when. */
 export interface SessionShape {

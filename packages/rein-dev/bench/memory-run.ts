@@ -1,11 +1,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { extractiveSummary } from 'rein/actors/summarizer.js';
+import type { ChatMessage } from 'rein/context/messages.js';
+import { startRun } from 'rein/run/start-run.js';
+import type { AnyTool, ToolOutcome } from 'rein/tools/types.js';
 import { z } from 'zod';
-import { extractiveSummary } from '../actors/summarizer.js';
-import type { ChatMessage } from '../context/messages.js';
-import { startRun } from '../run/start-run.js';
-import type { AnyTool, ToolOutcome } from '../tools/types.js';
 import { benchRules } from './bench-rules.js';
 import { instantModel } from './instant-model.js';
 

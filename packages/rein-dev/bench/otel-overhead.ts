@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { startLiveExport } from '../telemetry/live-export.js';
-import { resolveOtlpSettings } from '../telemetry/otlp-settings.js';
+import { startLiveExport } from 'rein-otel/telemetry/live-export.js';
+import { resolveOtlpSettings } from 'rein-otel/telemetry/otlp-settings.js';
 import { measureOverhead } from './overhead.js';
 
 export interface OtelOverheadRow {

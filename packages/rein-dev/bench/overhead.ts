@@ -1,10 +1,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { extractiveSummary } from 'rein/actors/summarizer.js';
+import { startRun } from 'rein/run/start-run.js';
+import type { AnyTool } from 'rein/tools/types.js';
 import { z } from 'zod';
-import { extractiveSummary } from '../actors/summarizer.js';
-import { startRun } from '../run/start-run.js';
-import type { AnyTool } from '../tools/types.js';
 import { benchRules } from './bench-rules.js';
 import { instantModel } from './instant-model.js';
 

@@ -1,9 +1,9 @@
-import { type ContextDecision, type ContextRules, manageContext, type SummaryRange, summaryRange } from '../context/context-manager.js';
-import { type ContextState, initialContextState, SUMMARY_HEADER } from '../context/context-state.js';
-import type { ChatMessage } from '../context/messages.js';
-import { totalChars } from '../context/messages.js';
-import { ViewBuilder } from '../context/view-builder.js';
-import { headTail } from '../tools/shape.js';
+import { type ContextDecision, type ContextRules, manageContext, type SummaryRange, summaryRange } from 'rein/context/context-manager.js';
+import { type ContextState, initialContextState, SUMMARY_HEADER } from 'rein/context/context-state.js';
+import type { ChatMessage } from 'rein/context/messages.js';
+import { totalChars } from 'rein/context/messages.js';
+import { ViewBuilder } from 'rein/context/view-builder.js';
+import { headTail } from 'rein/tools/shape.js';
 import { manageContextStaged, type StagedRules } from './staged-context.js';
 
 /** One policy's figures over a whole simulated session. */

@@ -2,12 +2,12 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runColdCommand } from '../process/cold-command.js';
-import { buildCommandEnv } from '../process/environment.js';
-import { createRunSandbox, type RunSandbox } from '../process/run-sandbox.js';
-import { resolveSandbox } from '../process/sandbox.js';
-import { planVisibility } from '../process/visibility.js';
-import type { CommandPolicy } from '../tools/types.js';
+import { runColdCommand } from 'rein/process/cold-command.js';
+import { buildCommandEnv } from 'rein/process/environment.js';
+import { createRunSandbox, type RunSandbox } from 'rein/process/run-sandbox.js';
+import { resolveSandbox } from 'rein/process/sandbox.js';
+import { planVisibility } from 'rein/process/visibility.js';
+import type { CommandPolicy } from 'rein/tools/types.js';
 
 /** One way of running a command: `run` resolves to the milliseconds the timed call took. */
 interface Path {

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
-import { buildCommandEnv } from '../process/environment.js';
-import type { PythonCheck } from '../tools/python-check.js';
+import { buildCommandEnv } from 'rein/process/environment.js';
+import type { PythonCheck } from 'rein/tools/python-check.js';
 
 /** A compile of one file takes milliseconds; this only guards against a hung interpreter. */
 const PYTHON_TIMEOUT_MS = 10_000;

@@ -1,9 +1,9 @@
-import type { ContextDecision } from '../context/context-manager.js';
-import { MAX_SUMMARY_FAILURES, summaryRange } from '../context/context-manager.js';
-import type { ContextState } from '../context/context-state.js';
-import { type CapSteps, capAt, sameCaps } from '../context/elision.js';
-import type { ChatMessage } from '../context/messages.js';
-import type { View, ViewBuilder } from '../context/view-builder.js';
+import type { ContextDecision } from 'rein/context/context-manager.js';
+import { MAX_SUMMARY_FAILURES, summaryRange } from 'rein/context/context-manager.js';
+import type { ContextState } from 'rein/context/context-state.js';
+import { type CapSteps, capAt, sameCaps } from 'rein/context/elision.js';
+import type { ChatMessage } from 'rein/context/messages.js';
+import type { View, ViewBuilder } from 'rein/context/view-builder.js';
 
 /** The staged manager's rules: the soft and hard thresholds and the seed's half-life schedule. */
 export interface StagedRules extends HalfLifeParams {

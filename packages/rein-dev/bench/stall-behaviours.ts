@@ -1,8 +1,8 @@
-import { stableStringify } from '../lib/stable-json.js';
-import { createHarnessMachine } from '../machines/harness-machine.js';
-import { type Rules, type RulesInput, rulesSchema } from '../rules/schema.js';
-import { probeHarness } from '../testing/probe.js';
-import { edited, type ResultSpec, ran, read, searched, todo } from '../testing/results.js';
+import { stableStringify } from 'rein/lib/stable-json.js';
+import { createHarnessMachine } from 'rein/machines/harness-machine.js';
+import { type Rules, type RulesInput, rulesSchema } from 'rein/rules/schema.js';
+import { probeHarness } from 'rein/testing/probe.js';
+import { edited, type ResultSpec, ran, read, searched, todo } from 'rein/testing/results.js';
 
 /**
  * A labelled set of agent behaviours for the stall detector: ones that make

@@ -2,10 +2,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseConfigurations } from '../eval/configurations.js';
-import { runEval } from '../eval/eval-runner.js';
-import type { RunRecord } from '../eval/run-record.js';
-import type { RulesInput } from '../rules/schema.js';
+import type { RulesInput } from 'rein/rules/schema.js';
+import { parseConfigurations } from 'rein-eval/eval/configurations.js';
+import { runEval } from 'rein-eval/eval/eval-runner.js';
+import type { RunRecord } from 'rein-eval/eval/run-record.js';
 import { inProcessRunner } from './in-process-runner.js';
 
 /** Per configuration, over the offline suite: what it solved and what it spent. */

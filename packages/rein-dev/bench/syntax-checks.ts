@@ -1,4 +1,4 @@
-import { createSyntaxChecker } from '../tools/syntax-check.js';
+import { createSyntaxChecker } from 'rein/tools/syntax-check.js';
 import { describePython, type PythonOnPath } from './python-on-path.js';
 import { compilePythonSpawned } from './spawn-python-check.js';
 

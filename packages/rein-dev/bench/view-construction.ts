@@ -1,9 +1,9 @@
-import { manageContext } from '../context/context-manager.js';
-import { initialContextState } from '../context/context-state.js';
-import type { ChatMessage } from '../context/messages.js';
-import { totalChars } from '../context/messages.js';
-import { ViewBuilder } from '../context/view-builder.js';
-import { defaultRules } from '../rules/schema.js';
+import { manageContext } from 'rein/context/context-manager.js';
+import { initialContextState } from 'rein/context/context-state.js';
+import type { ChatMessage } from 'rein/context/messages.js';
+import { totalChars } from 'rein/context/messages.js';
+import { ViewBuilder } from 'rein/context/view-builder.js';
+import { defaultRules } from 'rein/rules/schema.js';
 import { sessionRecord } from './prefix-cache.js';
 
 /** Microseconds per step spent building the working view, incrementally (rein) and from scratch (the seed). */

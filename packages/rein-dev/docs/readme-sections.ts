@@ -1,14 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { packageRoot } from 'rein/lib/package-root.js';
+import { createHarnessMachine } from 'rein/machines/harness-machine.js';
+import { listTransitions } from 'rein/machines/introspection.js';
+import { phaseRuleSchema } from 'rein/rules/phases.js';
+import { END_TARGETS, phaseNames, rulesSchema } from 'rein/rules/schema.js';
+import { PROGRESS_KINDS, STALL_RULE_NAMES, STALL_RULES } from 'rein/rules/stall-rules.js';
+import { listGuards } from 'rein-cli/cli/commands/rules-guards.js';
+import { toPhaseMermaid, toTurnCycleMermaid } from 'rein-viz/visualizer/server/mermaid-overview.js';
 import { z } from 'zod';
-import { listGuards } from '../cli/commands/rules-guards.js';
-import { packageRoot } from '../lib/package-root.js';
-import { createHarnessMachine } from '../machines/harness-machine.js';
-import { listTransitions } from '../machines/introspection.js';
-import { phaseRuleSchema } from '../rules/phases.js';
-import { END_TARGETS, phaseNames, rulesSchema } from '../rules/schema.js';
-import { PROGRESS_KINDS, STALL_RULE_NAMES, STALL_RULES } from '../rules/stall-rules.js';
-import { toPhaseMermaid, toTurnCycleMermaid } from '../visualizer/server/mermaid-overview.js';
 
 /**
  * The README's generated sections: each is printed from the code it

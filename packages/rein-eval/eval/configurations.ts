@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import { basename, extname, resolve } from 'node:path';
-import { loadRules } from '../config/load-rules.js';
-import { UsageError } from '../lib/errors.js';
-import { stableStringify } from '../lib/stable-json.js';
-import { findPreset, requirePreset } from '../rules/presets.js';
-import type { Rules } from '../rules/schema.js';
+import { loadRules } from 'rein/config/load-rules.js';
+import { UsageError } from 'rein/lib/errors.js';
+import { stableStringify } from 'rein/lib/stable-json.js';
+import { findPreset, requirePreset } from 'rein/rules/presets.js';
+import type { Rules } from 'rein/rules/schema.js';
 
 /** One harness configuration under test: a preset, optionally with a rules file on top. */
 export interface Configuration {

@@ -1,8 +1,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { UsageError } from '../lib/errors.js';
-import type { Price } from '../rules/schema.js';
-import { createReplayWriter } from '../visualizer/server/replay-files.js';
+import { UsageError } from 'rein/lib/errors.js';
+import type { Price } from 'rein/rules/schema.js';
+import { createReplayWriter } from 'rein-viz/visualizer/server/replay-files.js';
 import { type Configuration, type ResolvedConfiguration, resolveConfiguration } from './configurations.js';
 import { buildEvalView, type EvalView } from './eval-view.js';
 import type { EvalJob } from './job.js';

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
-import { UsageError } from '../lib/errors.js';
-import type { Price } from '../rules/schema.js';
+import { UsageError } from 'rein/lib/errors.js';
+import type { Price } from 'rein/rules/schema.js';
 import type { ResolvedConfiguration } from './configurations.js';
 import type { EvalJob, JobModel } from './job.js';
 import { choosePrice } from './prices.js';

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { ReinError } from '../lib/errors.js';
-import { inLanes } from '../lib/in-lanes.js';
+import { ReinError } from 'rein/lib/errors.js';
+import { inLanes } from 'rein/lib/in-lanes.js';
 import type { EvalJob } from './job.js';
 import type { RunRecord } from './run-record.js';
 import { type WorkerOutcome, WorkerRun } from './worker-run.js';

@@ -1,9 +1,9 @@
 import { existsSync, readFileSync } from 'node:fs';
+import { UsageError } from 'rein/lib/errors.js';
+import { jsonSyntaxError } from 'rein/lib/syntax-error.js';
+import { formatZodError } from 'rein/lib/zod-error.js';
+import type { Price, Rules } from 'rein/rules/schema.js';
 import { z } from 'zod';
-import { UsageError } from '../lib/errors.js';
-import { jsonSyntaxError } from '../lib/syntax-error.js';
-import { formatZodError } from '../lib/zod-error.js';
-import type { Price, Rules } from '../rules/schema.js';
 
 /**
  * The price simulated runs are costed at: the seed's example of $3 input,

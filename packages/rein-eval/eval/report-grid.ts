@@ -1,4 +1,4 @@
-import { replayPathFor } from '../visualizer/server/replay-files.js';
+import { replayPathFor } from 'rein-viz/visualizer/server/replay-files.js';
 import type { EvalView } from './eval-view.js';
 import { usd } from './format.js';
 import type { TaskOutcome } from './outcomes.js';

@@ -1,4 +1,4 @@
-import { replayPathFor } from '../visualizer/server/replay-files.js';
+import { replayPathFor } from 'rein-viz/visualizer/server/replay-files.js';
 import type { Comparison } from './comparison.js';
 import { COMPARISON_HEADERS, comparisonRows, configStatsRows } from './config-stats.js';
 import type { EvalView } from './eval-view.js';

@@ -1,7 +1,7 @@
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { UsageError } from '../lib/errors.js';
-import { readJsonLines } from '../run/jsonl.js';
+import { UsageError } from 'rein/lib/errors.js';
+import { readJsonLines } from 'rein/run/jsonl.js';
 import { type RunRecord, runRecordSchema } from './run-record.js';
 
 export const RESULTS_FILE = 'results.jsonl';

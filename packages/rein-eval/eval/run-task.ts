@@ -1,13 +1,13 @@
 import { cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { type LoadedRules, loadRules } from '../config/load-rules.js';
-import type { HarnessOutput } from '../machines/types.js';
-import { mergeRules, type Plain } from '../rules/merge.js';
-import type { Rules } from '../rules/schema.js';
-import { runFile } from '../run/run-dir.js';
-import { type ModelSource, type RunHandle, startRun } from '../run/start-run.js';
-import { exportRunAsAtif, writeTrajectory } from '../telemetry/atif/export-run.js';
+import { type LoadedRules, loadRules } from 'rein/config/load-rules.js';
+import type { HarnessOutput } from 'rein/machines/types.js';
+import { mergeRules, type Plain } from 'rein/rules/merge.js';
+import type { Rules } from 'rein/rules/schema.js';
+import { runFile } from 'rein/run/run-dir.js';
+import { type ModelSource, type RunHandle, startRun } from 'rein/run/start-run.js';
+import { exportRunAsAtif, writeTrajectory } from 'rein-otel/telemetry/atif/export-run.js';
 import type { EvalJob } from './job.js';
 import type { RunRecord } from './run-record.js';
 import { runShell, type ShellResult } from './shell.js';
@@ -107,7 +107,7 @@ async function rulesFor(job: EvalJob): Promise<LoadedRules> {
 async function modelFor(job: EvalJob, rules: Rules): Promise<ModelSource> {
   if (job.model.kind === 'endpoint') {
     // Loaded only here: the OpenAI SDK is a large import that simulated runs never need.
-    const { openAIModelSource, resolveEndpoint } = await import('../actors/model-source.js');
+    const { openAIModelSource, resolveEndpoint } = await import('rein/actors/model-source.js');
     return openAIModelSource(
       resolveEndpoint({ model: job.model.model, ...(job.model.baseURL ? { baseURL: job.model.baseURL } : {}), env: process.env }),
       rules,

@@ -1,7 +1,7 @@
-import { buildCommandEnv } from '../process/environment.js';
-import { runInProcessGroup } from '../process/process-group.js';
-import { buildSandboxArgv, resolveSandbox } from '../process/sandbox.js';
-import { planVisibility } from '../process/visibility.js';
+import { buildCommandEnv } from 'rein/process/environment.js';
+import { runInProcessGroup } from 'rein/process/process-group.js';
+import { buildSandboxArgv, resolveSandbox } from 'rein/process/sandbox.js';
+import { planVisibility } from 'rein/process/visibility.js';
 
 export interface ShellResult {
   exitCode: number | null;

@@ -1,10 +1,10 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { UsageError } from 'rein/lib/errors.js';
+import { jsonSyntaxError } from 'rein/lib/syntax-error.js';
+import { formatZodError } from 'rein/lib/zod-error.js';
+import { rulesSchema } from 'rein/rules/schema.js';
 import { z } from 'zod';
-import { UsageError } from '../lib/errors.js';
-import { jsonSyntaxError } from '../lib/syntax-error.js';
-import { formatZodError } from '../lib/zod-error.js';
-import { rulesSchema } from '../rules/schema.js';
 import type { SimulatedModelChoice } from './simulated/model-source.js';
 import { checkSimulatedModel } from './simulated/registry.js';
 import { simulationSchema } from './simulated/simulation-schema.js';

@@ -1,8 +1,8 @@
-import { isEvent, type TraceRecord } from '../lib/trace-events.js';
-import type { CallUsage } from '../lib/usage.js';
-import { costOf } from '../machines/budgets.js';
-import type { Price } from '../rules/schema.js';
-import { readJsonLines } from '../run/jsonl.js';
+import { isEvent, type TraceRecord } from 'rein/lib/trace-events.js';
+import type { CallUsage } from 'rein/lib/usage.js';
+import { costOf } from 'rein/machines/budgets.js';
+import type { Price } from 'rein/rules/schema.js';
+import { readJsonLines } from 'rein/run/jsonl.js';
 
 /** What a run's trace says, whole or cut short by a kill. */
 export interface TraceMetrics {

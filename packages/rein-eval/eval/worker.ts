@@ -7,8 +7,8 @@
  * The IPC listeners are set before the harness is loaded (a dynamic import),
  * so the channel is watched from the first moment.
  */
-import { WORKER_STOP_GRACE_MS } from '../process/kill-timings.js';
-import type { RunHandle } from '../run/start-run.js';
+import { WORKER_STOP_GRACE_MS } from 'rein/process/kill-timings.js';
+import type { RunHandle } from 'rein/run/start-run.js';
 import type { EvalJob, WorkerMessage } from './job.js';
 
 let running: RunHandle | null = null;

@@ -1,5 +1,5 @@
 import type { Attributes } from '@opentelemetry/api';
-import type { TraceRecord as TraceLine } from '../lib/trace-events.js';
+import type { TraceRecord as TraceLine } from 'rein/lib/trace-events.js';
 import { contentText, finishReasonOf, outputMessages } from './content.js';
 import { GEN_AI, GENERAL, OPERATION, REIN, TOOL_ERROR, TOOL_TYPE_FUNCTION } from './conventions.js';
 import type { EndpointFacts } from './endpoint-facts.js';

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { ExportResultCode } from '@opentelemetry/core';
 import { InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace-base';
-import type { TraceRecord as TraceLine } from '../lib/trace-events.js';
-import { redactTraceLine } from '../run/trace.js';
+import type { TraceRecord as TraceLine } from 'rein/lib/trace-events.js';
+import { redactTraceLine } from 'rein/run/trace.js';
 import { createOtlpExporter } from './otlp-exporter.js';
 import type { OtlpSettings } from './otlp-settings.js';
 import type { RunFacts } from './run-attributes.js';

@@ -1,4 +1,4 @@
-import { UsageError } from '../lib/errors.js';
+import { UsageError } from 'rein/lib/errors.js';
 import { contentOptedIn } from './content.js';
 
 /** Where and how spans go: resolved once from the flags and the standard OTEL_* variables. */

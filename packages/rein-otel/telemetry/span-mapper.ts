@@ -1,6 +1,6 @@
 import { basename } from 'node:path';
 import { type Attributes, type Context, ROOT_CONTEXT, type Span, SpanKind, SpanStatusCode, type Tracer, trace } from '@opentelemetry/api';
-import type { TraceRecord as TraceLine } from '../lib/trace-events.js';
+import type { TraceRecord as TraceLine } from 'rein/lib/trace-events.js';
 import { type CallScope, chatAttributes, finishAttributes, modelScope, toolAttributes } from './call-attributes.js';
 import { AGENT_NAME, GENERAL, OPERATION, PROVIDER, REIN } from './conventions.js';
 import { type EndpointFacts, endpointFacts } from './endpoint-facts.js';

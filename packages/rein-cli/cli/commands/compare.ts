@@ -1,10 +1,10 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { compareRecords } from '../../eval/comparison.js';
-import { readResultsOrFail } from '../../eval/results-file.js';
-import type { RunRecord } from '../../eval/run-record.js';
-import { formatComparison } from '../../eval/terminal.js';
-import { UsageError } from '../../lib/errors.js';
+import { UsageError } from 'rein/lib/errors.js';
+import { compareRecords } from 'rein-eval/eval/comparison.js';
+import { readResultsOrFail } from 'rein-eval/eval/results-file.js';
+import type { RunRecord } from 'rein-eval/eval/run-record.js';
+import { formatComparison } from 'rein-eval/eval/terminal.js';
 import { type FlagSpec, parseCommand } from '../args.js';
 import type { Io } from '../execute-run.js';
 import { EXIT } from '../exit-codes.js';

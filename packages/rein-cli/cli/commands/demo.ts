@@ -2,15 +2,15 @@ import { cpSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { scriptedModelSource } from '../../actors/model-source.js';
-import { createScriptedModel } from '../../actors/scripted-model.js';
-import { loadRules } from '../../config/load-rules.js';
-import { DEMO_TASK, DEMO_TEST_CMD, demoScript } from '../../demo/demo-model.js';
-import { STATE_DIR_NAME } from '../../lib/harness-files.js';
-import { presetNames } from '../../rules/presets.js';
-import type { ModelSource } from '../../run/start-run.js';
-import type { RunObservers } from '../../visualizer/server/live-viz.js';
-import { keepsServing, parsePort } from '../../visualizer/server/viz-flags.js';
+import { scriptedModelSource } from 'rein/actors/model-source.js';
+import { createScriptedModel } from 'rein/actors/scripted-model.js';
+import { loadRules } from 'rein/config/load-rules.js';
+import { DEMO_TASK, DEMO_TEST_CMD, demoScript } from 'rein/demo/demo-model.js';
+import { STATE_DIR_NAME } from 'rein/lib/harness-files.js';
+import { presetNames } from 'rein/rules/presets.js';
+import type { ModelSource } from 'rein/run/start-run.js';
+import type { RunObservers } from 'rein-viz/visualizer/server/live-viz.js';
+import { keepsServing, parsePort } from 'rein-viz/visualizer/server/viz-flags.js';
 import { type FlagSpec, parseCommand, stringFlag } from '../args.js';
 import { executeRun, type Io } from '../execute-run.js';
 import { EXIT } from '../exit-codes.js';
@@ -96,7 +96,7 @@ export async function demoCommand(argv: string[], io: Io, env: NodeJS.ProcessEnv
     });
   if (!viz) return execute({});
   // The visualizer loads only when asked for: it would slow every run's start.
-  const { withLiveViz } = await import('../../visualizer/server/live-viz.js');
+  const { withLiveViz } = await import('rein-viz/visualizer/server/live-viz.js');
   return withLiveViz(
     { port: vizPort, rules, log: (text) => io.stderr.write(text), keepServing: keepsServing(Boolean(parsed.values['viz-exit']), env) },
     execute,

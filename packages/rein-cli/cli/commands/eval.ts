@@ -1,12 +1,12 @@
 import { availableParallelism } from 'node:os';
 import { join, relative } from 'node:path';
-import { resolveEndpoint } from '../../actors/model-source.js';
-import { parseConfigurations } from '../../eval/configurations.js';
-import { type JobRunner, runEval } from '../../eval/eval-runner.js';
-import { loadPriceTable } from '../../eval/prices.js';
-import { isInstanceFile } from '../../eval/swebench/tasks.js';
-import { formatEvalTable } from '../../eval/terminal.js';
-import { ModelEndpointError, UsageError } from '../../lib/errors.js';
+import { resolveEndpoint } from 'rein/actors/model-source.js';
+import { ModelEndpointError, UsageError } from 'rein/lib/errors.js';
+import { parseConfigurations } from 'rein-eval/eval/configurations.js';
+import { type JobRunner, runEval } from 'rein-eval/eval/eval-runner.js';
+import { loadPriceTable } from 'rein-eval/eval/prices.js';
+import { isInstanceFile } from 'rein-eval/eval/swebench/tasks.js';
+import { formatEvalTable } from 'rein-eval/eval/terminal.js';
 import { type FlagSpec, listFlag, numberFlag, type ParsedCommand, parseCommand, stringFlag } from '../args.js';
 import type { Io } from '../execute-run.js';
 import { EXIT } from '../exit-codes.js';
@@ -148,8 +148,8 @@ async function queueRunner(parsed: ParsedCommand, env: NodeJS.ProcessEnv): Promi
   }
   // Loaded only here: BullMQ and ioredis are large imports a local eval never needs.
   const [{ createQueueRunner }, { parseRedisUrl }] = await Promise.all([
-    import('../../eval/queue/coordinator.js'),
-    import('../../eval/queue/redis-endpoint.js'),
+    import('rein-eval/eval/queue/coordinator.js'),
+    import('rein-eval/eval/queue/redis-endpoint.js'),
   ]);
   return createQueueRunner({ endpoint: parseRedisUrl(url, env), attempts: attempts ?? 2 });
 }

@@ -1,7 +1,8 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadRules } from '../../config/load-rules.js';
-import { UsageError } from '../../lib/errors.js';
+import { loadRules } from 'rein/config/load-rules.js';
+import { UsageError } from 'rein/lib/errors.js';
+import { createReplayer, type ReplayResult } from 'rein/testing/replay-run.js';
 import { type ActionMap, type ActionMapOverrides, actionMapWith, DEFAULT_ACTION_MAP } from '../../replay/action-map.js';
 import { actionText, compareResults, type RunChange } from '../../replay/compare.js';
 import { renderReplayReport } from '../../replay/html-report.js';
@@ -9,7 +10,6 @@ import { type LoadedRuns, loadRuns } from '../../replay/load-runs.js';
 import { resolvedFrom } from '../../replay/resolved.js';
 import { writeRunTraces } from '../../replay/run-traces.js';
 import { summarize, summaryLines } from '../../replay/summary.js';
-import { createReplayer, type ReplayResult } from '../../testing/replay-run.js';
 import { type FlagSpec, parseCommand, stringFlag } from '../args.js';
 import type { Io } from '../execute-run.js';
 import { EXIT } from '../exit-codes.js';

@@ -1,12 +1,12 @@
 import { resolve } from 'node:path';
-import { openAIModelSource, resolveEndpoint, scriptedModelSource } from '../../actors/model-source.js';
-import { loadRules } from '../../config/load-rules.js';
-import { demoScript } from '../../demo/demo-model.js';
-import { UsageError } from '../../lib/errors.js';
-import { rulesSchema } from '../../rules/schema.js';
-import { readRunMeta, traceFileOf } from '../../run/run-dir.js';
-import type { RunObservers } from '../../visualizer/server/live-viz.js';
-import { keepsServing, parsePort } from '../../visualizer/server/viz-flags.js';
+import { openAIModelSource, resolveEndpoint, scriptedModelSource } from 'rein/actors/model-source.js';
+import { loadRules } from 'rein/config/load-rules.js';
+import { demoScript } from 'rein/demo/demo-model.js';
+import { UsageError } from 'rein/lib/errors.js';
+import { rulesSchema } from 'rein/rules/schema.js';
+import { readRunMeta, traceFileOf } from 'rein/run/run-dir.js';
+import type { RunObservers } from 'rein-viz/visualizer/server/live-viz.js';
+import { keepsServing, parsePort } from 'rein-viz/visualizer/server/viz-flags.js';
 import { type FlagSpec, parseCommand, stringFlag } from '../args.js';
 import { executeRun, type Io } from '../execute-run.js';
 import { EXIT } from '../exit-codes.js';
@@ -96,9 +96,9 @@ export async function resumeCommand(argv: string[], io: Io, env: NodeJS.ProcessE
     });
   if (!parsed.values.viz) return execute({});
   const [{ withLiveViz }, { loadTrace }, { nextTraceIndex }] = await Promise.all([
-    import('../../visualizer/server/live-viz.js'),
-    import('../../visualizer/server/trace-file.js'),
-    import('../../run/trace.js'),
+    import('rein-viz/visualizer/server/live-viz.js'),
+    import('rein-viz/visualizer/server/trace-file.js'),
+    import('rein/run/trace.js'),
   ]);
   // The page opens on the run so far; the resumed steps stream after it.
   const before = loadTrace(tracePath);

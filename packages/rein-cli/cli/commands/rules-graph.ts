@@ -1,5 +1,5 @@
-import { UsageError } from '../../lib/errors.js';
-import type { HarnessMachine } from '../../machines/harness-machine.js';
+import { UsageError } from 'rein/lib/errors.js';
+import type { HarnessMachine } from 'rein/machines/harness-machine.js';
 import type { Io } from '../execute-run.js';
 import { EXIT } from '../exit-codes.js';
 
@@ -19,13 +19,13 @@ export interface GraphOptions {
 export async function printGraph(machine: HarnessMachine, format: string, io: Io, options: GraphOptions = {}): Promise<number> {
   if (format === 'json') {
     if (options.diffFrom) throw new UsageError('rein rules graph: --diff prints Mermaid lines; drop --format json');
-    const { buildStatechartGraph } = await import('../../visualizer/server/statechart-graph.js');
+    const { buildStatechartGraph } = await import('rein-viz/visualizer/server/statechart-graph.js');
     io.stdout.write(JSON.stringify(await buildStatechartGraph(machine), null, 2) + '\n');
     return EXIT.done;
   }
   if (format !== 'mermaid') throw new UsageError(`rein rules graph: --format is mermaid or json, not "${format}"`);
-  const { toMermaid } = await import('../../visualizer/server/mermaid.js');
-  const { toPhaseMermaid } = await import('../../visualizer/server/mermaid-overview.js');
+  const { toMermaid } = await import('rein-viz/visualizer/server/mermaid.js');
+  const { toPhaseMermaid } = await import('rein-viz/visualizer/server/mermaid-overview.js');
   const draw = (chart: HarnessMachine) => (options.all ? toMermaid(chart) : toPhaseMermaid(chart)).trimEnd();
   if (!options.diffFrom) {
     io.stdout.write(draw(machine) + '\n');
@@ -54,7 +54,7 @@ const OTHER_MACHINES = ['mcp-server'] as const;
 export async function printMachineGraph(name: string, format: string, io: Io): Promise<number> {
   if (!(OTHER_MACHINES as readonly string[]).includes(name)) throw new UsageError(`rein rules graph: --machine is ${OTHER_MACHINES.join(', ')}, not "${name}"`);
   if (format !== 'mermaid') throw new UsageError(`rein rules graph --machine ${name}: only --format mermaid`);
-  const [{ toMermaid }, { serverMachine }] = await Promise.all([import('../../visualizer/server/mermaid.js'), import('../../mcp/server-machine.js')]);
+  const [{ toMermaid }, { serverMachine }] = await Promise.all([import('rein-viz/visualizer/server/mermaid.js'), import('rein/mcp/server-machine.js')]);
   io.stdout.write(toMermaid(serverMachine) + '\n');
   return EXIT.done;
 }

@@ -1,6 +1,6 @@
+import { GUARD_CATALOGUE, type GuardSpec } from 'rein/machines/guards/catalogue.js';
+import { type GuardRegistry, registerGuards } from 'rein/machines/guards/registry.js';
 import { z } from 'zod';
-import { GUARD_CATALOGUE, type GuardSpec } from '../../machines/guards/catalogue.js';
-import { type GuardRegistry, registerGuards } from '../../machines/guards/registry.js';
 import type { Io } from '../execute-run.js';
 import { EXIT } from '../exit-codes.js';
 

@@ -1,11 +1,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { LoadedRules } from '../../config/load-rules.js';
-import { isToolAllowed } from '../../lib/tool-patterns.js';
-import { enabledPhases, phaseRule } from '../../rules/schema.js';
-import { toolRegistry } from '../../tools/index.js';
-import { selectTools } from '../../tools/select-tools.js';
+import type { LoadedRules } from 'rein/config/load-rules.js';
+import { isToolAllowed } from 'rein/lib/tool-patterns.js';
+import { enabledPhases, phaseRule } from 'rein/rules/schema.js';
+import { toolRegistry } from 'rein/tools/index.js';
+import { selectTools } from 'rein/tools/select-tools.js';
 import type { Io } from '../execute-run.js';
 import { EXIT } from '../exit-codes.js';
 import { openRunMcp } from '../mcp-servers.js';

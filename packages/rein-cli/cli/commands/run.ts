@@ -1,13 +1,13 @@
 import { existsSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { openAIModelSource, resolveEndpoint } from '../../actors/model-source.js';
-import { approvalOverride } from '../../approvals/presets.js';
-import { loadRules } from '../../config/load-rules.js';
-import { ModelEndpointError, UsageError } from '../../lib/errors.js';
-import type { Plain } from '../../rules/merge.js';
-import { chooseRunDir } from '../../run/run-dir.js';
-import type { RunObservers } from '../../visualizer/server/live-viz.js';
-import { keepsServing, parsePort } from '../../visualizer/server/viz-flags.js';
+import { openAIModelSource, resolveEndpoint } from 'rein/actors/model-source.js';
+import { approvalOverride } from 'rein/approvals/presets.js';
+import { loadRules } from 'rein/config/load-rules.js';
+import { ModelEndpointError, UsageError } from 'rein/lib/errors.js';
+import type { Plain } from 'rein/rules/merge.js';
+import { chooseRunDir } from 'rein/run/run-dir.js';
+import type { RunObservers } from 'rein-viz/visualizer/server/live-viz.js';
+import { keepsServing, parsePort } from 'rein-viz/visualizer/server/viz-flags.js';
 import { type FlagSpec, numberFlag, type ParsedCommand, parseCommand, stringFlag } from '../args.js';
 import { executeRun, type Io } from '../execute-run.js';
 import { EXIT } from '../exit-codes.js';
@@ -165,7 +165,7 @@ async function startRunCommand(parsed: ParsedCommand, repo: string, task: string
     });
   if (!parsed.values.viz) return execute({});
   // The visualizer loads only when asked for: it would slow every run's start.
-  const { withLiveViz } = await import('../../visualizer/server/live-viz.js');
+  const { withLiveViz } = await import('rein-viz/visualizer/server/live-viz.js');
   return withLiveViz(
     { port: vizPort, rules, secrets, log: (text) => io.stderr.write(text), keepServing: keepsServing(Boolean(parsed.values['viz-exit']), env) },
     execute,

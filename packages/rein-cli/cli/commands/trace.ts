@@ -1,10 +1,10 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
-import { UsageError } from '../../lib/errors.js';
-import { readRunMeta } from '../../run/run-dir.js';
-import { exportRunAsAtif, writeTrajectory } from '../../telemetry/atif/export-run.js';
-import { exportTraceFile } from '../../telemetry/export-trace.js';
-import { DEFAULT_TRACES_URL, displayUrl, resolveOtlpSettings } from '../../telemetry/otlp-settings.js';
+import { UsageError } from 'rein/lib/errors.js';
+import { readRunMeta } from 'rein/run/run-dir.js';
+import { exportRunAsAtif, writeTrajectory } from 'rein-otel/telemetry/atif/export-run.js';
+import { exportTraceFile } from 'rein-otel/telemetry/export-trace.js';
+import { DEFAULT_TRACES_URL, displayUrl, resolveOtlpSettings } from 'rein-otel/telemetry/otlp-settings.js';
 import { type FlagSpec, parseCommand, stringFlag } from '../args.js';
 import type { Io } from '../execute-run.js';
 import { EXIT } from '../exit-codes.js';

@@ -1,9 +1,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { type QueueWorker, startQueueWorker } from '../../eval/queue/queue-worker.js';
-import { PASSWORD_ENV, parseRedisUrl } from '../../eval/queue/redis-endpoint.js';
-import { defaultCacheDir } from '../../eval/queue/worker-files.js';
-import { ModelEndpointError, UsageError } from '../../lib/errors.js';
+import { ModelEndpointError, UsageError } from 'rein/lib/errors.js';
+import { type QueueWorker, startQueueWorker } from 'rein-eval/eval/queue/queue-worker.js';
+import { PASSWORD_ENV, parseRedisUrl } from 'rein-eval/eval/queue/redis-endpoint.js';
+import { defaultCacheDir } from 'rein-eval/eval/queue/worker-files.js';
 import { type FlagSpec, numberFlag, parseCommand, stringFlag } from '../args.js';
 import type { Io } from '../execute-run.js';
 import { EXIT } from '../exit-codes.js';

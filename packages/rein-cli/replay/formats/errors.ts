@@ -1,4 +1,4 @@
-import { ReinError } from '../../lib/errors.js';
+import { ReinError } from 'rein/lib/errors.js';
 
 /** Where a record came from: the file, its line (for JSONL), and what inside it. */
 export interface LineSource {

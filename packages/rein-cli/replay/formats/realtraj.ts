@@ -1,4 +1,4 @@
-import type { RecordedRun, RecordedStep, RecordedTool } from '../../testing/recorded-run.js';
+import type { RecordedRun, RecordedStep, RecordedTool } from 'rein/testing/recorded-run.js';
 import { FormatError, type LineSource } from './errors.js';
 
 /**

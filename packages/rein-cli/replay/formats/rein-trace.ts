@@ -1,5 +1,5 @@
-import type { ToolEvent } from '../../lib/trace-events.js';
-import type { RecordedRun, RecordedStep, RecordedTool } from '../../testing/recorded-run.js';
+import type { ToolEvent } from 'rein/lib/trace-events.js';
+import type { RecordedRun, RecordedStep, RecordedTool } from 'rein/testing/recorded-run.js';
 import { FormatError } from './errors.js';
 
 /**

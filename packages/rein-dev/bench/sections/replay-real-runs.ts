@@ -1,10 +1,10 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { packageRoot } from '../../lib/package-root.js';
-import { loadRuns } from '../../replay/load-runs.js';
-import { longestExploration, seedNudges } from '../../replay/seed-rules.js';
-import { share, summarize } from '../../replay/summary.js';
-import { createReplayer } from '../../testing/replay-run.js';
+import { packageRoot } from 'rein/lib/package-root.js';
+import { createReplayer } from 'rein/testing/replay-run.js';
+import { loadRuns } from 'rein-cli/replay/load-runs.js';
+import { longestExploration, seedNudges } from 'rein-cli/replay/seed-rules.js';
+import { share, summarize } from 'rein-cli/replay/summary.js';
 import type { BenchSection } from '../section.js';
 
 /** The dev split of real runs: REIN_REALTRAJ, or ../shared/realtraj beside the checkout (or beside its worktree folder). */

@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
-import { mcnemarExact } from '../../eval/mcnemar.js';
-import { loadTaskSet } from '../../eval/task.js';
-import { PRESETS } from '../../rules/presets.js';
+import { PRESETS } from 'rein/rules/presets.js';
+import { mcnemarExact } from 'rein-eval/eval/mcnemar.js';
+import { loadTaskSet } from 'rein-eval/eval/task.js';
 import { withDirectPython } from '../python-on-path.js';
 import { type BenchSection, listed, percent } from '../section.js';
 import { measureSuiteTokens, type SuiteConfiguration, type SuiteTokens } from '../suite-tokens.js';

@@ -1,7 +1,7 @@
 import { mkdtemp } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Redis } from 'ioredis';
-import { JobRefused, UsageError } from '../../lib/errors.js';
+import { JobRefused, UsageError } from 'rein/lib/errors.js';
 import { resolveConfiguration } from '../configurations.js';
 import type { EvalJob } from '../job.js';
 import { loadTaskSet } from '../task.js';

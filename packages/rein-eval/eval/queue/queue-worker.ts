@@ -3,7 +3,7 @@ import { rm } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { type Job, UnrecoverableError, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { JobRefused } from '../../lib/errors.js';
+import { JobRefused } from 'rein/lib/errors.js';
 import type { EvalJob } from '../job.js';
 import { runPool } from '../pool.js';
 import { describeRun } from '../progress.js';

@@ -2,8 +2,8 @@ import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { gunzip, gzip } from 'node:zlib';
+import { ReinError, UsageError } from 'rein/lib/errors.js';
 import { z } from 'zod';
-import { ReinError, UsageError } from '../../lib/errors.js';
 import { type ContentEntry, hashContent, listContent } from './task-content.js';
 
 const gzipAsync = promisify(gzip);

@@ -1,5 +1,5 @@
-import type { ScriptContext, ScriptedReply } from '../../actors/scripted-model.js';
-import type { ChatMessage } from '../../context/messages.js';
+import type { ScriptContext, ScriptedReply } from 'rein/actors/scripted-model.js';
+import type { ChatMessage } from 'rein/context/messages.js';
 import { type Feedback, type HarnessTexts, readFeedback } from './feedback.js';
 import { type Intent, type Surface, toReply } from './intents.js';
 import type { Traits } from './registry.js';

@@ -1,11 +1,11 @@
 import { basename } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { scriptedIntake } from '../../actors/model-source.js';
-import { createScriptedModel, type Script } from '../../actors/scripted-model.js';
-import { extractiveSummary } from '../../actors/summarizer.js';
-import { ReinError } from '../../lib/errors.js';
-import type { Rules } from '../../rules/schema.js';
-import type { ModelSource } from '../../run/start-run.js';
+import { scriptedIntake } from 'rein/actors/model-source.js';
+import { createScriptedModel, type Script } from 'rein/actors/scripted-model.js';
+import { extractiveSummary } from 'rein/actors/summarizer.js';
+import { ReinError } from 'rein/lib/errors.js';
+import type { Rules } from 'rein/rules/schema.js';
+import type { ModelSource } from 'rein/run/start-run.js';
 import { createSimulatedAgent } from './agent.js';
 import { harnessTexts } from './feedback.js';
 import { traitsOf } from './registry.js';

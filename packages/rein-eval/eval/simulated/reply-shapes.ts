@@ -1,5 +1,5 @@
-import type { Script, ScriptedReply } from '../../actors/scripted-model.js';
-import { MANGLES, mangleArguments, renderTextCall } from '../../actors/text-calls/render.js';
+import type { Script, ScriptedReply } from 'rein/actors/scripted-model.js';
+import { MANGLES, mangleArguments, renderTextCall } from 'rein/actors/text-calls/render.js';
 
 /** Simulated models that behave as `careful` but speak the way some endpoints do: their calls as text, or their arguments bent. */
 export const REPLY_SHAPES = { 'text-calls': 'text', 'mangled-arguments': 'mangled' } as const;

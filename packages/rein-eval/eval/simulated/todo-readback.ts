@@ -1,4 +1,4 @@
-import type { ChatMessage } from '../../context/messages.js';
+import type { ChatMessage } from 'rein/context/messages.js';
 
 /** One item of a todo list as the harness shows it (`[ ] task` or `[x] task`). */
 export interface VisibleTodoItem {

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
+import { UsageError } from 'rein/lib/errors.js';
+import { formatZodError } from 'rein/lib/zod-error.js';
 import { z } from 'zod';
-import { UsageError } from '../../lib/errors.js';
-import { formatZodError } from '../../lib/zod-error.js';
 
 /**
  * A test list as SWE-bench ships it: a JSON array, or (in the Hugging Face

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { writeFileAtomic } from '../../tools/atomic-write.js';
+import { writeFileAtomic } from 'rein/tools/atomic-write.js';
 import type { RunRecord } from '../run-record.js';
 import { MODEL_PATCH_FILE } from './grade-run.js';
 

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { lstatSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve, sep } from 'node:path';
-import { RULES_FILE_NAMES, STATE_DIR_NAME } from '../../lib/harness-files.js';
+import { RULES_FILE_NAMES, STATE_DIR_NAME } from 'rein/lib/harness-files.js';
 
 /** Settings that keep git from running anything a repository's files could name (hooks, a file-system monitor, diff drivers). */
 const SAFE_GIT = [

@@ -1,6 +1,6 @@
-import { ATIF_SCHEMA_VERSION, type AtifObservationResult, type AtifStep, type AtifToolCall, type AtifTrajectory } from '../../lib/atif-schema.js';
-import type { TraceRecord } from '../../lib/trace-events.js';
-import { costOf } from '../../machines/budgets.js';
+import { ATIF_SCHEMA_VERSION, type AtifObservationResult, type AtifStep, type AtifToolCall, type AtifTrajectory } from 'rein/lib/atif-schema.js';
+import type { TraceRecord } from 'rein/lib/trace-events.js';
+import { costOf } from 'rein/machines/budgets.js';
 import { checkedMessages, fromTrace, type Message, type ModelLine, matchReply } from './conversation.js';
 import { type AtifPrice, finalMetrics, priceFor, usageSchema } from './metrics.js';
 import { collectStepFacts, runFacts, stepFactsJson } from './run-facts.js';

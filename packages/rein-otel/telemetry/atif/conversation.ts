@@ -1,5 +1,5 @@
+import type { TraceRecord } from 'rein/lib/trace-events.js';
 import { z } from 'zod';
-import type { TraceRecord } from '../../lib/trace-events.js';
 
 export const toolCallSchema = z.object({ id: z.string(), function: z.object({ name: z.string(), arguments: z.string() }) });
 export const messageSchema = z.discriminatedUnion('role', [

@@ -1,13 +1,13 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { type AtifTrajectory, atifTrajectorySchema } from '../../lib/atif-schema.js';
-import { UsageError } from '../../lib/errors.js';
-import { packageRoot } from '../../lib/package-root.js';
-import type { TraceRecord } from '../../lib/trace-events.js';
-import { formatZodError } from '../../lib/zod-error.js';
-import { readJsonLines } from '../../run/jsonl.js';
-import { RUN_FILES, readRunMeta, traceFileOf } from '../../run/run-dir.js';
-import { writeFileAtomic } from '../../tools/atomic-write.js';
+import { type AtifTrajectory, atifTrajectorySchema } from 'rein/lib/atif-schema.js';
+import { UsageError } from 'rein/lib/errors.js';
+import { packageRoot } from 'rein/lib/package-root.js';
+import type { TraceRecord } from 'rein/lib/trace-events.js';
+import { formatZodError } from 'rein/lib/zod-error.js';
+import { readJsonLines } from 'rein/run/jsonl.js';
+import { RUN_FILES, readRunMeta, traceFileOf } from 'rein/run/run-dir.js';
+import { writeFileAtomic } from 'rein/tools/atomic-write.js';
 import { buildTrajectory } from './build-trajectory.js';
 
 /** A run's files as the exporter finds them from a run directory or a trace file. */

@@ -1,6 +1,6 @@
+import type { TraceRecord } from 'rein/lib/trace-events.js';
+import { costOf } from 'rein/machines/budgets.js';
 import { z } from 'zod';
-import type { TraceRecord } from '../../lib/trace-events.js';
-import { costOf } from '../../machines/budgets.js';
 import type { ModelLine } from './conversation.js';
 import { lastOf } from './run-facts.js';
 

@@ -1,4 +1,4 @@
-import type { TraceRecord } from '../../lib/trace-events.js';
+import type { TraceRecord } from 'rein/lib/trace-events.js';
 
 /** rein's facts about one model step, kept under the ATIF step's `extra.rein`. */
 export interface StepFacts {

@@ -1,4 +1,4 @@
-import { writerGone } from '../../lib/trace-writer.js';
+import { writerGone } from 'rein/lib/trace-writer.js';
 import type { LiveFeed } from './live-feed.js';
 import { followTraceFile } from './trace-follow.js';
 

@@ -1,5 +1,5 @@
+import { stateLabel } from 'rein/machines/introspection.js';
 import type { InspectionEvent } from 'xstate';
-import { stateLabel } from '../../machines/introspection.js';
 import type { InspectMessage } from './page-data.js';
 
 interface RefLike {

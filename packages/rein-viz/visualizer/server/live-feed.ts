@@ -1,6 +1,6 @@
+import { redact } from 'rein/lib/redact.js';
+import { stableStringify } from 'rein/lib/stable-json.js';
 import type { InspectionEvent } from 'xstate';
-import { redact } from '../../lib/redact.js';
-import { stableStringify } from '../../lib/stable-json.js';
 import { createInspectionFilter } from './inspection-message.js';
 
 /** A message ready to send: its sequence number and its JSON. */

@@ -1,8 +1,8 @@
+import type { AnswerSource } from 'rein/actors/approver.js';
+import type { TraceLine } from 'rein/lib/trace-events.js';
+import type { Rules } from 'rein/rules/schema.js';
+import type { RunHandle } from 'rein/run/start-run.js';
 import type { InspectionEvent } from 'xstate';
-import type { AnswerSource } from '../../actors/approver.js';
-import type { TraceLine } from '../../lib/trace-events.js';
-import type { Rules } from '../../rules/schema.js';
-import type { RunHandle } from '../../run/start-run.js';
 import type { StatechartGraph } from './graph-types.js';
 import { createLiveFeed } from './live-feed.js';
 import { createPageApprovals } from './page-approvals.js';

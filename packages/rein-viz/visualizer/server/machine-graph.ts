@@ -1,6 +1,6 @@
+import { guardName } from 'rein/machines/introspection.js';
 import type { AnyStateMachine, AnyTransitionDefinition } from 'xstate';
 import { toDirectedGraph } from 'xstate/graph';
-import { guardName } from '../../machines/introspection.js';
 import type { GraphNode, GraphTransition, GuardRef, NodeKind } from './graph-types.js';
 import { chartGuard } from './guard-phrases.js';
 import { transitionLabel } from './transition-label.js';

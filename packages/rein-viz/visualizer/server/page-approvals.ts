@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Answer, AnswerSource } from 'rein/actors/approver.js';
+import type { PendingApproval } from 'rein/approvals/pending.js';
+import { REMEMBER_SCOPES } from 'rein/approvals/remembered.js';
 import { z } from 'zod';
-import type { Answer, AnswerSource } from '../../actors/approver.js';
-import type { PendingApproval } from '../../approvals/pending.js';
-import { REMEMBER_SCOPES } from '../../approvals/remembered.js';
 
 const answerBody = z.strictObject({
   callId: z.string(),

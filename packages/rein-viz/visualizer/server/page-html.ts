@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { ReinError } from '../../lib/errors.js';
+import { ReinError } from 'rein/lib/errors.js';
 import type { PageData } from './page-data.js';
 
 /** The bundled page: `scripts/bundle-visualizer.mjs` writes both next to the compiled server. */

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { HarnessOptions } from '../../machines/harness-machine.js';
-import { readRunMeta, runFile } from '../../run/run-dir.js';
+import type { HarnessOptions } from 'rein/machines/harness-machine.js';
+import { readRunMeta, runFile } from 'rein/run/run-dir.js';
 import type { PageNote } from './page-data.js';
 
 /**
@@ -28,7 +28,7 @@ export async function extensionsForTrace(
   }
   if (configPath === undefined) return { extensions: {}, notes: [] };
   try {
-    const { loadRules } = await import('../../config/load-rules.js');
+    const { loadRules } = await import('rein/config/load-rules.js');
     const loaded = await loadRules({ configPath });
     return { extensions: { guards: loaded.guards, actions: loaded.actions }, notes: [] };
   } catch (error) {

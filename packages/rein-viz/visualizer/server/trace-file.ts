@@ -1,8 +1,8 @@
 import { basename } from 'node:path';
-import { createHarnessMachine, type HarnessMachine, type HarnessOptions } from '../../machines/harness-machine.js';
-import { defaultRules, type Rules, rulesSchema } from '../../rules/schema.js';
-import { readJsonLines } from '../../run/jsonl.js';
-import { TRACE_VERSION } from '../../run/trace.js';
+import { createHarnessMachine, type HarnessMachine, type HarnessOptions } from 'rein/machines/harness-machine.js';
+import { defaultRules, type Rules, rulesSchema } from 'rein/rules/schema.js';
+import { readJsonLines } from 'rein/run/jsonl.js';
+import { TRACE_VERSION } from 'rein/run/trace.js';
 import { type GaugeLimits, type PageNote, TRACE_KINDS } from './page-data.js';
 
 /** A trace as the visualizer needs it: every line that parsed, what did not, and the chart to draw. */

@@ -1,4 +1,4 @@
-import { COMBINATOR_NAMES, namedGuardLabel } from '../../machines/guard-labels.js';
+import { COMBINATOR_NAMES, namedGuardLabel } from 'rein/machines/guard-labels.js';
 import { shortEvent } from './event-label.js';
 import type { GuardRef } from './graph-types.js';
 

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { UsageError } from '../../lib/errors.js';
+import { UsageError } from 'rein/lib/errors.js';
 import type { FeedMessage, LiveFeed } from './live-feed.js';
 
 export interface VizServerOptions {
