@@ -144,7 +144,7 @@ export async function resolve(specifier, context, next) {
     );
     const register = join(dir, 'register.mjs');
     writeFileSync(register, `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(hooks).href)});\n`);
-    const demo = spawnSync(process.execPath, ['--import', register, join(repoRoot, 'bin', 'rein.js'), 'demo'], {
+    const demo = spawnSync(process.execPath, ['--import', register, join(repoRoot, 'packages', 'rein-cli', 'bin', 'rein.js'), 'demo'], {
       encoding: 'utf8',
       env: cleanEnv(),
       timeout: 60_000,

@@ -74,7 +74,7 @@ describe('background jobs through rein run', () => {
     const repo = makeTempDir('rein-e2e-jobs-', { until: 'exit' });
     const runDir = join(repo, '.rein', 'runs', 'killed');
     const env = cleanEnv({ OPENAI_BASE_URL: stub.url });
-    const cli = spawn(process.execPath, [join(repoRoot, 'bin', 'rein.js'), 'run', repo, 'task', '--test-cmd', 'true', '--model', 'stub', '--run-dir', runDir], {
+    const cli = spawn(process.execPath, [join(repoRoot, 'packages', 'rein-cli', 'bin', 'rein.js'), 'run', repo, 'task', '--test-cmd', 'true', '--model', 'stub', '--run-dir', runDir], {
       env,
       stdio: 'ignore',
     });

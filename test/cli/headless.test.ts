@@ -84,7 +84,7 @@ describe('the headless contract, read as an outside tool reads it', () => {
     const child = spawn(
       process.execPath,
       [
-        join(repoRoot, 'bin', 'rein.js'),
+        join(repoRoot, 'packages', 'rein-cli', 'bin', 'rein.js'),
         'run',
         repo(),
         'Fix add',
@@ -142,7 +142,7 @@ describe('the headless contract, read as an outside tool reads it', () => {
     const runDir = join(out, 'run');
     const child = spawn(
       process.execPath,
-      [join(repoRoot, 'bin', 'rein.js'), 'run', repo(), 'Fix add', '--test-cmd', 'node --test', '--model', 'stub', '--run-dir', runDir],
+      [join(repoRoot, 'packages', 'rein-cli', 'bin', 'rein.js'), 'run', repo(), 'Fix add', '--test-cmd', 'node --test', '--model', 'stub', '--run-dir', runDir],
       {
         env: cleanEnv({ OPENAI_BASE_URL: stub.url }),
         stdio: ['ignore', 'ignore', 'ignore'],

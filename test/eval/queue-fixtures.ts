@@ -148,7 +148,7 @@ export function startWorker(url: string, options: { env?: NodeJS.ProcessEnv; arg
   const cache = tempDir('rein-test-cache-');
   const child = spawn(
     process.execPath,
-    [join(repoRoot, 'bin', 'rein.js'), 'worker', '--queue', url, '--parallel', '1', '--cache', cache, '--stall-seconds', '3', ...(options.args ?? [])],
+    [join(repoRoot, 'packages', 'rein-cli', 'bin', 'rein.js'), 'worker', '--queue', url, '--parallel', '1', '--cache', cache, '--stall-seconds', '3', ...(options.args ?? [])],
     { cwd: repoRoot, env: options.env ?? cleanEnv(), stdio: ['ignore', 'ignore', 'pipe'] },
   );
   children.push(child);
@@ -162,7 +162,7 @@ export function startWorker(url: string, options: { env?: NodeJS.ProcessEnv; arg
 
 /** `rein eval` as a background child process (for tests that kill it), with its stderr. */
 export function startEval(args: string[], env: NodeJS.ProcessEnv = cleanEnv()): { child: ChildProcess; stderr(): string; exited: Promise<number | null> } {
-  const child = spawn(process.execPath, [join(repoRoot, 'bin', 'rein.js'), 'eval', ...args], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [join(repoRoot, 'packages', 'rein-cli', 'bin', 'rein.js'), 'eval', ...args], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
   let stderr = '';
   child.stderr!.on('data', (chunk) => {

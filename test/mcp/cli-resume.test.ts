@@ -30,7 +30,7 @@ describe('rein killed with SIGKILL during an MCP call', () => {
     writeFileSync(join(repo, 'rein.config.json'), JSON.stringify({ mcp: { servers: { every: { command: process.execPath, args: [EVERYTHING, 'stdio'] } } } }));
     const env = cleanEnv({ OPENAI_BASE_URL: stub.url });
     const args = ['run', repo, 'Wait for the operation', '--test-cmd', 'true', '--model', 'stub-model', '--run-dir', runDir];
-    const rein = spawn(process.execPath, [join(repoRoot, 'bin', 'rein.js'), ...args], { cwd: repo, env, stdio: 'ignore' });
+    const rein = spawn(process.execPath, [join(repoRoot, 'packages', 'rein-cli', 'bin', 'rein.js'), ...args], { cwd: repo, env, stdio: 'ignore' });
     const journal = join(runDir, 'calls.jsonl');
     // The step is saved (state.json) and the call noted as started in the journal: the 30-second operation is under way.
     await waitUntil(

@@ -94,7 +94,7 @@ describe('crash and resume', () => {
     const child = spawn(
       process.execPath,
       [
-        join(repoRoot, 'bin', 'rein.js'),
+        join(repoRoot, 'packages', 'rein-cli', 'bin', 'rein.js'),
         'run',
         ws,
         'Make node check.js pass',
@@ -144,7 +144,7 @@ describe('crash and resume', () => {
       const runDir = join(makeTempDir('rein-resume-'), 'run');
       const child = spawn(
         process.execPath,
-        [join(repoRoot, 'bin', 'rein.js'), 'run', ws, 'Make node check.js pass', '--test-cmd', 'node check.js', '--model', 'stub', '--run-dir', runDir],
+        [join(repoRoot, 'packages', 'rein-cli', 'bin', 'rein.js'), 'run', ws, 'Make node check.js pass', '--test-cmd', 'node check.js', '--model', 'stub', '--run-dir', runDir],
         { env: cleanEnv({ OPENAI_BASE_URL: stub.url }), stdio: 'ignore' },
       );
       // Listen before killing: a run that already finished has already closed.
@@ -195,7 +195,7 @@ describe('crash and resume', () => {
       const env = cleanEnv({ OPENAI_BASE_URL: slow.url });
       const child = spawn(
         process.execPath,
-        [join(repoRoot, 'bin', 'rein.js'), 'run', ws, 'Make node check.js pass', '--test-cmd', 'node check.js', '--model', 'stub', '--run-dir', runDir],
+        [join(repoRoot, 'packages', 'rein-cli', 'bin', 'rein.js'), 'run', ws, 'Make node check.js pass', '--test-cmd', 'node check.js', '--model', 'stub', '--run-dir', runDir],
         { env, stdio: ['ignore', 'ignore', 'pipe'] },
       );
       let stderr = '';

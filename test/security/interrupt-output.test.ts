@@ -26,7 +26,7 @@ describe('rein run stopped with Ctrl+C', () => {
     writeFileSync(rulesFile, JSON.stringify({ permissions: { sandbox: 'none' } }));
     const child = spawn(
       process.execPath,
-      [join(repoRoot, 'bin', 'rein.js'), 'run', repo, 'go', '--test-cmd', 'true', '--model', 'm', '--config', rulesFile, '--json'],
+      [join(repoRoot, 'packages', 'rein-cli', 'bin', 'rein.js'), 'run', repo, 'go', '--test-cmd', 'true', '--model', 'm', '--config', rulesFile, '--json'],
       { env: cleanEnv({ OPENAI_BASE_URL: stub.url, OPENAI_API_KEY: 'sk-test-key-123456', XDG_STATE_HOME: makeTempDir('rein-state-') }) },
     );
     let stdout = '';

@@ -212,7 +212,7 @@ describe('rein resume --otel', () => {
     const env = cleanEnv({ OPENAI_BASE_URL: stub.url });
     const child = spawn(
       process.execPath,
-      [join(repoRoot, 'bin', 'rein.js'), 'run', repo, 'Run the tests', '--test-cmd', 'node --test', '--model', 'stub-model', '--run-dir', runDir],
+      [join(repoRoot, 'packages', 'rein-cli', 'bin', 'rein.js'), 'run', repo, 'Run the tests', '--test-cmd', 'node --test', '--model', 'stub-model', '--run-dir', runDir],
       { env, stdio: 'ignore' },
     );
     const exited = new Promise((resolve) => child.on('exit', resolve));

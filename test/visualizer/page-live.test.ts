@@ -18,7 +18,7 @@ interface Served {
 function serve(args: string[]): Promise<Served> {
   const env = cleanEnv();
   delete env.CI;
-  const child = spawn(process.execPath, [join(repoRoot, 'bin', 'rein.js'), ...args], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [join(repoRoot, 'packages', 'rein-cli', 'bin', 'rein.js'), ...args], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   return new Promise((resolve, reject) => {

@@ -3,12 +3,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { type AddressInfo, createServer } from 'node:net';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseConfigurations } from 'rein-eval/eval/configurations.js';
 import { type JobRunner, runEval } from 'rein-eval/eval/eval-runner.js';
 import { createQueueRunner, type JobTiming } from 'rein-eval/eval/queue/coordinator.js';
 import { parseRedisUrl } from 'rein-eval/eval/queue/redis-endpoint.js';
 import { loadTaskSet } from 'rein-eval/eval/task.js';
+import { inCheckout, reinBin } from './checkout.js';
 
 /** One way of running the offline suite, timed. */
 export interface QueueScalingRow {
@@ -38,8 +38,8 @@ export interface QueueOverhead {
   totalMs: number;
 }
 
-const rein = fileURLToPath(new URL('../../bin/rein.js', import.meta.url));
-const tasksDir = fileURLToPath(new URL('../../eval/suite', import.meta.url));
+const rein = reinBin();
+const tasksDir = inCheckout('packages', 'rein-eval', 'eval', 'suite');
 const silent = { isTTY: false, write: () => true };
 
 /**

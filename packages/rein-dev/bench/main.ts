@@ -1,5 +1,7 @@
 import { availableParallelism, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
+import { pathToFileURL } from 'node:url';
+import { inCheckout } from './checkout.js';
 import { type BenchSection, renderSection } from './section.js';
 import { evalQueueSection } from './sections/eval-queue.js';
 import { harnessOverheadSection } from './sections/harness-overhead.js';
@@ -69,7 +71,7 @@ async function main(argv: readonly string[]): Promise<void> {
   process.stdout.write(`${total}\n`);
   if (argv.includes('--write')) {
     if (chosen.length === SECTIONS.length) blocks.push({ id: 'total', text: `<!-- bench:total -->\n_${total}_\n<!-- /bench:total -->` });
-    writeSections(new URL('../../BENCHMARKS.md', import.meta.url), blocks);
+    writeSections(pathToFileURL(inCheckout('BENCHMARKS.md')), blocks);
     process.stdout.write('BENCHMARKS.md: figures updated\n');
   }
 }

@@ -3,7 +3,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
+import { built, reinBin } from './checkout.js';
 
 /** One way of starting a Node process: what the row measures. */
 export interface StartupCase {
@@ -19,7 +20,9 @@ export interface StartupFigures {
   peakRssMb: number;
 }
 
-const dist = (path: string) => fileURLToPath(new URL(`../${path}`, import.meta.url));
+const PACKAGE_OF: Record<string, string> = { cli: 'rein-cli', eval: 'rein-eval', telemetry: 'rein-otel', visualizer: 'rein-viz', bench: 'rein-dev' };
+/** A built module by its path inside its package (`cli/commands/run.js` is rein-cli's): the core's own at the root. */
+const dist = (path: string) => built(PACKAGE_OF[path.split('/')[0]!] ?? 'rein', path);
 
 /** What the section compares: a bare Node, loading rein, the CLI, runs, and every module rein ships loaded at once. */
 export function startupCases(): StartupCase[] {
@@ -38,9 +41,9 @@ export function startupCases(): StartupCase[] {
       name: "import 'rein' (the library entry)",
       args: ['--input-type=module', '-e', `await import(${JSON.stringify(pathToFileURL(dist('index.js')).href)});`],
     },
-    { name: 'rein --help', args: [fileURLToPath(new URL('../../bin/rein.js', import.meta.url)), '--help'] },
+    { name: 'rein --help', args: [reinBin(), '--help'] },
     { name: 'a 10-step run in the process (instant model, no commands)', args: ['--expose-gc', dist('bench/memory-child.js'), '10', 'now'] },
-    { name: 'rein demo (a whole run: sandbox, 9 steps, two test runs)', args: [fileURLToPath(new URL('../../bin/rein.js', import.meta.url)), 'demo'] },
+    { name: 'rein demo (a whole run: sandbox, 9 steps, two test runs)', args: [reinBin(), 'demo'] },
     {
       name: 'every CLI command, the queue client, the exporter and the visualizer server imported at once (what loading on demand avoids)',
       args: ['--input-type=module', '-e', `await Promise.all(${JSON.stringify(everything)}.map((url) => import(url)));`],

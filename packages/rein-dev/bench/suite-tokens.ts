@@ -1,11 +1,11 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { RulesInput } from 'rein/rules/schema.js';
 import { parseConfigurations } from 'rein-eval/eval/configurations.js';
 import { runEval } from 'rein-eval/eval/eval-runner.js';
 import type { RunRecord } from 'rein-eval/eval/run-record.js';
+import { inCheckout } from './checkout.js';
 import { inProcessRunner } from './in-process-runner.js';
 
 /** Per configuration, over the offline suite: what it solved and what it spent. */
@@ -44,7 +44,7 @@ export async function measureSuiteTokens(
 ): Promise<SuiteTokens[]> {
   const outDir = mkdtempSync(join(tmpdir(), 'rein-bench-suite-'));
   try {
-    const tasksDir = fileURLToPath(new URL('../../eval/suite', import.meta.url));
+    const tasksDir = inCheckout('packages', 'rein-eval', 'eval', 'suite');
     const layered = configurations
       .filter((configuration) => configuration.rules)
       .map((configuration) => {

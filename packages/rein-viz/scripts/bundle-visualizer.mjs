@@ -3,12 +3,14 @@
 // `rein viz --out` inline both into one HTML file; nothing is loaded from the network.
 // Run by `npm run build` after tsc. REIN_VIZ_DEBUG=1 skips minifying.
 import { execFileSync } from 'node:child_process';
-import { join } from 'node:path';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+// typescript is hoisted to the workspace root's node_modules: found through Node's resolution, not a fixed path.
+const tsc = join(dirname(createRequire(import.meta.url).resolve('typescript/package.json')), 'bin', 'tsc');
 
 try {
   execFileSync(process.execPath, [tsc, '-p', 'visualizer/page/tsconfig.json'], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });

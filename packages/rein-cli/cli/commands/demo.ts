@@ -1,12 +1,12 @@
 import { cpSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { scriptedModelSource } from 'rein/actors/model-source.js';
 import { createScriptedModel } from 'rein/actors/scripted-model.js';
 import { loadRules } from 'rein/config/load-rules.js';
 import { DEMO_TASK, DEMO_TEST_CMD, demoScript } from 'rein/demo/demo-model.js';
 import { STATE_DIR_NAME } from 'rein/lib/harness-files.js';
+import { packageRoot } from 'rein/lib/package-root.js';
 import { presetNames } from 'rein/rules/presets.js';
 import type { ModelSource } from 'rein/run/start-run.js';
 import type { RunObservers } from 'rein-viz/visualizer/server/live-viz.js';
@@ -48,9 +48,9 @@ const DEMO_FLAGS: FlagSpec = {
   ...OTEL_FLAGS,
 };
 
-/** The bundled demo repo, found from the compiled file's location. */
+/** The bundled demo repo, shipped with the core package (rein/demo/repo). */
 export function demoRepoPath(): string {
-  return fileURLToPath(new URL('../../../demo/repo', import.meta.url));
+  return join(packageRoot(), 'demo', 'repo');
 }
 
 export async function demoCommand(argv: string[], io: Io, env: NodeJS.ProcessEnv = process.env): Promise<number> {

@@ -12,7 +12,7 @@ const DEV =
   process.env.REIN_REALTRAJ ??
   [join(packageRoot(), '..', 'shared'), join(packageRoot(), '..', '..', 'shared')].map((dir) => join(dir, 'realtraj', 'dev.jsonl.gz')).find(existsSync) ??
   join(packageRoot(), '..', 'shared', 'realtraj', 'dev.jsonl.gz');
-const OLD_DEFAULTS = join(packageRoot(), 'replay', 'rules', 'rein-0.1.0-stall.json');
+const OLD_DEFAULTS = join(packageRoot(), 'packages', 'rein-cli', 'replay', 'rules', 'rein-0.1.0-stall.json');
 
 /**
  * The stall rules on real runs: the dev split replayed open loop through the

@@ -1,7 +1,7 @@
-import { fileURLToPath } from 'node:url';
 import { PRESETS } from 'rein/rules/presets.js';
 import { mcnemarExact } from 'rein-eval/eval/mcnemar.js';
 import { loadTaskSet } from 'rein-eval/eval/task.js';
+import { inCheckout } from '../checkout.js';
 import { withDirectPython } from '../python-on-path.js';
 import { type BenchSection, listed, percent } from '../section.js';
 import { measureSuiteTokens, type SuiteConfiguration, type SuiteTokens } from '../suite-tokens.js';
@@ -56,7 +56,7 @@ export const suiteTokensSection: BenchSection = {
 };
 
 function planDependentTasks(): string[] {
-  const { tasks } = loadTaskSet(fileURLToPath(new URL('../../../eval/suite', import.meta.url)));
+  const { tasks } = loadTaskSet(inCheckout('packages', 'rein-eval', 'eval', 'suite'));
   return tasks
     .filter((task) => task.simulated?.kind === 'registry' && task.simulated.names.includes('plan-dependent'))
     .map((task) => task.id)
