@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { builtinModules } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -7,11 +8,12 @@ import { cleanEnv, repoRoot } from '../helpers/cli.js';
 import { makeTempDir } from '../helpers/workspace.js';
 
 /**
- * The floors of rein's import graph. The core (what `import … from 'rein'` and a
- * run need) may import only from a lower floor, or within its own folder; the
- * periphery (CLI, visualizer, eval, telemetry, benchmarks, docs) may import the
- * core, and only the periphery folders named in PERIPHERY_MAY_IMPORT. A folder
- * that is in neither table fails the test: a new folder is placed on purpose.
+ * The floors of rein's import graph. The core (the `rein` package at the root: what
+ * `import … from 'rein'` and a run need) may import only from a lower floor, or within
+ * its own folder; the periphery (CLI, visualizer, eval, telemetry, benchmarks, docs; each
+ * folder in a workspace package under packages/) may import the core, and only the
+ * periphery folders named in PERIPHERY_MAY_IMPORT. A folder that is in neither table fails
+ * the test: a new folder is placed on purpose.
  */
 const CORE_FLOORS: Record<string, number> = {
   lib: 0,
@@ -43,6 +45,17 @@ const PERIPHERY_MAY_IMPORT: Record<string, readonly string[]> = {
   docs: ['cli', 'visualizer'],
 };
 
+/** The workspace package each periphery folder lives in (packages/<name>/<folder>/); the core's folders are at the root. */
+const PACKAGE_OF: Record<string, string> = {
+  telemetry: 'rein-otel',
+  visualizer: 'rein-viz',
+  eval: 'rein-eval',
+  replay: 'rein-cli',
+  cli: 'rein-cli',
+  bench: 'rein-dev',
+  docs: 'rein-dev',
+};
+
 const SKIPPED = new Set(['node_modules', 'dist', 'test', '.git', '.ci', 'reports', '.stryker-tmp', 'repo']);
 
 interface Edge {
@@ -50,6 +63,8 @@ interface Edge {
   from: string;
   to: string;
   spec: string;
+  fromPackage: string;
+  toPackage: string;
 }
 
 function sourceFiles(dir: string, found: string[] = []): string[] {
@@ -62,26 +77,57 @@ function sourceFiles(dir: string, found: string[] = []): string[] {
   return found;
 }
 
+/** The package a file is in: `rein` (the core, at the root) or a workspace package's name. */
+const packageOf = (path: string) => /^packages\/([^/]+)\//.exec(relative(repoRoot, path))?.[1] ?? 'rein';
+
+/** A file's top-level folder inside its package (`cli` for packages/rein-cli/cli/main.ts), or '(root)'. */
 const folderOf = (path: string) => {
   const inRepo = relative(repoRoot, path);
-  return inRepo.includes('/') ? inRepo.split('/')[0]! : '(root)';
+  const inPackage = packageOf(path) === 'rein' ? inRepo : inRepo.split('/').slice(2).join('/');
+  return inPackage.includes('/') ? inPackage.split('/')[0]! : '(root)';
 };
 
-/** Every relative import, static, re-export or dynamic, that crosses a top-level folder. */
+/** Where an import names a file: relative to the importer, or the core (`rein/…`) or a workspace package (`rein-viz/…`) by name. */
+function targetOf(file: string, spec: string): string | null {
+  if (spec.startsWith('.')) return resolve(dirname(file), spec);
+  if (spec === 'rein') return join(repoRoot, 'index.ts');
+  const named = /^(rein(?:-[a-z]+)?)\/(.+)$/.exec(spec);
+  if (!named) return null;
+  return named[1] === 'rein' ? join(repoRoot, named[2]!) : join(repoRoot, 'packages', named[1]!, named[2]!);
+}
+
+/** Every import of a rein file, static, re-export or dynamic, relative or by package name, that crosses a top-level folder. */
 function crossingImports(files: string[]): Edge[] {
   const edges: Edge[] = [];
-  const pattern = /(?:^|\n)\s*(?:import|export)\s[^;'"]*?from\s*['"](\.[^'"]+)['"]|import\(\s*['"](\.[^'"]+)['"]\s*\)/g;
+  const pattern = /(?:^|\n)\s*(?:import|export)\s[^;'"]*?from\s*['"]((?:\.|rein\b)[^'"]*)['"]|import\(\s*['"]((?:\.|rein\b)[^'"]*)['"]\s*\)/g;
   for (const file of files) {
     const text = readFileSync(file, 'utf8');
     for (const match of text.matchAll(pattern)) {
       const spec = (match[1] ?? match[2])!;
+      const target = targetOf(file, spec);
+      if (!target) continue;
       const from = folderOf(file);
-      const to = folderOf(resolve(dirname(file), spec));
-      if (from !== to) edges.push({ file: relative(repoRoot, file), from, to, spec });
+      const to = folderOf(target);
+      if (from !== to || packageOf(file) !== packageOf(target))
+        edges.push({ file: relative(repoRoot, file), from, to, spec, fromPackage: packageOf(file), toPackage: packageOf(target) });
     }
   }
   return edges;
 }
+
+/** Why an edge breaks the package boundaries, or null: another package is named, never reached by a relative path, and declared as a dependency. */
+function packageViolation(edge: Edge, declared: (pkg: string) => readonly string[]): string | null {
+  if (edge.fromPackage === edge.toPackage) return edge.spec.startsWith('rein') ? `${edge.fromPackage} imports itself by name` : null;
+  if (edge.spec.startsWith('.')) return `a relative path out of ${edge.fromPackage} into ${edge.toPackage}: import it as '${edge.toPackage}/…'`;
+  const expected = PACKAGE_OF[edge.from] ?? 'rein';
+  if (edge.fromPackage !== expected) return `${edge.from}/ belongs in ${expected}, not ${edge.fromPackage}`;
+  return declared(edge.fromPackage).includes(edge.toPackage) ? null : `${edge.toPackage} is not a dependency of ${edge.fromPackage}`;
+}
+
+function manifestOf(pkg: string): { dependencies?: Record<string, string>; peerDependencies?: Record<string, string> } {
+  return JSON.parse(readFileSync(join(repoRoot, ...(pkg === 'rein' ? [] : ['packages', pkg]), 'package.json'), 'utf8'));
+}
+const dependenciesOf = (pkg: string) => Object.keys({ ...manifestOf(pkg).dependencies, ...manifestOf(pkg).peerDependencies });
 
 /** Why an edge breaks the layering, or null when it may stand. */
 function layerViolation(edge: Pick<Edge, 'from' | 'to'>): string | null {
@@ -114,6 +160,58 @@ describe('the import graph', () => {
       return why ? [`${edge.file} imports ${edge.spec}: ${why}`] : [];
     });
     expect(broken).toEqual([]);
+  });
+
+  it('crosses packages only by name, into a declared dependency, each folder in its own package', () => {
+    expect(edges.some((edge) => edge.fromPackage === 'rein-cli' && edge.toPackage === 'rein' && edge.spec.startsWith('rein/'))).toBe(true);
+    const broken = edges.flatMap((edge) => {
+      const why = packageViolation(edge, dependenciesOf);
+      return why ? [`${edge.file} imports ${edge.spec}: ${why}`] : [];
+    });
+    expect(broken).toEqual([]);
+  });
+
+  it("finds every package a file imports declared in its own package.json (the core installs without the periphery's)", () => {
+    const builtins = new Set(builtinModules);
+    // The root's other .ts files are the test runner's configs (dev tooling, not in the package).
+    const shipped = files.filter((file) => folderOf(file) !== '(root)' || relative(repoRoot, file) === 'index.ts' || packageOf(file) !== 'rein');
+    expect(shipped.length).toBeGreaterThan(200);
+    const undeclared = shipped.flatMap((file) => {
+      const text = readFileSync(file, 'utf8');
+      const declared = new Set([...dependenciesOf(packageOf(file)), packageOf(file)]);
+      return [...text.matchAll(/(?:^|\n)\s*(?:import|export)\s[^;'"]*?from\s*['"]([^.'"][^'"]*)['"]|import\(\s*['"]([^.'"][^'"]*)['"]\s*\)/g)].flatMap(
+        (match) => {
+          const spec = (match[1] ?? match[2])!;
+          const name = /^(@[^/]+\/[^/]+|[^/]+)/.exec(spec)![1]!;
+          return spec.startsWith('node:') || builtins.has(name) || declared.has(name)
+            ? []
+            : [`${relative(repoRoot, file)} imports ${spec}, not a dependency of ${packageOf(file)}`];
+        },
+      );
+    });
+    expect(undeclared).toEqual([]);
+  });
+
+  it('names what is wrong with a crossing of package boundaries', () => {
+    const edge = (over: Partial<Edge>): Edge => ({
+      file: 'x.ts',
+      from: 'cli',
+      to: 'run',
+      spec: 'rein/run/x.js',
+      fromPackage: 'rein-cli',
+      toPackage: 'rein',
+      ...over,
+    });
+    const declared = (pkg: string) => (pkg === 'rein-cli' ? ['rein', 'rein-viz'] : []);
+    expect(packageViolation(edge({}), declared)).toBeNull();
+    expect(packageViolation(edge({ spec: '../../../run/x.js' }), declared)).toBe("a relative path out of rein-cli into rein: import it as 'rein/…'");
+    expect(packageViolation(edge({ to: 'eval', toPackage: 'rein-eval', spec: 'rein-eval/eval/x.js' }), declared)).toBe(
+      'rein-eval is not a dependency of rein-cli',
+    );
+    expect(packageViolation(edge({ from: 'visualizer' }), declared)).toBe('visualizer/ belongs in rein-viz, not rein-cli');
+    expect(packageViolation(edge({ from: 'run', fromPackage: 'rein', to: 'cli', toPackage: 'rein-cli', spec: 'rein-cli/cli/x.js' }), declared)).toBe(
+      'rein-cli is not a dependency of rein',
+    );
   });
 
   it('names what is wrong with an arrow back up', () => {
@@ -152,7 +250,8 @@ export async function resolve(specifier, context, next) {
     expect(demo.status, demo.stderr).toBe(0);
     const urls = readFileSync(log, 'utf8').split('\n').filter(Boolean);
     const packages = new Set(urls.flatMap((url) => /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url)?.[1] ?? []));
-    const reinFolders = new Set(urls.flatMap((url) => new RegExp(`${pathToFileURL(join(repoRoot, 'dist')).href}/([^/]+)/`).exec(url)?.[1] ?? []));
+    // A built module is <root>/dist/<folder>/… (the core) or <root>/packages/<package>/dist/<folder>/….
+    const reinFolders = new Set(urls.flatMap((url) => new RegExp(`^${pathToFileURL(repoRoot).href}/(?:packages/[^/]+/)?dist/([^/]+)/`).exec(url)?.[1] ?? []));
     expect(packages.has('xstate')).toBe(true);
     for (const heavy of [
       'bullmq',
