@@ -44,7 +44,12 @@ export const groups = [
     files: ['lib/redact.ts'],
     tests: ['test/lib/redact.test.ts', 'test/actors/openai-model.test.ts', 'test/actors/tool-runner.test.ts'],
   },
-  { id: 'retry', name: 'retries', files: ['actors/retry.ts'], tests: ['test/actors/retry.test.ts', 'test/actors/openai-model.test.ts'] },
+  {
+    id: 'retry',
+    name: 'retries',
+    files: ['actors/retry.ts'],
+    tests: ['test/actors/retry.test.ts', 'test/actors/openai-sdk.test.ts', 'test/actors/openai-model.test.ts'],
+  },
   { id: 'mcnemar', name: 'McNemar', files: ['eval/mcnemar.ts'], tests: ['test/eval/mcnemar.test.ts'] },
   {
     id: 'run',

@@ -225,49 +225,84 @@ describe('the import graph', () => {
   });
 });
 
-describe('a run', () => {
-  // A resolve hook in the child records every package and every rein module it loads.
-  it('loads only the core: no queue client, exporter, layout engine, bundler, or periphery module', () => {
-    const dir = makeTempDir('rein-loaded-');
-    const hooks = join(dir, 'hooks.mjs');
-    const log = join(dir, 'loaded.txt');
-    writeFileSync(
-      hooks,
-      `import { appendFileSync } from 'node:fs';
+/** Runs node with `args` under a resolve hook that records every module the child loads; its URLs. */
+function modulesLoadedBy(args: string[], cwd = repoRoot): string[] {
+  const dir = makeTempDir('rein-loaded-');
+  const hooks = join(dir, 'hooks.mjs');
+  const log = join(dir, 'loaded.txt');
+  writeFileSync(
+    hooks,
+    `import { appendFileSync } from 'node:fs';
 export async function resolve(specifier, context, next) {
   const result = await next(specifier, context);
   appendFileSync(${JSON.stringify(log)}, result.url + '\\n');
   return result;
 }`,
-    );
-    const register = join(dir, 'register.mjs');
-    writeFileSync(register, `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(hooks).href)});\n`);
-    const demo = spawnSync(process.execPath, ['--import', register, join(repoRoot, 'packages', 'rein-cli', 'bin', 'rein.js'), 'demo'], {
-      encoding: 'utf8',
-      env: cleanEnv(),
-      timeout: 60_000,
-    });
-    expect(demo.status, demo.stderr).toBe(0);
-    const urls = readFileSync(log, 'utf8').split('\n').filter(Boolean);
-    const packages = new Set(urls.flatMap((url) => /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url)?.[1] ?? []));
+  );
+  const register = join(dir, 'register.mjs');
+  writeFileSync(register, `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(hooks).href)});\n`);
+  const child = spawnSync(process.execPath, ['--import', register, ...args], { cwd, encoding: 'utf8', env: cleanEnv(), timeout: 60_000 });
+  expect(child.status, child.stderr).toBe(0);
+  return readFileSync(log, 'utf8').split('\n').filter(Boolean);
+}
+
+const packagesIn = (urls: string[]) => new Set(urls.flatMap((url) => /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url)?.[1] ?? []));
+
+/** What a run that never talks to an endpoint has no use for: the queue, the exporter, the layout engine, the bundler, the endpoint SDK. */
+const NOT_FOR_A_SCRIPTED_RUN = [
+  'bullmq',
+  'ioredis',
+  'elkjs',
+  'esbuild',
+  '@opentelemetry/api',
+  '@opentelemetry/sdk-trace-base',
+  '@opentelemetry/exporter-trace-otlp-http',
+  'openai',
+];
+
+describe('a run', () => {
+  // A resolve hook in the child records every package and every rein module it loads.
+  it('loads only the core: no queue client, exporter, layout engine, bundler, endpoint SDK or periphery module', () => {
+    const urls = modulesLoadedBy([join(repoRoot, 'packages', 'rein-cli', 'bin', 'rein.js'), 'demo']);
+    const packages = packagesIn(urls);
     // A built module is <root>/dist/<folder>/… (the core) or <root>/packages/<package>/dist/<folder>/….
     const reinFolders = new Set(urls.flatMap((url) => new RegExp(`^${pathToFileURL(repoRoot).href}/(?:packages/[^/]+/)?dist/([^/]+)/`).exec(url)?.[1] ?? []));
     expect(packages.has('xstate')).toBe(true);
-    for (const heavy of [
-      'bullmq',
-      'ioredis',
-      'elkjs',
-      'esbuild',
-      '@opentelemetry/api',
-      '@opentelemetry/sdk-trace-base',
-      '@opentelemetry/exporter-trace-otlp-http',
-    ])
-      expect(packages.has(heavy), `${heavy} was loaded`).toBe(false);
+    for (const heavy of NOT_FOR_A_SCRIPTED_RUN) expect(packages.has(heavy), `${heavy} was loaded`).toBe(false);
     expect(reinFolders.has('run')).toBe(true);
     for (const folder of ['eval', 'bench', 'coverage']) expect(reinFolders.has(folder), `dist/${folder}/ was loaded`).toBe(false);
     // The CLI reads the visualizer's flag parser only (the --viz flags); none of its server, layout or page.
     const visualizer = urls.filter((url) => url.includes('/dist/visualizer/'));
     expect(visualizer.length).toBeGreaterThan(0);
     expect(visualizer.filter((url) => !url.endsWith('/viz-flags.js'))).toEqual([]);
+  });
+
+  it("started from the library (import … from 'rein') with a scripted model, loads no endpoint SDK, queue, exporter or layout engine", () => {
+    const workspace = makeTempDir('rein-loaded-ws-');
+    writeFileSync(join(workspace, 'a.test.js'), "import test from 'node:test';\ntest('ok', () => {});\n");
+    const script = join(makeTempDir('rein-loaded-script-'), 'run.mjs');
+    writeFileSync(
+      script,
+      `const { call, loadRules, reply, scriptedModelSource, startRun } = await import(${JSON.stringify(pathToFileURL(join(repoRoot, 'dist', 'index.js')).href)});
+const workspace = ${JSON.stringify(workspace)};
+const { rules, guards, actions, tools } = await loadRules({ workspace });
+const run = startRun({
+  workspace,
+  rules,
+  guards,
+  actions,
+  tools,
+  runDir: ${JSON.stringify(makeTempDir('rein-loaded-run-'))},
+  task: 'Make the tests pass.',
+  testCmd: 'node --test',
+  model: scriptedModelSource('scripted', [reply(call('run', { command: 'node --test' })), reply(call('finish', { summary: 'The tests pass.' }))]),
+});
+const output = await run.done;
+if (output.status !== 'done') throw new Error('the run ended ' + output.status);
+`,
+    );
+    const packages = packagesIn(modulesLoadedBy([script]));
+    expect(packages.has('xstate')).toBe(true);
+    for (const heavy of NOT_FOR_A_SCRIPTED_RUN) expect(packages.has(heavy), `${heavy} was loaded`).toBe(false);
   });
 });
