@@ -50,7 +50,7 @@ export const groups = [
     files: ['actors/retry.ts'],
     tests: ['test/actors/retry.test.ts', 'test/actors/openai-sdk.test.ts', 'test/actors/openai-model.test.ts'],
   },
-  { id: 'mcnemar', name: 'McNemar', files: ['eval/mcnemar.ts'], tests: ['test/eval/mcnemar.test.ts'] },
+  { id: 'mcnemar', name: 'McNemar', files: ['packages/rein-eval/eval/mcnemar.ts'], tests: ['test/eval/mcnemar.test.ts'] },
   {
     id: 'run',
     name: 'run tool',
