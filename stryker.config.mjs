@@ -11,7 +11,12 @@
 const machineTests = ['test/machines/**/*.test.ts'];
 
 export const groups = [
-  { id: 'deny-list', name: 'deny list', files: ['tools/deny-list.ts'], tests: ['test/tools/deny-list.test.ts'] },
+  {
+    id: 'deny-list',
+    name: 'deny list',
+    files: ['tools/deny-list.ts'],
+    tests: ['test/tools/deny-list.test.ts', 'test/security/regex-deadlines.test.ts'],
+  },
   {
     id: 'path-guard',
     name: 'path guard',
