@@ -4,7 +4,7 @@ import { builtinModules } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { cleanEnv, repoRoot } from '../helpers/cli.js';
+import { cleanEnv, reinBin, repoRoot } from '../helpers/cli.js';
 import { makeTempDir } from '../helpers/workspace.js';
 
 /**
@@ -263,7 +263,7 @@ const NOT_FOR_A_SCRIPTED_RUN = [
 describe('a run', () => {
   // A resolve hook in the child records every package and every rein module it loads.
   it('loads only the core: no queue client, exporter, layout engine, bundler, endpoint SDK or periphery module', () => {
-    const urls = modulesLoadedBy([join(repoRoot, 'packages', 'rein-cli', 'bin', 'rein.js'), 'demo']);
+    const urls = modulesLoadedBy([reinBin, 'demo']);
     const packages = packagesIn(urls);
     // A built module is <root>/dist/<folder>/… (the core) or <root>/packages/<package>/dist/<folder>/….
     const reinFolders = new Set(urls.flatMap((url) => new RegExp(`^${pathToFileURL(repoRoot).href}/(?:packages/[^/]+/)?dist/([^/]+)/`).exec(url)?.[1] ?? []));
