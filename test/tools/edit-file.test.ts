@@ -278,7 +278,7 @@ describe('edit_file when its directory is moved while it writes', () => {
   afterEach(() => vi.restoreAllMocks());
 
   /** Edits cfg/a.txt; right after the temporary file is written (before the rename), `cfg` is renamed to `to`. */
-  function editWhileMoving(to: string, protectedFiles: (root: string) => string[] = () => []) {
+  function editWhileMoving(to: string, protectedFiles: (root: string) => string[] = () => [], hidden: string[] = []) {
     const root = makeTempDir();
     writeFiles(root, { 'cfg/a.txt': 'x = 1\n', '.rein/runs/keep': '' });
     const write = fs.writeFileSync;
@@ -286,7 +286,7 @@ describe('edit_file when its directory is moved while it writes', () => {
       write(...args);
       if (typeof args[0] === 'number') fs.renameSync(path.join(root, 'cfg'), path.join(root, to));
     });
-    const context = makeContext(root, { protectedFiles: protectedFiles(root) });
+    const context = makeContext(root, { protectedFiles: protectedFiles(root), policy: { hidden } });
     return { root, outcome: editFileTool.execute({ path: 'cfg/a.txt', old: 'x = 1', new: 'x = 2' }, context) };
   }
 
@@ -302,6 +302,12 @@ describe('edit_file when its directory is moved while it writes', () => {
     await expect(outcome).rejects.toThrow(/belongs to rein/);
     expect(fs.readdirSync(path.join(root, 'rules'))).toEqual(['a.txt']);
     expect(fs.readFileSync(path.join(root, 'rules/a.txt'), 'utf8')).toBe('x = 1\n');
+  });
+
+  it('refuses the rename when the directory now matches a pattern that hides directories only', async () => {
+    const { root, outcome } = editWhileMoving('secret', () => [], ['secret/']);
+    await expect(outcome).rejects.toThrow(/"cfg\/a\.txt" is hidden from the agent/);
+    expect(fs.readFileSync(path.join(root, 'secret/a.txt'), 'utf8')).toBe('x = 1\n');
   });
 
   it('writes through the moved directory when nothing there is protected (the check is what refuses, not the move)', async () => {
