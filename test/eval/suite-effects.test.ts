@@ -19,7 +19,7 @@ import type { AnyTool } from '../../tools/types.js';
 import { readProgress } from '../../tools/update-todo.js';
 import { repoRoot } from '../helpers/cli.js';
 
-const { tasks } = loadTaskSet(join(repoRoot, 'eval', 'suite'));
+const { tasks } = loadTaskSet(join(repoRoot, 'packages', 'rein-eval', 'eval', 'suite'));
 
 /** Shown when an outcome is not the expected one: how the run ended and what the grader printed last. */
 const ending = (record: RunRecord) =>

@@ -8,7 +8,7 @@ import { makeTempDir } from '../../testing/temp-dir.js';
 import { checkSyntax } from '../../tools/syntax-check.js';
 import { repoRoot } from '../helpers/cli.js';
 
-const { tasks, problems } = loadTaskSet(join(repoRoot, 'eval', 'suite'));
+const { tasks, problems } = loadTaskSet(join(repoRoot, 'packages', 'rein-eval', 'eval', 'suite'));
 
 /** A copy of the task's repo with the given fixes applied in order; each `old` must occur exactly once when applied. */
 function workspaceWith(task: EvalTask, fixes: readonly Fix[]): string {
