@@ -11,7 +11,12 @@
 const machineTests = ['test/machines/**/*.test.ts'];
 
 export const groups = [
-  { id: 'deny-list', name: 'deny list', files: ['tools/deny-list.ts'], tests: ['test/tools/deny-list.test.ts'] },
+  {
+    id: 'deny-list',
+    name: 'deny list',
+    files: ['tools/deny-list.ts'],
+    tests: ['test/tools/deny-list.test.ts', 'test/security/regex-deadlines.test.ts'],
+  },
   {
     id: 'path-guard',
     name: 'path guard',
@@ -44,8 +49,13 @@ export const groups = [
     files: ['lib/redact.ts'],
     tests: ['test/lib/redact.test.ts', 'test/actors/openai-model.test.ts', 'test/actors/tool-runner.test.ts'],
   },
-  { id: 'retry', name: 'retries', files: ['actors/retry.ts'], tests: ['test/actors/retry.test.ts', 'test/actors/openai-model.test.ts'] },
-  { id: 'mcnemar', name: 'McNemar', files: ['eval/mcnemar.ts'], tests: ['test/eval/mcnemar.test.ts'] },
+  {
+    id: 'retry',
+    name: 'retries',
+    files: ['actors/retry.ts'],
+    tests: ['test/actors/retry.test.ts', 'test/actors/openai-sdk.test.ts', 'test/actors/openai-model.test.ts'],
+  },
+  { id: 'mcnemar', name: 'McNemar', files: ['packages/rein-eval/eval/mcnemar.ts'], tests: ['test/eval/mcnemar.test.ts'] },
   {
     id: 'run',
     name: 'run tool',

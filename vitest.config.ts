@@ -1,6 +1,8 @@
 import { defineConfig } from 'vitest/config';
+import { sourceAliases } from './vitest.aliases.js';
 
 export default defineConfig({
+  resolve: { alias: sourceAliases },
   test: {
     include: ['test/**/*.test.ts'],
     testTimeout: 30_000,

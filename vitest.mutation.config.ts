@@ -2,6 +2,7 @@ import { relative } from 'node:path';
 import { defineConfig } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 import { chosenGroups } from './stryker.config.mjs';
+import { sourceAliases } from './vitest.aliases.js';
 
 // The tests Stryker runs against the mutated core: each group's own (stryker.config.mjs), for the groups
 // REIN_MUTATE chose. Tests that drive the built CLI or a browser exercise dist/, which is not mutated, and the
@@ -28,6 +29,7 @@ class QuickFirstSequencer extends BaseSequencer {
 }
 
 export default defineConfig({
+  resolve: { alias: sourceAliases },
   test: {
     include: tests,
     testTimeout: 60_000,

@@ -1,7 +1,8 @@
-import { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
+import type { APIConnectionError } from 'openai';
 import { closestName } from '../lib/did-you-mean.js';
 import { stripControl } from '../lib/terminal-text.js';
 import { readCapped } from './body-limits.js';
+import { openAIErrors } from './openai-sdk.js';
 
 /** Where a failed request went, for saying what to check. */
 export interface EndpointWhere {
@@ -29,6 +30,7 @@ const NOT_THERE = /not[ _-]?found|does not exist|doesn't exist|unknown|no such|n
  * @example await diagnoseEndpointError(error, { baseURL: 'http://localhost:8000', model: 'qwen', fetch })
  */
 export async function diagnoseEndpointError(error: unknown, where: EndpointWhere): Promise<string | null> {
+  const { APIConnectionError, APIConnectionTimeoutError, APIError } = openAIErrors();
   const base = where.baseURL.replace(/\/+$/, '');
   if (error instanceof APIConnectionError && !(error instanceof APIConnectionTimeoutError)) {
     return `check the base URL (--base-url or OPENAI_BASE_URL, now ${base}) and that a server is running and listening there${causeOf(error)}`;

@@ -1,4 +1,4 @@
-import OpenAI, { APIError } from 'openai';
+import type OpenAI from 'openai';
 import { fromPromise } from 'xstate';
 import type { ChatMessage } from '../context/messages.js';
 import { totalChars } from '../context/messages.js';
@@ -10,6 +10,7 @@ import type { ModelReply } from '../machines/types.js';
 import { boundedErrorText } from './body-limits.js';
 import { diagnoseEndpointError } from './endpoint-diagnosis.js';
 import { normalizingErrorFetch } from './error-body.js';
+import { loadOpenAI, openAIErrors } from './openai-sdk.js';
 import { promptedMessages, toolPrompt } from './prompted-tools.js';
 import { type IntakeNote, takeReply, type WireReply } from './reply-intake.js';
 import { MalformedResponseError, type RetryPolicy, withRetries } from './retry.js';
@@ -79,13 +80,19 @@ const CONTEXT_LENGTH = /context[_ ]length|maximum context|too many tokens|prompt
  */
 export function openEndpoint(options: EndpointOptions): ChatEndpoint {
   const baseFetch = options.fetch ?? fetch;
-  const client = new OpenAI({
-    baseURL: options.baseURL,
-    apiKey: options.apiKey ?? 'not-needed',
-    maxRetries: 0,
-    timeout: options.requestTimeoutMs,
-    fetch: normalizingErrorFetch(baseFetch, options.maxResponseBytes ?? MAX_RESPONSE_BYTES),
-  });
+  // The client (and the SDK) comes with the first request.
+  let client: Promise<OpenAI> | null = null;
+  const connect = () =>
+    (client ??= loadOpenAI().then(
+      ({ default: OpenAI }) =>
+        new OpenAI({
+          baseURL: options.baseURL,
+          apiKey: options.apiKey ?? 'not-needed',
+          maxRetries: 0,
+          timeout: options.requestTimeoutMs,
+          fetch: normalizingErrorFetch(baseFetch, options.maxResponseBytes ?? MAX_RESPONSE_BYTES),
+        }),
+    ));
   const secrets = [options.apiKey];
   // Which name the completion limit goes by; switched for good the first time the endpoint asks for the other one.
   let maxTokensParam = options.maxTokensParam ?? 'max_tokens';
@@ -116,10 +123,11 @@ export function openEndpoint(options: EndpointOptions): ChatEndpoint {
           ...(sendCacheKey ? { prompt_cache_key: cacheKey(body.messages, body.tools) } : {}),
         }) as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming;
       const attempt = async () => {
+        const sdk = await connect();
         for (let adapted = 0; ; adapted++) {
           try {
-            if (!options.stream) return checkShape(await client.chat.completions.create(request(), { signal }));
-            const streamed = await client.chat.completions.create(
+            if (!options.stream) return checkShape(await sdk.chat.completions.create(request(), { signal }));
+            const streamed = await sdk.chat.completions.create(
               { ...request(), stream: true, ...(sendStreamUsage ? { stream_options: { include_usage: true } } : {}) },
               { signal },
             );
@@ -211,6 +219,7 @@ export function createOpenAIModel(endpoint: ChatEndpoint, toolSchemas: unknown[]
 
 /** The completion-limit parameter a 400 asks for instead of the one sent (reasoning models refuse `max_tokens`), or null. */
 function otherMaxTokensParam(error: unknown, sent: MaxTokensParam): MaxTokensParam | null {
+  const { APIError } = openAIErrors();
   if (!(error instanceof APIError) || error.status !== 400) return null;
   const other: MaxTokensParam = sent === 'max_tokens' ? 'max_completion_tokens' : 'max_tokens';
   return error.message.includes(sent) && error.message.includes(other) ? other : null;
@@ -218,6 +227,7 @@ function otherMaxTokensParam(error: unknown, sent: MaxTokensParam): MaxTokensPar
 
 /** True when a 400 names `field` as the problem (an endpoint that refuses fields it does not know). */
 function rejectsField(error: unknown, field: string): boolean {
+  const { APIError } = openAIErrors();
   return error instanceof APIError && error.status === 400 && (error.message.includes(field) || (error as { param?: unknown }).param === field);
 }
 
@@ -280,11 +290,13 @@ function contentText(content: unknown): string | null {
 
 /** One line about a failure, never longer than a person reads (an endpoint's 10 MB error message included). */
 function describe(error: unknown): string {
+  const { APIError } = openAIErrors();
   if (error instanceof APIError) return boundedErrorText(`${error.constructor.name} ${error.status ?? ''}: ${error.message}`.trim());
   return boundedErrorText(error instanceof Error ? `${error.name}: ${error.message}` : String(error));
 }
 
 function classify(error: unknown, secrets: (string | undefined)[], signal: AbortSignal, sentTools: boolean, advice: string | null): Error {
+  const { APIError } = openAIErrors();
   if (signal.aborted) return error instanceof Error ? error : new Error(String(error));
   const text = redact(describe(error), secrets);
   if (sentTools && error instanceof APIError && error.status === 400 && TOOLS_REJECTED.test(error.message)) return new ToolsRejectedError(text);

@@ -1,4 +1,4 @@
-import { APIConnectionError, APIError, InternalServerError, RateLimitError } from 'openai';
+import { openAIErrors } from './openai-sdk.js';
 
 /** How failed model requests are retried. */
 export interface RetryPolicy {
@@ -18,6 +18,7 @@ export class MalformedResponseError extends Error {
 
 /** True for failures worth another attempt: 429, 5xx, connection errors, timeouts, malformed bodies. */
 export function isRetryable(error: unknown): boolean {
+  const { APIConnectionError, APIError, InternalServerError, RateLimitError } = openAIErrors();
   if (error instanceof RateLimitError || error instanceof InternalServerError || error instanceof APIConnectionError) return true;
   // An APIError without a status (a user abort) is not retried.
   if (error instanceof APIError) return error.status === 408 || error.status === 409 || (error.status ?? 0) >= 500;
@@ -26,6 +27,7 @@ export function isRetryable(error: unknown): boolean {
 
 /** Milliseconds the server asked us to wait (`retry-after-ms` or `retry-after`, seconds or a date). */
 export function retryAfterMs(error: unknown, now = Date.now()): number | null {
+  const { APIError } = openAIErrors();
   if (!(error instanceof APIError) || !error.headers) return null;
   const { headers } = error;
   const ms = Number(headers.get('retry-after-ms'));

@@ -8,7 +8,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-const SUITE = new URL('../eval/suite/', import.meta.url).pathname;
+const SUITE = new URL('../packages/rein-eval/eval/suite/', import.meta.url).pathname;
 const FILES = 10;
 const TARGET_BYTES = 7_400;
 

@@ -33,6 +33,19 @@ function filesOf(patterns) {
   return found;
 }
 
+// The figures written last time: a group this report does not cover keeps its row and its listed mutants
+// (each group as of its own last run), so re-running some groups never drops the others.
+const previous = (() => {
+  const block = /<!-- mutation:start -->([\s\S]*)<!-- mutation:end -->/.exec(readFileSync(docPath, 'utf8'))?.[1] ?? '';
+  const rows = new Map();
+  for (const line of block.split('\n')) {
+    const cells = line.startsWith('| ') ? line.slice(2, -2).split(' | ') : [];
+    if (cells.length === 8 && /^\d+$/.test(cells[3])) rows.set(cells[0], cells);
+  }
+  const listed = block.split('\n').filter((line) => line.startsWith('- `'));
+  return { rows, listed };
+})();
+
 const files = Object.entries(report.files).map(([path, file]) => ({ path: path.replace(/\\/g, '/'), mutants: file.mutants, lines: file.source.split('\n') }));
 const rows = [];
 const alive = [];
@@ -40,20 +53,16 @@ const equivalent = [];
 /** The table row of a set of mutants: score, detected, survived, no test, ignored, did not compile. */
 function row(name, files, mutants) {
   const count = (...statuses) => mutants.filter((mutant) => statuses.includes(mutant.status)).length;
-  const detected = count('Killed', 'Timeout');
-  const undetected = count('Survived', 'NoCoverage');
-  const score = detected + undetected > 0 ? `${((detected / (detected + undetected)) * 100).toFixed(1)}%` : 'none scored';
-  return [
-    name,
-    files,
-    mutants.length === 0 ? 'not in this report' : score,
-    detected,
-    count('Survived'),
-    count('NoCoverage'),
-    count('Ignored'),
-    count('CompileError', 'RuntimeError'),
-  ];
+  return counted(name, files, [count('Killed', 'Timeout'), count('Survived'), count('NoCoverage'), count('Ignored'), count('CompileError', 'RuntimeError')]);
 }
+/** A table row from its counts: detected, survived, no test, ignored, did not compile. */
+function counted(name, files, [detected, survived, noTest, ignored, broken]) {
+  const undetected = survived + noTest;
+  const score = detected + undetected > 0 ? `${((detected / (detected + undetected)) * 100).toFixed(1)}%` : 'none scored';
+  const empty = detected + undetected + ignored + broken === 0;
+  return [name, files, empty ? 'not in this report' : score, detected, survived, noTest, ignored, broken];
+}
+const kept = [];
 const byFolder = new Map();
 for (const group of groups) {
   const patterns = group.files.map(globToRegExp);
@@ -61,14 +70,22 @@ for (const group of groups) {
   const mutants = inGroup.flatMap((file) => file.mutants.map((mutant) => ({ ...mutant, file })));
   const missing = filesOf(patterns).filter((path) => !inGroup.some((file) => file.path === path));
   const unscored = missing.length > 0 && inGroup.length > 0 ? ` (not scored yet: ${missing.join(', ')})` : '';
-  rows.push(row(group.name, `${group.files.join(', ')}${unscored}`, mutants));
+  const before = previous.rows.get(group.name);
+  if (inGroup.length === 0 && before) {
+    // Not in this report: the row and the mutants listed for its files, as written last time.
+    rows.push([before[0], before[1], before[2], ...before.slice(3).map(Number)]);
+    kept.push(group.name);
+    const listedHere = previous.listed.filter((line) => patterns.some((pattern) => pattern.test(/^- `([^:`]+)/.exec(line)?.[1] ?? '')));
+    for (const line of listedHere) (line.includes('(Survived)') || line.includes('(NoCoverage)') ? alive : equivalent).push(line);
+  } else rows.push(row(group.name, `${group.files.join(', ')}${unscored}`, mutants));
   // A folder scored in several groups (the machine, by concern) also gets a total row.
   if (group.folder) {
-    const folder = byFolder.get(group.folder) ?? { mutants: [], groups: 0, scored: 0, unscoredFiles: [] };
+    const folder = byFolder.get(group.folder) ?? { rows: [], groups: 0, scored: 0, unscoredFiles: [] };
+    const groupRow = rows.at(-1);
     byFolder.set(group.folder, {
-      mutants: [...folder.mutants, ...mutants],
+      rows: [...folder.rows, groupRow],
       groups: folder.groups + 1,
-      scored: folder.scored + (mutants.length > 0 ? 1 : 0),
+      scored: folder.scored + (groupRow[2] === 'not in this report' ? 0 : 1),
       unscoredFiles: [...folder.unscoredFiles, ...(inGroup.length > 0 ? missing : [])],
     });
   }
@@ -80,12 +97,17 @@ for (const group of groups) {
     if (mutant.status === 'Ignored') equivalent.push(`- \`${where}\` ${mutant.mutatorName}: ${oneLine(mutant.statusReason ?? 'no reason given')}`);
   }
 }
-for (const [folder, { mutants, groups: count, scored, unscoredFiles }] of byFolder) {
+for (const [folder, { rows: groupRows, groups: count, scored, unscoredFiles }] of byFolder) {
   if (count < 2) continue;
-  const groupsIn = scored === count ? `all ${count} groups` : `${scored} of its ${count} groups in this report`;
-  const partly = unscoredFiles.length > 0 ? `; ${unscoredFiles.length} of their files not scored yet` : '';
-  const files = `${folder}/ (${groupsIn}${partly})`;
-  rows.push(row(`${folder}/ total`, files, mutants));
+  const groupsIn = scored === count ? `all ${count} groups` : `${scored} of its ${count} groups scored`;
+  // A kept group's files not scored yet are named in its kept row: counted from there.
+  const keptUnscored = groupRows
+    .filter((groupRow) => kept.includes(groupRow[0]))
+    .reduce((sum, groupRow) => sum + (/not scored yet: ([^)]*)\)/.exec(groupRow[1])?.[1].split(', ').length ?? 0), 0);
+  const unscoredCount = unscoredFiles.length + keptUnscored;
+  const partly = unscoredCount > 0 ? `; ${unscoredCount} of their files not scored yet` : '';
+  const sums = [3, 4, 5, 6, 7].map((column) => groupRows.reduce((sum, groupRow) => sum + groupRow[column], 0));
+  rows.push(counted(`${folder}/ total`, `${folder}/ (${groupsIn}${partly})`, sums));
 }
 
 function oneLine(text) {
@@ -104,6 +126,7 @@ const block = [
   '',
   table,
   '',
+  ...(kept.length > 0 ? [`Not in this report, kept as written by the previous \`npm run mutate:report\`: ${kept.join('; ')}.`, ''] : []),
   '### Mutants no test detects',
   '',
   alive.length > 0 ? alive.join('\n') : 'None.',

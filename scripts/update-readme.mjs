@@ -3,7 +3,7 @@
 // the schema) and the cookbook (from docs/cookbook). Run after changing any of them: npm run docs:readme
 // test/docs/readme.test.ts fails while a section is out of date.
 import { readFileSync, writeFileSync } from 'node:fs';
-import { readmeSections } from '../dist/docs/readme-sections.js';
+import { readmeSections } from '../packages/rein-dev/dist/docs/readme-sections.js';
 
 const path = new URL('../README.md', import.meta.url);
 const readme = readFileSync(path, 'utf8');

@@ -47,14 +47,14 @@ if [ -n "$rein_tarball" ]; then
   rm -rf "$prefix/lib/rein"
   mkdir -p "$prefix/lib"
   tar -xf "$rein_tarball" -C "$prefix/lib"
-  [ -f "$prefix/lib/rein/bin/rein.js" ] || fail "$rein_tarball is not a rein bundle (no rein/bin/rein.js)"
-  entry="$prefix/lib/rein/bin/rein.js"
+  [ -f "$prefix/lib/rein/packages/rein-cli/bin/rein.js" ] || fail "$rein_tarball is not a rein bundle (no rein/packages/rein-cli/bin/rein.js)"
+  entry="$prefix/lib/rein/packages/rein-cli/bin/rein.js"
   say "installed rein from $rein_tarball"
 else
-  spec="${REIN_NPM_SPEC:-rein}"
+  spec="${REIN_NPM_SPEC:-rein-cli}"
   say "no REIN_TARBALL: npm install -g $spec (needs network)"
   npm install -g --prefix "$prefix/npm" "$spec"
-  entry="$prefix/npm/lib/node_modules/rein/bin/rein.js"
+  entry="$prefix/npm/lib/node_modules/rein-cli/bin/rein.js"
 fi
 
 # The launchers pin the node found above, so a PATH without it still runs rein.

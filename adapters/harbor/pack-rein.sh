@@ -8,16 +8,18 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 out="${1:-$PWD/rein-bundle.tgz}"
 case "$out" in /*) ;; *) out="$PWD/$out" ;; esac
 cd "$root"
-[ -f dist/cli/main.js ] || npm run build >&2
+[ -f packages/rein-cli/dist/cli/main.js ] || npm run build >&2
 stage="$(mktemp -d)"
 trap 'rm -rf "$stage"' EXIT
 
-# The files npm would publish (package.json "files"), as npm itself lists them, then the
-# production dependencies as installed here (a nested one is inside its parent's folder).
+# The files npm would publish (each package.json "files"): the core at the root and the
+# packages the CLI needs under packages/, as npm itself lists them; then the production
+# dependencies as installed here (a nested one is inside its parent's folder; the workspace
+# links node_modules/rein-* stay links).
 {
-  npm pack --dry-run --json --ignore-scripts 2>/dev/null |
-    node -e 'let s = ""; process.stdin.on("data", (d) => (s += d)).on("end", () => { for (const f of JSON.parse(s)[0].files) console.log(f.path); });'
-  npm ls --omit=dev --all --parseable 2>/dev/null | tail -n +2 | sed "s|^$root/||" | grep -v '/node_modules/' || true
+  npm pack --dry-run --json --ignore-scripts --include-workspace-root -w rein-otel -w rein-viz -w rein-eval -w rein-cli 2>/dev/null |
+    node -e 'let s = ""; process.stdin.on("data", (d) => (s += d)).on("end", () => { for (const pkg of JSON.parse(s)) for (const f of pkg.files) console.log(pkg.name === "rein" ? f.path : `packages/${pkg.name}/${f.path}`); });'
+  npm ls --omit=dev --all --parseable 2>/dev/null | tail -n +2 | sed "s|^$root/||" | grep -v '/node_modules/' | grep -v '^packages/' | grep -v '^node_modules/rein-dev$' || true
   echo adapters/harbor/run-rein.sh
   echo adapters/harbor/install-rein.sh
 } >"$stage/files"

@@ -9,7 +9,8 @@ import {
   InternalServerError,
   RateLimitError,
 } from 'openai';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { loadOpenAI } from '../../actors/openai-sdk.js';
 import {
   abortableSleep,
   backoffMs,
@@ -20,6 +21,9 @@ import {
   retryAfterMs,
   withRetries,
 } from '../../actors/retry.js';
+
+// The SDK's error classes count once the SDK is loaded, as it is by an endpoint's first request.
+beforeAll(loadOpenAI);
 
 const NOW = Date.parse('2026-11-30T12:00:00Z');
 const rateLimited = (headers: Record<string, string>) => new RateLimitError(429, { message: 'slow down' }, 'slow down', new Headers(headers));

@@ -1,7 +1,7 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { parsePromptAnswer, terminalSource } from '../../cli/approval-prompt.js';
-import { metricsFromTrace } from '../../eval/trace-metrics.js';
+import { parsePromptAnswer, terminalSource } from '../../packages/rein-cli/cli/approval-prompt.js';
+import { metricsFromTrace } from '../../packages/rein-eval/eval/trace-metrics.js';
 
 const pending = {
   callId: 'call_1_0',

@@ -1,17 +1,19 @@
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { builtinModules } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { cleanEnv, repoRoot } from '../helpers/cli.js';
+import { cleanEnv, reinBin, repoRoot } from '../helpers/cli.js';
 import { makeTempDir } from '../helpers/workspace.js';
 
 /**
- * The floors of rein's import graph. The core (what `import … from 'rein'` and a
- * run need) may import only from a lower floor, or within its own folder; the
- * periphery (CLI, visualizer, eval, telemetry, benchmarks, docs) may import the
- * core, and only the periphery folders named in PERIPHERY_MAY_IMPORT. A folder
- * that is in neither table fails the test: a new folder is placed on purpose.
+ * The floors of rein's import graph. The core (the `rein` package at the root: what
+ * `import … from 'rein'` and a run need) may import only from a lower floor, or within
+ * its own folder; the periphery (CLI, visualizer, eval, telemetry, benchmarks, docs; each
+ * folder in a workspace package under packages/) may import the core, and only the
+ * periphery folders named in PERIPHERY_MAY_IMPORT. A folder that is in neither table fails
+ * the test: a new folder is placed on purpose.
  */
 const CORE_FLOORS: Record<string, number> = {
   lib: 0,
@@ -43,6 +45,17 @@ const PERIPHERY_MAY_IMPORT: Record<string, readonly string[]> = {
   docs: ['cli', 'visualizer'],
 };
 
+/** The workspace package each periphery folder lives in (packages/<name>/<folder>/); the core's folders are at the root. */
+const PACKAGE_OF: Record<string, string> = {
+  telemetry: 'rein-otel',
+  visualizer: 'rein-viz',
+  eval: 'rein-eval',
+  replay: 'rein-cli',
+  cli: 'rein-cli',
+  bench: 'rein-dev',
+  docs: 'rein-dev',
+};
+
 const SKIPPED = new Set(['node_modules', 'dist', 'test', '.git', '.ci', 'reports', '.stryker-tmp', 'repo']);
 
 interface Edge {
@@ -50,6 +63,8 @@ interface Edge {
   from: string;
   to: string;
   spec: string;
+  fromPackage: string;
+  toPackage: string;
 }
 
 function sourceFiles(dir: string, found: string[] = []): string[] {
@@ -62,26 +77,57 @@ function sourceFiles(dir: string, found: string[] = []): string[] {
   return found;
 }
 
+/** The package a file is in: `rein` (the core, at the root) or a workspace package's name. */
+const packageOf = (path: string) => /^packages\/([^/]+)\//.exec(relative(repoRoot, path))?.[1] ?? 'rein';
+
+/** A file's top-level folder inside its package (`cli` for packages/rein-cli/cli/main.ts), or '(root)'. */
 const folderOf = (path: string) => {
   const inRepo = relative(repoRoot, path);
-  return inRepo.includes('/') ? inRepo.split('/')[0]! : '(root)';
+  const inPackage = packageOf(path) === 'rein' ? inRepo : inRepo.split('/').slice(2).join('/');
+  return inPackage.includes('/') ? inPackage.split('/')[0]! : '(root)';
 };
 
-/** Every relative import, static, re-export or dynamic, that crosses a top-level folder. */
+/** Where an import names a file: relative to the importer, or the core (`rein/…`) or a workspace package (`rein-viz/…`) by name. */
+function targetOf(file: string, spec: string): string | null {
+  if (spec.startsWith('.')) return resolve(dirname(file), spec);
+  if (spec === 'rein') return join(repoRoot, 'index.ts');
+  const named = /^(rein(?:-[a-z]+)?)\/(.+)$/.exec(spec);
+  if (!named) return null;
+  return named[1] === 'rein' ? join(repoRoot, named[2]!) : join(repoRoot, 'packages', named[1]!, named[2]!);
+}
+
+/** Every import of a rein file, static, re-export or dynamic, relative or by package name, that crosses a top-level folder. */
 function crossingImports(files: string[]): Edge[] {
   const edges: Edge[] = [];
-  const pattern = /(?:^|\n)\s*(?:import|export)\s[^;'"]*?from\s*['"](\.[^'"]+)['"]|import\(\s*['"](\.[^'"]+)['"]\s*\)/g;
+  const pattern = /(?:^|\n)\s*(?:import|export)\s[^;'"]*?from\s*['"]((?:\.|rein\b)[^'"]*)['"]|import\(\s*['"]((?:\.|rein\b)[^'"]*)['"]\s*\)/g;
   for (const file of files) {
     const text = readFileSync(file, 'utf8');
     for (const match of text.matchAll(pattern)) {
       const spec = (match[1] ?? match[2])!;
+      const target = targetOf(file, spec);
+      if (!target) continue;
       const from = folderOf(file);
-      const to = folderOf(resolve(dirname(file), spec));
-      if (from !== to) edges.push({ file: relative(repoRoot, file), from, to, spec });
+      const to = folderOf(target);
+      if (from !== to || packageOf(file) !== packageOf(target))
+        edges.push({ file: relative(repoRoot, file), from, to, spec, fromPackage: packageOf(file), toPackage: packageOf(target) });
     }
   }
   return edges;
 }
+
+/** Why an edge breaks the package boundaries, or null: another package is named, never reached by a relative path, and declared as a dependency. */
+function packageViolation(edge: Edge, declared: (pkg: string) => readonly string[]): string | null {
+  if (edge.fromPackage === edge.toPackage) return edge.spec.startsWith('rein') ? `${edge.fromPackage} imports itself by name` : null;
+  if (edge.spec.startsWith('.')) return `a relative path out of ${edge.fromPackage} into ${edge.toPackage}: import it as '${edge.toPackage}/…'`;
+  const expected = PACKAGE_OF[edge.from] ?? 'rein';
+  if (edge.fromPackage !== expected) return `${edge.from}/ belongs in ${expected}, not ${edge.fromPackage}`;
+  return declared(edge.fromPackage).includes(edge.toPackage) ? null : `${edge.toPackage} is not a dependency of ${edge.fromPackage}`;
+}
+
+function manifestOf(pkg: string): { dependencies?: Record<string, string>; peerDependencies?: Record<string, string> } {
+  return JSON.parse(readFileSync(join(repoRoot, ...(pkg === 'rein' ? [] : ['packages', pkg]), 'package.json'), 'utf8'));
+}
+const dependenciesOf = (pkg: string) => Object.keys({ ...manifestOf(pkg).dependencies, ...manifestOf(pkg).peerDependencies });
 
 /** Why an edge breaks the layering, or null when it may stand. */
 function layerViolation(edge: Pick<Edge, 'from' | 'to'>): string | null {
@@ -116,6 +162,58 @@ describe('the import graph', () => {
     expect(broken).toEqual([]);
   });
 
+  it('crosses packages only by name, into a declared dependency, each folder in its own package', () => {
+    expect(edges.some((edge) => edge.fromPackage === 'rein-cli' && edge.toPackage === 'rein' && edge.spec.startsWith('rein/'))).toBe(true);
+    const broken = edges.flatMap((edge) => {
+      const why = packageViolation(edge, dependenciesOf);
+      return why ? [`${edge.file} imports ${edge.spec}: ${why}`] : [];
+    });
+    expect(broken).toEqual([]);
+  });
+
+  it("finds every package a file imports declared in its own package.json (the core installs without the periphery's)", () => {
+    const builtins = new Set(builtinModules);
+    // The root's other .ts files are the test runner's configs (dev tooling, not in the package).
+    const shipped = files.filter((file) => folderOf(file) !== '(root)' || relative(repoRoot, file) === 'index.ts' || packageOf(file) !== 'rein');
+    expect(shipped.length).toBeGreaterThan(200);
+    const undeclared = shipped.flatMap((file) => {
+      const text = readFileSync(file, 'utf8');
+      const declared = new Set([...dependenciesOf(packageOf(file)), packageOf(file)]);
+      return [...text.matchAll(/(?:^|\n)\s*(?:import|export)\s[^;'"]*?from\s*['"]([^.'"][^'"]*)['"]|import\(\s*['"]([^.'"][^'"]*)['"]\s*\)/g)].flatMap(
+        (match) => {
+          const spec = (match[1] ?? match[2])!;
+          const name = /^(@[^/]+\/[^/]+|[^/]+)/.exec(spec)![1]!;
+          return spec.startsWith('node:') || builtins.has(name) || declared.has(name)
+            ? []
+            : [`${relative(repoRoot, file)} imports ${spec}, not a dependency of ${packageOf(file)}`];
+        },
+      );
+    });
+    expect(undeclared).toEqual([]);
+  });
+
+  it('names what is wrong with a crossing of package boundaries', () => {
+    const edge = (over: Partial<Edge>): Edge => ({
+      file: 'x.ts',
+      from: 'cli',
+      to: 'run',
+      spec: 'rein/run/x.js',
+      fromPackage: 'rein-cli',
+      toPackage: 'rein',
+      ...over,
+    });
+    const declared = (pkg: string) => (pkg === 'rein-cli' ? ['rein', 'rein-viz'] : []);
+    expect(packageViolation(edge({}), declared)).toBeNull();
+    expect(packageViolation(edge({ spec: '../../../run/x.js' }), declared)).toBe("a relative path out of rein-cli into rein: import it as 'rein/…'");
+    expect(packageViolation(edge({ to: 'eval', toPackage: 'rein-eval', spec: 'rein-eval/eval/x.js' }), declared)).toBe(
+      'rein-eval is not a dependency of rein-cli',
+    );
+    expect(packageViolation(edge({ from: 'visualizer' }), declared)).toBe('visualizer/ belongs in rein-viz, not rein-cli');
+    expect(packageViolation(edge({ from: 'run', fromPackage: 'rein', to: 'cli', toPackage: 'rein-cli', spec: 'rein-cli/cli/x.js' }), declared)).toBe(
+      'rein-cli is not a dependency of rein',
+    );
+  });
+
   it('names what is wrong with an arrow back up', () => {
     // The one arrow back up this test was written for: lib/trace-events.ts importing from rules/.
     expect(layerViolation({ from: 'lib', to: 'rules' })).toBe('lib/ (floor 0) imports rules/ (floor 1), which is not below it');
@@ -127,48 +225,84 @@ describe('the import graph', () => {
   });
 });
 
-describe('a run', () => {
-  // A resolve hook in the child records every package and every rein module it loads.
-  it('loads only the core: no queue client, exporter, layout engine, bundler, or periphery module', () => {
-    const dir = makeTempDir('rein-loaded-');
-    const hooks = join(dir, 'hooks.mjs');
-    const log = join(dir, 'loaded.txt');
-    writeFileSync(
-      hooks,
-      `import { appendFileSync } from 'node:fs';
+/** Runs node with `args` under a resolve hook that records every module the child loads; its URLs. */
+function modulesLoadedBy(args: string[], cwd = repoRoot): string[] {
+  const dir = makeTempDir('rein-loaded-');
+  const hooks = join(dir, 'hooks.mjs');
+  const log = join(dir, 'loaded.txt');
+  writeFileSync(
+    hooks,
+    `import { appendFileSync } from 'node:fs';
 export async function resolve(specifier, context, next) {
   const result = await next(specifier, context);
   appendFileSync(${JSON.stringify(log)}, result.url + '\\n');
   return result;
 }`,
-    );
-    const register = join(dir, 'register.mjs');
-    writeFileSync(register, `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(hooks).href)});\n`);
-    const demo = spawnSync(process.execPath, ['--import', register, join(repoRoot, 'bin', 'rein.js'), 'demo'], {
-      encoding: 'utf8',
-      env: cleanEnv(),
-      timeout: 60_000,
-    });
-    expect(demo.status, demo.stderr).toBe(0);
-    const urls = readFileSync(log, 'utf8').split('\n').filter(Boolean);
-    const packages = new Set(urls.flatMap((url) => /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url)?.[1] ?? []));
-    const reinFolders = new Set(urls.flatMap((url) => new RegExp(`${pathToFileURL(join(repoRoot, 'dist')).href}/([^/]+)/`).exec(url)?.[1] ?? []));
+  );
+  const register = join(dir, 'register.mjs');
+  writeFileSync(register, `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(hooks).href)});\n`);
+  const child = spawnSync(process.execPath, ['--import', register, ...args], { cwd, encoding: 'utf8', env: cleanEnv(), timeout: 60_000 });
+  expect(child.status, child.stderr).toBe(0);
+  return readFileSync(log, 'utf8').split('\n').filter(Boolean);
+}
+
+const packagesIn = (urls: string[]) => new Set(urls.flatMap((url) => /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url)?.[1] ?? []));
+
+/** What a run that never talks to an endpoint has no use for: the queue, the exporter, the layout engine, the bundler, the endpoint SDK. */
+const NOT_FOR_A_SCRIPTED_RUN = [
+  'bullmq',
+  'ioredis',
+  'elkjs',
+  'esbuild',
+  '@opentelemetry/api',
+  '@opentelemetry/sdk-trace-base',
+  '@opentelemetry/exporter-trace-otlp-http',
+  'openai',
+];
+
+describe('a run', () => {
+  // A resolve hook in the child records every package and every rein module it loads.
+  it('loads only the core: no queue client, exporter, layout engine, bundler, endpoint SDK or periphery module', () => {
+    const urls = modulesLoadedBy([reinBin, 'demo']);
+    const packages = packagesIn(urls);
+    // A built module is <root>/dist/<folder>/… (the core) or <root>/packages/<package>/dist/<folder>/….
+    const reinFolders = new Set(urls.flatMap((url) => new RegExp(`^${pathToFileURL(repoRoot).href}/(?:packages/[^/]+/)?dist/([^/]+)/`).exec(url)?.[1] ?? []));
     expect(packages.has('xstate')).toBe(true);
-    for (const heavy of [
-      'bullmq',
-      'ioredis',
-      'elkjs',
-      'esbuild',
-      '@opentelemetry/api',
-      '@opentelemetry/sdk-trace-base',
-      '@opentelemetry/exporter-trace-otlp-http',
-    ])
-      expect(packages.has(heavy), `${heavy} was loaded`).toBe(false);
+    for (const heavy of NOT_FOR_A_SCRIPTED_RUN) expect(packages.has(heavy), `${heavy} was loaded`).toBe(false);
     expect(reinFolders.has('run')).toBe(true);
     for (const folder of ['eval', 'bench', 'coverage']) expect(reinFolders.has(folder), `dist/${folder}/ was loaded`).toBe(false);
     // The CLI reads the visualizer's flag parser only (the --viz flags); none of its server, layout or page.
     const visualizer = urls.filter((url) => url.includes('/dist/visualizer/'));
     expect(visualizer.length).toBeGreaterThan(0);
     expect(visualizer.filter((url) => !url.endsWith('/viz-flags.js'))).toEqual([]);
+  });
+
+  it("started from the library (import … from 'rein') with a scripted model, loads no endpoint SDK, queue, exporter or layout engine", () => {
+    const workspace = makeTempDir('rein-loaded-ws-');
+    writeFileSync(join(workspace, 'a.test.js'), "import test from 'node:test';\ntest('ok', () => {});\n");
+    const script = join(makeTempDir('rein-loaded-script-'), 'run.mjs');
+    writeFileSync(
+      script,
+      `const { call, loadRules, reply, scriptedModelSource, startRun } = await import(${JSON.stringify(pathToFileURL(join(repoRoot, 'dist', 'index.js')).href)});
+const workspace = ${JSON.stringify(workspace)};
+const { rules, guards, actions, tools } = await loadRules({ workspace });
+const run = startRun({
+  workspace,
+  rules,
+  guards,
+  actions,
+  tools,
+  runDir: ${JSON.stringify(makeTempDir('rein-loaded-run-'))},
+  task: 'Make the tests pass.',
+  testCmd: 'node --test',
+  model: scriptedModelSource('scripted', [reply(call('run', { command: 'node --test' })), reply(call('finish', { summary: 'The tests pass.' }))]),
+});
+const output = await run.done;
+if (output.status !== 'done') throw new Error('the run ended ' + output.status);
+`,
+    );
+    const packages = packagesIn(modulesLoadedBy([script]));
+    expect(packages.has('xstate')).toBe(true);
+    for (const heavy of NOT_FOR_A_SCRIPTED_RUN) expect(packages.has(heavy), `${heavy} was loaded`).toBe(false);
   });
 });

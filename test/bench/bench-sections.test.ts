@@ -2,11 +2,11 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { CacheFigures } from '../../bench/prefix-cache.js';
-import { type BenchSection, renderSection } from '../../bench/section.js';
-import { describeCachePairs, describeReuseTrade } from '../../bench/sections/prompt-cache.js';
-import { describeWarmOverhead } from '../../bench/sections/sandbox-overhead.js';
-import { writeSections } from '../../bench/write-figures.js';
+import type { CacheFigures } from '../../packages/rein-dev/bench/prefix-cache.js';
+import { type BenchSection, renderSection } from '../../packages/rein-dev/bench/section.js';
+import { describeCachePairs, describeReuseTrade } from '../../packages/rein-dev/bench/sections/prompt-cache.js';
+import { describeWarmOverhead } from '../../packages/rein-dev/bench/sections/sandbox-overhead.js';
+import { writeSections } from '../../packages/rein-dev/bench/write-figures.js';
 import { makeTempDir, removeTempDirs } from '../../testing/temp-dir.js';
 
 afterEach(removeTempDirs);

@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { queueSample } from '../../bench/eval-queue.js';
-import { loadTaskSet } from '../../eval/task.js';
+import { queueSample } from '../../packages/rein-dev/bench/eval-queue.js';
+import { loadTaskSet } from '../../packages/rein-eval/eval/task.js';
 
 describe('the queue section samples the suite', () => {
   it('takes every third task in sorted order, whatever order it is given', () => {
@@ -9,7 +9,7 @@ describe('the queue section samples the suite', () => {
   });
 
   it('on the offline suite: a third of its tasks, both languages in each half the section runs', () => {
-    const ids = loadTaskSet(fileURLToPath(new URL('../../eval/suite', import.meta.url))).tasks.map((task) => task.id);
+    const ids = loadTaskSet(fileURLToPath(new URL('../../packages/rein-eval/eval/suite', import.meta.url))).tasks.map((task) => task.id);
     const sample = queueSample(ids);
     expect(sample).toHaveLength(Math.ceil(ids.length / 3));
     const halves = [sample.filter((_, index) => index % 2 === 0), sample.filter((_, index) => index % 2 === 1)];

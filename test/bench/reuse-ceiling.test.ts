@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { budgetCeiling, compactingCeiling, reuseCeiling, sessionRecord } from '../../bench/prefix-cache.js';
-import { describeReuseTarget } from '../../bench/sections/prompt-cache.js';
 import type { ChatMessage } from '../../context/messages.js';
 import { totalChars } from '../../context/messages.js';
+import { budgetCeiling, compactingCeiling, reuseCeiling, sessionRecord } from '../../packages/rein-dev/bench/prefix-cache.js';
+import { describeReuseTarget } from '../../packages/rein-dev/bench/sections/prompt-cache.js';
 
 /** A head and `steps` calls with results of one size, so every step's pair has the same bytes and characters. */
 function evenRecord(steps: number, resultChars: number): ChatMessage[] {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type OpenAIStub, type StubAnswer, startOpenAIStub } from '../../testing/index.js';
 import { makeTempDir } from '../../testing/temp-dir.js';
-import { cleanEnv, repoRoot, runCli } from '../helpers/cli.js';
+import { cleanEnv, reinBin, runCli } from '../helpers/cli.js';
 import { commandLine, processesWithArgument, uniqueMarker } from '../helpers/processes.js';
 import { waitUntil } from '../helpers/wait.js';
 
@@ -74,7 +74,7 @@ describe('background jobs through rein run', () => {
     const repo = makeTempDir('rein-e2e-jobs-', { until: 'exit' });
     const runDir = join(repo, '.rein', 'runs', 'killed');
     const env = cleanEnv({ OPENAI_BASE_URL: stub.url });
-    const cli = spawn(process.execPath, [join(repoRoot, 'bin', 'rein.js'), 'run', repo, 'task', '--test-cmd', 'true', '--model', 'stub', '--run-dir', runDir], {
+    const cli = spawn(process.execPath, [reinBin, 'run', repo, 'task', '--test-cmd', 'true', '--model', 'stub', '--run-dir', runDir], {
       env,
       stdio: 'ignore',
     });

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { atifTrajectorySchema } from '../../lib/atif-schema.js';
 import { type OpenAIStub, startOpenAIStub } from '../../testing/index.js';
-import { cleanEnv, repoRoot, runCli } from '../helpers/cli.js';
+import { cleanEnv, reinBin, runCli } from '../helpers/cli.js';
 import { fixesAdd } from '../helpers/fixes-add.js';
 import { makeTempDir } from '../helpers/workspace.js';
 
@@ -84,7 +84,7 @@ describe('the headless contract, read as an outside tool reads it', () => {
     const child = spawn(
       process.execPath,
       [
-        join(repoRoot, 'bin', 'rein.js'),
+        reinBin,
         'run',
         repo(),
         'Fix add',
@@ -140,14 +140,10 @@ describe('the headless contract, read as an outside tool reads it', () => {
     });
     const out = makeTempDir('rein-headless-kill-');
     const runDir = join(out, 'run');
-    const child = spawn(
-      process.execPath,
-      [join(repoRoot, 'bin', 'rein.js'), 'run', repo(), 'Fix add', '--test-cmd', 'node --test', '--model', 'stub', '--run-dir', runDir],
-      {
-        env: cleanEnv({ OPENAI_BASE_URL: stub.url }),
-        stdio: ['ignore', 'ignore', 'ignore'],
-      },
-    );
+    const child = spawn(process.execPath, [reinBin, 'run', repo(), 'Fix add', '--test-cmd', 'node --test', '--model', 'stub', '--run-dir', runDir], {
+      env: cleanEnv({ OPENAI_BASE_URL: stub.url }),
+      stdio: ['ignore', 'ignore', 'ignore'],
+    });
     const closed = new Promise((resolve) => child.on('close', resolve));
     const trace = join(runDir, 'trace.jsonl');
     while (!(existsSync(trace) && (readFileSync(trace, 'utf8').match(/"kind":"model"/g) ?? []).length >= 2))

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cleanEnv, repoRoot, runCli } from '../helpers/cli.js';
+import { cleanEnv, reinBin, repoRoot, runCli } from '../helpers/cli.js';
 import { makeTempDir } from '../helpers/workspace.js';
 
 const scratch = makeTempDir('rein-no-temp-', { until: 'exit' });
@@ -43,7 +43,7 @@ describe('the demo and runScripted leave no temp folders behind', () => {
 
   it('an interrupted demo keeps its copy for rein resume, and says so', async () => {
     const { tmp, env } = isolated();
-    const child = spawn(process.execPath, [join(repoRoot, 'bin', 'rein.js'), 'demo', '--viz', '--viz-exit', '--viz-port', '0'], { env });
+    const child = spawn(process.execPath, [reinBin, 'demo', '--viz', '--viz-exit', '--viz-port', '0'], { env });
     let stderr = '';
     child.stderr.on('data', (chunk) => {
       stderr += chunk;

@@ -1,12 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { halfLifeCap, manageContextStaged } from '../../bench/staged-context.js';
 import { type ContextRules, manageContext, summaryRange } from '../../context/context-manager.js';
 import { initialContextState } from '../../context/context-state.js';
 import { NO_CAPS } from '../../context/elision.js';
 import { type ChatMessage, totalChars } from '../../context/messages.js';
 import { checkPairing } from '../../context/pairing.js';
 import { ViewBuilder } from '../../context/view-builder.js';
+import { halfLifeCap, manageContextStaged } from '../../packages/rein-dev/bench/staged-context.js';
 import { headTail } from '../../tools/shape.js';
 
 const seedRules: ContextRules = {

@@ -2,7 +2,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checkCoverage } from '../../coverage/check.js';
-import { cookbookRecipes } from '../../docs/readme-sections.js';
+import { cookbookRecipes } from '../../packages/rein-dev/docs/readme-sections.js';
 import { createHarnessMachine, loadRules, rulesSchema } from '../../testing/index.js';
 import { repoRoot } from '../helpers/cli.js';
 

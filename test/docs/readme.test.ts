@@ -2,7 +2,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { call, createHarnessMachine, defaultRules, loadRules, makeTempDir, probeHarness, ran, reply, rulesSchema, runScripted } from 'rein/testing';
 import { describe, expect, it } from 'vitest';
-import { readmeSections } from '../../docs/readme-sections.js';
+import { readmeSections } from '../../packages/rein-dev/docs/readme-sections.js';
 import { cleanEnv, repoRoot, runCli } from '../helpers/cli.js';
 
 const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');

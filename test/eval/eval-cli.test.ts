@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import type { RunRecord } from '../../eval/run-record.js';
+import type { RunRecord } from '../../packages/rein-eval/eval/run-record.js';
 import { makeTempDir } from '../../testing/temp-dir.js';
-import { cleanEnv, repoRoot, runCli } from '../helpers/cli.js';
+import { cleanEnv, reinBin, repoRoot, runCli } from '../helpers/cli.js';
 import { checkHtml, writeTaskSet } from './eval-fixtures.js';
 
 /** A temp dir kept for every test of this file. */
@@ -78,7 +78,7 @@ describe('rein eval', () => {
     const tasks = writeTaskSet(['shout']);
     const out = join(tempDir('rein-eval-resume-'), 'out');
     const args = ['eval', tasks, '--preset', 'default', '--preset', 'no-verification-gate', '--out', out, '--parallel', '1'];
-    const child = spawn(process.execPath, [join(repoRoot, 'bin', 'rein.js'), ...args], { cwd: repoRoot, env: cleanEnv(), stdio: 'ignore' });
+    const child = spawn(process.execPath, [reinBin, ...args], { cwd: repoRoot, env: cleanEnv(), stdio: 'ignore' });
     const file = join(out, 'results.jsonl');
     for (let waited = 0; waited < 40_000 && !(existsSync(file) && readFileSync(file, 'utf8').trim().length > 0); waited += 50) await sleep(50);
     child.kill('SIGKILL');

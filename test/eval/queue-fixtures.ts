@@ -4,7 +4,7 @@ import { type AddressInfo, createServer } from 'node:net';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { makeTempDir } from '../../testing/temp-dir.js';
-import { cleanEnv, repoRoot } from '../helpers/cli.js';
+import { cleanEnv, reinBin, repoRoot } from '../helpers/cli.js';
 import { waitUntil } from '../helpers/wait.js';
 
 /** Temp dirs and processes a test file made, removed and stopped by `cleanUp`. */
@@ -148,7 +148,7 @@ export function startWorker(url: string, options: { env?: NodeJS.ProcessEnv; arg
   const cache = tempDir('rein-test-cache-');
   const child = spawn(
     process.execPath,
-    [join(repoRoot, 'bin', 'rein.js'), 'worker', '--queue', url, '--parallel', '1', '--cache', cache, '--stall-seconds', '3', ...(options.args ?? [])],
+    [reinBin, 'worker', '--queue', url, '--parallel', '1', '--cache', cache, '--stall-seconds', '3', ...(options.args ?? [])],
     { cwd: repoRoot, env: options.env ?? cleanEnv(), stdio: ['ignore', 'ignore', 'pipe'] },
   );
   children.push(child);
@@ -162,7 +162,7 @@ export function startWorker(url: string, options: { env?: NodeJS.ProcessEnv; arg
 
 /** `rein eval` as a background child process (for tests that kill it), with its stderr. */
 export function startEval(args: string[], env: NodeJS.ProcessEnv = cleanEnv()): { child: ChildProcess; stderr(): string; exited: Promise<number | null> } {
-  const child = spawn(process.execPath, [join(repoRoot, 'bin', 'rein.js'), 'eval', ...args], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [reinBin, 'eval', ...args], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
   let stderr = '';
   child.stderr!.on('data', (chunk) => {

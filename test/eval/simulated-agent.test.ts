@@ -4,11 +4,11 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ScriptedReply } from '../../actors/scripted-model.js';
 import type { ChatMessage } from '../../context/messages.js';
-import { createSimulatedAgent } from '../../eval/simulated/agent.js';
-import { harnessTexts } from '../../eval/simulated/feedback.js';
-import { shellEdit } from '../../eval/simulated/intents.js';
-import { traitsOf } from '../../eval/simulated/registry.js';
-import { simulationSchema } from '../../eval/simulated/simulation-schema.js';
+import { createSimulatedAgent } from '../../packages/rein-eval/eval/simulated/agent.js';
+import { harnessTexts } from '../../packages/rein-eval/eval/simulated/feedback.js';
+import { shellEdit } from '../../packages/rein-eval/eval/simulated/intents.js';
+import { traitsOf } from '../../packages/rein-eval/eval/simulated/registry.js';
+import { simulationSchema } from '../../packages/rein-eval/eval/simulated/simulation-schema.js';
 import { defaultRules } from '../../rules/schema.js';
 import { makeTempDir } from '../../testing/temp-dir.js';
 

@@ -3,7 +3,8 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 
 export const repoRoot = join(import.meta.dirname, '..', '..');
-const bin = join(repoRoot, 'bin', 'rein.js');
+/** The `rein` command's launcher (rein-cli's bin). */
+export const reinBin = join(repoRoot, 'packages', 'rein-cli', 'bin', 'rein.js');
 
 export interface CliResult {
   code: number | null;
@@ -13,9 +14,10 @@ export interface CliResult {
 
 /** Runs the built `rein` CLI as a child process (the tests run after `npm run build`). */
 export function runCli(args: string[], options: { env?: NodeJS.ProcessEnv; cwd?: string; timeoutMs?: number } = {}): Promise<CliResult> {
-  if (!existsSync(join(repoRoot, 'dist', 'cli', 'main.js'))) throw new Error('dist/ is missing: run `npm run build` (npm test does it) before the CLI tests');
+  if (!existsSync(join(repoRoot, 'packages/rein-cli/dist/cli/main.js')))
+    throw new Error('dist/ is missing: run `npm run build` (npm test does it) before the CLI tests');
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, ...args], { cwd: options.cwd ?? repoRoot, env: options.env ?? process.env });
+    const child = spawn(process.execPath, [reinBin, ...args], { cwd: options.cwd ?? repoRoot, env: options.env ?? process.env });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => {

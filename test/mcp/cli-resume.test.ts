@@ -3,7 +3,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type OpenAIStub, type StubRequest, startOpenAIStub } from '../../testing/index.js';
-import { cleanEnv, repoRoot, runCli } from '../helpers/cli.js';
+import { cleanEnv, reinBin, runCli } from '../helpers/cli.js';
 import { waitUntil } from '../helpers/wait.js';
 import { makeTempDir } from '../helpers/workspace.js';
 import { EVERYTHING } from './mcp-fixtures.js';
@@ -31,7 +31,7 @@ describe('rein killed with SIGKILL during an MCP call', () => {
     const env = cleanEnv({ OPENAI_BASE_URL: stub.url, XDG_STATE_HOME: makeTempDir('rein-state-') });
     expect((await runCli(['trust', repo], { env })).code).toBe(0);
     const args = ['run', repo, 'Wait for the operation', '--test-cmd', 'true', '--model', 'stub-model', '--run-dir', runDir];
-    const rein = spawn(process.execPath, [join(repoRoot, 'bin', 'rein.js'), ...args], { cwd: repo, env, stdio: 'ignore' });
+    const rein = spawn(process.execPath, [reinBin, ...args], { cwd: repo, env, stdio: 'ignore' });
     const journal = join(runDir, 'calls.jsonl');
     // The step is saved (state.json) and the call noted as started in the journal: the 30-second operation is under way.
     await waitUntil(

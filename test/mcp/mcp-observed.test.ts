@@ -4,8 +4,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createActor, toPromise } from 'xstate';
 import { createToolRunner } from '../../actors/tool-runner.js';
 import type { McpHub } from '../../mcp/hub.js';
+import { createSpanMapper } from '../../packages/rein-otel/telemetry/span-mapper.js';
 import { openCallJournal } from '../../run/call-journal.js';
-import { createSpanMapper } from '../../telemetry/span-mapper.js';
 import { defaultLimits, defaultPolicy, makeTempDir } from '../helpers/workspace.js';
 import { MEMORY, openHub, stdio } from './mcp-fixtures.js';
 

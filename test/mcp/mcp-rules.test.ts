@@ -1,10 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { collectServers, openRunMcp } from '../../cli/mcp-servers.js';
 import { isToolAllowed, namesDeclaredServer } from '../../lib/tool-patterns.js';
 import { checkRuleReferences } from '../../machines/rules-check.js';
 import { readProjectServers } from '../../mcp/project-config.js';
+import { collectServers, openRunMcp } from '../../packages/rein-cli/cli/mcp-servers.js';
 import { rulesSchema } from '../../rules/schema.js';
 import { makeTempDir } from '../helpers/workspace.js';
 import { EVERYTHING } from './mcp-fixtures.js';

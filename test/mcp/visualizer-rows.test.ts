@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { Entry } from '../../visualizer/page/entries.js';
-import { filterOf } from '../../visualizer/page/event-filters.js';
-import { describeEntry } from '../../visualizer/page/event-format.js';
+import type { Entry } from '../../packages/rein-viz/visualizer/page/entries.js';
+import { filterOf } from '../../packages/rein-viz/visualizer/page/event-filters.js';
+import { describeEntry } from '../../packages/rein-viz/visualizer/page/event-format.js';
 
 const entry = (kind: string, data: Record<string, unknown>) => ({ kind, data: { kind, ...data } }) as unknown as Entry;
 

@@ -2,9 +2,9 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { actionMapWith, mapShell } from '../../replay/action-map.js';
-import { loadRuns } from '../../replay/load-runs.js';
-import { resolvedFrom } from '../../replay/resolved.js';
+import { actionMapWith, mapShell } from '../../packages/rein-cli/replay/action-map.js';
+import { loadRuns } from '../../packages/rein-cli/replay/load-runs.js';
+import { resolvedFrom } from '../../packages/rein-cli/replay/resolved.js';
 import { makeTempDir } from '../helpers/workspace.js';
 
 const fixtures = join(import.meta.dirname, '..', 'fixtures', 'replay');

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadRuns } from '../../replay/load-runs.js';
+import { loadRuns } from '../../packages/rein-cli/replay/load-runs.js';
 import { call, replayRun, reply, runScripted } from '../../testing/index.js';
 import { makeTempDir } from '../helpers/workspace.js';
 

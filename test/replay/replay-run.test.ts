@@ -1,10 +1,10 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { summarize } from '../../replay/summary.js';
+import { summarize } from '../../packages/rein-cli/replay/summary.js';
 import { createReplayer, type RecordedRun, type RecordedStep, replayRun } from '../../testing/index.js';
 
 const oldDefaults = JSON.parse(
-  (await import('node:fs')).readFileSync(join(import.meta.dirname, '..', '..', 'replay', 'rules', 'rein-0.1.0-stall.json'), 'utf8'),
+  (await import('node:fs')).readFileSync(join(import.meta.dirname, '..', '..', 'packages', 'rein-cli', 'replay', 'rules', 'rein-0.1.0-stall.json'), 'utf8'),
 ) as object;
 
 const read = (path: string, start: number, text: string): RecordedStep => ({ tool: 'read_file', args: { path, start }, output: text });

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkPairing } from '../../context/pairing.js';
 import { readRecord } from '../../run/transcript.js';
 import { type OpenAIStub, type StubRequest, startOpenAIStub } from '../../testing/index.js';
-import { cleanEnv, repoRoot, runCli } from '../helpers/cli.js';
+import { cleanEnv, reinBin, runCli } from '../helpers/cli.js';
 import { makeTempDir } from '../helpers/workspace.js';
 
 function workspace(): string {
@@ -68,7 +68,7 @@ describe('a run that switched to prompted tool calling resumes in prompted mode'
     const tracePath = join(runDir, 'trace.jsonl');
     const child = spawn(
       process.execPath,
-      [join(repoRoot, 'bin', 'rein.js'), 'run', ws, 'Make node check.js pass', '--test-cmd', 'node check.js', '--model', 'stub', '--run-dir', runDir],
+      [reinBin, 'run', ws, 'Make node check.js pass', '--test-cmd', 'node check.js', '--model', 'stub', '--run-dir', runDir],
       { env: cleanEnv({ OPENAI_BASE_URL: stub.url }), stdio: 'ignore' },
     );
     const closed = new Promise((resolve) => child.on('close', resolve));

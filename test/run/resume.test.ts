@@ -6,7 +6,7 @@ import type { ChatMessage } from '../../context/messages.js';
 import { checkPairing } from '../../context/pairing.js';
 import { readRecord } from '../../run/transcript.js';
 import { type OpenAIStub, type StubRequest, startOpenAIStub } from '../../testing/index.js';
-import { cleanEnv, repoRoot, runCli } from '../helpers/cli.js';
+import { cleanEnv, reinBin, runCli } from '../helpers/cli.js';
 import { makeTempDir } from '../helpers/workspace.js';
 
 function workspace(): string {
@@ -93,20 +93,7 @@ describe('crash and resume', () => {
     const tracePath = join(base, 'elsewhere', 'my-trace.jsonl');
     const child = spawn(
       process.execPath,
-      [
-        join(repoRoot, 'bin', 'rein.js'),
-        'run',
-        ws,
-        'Make node check.js pass',
-        '--test-cmd',
-        'node check.js',
-        '--model',
-        'stub',
-        '--run-dir',
-        runDir,
-        '--trace',
-        tracePath,
-      ],
+      [reinBin, 'run', ws, 'Make node check.js pass', '--test-cmd', 'node check.js', '--model', 'stub', '--run-dir', runDir, '--trace', tracePath],
       { env: cleanEnv({ OPENAI_BASE_URL: stub.url }), stdio: ['ignore', 'ignore', 'pipe'] },
     );
     let stderr = '';
@@ -144,7 +131,7 @@ describe('crash and resume', () => {
       const runDir = join(makeTempDir('rein-resume-'), 'run');
       const child = spawn(
         process.execPath,
-        [join(repoRoot, 'bin', 'rein.js'), 'run', ws, 'Make node check.js pass', '--test-cmd', 'node check.js', '--model', 'stub', '--run-dir', runDir],
+        [reinBin, 'run', ws, 'Make node check.js pass', '--test-cmd', 'node check.js', '--model', 'stub', '--run-dir', runDir],
         { env: cleanEnv({ OPENAI_BASE_URL: stub.url }), stdio: 'ignore' },
       );
       // Listen before killing: a run that already finished has already closed.
@@ -195,7 +182,7 @@ describe('crash and resume', () => {
       const env = cleanEnv({ OPENAI_BASE_URL: slow.url });
       const child = spawn(
         process.execPath,
-        [join(repoRoot, 'bin', 'rein.js'), 'run', ws, 'Make node check.js pass', '--test-cmd', 'node check.js', '--model', 'stub', '--run-dir', runDir],
+        [reinBin, 'run', ws, 'Make node check.js pass', '--test-cmd', 'node check.js', '--model', 'stub', '--run-dir', runDir],
         { env, stdio: ['ignore', 'ignore', 'pipe'] },
       );
       let stderr = '';

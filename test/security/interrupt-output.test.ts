@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type OpenAIStub, startOpenAIStub } from '../../testing/index.js';
-import { cleanEnv, repoRoot } from '../helpers/cli.js';
+import { cleanEnv, reinBin } from '../helpers/cli.js';
 import { waitUntil } from '../helpers/wait.js';
 import { makeTempDir } from '../helpers/workspace.js';
 
@@ -24,11 +24,9 @@ describe('rein run stopped with Ctrl+C', () => {
     const repo = makeTempDir('rein-int-');
     const rulesFile = join(makeTempDir('rein-rules-'), 'rules.json');
     writeFileSync(rulesFile, JSON.stringify({ permissions: { sandbox: 'none' } }));
-    const child = spawn(
-      process.execPath,
-      [join(repoRoot, 'bin', 'rein.js'), 'run', repo, 'go', '--test-cmd', 'true', '--model', 'm', '--config', rulesFile, '--json'],
-      { env: cleanEnv({ OPENAI_BASE_URL: stub.url, OPENAI_API_KEY: 'sk-test-key-123456', XDG_STATE_HOME: makeTempDir('rein-state-') }) },
-    );
+    const child = spawn(process.execPath, [reinBin, 'run', repo, 'go', '--test-cmd', 'true', '--model', 'm', '--config', rulesFile, '--json'], {
+      env: cleanEnv({ OPENAI_BASE_URL: stub.url, OPENAI_API_KEY: 'sk-test-key-123456', XDG_STATE_HOME: makeTempDir('rein-state-') }),
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => {

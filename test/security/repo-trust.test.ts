@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type OpenAIStub, type StubRequest, startOpenAIStub } from '../../testing/index.js';
-import { cleanEnv, repoRoot, runCli } from '../helpers/cli.js';
+import { cleanEnv, reinBin, runCli } from '../helpers/cli.js';
 import { waitUntil } from '../helpers/wait.js';
 import { makeTempDir, writeFiles } from '../helpers/workspace.js';
 
@@ -109,7 +109,7 @@ describe('modules a trusted rules file imports, rewritten by the agent (bubblewr
     const { ws, canary, env } = trustedRepo();
     const model = await commandsModel([`echo ${JSON.stringify(plant(canary))} >> lib/helper.mjs`, 'sleep 60']);
     const trusted = await runCli(['trust', ws], { env: env(model) });
-    const child = spawn(process.execPath, [path.join(repoRoot, 'bin', 'rein.js'), ...RUN(ws)], { env: env(model), stdio: 'ignore' });
+    const child = spawn(process.execPath, [reinBin, ...RUN(ws)], { env: env(model), stdio: 'ignore' });
     await waitUntil(() => model.requests.length >= 2, 'the second command to be asked for', 30_000);
     child.kill('SIGKILL');
     await new Promise((resolve) => child.on('close', resolve));

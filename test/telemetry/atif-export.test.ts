@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { type AtifTrajectory, atifTrajectorySchema } from '../../lib/atif-schema.js';
 import { costOf } from '../../machines/budgets.js';
-import { exportRunAsAtif } from '../../telemetry/atif/export-run.js';
+import { exportRunAsAtif } from '../../packages/rein-otel/telemetry/atif/export-run.js';
 import { call, makeTempDir, reply, runScripted } from '../../testing/index.js';
 
 const PRICE = { input: 3, cachedInput: 0.3, output: 15 };

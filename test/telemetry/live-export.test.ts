@@ -5,7 +5,7 @@ import { basename, dirname } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEMO_TASK } from '../../demo/demo-model.js';
 import type { TraceRecord as TraceLine } from '../../lib/trace-events.js';
-import { FLUSH_TIMEOUT_MS } from '../../telemetry/live-export.js';
+import { FLUSH_TIMEOUT_MS } from '../../packages/rein-otel/telemetry/live-export.js';
 import { type CliResult, cleanEnv, runCli } from '../helpers/cli.js';
 import { type OtlpReceiver, startOtlpReceiver } from '../helpers/otlp-receiver.js';
 

@@ -6,7 +6,7 @@ import { basename, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type OpenAIStub, type StubRequest, startOpenAIStub } from '../../testing/index.js';
 import { makeTempDir } from '../../testing/temp-dir.js';
-import { cleanEnv, repoRoot, runCli } from '../helpers/cli.js';
+import { cleanEnv, reinBin, runCli } from '../helpers/cli.js';
 import { type OtlpReceiver, type ReceivedSpan, startOtlpReceiver } from '../helpers/otlp-receiver.js';
 import { waitUntil } from '../helpers/wait.js';
 
@@ -210,11 +210,10 @@ describe('rein resume --otel', () => {
     writeFileSync(join(repo, 'ok.test.js'), "import { test } from 'node:test';\ntest('ok', () => {});\n");
     const runDir = join(repo, '.rein', 'runs', 'killed-1');
     const env = cleanEnv({ OPENAI_BASE_URL: stub.url });
-    const child = spawn(
-      process.execPath,
-      [join(repoRoot, 'bin', 'rein.js'), 'run', repo, 'Run the tests', '--test-cmd', 'node --test', '--model', 'stub-model', '--run-dir', runDir],
-      { env, stdio: 'ignore' },
-    );
+    const child = spawn(process.execPath, [reinBin, 'run', repo, 'Run the tests', '--test-cmd', 'node --test', '--model', 'stub-model', '--run-dir', runDir], {
+      env,
+      stdio: 'ignore',
+    });
     const exited = new Promise((resolve) => child.on('exit', resolve));
     await waitUntil(() => stub!.requests.length >= 2 && existsSync(join(runDir, 'state.json')), 'the run to wait on its second model call', 60_000);
     child.kill('SIGKILL');

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { HiddenPathError, MissingFileError } from '../../lib/errors.js';
 import { shortHash } from '../../lib/short-hash.js';
 import { editFileTool } from '../../tools/edit-file.js';
@@ -244,5 +244,76 @@ describe("edit_file with the run's syntax checker", () => {
     } finally {
       syntax.close();
     }
+  });
+});
+
+describe('edit_file and what it holds', () => {
+  it("refuses rein's own files before reading them: an `old` that is not there still gets the refusal, not a count", async () => {
+    const root = makeTempDir();
+    writeFiles(root, { 'rein.config.mjs': 'export default {};\n', 'cfg/rules.mjs': 'export default {};\n' });
+    await expect(edit(root, 'rein.config.mjs', 'not in the file', 'x')).rejects.toThrow(/belongs to rein/);
+    const protectedFiles = [path.join(root, 'cfg/rules.mjs')];
+    await expect(editFileTool.execute({ path: 'cfg/rules.mjs', old: 'not in the file', new: 'x' }, makeContext(root, { protectedFiles }))).rejects.toThrow(
+      /belongs to rein/,
+    );
+  });
+
+  it('closes every file and directory it opened, for an edit and for a recovery', async () => {
+    const root = makeTempDir();
+    writeFiles(root, { 'src/a.txt': 'count = 0\n' });
+    const open = () => fs.readdirSync('/proc/self/fd').length;
+    const before = open();
+    for (let edit = 0; edit < 10; edit++) {
+      const result = await editFileTool.execute({ path: 'src/a.txt', old: `count = ${edit}`, new: `count = ${edit + 1}` }, makeContext(root));
+      expect(result.ok).toBe(true);
+      expect(await editFileTool.recover!({ path: 'src/a.txt', old: `count = ${edit}`, new: `count = ${edit + 1}` }, makeContext(root))).not.toBeNull();
+    }
+    expect(fs.readFileSync(path.join(root, 'src/a.txt'), 'utf8')).toBe('count = 10\n');
+    // Ten edits and ten recoveries: a descriptor left open by any of them would add at least ten.
+    expect(open()).toBeLessThan(before + 5);
+  });
+});
+
+describe('edit_file when its directory is moved while it writes', () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  /** Edits cfg/a.txt; right after the temporary file is written (before the rename), `cfg` is renamed to `to`. */
+  function editWhileMoving(to: string, protectedFiles: (root: string) => string[] = () => [], hidden: string[] = []) {
+    const root = makeTempDir();
+    writeFiles(root, { 'cfg/a.txt': 'x = 1\n', '.rein/runs/keep': '' });
+    const write = fs.writeFileSync;
+    vi.spyOn(fs, 'writeFileSync').mockImplementation((...args: Parameters<typeof fs.writeFileSync>) => {
+      write(...args);
+      if (typeof args[0] === 'number') fs.renameSync(path.join(root, 'cfg'), path.join(root, to));
+    });
+    const context = makeContext(root, { protectedFiles: protectedFiles(root), policy: { hidden } });
+    return { root, outcome: editFileTool.execute({ path: 'cfg/a.txt', old: 'x = 1', new: 'x = 2' }, context) };
+  }
+
+  it("refuses the rename when the directory now lies in rein's own .rein folder, and leaves no temporary file", async () => {
+    const { root, outcome } = editWhileMoving('.rein/cfg');
+    await expect(outcome).rejects.toThrow(/belongs to rein/);
+    expect(fs.readdirSync(path.join(root, '.rein/cfg'))).toEqual(['a.txt']);
+    expect(fs.readFileSync(path.join(root, '.rein/cfg/a.txt'), 'utf8')).toBe('x = 1\n');
+  });
+
+  it('refuses the rename when the file would now be a protected one (the rules file given with --config)', async () => {
+    const { root, outcome } = editWhileMoving('rules', (root) => [path.join(root, 'rules', 'a.txt')]);
+    await expect(outcome).rejects.toThrow(/belongs to rein/);
+    expect(fs.readdirSync(path.join(root, 'rules'))).toEqual(['a.txt']);
+    expect(fs.readFileSync(path.join(root, 'rules/a.txt'), 'utf8')).toBe('x = 1\n');
+  });
+
+  it('refuses the rename when the directory now matches a pattern that hides directories only', async () => {
+    const { root, outcome } = editWhileMoving('secret', () => [], ['secret/']);
+    await expect(outcome).rejects.toThrow(/"cfg\/a\.txt" is hidden from the agent/);
+    expect(fs.readFileSync(path.join(root, 'secret/a.txt'), 'utf8')).toBe('x = 1\n');
+  });
+
+  it('writes through the moved directory when nothing there is protected (the check is what refuses, not the move)', async () => {
+    const { root, outcome } = editWhileMoving('elsewhere');
+    // The edit lands; echoing it back by its old name then finds nothing there.
+    await expect(outcome).rejects.toThrow(/cfg\/a\.txt does not exist/);
+    expect(fs.readFileSync(path.join(root, 'elsewhere/a.txt'), 'utf8')).toBe('x = 2\n');
   });
 });

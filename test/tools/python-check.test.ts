@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { compilePythonSpawned } from '../../bench/spawn-python-check.js';
+import { compilePythonSpawned } from '../../packages/rein-dev/bench/spawn-python-check.js';
 import { openPythonChecker, type PythonChecker } from '../../tools/python-check.js';
 import { createSyntaxChecker } from '../../tools/syntax-check.js';
 import { waitUntil } from '../helpers/wait.js';

@@ -3,7 +3,7 @@ import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } fr
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { cleanEnv, repoRoot } from '../helpers/cli.js';
+import { cleanEnv, reinBin, repoRoot } from '../helpers/cli.js';
 import { waitUntil } from '../helpers/wait.js';
 import { launchChromium, readLines, recordDemoTrace, tempDir, waitForText, watchPage } from './browser.js';
 
@@ -18,7 +18,7 @@ interface Served {
 function serve(args: string[]): Promise<Served> {
   const env = cleanEnv();
   delete env.CI;
-  const child = spawn(process.execPath, [join(repoRoot, 'bin', 'rein.js'), ...args], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [reinBin, ...args], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   return new Promise((resolve, reject) => {

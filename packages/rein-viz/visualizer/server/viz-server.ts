@@ -1,0 +1,103 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { UsageError } from 'rein/lib/errors.js';
+import type { FeedMessage, LiveFeed } from './live-feed.js';
+
+export interface VizServerOptions {
+  /** 0 picks a free port. */
+  port?: number;
+  /** The page's HTML; awaited per request, so it may wait for the chart's layout. */
+  page: () => Promise<string> | string;
+  /** Live runs: streamed to the page as Server-Sent Events on `/events`. */
+  feed?: LiveFeed;
+  /** Live runs: the page's answers to a waiting call, POSTed to `/approval` (visualizer/server/page-approvals.ts). */
+  approvals?: { handle(request: IncomingMessage, response: ServerResponse): Promise<void> };
+}
+
+export interface VizServer {
+  url: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+const HOST = '127.0.0.1';
+const HEARTBEAT_MS = 15_000;
+
+/**
+ * Serves the visualizer on 127.0.0.1 only: the page at `/` and, for a live
+ * run, its messages at `/events` (SSE; a page that connects late, or
+ * reconnects with `Last-Event-ID`, first gets what it missed). Requests for
+ * other host names are refused, so a web page cannot reach it through DNS
+ * rebinding.
+ *
+ * @example const server = await startVizServer({ port: 0, page: () => html }); console.log(server.url);
+ */
+export async function startVizServer(options: VizServerOptions): Promise<VizServer> {
+  const streams = new Set<ServerResponse>();
+  let port = 0;
+  const server = createServer((request, response) => {
+    void handle(request, response).catch((error: unknown) => {
+      if (!response.headersSent) response.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' });
+      response.end(`rein visualizer: ${(error as Error).message}\n`);
+    });
+  });
+  const handle = async (request: IncomingMessage, response: ServerResponse) => {
+    if (!allowedHost(request.headers.host, port)) return plain(response, 403, 'rein visualizer: unexpected host name\n');
+    const path = new URL(request.url ?? '/', 'http://localhost').pathname;
+    if (path === '/approval' && options.approvals && request.method === 'POST') return options.approvals.handle(request, response);
+    if (request.method !== 'GET' && request.method !== 'HEAD') return plain(response, 405, 'GET only\n');
+    if (path === '/' || path === '/index.html') {
+      const html = await options.page();
+      response.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
+      return void response.end(html);
+    }
+    if (path === '/events' && options.feed) return stream(request, response, options.feed, streams);
+    if (path === '/favicon.ico') return void response.writeHead(204).end();
+    return plain(response, 404, 'not found\n');
+  };
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (error: NodeJS.ErrnoException) =>
+      reject(error.code === 'EADDRINUSE' ? new UsageError(`port ${options.port} is in use; choose another with --viz-port (or --port for rein viz)`) : error),
+    );
+    server.listen(options.port ?? 0, HOST, () => resolve());
+  });
+  port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://${HOST}:${port}/`,
+    port,
+    async close() {
+      options.feed?.close();
+      for (const response of streams) response.end();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+    },
+  };
+}
+
+function stream(request: IncomingMessage, response: ServerResponse, feed: LiveFeed, streams: Set<ServerResponse>): void {
+  response.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', connection: 'keep-alive' });
+  response.write('retry: 1000\n\n');
+  const send = (message: FeedMessage) => response.write(`id: ${message.seq}\ndata: ${message.json}\n\n`);
+  const lastSeen = Number(request.headers['last-event-id'] ?? 0);
+  for (const message of feed.since(Number.isFinite(lastSeen) ? lastSeen : 0)) send(message);
+  const unsubscribe = feed.subscribe(send);
+  const heartbeat = setInterval(() => response.write(': keep-alive\n\n'), HEARTBEAT_MS);
+  heartbeat.unref();
+  streams.add(response);
+  request.on('close', () => {
+    unsubscribe();
+    clearInterval(heartbeat);
+    streams.delete(response);
+  });
+}
+
+function allowedHost(host: string | undefined, port: number): boolean {
+  return host === `${HOST}:${port}` || host === `localhost:${port}` || host === `[::1]:${port}`;
+}
+
+function plain(response: ServerResponse, status: number, text: string): void {
+  response.writeHead(status, { 'content-type': 'text/plain; charset=utf-8' });
+  response.end(text);
+}

@@ -1,0 +1,72 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { repoRoot } from '../helpers/cli.js';
+import { makeTempDir } from '../helpers/workspace.js';
+
+/** What only the periphery needs: the queue, the layout engine, the bundler and the exporter. */
+const PERIPHERY_ONLY = /^(bullmq|ioredis|elkjs|esbuild|@esbuild\/.*|@opentelemetry\/.*)$/;
+
+/** Every package installed below `modules` (nested ones included), by name. */
+function installedPackages(modules: string, found = new Set<string>()): Set<string> {
+  if (!existsSync(modules)) return found;
+  for (const entry of readdirSync(modules, { withFileTypes: true })) {
+    if (entry.name.startsWith('.')) continue;
+    const names = entry.name.startsWith('@') ? readdirSync(join(modules, entry.name)).map((name) => `${entry.name}/${name}`) : [entry.name];
+    for (const name of names) {
+      const manifest = join(modules, name, 'package.json');
+      if (existsSync(manifest)) found.add((JSON.parse(readFileSync(manifest, 'utf8')) as { name: string }).name);
+      installedPackages(join(modules, name, 'node_modules'), found);
+    }
+  }
+  return found;
+}
+
+describe('the core package', () => {
+  // npm pack as a publish would, then an install of that tarball alone into an empty project (from npm's cache).
+  it('installs from its tarball without the queue, the visualizer, the bundler or the exporter, and runs `import { startRun } from "rein"`', () => {
+    if (!existsSync(join(repoRoot, 'dist', 'index.js'))) throw new Error('dist/ is missing: run `npm run build` (npm test does it) first');
+    const packed = makeTempDir('rein-pack-');
+    const [pack] = JSON.parse(
+      execFileSync('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', packed], {
+        cwd: repoRoot,
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'pipe'],
+      }),
+    ) as Array<{ filename: string; files: Array<{ path: string }> }>;
+    const shipped = pack!.files.map((file) => file.path);
+    expect(shipped).toContain('dist/run/start-run.js');
+    expect(shipped).toContain('process/supervisor.sh');
+    expect(shipped.filter((path) => /^(packages|dist\/(cli|eval|visualizer|telemetry|bench))\//.test(path))).toEqual([]);
+
+    const project = makeTempDir('rein-consumer-');
+    writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
+    const install = spawnSync(
+      'npm',
+      ['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', '--no-package-lock', join(packed, pack!.filename)],
+      { cwd: project, encoding: 'utf8', timeout: 240_000 },
+    );
+    expect(install.status, install.stderr).toBe(0);
+    const installed = installedPackages(join(project, 'node_modules'));
+    expect(installed.has('rein')).toBe(true);
+    expect(installed.has('xstate')).toBe(true);
+    expect([...installed].filter((name) => PERIPHERY_ONLY.test(name) || name.startsWith('rein-'))).toEqual([]);
+    // npm's own view of the tree agrees (it also names what is missing or extraneous).
+    const tree = spawnSync('npm', ['ls', '--all', '--parseable'], { cwd: project, encoding: 'utf8' });
+    expect(tree.status, tree.stderr).toBe(0);
+    expect(tree.stdout.split('\n').filter((path) => /node_modules\/(bullmq|ioredis|elkjs|esbuild|@opentelemetry)(\/|$)/.test(path))).toEqual([]);
+
+    const use = spawnSync(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `import { startRun, scriptedModelSource } from 'rein'; import { runScripted } from 'rein/testing'; console.log(typeof startRun, typeof scriptedModelSource, typeof runScripted);`,
+      ],
+      { cwd: project, encoding: 'utf8' },
+    );
+    expect(use.stderr).toBe('');
+    expect(use.stdout.trim()).toBe('function function function');
+  }, 300_000);
+});
