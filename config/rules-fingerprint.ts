@@ -35,7 +35,7 @@ export async function fingerprintRules(file: string, workspace: string | undefin
 }
 
 async function importedFiles(given: string, root: string): Promise<string[]> {
-  const { build } = await import('esbuild');
+  const { build } = await loadEsbuild(given);
   const file = resolve(given);
   const cwd = resolve(file, '..');
   // What resolves outside the workspace is not followed: no sandboxed command can change it, and rein itself or a
@@ -69,6 +69,17 @@ async function importedFiles(given: string, root: string): Promise<string[]> {
   } catch (error) {
     const first = (error as { errors?: Array<{ text: string }> }).errors?.[0]?.text ?? (error as Error).message;
     throw new UsageError(`${file}: cannot list the modules it imports (${first}); rein loads a rules module only once it knows what it runs`);
+  }
+}
+
+/** esbuild is an optional peer of the core (rein-cli brings it): without it a rules module is refused, never loaded unchecked. */
+async function loadEsbuild(file: string): Promise<typeof import('esbuild')> {
+  try {
+    return await import('esbuild');
+  } catch {
+    throw new UsageError(
+      `${file}: a rules module needs the esbuild package to list the modules it imports (npm install esbuild, or use the rein-cli package, which brings it); a rules file in JSON or YAML needs nothing`,
+    );
   }
 }
 

@@ -68,5 +68,18 @@ describe('the core package', () => {
     );
     expect(use.stderr).toBe('');
     expect(use.stdout.trim()).toBe('function function function');
+
+    // Without the bundler a rules module is refused with what to install, never imported unchecked.
+    writeFileSync(join(project, 'rein.config.mjs'), 'export default {};\n');
+    const rulesModule = spawnSync(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `import { fingerprintRules } from 'rein/config/rules-fingerprint.js'; await fingerprintRules('rein.config.mjs', '.').catch((error) => console.log(error.message));`,
+      ],
+      { cwd: project, encoding: 'utf8' },
+    );
+    expect(rulesModule.stdout).toContain('a rules module needs the esbuild package');
   }, 300_000);
 });
