@@ -110,6 +110,8 @@ export const groups = [
       'machines/update.ts',
       'machines/actor-contracts.ts',
       'machines/types.ts',
+      'machines/approval-handling.ts',
+      'machines/hook-handling.ts',
     ],
     tests: machineTests,
   },
