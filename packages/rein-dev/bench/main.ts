@@ -37,7 +37,7 @@ const SECTIONS: readonly BenchSection[] = [
   replayRealRunsSection,
 ];
 
-const USAGE = `node --expose-gc dist/bench/main.js [--only ID,…] [--skip ID,…] [--write]
+const USAGE = `node --expose-gc packages/rein-dev/dist/bench/main.js [--only ID,…] [--skip ID,…] [--write]
   sections: ${SECTIONS.map((section) => section.id).join(', ')}
   --write   put the figures of the sections run into BENCHMARKS.md, each between its own markers`;
 
