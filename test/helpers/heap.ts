@@ -4,8 +4,8 @@
  * (which RSS includes, and which varies with the machine's load).
  */
 
-import { runInNewContext } from 'node:vm';
 import v8 from 'node:v8';
+import { runInNewContext } from 'node:vm';
 
 v8.setFlagsFromString('--expose-gc');
 const collect = runInNewContext('gc') as () => void;
