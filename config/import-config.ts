@@ -1,7 +1,9 @@
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, extname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { UsageError } from '../lib/errors.js';
+import { readRegularFile } from '../lib/regular-file.js';
 
 /** What a rules module may export: the rules (default or `rules`), and guards and tools registered from code. */
 export interface ConfigModule {
@@ -26,14 +28,15 @@ export async function importConfigModule(path: string): Promise<ConfigModule> {
     const { transformSync } = await import('esbuild');
     let code: string;
     try {
-      code = transformSync(readFileSync(path, 'utf8'), { loader: 'ts', format: 'esm', sourcefile: path }).code;
+      code = transformSync(readRegularFile(path, 'utf8'), { loader: 'ts', format: 'esm', sourcefile: path }).code;
     } catch (error) {
       throw new UsageError(`${path}: does not compile:\n${compileErrors(error)}`);
     }
     // Written beside the source so its imports (zod, your own modules) resolve as they would for the .ts file.
-    target = join(dirname(path), `.${basename(path)}.${process.pid}.mjs`);
+    // A new name, created exclusively: a link or file planted under it beforehand is never written through.
+    target = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.mjs`);
+    writeFileSync(target, code, { flag: 'wx', mode: 0o600 });
     cleanup = target;
-    writeFileSync(target, code);
   }
   try {
     return (await import(pathToFileURL(target).href)) as ConfigModule;

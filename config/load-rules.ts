@@ -1,10 +1,11 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { dirname, extname, isAbsolute, relative, resolve } from 'node:path';
 import { parseDocument } from 'yaml';
 import { HOOK_MOMENTS, type HookFunction } from '../hooks/schema.js';
 import { didYouMean } from '../lib/did-you-mean.js';
 import { UsageError } from '../lib/errors.js';
 import { RULES_FILE_NAMES } from '../lib/harness-files.js';
+import { readRegularFile } from '../lib/regular-file.js';
 import { isUntrusted } from '../lib/rules-trust.js';
 import { jsonSyntaxError, yamlSyntaxError } from '../lib/syntax-error.js';
 import { isTrustedRulesFile, type RulesFingerprint, sameFingerprint } from '../lib/trusted-rules.js';
@@ -214,6 +215,15 @@ function checkHookFunctions(rules: Rules, functions: Record<string, HookFunction
 
 const MODULE_EXTENSIONS = ['.ts', '.mts', '.js', '.mjs'];
 
+function readRulesText(path: string): string {
+  try {
+    return readRegularFile(path, 'utf8');
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    throw new UsageError(`${path}: cannot be read: ${(error as Error).message}`);
+  }
+}
+
 async function readConfigFile(path: string, trust: RulesTrust): Promise<{ rules: Plain; extensions: Extensions }> {
   if (!existsSync(path)) throw new UsageError(`${path}: rules file not found`);
   // Checked once more where it is used: untrusted code is never imported.
@@ -222,14 +232,14 @@ async function readConfigFile(path: string, trust: RulesTrust): Promise<{ rules:
   let value: unknown;
   let extensions: Extensions = { guards: {}, tools: [], actions: {}, hookFunctions: {} };
   if (extension === '.json') {
-    const text = readFileSync(path, 'utf8');
+    const text = readRulesText(path);
     try {
       value = JSON.parse(text);
     } catch (error) {
       throw new UsageError(`${path}: not valid JSON: ${jsonSyntaxError(text, error)}`);
     }
   } else if (extension === '.yaml' || extension === '.yml') {
-    const text = readFileSync(path, 'utf8');
+    const text = readRulesText(path);
     const document = parseDocument(text);
     const error = document.errors[0];
     if (error) throw new UsageError(`${path}: not valid YAML: ${yamlSyntaxError(text, error)}`);

@@ -1,8 +1,10 @@
-import { readFileSync, realpathSync } from 'node:fs';
 import { extname, isAbsolute, relative, resolve } from 'node:path';
 import type { Plugin } from 'esbuild';
 import { UsageError } from '../lib/errors.js';
-import { type RulesFingerprint, sha256 } from '../lib/trusted-rules.js';
+import { readRegularFile } from '../lib/regular-file.js';
+import { sha256 } from '../lib/sha256.js';
+import { realKey } from '../lib/state-records.js';
+import type { RulesFingerprint } from '../lib/trusted-rules.js';
 
 const CODE_EXTENSIONS = ['.ts', '.mts', '.js', '.mjs'];
 const SKIP = Symbol('resolving for the workspace-only plugin');
@@ -21,15 +23,15 @@ export function isCodeRulesFile(file: string): boolean {
  * @example await fingerprintRules('/w/repo/rein.config.mjs', '/w/repo') // { hash, modules: { '/w/repo/helper.mjs': '…' } }
  */
 export async function fingerprintRules(file: string, workspace: string | undefined): Promise<RulesFingerprint> {
-  const hash = sha256(readFileSync(file));
+  const hash = sha256(readRegularFile(file));
   if (!isCodeRulesFile(file) || !workspace) return { hash, modules: {} };
-  const root = realOr(workspace);
-  const self = realOr(file);
+  const root = realKey(workspace);
+  const self = realKey(file);
   const modules: Record<string, string> = {};
   for (const input of await importedFiles(file, root)) {
-    const real = realOr(input);
+    const real = realKey(input);
     if (real === self || !inside(root, real)) continue;
-    modules[real] = sha256(readFileSync(real));
+    modules[real] = sha256(readRegularFile(real));
   }
   return { hash, modules: Object.fromEntries(Object.entries(modules).sort(([a], [b]) => a.localeCompare(b))) };
 }
@@ -47,7 +49,7 @@ async function importedFiles(given: string, root: string): Promise<string[]> {
         if (args.pluginData === SKIP) return undefined;
         const found = await context.resolve(args.path, { kind: args.kind, resolveDir: args.resolveDir, importer: args.importer, pluginData: SKIP });
         if (found.errors.length > 0 || found.external || !found.path) return undefined;
-        return inside(root, realOr(found.path)) ? { path: found.path } : { path: args.path, external: true };
+        return inside(root, realKey(found.path)) ? { path: found.path } : { path: args.path, external: true };
       });
     },
   };
@@ -80,14 +82,6 @@ async function loadEsbuild(file: string): Promise<typeof import('esbuild')> {
     throw new UsageError(
       `${file}: a rules module needs the esbuild package to list the modules it imports (npm install esbuild, or use the rein-cli package, which brings it); a rules file in JSON or YAML needs nothing`,
     );
-  }
-}
-
-function realOr(path: string): string {
-  try {
-    return realpathSync(path);
-  } catch {
-    return resolve(path);
   }
 }
 

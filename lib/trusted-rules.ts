@@ -1,7 +1,6 @@
-import { createHash } from 'node:crypto';
-import { join } from 'node:path';
-import { readStateRecords, realKey, writeStateRecords } from './state-records.js';
-import { userStateDir } from './user-state-dir.js';
+import { realKey, stateRecords } from './state-records.js';
+
+export { sha256 } from './sha256.js';
 
 /** What a person trusted: the rules file's content and every module inside the workspace it imports, by hash. */
 export interface RulesFingerprint {
@@ -17,16 +16,12 @@ export interface TrustedRulesFile extends RulesFingerprint {
   trustedAt: string;
 }
 
-/** The file in the user's state dir that holds the records; a person may read and edit it. */
+/** Trusted rules files by real path, one JSON file each in the user's state dir. */
+const trusted = stateRecords<TrustedRulesFile>('trusted-rules');
+
+/** The folder in the user's state dir that holds the records (one JSON file per rules file); a person may read, edit or delete them. */
 export function trustedRulesPath(): string {
-  return join(userStateDir(), FILE);
-}
-
-const FILE = 'trusted-rules.json';
-
-/** sha256 of some bytes, hex. */
-export function sha256(bytes: string | Buffer): string {
-  return createHash('sha256').update(bytes).digest('hex');
+  return trusted.dir;
 }
 
 /**
@@ -36,7 +31,7 @@ export function sha256(bytes: string | Buffer): string {
  * @example isTrustedRulesFile('/w/repo/rein.config.mjs', fingerprintRules(...)) // false until `rein trust /w/repo`
  */
 export function isTrustedRulesFile(file: string, now: RulesFingerprint): boolean {
-  const record = readStateRecords<TrustedRulesFile>(FILE, 'files')[realKey(file)];
+  const record = trusted.get(realKey(file));
   return record !== undefined && sameFingerprint(record, now);
 }
 
@@ -49,22 +44,21 @@ export function sameFingerprint(a: RulesFingerprint, b: RulesFingerprint): boole
 
 /** `rein trust`: records the rules file as it is now. */
 export function recordTrustedRules(file: string, fingerprint: RulesFingerprint): void {
-  const files = readStateRecords<TrustedRulesFile>(FILE, 'files');
   const key = realKey(file);
-  files[key] = { file: key, trustedAt: new Date().toISOString(), hash: fingerprint.hash, modules: fingerprint.modules };
-  writeStateRecords(FILE, 'files', files);
+  trusted.put(key, key, { file: key, trustedAt: new Date().toISOString(), hash: fingerprint.hash, modules: fingerprint.modules });
 }
 
 /** `rein trust --revoke`: forgets the records of this file, or of every file under this folder. Returns the files forgotten. */
 export function revokeTrustedRules(fileOrFolder: string): string[] {
-  const files = readStateRecords<TrustedRulesFile>(FILE, 'files');
-  const gone = Object.keys(files).filter((file) => file === fileOrFolder || file.startsWith(`${fileOrFolder.replace(/\/$/, '')}/`));
-  for (const file of gone) delete files[file];
-  writeStateRecords(FILE, 'files', files);
+  const gone = trusted
+    .list()
+    .map(({ key }) => key)
+    .filter((file) => file === fileOrFolder || file.startsWith(`${fileOrFolder.replace(/\/$/, '')}/`));
+  for (const file of gone) trusted.remove(file);
   return gone;
 }
 
 /** `rein trust --list`: every trusted rules file. */
 export function listTrustedRules(): TrustedRulesFile[] {
-  return Object.values(readStateRecords<TrustedRulesFile>(FILE, 'files'));
+  return trusted.list().map(({ value }) => value);
 }

@@ -1,7 +1,8 @@
-import { readStateRecords, realKey, writeStateRecords } from './state-records.js';
-import { sha256 } from './trusted-rules.js';
+import { sha256 } from './sha256.js';
+import { realKey, stateRecords } from './state-records.js';
 
-const FILE = 'progress.json';
+/** Workspace (real path) → sha256 of the progress.json rein last wrote there. */
+const written = stateRecords<string>('progress');
 
 /**
  * The todo list rein last wrote in each workspace, by hash, in the user's state dir: the next run shows the
@@ -11,12 +12,11 @@ const FILE = 'progress.json';
  * @example recordWrittenProgress(ws, text); isWrittenProgress(ws, text) // true
  */
 export function recordWrittenProgress(workspace: string, text: string): void {
-  const written = readStateRecords<string>(FILE, 'written');
-  written[realKey(workspace)] = sha256(text);
-  writeStateRecords(FILE, 'written', written);
+  const key = realKey(workspace);
+  written.put(key, key, sha256(text));
 }
 
 /** Whether this text is the todo list rein last wrote in this workspace. */
 export function isWrittenProgress(workspace: string, text: string): boolean {
-  return readStateRecords<string>(FILE, 'written')[realKey(workspace)] === sha256(text);
+  return written.get(realKey(workspace)) === sha256(text);
 }

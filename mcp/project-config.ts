@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { readRegularFile } from '../lib/regular-file.js';
 import { formatZodError } from '../lib/zod-error.js';
 import { type McpServerRules, mcpServerSchema } from '../rules/mcp-servers.js';
 
@@ -28,7 +29,7 @@ export function readProjectServers(workspace: string): ProjectServers {
   if (!fs.existsSync(file)) return empty;
   let parsed: unknown;
   try {
-    parsed = JSON.parse(fs.readFileSync(file, 'utf8'));
+    parsed = JSON.parse(readRegularFile(file, 'utf8'));
   } catch (error) {
     return { ...empty, problems: [`${PROJECT_MCP_FILE}: not valid JSON (${(error as Error).message.slice(0, 120)})`] };
   }

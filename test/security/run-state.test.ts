@@ -134,16 +134,17 @@ describe("rein's state dir (the trust records)", () => {
   it('exists, private, before the first command, and the sandbox can neither read nor write it', async () => {
     const { ws, state, env } = setup();
     const own = path.join(state, 'rein');
-    let atFirstCall: { mode: number; files: string[] } | undefined;
+    let atFirstCall: { mode: number; files: string[]; watches: number } | undefined;
     stub = await startOpenAIStub((request) => {
-      atFirstCall ??= { mode: fs.statSync(own).mode & 0o777, files: fs.readdirSync(own) };
-      const probe = `ls ${own}; echo x > ${own}/rules-trust.json; echo "exit=$?"`;
+      atFirstCall ??= { mode: fs.statSync(own).mode & 0o777, files: fs.readdirSync(own), watches: fs.readdirSync(path.join(own, 'rules-watch')).length };
+      const probe = `ls ${own}; echo x > ${own}/rules-watch/forged.json; echo "exit=$?"`;
       return { toolCalls: [run(toolResults(request).length === 0 ? probe : 'true')] };
     });
     await runCli(RUN(ws, '--max-steps', '2'), { env: env(stub) });
-    expect(atFirstCall).toEqual({ mode: 0o700, files: expect.arrayContaining(['rules-trust.json']) });
+    // The run's rules baseline is recorded before the model is first asked.
+    expect(atFirstCall).toEqual({ mode: 0o700, files: expect.arrayContaining(['rules-watch']), watches: 1 });
     expect(resultOf(stub, 0)).toMatch(/No such file or directory[\s\S]*exit=1/);
-    expect(fs.readFileSync(path.join(own, 'rules-trust.json'), 'utf8')).not.toBe('x\n');
+    expect(fs.existsSync(path.join(own, 'rules-watch', 'forged.json'))).toBe(false);
   }, 60_000);
 
   it('inside the workspace (XDG_STATE_HOME there) it is refused: commands could rewrite what you trusted', async () => {

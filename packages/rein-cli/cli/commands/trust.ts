@@ -1,9 +1,10 @@
-import { existsSync, realpathSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fingerprintRules } from 'rein/config/rules-fingerprint.js';
 import { UsageError } from 'rein/lib/errors.js';
 import { RULES_FILE_NAMES } from 'rein/lib/harness-files.js';
 import { trustRulesFiles } from 'rein/lib/rules-trust.js';
+import { realKey } from 'rein/lib/state-records.js';
 import { listTrustedRules, recordTrustedRules, revokeTrustedRules, trustedRulesPath } from 'rein/lib/trusted-rules.js';
 import { type FlagSpec, parseCommand, stringFlag } from '../args.js';
 import type { Io } from '../execute-run.js';
@@ -37,7 +38,7 @@ export async function trustCommand(argv: string[], io: Io): Promise<number> {
   if (extra.length > 0) throw new UsageError(`rein trust: unexpected argument "${extra[0]}"`);
   if (parsed.values.list) return listTrust(io);
   if (parsed.values.revoke) {
-    const gone = revokeTrustedRules(realOrResolved(target ?? '.'));
+    const gone = revokeTrustedRules(realKey(target ?? '.'));
     io.stderr.write(gone.length > 0 ? `rein: no longer trusted: ${gone.join(', ')}\n` : `rein: nothing trusted under ${resolve(target ?? '.')}\n`);
     return EXIT.done;
   }
@@ -72,13 +73,13 @@ export async function trustRepository(target: string, workspaceFlag: string | un
 }
 
 function rulesFileOf(target: string, workspaceFlag: string | undefined): { file: string | undefined; workspace: string } {
-  const path = realOrResolved(target);
+  const path = realKey(target);
   if (!existsSync(path)) throw new UsageError(`rein trust: not found: ${target}`);
   if (statSync(path).isDirectory()) {
     const name = RULES_FILE_NAMES.find((candidate) => existsSync(join(path, candidate)));
-    return { file: name ? join(path, name) : undefined, workspace: workspaceFlag ? realOrResolved(workspaceFlag) : path };
+    return { file: name ? join(path, name) : undefined, workspace: workspaceFlag ? realKey(workspaceFlag) : path };
   }
-  return { file: path, workspace: workspaceFlag ? realOrResolved(workspaceFlag) : dirname(path) };
+  return { file: path, workspace: workspaceFlag ? realKey(workspaceFlag) : dirname(path) };
 }
 
 function listTrust(io: Io): number {
@@ -90,12 +91,4 @@ function listTrust(io: Io): number {
     for (const [module, hash] of Object.entries(record.modules)) io.stdout.write(`  imports ${module}\t${hash}\n`);
   }
   return EXIT.done;
-}
-
-function realOrResolved(path: string): string {
-  try {
-    return realpathSync(path);
-  } catch {
-    return resolve(path);
-  }
 }
