@@ -1,5 +1,6 @@
 import { basename, relative } from 'node:path';
 import { RunAwaitingApproval, RunInterrupted } from 'rein/lib/errors.js';
+import { beginRulesWatch, endRulesWatch } from 'rein/lib/rules-trust.js';
 import { indentedLines } from 'rein/lib/terminal-text.js';
 import type { TraceLine } from 'rein/lib/trace-events.js';
 import type { HarnessOutput } from 'rein/machines/types.js';
@@ -61,9 +62,12 @@ export async function executeRun(options: ExecuteOptions): Promise<number> {
         }
       : undefined;
   let handle: RunHandle;
-  // MCP servers start before the run: their tools are part of the first request's tool list.
-  const mcp = run.mcp ? null : await openRunMcp(run, options.env ?? process.env, io, Boolean(options.resume));
+  // MCP servers start before the run (their tools are part of the first request's tool list), and a stdio server runs
+  // in the sandbox with the workspace writable: the rules files' baseline is recorded before any of them starts.
+  beginRulesWatch(run.workspace, run.runDir);
+  let mcp: Awaited<ReturnType<typeof openRunMcp>> | null = null;
   try {
+    mcp = run.mcp ? null : await openRunMcp(run, options.env ?? process.env, io, Boolean(options.resume));
     // On a terminal a person answers approvals at the prompt; elsewhere the run is headless (approvals.headless).
     const answerSources = [...(run.answerSources ?? []), ...(io.stderr.isTTY && process.stdin.isTTY ? [terminalSource(process.stdin, process.stderr)] : [])];
     handle = (options.resume ? resumeRun : startRun)({
@@ -75,6 +79,9 @@ export async function executeRun(options: ExecuteOptions): Promise<number> {
     });
   } catch (error) {
     await mcp?.hub.close();
+    // The run never started: what its servers changed meanwhile is marked, and the baseline goes.
+    const changed = endRulesWatch(run.workspace, run.runDir);
+    if (changed.length > 0) io.stderr.write(tamperWarning(changed, run.workspace));
     await otel?.finish();
     writeSummary(headless, errorSummary(error));
     throw error;
@@ -170,11 +177,11 @@ export async function executeRun(options: ExecuteOptions): Promise<number> {
 /** The rules files the run created or changed, which rein will not load until a person trusts them. */
 function warnTampered(io: Io, handle: RunHandle): void {
   const tampered = handle.tamperedRulesFiles();
-  if (tampered.length > 0) {
-    io.stderr.write(
-      `rein: WARNING: the run changed ${tampered.join(', ')} in the workspace. rein will not load it until you have reviewed it and run \`rein trust ${handle.workspace}\` (a .ts/.mjs/.js rules file is code).\n`,
-    );
-  }
+  if (tampered.length > 0) io.stderr.write(tamperWarning(tampered, handle.workspace));
+}
+
+function tamperWarning(files: readonly string[], workspace: string): string {
+  return `rein: WARNING: the run changed ${files.join(', ')} in the workspace. rein will not load it until you have reviewed it and run \`rein trust ${workspace}\` (a .ts/.mjs/.js rules file is code).\n`;
 }
 
 function startMessage(run: ExecuteOptions['run'], handle: RunHandle, resumed: boolean): string {
