@@ -37,6 +37,11 @@ export interface ToolchainInput {
   env?: NodeJS.ProcessEnv;
   /** Folders commands see anyway (the system): nothing below them is listed. */
   visible: readonly string[];
+  /**
+   * rein's own install (its code and its packages): never a toolchain of the agent's commands, though a PATH
+   * entry links into it (`node_modules/.bin/rein` → the CLI package).
+   */
+  ownInstall?: readonly string[];
 }
 
 /**
@@ -88,6 +93,7 @@ function installationOf(candidate: string, input: ToolchainInput): string | null
   const real = realOrNull(candidate);
   if (real === null) return null;
   if ([...input.visible, input.root].some((dir) => isWithin(dir, real))) return null;
+  if ((input.ownInstall ?? []).some((dir) => isWithin(dir, real))) return null;
   const dir = fs.statSync(real).isDirectory() ? real : path.dirname(real);
   const widened = widen(dir, input.home);
   const holdsSomethingPrivate = (folder: string) => isWithin(folder, input.home) || isWithin(folder, input.root) || folder === path.parse(folder).root;

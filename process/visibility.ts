@@ -3,6 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { UsageError } from '../lib/errors.js';
 import { RULES_FILE_NAMES, STATE_DIR_NAME } from '../lib/harness-files.js';
+import { packageRoot } from '../lib/package-root.js';
+import { realKey } from '../lib/state-records.js';
 import { gitMounts } from './git-mounts.js';
 import { createHiddenMatcher, type HiddenMatcher, isWithin } from './hidden-paths.js';
 import { findHidden } from './hidden-walk.js';
@@ -87,6 +89,7 @@ export function planVisibility(input: VisibilityInput): VisibilityPlan {
     testCmd: input.testCmd,
     env: input.env ?? process.env,
     visible: system,
+    ownInstall: reinInstall(),
   }).filter((dir) => matcher.reason(dir, true) === null);
   const caches = detectPackageCaches(home).filter((dir) => !toolchains.some((chain) => isWithin(chain, dir)));
   const { readable, missing } = readableHostPaths(matcher);
@@ -212,4 +215,27 @@ function safeReaddir(dir: string): string[] {
   } catch {
     return [];
   }
+}
+
+/**
+ * rein's own folders: every entry of the core package but its node_modules (in a checkout, the dependencies and
+ * the tests' fake homes live there; the other packages are under packages/), and, installed from npm, its sibling
+ * `rein-*` packages in the same node_modules.
+ */
+function reinInstall(): string[] {
+  const core = packageRoot();
+  const entries = (dir: string): string[] => {
+    try {
+      return fs.readdirSync(dir);
+    } catch {
+      return [];
+    }
+  };
+  const own = entries(core)
+    .filter((name) => name !== 'node_modules')
+    .map((name) => path.join(core, name));
+  const parent = path.dirname(core);
+  if (path.basename(parent) !== 'node_modules') return own;
+  const siblings = entries(parent).filter((name) => /^rein-/.test(name));
+  return [...own, ...siblings.map((name) => realKey(path.join(parent, name)))];
 }

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../lib/errors.js';
+import { packageRoot } from '../../lib/package-root.js';
 import { resolveSandbox } from '../../process/sandbox.js';
 import { planVisibility } from '../../process/visibility.js';
 import { editFileTool } from '../../tools/edit-file.js';
@@ -161,6 +162,16 @@ describe('planVisibility', () => {
       pathValue: `${project}/node_modules/.bin:/usr/bin`,
     });
     expect(plan.toolchains).toEqual([path.join(project, 'node_modules')]);
+  });
+
+  it("never shows rein's own install as a toolchain, though node_modules/.bin/rein on PATH links into it", () => {
+    const fake = makeFakeHome();
+    const own = packageRoot();
+    const plan = planVisibility({ root: fake.workspace, policy: { network: false }, home: fake.home, env: {}, pathValue: `${own}/node_modules/.bin:/usr/bin` });
+    expect(fs.existsSync(path.join(own, 'node_modules', '.bin', 'rein'))).toBe(true);
+    // Its dependencies folder on PATH is a toolchain like any project's; the rein packages its links reach are not.
+    const modules = path.join(own, 'node_modules');
+    expect(plan.toolchains.filter((dir) => (dir === own || dir.startsWith(`${own}/`)) && dir !== modules && !dir.startsWith(`${modules}/`))).toEqual([]);
   });
 
   it('follows a workspace virtualenv to the Python it was made from', () => {
