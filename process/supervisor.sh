@@ -63,14 +63,15 @@ field() { IFS= read -r -d '' "$1"; }
 exec {pause_fd}<> <(:)
 pause() { read -r -t "$1" -u "$pause_fd" _ 2>/dev/null; }
 
-# Process $1's state and parent, from /proc/<pid>/stat ("pid (comm) state ppid pgrp ...").
+# Process $1's state, parent, group and session, from /proc/<pid>/stat ("pid (comm) state ppid pgrp session ...").
 proc_stat() {
   local line
   read -r line 2>/dev/null < "/proc/$1/stat" || return 1
   line=${line##*) }
   st_state=${line%% *}; line=${line#* }
   st_ppid=${line%% *}; line=${line#* }
-  st_pgrp=${line%% *}
+  st_pgrp=${line%% *}; line=${line#* }
+  st_session=${line%% *}
 }
 
 # Whether process $1 still runs: neither gone nor a zombie (nor dead, on its way to being one).
@@ -168,6 +169,10 @@ sweep() {
         fi
         # shellcheck disable=SC2053 # the pattern is a glob on purpose ("<token>-c4", "<token>-*")
         if [[ -n $tag ]]; then [[ $tag == $pattern ]] || continue
+        # At the harness's death an untagged process of the supervisor's own session is ours: a command's shell between
+        # its fork and its exec whose reporter died first (of SIGPIPE, reporting to the dead harness) is orphaned, and
+        # only its session still says whose it is.
+        elif [[ $pattern == *'*' && -n $own_session && $st_session == "$own_session" ]]; then :
         elif [[ $scope != ns ]] || owned "$p" "$st_ppid"; then continue
         fi
       fi
@@ -206,6 +211,10 @@ sweep() {
 
 # The supervisor's own process group, which its reporters share: never one a sweep kills.
 proc_stat "$$" && own_group=$st_pgrp
+# The supervisor's session, when it leads one (the harness starts it with setsid): every process of it is a reporter's
+# or a command's, unless a command left it with setsid (and those carry their tag).
+own_session=
+proc_stat "$$" && [[ $st_session == "$$" ]] && own_session=$$
 
 # Where orphans of our commands go on the host: init and any ancestor of the supervisor (a subreaper).
 orphanage=' 1 '

@@ -54,20 +54,26 @@ async function startOnHost(script: string, marker: string) {
 // a command whose shell is between its fork and its exec, or it starts after the sweep, with nobody left to stop it.
 // (test/tools/warm-run.test.ts kills the harness at spread moments of set-up; this holds the moment open.)
 describe('the harness dies while a command is being started, on the host', () => {
+  const SPARE = { path: 'a shell started ahead', fork: 'REIN_JOB=$token-$slot bash -c "$SPARE_SHELL"', extra: '' };
+  // Over SPARE_MAX_CHARS: the forking way.
+  const FORKED = { path: 'a forked shell', fork: 'REIN_JOB=$tag bash -c -- "$command"', extra: ` #${'x'.repeat(17_000)}` };
   it.each([
-    { path: 'a shell started ahead', fork: 'REIN_JOB=$token-$slot bash -c "$SPARE_SHELL"', extra: '' },
-    // Over SPARE_MAX_CHARS: the forking way.
-    { path: 'a forked shell', fork: 'REIN_JOB=$tag bash -c -- "$command"', extra: ` #${'x'.repeat(17_000)}` },
-  ])('$path: nothing of the command runs after the supervisor has gone', async ({ fork, extra }) => {
+    { ...SPARE, dies: 'once the shell is held' },
+    { ...FORKED, dies: 'once the shell is held' },
+    // Dead before the supervisor hands the command on: the spare's reporter dies of SIGPIPE reporting the start to it,
+    // and its shell, orphaned before its exec, has no tag and no reporter; only the supervisor's session says whose.
+    { ...SPARE, dies: 'right after sending the command' },
+  ])('$path, the harness dying $dies: nothing of the command runs after the supervisor has gone', async ({ fork, extra, dies }) => {
     const marker = uniqueMarker();
     const delay = `0.5${randomBytes(3).readUIntBE(0, 3)}`;
     try {
       const supervisor = await startOnHost(widened(fork, delay), marker);
       supervisor.send(['run', 'c1', 'nonce', `sleep ${marker}${extra}`]);
-      await waitUntil(
-        () => processesWithArgument(delay).some((pid) => commandLine(pid).startsWith('sleep\0')),
-        'the shell to be forked and held before its exec',
-      );
+      if (dies === 'once the shell is held')
+        await waitUntil(
+          () => processesWithArgument(delay).some((pid) => commandLine(pid).startsWith('sleep\0')),
+          'the shell to be forked and held before its exec',
+        );
       supervisor.harnessDies();
       await waitUntil(() => processesWithEnvironment(`REIN_TEST_MARKER=${marker}`).length === 0, 'the supervisor and its processes to go', 5_000).catch(
         () => undefined,
