@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { type JSONRPCMessage, JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
+import { descendantsOf, isGone } from '../process/proc.js';
 import type { StdioLaunch } from './stdio-launch.js';
 
 /** Largest message a server may send; more without a newline ends the connection (a runaway or hostile server). */
@@ -10,6 +11,8 @@ export const MAX_MESSAGE_BYTES = 32 * 1024 * 1024;
 export const MAX_STDERR_BYTES = 4 * 1024 * 1024;
 /** From SIGTERM to SIGKILL when a server is closed. */
 const CLOSE_GRACE_MS = 2_000;
+/** How long a close waits for the server's processes outside its group (a sandbox's) to be gone after SIGKILL. */
+const FAMILY_WAIT_MS = 2_000;
 
 export interface StdioTransportOptions {
   launch: StdioLaunch;
@@ -103,13 +106,17 @@ export class GroupStdioTransport implements Transport {
   private async stop(): Promise<void> {
     const child = this.child;
     if (child?.pid !== undefined) {
+      // Taken before the signal: a sandboxed server runs in other groups (bubblewrap's), which end a moment after ours.
+      const family = descendantsOf(child.pid);
       child.stdin?.end();
       signalGroup(child.pid, 'SIGTERM');
       const timer = setTimeout(() => signalGroup(child.pid!, 'SIGKILL'), CLOSE_GRACE_MS);
       await this.exited;
       clearTimeout(timer);
-      // Whatever the server left behind in its group.
+      // Whatever the server left behind in its group, and below it: closed means no process of it is left.
       signalGroup(child.pid, 'SIGKILL');
+      for (const member of family) if (!isGone(member)) signalPid(member.pid, 'SIGKILL');
+      for (let waited = 0; waited < FAMILY_WAIT_MS && !family.every(isGone); waited += 10) await new Promise((resolve) => setTimeout(resolve, 10));
     }
     await new Promise<void>((resolve) => this.log.end(resolve));
   }
@@ -152,6 +159,14 @@ export class GroupStdioTransport implements Transport {
 
   private note(text: string): void {
     if (!this.log.writableEnded) this.log.write(`${text}\n`);
+  }
+}
+
+function signalPid(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(pid, signal);
+  } catch {
+    // gone already
   }
 }
 

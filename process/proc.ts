@@ -63,3 +63,41 @@ export function readCommandLine(pid: number | string): string {
     return '';
   }
 }
+
+/** A process found in /proc, named by pid and start time (so a pid reused since is not taken for it). */
+export interface ProcessRef {
+  pid: number;
+  startTime: number;
+}
+
+/**
+ * Every live descendant of `pid`, from one scan of /proc: children of other sessions and groups included (a
+ * sandbox's processes, which a group signal does not reach).
+ *
+ * @example descendantsOf(child.pid).length // 3: bwrap, its init, the server
+ */
+export function descendantsOf(pid: number): ProcessRef[] {
+  const children = new Map<number, ProcessRef[]>();
+  for (const candidate of listPids()) {
+    const stat = readProcStat(candidate);
+    if (!stat || hasExited(stat)) continue;
+    const siblings = children.get(stat.ppid) ?? [];
+    siblings.push({ pid: candidate, startTime: stat.startTime });
+    children.set(stat.ppid, siblings);
+  }
+  const found: ProcessRef[] = [];
+  const queue = [pid];
+  for (let parent = queue.shift(); parent !== undefined; parent = queue.shift()) {
+    for (const child of children.get(parent) ?? []) {
+      found.push(child);
+      queue.push(child.pid);
+    }
+  }
+  return found;
+}
+
+/** Whether this process (pid and start time) has ended. */
+export function isGone(ref: ProcessRef): boolean {
+  const stat = readProcStat(ref.pid);
+  return hasExited(stat) || stat?.startTime !== ref.startTime;
+}
