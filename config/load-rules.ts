@@ -39,6 +39,20 @@ export interface LoadRulesOptions {
    * since (the agent may have written it) is not run again unless a person trusted it as it is now.
    */
   startedWith?: RulesFingerprint;
+  /**
+   * `configPath` arrived from elsewhere (a queue job's rules file, fetched by a worker): not the person's own choice,
+   * so trusted only when its sha256 is one the person running this listed; otherwise a code file is refused and a
+   * data file may only keep or narrow the rules, as a repository's.
+   */
+  received?: ReceivedRules;
+}
+
+/** Where a rules file came from, and the sha256 hashes of the files the person running rein trusts from there. */
+export interface ReceivedRules {
+  from: string;
+  trustedHashes: readonly string[];
+  /** How to trust one, for the refusal (`start the worker with --trust-rules FILE`). */
+  howToTrust: string;
 }
 
 /**
@@ -125,7 +139,7 @@ export async function loadRules(options: LoadRulesOptions = {}): Promise<LoadedR
     );
   }
   // After the file's own mistakes: a broken file is reported as broken first.
-  if (decided?.trust === 'repository' && configPath) refuseLoosening(configPath, preset.rules as Plain, fileLayer, options.workspace);
+  if (decided?.trust === 'repository' && configPath) refuseLoosening(configPath, preset.rules as Plain, fileLayer, options.workspace, options.received);
   return {
     rules,
     sources,
@@ -144,6 +158,14 @@ async function decideTrust(configPath: string, options: LoadRulesOptions, notice
     throw new UsageError(
       `${configPath}: the rules file, or a module it imports, changed since this run started (the agent may have written it); rein does not run it again. Review it, then \`rein trust ${configPath}\`, and resume again`,
     );
+  if (options.received) {
+    if (options.received.trustedHashes.includes(fingerprint.hash)) return { trust: 'trusted', fingerprint };
+    if (isCodeRulesFile(configPath))
+      throw new UsageError(
+        `${configPath}: this rules file came from ${options.received.from} and is code, and rein runs no code it was not told to trust (sha256 ${fingerprint.hash.slice(0, 12)}…). Review it, then ${options.received.howToTrust}`,
+      );
+    return { trust: 'repository', fingerprint };
+  }
   if (options.configPath) {
     if (workspace && fromWorkspace(configPath, workspace))
       notices.push(
@@ -160,7 +182,7 @@ async function decideTrust(configPath: string, options: LoadRulesOptions, notice
 }
 
 /** An untrusted rules file may keep or narrow the rules below it, never widen them (config/loosening-rules.ts). */
-function refuseLoosening(configPath: string, below: Plain, fileLayer: Plain | undefined, workspace: string | undefined): void {
+function refuseLoosening(configPath: string, below: Plain, fileLayer: Plain | undefined, workspace: string | undefined, received?: ReceivedRules): void {
   const base = rulesSchema.safeParse(below);
   const withFile = rulesSchema.safeParse(mergeRules(below, fileLayer));
   if (!base.success || !withFile.success) return;
@@ -168,9 +190,11 @@ function refuseLoosening(configPath: string, below: Plain, fileLayer: Plain | un
   if (found.length === 0) return;
   throw new UsageError(
     [
-      `${configPath}: this repository's rules file is not trusted, and it loosens the rules; rein applies what narrows them and refuses these:`,
+      `${configPath}: ${received ? `this rules file came from ${received.from} and is not trusted` : "this repository's rules file is not trusted"}, and it loosens the rules; rein applies what narrows them and refuses these:`,
       ...found.map((line) => `  ${line}`),
-      `Review the file, then run \`rein trust ${workspace ?? dirname(configPath)}\` to use it as it is; or pass your own rules with --config`,
+      received
+        ? `Review the file, then ${received.howToTrust}`
+        : `Review the file, then run \`rein trust ${workspace ?? dirname(configPath)}\` to use it as it is; or pass your own rules with --config`,
     ].join('\n'),
   );
 }

@@ -169,4 +169,19 @@ describe('rein compare', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/no run records in .*results\.jsonl: 2 line\(s\) are not rein eval results/);
   });
+
+  it("a task's own rules may narrow the configuration's, never widen them: one that turns the sandbox off is refused, the others run", async () => {
+    const tasks = writeTaskSet(['add', 'shout']);
+    const taskFile = join(tasks, 'add', 'task.json');
+    writeFileSync(taskFile, JSON.stringify({ ...JSON.parse(readFileSync(taskFile, 'utf8')), rules: { permissions: { sandbox: 'none' } } }));
+    const shoutFile = join(tasks, 'shout', 'task.json');
+    writeFileSync(shoutFile, JSON.stringify({ ...JSON.parse(readFileSync(shoutFile, 'utf8')), rules: { budgets: { maxSteps: 30 } } }));
+    const out = join(tempDir('rein-eval-task-rules-'), 'out');
+    const result = await runCli(['eval', tasks, '--preset', 'default', '--out', out], { env: cleanEnv(), timeoutMs: 60_000 });
+    const add = find(results(out), 'add', 'default');
+    expect(add).toMatchObject({ status: 'crash', resolved: false });
+    expect(add.reason).toMatch(/task add: its task\.json rules loosen the configuration's[\s\S]*permissions\.sandbox/);
+    expect(find(results(out), 'shout', 'default').status).not.toBe('crash');
+    expect(result.stderr).not.toMatch(/TypeError|at .*\.js:\d+/);
+  }, 90_000);
 });

@@ -1,4 +1,4 @@
-import { cpSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Queue } from 'bullmq';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -113,6 +113,49 @@ describe('rein eval --queue: what travels and what does not', () => {
     );
     expect(worker.log()).toContain('add × default #0: refused');
     expect(worker.log()).not.toMatch(/add × default #0: (un)?resolved/);
+  }, 120_000);
+
+  it("a job's rules module runs on a worker only if its operator trusted that file: without --trust-rules it is refused, never imported", async () => {
+    const redis = await startRedis();
+    const tasks = writeTaskSet(['add']);
+    // Imported, it writes where the worker's environment says (the coordinator has no such variable).
+    const rules = tempFile(
+      'queued.mjs',
+      "import fs from 'node:fs';\nif (process.env.REIN_TEST_CANARY) fs.writeFileSync(process.env.REIN_TEST_CANARY, 'imported');\nexport default { budgets: { maxSteps: 3 } };\n",
+    );
+    const canary = join(tempDir('rein-queue-canary-'), 'imported');
+    const out = join(tempDir('rein-queue-rules-'), 'out');
+    const coordinator = startEval([tasks, '--config', rules, '--queue', redis.url, '--out', out]);
+    const worker = startWorker(redis.url, { env: cleanEnv({ REIN_TEST_CANARY: canary }) });
+    expect(await coordinator.exited, coordinator.stderr()).toBe(0);
+    const [record] = readRecords(out);
+    expect(record).toMatchObject({ task: 'add', status: 'crash', resolved: false, steps: 0 });
+    expect(record!.reason).toMatch(/this rules file came from a queue job and is code, and rein runs no code it was not told to trust .*--trust-rules FILE/);
+    expect(existsSync(canary)).toBe(false);
+    worker.child.kill('SIGKILL');
+
+    // The operator reviewed the file and names their copy: the same bytes run as they are.
+    const trusted = join(tempDir('rein-queue-rules-ok-'), 'out');
+    const again = startEval([tasks, '--config', rules, '--queue', redis.url, '--out', trusted]);
+    const reviewed = tempFile('reviewed.mjs', readFileSync(rules, 'utf8'));
+    const trusting = startWorker(redis.url, { env: cleanEnv({ REIN_TEST_CANARY: canary }), args: ['--trust-rules', reviewed] });
+    expect(await again.exited, again.stderr() + trusting.log()).toBe(0);
+    expect(readRecords(trusted)[0]).toMatchObject({ task: 'add', config: 'queued', steps: expect.any(Number) });
+    expect(readRecords(trusted)[0]!.status).not.toBe('crash');
+    expect(readFileSync(canary, 'utf8')).toBe('imported');
+  }, 180_000);
+
+  it("a job's JSON rules file that widens the rules is refused on a worker that was not told to trust it", async () => {
+    const redis = await startRedis();
+    const tasks = writeTaskSet(['add']);
+    const rules = tempFile('open.json', JSON.stringify({ permissions: { sandbox: 'none', network: true } }));
+    const out = join(tempDir('rein-queue-open-'), 'out');
+    const coordinator = startEval([tasks, '--config', rules, '--queue', redis.url, '--out', out]);
+    startWorker(redis.url);
+    expect(await coordinator.exited, coordinator.stderr()).toBe(0);
+    const [record] = readRecords(out);
+    expect(record).toMatchObject({ task: 'add', status: 'crash', steps: 0 });
+    expect(record!.reason).toMatch(/came from a queue job and is not trusted, and it loosens the rules[\s\S]*permissions\.sandbox/);
   }, 120_000);
 
   it('rediss:// works against a TLS-only redis-server with a self-signed certificate trusted through NODE_EXTRA_CA_CERTS', async () => {

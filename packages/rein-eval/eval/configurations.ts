@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { basename, extname, resolve } from 'node:path';
-import { loadRules } from 'rein/config/load-rules.js';
+import { loadRules, type ReceivedRules } from 'rein/config/load-rules.js';
 import { UsageError } from 'rein/lib/errors.js';
 import { stableStringify } from 'rein/lib/stable-json.js';
 import { findPreset, requirePreset } from 'rein/rules/presets.js';
@@ -11,6 +11,8 @@ export interface Configuration {
   label: string;
   preset: string;
   configPath?: string;
+  /** `configPath` is a queue job's rules file, fetched by a worker: trusted only by the hashes the worker was given. */
+  received?: ReceivedRules;
 }
 
 /** A configuration with its effective rules (before any task layer) and their hash. */
@@ -55,7 +57,11 @@ function configFromSpec(spec: string): Configuration {
  * label still means the same rules.
  */
 export async function resolveConfiguration(configuration: Configuration): Promise<ResolvedConfiguration> {
-  const { rules } = await loadRules({ preset: configuration.preset, ...(configuration.configPath ? { configPath: configuration.configPath } : {}) });
+  const { rules } = await loadRules({
+    preset: configuration.preset,
+    ...(configuration.configPath ? { configPath: configuration.configPath } : {}),
+    ...(configuration.received ? { received: configuration.received } : {}),
+  });
   const hash = createHash('sha256').update(stableStringify(rules)).digest('hex').slice(0, 12);
   return { ...configuration, rules, hash };
 }

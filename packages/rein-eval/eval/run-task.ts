@@ -2,6 +2,8 @@ import { cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { type LoadedRules, loadRules } from 'rein/config/load-rules.js';
+import { looseningsOf } from 'rein/config/loosening-rules.js';
+import { UsageError } from 'rein/lib/errors.js';
 import type { HarnessOutput } from 'rein/machines/types.js';
 import { mergeRules, type Plain } from 'rein/rules/merge.js';
 import type { Rules } from 'rein/rules/schema.js';
@@ -42,6 +44,15 @@ export async function runEvalJob(job: EvalJob, hooks: JobHooks = NO_HOOKS): Prom
   rmSync(job.runDir, { recursive: true, force: true });
   mkdirSync(job.runDir, { recursive: true });
   try {
+    // Before anything of the task runs: rules that may not be loaded (a task widening them, a queued module nobody
+    // trusted) are this run's recorded end, not a crash of the worker.
+    let loaded: LoadedRules;
+    try {
+      loaded = await rulesFor(job);
+    } catch (error) {
+      if (error instanceof UsageError) return recordFor(job, startedAt, { status: 'crash', reason: error.message, wallSeconds: 0 }, null);
+      throw error;
+    }
     const prepared = prepareWorkspace(job, workspace);
     if (prepared) return recordFor(job, startedAt, { status: 'setup_failed', reason: prepared, wallSeconds: 0 }, null);
     const env = { REIN_TASK_DIR: job.task.dir, REIN_WORKSPACE: workspace };
@@ -51,7 +62,6 @@ export async function runEvalJob(job: EvalJob, hooks: JobHooks = NO_HOOKS): Prom
       if (setup.exitCode !== 0)
         return recordFor(job, startedAt, { status: 'setup_failed', reason: `setup_cmd ${describeExit(setup)}: ${tail(setup.output)}`, wallSeconds: 0 }, null);
     }
-    const loaded = await rulesFor(job);
     const model = await modelFor(job, loaded.rules);
     hooks.phase('agent', job.task.timeout_s, workspace);
     const began = Date.now();
@@ -100,8 +110,25 @@ async function rulesFor(job: EvalJob): Promise<LoadedRules> {
     budgets: { maxSeconds: job.task.timeout_s },
     ...(job.price && job.priceSource !== 'rules' ? { model: { prices: { [job.modelName]: job.price } } } : {}),
   };
-  const overrides = mergeRules(job.task.rules as Plain | undefined, layer);
-  return loadRules({ preset: job.config.preset, ...(job.config.configPath ? { configPath: job.config.configPath } : {}), overrides });
+  const base = {
+    preset: job.config.preset,
+    ...(job.config.configPath ? { configPath: job.config.configPath } : {}),
+    ...(job.config.received ? { received: job.config.received } : {}),
+  };
+  const loaded = await loadRules({ ...base, overrides: mergeRules(job.task.rules as Plain | undefined, layer) });
+  // A task's own rules layer comes with the task set (a benchmark's, a queue job's): it may narrow the rules, never widen them.
+  if (job.task.rules) {
+    const without = await loadRules({ ...base, overrides: layer });
+    const widened = looseningsOf(without.rules, loaded.rules);
+    if (widened.length > 0)
+      throw new UsageError(
+        [
+          `task ${job.task.id}: its task.json rules loosen the configuration's; a task may only keep or narrow them. Refused:`,
+          ...widened.map((line) => `  ${line}`),
+        ].join('\n'),
+      );
+  }
+  return loaded;
 }
 
 async function modelFor(job: EvalJob, rules: Rules): Promise<ModelSource> {

@@ -1,10 +1,12 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { ModelEndpointError, UsageError } from 'rein/lib/errors.js';
+import { readRegularFile } from 'rein/lib/regular-file.js';
+import { sha256 } from 'rein/lib/sha256.js';
 import { type QueueWorker, startQueueWorker } from 'rein-eval/eval/queue/queue-worker.js';
 import { PASSWORD_ENV, parseRedisUrl } from 'rein-eval/eval/queue/redis-endpoint.js';
 import { defaultCacheDir } from 'rein-eval/eval/queue/worker-files.js';
-import { type FlagSpec, numberFlag, parseCommand, stringFlag } from '../args.js';
+import { type FlagSpec, listFlag, numberFlag, parseCommand, stringFlag } from '../args.js';
 import type { Io } from '../execute-run.js';
 import { EXIT } from '../exit-codes.js';
 import { checkReachable } from '../preflight.js';
@@ -29,6 +31,10 @@ travel with a job. Run one on every machine that should take part.
   --max-result-mb N      cap on each job's compressed trace and run files sent back (default 32)
   --idle-exit N          exit after N seconds without a job (for batch machines)
   --keep-workspaces      keep each run's temp workspace
+  --trust-rules FILE     a rules file you reviewed (repeatable): a job whose rules file has the
+                         same sha256 is run with it as it is. Any other job rules file is not
+                         trusted: a code file (.ts/.mjs/.js) is refused, a JSON/YAML file may
+                         only keep or narrow the rules (a queue is not your own --config)
 
 Ctrl+C (or SIGTERM) finishes the running jobs and exits; a second one exits at
 once, and those jobs are re-run by other workers.`;
@@ -43,6 +49,7 @@ const WORKER_FLAGS: FlagSpec = {
   'max-result-mb': { type: 'string' },
   'idle-exit': { type: 'string' },
   'keep-workspaces': { type: 'boolean' },
+  'trust-rules': { type: 'string', multiple: true },
   help: { type: 'boolean', short: 'h' },
 };
 
@@ -71,9 +78,19 @@ export async function workerCommand(argv: string[], io: Io, env: NodeJS.ProcessE
     keepWorkspaces: Boolean(parsed.values['keep-workspaces']),
     env: runEnv,
     modelEndpoint: baseURL || runEnv.OPENAI_API_KEY ? { ...(baseURL ? { baseURL } : {}) } : null,
+    trustedRules: listFlag(parsed, 'trust-rules').map(trustedRulesHash),
     log,
   });
   return await untilStopped(worker, log, numberFlag('rein worker', parsed, 'idle-exit'));
+}
+
+/** The sha256 of a rules file the operator reviewed, read now (the job's copy must be byte for byte the same). */
+function trustedRulesHash(file: string): string {
+  try {
+    return sha256(readRegularFile(file));
+  } catch (error) {
+    throw new UsageError(`rein worker: --trust-rules ${file}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'not found' : (error as Error).message}`);
+  }
 }
 
 /** The runs' environment: the worker's own, with the endpoint and key its flags name. */

@@ -1,6 +1,7 @@
 import { mkdtemp } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Redis } from 'ioredis';
+import type { ReceivedRules } from 'rein/config/load-rules.js';
 import { JobRefused, UsageError } from 'rein/lib/errors.js';
 import { resolveConfiguration } from '../configurations.js';
 import type { EvalJob } from '../job.js';
@@ -16,6 +17,17 @@ export interface WorkerContext {
   keepWorkspaces: boolean;
   /** The worker's own model endpoint, if it has one (never from the job). */
   endpoint: { baseURL?: string } | null;
+  /** sha256 of the rules files this worker's operator reviewed (`--trust-rules FILE`): the only job rules files it trusts. */
+  trustedRules: readonly string[];
+}
+
+/** A job's rules file came over the queue: this worker trusts it only by the hashes its operator gave it. */
+function receivedRules(context: WorkerContext): ReceivedRules {
+  return {
+    from: 'a queue job',
+    trustedHashes: context.trustedRules,
+    howToTrust: 'start this worker with --trust-rules FILE, FILE being your reviewed copy of it (its sha256 is what is trusted)',
+  };
 }
 
 /**
@@ -34,7 +46,8 @@ export async function materializeJob(data: JobData, context: WorkerContext): Pro
   const task = tasks.find((entry) => entry.id === data.task.id);
   if (!task) throw new JobRefused(`task ${data.task.id}: ${problems[0]?.problem ?? 'not readable'} (read with this worker's rein version)`);
   const configPath = data.config.file ? await fetchFile(context.redis, context.cache, data.config.file) : undefined;
-  const rulesHash = await rulesHashOf(data, configPath);
+  const received = configPath ? receivedRules(context) : undefined;
+  const rulesHash = await rulesHashOf(data, configPath, received);
   if (rulesHash !== data.config.rulesHash) {
     throw new JobRefused(
       `configuration ${data.config.label}: its rules hash to ${rulesHash} here and to ${data.config.rulesHash} on the coordinator; run the same rein version on both`,
@@ -45,7 +58,7 @@ export async function materializeJob(data: JobData, context: WorkerContext): Pro
   const outDir = await mkdtemp(join(context.temp, 'job-'));
   return {
     task,
-    config: { label: data.config.label, preset: data.config.preset, ...(configPath ? { configPath } : {}) },
+    config: { label: data.config.label, preset: data.config.preset, ...(configPath ? { configPath } : {}), ...(received ? { received } : {}) },
     configHash: data.config.rulesHash,
     repeat: data.repeat,
     model:
@@ -61,9 +74,16 @@ export async function materializeJob(data: JobData, context: WorkerContext): Pro
   };
 }
 
-async function rulesHashOf(data: JobData, configPath: string | undefined): Promise<string> {
+async function rulesHashOf(data: JobData, configPath: string | undefined, received: ReceivedRules | undefined): Promise<string> {
   try {
-    return (await resolveConfiguration({ label: data.config.label, preset: data.config.preset, ...(configPath ? { configPath } : {}) })).hash;
+    return (
+      await resolveConfiguration({
+        label: data.config.label,
+        preset: data.config.preset,
+        ...(configPath ? { configPath } : {}),
+        ...(received ? { received } : {}),
+      })
+    ).hash;
   } catch (error) {
     if (error instanceof UsageError) throw new JobRefused(`configuration ${data.config.label}: ${error.message}`);
     throw error;

@@ -28,6 +28,8 @@ export interface QueueWorkerOptions {
   env: NodeJS.ProcessEnv;
   /** The worker's model endpoint; null when it has none (it then refuses endpoint jobs). */
   modelEndpoint: { baseURL?: string } | null;
+  /** sha256 of the rules files the operator reviewed: a job's rules module runs only if it is one of them. */
+  trustedRules?: readonly string[];
   log(text: string): void;
   /** The compiled eval worker entry (`dist/eval/worker.js`). */
   workerPath?: string;
@@ -59,7 +61,14 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Que
   const temp = await createWorkerTemp();
   const name = `${hostname()}:${process.pid}`;
   const redis = openRedis(options.endpoint, `rein-worker-store:${name}`);
-  const context: WorkerContext = { redis, cache: options.cache, temp: temp.root, keepWorkspaces: options.keepWorkspaces, endpoint: options.modelEndpoint };
+  const context: WorkerContext = {
+    redis,
+    cache: options.cache,
+    temp: temp.root,
+    keepWorkspaces: options.keepWorkspaces,
+    endpoint: options.modelEndpoint,
+    trustedRules: options.trustedRules ?? [],
+  };
   const connection = openRedis(options.endpoint, `rein-worker:${name}`);
   const activity = { running: 0, since: Date.now() };
   const track = async <T>(work: () => Promise<T>): Promise<T> => {
