@@ -158,6 +158,32 @@ describe('rein eval --queue: what travels and what does not', () => {
     expect(record!.reason).toMatch(/came from a queue job and is not trusted, and it loosens the rules[\s\S]*permissions\.sandbox/);
   }, 120_000);
 
+  it("a queued task's setup_cmd runs in the sandbox on a worker, on the host only with --host-task-code; its simulated model module is refused", async () => {
+    const redis = await startRedis();
+    const tasks = writeTaskSet(['add', 'crash']);
+    const canary = join(tempDir('rein-queue-setup-'), 'setup-ran-here');
+    const taskFile = join(tasks, 'add', 'task.json');
+    writeFileSync(taskFile, JSON.stringify({ ...JSON.parse(readFileSync(taskFile, 'utf8')), setup_cmd: `echo host > ${canary}; touch ready` }));
+    const out = join(tempDir('rein-queue-contained-'), 'out');
+    const coordinator = startEval([tasks, '--queue', redis.url, '--out', out]);
+    const worker = startWorker(redis.url);
+    expect(await coordinator.exited, coordinator.stderr()).toBe(0);
+    const records = readRecords(out);
+    // The setup ran (in the sandbox its write lands in a private /tmp) and the run went on.
+    expect(records.find((record) => record.task === 'add')).toMatchObject({ status: expect.not.stringMatching(/setup_failed|crash/) });
+    expect(existsSync(canary)).toBe(false);
+    expect(records.find((record) => record.task === 'crash')!.reason).toMatch(
+      /task crash: its simulated model is a module of the task \(.*crash-model\.mjs\), which this worker would import outside the sandbox; start the worker with --host-task-code/,
+    );
+    worker.child.kill('SIGKILL');
+
+    const again = join(tempDir('rein-queue-host-code-'), 'out');
+    const second = startEval([tasks, '--task', 'add', '--queue', redis.url, '--out', again]);
+    const trusting = startWorker(redis.url, { args: ['--host-task-code'] });
+    expect(await second.exited, second.stderr() + trusting.log()).toBe(0);
+    expect(readFileSync(canary, 'utf8')).toBe('host\n');
+  }, 180_000);
+
   it('rediss:// works against a TLS-only redis-server with a self-signed certificate trusted through NODE_EXTRA_CA_CERTS', async () => {
     const redis = await startRedis({ tls: true });
     const tasks = writeTaskSet(['shout']);

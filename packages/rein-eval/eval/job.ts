@@ -24,6 +24,12 @@ export interface EvalJob {
   keepWorkspace: boolean;
   /** Write the run's ATIF trajectory beside its trace (`--atif`). */
   atif?: boolean;
+  /**
+   * Where the task's own code runs. `host` (a local eval: the task set you chose): `setup_cmd` outside the sandbox,
+   * a `./file.mjs` simulated model imported. `contained` (a queue job on a worker not told to trust its queue):
+   * `setup_cmd` in the sandbox (network on, for installs), a simulated model module refused. Absent: `host`.
+   */
+  taskCode?: 'host' | 'contained';
 }
 
 /** Messages a worker sends its parent. */

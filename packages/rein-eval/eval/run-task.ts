@@ -49,6 +49,7 @@ export async function runEvalJob(job: EvalJob, hooks: JobHooks = NO_HOOKS): Prom
     let loaded: LoadedRules;
     try {
       loaded = await rulesFor(job);
+      refuseContainedModule(job);
     } catch (error) {
       if (error instanceof UsageError) return recordFor(job, startedAt, { status: 'crash', reason: error.message, wallSeconds: 0 }, null);
       throw error;
@@ -58,7 +59,16 @@ export async function runEvalJob(job: EvalJob, hooks: JobHooks = NO_HOOKS): Prom
     const env = { REIN_TASK_DIR: job.task.dir, REIN_WORKSPACE: workspace };
     if (job.task.setup_cmd) {
       hooks.phase('setup', job.task.check_timeout_s, workspace);
-      const setup = await runShell(job.task.setup_cmd, { cwd: workspace, timeoutS: job.task.check_timeout_s, env, sandbox: false, readable: [] });
+      // A queued task's setup is contained like the agent's commands (the network on, for installs), unless the worker trusts its queue.
+      const contained = job.taskCode === 'contained';
+      const setup = await runShell(job.task.setup_cmd, {
+        cwd: workspace,
+        timeoutS: job.task.check_timeout_s,
+        env,
+        sandbox: contained,
+        readable: contained ? [job.task.dir] : [],
+        ...(contained ? { network: true, requireSandbox: true } : {}),
+      });
       if (setup.exitCode !== 0)
         return recordFor(job, startedAt, { status: 'setup_failed', reason: `setup_cmd ${describeExit(setup)}: ${tail(setup.output)}`, wallSeconds: 0 }, null);
     }
@@ -129,6 +139,14 @@ async function rulesFor(job: EvalJob): Promise<LoadedRules> {
       );
   }
   return loaded;
+}
+
+/** A queued task's own simulated model module would be imported here, on the worker host: not unless the worker trusts its queue. */
+function refuseContainedModule(job: EvalJob): void {
+  if (job.taskCode !== 'contained' || job.model.kind !== 'simulated' || job.task.simulated?.kind !== 'module') return;
+  throw new UsageError(
+    `task ${job.task.id}: its simulated model is a module of the task (${job.task.simulated.path}), which this worker would import outside the sandbox; start the worker with --host-task-code if you control this queue`,
+  );
 }
 
 async function modelFor(job: EvalJob, rules: Rules): Promise<ModelSource> {

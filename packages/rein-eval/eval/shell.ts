@@ -18,6 +18,10 @@ export interface ShellOptions {
   sandbox: boolean;
   /** Folders the sandboxed command must be able to read (the task folder may live under /tmp). */
   readable: string[];
+  /** The sandbox's network (off unless set: a contained setup_cmd installs what the task needs). */
+  network?: boolean;
+  /** No bubblewrap here is an error, not a run on the host. */
+  requireSandbox?: boolean;
 }
 
 const OUTPUT_CAP = 4000;
@@ -31,14 +35,11 @@ const OUTPUT_CAP = 4000;
  */
 export async function runShell(command: string, options: ShellOptions): Promise<ShellResult> {
   const inner = ['bash', '-c', command];
-  const mode = options.sandbox ? resolveSandbox({ sandbox: 'auto', network: false }) : null;
+  const network = options.network ?? false;
+  const mode = options.sandbox ? resolveSandbox({ sandbox: options.requireSandbox ? 'bwrap' : 'auto', network }) : null;
   const argv =
     mode?.kind === 'bwrap'
-      ? buildSandboxArgv(
-          mode.bwrap,
-          planVisibility({ root: options.cwd, policy: { network: false }, testCmd: command, extraReadable: options.readable }),
-          inner,
-        )
+      ? buildSandboxArgv(mode.bwrap, planVisibility({ root: options.cwd, policy: { network }, testCmd: command, extraReadable: options.readable }), inner)
       : inner;
   const result = await runInProcessGroup({
     argv,

@@ -35,6 +35,10 @@ travel with a job. Run one on every machine that should take part.
                          same sha256 is run with it as it is. Any other job rules file is not
                          trusted: a code file (.ts/.mjs/.js) is refused, a JSON/YAML file may
                          only keep or narrow the rules (a queue is not your own --config)
+  --host-task-code       trust this queue's task code as a local eval does: each task's
+                         setup_cmd outside the sandbox, its simulated model module imported.
+                         Without it setup_cmd runs in the sandbox (network on, for installs)
+                         and a task's simulated model module is refused
 
 Ctrl+C (or SIGTERM) finishes the running jobs and exits; a second one exits at
 once, and those jobs are re-run by other workers.`;
@@ -50,6 +54,7 @@ const WORKER_FLAGS: FlagSpec = {
   'idle-exit': { type: 'string' },
   'keep-workspaces': { type: 'boolean' },
   'trust-rules': { type: 'string', multiple: true },
+  'host-task-code': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 };
 
@@ -79,6 +84,7 @@ export async function workerCommand(argv: string[], io: Io, env: NodeJS.ProcessE
     env: runEnv,
     modelEndpoint: baseURL || runEnv.OPENAI_API_KEY ? { ...(baseURL ? { baseURL } : {}) } : null,
     trustedRules: listFlag(parsed, 'trust-rules').map(trustedRulesHash),
+    hostTaskCode: Boolean(parsed.values['host-task-code']),
     log,
   });
   return await untilStopped(worker, log, numberFlag('rein worker', parsed, 'idle-exit'));

@@ -19,6 +19,8 @@ export interface WorkerContext {
   endpoint: { baseURL?: string } | null;
   /** sha256 of the rules files this worker's operator reviewed (`--trust-rules FILE`): the only job rules files it trusts. */
   trustedRules: readonly string[];
+  /** The operator trusts this queue's task code (`--host-task-code`): setup_cmd on the host, simulated model modules imported. */
+  hostTaskCode: boolean;
 }
 
 /** A job's rules file came over the queue: this worker trusts it only by the hashes its operator gave it. */
@@ -71,6 +73,7 @@ export async function materializeJob(data: JobData, context: WorkerContext): Pro
     runDir: join(outDir, data.runPath),
     outDir,
     keepWorkspace: context.keepWorkspaces,
+    taskCode: context.hostTaskCode ? 'host' : 'contained',
   };
 }
 

@@ -30,6 +30,8 @@ export interface QueueWorkerOptions {
   modelEndpoint: { baseURL?: string } | null;
   /** sha256 of the rules files the operator reviewed: a job's rules module runs only if it is one of them. */
   trustedRules?: readonly string[];
+  /** Run queued tasks' setup_cmd on the host and import their simulated model modules, as a local eval does. */
+  hostTaskCode?: boolean;
   log(text: string): void;
   /** The compiled eval worker entry (`dist/eval/worker.js`). */
   workerPath?: string;
@@ -68,6 +70,7 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Que
     keepWorkspaces: options.keepWorkspaces,
     endpoint: options.modelEndpoint,
     trustedRules: options.trustedRules ?? [],
+    hostTaskCode: options.hostTaskCode ?? false,
   };
   const connection = openRedis(options.endpoint, `rein-worker:${name}`);
   const activity = { running: 0, since: Date.now() };
