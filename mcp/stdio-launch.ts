@@ -77,8 +77,9 @@ function withWatchdog(argv: readonly string[]): string[] {
  */
 function installFolders(server: StdioServerRules, pathValue: string): string[] {
   const command = path.isAbsolute(server.command) ? server.command : findOnPath(server.command, pathValue);
-  const script = server.args[0];
-  const candidates = [command, script && /\.(?:[cm]?js|ts|py)$/.test(script) ? script : null];
+  // Every script the arguments name, not only the first: a wrapper (`bash -c '…' node /x/server.js`) names it later.
+  const scripts = server.args.filter((arg) => /\.(?:[cm]?js|ts|py)$/.test(arg));
+  const candidates = [command, ...scripts];
   return [...new Set(candidates.filter((file): file is string => file !== null && path.isAbsolute(file) && isFile(file)).map(folderOf))];
 }
 

@@ -85,7 +85,7 @@ export function planVisibility(input: VisibilityInput): VisibilityPlan {
   const toolchains = detectToolchains({
     root,
     home,
-    pathValue: input.pathValue ?? process.env.PATH ?? '',
+    pathValue: withoutReinBin(input.pathValue ?? process.env.PATH ?? ''),
     testCmd: input.testCmd,
     env: input.env ?? process.env,
     visible: system,
@@ -238,4 +238,19 @@ function reinInstall(): string[] {
   if (path.basename(parent) !== 'node_modules') return own;
   const siblings = entries(parent).filter((name) => /^rein-/.test(name));
   return [...own, ...siblings.map((name) => realKey(path.join(parent, name)))];
+}
+
+/**
+ * PATH without the `node_modules/.bin` that `npm run`/`npx` put first to start rein itself (its checkout's, or the
+ * one its package is installed under): rein's dependencies are not a toolchain the agent's commands asked for. A
+ * workspace's own `node_modules/.bin` is inside the workspace and shown with it anyway.
+ */
+function withoutReinBin(pathValue: string): string {
+  const core = packageRoot();
+  const parent = path.dirname(core);
+  const own = [path.join(core, 'node_modules', '.bin'), ...(path.basename(parent) === 'node_modules' ? [path.join(parent, '.bin')] : [])].map(realKey);
+  return pathValue
+    .split(path.delimiter)
+    .filter((dir) => !(path.isAbsolute(dir) && own.includes(realKey(dir))))
+    .join(path.delimiter);
 }

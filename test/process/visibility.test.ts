@@ -164,14 +164,13 @@ describe('planVisibility', () => {
     expect(plan.toolchains).toEqual([path.join(project, 'node_modules')]);
   });
 
-  it("never shows rein's own install as a toolchain, though node_modules/.bin/rein on PATH links into it", () => {
+  it("never shows rein's own install as a toolchain, though the node_modules/.bin that started rein is on PATH", () => {
     const fake = makeFakeHome();
     const own = packageRoot();
     const plan = planVisibility({ root: fake.workspace, policy: { network: false }, home: fake.home, env: {}, pathValue: `${own}/node_modules/.bin:/usr/bin` });
     expect(fs.existsSync(path.join(own, 'node_modules', '.bin', 'rein'))).toBe(true);
-    // Its dependencies folder on PATH is a toolchain like any project's; the rein packages its links reach are not.
-    const modules = path.join(own, 'node_modules');
-    expect(plan.toolchains.filter((dir) => (dir === own || dir.startsWith(`${own}/`)) && dir !== modules && !dir.startsWith(`${modules}/`))).toEqual([]);
+    // Neither the rein packages its links reach nor rein's dependencies (the folder npm run put on PATH to start rein).
+    expect(plan.toolchains.filter((dir) => dir === own || dir.startsWith(`${own}/`))).toEqual([]);
   });
 
   it('follows a workspace virtualenv to the Python it was made from', () => {
