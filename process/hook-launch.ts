@@ -68,7 +68,7 @@ function onHost(shell: string[], context: HookLaunchContext, because: string): H
 
 /**
  * Folders of the scripts a command names by absolute path outside the workspace, shown read-only to the hook.
- * Never `/`, the home directory or a folder holding the workspace: those would show the disk, not a script.
+ * Never the home directory itself or a folder holding the workspace (`/` is one): those would show much more than a script.
  */
 function scriptFolders(command: string, root: string): string[] {
   const home = os.homedir();
@@ -78,8 +78,16 @@ function scriptFolders(command: string, root: string): string[] {
     .map((file) => fs.realpathSync(file))
     .filter((file) => !isWithin(root, file))
     .map((file) => path.dirname(file))
-    .filter((folder) => folder !== '/' && folder !== home && !isWithin(folder, root));
+    .filter((folder) => folder !== home && folder !== realHome(home) && !isWithin(folder, root));
   return [...new Set(folders)];
+}
+
+function realHome(home: string): string {
+  try {
+    return fs.realpathSync(home);
+  } catch {
+    return home;
+  }
 }
 
 function isFile(file: string): boolean {

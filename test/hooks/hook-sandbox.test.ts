@@ -3,7 +3,7 @@ import { chmodSync, existsSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { runHook } from '../../hooks/run-hook.js';
 import type { HookSpec } from '../../hooks/schema.js';
 import { planHookLaunch } from '../../process/hook-launch.js';
@@ -118,6 +118,30 @@ describe('a hook runs in a bubblewrap sandbox of its own, built from the run’s
     const outcome = await runIn(root, hook(`sh ${join(scripts, 'check.sh')}`));
     expect(outcome).toMatchObject({ where: 'sandbox', decision: 'deny', message: 'checked in the sandbox' });
     expect(existsSync(join(scripts, 'ran'))).toBe(false);
+  });
+
+  it('a script in the home folder itself or in a folder holding the workspace is not shown: that would show their other files', async () => {
+    const parent = makeTempDir('rein-hook-parent-');
+    const root = join(parent, 'repo');
+    const home = makeTempDir('rein-hook-home-');
+    const script = `echo '{"decision":"allow"}'\n`;
+    writeFiles(parent, { 'repo/README.md': '', 'check.sh': script });
+    writeFiles(home, { 'check.sh': script });
+    vi.stubEnv('HOME', home);
+    try {
+      for (const folder of [parent, home]) {
+        const outcome = await runIn(root, hook(`sh ${join(folder, 'check.sh')}`));
+        // sh exits 2 for a script it cannot open, which the protocol reads as a denial.
+        expect(outcome).toMatchObject({
+          where: 'sandbox',
+          exitCode: 2,
+          decision: 'deny',
+          message: expect.stringMatching(/cannot open .*check\.sh: No such file/),
+        });
+      }
+    } finally {
+      vi.unstubAllEnvs();
+    }
   });
 });
 
