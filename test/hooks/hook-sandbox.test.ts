@@ -157,6 +157,22 @@ describe('where a hook runs when it is not sandboxed', () => {
     expect(existsSync(join(scripts, 'notified.json'))).toBe(true);
   });
 
+  it('rules that require bubblewrap where it cannot run refuse the hook (it fails closed) instead of running it on the host', async () => {
+    const root = makeTempDir('rein-hook-ws-');
+    vi.stubEnv('PATH', makeTempDir('rein-no-bwrap-'));
+    try {
+      const outcome = await runIn(root, hook('touch made.txt'));
+      expect(outcome).toMatchObject({
+        where: 'sandbox',
+        exitCode: null,
+        problem: expect.stringMatching(/^could not start: cannot run in the sandbox: .*bwrap/),
+      });
+    } finally {
+      vi.unstubAllEnvs();
+    }
+    expect(existsSync(join(root, 'made.txt'))).toBe(false);
+  });
+
   it('a run without a sandbox (sandbox: none) runs its hooks on the host too, and says why', async () => {
     const root = makeTempDir('rein-hook-ws-');
     const outcome = await runIn(root, hook('touch made.txt'), { policy: { ...defaultPolicy, sandbox: 'none' } });
