@@ -1,14 +1,14 @@
 import { fromPromise } from 'xstate';
 import { wildcard } from '../approvals/patterns.js';
-import { type HookOutcome, runHook } from '../hooks/run-hook.js';
+import { type HookLauncher, type HookOutcome, runHook } from '../hooks/run-hook.js';
 import type { HookFunction, HookMoment, Hooks } from '../hooks/schema.js';
 import { maskSecrets } from '../lib/secret-scan.js';
 import type { HooksInput, HooksOutput } from '../machines/actor-contracts.js';
 
 export interface HooksDeps {
   hooks: Hooks;
-  cwd: string;
-  env: NodeJS.ProcessEnv;
+  /** How a hook command is started: in the run's sandbox or on the host (process/hook-launch.ts). */
+  launch: HookLauncher;
   /** Hook functions a rules module exports (`hookFunctions`), by name. */
   functions?: Readonly<Record<string, HookFunction>>;
   /** Values masked in what the hooks tell the model (their notes and messages), as in tool results. */
@@ -48,7 +48,7 @@ export function combineOutcomes(moment: HookMoment, outcomes: readonly HookOutco
  * the call) one after another, traces each, and returns their combined
  * answer. It never throws for a hook's failure: that is an outcome.
  *
- * @example const hooks = createHooksActor({ hooks: rules.hooks, cwd: workspace, env: hookEnv });
+ * @example const hooks = createHooksActor({ hooks: rules.hooks, launch: (command, spec) => planHookLaunch(command, spec.where, context) });
  */
 export function createHooksActor(deps: HooksDeps) {
   return fromPromise<HooksOutput, HooksInput>(({ input, signal }) => runMomentHooks(deps, input, signal));
@@ -65,7 +65,7 @@ export async function runMomentHooks(deps: HooksDeps, input: HooksInput, signal?
       input.moment,
       spec,
       { moment: input.moment, ...input.event },
-      { cwd: deps.cwd, env: deps.env, ...(signal ? { signal } : {}), ...(deps.functions ? { functions: deps.functions } : {}) },
+      { launch: deps.launch, ...(signal ? { signal } : {}), ...(deps.functions ? { functions: deps.functions } : {}) },
     );
     deps.onOutcome?.(outcome, input.step);
     outcomes.push(outcome);

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { dirname, extname, isAbsolute, relative, resolve } from 'node:path';
 import { parseDocument } from 'yaml';
+import { checkHostHooks } from '../hooks/host-hooks.js';
 import { HOOK_MOMENTS, type HookFunction } from '../hooks/schema.js';
 import { didYouMean } from '../lib/did-you-mean.js';
 import { UsageError } from '../lib/errors.js';
@@ -129,6 +130,8 @@ export async function loadRules(options: LoadRulesOptions = {}): Promise<LoadedR
     checkRuleReferences(rules, { guards, actions });
     selectTools(registry, rules.tools.enabled);
     checkHookFunctions(rules, extensions.hookFunctions);
+    // A host hook that runs a script the agent can rewrite is refused before anything runs (and again at the start).
+    if (options.workspace) checkHostHooks(rules.hooks, resolve(options.workspace), where);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
     throw new UsageError(

@@ -145,7 +145,7 @@ export const LOOSENING_RULES: readonly LooseningRule[] = [
   },
   {
     field: 'hooks',
-    loosens: 'any hook added (hooks are commands run outside the sandbox)',
+    loosens: 'any hook added, in the sandbox or where: host (a hook is a command rein runs and obeys; a host hook runs outside the sandbox)',
     check: (base, rules) =>
       joined(HOOK_MOMENTS.flatMap((moment) => added(base.hooks[moment], rules.hooks[moment]).map((hook) => `${moment}: ${stableStringify(hook)}`))),
   },

@@ -6,12 +6,14 @@ import { stableStringify } from '../lib/stable-json.js';
 import { type Hooks, hasHooks } from './schema.js';
 
 /**
- * Hooks are commands rein runs outside the sandbox, so a repository must
- * not bring its own: hooks declared by a rules file inside the workspace
- * run only after a person trusted exactly those hooks (`rein rules
- * trust-hooks`), by a fingerprint kept in the trust file outside every
- * repository. Hooks from a rules file elsewhere (`--config ~/rein.json`) are
- * the user's own.
+ * Hooks are commands rein runs at its own moments, whose answers decide
+ * calls and finishes (and with `where: host`, run outside the sandbox), so a
+ * repository must not bring its own: hooks declared by a rules file inside
+ * the workspace run only after a person trusted exactly those hooks (`rein
+ * rules trust-hooks`), by a fingerprint kept in the trust file outside every
+ * repository. The fingerprint covers every field, `where` included: a hook
+ * moved from the sandbox to the host is trusted no more. Hooks from a rules
+ * file elsewhere (`--config ~/rein.json`) are the user's own.
  */
 
 export function hooksFingerprint(hooks: Hooks): string {
@@ -39,6 +41,6 @@ export function checkHooksTrusted(hooks: Hooks, configPath: string | undefined, 
   if (!hasHooks(hooks) || !fromRepository(configPath, workspace)) return;
   if (trustedFingerprints(trustFile)[resolve(workspace)] === hooksFingerprint(hooks)) return;
   throw new UsageError(
-    `${configPath} declares hooks, commands rein would run outside the sandbox, and this repository's hooks are not trusted (or changed since). Review them with \`rein rules show --workspace ${workspace}\`, then trust them with \`rein rules trust-hooks --workspace ${workspace}\``,
+    `${configPath} declares hooks, commands rein would run and obey, and this repository's hooks are not trusted (or changed since). Review them with \`rein rules show --workspace ${workspace}\`, then trust them with \`rein rules trust-hooks --workspace ${workspace}\``,
   );
 }

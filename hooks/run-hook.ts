@@ -9,10 +9,24 @@ const hookAnswer = z.looseObject({
   note: z.string().optional(),
 });
 
+/** How one hook command is started (process/hook-launch.ts builds it): the full argv, its environment, and where it runs. */
+export interface HookLaunch {
+  argv: string[];
+  env: Record<string, string>;
+  cwd: string;
+  where: 'sandbox' | 'host';
+  /** Why a command ran on the host: its `where: host`, or a run without a sandbox. */
+  hostBecause?: string;
+}
+
 /** What one hook did: its answer, exit status and time, or the problem (crash, timeout, bad output) that made it fail closed. */
 export interface HookOutcome {
   moment: HookMoment;
   command: string;
+  /** Where it ran: a command in the sandbox or on the host; a function in rein itself, so on the host. */
+  where: 'sandbox' | 'host';
+  /** Why it ran on the host (`where: host`, a run without a sandbox, a function of the rules module). */
+  hostBecause?: string;
   exitCode: number | null;
   ms: number;
   decision?: 'allow' | 'deny' | 'ask';
@@ -25,36 +39,52 @@ export interface HookOutcome {
 
 const MAX_OUTPUT = 64 * 1024;
 
+/** Builds the launch of a hook command; a throw (a sandbox the machine cannot make) is the hook's problem. */
+export type HookLauncher = (command: string, spec: HookSpec) => HookLaunch;
+
 /**
- * Runs one hook: `sh -c command` in `cwd`, the event as JSON on stdin, its
- * own process group (killed whole on timeout or abort). Exit 0 with a JSON
+ * Runs one hook: its command as `launch` says (in the run's sandbox or on the
+ * host), the event as JSON on stdin, its own process group (killed whole on
+ * timeout or abort, and after it ends: its watchdog too). Exit 0 with a JSON
  * object (or nothing) on stdout is an answer; exit 2 is a denial with stderr
  * as the reason; anything else, a timeout or output that is not the hook
  * JSON is a problem, which the caller treats by the fail-closed rule.
  *
- * @example const outcome = await runHook('preToolUse', { command: './policy.sh', tools: '*', timeoutSeconds: 5 }, event, { cwd, env });
+ * @example const outcome = await runHook('preToolUse', spec, event, { launch: (command) => planHookLaunch(command, spec.where, context) });
  */
 export function runHook(
   moment: HookMoment,
   spec: HookSpec,
   event: unknown,
-  options: { cwd: string; env: NodeJS.ProcessEnv; signal?: AbortSignal; functions?: Readonly<Record<string, HookFunction>> },
+  options: { launch: HookLauncher; signal?: AbortSignal; functions?: Readonly<Record<string, HookFunction>> },
 ): Promise<HookOutcome> {
   if (spec.function !== undefined) return runHookFunction(moment, spec, event, options.functions?.[spec.function]);
   const command = spec.command ?? 'true';
   const started = Date.now();
+  let launch: HookLaunch;
+  try {
+    launch = options.launch(command, spec);
+  } catch (error) {
+    const problem = `could not start: ${error instanceof Error ? error.message : String(error)}`;
+    return Promise.resolve({ moment, command, where: spec.where, exitCode: null, ms: Date.now() - started, stdout: '', stderr: '', problem });
+  }
+  const placed = { where: launch.where, ...(launch.hostBecause ? { hostBecause: launch.hostBecause } : {}) };
   return new Promise((resolve) => {
-    const child = spawn('/bin/sh', ['-c', command], { cwd: options.cwd, env: options.env, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+    const [file, ...args] = launch.argv;
+    const child = spawn(file!, args, { cwd: launch.cwd, env: launch.env, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
     let stdout = '';
     let stderr = '';
     let problem: string | undefined;
-    const kill = (why: string) => {
-      problem ??= why;
+    const killGroup = () => {
       try {
         if (child.pid) process.kill(-child.pid, 'SIGKILL');
       } catch {
         // already gone
       }
+    };
+    const kill = (why: string) => {
+      problem ??= why;
+      killGroup();
     };
     const timer = setTimeout(() => kill(`timed out after ${spec.timeoutSeconds} s`), spec.timeoutSeconds * 1000);
     const onAbort = () => kill('stopped with the run');
@@ -72,7 +102,9 @@ export function runHook(
     child.on('close', (code) => {
       clearTimeout(timer);
       options.signal?.removeEventListener('abort', onAbort);
-      const base = { moment, command, exitCode: code, ms: Date.now() - started, stdout: stdout.slice(0, 2000), stderr: stderr.slice(0, 2000) };
+      // The watchdog waits in the group for the harness to die: the hook is over, so it goes now.
+      killGroup();
+      const base = { moment, command, ...placed, exitCode: code, ms: Date.now() - started, stdout: stdout.slice(0, 2000), stderr: stderr.slice(0, 2000) };
       resolve(problem ? { ...base, problem } : judge(base, code));
     });
   });
@@ -99,7 +131,15 @@ function judge(base: Omit<HookOutcome, 'problem'>, code: number | null): HookOut
 /** A hook function of a rules module, held to the same timeout and answer shape as a command; a throw is a problem. */
 async function runHookFunction(moment: HookMoment, spec: HookSpec, event: unknown, fn: HookFunction | undefined): Promise<HookOutcome> {
   const started = Date.now();
-  const base = { moment, command: hookLabel(spec), exitCode: null, stdout: '', stderr: '' };
+  const base = {
+    moment,
+    command: hookLabel(spec),
+    where: 'host' as const,
+    hostBecause: 'a function of the rules module',
+    exitCode: null,
+    stdout: '',
+    stderr: '',
+  };
   if (!fn) return { ...base, ms: 0, problem: `no hook function "${spec.function}" is exported in hookFunctions` };
   let timer: NodeJS.Timeout | undefined;
   try {

@@ -2,15 +2,20 @@ import { z } from 'zod';
 
 /**
  * Lifecycle hooks: commands rein runs at named moments of a run, with the
- * event as JSON on stdin. See hooks/run-hook.ts for the protocol and
- * README "Approvals and hooks" for the fail-closed rule.
+ * event as JSON on stdin. See hooks/run-hook.ts for the protocol,
+ * process/hook-launch.ts for where a command runs and README "Approvals and
+ * hooks" for the fail-closed rule.
  */
 
 export const HOOK_MOMENTS = ['preToolUse', 'postToolUse', 'phaseChange', 'beforeFinish', 'runEnd'] as const;
 export type HookMoment = (typeof HOOK_MOMENTS)[number];
 
 const hook = z.strictObject({
-  command: z.string().min(1).optional().describe('Shell command (run with sh -c in the workspace, outside the sandbox: it is your code, not the agent’s)'),
+  command: z
+    .string()
+    .min(1)
+    .optional()
+    .describe('Shell command, run with sh -c in the workspace (where says in what: the run’s sandbox by default, or the host)'),
   function: z
     .string()
     .min(1)
@@ -18,6 +23,12 @@ const hook = z.strictObject({
     .describe('Or: the name of a function the .ts/.js rules file exports in `hookFunctions`, called with the event (returns the same answer a command prints)'),
   tools: z.string().min(1).default('*').describe('For preToolUse and postToolUse: tool name pattern the hook is for (mcp__* matches MCP tools)'),
   timeoutSeconds: z.number().positive().default(30).describe('Seconds the hook may take; a hook that times out is reported and fails closed'),
+  where: z
+    .enum(['sandbox', 'host'])
+    .default('sandbox')
+    .describe(
+      'Where a command runs. sandbox: in a fresh bubblewrap sandbox built from the run’s own permissions (what the run’s commands see, the workspace read-only, their network rule, environment and limits), so a script the agent rewrote cannot reach the host; on the host only when the run itself has no sandbox. host: on the host, for hooks that must reach it (a notification, a host-only tool); rein refuses a host command that names a path inside the workspace (keep such scripts in e.g. ~/.config/rein/hooks/), but a host hook running `npm run`, `make` or `pytest` still runs the repository’s code: that is your explicit choice. Function hooks run in rein itself and ignore it',
+    ),
 });
 export type HookSpec = z.output<typeof hook>;
 

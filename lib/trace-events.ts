@@ -292,12 +292,16 @@ export interface ApprovalDecisionEvent {
   waitedMs?: number;
 }
 
-/** A lifecycle hook ran: its moment, command, exit status, what it answered, and any problem (crash, timeout, bad output). */
+/** A lifecycle hook ran: its moment, command, where it ran, exit status, what it answered, and any problem (crash, timeout, bad output). */
 export interface HookEvent {
   kind: 'hook';
   step: number;
   moment: string;
   command: string;
+  /** `sandbox`: a sandbox of its own under the run's policy; `host`: outside it (see hostBecause). */
+  where?: 'sandbox' | 'host';
+  /** Why it ran on the host: `where: host`, the run has no sandbox, a function of the rules module. */
+  hostBecause?: string;
   exitCode: number | null;
   ms: number;
   decision?: string;

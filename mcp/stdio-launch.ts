@@ -2,10 +2,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { buildCommandEnv } from '../process/environment.js';
 import type { CommandPolicy } from '../process/policy.js';
-import { buildSandboxArgv, findOnPath, resolveSandbox } from '../process/sandbox.js';
-import { limitedArgv, sandboxLimits } from '../process/sandbox-limits.js';
-import { shellScript } from '../process/shell-scripts.js';
+import { findOnPath, resolveSandbox } from '../process/sandbox.js';
+import { sandboxLimits } from '../process/sandbox-limits.js';
 import { planVisibility } from '../process/visibility.js';
+import { watchedArgv } from '../process/watched-argv.js';
 import type { StdioServerRules } from '../rules/mcp-servers.js';
 import { expandVariables } from './variables.js';
 
@@ -46,8 +46,8 @@ export function planStdioLaunch(server: StdioServerRules, context: LaunchContext
   const mode = server.sandbox ? resolveSandbox(policy) : { kind: 'none' as const, reason: 'the server has sandbox: false' };
   if (mode.kind === 'unavailable') throw new Error(`cannot start the server: ${mode.reason}`);
   // Under the run's memory limit, and sandboxed its process limit too (as an rlimit: the server has no cgroup of its own).
-  const inner = limitedArgv(sandboxLimits(context.policy.limits), command, mode.kind === 'bwrap');
-  if (mode.kind === 'none') return { argv: withWatchdog(inner), env, cwd, sandbox: `unsandboxed (${mode.reason})` };
+  const limits = sandboxLimits(context.policy.limits);
+  if (mode.kind === 'none') return { argv: watchedArgv(command, limits, null), env, cwd, sandbox: `unsandboxed (${mode.reason})` };
   const plan = planVisibility({
     root: context.root,
     policy,
@@ -57,15 +57,11 @@ export function planStdioLaunch(server: StdioServerRules, context: LaunchContext
   });
   return {
     // The plan's root is only where the sandbox starts (--chdir); the workspace mounts are already in it.
-    argv: withWatchdog(buildSandboxArgv(mode.bwrap, { ...plan, root: cwd }, inner)),
+    argv: watchedArgv(command, limits, { bwrap: mode.bwrap, plan: { ...plan, root: cwd } }),
     env,
     cwd,
     sandbox: `in the run's bubblewrap sandbox (network ${policy.network ? 'on' : 'off'})`,
   };
-}
-
-function withWatchdog(argv: readonly string[]): string[] {
-  return ['bash', '-c', shellScript('watchdog.sh'), 'bash', String(process.pid), ...argv];
 }
 
 /**

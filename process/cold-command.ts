@@ -1,10 +1,10 @@
 import { buildCommandEnv } from './environment.js';
 import type { CommandPolicy } from './policy.js';
 import { type GroupRunResult, runInProcessGroup } from './process-group.js';
-import { buildSandboxArgv, resolveSandbox } from './sandbox.js';
-import { limitedArgv, sandboxLimits } from './sandbox-limits.js';
-import { shellScript } from './shell-scripts.js';
+import { resolveSandbox } from './sandbox.js';
+import { sandboxLimits } from './sandbox-limits.js';
 import { planVisibility, type VisibilityPlan } from './visibility.js';
+import { watchedArgv } from './watched-argv.js';
 
 /**
  * `bash -c` with the command's stderr merged into stdout in the order it was
@@ -12,15 +12,6 @@ import { planVisibility, type VisibilityPlan } from './visibility.js';
  * the redirection and is replaced by the inner one.
  */
 const MERGE_STDERR = ['bash', '-c', 'exec bash -c "$1" 2>&1', 'bash'];
-
-/**
- * A harness killed with SIGKILL cannot clean up after itself, so every
- * command carries a watchdog (process/watchdog.sh) that kills its process group once the harness
- * is gone. After a normal end the harness kills the group, watchdog included.
- */
-function withHarnessWatchdog(argv: readonly string[]): string[] {
-  return ['bash', '-c', shellScript('watchdog.sh'), 'bash', String(process.pid), ...argv];
-}
 
 export interface ColdCommandOptions {
   root: string;
@@ -57,8 +48,8 @@ export async function runColdCommand(command: string, options: ColdCommandOption
 /** The argv `runColdCommand` spawns: the watchdog, bubblewrap when the policy and machine allow, and the command. */
 export function coldArgv(command: string, options: Pick<ColdCommandOptions, 'root' | 'policy' | 'protectedFiles' | 'plan'>): string[] {
   const sandbox = resolveSandbox(options.policy);
-  const inner = limitedArgv(sandboxLimits(options.policy.limits), [...MERGE_STDERR, command], sandbox.kind === 'bwrap');
-  if (sandbox.kind !== 'bwrap') return withHarnessWatchdog(inner);
+  const limits = sandboxLimits(options.policy.limits);
+  if (sandbox.kind !== 'bwrap') return watchedArgv([...MERGE_STDERR, command], limits, null);
   const plan = options.plan ?? planVisibility({ root: options.root, policy: options.policy, protectedFiles: options.protectedFiles });
-  return withHarnessWatchdog(buildSandboxArgv(sandbox.bwrap, plan, inner));
+  return watchedArgv([...MERGE_STDERR, command], limits, { bwrap: sandbox.bwrap, plan });
 }

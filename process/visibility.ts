@@ -40,6 +40,8 @@ export interface VisibilityInput {
   extraReadable?: readonly string[];
   /** Folders commands may write besides the workspace (background job logs). */
   writable?: readonly string[];
+  /** `read-only` for what only judges the workspace (a hook): nothing in it can be changed, `.git` included. Default `writable`. */
+  workspace?: 'writable' | 'read-only';
 }
 
 /** What commands see, decided once per sandbox: the mounts and a summary for the start line and the trace. */
@@ -95,10 +97,12 @@ export function planVisibility(input: VisibilityInput): VisibilityPlan {
   const { readable, missing } = readableHostPaths(matcher);
   const extra = (input.extraReadable ?? []).map((dir) => path.resolve(dir));
   for (const dir of byDepth([...toolchains, ...caches, ...readable, ...extra])) mounts.push({ kind: 'ro', path: dir });
-  mounts.push({ kind: 'rw', path: root });
+  const workspaceWritable = input.workspace !== 'read-only';
+  mounts.push({ kind: workspaceWritable ? 'rw' : 'ro', path: root });
   const readOnly = [...[STATE_DIR_NAME, ...RULES_FILE_NAMES].map((name) => path.join(root, name)), ...(input.protectedFiles ?? [])];
   for (const file of readOnly) mounts.push({ kind: 'ro-try', path: file });
-  mounts.push(...gitMounts(root));
+  // A read-only workspace has a read-only .git already (and no missing hooks folder can be created there).
+  if (workspaceWritable) mounts.push(...gitMounts(root));
   const writable = (input.writable ?? []).map((dir) => path.resolve(dir));
   for (const dir of writable) mounts.push({ kind: 'rw', path: dir });
   const masked = maskHidden(mounts, matcher, {

@@ -9,6 +9,7 @@ import { createToolRunner } from '../actors/tool-runner.js';
 import { rememberedForRepository, trustFilePath } from '../approvals/trust-file.js';
 import { ViewBuilder } from '../context/view-builder.js';
 import { checkHooksTrusted } from '../hooks/hooks-trust.js';
+import { checkHostHooks } from '../hooks/host-hooks.js';
 import type { HookOutcome } from '../hooks/run-hook.js';
 import { RunAwaitingApproval, RunInterrupted, UsageError } from '../lib/errors.js';
 import { beginRulesWatch, endRulesWatch } from '../lib/rules-trust.js';
@@ -20,6 +21,7 @@ import { isCheckpoint, stateLabel } from '../machines/introspection.js';
 import type { HarnessContext, HarnessInput, HarnessOutput } from '../machines/types.js';
 import { checkOf, verificationOf } from '../machines/verification.js';
 import type { McpHub } from '../mcp/hub.js';
+import { planHookLaunch } from '../process/hook-launch.js';
 import { describeLostJobs, jobTraceLine } from '../process/job-lines.js';
 import { createRunSandbox } from '../process/run-sandbox.js';
 import type { Rules } from '../rules/schema.js';
@@ -167,6 +169,8 @@ function launch(options: RunOptions, saved: SavedState | null): RunHandle {
   try {
     const workspace = realWorkspace(options.workspace);
     checkHooksTrusted(options.rules.hooks, options.configPath, workspace, options.trustFile ?? trustFilePath());
+    // Also checked when the rules are loaded; here for rules handed to startRun directly.
+    checkHostHooks(options.rules.hooks, workspace, options.configPath);
     // Before the sandbox exists: .rein is made (and so shown read-only), and no run file is where a command could write it.
     prepareRunPlacement(workspace, { runDir: options.runDir, ...(options.tracePath ? { tracePath: options.tracePath } : {}) });
     // Half-written temporary files a killed rein left (its own, by record): gone before any command or model looks.
@@ -265,22 +269,31 @@ function openRunFiles(options: RunOptions, saved: SavedState | null, workspace: 
 }
 type RunFiles = ReturnType<typeof openRunFiles>;
 
-/** How hooks run for this run: in the workspace, with a small environment (never the API key), each traced. */
-function hooksDepsFor(options: RunOptions, workspace: string, trace: Tracer): HooksDeps {
-  const env: NodeJS.ProcessEnv = { REIN_WORKSPACE: workspace, REIN_RUN_DIR: options.runDir };
-  for (const name of ['PATH', 'HOME', 'LANG', 'TMPDIR']) if (process.env[name]) env[name] = process.env[name];
+/**
+ * How hooks run for this run: each command in a sandbox of its own under the run's policy (or on the host for
+ * `where: host`), in the workspace, with a filtered environment (never the API key), each traced.
+ */
+function hooksDepsFor(options: RunOptions, workspace: string, policy: CommandPolicy, trace: Tracer): HooksDeps {
+  const context = {
+    root: workspace,
+    policy,
+    env: process.env,
+    hookEnv: { REIN_WORKSPACE: workspace, REIN_RUN_DIR: options.runDir },
+    protectedFiles: options.configPath ? [options.configPath] : [],
+  };
   return {
     hooks: options.rules.hooks,
-    cwd: workspace,
-    env,
+    launch: (command, spec) => planHookLaunch(command, spec.where, context),
     secrets: (options.secrets ?? []).filter((secret) => secret.length >= 6),
     ...(options.hookFunctions ? { functions: options.hookFunctions } : {}),
     onOutcome: (outcome: HookOutcome, step: number) => {
-      const { moment, command, exitCode, ms, decision, message, problem, stdout, stderr } = outcome;
+      const { moment, command, where, hostBecause, exitCode, ms, decision, message, problem, stdout, stderr } = outcome;
       trace.log('hook', {
         step,
         moment,
         command,
+        where,
+        ...(hostBecause ? { hostBecause } : {}),
         exitCode,
         ms,
         ...(decision ? { decision } : {}),
@@ -343,7 +356,7 @@ function wireActors(
   };
   const builder = new ViewBuilder();
   const record = () => transcript;
-  const hooks = hooksDepsFor(options, workspace, trace);
+  const hooks = hooksDepsFor(options, workspace, opened.policy, trace);
   const machine = harnessMachineFor(rules, {
     guards: options.guards,
     actions: options.actions,

@@ -56,21 +56,38 @@ describe('lifecycle hooks in a real run (hooks/, run/start-run.ts)', () => {
     expect(run.trace.find((line) => line.kind === 'hook')).toMatchObject({ problem: expect.stringMatching(/timed out/) });
   });
 
-  it('a postToolUse note reaches the model with the result; a beforeFinish hook can refuse a finish once; runEnd hears the end', async () => {
-    const onceThenAllow = `test -f refused || { touch refused; echo '{"decision":"deny","message":"write the changelog first"}'; }`;
+  it('a postToolUse note reaches the model with the result; a beforeFinish hook refuses a finish until the workspace is right; runEnd hears the end', async () => {
+    // The hook sees the workspace as it is now (read-only, in its sandbox): the agent's changelog lets the finish through.
+    const changelogFirst = `test -f CHANGELOG.md || echo '{"decision":"deny","message":"write the changelog first"}'`;
     const run = await runWithHooks(
       {
         postToolUse: [{ command: `echo '{"note":"remember the lint"}'` }],
-        beforeFinish: [{ command: onceThenAllow }],
-        runEnd: [{ command: 'cat > ended.json' }],
+        beforeFinish: [{ command: changelogFirst }],
+        runEnd: [{ command: 'cat >&2' }],
       },
-      [reply(call('run', { command: 'echo hi' })), finish, finish],
+      [reply(call('run', { command: 'echo hi' })), finish, reply(call('run', { command: 'echo "- fixed" > CHANGELOG.md' })), finish],
     );
     expect(run.output.status).toBe('done');
     expect(run.tools[0]).toContain('[hook note] remember the lint');
     expect(run.tools).toContain('Finish refused by a beforeFinish hook: write the changelog first');
-    const ended = JSON.parse(readFileSync(join(run.workspace, 'ended.json'), 'utf8')) as { moment: string; status: string };
-    expect(ended).toMatchObject({ moment: 'runEnd', status: 'done' });
+    const ended = run.trace.find((line) => line.kind === 'hook' && line.moment === 'runEnd');
+    expect(JSON.parse(String(ended?.kind === 'hook' && ended.stderr))).toMatchObject({ moment: 'runEnd', status: 'done' });
+  });
+});
+
+describe('where hooks run in a real run (process/hook-launch.ts)', () => {
+  it('a where: host hook whose script lives outside the workspace runs on the host: it writes a host file, the trace says host and why', async () => {
+    const outside = makeTempDir('rein-hooks-host-');
+    writeFileSync(join(outside, 'notify.sh'), `cat > "${outside}/ended.json"\n`);
+    const run = await runWithHooks({ runEnd: [{ command: `sh ${join(outside, 'notify.sh')}`, where: 'host' }] }, [finish]);
+    expect(JSON.parse(readFileSync(join(outside, 'ended.json'), 'utf8'))).toMatchObject({ moment: 'runEnd', status: 'done' });
+    expect(run.trace.find((line) => line.kind === 'hook')).toMatchObject({ moment: 'runEnd', where: 'host', hostBecause: 'where: host', exitCode: 0 });
+  });
+
+  it('a where: host hook that names a script in the workspace stops the run before it starts, rules given to startRun included', async () => {
+    await expect(runWithHooks({ preToolUse: [{ command: './policy.sh', where: 'host' }] }, [finish], { 'policy.sh': 'echo {}' })).rejects.toThrow(
+      /hooks\.preToolUse\[0\] \(`\.\/policy\.sh`\) has where: host, and `\.\/policy\.sh` is a path inside the workspace/,
+    );
   });
 });
 
@@ -78,9 +95,10 @@ describe('hook states in a real run: each moment on the chart and in the trace',
   it('postToolUse, phaseChange and runEnd run as states (transitions in the trace), with the event on stdin and exit status traced', async () => {
     const run = await runWithHooks(
       {
-        postToolUse: [{ command: `cat > post.json; echo '{"note":"checked"}'` }],
-        phaseChange: [{ command: 'cat >> phases.jsonl; echo >> phases.jsonl' }],
-        runEnd: [{ command: 'cat > ended.json' }],
+        // Each hook shows the event it read on stdin on its stderr, which the trace keeps.
+        postToolUse: [{ command: `cat >&2; echo '{"note":"checked"}'` }],
+        phaseChange: [{ command: 'cat >&2' }],
+        runEnd: [{ command: 'cat >&2' }],
       },
       // The test command's run takes build to verify (which is told), then a finish.
       [reply(call('run', { command: 'true' })), finish],
@@ -96,15 +114,13 @@ describe('hook states in a real run: each moment on the chart and in the trace',
     expect(hooks.every((line) => line.exitCode === 0 && typeof line.ms === 'number')).toBe(true);
     // The note went to the model with the call's result; the hook saw the call and its result.
     expect(run.tools[0]).toMatch(/^exit=0[\s\S]*\n\[hook note\] checked$/);
-    const post = JSON.parse(readFileSync(join(run.workspace, 'post.json'), 'utf8')) as { call: { tool: string; args: unknown }; result: { ok: boolean } };
+    const [post, phase, ended] = hooks.map((line) => JSON.parse(String(line.kind === 'hook' && line.stderr)) as Record<string, unknown>);
     expect(post).toMatchObject({ moment: 'postToolUse', call: { tool: 'run', args: { command: 'true' } }, result: { ok: true } });
-    const phases = readFileSync(join(run.workspace, 'phases.jsonl'), 'utf8')
-      .trim()
-      .split('\n')
-      .map((line) => JSON.parse(line) as unknown);
-    expect(phases).toEqual([{ moment: 'phaseChange', from: 'build', to: 'verify', step: 1 }]);
+    expect(phase).toEqual({ moment: 'phaseChange', from: 'build', to: 'verify', step: 1 });
     expect(moves).toContain('build.route -> verify.settleHook');
-    expect(JSON.parse(readFileSync(join(run.workspace, 'ended.json'), 'utf8'))).toMatchObject({ moment: 'runEnd', status: 'done', steps: 2 });
+    expect(ended).toMatchObject({ moment: 'runEnd', status: 'done', steps: 2 });
+    // Each ran in a sandbox of its own, as the default says.
+    expect(hooks.every((line) => line.kind === 'hook' && line.where === 'sandbox')).toBe(true);
     // The end line comes after the runEnd hook's: the run's last line (and its span, in an export) holds it.
     expect(run.trace.at(-1)).toMatchObject({ kind: 'end', status: 'done' });
     const last = run.trace.filter((line) => line.kind !== 'transition').slice(-2);

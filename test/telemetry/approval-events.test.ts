@@ -33,10 +33,13 @@ describe('approvals and hooks as OpenTelemetry span events (telemetry/event-attr
   });
   it('asks and hooks are events of their own, not unknown lines', () => {
     expect(runEvent(line({ kind: 'approval_ask', step: 1, callId: 'c', tool: 'run', reason: 'r' }), false)?.name).toBe('rein.approval_ask');
-    const hook = runEvent(line({ kind: 'hook', step: 1, moment: 'preToolUse', command: './p.sh', exitCode: 2, ms: 5, decision: 'deny' }), false);
+    const hook = runEvent(
+      line({ kind: 'hook', step: 1, moment: 'preToolUse', command: './p.sh', where: 'sandbox', exitCode: 2, ms: 5, decision: 'deny' }),
+      false,
+    );
     expect(hook).toMatchObject({
       name: 'rein.hook',
-      attributes: { 'rein.hook.moment': 'preToolUse', 'rein.hook.decision': 'deny', 'rein.command.exit_code': 2 },
+      attributes: { 'rein.hook.moment': 'preToolUse', 'rein.hook.decision': 'deny', 'rein.hook.where': 'sandbox', 'rein.command.exit_code': 2 },
     });
     expect(hook?.attributes['rein.command']).toBeUndefined();
   });

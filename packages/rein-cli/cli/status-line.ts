@@ -124,7 +124,7 @@ export function createStatusLine(stream: Stream, rules: Rules, options: { unsand
         }
         case 'hook':
           say(
-            `[rein] hook ${line.moment}: ${line.command.slice(0, 60)} → ${line.problem ? `problem: ${line.problem}` : `exit ${line.exitCode}${line.decision ? `, ${line.decision}` : ''}`}`,
+            `[rein] hook ${line.moment}${line.where ? ` (${line.where})` : ''}: ${line.command.slice(0, 60)} → ${line.problem ? `problem: ${line.problem}` : `exit ${line.exitCode}${line.decision ? `, ${line.decision}` : ''}`}`,
           );
           break;
         default:

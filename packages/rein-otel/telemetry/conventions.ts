@@ -130,6 +130,8 @@ export const REIN = {
   hookMoment: 'rein.hook.moment',
   hookDecision: 'rein.hook.decision',
   hookMs: 'rein.hook.ms',
+  /** Where a hook ran: sandbox or host. */
+  hookWhere: 'rein.hook.where',
 } as const;
 
 /** Span events rein adds (on the run span unless noted). */

@@ -138,6 +138,7 @@ export function runEvent(line: TraceLine, content: boolean): LineEvent | null {
           [REIN.hookMoment]: str(line.moment),
           [REIN.hookDecision]: str(line.decision),
           [REIN.hookMs]: num(line.ms),
+          [REIN.hookWhere]: str(line.where),
           [REIN.exitCode]: num(line.exitCode),
           [REIN.problem]: str(line.problem),
           [REIN.command]: content ? str(line.command) : undefined,

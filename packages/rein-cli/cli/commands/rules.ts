@@ -33,7 +33,7 @@ export const RULES_USAGE = `rein rules <show|guards|graph|coverage|presets|profi
   presets    the ablation presets and the finding each reproduces
   profiles   the endpoint profiles (model.profile): the model settings each sets for its server; a setting beside it wins
   trust      after reviewing it: let rein load the rules file in --workspace (default: .); the same as \`rein trust\`
-  trust-hooks  after reviewing them: let the hooks the rules file in --workspace declares run (they run outside the sandbox)
+  trust-hooks  after reviewing them: let the hooks the rules file in --workspace declares run (each with its where: sandbox or host)
   tools      every tool a run would offer, in order, and which each phase allows; starts the MCP servers to list theirs (--format json)
 
 Without --config, rein.config.json|yaml|yml|ts|mts|mjs|js in the current directory is used if present.

@@ -128,7 +128,8 @@ export function describeEntry(entry: Entry, match: TransitionMatch | null, hints
       return {
         badge: 'hook',
         tone: text(data, 'problem') ? 'error' : 'step',
-        text: `${text(data, 'moment')} ${clip(text(data, 'command'), 80)} → ${outcome}`,
+        // Where it ran, for traces that say (older ones do not): a host hook is the one outside the sandbox.
+        text: `${text(data, 'moment')}${text(data, 'where') ? ` (${text(data, 'where')})` : ''} ${clip(text(data, 'command'), 80)} → ${outcome}`,
         meta: step,
       };
     }
