@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { commandWords } from '../hooks/command-words.js';
 import type { HookLaunch } from '../hooks/run-hook.js';
+import { realKey } from '../lib/state-records.js';
 import { buildCommandEnv } from './environment.js';
 import { isWithin } from './hidden-paths.js';
 import type { CommandPolicy } from './policy.js';
@@ -78,16 +79,8 @@ function scriptFolders(command: string, root: string): string[] {
     .map((file) => fs.realpathSync(file))
     .filter((file) => !isWithin(root, file))
     .map((file) => path.dirname(file))
-    .filter((folder) => folder !== home && folder !== realHome(home) && !isWithin(folder, root));
+    .filter((folder) => folder !== home && folder !== realKey(home) && !isWithin(folder, root));
   return [...new Set(folders)];
-}
-
-function realHome(home: string): string {
-  try {
-    return fs.realpathSync(home);
-  } catch {
-    return home;
-  }
 }
 
 function isFile(file: string): boolean {

@@ -343,6 +343,14 @@ spare_reporter() {
   printf 'S %s %s\n' "$id" "$pid" >&3
   wait "$pid"
   status=$?
+  # A spare SIGKILLed just before it looked (the signal not yet delivered: it seemed alive) died without reading a
+  # byte: its whole request is still there, nothing of it ran, and it is run the forking way (a second start report).
+  if (( status > 128 )) && read -t 0 -u "$cmds" &&
+    IFS= read -r -d '' -u "$cmds" command && [[ $command == "$id" ]] && IFS= read -r -d '' -u "$cmds" command; then
+    exec {ids}<&- {cmds}<&-
+    run_command "$id" "$nonce" "$command" "$slot"
+    exit 0
+  fi
   # What a spare killed while it read left unread is not run, and not left for the next spare.
   while read -t 0 -u "$cmds" && IFS= read -r -d '' -u "$cmds" command; do :; done
   exec {ids}<&- {cmds}<&-

@@ -66,6 +66,8 @@ interface Running {
   demux: ReturnType<typeof createOutputDemux>;
   status: number | null;
   settle: () => void;
+  /** The group to stop: the latest start report's (a request a dead spare never read is started again, forked). */
+  pgid?: number;
 }
 
 let sequence = 0;
@@ -261,8 +263,10 @@ class SupervisorProcess implements Supervisor {
         this.release();
         return;
       case 'started':
-        if (this.current?.id === report.id) this.resolvePgid.get(report.id)?.(report.pgid);
-        else this.jobStarts.get(report.id)?.(report.pgid);
+        if (this.current?.id === report.id) {
+          this.current.pgid = report.pgid;
+          this.resolvePgid.get(report.id)?.(report.pgid);
+        } else this.jobStarts.get(report.id)?.(report.pgid);
         this.jobStarts.delete(report.id);
         return;
       case 'commandEnded':
@@ -344,7 +348,7 @@ class SupervisorProcess implements Supervisor {
       const ending = await firstOf(done, options);
       if (ending !== 'done' && this.isAlive) {
         void pgid.then((group) => {
-          if (this.isAlive) this.send({ type: 'stop', pgid: group });
+          if (this.isAlive) this.send({ type: 'stop', pgid: running.pgid ?? group });
         });
         if (!(await settledWithin(done, COMMAND_SETTLE_MS))) this.child.kill('SIGKILL');
       }
