@@ -9,7 +9,6 @@ export type SupervisorRequest =
   | { type: 'run'; id: string; nonce: string; command: string }
   | { type: 'job'; id: string; log: string; command: string }
   | { type: 'stop'; pgid: number }
-  | { type: 'spare' }
   | { type: 'quit' };
 
 /** What the supervisor reports. */
@@ -39,7 +38,6 @@ function requestFields(request: SupervisorRequest): string[] {
       return ['job', request.id, request.log, request.command];
     case 'stop':
       return ['stop', String(request.pgid)];
-    case 'spare':
     case 'quit':
       return [request.type];
   }

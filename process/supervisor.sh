@@ -1,12 +1,11 @@
 #!/usr/bin/env bash
 # shellcheck shell=bash
 # The supervisor that runs inside a run's sandbox, in bash: one process per
-# run, so a command costs no new sandbox. Nor, usually, a fork: shells
-# for the next two commands (spares) are started ahead, while the harness
-# waits on the model, and a command is handed to one through a pipe.
+# run, so a command costs no new sandbox: a fork of this small bash (the
+# command's reporter) and an exec of `bash -c`.
 #
 # Arguments: a random token (tags every process it starts, through the
-# `REIN_JOB=<token>-<id>` variable; a spare's id is `w<n>`), the kill grace in ms, the
+# `REIN_JOB=<token>-<id>` variable), the kill grace in ms, the
 # scope: `ns` when it runs in its own PID namespace (bubblewrap), `host`
 # when it does not, the memory each process may allocate in KiB and the processes the
 # sandbox may hold (0: no limit).
@@ -15,7 +14,6 @@
 #   run  <id> <nonce> <command>   a command whose output goes to stdout, then `\0\0REIN-END-<nonce>\0\0`
 #   job  <id> <log> <command>     a background job whose output is appended to <log>
 #   stop <pgid>                   SIGTERM the group, SIGKILL it after the grace
-#   spare                         start the next commands' shells now, where none waits (sent 10 ms after each command)
 #   quit                          exit now (the harness has stopped the jobs and cleans up what is left)
 # Reports go to fd 3, one line each: `R <pid>` (ready), `S <id> <pgid>`
 # (started), `E <id> <status>` (a command ended), `X <id> <status>` (a job ended), `P <text>` (a
@@ -235,40 +233,9 @@ finish() {
   if [[ $scope == ns ]]; then sweep "$2"; else sweep "$2" "$1"; fi
 }
 
-# A command's shell is started before the command is asked for (a spare), while the harness waits on the model. Two
-# wait at a time, so that the second tool call of a reply finds one too. A spare waits on its stdin for the request's
-# id and then the command, so a request costs two pipe writes and an exec instead of two forks and an exec. It points
-# its stdin at /dev/null and execs bash -c with the command: the command gets exactly the shell the forking way gives
-# it (its $0, $$, SECONDS, BASH_EXECUTION_STRING, a single program exec'd in place), in its own process group, with
-# nothing of the supervisor's.
-# shellcheck disable=SC2016 # expanded by the spare's own shell, not here
-SPARE_SHELL='IFS= read -r -d "" c && IFS= read -r -d "" c || exit 0; exec </dev/null; exec bash -c -- "$c"'
-# Longer commands go the forking way: a pipe holds 64 KiB, and a write must never wait on a spare that has died.
-SPARE_MAX_CHARS=16000
-
-# Each of the two spares has its own pair of pipes, made once: the command for the shell, the id and nonce for its
-# reporter. A pair gets a new spare only on a "spare" request, which the harness sends when no command runs: the
-# spare before on that pair was handed its command, and has read all of it (its command was reported ended), or was
-# never handed one. The supervisor holds the pipes open read-write, so a write never raises SIGPIPE and the readers
-# see EOF only when the supervisor has gone; every process forked from it lets go of them (drop_pipes).
-# (The {var} redirections use plain variables, which every bash that has {var} takes.)
-open_pair() {
-  local cmd ids
-  exec {cmd}<> <(:) {ids}<> <(:)
-  spare_cmd[$1]=$cmd spare_ids[$1]=$ids
-}
-close_pair() {
-  local cmd=${spare_cmd[$1]} ids=${spare_ids[$1]}
-  exec {cmd}>&- {ids}>&-
-}
-open_pair 0
-open_pair 1
-# Per pair: the waiting spare's reporter ('' when none waits) and its number (its tag is <token>-w<number>).
-pipes_held=1 spares=0 waiting=('' '') number=(0 0)
-
 # Whether a fork can be risked: a bash whose fork fails exits, and the supervisor must not. In the namespace, a sandbox
 # that holds nearly its limit of processes (a fork bomb in a job, or one a stop is still reaping) is given a moment to
-# free some; still full, the caller does without (no spare; a command is reported not started). Threads count toward
+# free some; still full, the caller does without (a command is reported not started). Threads count toward
 # the limit but not here: a sandbox full of threads can still take the supervisor down, and the next command gets a
 # new sandbox.
 room_for_fork() {
@@ -282,86 +249,9 @@ room_for_fork() {
   return 1
 }
 
-# Starts a spare on pair $1 unless one waits there.
-new_spare() {
-  [[ -n ${waiting[$1]} ]] && return 0
-  (( spares += 1 ))
-  spare_reporter "$1" "w$spares" &
-  waiting[$1]=$! number[$1]=$spares
-}
-
-# Sets pair to the pair of the oldest waiting spare that can take a command. Its reporter may have been killed (by a
-# command's "kill"), and then nobody would report on it: its shell, still reading the pipe, is stopped so that it
-# takes nothing, and the other spare is tried. Fails when none can.
-usable_spare() {
-  local p
-  while :; do
-    pair=
-    for p in 0 1; do
-      [[ -n ${waiting[p]} ]] && { [[ -z $pair ]] || (( number[p] < number[pair] )); } && pair=$p
-    done
-    [[ -n $pair ]] || return 1
-    running "${waiting[pair]}" && return 0
-    waiting[pair]=
-    sweep "$token-w${number[pair]}"
-    # A shell the sweep cannot see as this spare's (forked, not yet exec'd, when its reporter died) would still read
-    # this pair, beside the next spare on it: the pair gets new pipes, and the old ones reach EOF.
-    close_pair "$pair"
-    open_pair "$pair"
-  done
-}
-
-drop_pipes() {
-  [[ -n $pipes_held ]] && close_pair 0 && close_pair 1
-  pipes_held=
-}
-
-# A spare's reporter, on pair $1: starts the shell, learns which request it serves, then reports it as run_command does.
-spare_reporter() {
-  local slot=$2 ids cmds id nonce command pid status
-  exec {ids}</dev/fd/"${spare_ids[$1]}" {cmds}</dev/fd/"${spare_cmd[$1]}"
-  drop_pipes
-  set -m
-  REIN_JOB=$token-$slot bash -c "$SPARE_SHELL" bash <&"$cmds" 2>&1 3>&- {ids}<&- {cmds}<&- {pause_fd}<&- &
-  pid=$!
-  set +m
-  if ! { IFS= read -r -d '' -u "$ids" id && IFS= read -r -d '' -u "$ids" nonce; }; then
-    # The supervisor has gone without using this spare.
-    kill -KILL -- "-$pid" 2>/dev/null
-    exit 0
-  fi
-  # A spare killed while it waited (by a command's "pkill bash", say) left its request unread: the supervisor writes it
-  # before the id, so it is there now, and it is run the forking way. A spare that has already run a quick command has
-  # read it; one killed while it read has left only a part, which is not the request (its id does not come first).
-  if ! running "$pid" && read -t 0 -u "$cmds" &&
-    IFS= read -r -d '' -u "$cmds" command && [[ $command == "$id" ]] && IFS= read -r -d '' -u "$cmds" command; then
-    wait "$pid"
-    exec {ids}<&- {cmds}<&-
-    run_command "$id" "$nonce" "$command" "$slot"
-    exit 0
-  fi
-  printf 'S %s %s\n' "$id" "$pid" >&3
-  wait "$pid"
-  status=$?
-  # A spare SIGKILLed just before it looked (the signal not yet delivered: it seemed alive) died without reading a
-  # byte: its whole request is still there, nothing of it ran, and it is run the forking way (a second start report).
-  if (( status > 128 )) && read -t 0 -u "$cmds" &&
-    IFS= read -r -d '' -u "$cmds" command && [[ $command == "$id" ]] && IFS= read -r -d '' -u "$cmds" command; then
-    exec {ids}<&- {cmds}<&-
-    run_command "$id" "$nonce" "$command" "$slot"
-    exit 0
-  fi
-  # What a spare killed while it read left unread is not run, and not left for the next spare.
-  while read -t 0 -u "$cmds" && IFS= read -r -d '' -u "$cmds" command; do :; done
-  exec {ids}<&- {cmds}<&-
-  command_ended "$id" "$nonce" "$pid" "$token-$slot" "$status"
-}
-
-# A command the forking way, in a bash of its own: when no spare waits, the command is long, or the spare was killed.
-# $4: the tag, when not the id (a killed spare's).
+# A command in a bash of its own, forked by its reporter (this subshell), which reports on it.
 run_command() {
-  local id=$1 nonce=$2 command=$3 tag=$token-${4:-$1} pid status
-  drop_pipes
+  local id=$1 nonce=$2 command=$3 tag=$token-$1 pid status
   set -m
   REIN_JOB=$tag bash -c -- "$command" </dev/null 2>&1 3>&- {pause_fd}<&- &
   pid=$!
@@ -398,7 +288,6 @@ log_writer() {
 
 run_job() {
   local id=$1 log=$2 command=$3 pid status writer='' out_fd log_fd
-  drop_pipes
   if (( log_max_bytes > 0 )); then
     # The log is opened before the command starts (which may swap the name at once). The writer is this reporter's
     # child, not in the job's process group, so stopping the job leaves it to write out what is still in the pipe.
@@ -424,25 +313,18 @@ run_job() {
 }
 
 printf 'R %s\n' "$$" >&3
-# One now, beside the first command; the second with the first "spare" request.
-new_spare 0
 op=''
 while field op; do
   case $op in
     run)
       field id; field nonce; field command
-      if (( ${#command} <= SPARE_MAX_CHARS )) && usable_spare; then
-        printf '%s\0%s\0' "$id" "$command" >&"${spare_cmd[pair]}"
-        printf '%s\0%s\0' "$id" "$nonce" >&"${spare_ids[pair]}"
-        waiting[pair]=
-      elif room_for_fork; then
+      if room_for_fork; then
         run_command "$id" "$nonce" "$command" &
       else
         printf 'rein: not started: the sandbox holds its limit of %s processes and threads (permissions.limits.processes); a background job, or what a command left running, may hold them\n' "$max_processes"
         printf '\0\0REIN-END-%s\0\0' "$nonce"
         printf 'E %s 126\n' "$id" >&3
       fi ;;
-    spare) room_for_fork && { new_spare 0; new_spare 1; } ;;
     job) field id; field log; field command; run_job "$id" "$log" "$command" & ;;
     # SIGTERM at once, without a fork: a group that has taken every process the sandbox may hold (a fork bomb)
     # leaves none for the subshell that waits out the grace; most of it dies of the signal, which frees them.

@@ -13,12 +13,6 @@ import { killTagged } from './tagged-processes.js';
 import { firstOf, settledWithin } from './waiting.js';
 
 const STDERR_KEPT = 2_000;
-/**
- * How long after a command the next commands' shells are asked for. A model turn is far longer; tool calls of one
- * reply follow within this: the second takes the other shell started ahead, a third is forked rather than wait
- * behind a shell still starting.
- */
-const SPARE_DELAY_MS = 10;
 
 export interface SupervisorOptions {
   /** The argv that runs `inner` (bubblewrap's), or null to run the supervisor directly on the host. */
@@ -66,7 +60,7 @@ interface Running {
   demux: ReturnType<typeof createOutputDemux>;
   status: number | null;
   settle: () => void;
-  /** The group to stop: the latest start report's (a request a dead spare never read is started again, forked). */
+  /** The command's process group, once its start is reported. */
   pgid?: number;
 }
 
@@ -75,8 +69,7 @@ let sequence = 0;
 /**
  * Starts the per-run supervisor (process/supervisor.sh) on the host or
  * inside the sandbox `wrap` builds, with stdin, stdout, stderr and a control
- * pipe. A command then costs two pipe writes and an exec when its shell was
- * started ahead (asked for shortly after the last command), else two forks and an exec. Its stdin is the harness's
+ * pipe. A command then costs a pipe write, a fork of the small supervisor shell and an exec. Its stdin is the harness's
  * lifeline: when the harness dies, however it dies, the supervisor sees EOF
  * and everything it started goes too.
  *
@@ -102,7 +95,6 @@ class SupervisorProcess implements Supervisor {
   private current: Running | null = null;
   private queue: Promise<unknown> = Promise.resolve();
   private holds = 0;
-  private spareTimer: NodeJS.Timeout | undefined;
   private readonly jobStarts = new Map<string, (pgid: number) => void>();
   private readonly resolvePgid = new Map<string, (pgid: number) => void>();
   private readonly endedJobs = new Set<string>();
@@ -332,7 +324,6 @@ class SupervisorProcess implements Supervisor {
       return { ending: 'failed', exitCode: null, output, failure: (error as Error).message };
     }
     if (!this.isAlive) return { ending: 'failed', exitCode: null, output, failure: `the sandbox has ended: ${this.exitDetail()}` };
-    clearTimeout(this.spareTimer);
     const id = `c${++sequence}`;
     const nonce = randomBytes(16).toString('hex');
     let settle!: () => void;
@@ -360,11 +351,6 @@ class SupervisorProcess implements Supervisor {
     } finally {
       this.current = null;
       this.resolvePgid.delete(id);
-      // The next command's shell starts while the model thinks, rather than in the next command's time. Only while no
-      // command runs (the script relies on it): the next runOne clears this timer before it sends anything.
-      this.spareTimer = setTimeout(() => {
-        if (this.isAlive && !this.closing) this.send({ type: 'spare' });
-      }, SPARE_DELAY_MS).unref();
       this.release();
     }
   }

@@ -41,17 +41,6 @@ function stateAndParent(pid: number | string): { state: string; parent: number }
   return stat ? { state: stat.state, parent: stat.ppid } : null;
 }
 
-/** A process's parent pid; 0 when it is gone. */
-export function parentOf(pid: number | string): number {
-  return stateAndParent(pid)?.parent ?? 0;
-}
-
-/** Whether a process has ended: gone, or a zombie its parent has not reaped yet. */
-export function hasEnded(pid: number | string): boolean {
-  const seen = stateAndParent(pid);
-  return seen === null || seen.state === 'Z';
-}
-
 /** SIGKILL for each, those already gone skipped: so that a failed test leaves nothing running. */
 export function killQuietly(pids: readonly number[]): void {
   for (const pid of pids) {

@@ -29,7 +29,7 @@ describe('the supervisor protocol', () => {
   it('writes requests as NUL-ended fields and refuses a field with a NUL', () => {
     expect(encodeRequest({ type: 'run', id: 'c1', nonce: 'ab', command: 'echo hi' })).toBe('run\0c1\0ab\0echo hi\0');
     expect(encodeRequest({ type: 'stop', pgid: 42 })).toBe('stop\x0042\0');
-    expect(encodeRequest({ type: 'spare' })).toBe('spare\0');
+    expect(encodeRequest({ type: 'quit' })).toBe('quit\0');
     expect(() => encodeRequest({ type: 'job', id: 'j1', log: '/tmp/a\0b', command: 'x' })).toThrow(/NUL/);
   });
 

@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { shellScript } from '../../process/shell-scripts.js';
-import { commandLine, hasEnded, killQuietly, parentOf, processesWithArgument, processesWithEnvironment, uniqueMarker } from '../helpers/processes.js';
+import { commandLine, killQuietly, processesWithArgument, processesWithEnvironment, uniqueMarker } from '../helpers/processes.js';
 import { waitUntil } from '../helpers/wait.js';
 import { makeTempDir } from '../helpers/workspace.js';
 
@@ -54,21 +54,18 @@ async function startOnHost(script: string, marker: string) {
 // a command whose shell is between its fork and its exec, or it starts after the sweep, with nobody left to stop it.
 // (test/tools/warm-run.test.ts kills the harness at spread moments of set-up; this holds the moment open.)
 describe('the harness dies while a command is being started, on the host', () => {
-  const SPARE = { path: 'a shell started ahead', fork: 'REIN_JOB=$token-$slot bash -c "$SPARE_SHELL"', extra: '' };
-  // Over SPARE_MAX_CHARS: the forking way.
-  const FORKED = { path: 'a forked shell', fork: 'REIN_JOB=$tag bash -c -- "$command"', extra: ` #${'x'.repeat(17_000)}` };
+  const fork = 'REIN_JOB=$tag bash -c -- "$command"';
   it.each([
-    { ...SPARE, dies: 'once the shell is held' },
-    { ...FORKED, dies: 'once the shell is held' },
-    // Dead before the supervisor hands the command on: the spare's reporter dies of SIGPIPE reporting the start to it,
-    // and its shell, orphaned before its exec, has no tag and no reporter; only the supervisor's session says whose.
-    { ...SPARE, dies: 'right after sending the command' },
-  ])('$path, the harness dying $dies: nothing of the command runs after the supervisor has gone', async ({ fork, extra, dies }) => {
+    { dies: 'once the shell is held' },
+    // The reporter dies of SIGPIPE reporting the start to the dead harness, and its shell, orphaned before its exec,
+    // has no tag and no reporter; only the supervisor's session says whose.
+    { dies: 'right after sending the command' },
+  ])('the harness dying $dies: nothing of the command runs after the supervisor has gone', async ({ dies }) => {
     const marker = uniqueMarker();
     const delay = `0.5${randomBytes(3).readUIntBE(0, 3)}`;
     try {
       const supervisor = await startOnHost(widened(fork, delay), marker);
-      supervisor.send(['run', 'c1', 'nonce', `sleep ${marker}${extra}`]);
+      supervisor.send(['run', 'c1', 'nonce', `sleep ${marker}`]);
       if (dies === 'once the shell is held')
         await waitUntil(
           () => processesWithArgument(delay).some((pid) => commandLine(pid).startsWith('sleep\0')),
@@ -106,38 +103,6 @@ describe('the harness dies while a command or a job runs, on the host', () => {
       expect(orphans().map((pid) => commandLine(pid).split('\0')[0])).toEqual([]);
     } finally {
       killQuietly([...processesWithArgument(orphan), ...processesWithEnvironment(`REIN_TEST_MARKER=${marker}`)]);
-    }
-  });
-});
-
-// A spare's reporter can die (a command's "kill") after forking the shell and before its exec. The sweep that ends a
-// spare whose reporter is gone cannot see that shell as the spare's: untagged, its parent init. It would then read its
-// pair of pipes beside the next spare on them and could take that spare's command, with no reporter to report it.
-describe('a spare whose reporter died while its shell was being started, on the host', () => {
-  it('reads nothing more: its pair of pipes is replaced, and the next commands run and are reported', async () => {
-    const marker = uniqueMarker();
-    const delay = `0.5${randomBytes(3).readUIntBE(0, 3)}`;
-    try {
-      const supervisor = await startOnHost(widened('REIN_JOB=$token-$slot bash -c "$SPARE_SHELL"', delay), marker);
-      const held = () => processesWithArgument(delay).filter((pid) => commandLine(pid).startsWith('sleep\0'));
-      await waitUntil(() => held().length === 1, 'the first spare to be held before its exec');
-      // sleep <delay> → the subshell that will exec the spare → its reporter, dead before the next request.
-      const reporter = parentOf(parentOf(held()[0]!));
-      process.kill(reporter, 'SIGKILL');
-      await waitUntil(() => hasEnded(reporter), 'the reporter to die');
-      supervisor.send(['run', 'c1', 'n1', 'echo one']);
-      await waitUntil(() => supervisor.reports().includes('E c1 0'), 'the first command to be forked and reported');
-      supervisor.send(['spare']);
-      // The orphaned shell execs once its delay is up, as do the two new spares.
-      await new Promise((resolve) => setTimeout(resolve, 1_500));
-      expect(processesWithEnvironment(`REIN_JOB=${supervisor.token}-w1`).map((pid) => commandLine(pid).replaceAll('\0', ' '))).toEqual([]);
-      for (const id of ['c2', 'c3']) {
-        supervisor.send(['run', id, `n-${id}`, 'true']);
-        await waitUntil(() => supervisor.reports().includes(`E ${id} 0`), `${id} to be reported`, 5_000);
-      }
-      supervisor.harnessDies();
-    } finally {
-      killQuietly(processesWithEnvironment(`REIN_TEST_MARKER=${marker}`));
     }
   });
 });

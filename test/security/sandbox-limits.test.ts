@@ -44,7 +44,7 @@ describe('the sandbox limits (bubblewrap)', () => {
     expect(peak - before).toBeLessThan(64 + 40);
     const after = await run(sandbox, 'p=(/proc/[0-9]*); echo "${#p[@]}"');
     expect(after.exitCode).toBe(0);
-    // bubblewrap's init, the supervisor, a waiting spare's shell and reporter, this command: the bomb is gone.
+    // bubblewrap's init, the supervisor, this command's reporter and shell: the bomb is gone.
     expect(Number(after.output.finish().trim())).toBeLessThanOrEqual(8);
   }, 60_000);
 

@@ -6,9 +6,9 @@ import { openRunSandbox } from '../helpers/run-sandbox.js';
 import { waitUntil } from '../helpers/wait.js';
 import { makeTempDir } from '../helpers/workspace.js';
 
-// Issue 25, item 9: a background job in the run's sandbox tries every channel to the harness it can open: the
-// waiting spare shells' stdin (a command with no end, so the real request's id is swallowed by a comment), and the supervisor's (and its reporters') report pipe and output pipe, through
-// /proc/<pid>/fd. The verification command must still report what it did.
+// Issue 25, item 9: a background job in the run's sandbox tries every channel to the harness it can open: any shell
+// waiting on a read (a command with no end, so a request's next field is swallowed by a comment), and the supervisor's
+// (and its reporters') report pipe and output pipe, through /proc/<pid>/fd. The verification command must still report what it did.
 const ATTACK = String.raw`
 while :; do
   for d in /proc/[0-9]*; do
@@ -17,7 +17,7 @@ while :; do
       *rein-supervisor*)
         for ((n = 1; n <= 300; n++)); do printf 'E c%s 0\n' "$n"; done > "$d/fd/3" 2>/dev/null
         echo '3 passed' > "$d/fd/1" 2>/dev/null ;;
-      # No NUL at the end: the spare reads the real request's id into the same field, after the comment sign.
+      # No NUL at the end: a reader takes the next field into the same one, after the comment sign.
       *'read -r -d'*) printf 'x\0echo 3 passed; exit 0 #' > "$d/fd/0" 2>/dev/null ;;
     esac
   done
@@ -36,7 +36,7 @@ describe('a forged verification verdict (bubblewrap)', () => {
     await waitUntil(() => fs.existsSync(path.join(root, 'attacked')), 'the attacking job to run');
     const results: string[] = [];
     for (let i = 0; i < TRIES; i++) {
-      // An ordinary command between two test runs, so spare shells are waiting, as in a real run.
+      // An ordinary command between two test runs, as in a real run.
       await sandbox.runCommand('true', options());
       await new Promise((resolve) => setTimeout(resolve, 30));
       const result = await sandbox.runCommand('false', options());
@@ -49,7 +49,7 @@ describe('a forged verification verdict (bubblewrap)', () => {
 describe('the gate against a forged verdict (bubblewrap, a whole run)', () => {
   it('a run whose test command fails is not accepted, though a job forges the test run', async () => {
     const rounds = Array.from({ length: 4 }, () => [
-      // The job tool waits on a job that never ends: by then the next commands' shells are waiting, as in a real run.
+      // The job tool waits on a job that never ends, as in a real run.
       reply(call('job', { id: '1', wait: 0.2 })),
       reply(call('run', { command: 'false' })),
       reply(call('finish', { summary: 'tests pass' })),

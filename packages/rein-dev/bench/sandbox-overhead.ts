@@ -98,10 +98,7 @@ function warm(sandbox: RunSandbox, name: string): Path {
   return { name, run: (command) => timed(() => runWarm(sandbox, command)), turnGapMs: MODEL_TURN_MS };
 }
 
-/**
- * Commands with no model turn between them (tool calls of one reply): the `position`-th is timed. The first two
- * find shells started during the model's turn; a third is forked.
- */
+/** Commands with no model turn between them (tool calls of one reply): the `position`-th is timed. */
 function inARow(sandbox: RunSandbox, name: string, position: number): Path {
   return {
     name,
@@ -150,7 +147,6 @@ export async function measureCommandOverhead(rounds: number): Promise<{ rows: Co
           cold(root, policy('bwrap'), 'spawn per command, bubblewrap (before)'),
           warm(sandboxes[0]!, 'warm sandbox, bubblewrap'),
           inARow(sandboxes[0]!, 'warm sandbox, bubblewrap, second in a row', 2),
-          inARow(sandboxes[0]!, 'warm sandbox, bubblewrap, third in a row', 3),
         ]
       : []),
     cold(root, policy('none'), 'spawn per command, unsandboxed (before)'),

@@ -49,7 +49,7 @@ export const sandboxOverheadSection: BenchSection = {
 
 /**
  * The warm sandbox against its target, in words, from the run's own rows: after a model turn (the usual case), and
- * for the second and third tool calls of one reply (two shells are started ahead; a third call is forked).
+ * for the second tool call of one reply.
  *
  * @example describeWarmOverhead(rows) // 'After a model turn, the warm sandbox (bubblewrap) takes 1.9 to 2.6 ms less than a bare sh -c …'
  */
@@ -58,14 +58,12 @@ export function describeWarmOverhead(rows: readonly CommandCost[]): string {
   if (warm.length === 0) return 'bubblewrap is not available here, so the warm sandbox was measured unsandboxed only.';
   const within = warm.filter((row) => row.overMs <= TARGET_MS).length;
   const second = rows.filter((row) => row.path === 'warm sandbox, bubblewrap, second in a row');
-  const third = rows.filter((row) => row.path === 'warm sandbox, bubblewrap, third in a row');
   return (
     `After a model turn, the warm sandbox (bubblewrap) takes ${difference(warm.map((row) => row.overMs))} than a bare sh -c of the same command in this run ` +
     `(target: within ${TARGET_MS} ms more; met for ${within} of ${warm.length} commands), and ${difference(warm.map((row) => row.overBashMs))} than a bare bash -c, ` +
     "the shell rein runs every command in (the difference between the two is bash's start-up against sh's)." +
-    (second.length > 0 && third.length > 0
-      ? ` Tool calls of one reply, with no model turn between them: the second, whose shell was also started ahead, takes ${difference(second.map((row) => row.overMs))} ` +
-        `than a bare sh -c; the third, whose shell is forked, ${difference(third.map((row) => row.overMs))}.`
+    (second.length > 0
+      ? ` The second tool call of one reply, with no model turn before it, takes ${difference(second.map((row) => row.overMs))} than a bare sh -c.`
       : '')
   );
 }
