@@ -1,7 +1,7 @@
 import { fromPromise } from 'xstate';
 import type { ToolCall } from '../context/messages.js';
 import { closestName } from '../lib/did-you-mean.js';
-import { maskSecrets, type SecretFinding } from '../lib/secret-scan.js';
+import { maskSecrets, type SecretFinding } from '../lib/secrets/secret-scan.js';
 import { isToolAllowed } from '../lib/tool-patterns.js';
 import type { ToolsInput } from '../machines/actor-contracts.js';
 import type { ToolCallResult, ToolsOutput } from '../machines/types.js';

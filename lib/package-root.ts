@@ -8,7 +8,7 @@ let root: string | null = null;
  * rein's own folder (where its package.json is), found from this file,
  * whether it runs compiled from dist/ or as source under a test runner.
  *
- * @example join(packageRoot(), 'demo', 'repo')
+ * @example join(packageRoot(), 'docs', 'cookbook')
  */
 export function packageRoot(): string {
   if (root) return root;

@@ -1,8 +1,8 @@
 import { fromPromise } from 'xstate';
-import type { ApprovalDecision, PendingApproval } from '../approvals/pending.js';
 import type { ContextState, SummaryNote } from '../context/context-state.js';
 import type { ChatMessage, ToolCall } from '../context/messages.js';
 import { ReinError } from '../lib/errors.js';
+import type { ApprovalDecision, PendingApproval } from '../rules/approvals/pending.js';
 import type { Phase } from '../rules/schema.js';
 import type { ModelReply, ToolsOutput } from './types.js';
 
@@ -34,7 +34,7 @@ export interface HooksInput {
   event: Record<string, unknown>;
 }
 
-/** The combined answer of a moment's hooks (hooks/hooks-actor.ts combineOutcomes). */
+/** The combined answer of a moment's hooks (actors/hooks/hooks-actor.ts combineOutcomes). */
 export interface HooksOutput {
   decision: 'allow' | 'deny' | 'ask' | null;
   message?: string;

@@ -1,10 +1,10 @@
-import { argsHash, callFacts } from '../approvals/call-facts.js';
-import { type ApprovalJudgement, type ApprovalPolicy, judgeCall, policyCanStop } from '../approvals/evaluate.js';
-import { type ApprovalDecision, decisionFits, denialText, type PendingApproval } from '../approvals/pending.js';
-import { toRemember } from '../approvals/remembered.js';
 import type { ToolCall } from '../context/messages.js';
-import type { MachineNote } from '../lib/trace-events.js';
-import { approvalPolicyOf } from '../rules/approval-policy.js';
+import type { MachineNote } from '../lib/trace/trace-events.js';
+import { argsHash, callFacts } from '../rules/approvals/call-facts.js';
+import { type ApprovalJudgement, type ApprovalPolicy, judgeCall, policyCanStop } from '../rules/approvals/evaluate.js';
+import { type ApprovalDecision, decisionFits, denialText, type PendingApproval } from '../rules/approvals/pending.js';
+import { approvalPolicyOf } from '../rules/approvals/policy.js';
+import { toRemember } from '../rules/approvals/remembered.js';
 import type { Phase, Rules } from '../rules/schema.js';
 import type { HooksOutput } from './actor-contracts.js';
 import type { ApprovalState, DecidedCall, HarnessContext } from './types.js';

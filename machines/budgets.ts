@@ -1,4 +1,4 @@
-import type { BudgetName } from '../lib/trace-events.js';
+import type { BudgetName } from '../lib/trace/trace-events.js';
 import { type CallUsage, NO_USAGE, type Usage } from '../lib/usage.js';
 import type { Price, Rules } from '../rules/schema.js';
 import type { HarnessContext } from './types.js';

@@ -1,5 +1,5 @@
 import { type EffectOf, readEffect, type TodoItem } from '../lib/tool-effect.js';
-import type { ProgressEvent } from '../lib/trace-events.js';
+import type { ProgressEvent } from '../lib/trace/trace-events.js';
 import { foldStall } from './stall/counters.js';
 import { type ResultClass, testSignature } from './stall/progress.js';
 import type { Facts, StallState, ToolCallResult, TurnFacts } from './types.js';

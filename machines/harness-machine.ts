@@ -1,5 +1,5 @@
 import { enqueueActions } from 'xstate';
-import type { EndStatus } from '../lib/trace-events.js';
+import type { EndStatus } from '../lib/trace/trace-events.js';
 import { enabledPhases, type Rules } from '../rules/schema.js';
 import { warningRulesOf } from './budgets.js';
 import { type RefusalParams, refusalUpdate } from './gate.js';

@@ -1,8 +1,8 @@
 import { cancel, enqueueActions, raise, setup } from 'xstate';
-import type { ApprovalPolicy } from '../approvals/evaluate.js';
-import { type ApprovalDecision, decisionFits } from '../approvals/pending.js';
-import type { HookMoment } from '../hooks/schema.js';
-import type { EndStatus, MachineNote } from '../lib/trace-events.js';
+import type { EndStatus, MachineNote } from '../lib/trace/trace-events.js';
+import type { ApprovalPolicy } from '../rules/approvals/evaluate.js';
+import { type ApprovalDecision, decisionFits } from '../rules/approvals/pending.js';
+import type { HookMoment } from '../rules/hooks/schema.js';
 import type { Phase } from '../rules/schema.js';
 import { actorPlaceholders, type ContextOutput, type HooksOutput, type SummaryOutput } from './actor-contracts.js';
 import { approverFailureUpdate, decisionUpdate, hookVerdictUpdate, screenUpdate } from './approval-handling.js';

@@ -1,6 +1,6 @@
-import { callFacts } from '../approvals/call-facts.js';
-import type { HookMoment } from '../hooks/schema.js';
-import type { MachineNote } from '../lib/trace-events.js';
+import type { MachineNote } from '../lib/trace/trace-events.js';
+import { callFacts } from '../rules/approvals/call-facts.js';
+import type { HookMoment } from '../rules/hooks/schema.js';
 import type { Phase, Rules } from '../rules/schema.js';
 import type { HooksInput, HooksOutput } from './actor-contracts.js';
 import type { HarnessContext, ToolsOutput } from './types.js';

@@ -1,5 +1,5 @@
 import { and, not, or } from 'xstate';
-import { approvalPolicyOf } from '../rules/approval-policy.js';
+import { approvalPolicyOf } from '../rules/approvals/policy.js';
 import { type ActionCall, type Condition, EXIT_FIELDS, isEndTarget, type Phase, type PhaseExitRule, phaseRule, type Rules } from '../rules/schema.js';
 import type { ApproverInput, ContextInput, HooksInput, ModelInput, SummaryInput, ToolsInput } from './actor-contracts.js';
 import { batchRulesOf, deniedCalls, toolBatch } from './approval-handling.js';

@@ -1,11 +1,11 @@
-import type { PendingApproval } from '../approvals/pending.js';
-import type { RememberedDecision } from '../approvals/remembered.js';
 import type { ContextState } from '../context/context-state.js';
 import type { AssistantMessage, ChatMessage, ToolCall } from '../context/messages.js';
 import type { WorkingView } from '../context/working-view.js';
 import type { TodoItem, ToolOutcome } from '../lib/tool-effect.js';
-import type { BudgetName, EndStatus, MachineNote } from '../lib/trace-events.js';
+import type { BudgetName, EndStatus, MachineNote } from '../lib/trace/trace-events.js';
 import type { CallUsage, Usage } from '../lib/usage.js';
+import type { PendingApproval } from '../rules/approvals/pending.js';
+import type { RememberedDecision } from '../rules/approvals/remembered.js';
 import type { Phase, Price } from '../rules/schema.js';
 import type { ProgressKind } from '../rules/stall-rules.js';
 import type { ProgressMemory } from './stall/progress.js';

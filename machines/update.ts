@@ -1,5 +1,5 @@
 import type { ChatMessage } from '../context/messages.js';
-import type { MachineNote } from '../lib/trace-events.js';
+import type { MachineNote } from '../lib/trace/trace-events.js';
 import type { HarnessContext } from './types.js';
 
 /**

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { type PhaseApprovals, phaseApprovalsSchema } from '../approvals/schema.js';
+import { type PhaseApprovals, phaseApprovalsSchema } from './approvals/schema.js';
 import { type ActionCall, actionCall, END_TARGETS, type PhaseExitRule, phaseExit } from './conditions.js';
 
 /**

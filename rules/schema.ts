@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { approvalsSchema } from '../approvals/schema.js';
-import { hooksSchema } from '../hooks/schema.js';
+import { approvalsSchema } from './approvals/schema.js';
 import { condition } from './conditions.js';
 import { PROFILE_NAMES } from './endpoint-profiles.js';
+import { hooksSchema } from './hooks/schema.js';
 import { mcpRulesSchema } from './mcp-servers.js';
 import { phasesSchema } from './phases.js';
 import { defaultStallMessages, defaultStallRuleList } from './stall-rules.js';
@@ -181,7 +181,7 @@ export const rulesSchema = z.strictObject({
     .prefault({}),
   approvals: approvalsSchema
     .prefault({})
-    .describe('Which tool calls need an approval first: deny, then remembered decisions, then ask, then allow, then default (see approvals/evaluate.ts)'),
+    .describe('Which tool calls need an approval first: deny, then remembered decisions, then ask, then allow, then default (see rules/approvals/evaluate.ts)'),
   hooks: hooksSchema
     .prefault({})
     .describe(

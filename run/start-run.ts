@@ -1,47 +1,47 @@
 import { existsSync, mkdirSync, realpathSync, rmSync } from 'node:fs';
 import { createActor, type InspectionEvent, toPromise } from 'xstate';
-import { type AnswerSource, createApprover } from '../actors/approver.js';
+import { type AnswerSource, createApprover } from '../actors/approvals/approver.js';
 import { createContextManagerActor } from '../actors/context-manager-actor.js';
-import { createHooksActor, type HooksDeps } from '../actors/hooks-actor.js';
-import type { ModelSource } from '../actors/model-source.js';
+import { planHookLaunch } from '../actors/hooks/hook-launch.js';
+import { createHooksActor, type HooksDeps } from '../actors/hooks/hooks-actor.js';
+import type { HookOutcome } from '../actors/hooks/run-hook.js';
+import type { McpHub } from '../actors/mcp/hub.js';
+import type { ModelSource } from '../actors/model/model-source.js';
 import { createSummarizer } from '../actors/summarizer.js';
 import { createToolRunner } from '../actors/tool-runner.js';
-import { rememberedForRepository, trustFilePath } from '../approvals/trust-file.js';
 import { ViewBuilder } from '../context/view-builder.js';
-import { checkHooksTrusted } from '../hooks/hooks-trust.js';
-import { checkHostHooks } from '../hooks/host-hooks.js';
-import type { HookOutcome } from '../hooks/run-hook.js';
 import { RunAwaitingApproval, RunInterrupted, UsageError } from '../lib/errors.js';
-import { beginRulesWatch, endRulesWatch } from '../lib/rules-trust.js';
-import type { TraceLine } from '../lib/trace-events.js';
-import { thisTraceWriter } from '../lib/trace-writer.js';
-import type { RulesFingerprint } from '../lib/trusted-rules.js';
+import type { TraceLine } from '../lib/trace/trace-events.js';
+import { thisTraceWriter } from '../lib/trace/trace-writer.js';
 import type { HarnessMachine, HarnessOptions } from '../machines/harness-machine.js';
 import { isCheckpoint, stateLabel } from '../machines/introspection.js';
 import type { HarnessContext, HarnessInput, HarnessOutput } from '../machines/types.js';
 import { checkOf, verificationOf } from '../machines/verification.js';
-import type { McpHub } from '../mcp/hub.js';
-import { planHookLaunch } from '../process/hook-launch.js';
-import { describeLostJobs, jobTraceLine } from '../process/job-lines.js';
-import { createRunSandbox } from '../process/run-sandbox.js';
+import { checkHostHooks } from '../rules/hooks/host-hooks.js';
 import type { Rules } from '../rules/schema.js';
+import { rememberedForRepository, trustFilePath } from '../rules/trust/approvals-trust-file.js';
+import { checkHooksTrusted } from '../rules/trust/hooks-trust.js';
+import { beginRulesWatch, endRulesWatch } from '../rules/trust/rules-watch.js';
+import type { RulesFingerprint } from '../rules/trust/trusted-rules.js';
+import { createSyntaxChecker } from '../tools/edits/syntax-check.js';
+import { removeLeftoverTempFiles } from '../tools/edits/temp-file-journal.js';
 import { toolRegistry, toolSchemas, toolSchemasJson } from '../tools/index.js';
+import { describeLostJobs, jobTraceLine } from '../tools/sandbox/jobs/job-lines.js';
+import { createRunSandbox } from '../tools/sandbox/run-sandbox.js';
 import { enableRegistered, selectTools } from '../tools/select-tools.js';
-import { createSyntaxChecker } from '../tools/syntax-check.js';
-import { removeLeftoverTempFiles } from '../tools/temp-file-journal.js';
 import type { AnyTool, CommandPolicy, ToolContext } from '../tools/types.js';
 import { readProgress } from '../tools/update-todo.js';
-import { openCallJournal } from './call-journal.js';
-import { createInspectionTracer, traceTool } from './inspection-trace.js';
 import { harnessMachineFor } from './machine-cache.js';
+import { openCallJournal } from './record/call-journal.js';
+import { createInspectionTracer, traceTool } from './record/inspection-trace.js';
+import { runFile, writeRunMeta } from './record/run-dir.js';
+import { prepareRunPlacement } from './record/run-placement.js';
+import { loadState, type SavedState, STATE_VERSION, saveState } from './record/state-file.js';
+import { checkRestorable } from './record/state-migration.js';
+import { nextTraceIndex, openTracer, TRACE_VERSION, type Tracer } from './record/trace.js';
+import { Transcript } from './record/transcript.js';
 import { readRepositoryInstructions } from './repository-instructions.js';
 import { ResourceStack } from './resource-stack.js';
-import { runFile, writeRunMeta } from './run-dir.js';
-import { prepareRunPlacement } from './run-placement.js';
-import { loadState, type SavedState, STATE_VERSION, saveState } from './state-file.js';
-import { checkRestorable } from './state-migration.js';
-import { nextTraceIndex, openTracer, TRACE_VERSION, type Tracer } from './trace.js';
-import { Transcript } from './transcript.js';
 
 export type { ModelSource };
 
@@ -82,7 +82,7 @@ export interface RunOptions {
   /** Save the state for `rein resume` after every step (default true; benchmarks measure with and without). */
   saveState?: boolean;
   /**
-   * Connected MCP servers (`openMcpHub`, mcp/hub.ts): their tools are added after rein's, their lifecycle goes
+   * Connected MCP servers (`openMcpHub`, actors/mcp/hub.ts): their tools are added after rein's, their lifecycle goes
    * into the trace, and the run closes them when it ends.
    */
   mcp?: McpHub;
@@ -90,7 +90,7 @@ export interface RunOptions {
   onLaunchStep?: (step: LaunchStep) => void;
   /** Who can answer an approval in this process (the terminal prompt, the page); none: the run is headless (approvals.headless). */
   answerSources?: readonly AnswerSource[];
-  /** The approval trust file (default: approvals/trust-file.ts trustFilePath()). */
+  /** The approval trust file (default: rules/trust/approvals-trust-file.ts trustFilePath()). */
   trustFile?: string;
   /** How often the approver looks for an answer from `rein approve`, in ms (tests make it short). */
   approvalPollMs?: number;

@@ -21,13 +21,9 @@ export {
   type ScriptedCall,
   type ScriptedReply,
   textReply,
-} from '../actors/scripted-model.js';
-export { MANGLES, type Mangle } from '../actors/text-calls/render.js';
-export { TEXT_CALL_SHAPES, type TextCallShape } from '../actors/text-calls/types.js';
-export { type LoadedRules, loadRules } from '../config/load-rules.js';
-export { assertFullCoverage, type CoverageCheck, checkCoverage } from '../coverage/check.js';
-export { type CoverageReport, coverTransitions, formatCoverage, listTransitions, type TransitionInfo, type Witness } from '../coverage/explore.js';
-export { confirmWithScriptedActors, replayWithScriptedActors } from '../coverage/replay.js';
+} from '../actors/model/scripted-model.js';
+export { MANGLES, type Mangle } from '../actors/model/text-calls/render.js';
+export { TEXT_CALL_SHAPES, type TextCallShape } from '../actors/model/text-calls/types.js';
 export { BUILT_IN_GUARDS } from '../machines/guards/catalogue.js';
 export type { GuardView } from '../machines/guards/guard-view.js';
 export type { GuardDefinition, GuardFunction, GuardParams, GuardRegistry } from '../machines/guards/registry.js';
@@ -35,7 +31,11 @@ export { createHarnessMachine } from '../machines/harness-machine.js';
 export { builtInActions, type RuleAction, type RuleActionEffect, type RuleActionRegistry } from '../machines/rule-actions.js';
 export { findPreset, PRESETS, type Preset } from '../rules/presets.js';
 export { defaultRules, type Rules, type RulesInput, rulesSchema } from '../rules/schema.js';
+export { type LoadedRules, loadRules } from '../run/rules-files/load-rules.js';
 export { defaultTools } from '../tools/index.js';
+export { assertFullCoverage, type CoverageCheck, checkCoverage } from './coverage/check.js';
+export { type CoverageReport, coverTransitions, formatCoverage, listTransitions, type TransitionInfo, type Witness } from './coverage/explore.js';
+export { confirmWithScriptedActors, replayWithScriptedActors } from './coverage/replay.js';
 export { type OpenAIStub, type StubAnswer, type StubRequest, startOpenAIStub } from './openai-stub.js';
 export { type ProbeStep, probeHarness } from './probe.js';
 export type { RecordedRun, RecordedStep, RecordedTool } from './recorded-run.js';

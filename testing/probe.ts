@@ -1,8 +1,7 @@
 import type { StateValue } from 'xstate';
-import type { ScriptedReply } from '../actors/scripted-model.js';
-import type { ApprovalDecision } from '../approvals/pending.js';
+import type { ScriptedReply } from '../actors/model/scripted-model.js';
 import type { ChatMessage, ToolCall } from '../context/messages.js';
-import type { MachineNote } from '../lib/trace-events.js';
+import type { MachineNote } from '../lib/trace/trace-events.js';
 import type { ContextOutput, HooksOutput } from '../machines/actor-contracts.js';
 import { batchRulesOf, toolBatch } from '../machines/approval-handling.js';
 import type { HarnessMachine } from '../machines/harness-machine.js';
@@ -10,6 +9,7 @@ import { initialContext } from '../machines/initial-context.js';
 import { stateLabel } from '../machines/introspection.js';
 import { normalizeCalls } from '../machines/turn-cycle.js';
 import type { HarnessContext, HarnessEmitted, ModelReply, ToolsOutput } from '../machines/types.js';
+import type { ApprovalDecision } from '../rules/approvals/pending.js';
 import type { Rules } from '../rules/schema.js';
 import { firstValidFinish } from '../tools/finish.js';
 import { pureTransition } from './pure-transition.js';

@@ -1,17 +1,17 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { scriptedIntake } from '../actors/model-source.js';
-import { createScriptedModel, type Script, type ScriptedModel } from '../actors/scripted-model.js';
+import { scriptedIntake } from '../actors/model/model-source.js';
+import { createScriptedModel, type Script, type ScriptedModel } from '../actors/model/scripted-model.js';
 import { extractiveSummary, type SummarizeText } from '../actors/summarizer.js';
 import type { ChatMessage } from '../context/messages.js';
-import type { TraceRecord } from '../lib/trace-events.js';
+import type { TraceRecord } from '../lib/trace/trace-events.js';
 import type { GuardRegistry } from '../machines/guards/registry.js';
 import type { RuleActionRegistry } from '../machines/rule-actions.js';
 import type { HarnessOutput, ModelReply } from '../machines/types.js';
 import { type Rules, type RulesInput, rulesSchema } from '../rules/schema.js';
-import { readJsonLines } from '../run/jsonl.js';
+import { readJsonLines } from '../run/record/jsonl.js';
+import { readRecord } from '../run/record/transcript.js';
 import { type RunOptions, startRun } from '../run/start-run.js';
-import { readRecord } from '../run/transcript.js';
 import type { AnyTool } from '../tools/types.js';
 import { makeTempDir } from './temp-dir.js';
 

@@ -2,13 +2,13 @@ import fs from 'node:fs';
 import nodePath from 'node:path';
 import { z } from 'zod';
 import { shortHash } from '../lib/short-hash.js';
-import { writeFileAtomic } from './atomic-write.js';
-import { resolveWritableInWorkspace } from './path-guard.js';
+import { writeFileAtomic } from './edits/atomic-write.js';
+import { checkSyntax, type SyntaxChecker } from './edits/syntax-check.js';
+import { resolveWritableInWorkspace } from './permissions/path-guard.js';
+import { type OpenedFile, openVerifiedDir, verifiedPath } from './permissions/verified-open.js';
 import { openExistingFile, readWindow } from './read-file.js';
-import { headTail } from './shape.js';
-import { checkSyntax, type SyntaxChecker } from './syntax-check.js';
+import { headTail } from './shaping/shape.js';
 import type { Tool, ToolContext, ToolOutcome } from './types.js';
-import { type OpenedFile, openVerifiedDir, verifiedPath } from './verified-open.js';
 
 /** Echo of the edited region, as in the seed. */
 export const EDIT_ECHO_CHARS = 1_500;

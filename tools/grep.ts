@@ -2,11 +2,11 @@ import fs from 'node:fs';
 import { z } from 'zod';
 import { MissingFileError } from '../lib/errors.js';
 import { compileLinear, enableLinearRegExp } from '../lib/linear-regex.js';
-import { forEachLine, looksBinary } from './line-reader.js';
-import { hiddenReason, resolveInWorkspace, toWorkspaceRelative } from './path-guard.js';
-import { headTail } from './shape.js';
+import { hiddenReason, resolveInWorkspace, toWorkspaceRelative } from './permissions/path-guard.js';
+import { type OpenedFile, openVerified } from './permissions/verified-open.js';
+import { forEachLine, looksBinary } from './shaping/line-reader.js';
+import { headTail } from './shaping/shape.js';
 import type { Tool, ToolContext } from './types.js';
-import { type OpenedFile, openVerified } from './verified-open.js';
 import { walkFiles } from './walk-files.js';
 
 /** Matching lines counted before giving up on an exact total. */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { listJobs, reportJob } from './job-report.js';
+import { listJobs, reportJob } from './shaping/job-report.js';
 import type { Tool } from './types.js';
 
 const parameters = z

@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { maskLinesAfter } from '../lib/secret-scan.js';
-import { forEachLine, looksBinary } from './line-reader.js';
-import { type Hiding, resolveInWorkspace, resolveWritableInWorkspace } from './path-guard.js';
+import { maskLinesAfter } from '../lib/secrets/secret-scan.js';
+import { type Hiding, resolveInWorkspace, resolveWritableInWorkspace } from './permissions/path-guard.js';
+import { type OpenedFile, openVerified } from './permissions/verified-open.js';
+import { forEachLine, looksBinary } from './shaping/line-reader.js';
 import type { Tool } from './types.js';
-import { type OpenedFile, openVerified } from './verified-open.js';
 
 /** Longest line shown in full; longer ones are cut with a marker. */
 export const MAX_LINE_CHARS = 2_000;

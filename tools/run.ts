@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { runColdCommand } from '../process/cold-command.js';
-import type { GroupRunResult } from '../process/process-group.js';
-import { resolveSandbox } from '../process/sandbox.js';
-import { findDenyRule } from './deny-list.js';
-import { reportJob } from './job-report.js';
-import { limitNote } from './limit-notes.js';
+import { findDenyRule } from './permissions/deny-list.js';
+import { resolveSandbox } from './sandbox/launch/bubblewrap.js';
+import { runColdCommand } from './sandbox/launch/cold-command.js';
+import type { GroupRunResult } from './sandbox/lifetime/process-group.js';
+import { reportJob } from './shaping/job-report.js';
+import { limitNote } from './shaping/limit-notes.js';
 import type { JobEffect, Tool, ToolContext, ToolEffect, ToolOutcome } from './types.js';
 
 /** How long a new background job is watched before `run` returns, so a job that fails at once says so. */

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { locateJsonError } from './json-error.js';
+import { locateJsonError } from './shaping/json-error.js';
 import type { AnyTool } from './types.js';
 
 /** Arguments checked against a tool's schema, or a message the model can act on. */

@@ -1,11 +1,11 @@
 import type { z } from 'zod';
 import type { ToolOutcome } from '../lib/tool-effect.js';
-import type { CommandPolicy } from '../process/policy.js';
-import type { RunSandbox } from '../process/run-sandbox.js';
-import type { SyntaxChecker } from './syntax-check.js';
+import type { CommandPolicy } from '../rules/command-policy.js';
+import type { SyntaxChecker } from './edits/syntax-check.js';
+import type { RunSandbox } from './sandbox/run-sandbox.js';
 
 export type { JobEffect, TodoItem, ToolEffect, ToolOutcome } from '../lib/tool-effect.js';
-export type { CommandPolicy } from '../process/policy.js';
+export type { CommandPolicy } from '../rules/command-policy.js';
 
 /** Limits on what one observation may put into the context (seed component 2). */
 export interface ObservationLimits {

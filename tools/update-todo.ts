@@ -1,12 +1,12 @@
 import fs from 'node:fs';
 import { z } from 'zod';
 import { stableStringify } from '../lib/stable-json.js';
-import { ensureStateDir } from '../lib/state-dir.js';
+import { ensureStateDir } from '../lib/state/workspace-state-dir.js';
 import { jsonSyntaxError } from '../lib/syntax-error.js';
-import { isWrittenProgress, recordWrittenProgress } from '../lib/written-progress.js';
 import { formatZodError } from '../lib/zod-error.js';
-import { writeFileAtomic } from './atomic-write.js';
-import { resolveInWorkspace } from './path-guard.js';
+import { isWrittenProgress, recordWrittenProgress } from '../rules/trust/written-progress.js';
+import { writeFileAtomic } from './edits/atomic-write.js';
+import { resolveInWorkspace } from './permissions/path-guard.js';
 import type { TodoItem, Tool } from './types.js';
 
 /** Where the todo list lives in the workspace, so a later run can pick it up (seed component 7). */
@@ -55,7 +55,7 @@ export function formatTodo(items: readonly TodoItem[]): string {
 
 /**
  * The todo list a previous run left in the workspace, or `null`: only the list rein itself last wrote there (its
- * hash is kept in the user's state dir, lib/written-progress.ts). A `.rein/progress.json` rein did not write (a
+ * hash is kept in the user's state dir, rules/trust/written-progress.ts). A `.rein/progress.json` rein did not write (a
  * repository shipped it, or something changed it since) is not shown to the model as its earlier session's list,
  * and a broken one stops nothing: both are `null`, with the reason in `ignored` for the trace.
  *

@@ -1,9 +1,9 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { readCapped } from '../../actors/body-limits.js';
-import { errorBody } from '../../actors/error-body.js';
-import { openEndpoint } from '../../actors/openai-model.js';
+import { readCapped } from '../../actors/model/body-limits.js';
+import { errorBody } from '../../actors/model/error-body.js';
+import { openEndpoint } from '../../actors/model/openai-model.js';
 import { ModelEndpointError } from '../../lib/errors.js';
 
 const bodyOf = (text: string) => new Response(text).body;

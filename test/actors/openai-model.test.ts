@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { type EndpointOptions, openEndpoint } from '../../actors/openai-model.js';
-import { backoffMs } from '../../actors/retry.js';
+import { type EndpointOptions, openEndpoint } from '../../actors/model/openai-model.js';
+import { backoffMs } from '../../actors/model/retry.js';
 import { ModelEndpointError } from '../../lib/errors.js';
 import { ContextLengthError } from '../../machines/actor-contracts.js';
 import { type OpenAIStub, type StubAnswer, startOpenAIStub } from '../../testing/index.js';

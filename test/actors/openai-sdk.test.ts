@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { loadOpenAI, openAIErrors } from '../../actors/openai-sdk.js';
-import { isRetryable, MalformedResponseError, retryAfterMs } from '../../actors/retry.js';
+import { loadOpenAI, openAIErrors } from '../../actors/model/openai-sdk.js';
+import { isRetryable, MalformedResponseError, retryAfterMs } from '../../actors/model/retry.js';
 
 // Its own file: the SDK is not loaded until the last test here loads it (vitest gives each file its own modules).
 describe('the openai SDK, loaded on first use', () => {

@@ -10,7 +10,7 @@ import {
   RateLimitError,
 } from 'openai';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { loadOpenAI } from '../../actors/openai-sdk.js';
+import { loadOpenAI } from '../../actors/model/openai-sdk.js';
 import {
   abortableSleep,
   backoffMs,
@@ -20,7 +20,7 @@ import {
   type RetryPolicy,
   retryAfterMs,
   withRetries,
-} from '../../actors/retry.js';
+} from '../../actors/model/retry.js';
 
 // The SDK's error classes count once the SDK is loaded, as it is by an endpoint's first request.
 beforeAll(loadOpenAI);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { MalformedResponseError } from '../../actors/retry.js';
-import { collectStream } from '../../actors/stream-completion.js';
+import { MalformedResponseError } from '../../actors/model/retry.js';
+import { collectStream } from '../../actors/model/stream-completion.js';
 
 const chunk = (content: string) => ({
   id: 'c',

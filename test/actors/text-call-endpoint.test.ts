@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createActor, toPromise } from 'xstate';
-import { createOpenAIModel, type ModelNote, openEndpoint, type ToolCalling } from '../../actors/openai-model.js';
+import { createOpenAIModel, type ModelNote, openEndpoint, type ToolCalling } from '../../actors/model/openai-model.js';
 import type { ChatMessage } from '../../context/messages.js';
 import type { ModelReply } from '../../machines/types.js';
 import { type OpenAIStub, type StubAnswer, type StubRequest, startOpenAIStub } from '../../testing/index.js';

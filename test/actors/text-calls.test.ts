@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { repairArguments } from '../../actors/argument-repair.js';
-import { recoverTextCalls } from '../../actors/text-calls/recover.js';
-import { toolList } from '../../actors/text-calls/tool-list.js';
+import { repairArguments } from '../../actors/model/argument-repair.js';
+import { recoverTextCalls } from '../../actors/model/text-calls/recover.js';
+import { toolList } from '../../actors/model/text-calls/tool-list.js';
 import { defaultTools, toolSchemas } from '../../tools/index.js';
 
 const tools = toolList(toolSchemas(defaultTools));

@@ -5,7 +5,7 @@ import { createActor, toPromise } from 'xstate';
 import { createToolRunner } from '../../actors/tool-runner.js';
 import type { ToolCall } from '../../context/messages.js';
 import type { ToolsInput } from '../../machines/actor-contracts.js';
-import { openCallJournal } from '../../run/call-journal.js';
+import { openCallJournal } from '../../run/record/call-journal.js';
 import { defaultTools } from '../../tools/index.js';
 import { INTERRUPTED_TEXT } from '../../tools/run.js';
 import { makeContext, makeTempDir, writeFiles } from '../helpers/workspace.js';

@@ -37,7 +37,7 @@ describe('the core package', () => {
     ) as Array<{ filename: string; files: Array<{ path: string }> }>;
     const shipped = pack!.files.map((file) => file.path);
     expect(shipped).toContain('dist/run/start-run.js');
-    expect(shipped).toContain('process/supervisor.sh');
+    expect(shipped).toContain('tools/sandbox/supervisor/supervisor.sh');
     expect(shipped.filter((path) => /^(packages|dist\/(cli|eval|visualizer|telemetry|bench))\//.test(path))).toEqual([]);
 
     const project = makeTempDir('rein-consumer-');
@@ -76,7 +76,7 @@ describe('the core package', () => {
       [
         '--input-type=module',
         '-e',
-        `import { fingerprintRules } from 'rein/config/rules-fingerprint.js'; await fingerprintRules('rein.config.mjs', '.').catch((error) => console.log(error.message));`,
+        `import { fingerprintRules } from 'rein/rules/trust/rules-fingerprint.js'; await fingerprintRules('rein.config.mjs', '.').catch((error) => console.log(error.message));`,
       ],
       { cwd: project, encoding: 'utf8' },
     );

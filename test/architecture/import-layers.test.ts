@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -8,55 +8,51 @@ import { cleanEnv, reinBin, repoRoot } from '../helpers/cli.js';
 import { makeTempDir } from '../helpers/workspace.js';
 
 /**
- * The floors of rein's import graph. The core (the `rein` package at the root: what
- * `import … from 'rein'` and a run need) may import only from a lower floor, or within
- * its own folder; the periphery (CLI, visualizer, eval, telemetry, benchmarks, docs; each
- * folder in a workspace package under packages/) may import the core, and only the
- * periphery folders named in PERIPHERY_MAY_IMPORT. A folder that is in neither table fails
- * the test: a new folder is placed on purpose.
+ * The floors of rein's import graph, read from the table in docs/architecture.md (the one list of which folders
+ * exist and where they stand). A core file may import only from its own unit (the longest folder of the table that
+ * holds it) or from a unit on a lower floor; a periphery folder (a workspace package of its own) may import the core
+ * and the periphery folders its row names. A source folder the table does not name fails the test.
  */
-const CORE_FLOORS: Record<string, number> = {
-  lib: 0,
-  // Pure policy (approval rules and their evaluation; hook specs, trust and runner), read by the rules and the machine.
-  approvals: 0.5,
-  hooks: 0.5,
-  process: 1,
-  context: 1,
-  rules: 1,
-  tools: 2,
-  machines: 2,
-  actors: 3,
-  mcp: 3,
-  config: 3,
-  run: 4,
-  coverage: 4,
-  demo: 4,
-  testing: 5,
-  '(root)': 5,
-};
+interface Unit {
+  /** A folder (`tools/sandbox`) or a root file (`index.ts`), without a trailing slash. */
+  path: string;
+  /** The core's floor, or null for the periphery. */
+  floor: number | null;
+  /** The package it is in: `rein` (the core) or a workspace package's name. */
+  pkg: string;
+  /** For the periphery: the other periphery folders it may import. */
+  mayImport: string[];
+}
 
-const PERIPHERY_MAY_IMPORT: Record<string, readonly string[]> = {
-  telemetry: [],
-  visualizer: [],
-  eval: ['visualizer', 'telemetry'],
-  replay: ['visualizer'],
-  cli: ['telemetry', 'visualizer', 'eval', 'replay'],
-  bench: ['telemetry', 'visualizer', 'eval', 'replay'],
-  docs: ['cli', 'visualizer'],
-};
+/** The rows between the floors markers of docs/architecture.md. */
+export function readFloors(markdown: string): Unit[] {
+  const block = /<!-- floors:start -->([\s\S]*?)<!-- floors:end -->/.exec(markdown)?.[1];
+  if (!block) throw new Error('docs/architecture.md has no <!-- floors:start --> table');
+  const folder = (cell: string) => cell.trim().replace(/^`|`$/g, '').replace(/\/$/, '');
+  return block
+    .split('\n')
+    .filter((line) => line.startsWith('| `'))
+    .map((line) => {
+      const [path, floor, pkg, mayImport] = line.split('|').slice(1, 5).map((cell) => cell.trim());
+      return {
+        path: folder(path!),
+        floor: floor === 'periphery' ? null : Number(floor),
+        pkg: pkg!,
+        mayImport: mayImport ? mayImport.split(',').map(folder) : [],
+      };
+    });
+}
 
-/** The workspace package each periphery folder lives in (packages/<name>/<folder>/); the core's folders are at the root. */
-const PACKAGE_OF: Record<string, string> = {
-  telemetry: 'rein-otel',
-  visualizer: 'rein-viz',
-  eval: 'rein-eval',
-  replay: 'rein-cli',
-  cli: 'rein-cli',
-  bench: 'rein-dev',
-  docs: 'rein-dev',
-};
+const UNITS = readFloors(readFileSync(join(repoRoot, 'docs', 'architecture.md'), 'utf8'));
+const SKIPPED = new Set(['node_modules', 'dist', 'test', '.git', '.ci', 'reports', '.stryker-tmp', 'repo', 'docs']);
 
-const SKIPPED = new Set(['node_modules', 'dist', 'test', '.git', '.ci', 'reports', '.stryker-tmp', 'repo']);
+/** The unit of a path in the checkout: the longest folder of the table holding it, or its top-level entry when none does. */
+function unitOf(path: string, units: readonly Unit[] = UNITS): string {
+  const inRepo = relative(repoRoot, path);
+  const holding = units.filter((unit) => inRepo === unit.path || inRepo.startsWith(`${unit.path}/`));
+  if (holding.length > 0) return holding.reduce((a, b) => (b.path.length > a.path.length ? b : a)).path;
+  return inRepo.split('/')[0]!;
+}
 
 interface Edge {
   file: string;
@@ -77,26 +73,22 @@ function sourceFiles(dir: string, found: string[] = []): string[] {
   return found;
 }
 
-/** The package a file is in: `rein` (the core, at the root) or a workspace package's name. */
-const packageOf = (path: string) => /^packages\/([^/]+)\//.exec(relative(repoRoot, path))?.[1] ?? 'rein';
+/** The package a path is in: its unit's package, or `rein` for what the table does not name (the test runner's configs). */
+const packageOf = (path: string) => UNITS.find((unit) => unit.path === unitOf(path))?.pkg ?? 'rein';
+const folderOfPackage = (pkg: string) => UNITS.find((unit) => unit.pkg === pkg && unit.floor === null)?.path;
 
-/** A file's top-level folder inside its package (`cli` for packages/rein-cli/cli/main.ts), or '(root)'. */
-const folderOf = (path: string) => {
-  const inRepo = relative(repoRoot, path);
-  const inPackage = packageOf(path) === 'rein' ? inRepo : inRepo.split('/').slice(2).join('/');
-  return inPackage.includes('/') ? inPackage.split('/')[0]! : '(root)';
-};
-
-/** Where an import names a file: relative to the importer, or the core (`rein/…`) or a workspace package (`rein-viz/…`) by name. */
+/** Where an import names a file: relative to the importer, or the core (`rein/…`) or a workspace package (`rein-cli/…`) by name. */
 function targetOf(file: string, spec: string): string | null {
   if (spec.startsWith('.')) return resolve(dirname(file), spec);
   if (spec === 'rein') return join(repoRoot, 'index.ts');
   const named = /^(rein(?:-[a-z]+)?)\/(.+)$/.exec(spec);
   if (!named) return null;
-  return named[1] === 'rein' ? join(repoRoot, named[2]!) : join(repoRoot, 'packages', named[1]!, named[2]!);
+  if (named[1] === 'rein') return join(repoRoot, named[2]!);
+  const folder = folderOfPackage(named[1]!);
+  return folder ? join(repoRoot, folder, named[2]!) : null;
 }
 
-/** Every import of a rein file, static, re-export or dynamic, relative or by package name, that crosses a top-level folder. */
+/** Every import of a rein file, static, re-export or dynamic, relative or by package name, that crosses a unit. */
 function crossingImports(files: string[]): Edge[] {
   const edges: Edge[] = [];
   const pattern = /(?:^|\n)\s*(?:import|export)\s[^;'"]*?from\s*['"]((?:\.|rein\b)[^'"]*)['"]|import\(\s*['"]((?:\.|rein\b)[^'"]*)['"]\s*\)/g;
@@ -106,8 +98,8 @@ function crossingImports(files: string[]): Edge[] {
       const spec = (match[1] ?? match[2])!;
       const target = targetOf(file, spec);
       if (!target) continue;
-      const from = folderOf(file);
-      const to = folderOf(target);
+      const from = unitOf(file);
+      const to = unitOf(target);
       if (from !== to || packageOf(file) !== packageOf(target))
         edges.push({ file: relative(repoRoot, file), from, to, spec, fromPackage: packageOf(file), toPackage: packageOf(target) });
     }
@@ -119,30 +111,53 @@ function crossingImports(files: string[]): Edge[] {
 function packageViolation(edge: Edge, declared: (pkg: string) => readonly string[]): string | null {
   if (edge.fromPackage === edge.toPackage) return edge.spec.startsWith('rein') ? `${edge.fromPackage} imports itself by name` : null;
   if (edge.spec.startsWith('.')) return `a relative path out of ${edge.fromPackage} into ${edge.toPackage}: import it as '${edge.toPackage}/…'`;
-  const expected = PACKAGE_OF[edge.from] ?? 'rein';
-  if (edge.fromPackage !== expected) return `${edge.from}/ belongs in ${expected}, not ${edge.fromPackage}`;
   return declared(edge.fromPackage).includes(edge.toPackage) ? null : `${edge.toPackage} is not a dependency of ${edge.fromPackage}`;
 }
 
-function manifestOf(pkg: string): { dependencies?: Record<string, string>; peerDependencies?: Record<string, string> } {
-  return JSON.parse(readFileSync(join(repoRoot, ...(pkg === 'rein' ? [] : ['packages', pkg]), 'package.json'), 'utf8'));
+function manifestOf(pkg: string): { name: string; dependencies?: Record<string, string>; peerDependencies?: Record<string, string>; workspaces?: string[] } {
+  return JSON.parse(readFileSync(join(repoRoot, ...(pkg === 'rein' ? [] : [folderOfPackage(pkg)!]), 'package.json'), 'utf8'));
 }
 const dependenciesOf = (pkg: string) => Object.keys({ ...manifestOf(pkg).dependencies, ...manifestOf(pkg).peerDependencies });
 
 /** Why an edge breaks the layering, or null when it may stand. */
-function layerViolation(edge: Pick<Edge, 'from' | 'to'>): string | null {
-  const known = (folder: string) => folder in CORE_FLOORS || folder in PERIPHERY_MAY_IMPORT;
-  if (!known(edge.from)) return `${edge.from}/ is on no floor: add it to CORE_FLOORS or PERIPHERY_MAY_IMPORT`;
-  if (!known(edge.to)) return `${edge.to}/ is on no floor: add it to CORE_FLOORS or PERIPHERY_MAY_IMPORT`;
-  const fromFloor = CORE_FLOORS[edge.from];
-  const toFloor = CORE_FLOORS[edge.to];
-  if (fromFloor !== undefined) {
-    if (toFloor === undefined) return `the core (${edge.from}/) imports the periphery (${edge.to}/)`;
-    return toFloor < fromFloor ? null : `${edge.from}/ (floor ${fromFloor}) imports ${edge.to}/ (floor ${toFloor}), which is not below it`;
+function layerViolation(edge: Pick<Edge, 'from' | 'to'>, units: readonly Unit[] = UNITS): string | null {
+  const unit = (path: string) => units.find((candidate) => candidate.path === path);
+  const from = unit(edge.from);
+  const to = unit(edge.to);
+  if (!from) return `${edge.from}/ is on no floor: add it to the table in docs/architecture.md`;
+  if (!to) return `${edge.to}/ is on no floor: add it to the table in docs/architecture.md`;
+  if (from.floor !== null) {
+    if (to.floor === null) return `the core (${edge.from}/) imports the periphery (${edge.to}/)`;
+    return to.floor < from.floor ? null : `${edge.from}/ (floor ${from.floor}) imports ${edge.to}/ (floor ${to.floor}), which is not below it`;
   }
-  if (toFloor !== undefined) return null;
-  return PERIPHERY_MAY_IMPORT[edge.from]!.includes(edge.to) ? null : `${edge.from}/ imports ${edge.to}/, which it is not allowed to`;
+  if (to.floor !== null) return null;
+  return from.mayImport.includes(edge.to) ? null : `${edge.from}/ imports ${edge.to}/, which it is not allowed to`;
 }
+
+describe('the floors table in docs/architecture.md', () => {
+  it('is read: the core on numbered floors, the periphery by package', () => {
+    expect(UNITS.find((unit) => unit.path === 'lib')).toEqual({ path: 'lib', floor: 0, pkg: 'rein', mayImport: [] });
+    expect(UNITS.find((unit) => unit.path === 'cli')?.mayImport).toContain('eval');
+    expect(UNITS.filter((unit) => unit.floor === null).length).toBeGreaterThanOrEqual(4);
+  });
+
+  it('names every top-level folder that holds source code, and nothing that is not there', () => {
+    const topLevel = readdirSync(repoRoot).filter((name) => !SKIPPED.has(name) && !name.startsWith('.'));
+    const withSources = topLevel.filter((name) => sourceFiles(repoRoot).some((file) => relative(repoRoot, file).startsWith(`${name}/`) || relative(repoRoot, file) === name));
+    const named = new Set(UNITS.map((unit) => unit.path.split('/')[0]));
+    expect(withSources.filter((name) => !named.has(name))).toEqual([]);
+    for (const unit of UNITS) expect(existsSync(join(repoRoot, unit.path)), unit.path).toBe(true);
+  });
+
+  it("is what tsconfig.json compiles (the core) and package.json's workspaces (the periphery), each package under its own name", () => {
+    const tsconfig = JSON.parse(readFileSync(join(repoRoot, 'tsconfig.json'), 'utf8')) as { include: string[] };
+    const coreTop = [...new Set(UNITS.filter((unit) => unit.floor !== null).map((unit) => unit.path.split('/')[0]!))];
+    expect([...tsconfig.include].sort()).toEqual(coreTop.sort());
+    const periphery = UNITS.filter((unit) => unit.floor === null);
+    expect([...(manifestOf('rein').workspaces ?? [])].sort()).toEqual(periphery.map((unit) => unit.path).sort());
+    for (const unit of periphery) expect(manifestOf(unit.pkg).name).toBe(unit.pkg);
+  });
+});
 
 describe('the import graph', () => {
   const files = sourceFiles(repoRoot);
@@ -151,6 +166,7 @@ describe('the import graph', () => {
   it('is read from the sources (a scan that finds nothing proves nothing)', () => {
     expect(files.length).toBeGreaterThan(200);
     expect(edges.some((edge) => edge.from === 'machines' && edge.to === 'rules')).toBe(true);
+    expect(edges.some((edge) => edge.from === 'tools' && edge.to === 'tools/sandbox')).toBe(true);
     expect(edges.some((edge) => edge.from === 'cli' && edge.to === 'visualizer')).toBe(true);
   });
 
@@ -162,8 +178,15 @@ describe('the import graph', () => {
     expect(broken).toEqual([]);
   });
 
-  it('crosses packages only by name, into a declared dependency, each folder in its own package', () => {
-    expect(edges.some((edge) => edge.fromPackage === 'rein-cli' && edge.toPackage === 'rein' && edge.spec.startsWith('rein/'))).toBe(true);
+  it('has no circle between top-level folders', () => {
+    const top = (unit: string) => unit.split('/')[0]!;
+    const arrows = new Set(edges.filter((edge) => top(edge.from) !== top(edge.to)).map((edge) => `${top(edge.from)} ${top(edge.to)}`));
+    const circles = [...arrows].filter((arrow) => arrows.has(arrow.split(' ').reverse().join(' ')));
+    expect(circles).toEqual([]);
+  });
+
+  it('crosses packages only by name, into a declared dependency', () => {
+    expect(edges.some((edge) => edge.fromPackage === 'rein-cli' && edge.toPackage === 'rein' && edge.spec.startsWith('rein'))).toBe(true);
     const broken = edges.flatMap((edge) => {
       const why = packageViolation(edge, dependenciesOf);
       return why ? [`${edge.file} imports ${edge.spec}: ${why}`] : [];
@@ -174,7 +197,7 @@ describe('the import graph', () => {
   it("finds every package a file imports declared in its own package.json (the core installs without the periphery's)", () => {
     const builtins = new Set(builtinModules);
     // The root's other .ts files are the test runner's configs (dev tooling, not in the package).
-    const shipped = files.filter((file) => folderOf(file) !== '(root)' || relative(repoRoot, file) === 'index.ts' || packageOf(file) !== 'rein');
+    const shipped = files.filter((file) => UNITS.some((unit) => unit.path === unitOf(file)));
     expect(shipped.length).toBeGreaterThan(200);
     const undeclared = shipped.flatMap((file) => {
       const text = readFileSync(file, 'utf8');
@@ -202,14 +225,11 @@ describe('the import graph', () => {
       toPackage: 'rein',
       ...over,
     });
-    const declared = (pkg: string) => (pkg === 'rein-cli' ? ['rein', 'rein-viz'] : []);
+    const declared = (pkg: string) => (pkg === 'rein-cli' ? ['rein', 'rein-visualizer'] : []);
     expect(packageViolation(edge({}), declared)).toBeNull();
-    expect(packageViolation(edge({ spec: '../../../run/x.js' }), declared)).toBe("a relative path out of rein-cli into rein: import it as 'rein/…'");
-    expect(packageViolation(edge({ to: 'eval', toPackage: 'rein-eval', spec: 'rein-eval/eval/x.js' }), declared)).toBe(
-      'rein-eval is not a dependency of rein-cli',
-    );
-    expect(packageViolation(edge({ from: 'visualizer' }), declared)).toBe('visualizer/ belongs in rein-viz, not rein-cli');
-    expect(packageViolation(edge({ from: 'run', fromPackage: 'rein', to: 'cli', toPackage: 'rein-cli', spec: 'rein-cli/cli/x.js' }), declared)).toBe(
+    expect(packageViolation(edge({ spec: '../run/x.js' }), declared)).toBe("a relative path out of rein-cli into rein: import it as 'rein/…'");
+    expect(packageViolation(edge({ to: 'eval', toPackage: 'rein-eval', spec: 'rein-eval/x.js' }), declared)).toBe('rein-eval is not a dependency of rein-cli');
+    expect(packageViolation(edge({ from: 'run', fromPackage: 'rein', to: 'cli', toPackage: 'rein-cli', spec: 'rein-cli/x.js' }), declared)).toBe(
       'rein-cli is not a dependency of rein',
     );
   });
@@ -217,11 +237,14 @@ describe('the import graph', () => {
   it('names what is wrong with an arrow back up', () => {
     // The one arrow back up this test was written for: lib/trace-events.ts importing from rules/.
     expect(layerViolation({ from: 'lib', to: 'rules' })).toBe('lib/ (floor 0) imports rules/ (floor 1), which is not below it');
-    expect(layerViolation({ from: 'tools', to: 'machines' })).toMatch(/not below it/);
+    expect(layerViolation({ from: 'tools/sandbox', to: 'tools' })).toMatch(/not below it/);
+    expect(layerViolation({ from: 'machines', to: 'tools/sandbox' })).toMatch(/not below it/);
     expect(layerViolation({ from: 'run', to: 'visualizer' })).toBe('the core (run/) imports the periphery (visualizer/)');
     expect(layerViolation({ from: 'visualizer', to: 'cli' })).toMatch(/not allowed/);
     expect(layerViolation({ from: 'plugins', to: 'lib' })).toMatch(/on no floor/);
     expect(layerViolation({ from: 'machines', to: 'rules' })).toBeNull();
+    expect(unitOf(join(repoRoot, 'tools/sandbox/plan/visibility.ts'))).toBe('tools/sandbox');
+    expect(unitOf(join(repoRoot, 'tools/run.ts'))).toBe('tools');
   });
 });
 
@@ -265,14 +288,15 @@ describe('a run', () => {
   it('loads only the core: no queue client, exporter, layout engine, bundler, endpoint SDK or periphery module', () => {
     const urls = modulesLoadedBy([reinBin, 'demo']);
     const packages = packagesIn(urls);
-    // A built module is <root>/dist/<folder>/… (the core) or <root>/packages/<package>/dist/<folder>/….
-    const reinFolders = new Set(urls.flatMap((url) => new RegExp(`^${pathToFileURL(repoRoot).href}/(?:packages/[^/]+/)?dist/([^/]+)/`).exec(url)?.[1] ?? []));
+    // A built module is <root>/dist/<folder>/… (the core) or <root>/<package folder>/dist/….
+    const root = pathToFileURL(repoRoot).href;
+    const reinFolders = new Set(urls.flatMap((url) => new RegExp(`^${root}/(?:dist/([^/]+(?:/coverage)?)/|([^/]+)/dist/)`).exec(url)?.slice(1).find(Boolean) ?? []));
     expect(packages.has('xstate')).toBe(true);
     for (const heavy of NOT_FOR_A_SCRIPTED_RUN) expect(packages.has(heavy), `${heavy} was loaded`).toBe(false);
     expect(reinFolders.has('run')).toBe(true);
-    for (const folder of ['eval', 'bench', 'coverage']) expect(reinFolders.has(folder), `dist/${folder}/ was loaded`).toBe(false);
+    for (const folder of ['eval', 'dev', 'testing/coverage']) expect(reinFolders.has(folder), `${folder} was loaded`).toBe(false);
     // The CLI reads the visualizer's flag parser only (the --viz flags); none of its server, layout or page.
-    const visualizer = urls.filter((url) => url.includes('/dist/visualizer/'));
+    const visualizer = urls.filter((url) => url.startsWith(`${root}/visualizer/dist/`));
     expect(visualizer.length).toBeGreaterThan(0);
     expect(visualizer.filter((url) => !url.endsWith('/viz-flags.js'))).toEqual([]);
   });

@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openEndpoint } from '../../actors/openai-model.js';
+import { openEndpoint } from '../../actors/model/openai-model.js';
 import { ModelEndpointError } from '../../lib/errors.js';
 import { cleanEnv, runCli } from '../helpers/cli.js';
 import { makeTempDir } from '../helpers/workspace.js';

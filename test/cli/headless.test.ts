@@ -4,7 +4,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { atifTrajectorySchema } from '../../lib/atif-schema.js';
+import { atifTrajectorySchema } from '../../telemetry/atif/atif-schema.js';
 import { type OpenAIStub, startOpenAIStub } from '../../testing/index.js';
 import { cleanEnv, reinBin, runCli } from '../helpers/cli.js';
 import { fixesAdd } from '../helpers/fixes-add.js';

@@ -5,7 +5,7 @@ import { cleanEnv, repoRoot, runCli } from '../helpers/cli.js';
 import { makeTempDir } from '../helpers/workspace.js';
 
 const fixtures = join(repoRoot, 'test', 'fixtures', 'replay');
-const oldDefaults = join(repoRoot, 'packages', 'rein-cli', 'replay', 'rules', 'rein-0.1.0-stall.json');
+const oldDefaults = join(repoRoot, 'cli', 'replay', 'rules', 'rein-0.1.0-stall.json');
 
 /** A compact realtraj run of eight new reads and then the edit (the case), and a run that re-reads one page. */
 function compactSet(dir: string): string {

@@ -37,7 +37,7 @@ describe('changing the harness without code, from the command line', () => {
 
   it('an unknown preset is refused everywhere with the list of presets', async () => {
     for (const args of [
-      ['eval', 'packages/rein-eval/eval/suite', '--preset', 'nope'],
+      ['eval', 'eval/suite', '--preset', 'nope'],
       ['demo', '--preset', 'stirct'],
       ['rules', 'show', '--preset', 'nope'],
     ]) {

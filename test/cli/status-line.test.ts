@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { TraceLine } from '../../lib/trace-events.js';
-import { createStatusLine } from '../../packages/rein-cli/cli/status-line.js';
+import { createStatusLine } from '../../cli/status-line.js';
+import type { TraceLine } from '../../lib/trace/trace-events.js';
 import { defaultRules } from '../../rules/schema.js';
 
 const USAGE = { promptTokens: 0, completionTokens: 0, cachedTokens: 0 };

@@ -6,8 +6,8 @@ import { NO_CAPS } from '../../context/elision.js';
 import { type ChatMessage, totalChars } from '../../context/messages.js';
 import { checkPairing } from '../../context/pairing.js';
 import { ViewBuilder } from '../../context/view-builder.js';
-import { halfLifeCap, manageContextStaged } from '../../packages/rein-dev/bench/staged-context.js';
-import { headTail } from '../../tools/shape.js';
+import { halfLifeCap, manageContextStaged } from '../../dev/bench/staged-context.js';
+import { headTail } from '../../tools/shaping/shape.js';
 
 const seedRules: ContextRules = {
   enabled: true,

@@ -1,9 +1,9 @@
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { initialTransition } from 'xstate';
-import type { StallEvent } from '../../lib/trace-events.js';
+import { cookbookRecipes } from '../../dev/docs-sections/readme-sections.js';
+import type { StallEvent } from '../../lib/trace/trace-events.js';
 import { stateLabel } from '../../machines/introspection.js';
-import { cookbookRecipes } from '../../packages/rein-dev/docs/readme-sections.js';
 import {
   call,
   createHarnessMachine,

@@ -1,8 +1,8 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { call, createHarnessMachine, defaultRules, loadRules, makeTempDir, probeHarness, ran, reply, rulesSchema, runScripted } from 'rein/testing';
+import { call, createHarnessMachine, defaultRules, loadRules, makeTempDir, probeHarness, ran, reply, rulesSchema, runScripted } from 'rein/testing/index.js';
 import { describe, expect, it } from 'vitest';
-import { readmeSections } from '../../packages/rein-dev/docs/readme-sections.js';
+import { readmeSections } from '../../dev/docs-sections/readme-sections.js';
 import { cleanEnv, repoRoot, runCli } from '../helpers/cli.js';
 
 const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
@@ -16,7 +16,7 @@ describe('README', () => {
   it('names the two fresh-machine commands, and every file it links exists', () => {
     const block = /## Two commands[\s\S]*?```sh\n([\s\S]*?)\n```/.exec(readme)?.[1] ?? '';
     const commands = block.split('\n').map((line) => line.replace(/#.*$/, '').trim());
-    expect(commands).toEqual(['npm ci && npm run demo', 'bash scripts/test.sh']);
+    expect(commands).toEqual(['npm ci && npm run demo', 'bash test/run.sh']);
     // CI runs the README's test command, exactly: a fresh machine and CI set up the same way.
     const ci = readFileSync(join(repoRoot, '.ci', 'run'), 'utf8')
       .split('\n')

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { compareRecords } from '../../packages/rein-eval/eval/comparison.js';
-import { outcomesByTask } from '../../packages/rein-eval/eval/outcomes.js';
-import { type RunRecord, runRecordSchema } from '../../packages/rein-eval/eval/run-record.js';
+import { compareRecords } from '../../eval/comparison.js';
+import { outcomesByTask } from '../../eval/outcomes.js';
+import { type RunRecord, runRecordSchema } from '../../eval/run-record.js';
 import { makeTempDir } from '../../testing/temp-dir.js';
 
 function run(task: string, config: string, resolved: boolean, extra: Partial<RunRecord> = {}): RunRecord {

@@ -1,16 +1,16 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type Configuration, resolveConfiguration } from '../../packages/rein-eval/eval/configurations.js';
-import { NOMINAL_PRICE } from '../../packages/rein-eval/eval/prices.js';
-import type { RunRecord } from '../../packages/rein-eval/eval/run-record.js';
-import { runEvalJob } from '../../packages/rein-eval/eval/run-task.js';
-import { simulatedModelName } from '../../packages/rein-eval/eval/simulated/model-source.js';
-import { loadTaskSet } from '../../packages/rein-eval/eval/task.js';
+import { type Configuration, resolveConfiguration } from '../../eval/configurations.js';
+import { NOMINAL_PRICE } from '../../eval/prices.js';
+import type { RunRecord } from '../../eval/run-record.js';
+import { runEvalJob } from '../../eval/run-task.js';
+import { simulatedModelName } from '../../eval/simulated/model-source.js';
+import { loadTaskSet } from '../../eval/task.js';
 import { makeTempDir } from '../../testing/temp-dir.js';
 import { repoRoot } from '../helpers/cli.js';
 
-const suite = join(repoRoot, 'packages', 'rein-eval', 'eval', 'suite-endpoints');
+const suite = join(repoRoot, 'eval', 'suite-endpoints');
 const { tasks, problems } = loadTaskSet(suite);
 const DEFAULT: Configuration = { label: 'default', preset: 'default' };
 const NO_RECOVERY: Configuration = { label: 'no-call-recovery', preset: 'default', configPath: join(suite, 'no-call-recovery.json') };

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import type { RunRecord } from '../../packages/rein-eval/eval/run-record.js';
+import type { RunRecord } from '../../eval/run-record.js';
 import { makeTempDir } from '../../testing/temp-dir.js';
 import { cleanEnv, reinBin, repoRoot, runCli } from '../helpers/cli.js';
 import { checkHtml, writeTaskSet } from './eval-fixtures.js';

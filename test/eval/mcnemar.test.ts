@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { mcnemarExact, mcnemarP } from '../../packages/rein-eval/eval/mcnemar.js';
+import { mcnemarExact, mcnemarP } from '../../eval/mcnemar.js';
 
 /** P(min(heads, tails) ≤ k) over all 2^n equally likely flip directions, by enumeration. */
 function bruteForceP(onlyA: number, onlyB: number): number {

@@ -10,7 +10,7 @@ afterAll(cleanUp);
 
 // The quickest JavaScript tasks of the offline suite under two configurations: removing the gate flips two of them, so outcomes differ by configuration.
 const TASKS = ['js-cart', 'js-median', 'js-roman'];
-const SELECTION = ['packages/rein-eval/eval/suite', '--preset', 'default', '--preset', 'no-verification-gate', ...TASKS.flatMap((task) => ['--task', task])];
+const SELECTION = ['eval/suite', '--preset', 'default', '--preset', 'no-verification-gate', ...TASKS.flatMap((task) => ['--task', task])];
 
 /** The temp dirs of a worker process, by the pid its owner file names. */
 function tempDirsOf(pid: number): string[] {

@@ -3,16 +3,16 @@ import { chmodSync, lstatSync, mkdirSync, readFileSync, readlinkSync, statSync, 
 import { join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
-import { resolveConfiguration } from '../../packages/rein-eval/eval/configurations.js';
-import { planJobs } from '../../packages/rein-eval/eval/plan-jobs.js';
-import { createProgress } from '../../packages/rein-eval/eval/progress.js';
-import { collectFinished } from '../../packages/rein-eval/eval/queue/collect.js';
-import { configKeyFor, evalIdOf, jobIdFor } from '../../packages/rein-eval/eval/queue/job-ids.js';
-import { parseRedisUrl } from '../../packages/rein-eval/eval/queue/redis-endpoint.js';
-import { packRunFiles, writeRunFiles } from '../../packages/rein-eval/eval/queue/run-files.js';
-import { hashContent } from '../../packages/rein-eval/eval/queue/task-content.js';
-import { packTask, unpackTask } from '../../packages/rein-eval/eval/queue/task-pack.js';
-import { loadTaskSet } from '../../packages/rein-eval/eval/task.js';
+import { resolveConfiguration } from '../../eval/configurations.js';
+import { planJobs } from '../../eval/plan-jobs.js';
+import { createProgress } from '../../eval/progress.js';
+import { collectFinished } from '../../eval/queue/collect.js';
+import { configKeyFor, evalIdOf, jobIdFor } from '../../eval/queue/job-ids.js';
+import { parseRedisUrl } from '../../eval/queue/redis-endpoint.js';
+import { packRunFiles, writeRunFiles } from '../../eval/queue/run-files.js';
+import { hashContent } from '../../eval/queue/task-content.js';
+import { packTask, unpackTask } from '../../eval/queue/task-pack.js';
+import { loadTaskSet } from '../../eval/task.js';
 import { writeTaskSet } from './eval-fixtures.js';
 import { cleanUp, tempDir } from './queue-fixtures.js';
 

@@ -1,10 +1,10 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { simulatedModelSource } from '../../packages/rein-eval/eval/simulated/model-source.js';
-import { simulationSchema } from '../../packages/rein-eval/eval/simulated/simulation-schema.js';
+import { simulatedModelSource } from '../../eval/simulated/model-source.js';
+import { simulationSchema } from '../../eval/simulated/simulation-schema.js';
 import { rulesSchema } from '../../rules/schema.js';
-import { readJsonLines } from '../../run/jsonl.js';
+import { readJsonLines } from '../../run/record/jsonl.js';
 import { startRun } from '../../run/start-run.js';
 import { makeTempDir, removeTempDirs } from '../../testing/index.js';
 

@@ -1,16 +1,16 @@
 import { cpSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { resolveConfiguration } from '../../packages/rein-eval/eval/configurations.js';
-import { NOMINAL_PRICE } from '../../packages/rein-eval/eval/prices.js';
-import type { RunRecord } from '../../packages/rein-eval/eval/run-record.js';
-import { runEvalJob } from '../../packages/rein-eval/eval/run-task.js';
-import { runShell } from '../../packages/rein-eval/eval/shell.js';
-import { createSimulatedAgent } from '../../packages/rein-eval/eval/simulated/agent.js';
-import { harnessTexts } from '../../packages/rein-eval/eval/simulated/feedback.js';
-import { simulatedModelName } from '../../packages/rein-eval/eval/simulated/model-source.js';
-import { traitsOf } from '../../packages/rein-eval/eval/simulated/registry.js';
-import { loadTaskSet } from '../../packages/rein-eval/eval/task.js';
+import { resolveConfiguration } from '../../eval/configurations.js';
+import { NOMINAL_PRICE } from '../../eval/prices.js';
+import type { RunRecord } from '../../eval/run-record.js';
+import { runEvalJob } from '../../eval/run-task.js';
+import { runShell } from '../../eval/shell.js';
+import { createSimulatedAgent } from '../../eval/simulated/agent.js';
+import { harnessTexts } from '../../eval/simulated/feedback.js';
+import { simulatedModelName } from '../../eval/simulated/model-source.js';
+import { traitsOf } from '../../eval/simulated/registry.js';
+import { loadTaskSet } from '../../eval/task.js';
 import { defaultRules } from '../../rules/schema.js';
 import { runScripted } from '../../testing/index.js';
 import { makeTempDir } from '../../testing/temp-dir.js';
@@ -19,7 +19,7 @@ import type { AnyTool } from '../../tools/types.js';
 import { readProgress } from '../../tools/update-todo.js';
 import { repoRoot } from '../helpers/cli.js';
 
-const { tasks } = loadTaskSet(join(repoRoot, 'packages', 'rein-eval', 'eval', 'suite'));
+const { tasks } = loadTaskSet(join(repoRoot, 'eval', 'suite'));
 
 /** Shown when an outcome is not the expected one: how the run ended and what the grader printed last. */
 const ending = (record: RunRecord) =>

@@ -1,14 +1,14 @@
 import { cpSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runShell } from '../../packages/rein-eval/eval/shell.js';
-import type { Fix } from '../../packages/rein-eval/eval/simulated/simulation-schema.js';
-import { type EvalTask, loadTaskSet } from '../../packages/rein-eval/eval/task.js';
+import { runShell } from '../../eval/shell.js';
+import type { Fix } from '../../eval/simulated/simulation-schema.js';
+import { type EvalTask, loadTaskSet } from '../../eval/task.js';
 import { makeTempDir } from '../../testing/temp-dir.js';
-import { checkSyntax } from '../../tools/syntax-check.js';
+import { checkSyntax } from '../../tools/edits/syntax-check.js';
 import { repoRoot } from '../helpers/cli.js';
 
-const { tasks, problems } = loadTaskSet(join(repoRoot, 'packages', 'rein-eval', 'eval', 'suite'));
+const { tasks, problems } = loadTaskSet(join(repoRoot, 'eval', 'suite'));
 
 /** A copy of the task's repo with the given fixes applied in order; each `old` must occur exactly once when applied. */
 function workspaceWith(task: EvalTask, fixes: readonly Fix[]): string {

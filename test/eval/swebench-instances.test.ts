@@ -2,10 +2,10 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { shellQuote } from '../../packages/rein-eval/eval/swebench/grade.js';
-import { loadInstances } from '../../packages/rein-eval/eval/swebench/instance.js';
-import { findRepoSource } from '../../packages/rein-eval/eval/swebench/repo-source.js';
-import { filesInPatch } from '../../packages/rein-eval/eval/swebench/workspace.js';
+import { shellQuote } from '../../eval/swebench/grade.js';
+import { loadInstances } from '../../eval/swebench/instance.js';
+import { findRepoSource } from '../../eval/swebench/repo-source.js';
+import { filesInPatch } from '../../eval/swebench/workspace.js';
 import { makeTempDir } from '../../testing/temp-dir.js';
 
 const good = { instance_id: 'o__r-1', repo: 'o/r', base_commit: 'a'.repeat(40), problem_statement: 'p', FAIL_TO_PASS: ['t::a'], PASS_TO_PASS: '["t::b"]' };

@@ -1,9 +1,9 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { parseConfigurations } from '../../eval/configurations.js';
+import { loadTaskSet } from '../../eval/task.js';
 import { UsageError } from '../../lib/errors.js';
-import { parseConfigurations } from '../../packages/rein-eval/eval/configurations.js';
-import { loadTaskSet } from '../../packages/rein-eval/eval/task.js';
 import { makeTempDir } from '../../testing/temp-dir.js';
 
 function taskSet(tasks: Record<string, unknown>): string {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 
 export const repoRoot = join(import.meta.dirname, '..', '..');
 /** The `rein` command's launcher (rein-cli's bin). */
-export const reinBin = join(repoRoot, 'packages', 'rein-cli', 'bin', 'rein.js');
+export const reinBin = join(repoRoot, 'cli', 'bin', 'rein.js');
 
 export interface CliResult {
   code: number | null;
@@ -14,8 +14,7 @@ export interface CliResult {
 
 /** Runs the built `rein` CLI as a child process (the tests run after `npm run build`). */
 export function runCli(args: string[], options: { env?: NodeJS.ProcessEnv; cwd?: string; timeoutMs?: number } = {}): Promise<CliResult> {
-  if (!existsSync(join(repoRoot, 'packages/rein-cli/dist/cli/main.js')))
-    throw new Error('dist/ is missing: run `npm run build` (npm test does it) before the CLI tests');
+  if (!existsSync(join(repoRoot, 'cli/dist/main.js'))) throw new Error('dist/ is missing: run `npm run build` (npm test does it) before the CLI tests');
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [reinBin, ...args], { cwd: options.cwd ?? repoRoot, env: options.env ?? process.env });
     let stdout = '';

@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { readCommandLine, readProcStat } from '../../process/proc.js';
+import { readCommandLine, readProcStat } from '../../tools/sandbox/lifetime/proc.js';
 
 /** A process's arguments, NUL-separated as in /proc; '' when it is gone. */
 export function commandLine(pid: number | string): string {

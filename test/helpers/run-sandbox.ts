@@ -1,5 +1,5 @@
 import { afterEach } from 'vitest';
-import { createRunSandbox, type RunSandbox, type RunSandboxOptions } from '../../process/run-sandbox.js';
+import { createRunSandbox, type RunSandbox, type RunSandboxOptions } from '../../tools/sandbox/run-sandbox.js';
 import type { CommandPolicy, ToolContext } from '../../tools/types.js';
 import { makeContext } from './workspace.js';
 

@@ -13,7 +13,7 @@ export function spawnHarness(sandboxKind: string, root: string, marker: string, 
       '-e',
       `
     const { runTool } = await import(${dist('tools/run.js')});
-    const { createRunSandbox } = await import(${dist('process/run-sandbox.js')});
+    const { createRunSandbox } = await import(${dist('tools/sandbox/run-sandbox.js')});
     const policy = { deny: [], sandbox: process.env.SANDBOX, network: false, envAllow: ['REIN_TEST_MARKER'], timeoutSeconds: 300 };
     process.stdout.write('creating\\n');
     const sandbox = createRunSandbox({ root: process.env.ROOT, policy });

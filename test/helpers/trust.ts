@@ -1,9 +1,9 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, vi } from 'vitest';
-import { fingerprintRules } from '../../config/rules-fingerprint.js';
-import { RULES_FILE_NAMES } from '../../lib/harness-files.js';
-import { recordTrustedRules } from '../../lib/trusted-rules.js';
+import { RULES_FILE_NAMES } from '../../lib/state/harness-files.js';
+import { fingerprintRules } from '../../rules/trust/rules-fingerprint.js';
+import { recordTrustedRules } from '../../rules/trust/trusted-rules.js';
 import { makeTempDir } from './workspace.js';
 
 /** Each test of the file gets its own user state dir (XDG_STATE_HOME), so trust records never leak between tests or into yours. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ATIF_SCHEMA_VERSION, atifTrajectorySchema } from '../../lib/atif-schema.js';
+import { ATIF_SCHEMA_VERSION, atifTrajectorySchema } from '../../telemetry/atif/atif-schema.js';
 
 /** A small valid trajectory: a user task, one agent turn with a tool call and its result, a final agent turn. */
 function sample() {

@@ -73,12 +73,12 @@ describe('reading tool effects through an exhaustive map', () => {
 
 // Every reader of tool effects in rein's code, and how many exhaustive maps it holds.
 const READERS: Record<string, number> = {
-  'packages/rein-cli/cli/status-line.ts': 1,
-  'packages/rein-viz/visualizer/page/event-format.ts': 1,
-  'packages/rein-otel/telemetry/call-attributes.ts': 1,
+  'cli/status-line.ts': 1,
+  'visualizer/page/event-format.ts': 1,
+  'telemetry/call-attributes.ts': 1,
   'machines/stall/counters.ts': 2,
   'machines/facts.ts': 1,
-  'packages/rein-cli/replay/formats/rein-trace.ts': 1,
+  'cli/replay/formats/rein-trace.ts': 1,
   'lib/tool-effect.ts': 1,
 };
 

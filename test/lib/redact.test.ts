@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { redact } from '../../lib/redact.js';
+import { redact } from '../../lib/secrets/redact.js';
 
 const KEY = 'sk-proj-abcdefghijklmnopqrstuvwxyz0123456789';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { maskSecrets } from '../../lib/secret-scan.js';
+import { maskSecrets } from '../../lib/secrets/secret-scan.js';
 
 // Built from parts so no complete token sits in the repository for scanners to flag.
 const t = (...parts: string[]) => parts.join('');

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { argsHash } from '../../approvals/call-facts.js';
 import { deniedCalls } from '../../machines/approval-handling.js';
+import { argsHash } from '../../rules/approvals/call-facts.js';
 import { createHarnessMachine, probeHarness, type RulesInput, ran, rulesSchema } from '../../testing/index.js';
 
 /**

@@ -101,7 +101,7 @@ describe('a failed summary is traced with its own cause', () => {
 describe('budgetWarningDue', () => {
   /**
    * The transitions out of `observe` in a run whose model reads a file each turn at 500 prompt tokens, under a
-   * 2000-token cap: as the trace writes them (run/inspection-trace.ts), with the guard that held.
+   * 2000-token cap: as the trace writes them (run/record/inspection-trace.ts), with the guard that held.
    */
   async function observeExits() {
     const capped = rulesSchema.parse({ phases: { plan: { enabled: false } }, budgets: { maxSteps: 6, maxTokens: 2000 } });

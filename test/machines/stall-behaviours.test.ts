@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LOOP_BEHAVIOURS, PROGRESS_BEHAVIOURS, runBehaviour, seedFirstNudge } from '../../packages/rein-dev/bench/stall-behaviours.js';
+import { LOOP_BEHAVIOURS, PROGRESS_BEHAVIOURS, runBehaviour, seedFirstNudge } from '../../dev/bench/stall-behaviours.js';
 
 describe('the stall detector on labelled behaviours (the set `npm run bench` reports)', () => {
   it.each(PROGRESS_BEHAVIOURS.map((behaviour) => [behaviour.name, behaviour] as const))('progress is never stopped: %s finishes', (_name, behaviour) => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { MachineNote, StallEvent } from '../../lib/trace-events.js';
+import type { MachineNote, StallEvent } from '../../lib/trace/trace-events.js';
 import {
   blocked,
   createHarnessMachine,

@@ -1,11 +1,11 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openAIModelSource } from '../../actors/model-source.js';
-import { loadRules } from '../../config/load-rules.js';
+import { openAIModelSource } from '../../actors/model/model-source.js';
 import { UsageError } from '../../lib/errors.js';
 import { ENDPOINT_PROFILES } from '../../rules/endpoint-profiles.js';
 import { rulesSchema } from '../../rules/schema.js';
+import { loadRules } from '../../run/rules-files/load-rules.js';
 import { type OpenAIStub, startOpenAIStub } from '../../testing/index.js';
 import { cleanEnv, runCli } from '../helpers/cli.js';
 import { makeTempDir } from '../helpers/workspace.js';

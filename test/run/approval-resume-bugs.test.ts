@@ -1,14 +1,14 @@
 import { copyFileSync, existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { AnswerSource } from '../../actors/approver.js';
+import type { AnswerSource } from '../../actors/approvals/approver.js';
 import { extractiveSummary } from '../../actors/summarizer.js';
+import { approveCommand } from '../../cli/commands/approve.js';
 import { RunAwaitingApproval } from '../../lib/errors.js';
-import type { TraceRecord } from '../../lib/trace-events.js';
-import { approveCommand } from '../../packages/rein-cli/cli/commands/approve.js';
-import { readJsonLines } from '../../run/jsonl.js';
+import type { TraceRecord } from '../../lib/trace/trace-events.js';
+import { readJsonLines } from '../../run/record/jsonl.js';
+import { readRecord } from '../../run/record/transcript.js';
 import { type RunOptions, resumeRun, startRun } from '../../run/start-run.js';
-import { readRecord } from '../../run/transcript.js';
 import { call, createScriptedModel, reply, rulesSchema, type Script } from '../../testing/index.js';
 import { makeTempDir } from '../helpers/workspace.js';
 

@@ -1,15 +1,15 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { AnswerSource } from '../../actors/approver.js';
+import type { AnswerSource } from '../../actors/approvals/approver.js';
 import { extractiveSummary } from '../../actors/summarizer.js';
+import { approveCommand } from '../../cli/commands/approve.js';
 import { RunAwaitingApproval } from '../../lib/errors.js';
-import type { TraceRecord } from '../../lib/trace-events.js';
-import { approveCommand } from '../../packages/rein-cli/cli/commands/approve.js';
-import { readJsonLines } from '../../run/jsonl.js';
+import type { TraceRecord } from '../../lib/trace/trace-events.js';
+import { readJsonLines } from '../../run/record/jsonl.js';
+import { loadState } from '../../run/record/state-file.js';
+import { readRecord } from '../../run/record/transcript.js';
 import { type RunOptions, resumeRun, startRun } from '../../run/start-run.js';
-import { loadState } from '../../run/state-file.js';
-import { readRecord } from '../../run/transcript.js';
 import { call, createScriptedModel, type RulesInput, reply, rulesSchema, type Script } from '../../testing/index.js';
 import { makeTempDir } from '../helpers/workspace.js';
 
@@ -59,7 +59,7 @@ const ranTimes = (dirs: ReturnType<typeof setup>) =>
   existsSync(join(dirs.workspace, 'out.txt')) ? readFileSync(join(dirs.workspace, 'out.txt'), 'utf8').split('\n').filter(Boolean).length : 0;
 const finishing = reply(call('finish', { summary: 'done' }));
 
-describe('approvals in a real run: headless exit, rein approve, resume (run/start-run.ts, approvals/approver.ts)', () => {
+describe('approvals in a real run: headless exit, rein approve, resume (run/start-run.ts, actors/approvals/approver.ts)', () => {
   it('a headless run saves the pending call and exits; rein approve answers it; resume runs the call once', async () => {
     const dirs = setup();
     const first = startRun(options(dirs, [reply(call('run', { command: WRITE }))]));
@@ -164,7 +164,7 @@ describe('SIGKILL while waiting for an approval loses nothing (a real process ki
         '-e',
         `
       const { startRun } = await import(${dist('run/start-run.js')});
-      const { createScriptedModel, reply, call } = await import(${dist('actors/scripted-model.js')});
+      const { createScriptedModel, reply, call } = await import(${dist('actors/model/scripted-model.js')});
       const { extractiveSummary } = await import(${dist('actors/summarizer.js')});
       const { rulesSchema } = await import(${dist('rules/schema.js')});
       const model = createScriptedModel([reply(call('run', { command: ${JSON.stringify(WRITE)} }))]);

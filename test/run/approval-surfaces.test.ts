@@ -1,16 +1,16 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { AnswerSource } from '../../actors/approver.js';
+import type { AnswerSource } from '../../actors/approvals/approver.js';
 import { extractiveSummary } from '../../actors/summarizer.js';
-import type { TraceLine, TraceRecord } from '../../lib/trace-events.js';
-import { approveCommand } from '../../packages/rein-cli/cli/commands/approve.js';
-import { createStatusLine } from '../../packages/rein-cli/cli/status-line.js';
-import { runEvent } from '../../packages/rein-otel/telemetry/event-attributes.js';
-import type { Entry } from '../../packages/rein-viz/visualizer/page/entries.js';
-import { describeEntry } from '../../packages/rein-viz/visualizer/page/event-format.js';
-import { readJsonLines } from '../../run/jsonl.js';
+import { approveCommand } from '../../cli/commands/approve.js';
+import { createStatusLine } from '../../cli/status-line.js';
+import type { TraceLine, TraceRecord } from '../../lib/trace/trace-events.js';
+import { readJsonLines } from '../../run/record/jsonl.js';
 import { type RunOptions, resumeRun, startRun } from '../../run/start-run.js';
+import { runEvent } from '../../telemetry/event-attributes.js';
 import { call, createScriptedModel, type RulesInput, reply, rulesSchema, type Script } from '../../testing/index.js';
+import type { Entry } from '../../visualizer/page/entries.js';
+import { describeEntry } from '../../visualizer/page/event-format.js';
 import { makeTempDir } from '../helpers/workspace.js';
 
 /**

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ToolCallResult } from '../../machines/types.js';
-import { openCallJournal } from '../../run/call-journal.js';
+import { openCallJournal } from '../../run/record/call-journal.js';
 import { makeTempDir } from '../helpers/workspace.js';
 
 const result = (step: number): ToolCallResult => ({

@@ -2,8 +2,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SimulatedClock } from 'xstate';
+import { DEMO_TASK, DEMO_TEST_CMD, demoScript } from '../../cli/demo/demo-model.js';
 import { checkPairing } from '../../context/pairing.js';
-import { DEMO_TASK, DEMO_TEST_CMD, demoScript } from '../../demo/demo-model.js';
 import { call, reply, runScripted } from '../../testing/index.js';
 import { demoRepoFiles } from '../helpers/demo-files.js';
 

@@ -2,10 +2,10 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { extractiveSummary } from '../../actors/summarizer.js';
-import type { TraceRecord } from '../../lib/trace-events.js';
-import { readJsonLines } from '../../run/jsonl.js';
+import type { TraceRecord } from '../../lib/trace/trace-events.js';
+import { readJsonLines } from '../../run/record/jsonl.js';
+import { readRecord } from '../../run/record/transcript.js';
 import { startRun } from '../../run/start-run.js';
-import { readRecord } from '../../run/transcript.js';
 import { call, createScriptedModel, type RulesInput, reply, rulesSchema, type Script } from '../../testing/index.js';
 import { makeTempDir } from '../helpers/workspace.js';
 
@@ -75,7 +75,7 @@ describe('lifecycle hooks in a real run (hooks/, run/start-run.ts)', () => {
   });
 });
 
-describe('where hooks run in a real run (process/hook-launch.ts)', () => {
+describe('where hooks run in a real run (actors/hooks/hook-launch.ts)', () => {
   it('a where: host hook whose script lives outside the workspace runs on the host: it writes a host file, the trace says host and why', async () => {
     const outside = makeTempDir('rein-hooks-host-');
     writeFileSync(join(outside, 'notify.sh'), `cat > "${outside}/ended.json"\n`);

@@ -1,6 +1,6 @@
 import { readdirSync, readlinkSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { call, createScriptedModel, reply } from '../../actors/scripted-model.js';
+import { call, createScriptedModel, reply } from '../../actors/model/scripted-model.js';
 import { extractiveSummary } from '../../actors/summarizer.js';
 import { rulesSchema } from '../../rules/schema.js';
 import { LAUNCH_STEPS, type LaunchStep, type RunOptions, startRun } from '../../run/start-run.js';

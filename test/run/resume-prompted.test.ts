@@ -3,7 +3,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkPairing } from '../../context/pairing.js';
-import { readRecord } from '../../run/transcript.js';
+import { readRecord } from '../../run/record/transcript.js';
 import { type OpenAIStub, type StubRequest, startOpenAIStub } from '../../testing/index.js';
 import { cleanEnv, reinBin, runCli } from '../helpers/cli.js';
 import { makeTempDir } from '../helpers/workspace.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChatMessage } from '../../context/messages.js';
 import { checkPairing } from '../../context/pairing.js';
-import { readRecord } from '../../run/transcript.js';
+import { readRecord } from '../../run/record/transcript.js';
 import { type OpenAIStub, type StubRequest, startOpenAIStub } from '../../testing/index.js';
 import { cleanEnv, reinBin, runCli } from '../helpers/cli.js';
 import { makeTempDir } from '../helpers/workspace.js';

@@ -2,8 +2,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { checkPairing } from '../../context/pairing.js';
 import { runScripted, type ScriptedCall, type ScriptedReply } from '../../testing/index.js';
-import { findDenyRule } from '../../tools/deny-list.js';
 import { defaultTools } from '../../tools/index.js';
+import { findDenyRule } from '../../tools/permissions/deny-list.js';
 import type { AnyTool } from '../../tools/types.js';
 
 const TEST_CMD = 'npm test';

@@ -2,11 +2,11 @@ import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { extractiveSummary } from '../../actors/summarizer.js';
-import type { TraceRecord } from '../../lib/trace-events.js';
-import { readJsonLines } from '../../run/jsonl.js';
+import type { TraceRecord } from '../../lib/trace/trace-events.js';
+import { readJsonLines } from '../../run/record/jsonl.js';
+import { loadState, STATE_VERSION } from '../../run/record/state-file.js';
+import { readRecord } from '../../run/record/transcript.js';
 import { type RunOptions, resumeRun } from '../../run/start-run.js';
-import { loadState, STATE_VERSION } from '../../run/state-file.js';
-import { readRecord } from '../../run/transcript.js';
 import { call, createScriptedModel, reply, rulesSchema, type Script } from '../../testing/index.js';
 import { repoRoot } from '../helpers/cli.js';
 import { makeTempDir } from '../helpers/workspace.js';
@@ -35,7 +35,7 @@ function options(dirs: { runDir: string; workspace: string }, script: Script, ru
   };
 }
 
-describe('state files of older rein versions (run/state-migration.ts)', () => {
+describe('state files of older rein versions (run/record/state-migration.ts)', () => {
   it('a run saved in format 2 by the old code resumes: its executed calls are not run again, the run finishes, the state is saved in the current format', async () => {
     const dirs = copyFixture();
     expect((JSON.parse(readFileSync(join(dirs.runDir, 'state.json'), 'utf8')) as { version: number }).version).toBe(2);

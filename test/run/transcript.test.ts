@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ChatMessage } from '../../context/messages.js';
-import { readRecord, Transcript } from '../../run/transcript.js';
+import { readRecord, Transcript } from '../../run/record/transcript.js';
 import { makeTempDir } from '../helpers/workspace.js';
 
 /** A record with multi-byte text and results of varied size, so byte offsets and line scanning are exercised. */

@@ -1,8 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { TraceRecord } from '../../lib/trace-events.js';
-import { readJsonLines } from '../../run/jsonl.js';
+import type { TraceRecord } from '../../lib/trace/trace-events.js';
+import { readJsonLines } from '../../run/record/jsonl.js';
 import { type OpenAIStub, type StubRequest, startOpenAIStub } from '../../testing/index.js';
 import { cleanEnv, runCli } from '../helpers/cli.js';
 import { makeFakeHome } from '../helpers/fake-home.js';
@@ -13,7 +13,7 @@ import { makeTempDir, writeFiles } from '../helpers/workspace.js';
  * sandbox; the next hook moment runs it. Sandboxed (the default), the rewritten script runs where the agent's own
  * commands do, and the host file it aims at is never made.
  */
-describe('a hook script the agent rewrote does not run on the host (process/hook-launch.ts)', () => {
+describe('a hook script the agent rewrote does not run on the host (actors/hooks/hook-launch.ts)', () => {
   let stub: OpenAIStub | undefined;
   afterEach(async () => {
     await stub?.close();

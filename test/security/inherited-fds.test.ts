@@ -11,7 +11,7 @@ import { makeTempDir } from '../helpers/workspace.js';
 describe.each(['bwrap', 'none'] as const)('descriptors the harness inherited (%s)', (sandboxKind) => {
   it('are not open in commands: a command sees only its stdin, stdout and stderr', async () => {
     const root = makeTempDir();
-    const runSandbox = JSON.stringify(pathToFileURL(path.join(repoRoot, 'dist', 'process', 'run-sandbox.js')).href);
+    const runSandbox = JSON.stringify(pathToFileURL(path.join(repoRoot, 'dist', 'tools', 'sandbox', 'run-sandbox.js')).href);
     // bash hands the harness the pipe as fd 200, as a parent process would leave one open by mistake.
     const child = spawn(
       'bash',

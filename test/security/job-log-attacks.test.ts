@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { openJobStore } from '../../process/job-store.js';
+import { openJobStore } from '../../tools/sandbox/jobs/job-store.js';
 import { openRunSandbox } from '../helpers/run-sandbox.js';
 import { waitUntil } from '../helpers/wait.js';
 import { makeTempDir } from '../helpers/workspace.js';

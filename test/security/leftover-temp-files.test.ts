@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type OpenAIStub, startOpenAIStub } from '../../testing/index.js';
-import { removeLeftoverTempFiles } from '../../tools/temp-file-journal.js';
+import { removeLeftoverTempFiles } from '../../tools/edits/temp-file-journal.js';
 import { cleanEnv, repoRoot, runCli } from '../helpers/cli.js';
 import { waitUntil } from '../helpers/wait.js';
 import { makeTempDir } from '../helpers/workspace.js';
@@ -18,7 +18,7 @@ const tempFiles = (dir: string) => fs.readdirSync(dir).filter((name) => name.end
 
 /** A rein process (the built atomic writer) writing 600 MB over `file`, killed with SIGKILL while it writes. */
 async function killMidWrite(file: string, env: NodeJS.ProcessEnv, other: string): Promise<string> {
-  const script = `import(${JSON.stringify(path.join(repoRoot, 'dist', 'tools', 'atomic-write.js'))}).then((m) => m.writeFileAtomic(${JSON.stringify(file)}, Buffer.alloc(600 * 1024 * 1024, 120)))`;
+  const script = `import(${JSON.stringify(path.join(repoRoot, 'dist', 'tools', 'edits', 'atomic-write.js'))}).then((m) => m.writeFileAtomic(${JSON.stringify(file)}, Buffer.alloc(600 * 1024 * 1024, 120)))`;
   const child = spawn(process.execPath, ['-e', script], { env, stdio: 'ignore' });
   const closed = new Promise((resolve) => child.on('close', resolve));
   const dir = path.dirname(file);

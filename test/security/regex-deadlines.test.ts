@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { findDenyRule, MAX_JUDGED_CHARS } from '../../tools/deny-list.js';
 import { grepTool } from '../../tools/grep.js';
+import { findDenyRule, MAX_JUDGED_CHARS } from '../../tools/permissions/deny-list.js';
 import { makeContext, makeTempDir } from '../helpers/workspace.js';
 
 // Issue 25, item 7: what the model sends is matched on the harness's event loop, where a slow match blocks

@@ -3,8 +3,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { loadRules } from '../../config/load-rules.js';
-import { beginRulesWatch, endRulesWatch, isUntrusted, rulesFilesIn, trustRulesFiles } from '../../lib/rules-trust.js';
+import { beginRulesWatch, endRulesWatch, isUntrusted, rulesFilesIn, trustRulesFiles } from '../../rules/trust/rules-watch.js';
+import { loadRules } from '../../run/rules-files/load-rules.js';
 import { repoRoot } from '../helpers/cli.js';
 import { makeTempDir } from '../helpers/workspace.js';
 
@@ -24,7 +24,7 @@ afterEach(() => {
 describe('rules files an agent wrote', () => {
   it('a run killed with SIGKILL after the agent wrote rein.config.mjs: the next run refuses to load it', async () => {
     const ws = makeTempDir();
-    const trust = JSON.stringify(pathToFileURL(path.join(repoRoot, 'dist', 'lib', 'rules-trust.js')).href);
+    const trust = JSON.stringify(pathToFileURL(path.join(repoRoot, 'dist', 'rules', 'trust', 'rules-watch.js')).href);
     const child = spawn(
       process.execPath,
       [
@@ -80,7 +80,7 @@ describe('rules files an agent wrote', () => {
 
   it('runs ending at the same moment in many processes lose none of each other’s marks', async () => {
     // One record file per workspace, file and content: with one shared file, a read-change-write lost marks here.
-    const trust = JSON.stringify(pathToFileURL(path.join(repoRoot, 'dist', 'lib', 'rules-trust.js')).href);
+    const trust = JSON.stringify(pathToFileURL(path.join(repoRoot, 'dist', 'rules', 'trust', 'rules-watch.js')).href);
     const workspaces = Array.from({ length: 12 }, () => makeTempDir());
     for (const ws of workspaces) beginRulesWatch(ws, path.join(ws, 'run'));
     for (const ws of workspaces) fs.writeFileSync(path.join(ws, 'rein.config.json'), '{"permissions":{"network":true}}');

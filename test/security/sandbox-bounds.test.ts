@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { TMPFS_BYTES } from '../../process/sandbox.js';
+import { TMPFS_BYTES } from '../../tools/sandbox/launch/bubblewrap.js';
 import { openRunSandbox } from '../helpers/run-sandbox.js';
 import { makeTempDir } from '../helpers/workspace.js';
 

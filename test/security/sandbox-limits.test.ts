@@ -1,9 +1,9 @@
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { runColdCommand } from '../../process/cold-command.js';
-import type { RunSandbox } from '../../process/run-sandbox.js';
-import { sandboxLimits } from '../../process/sandbox-limits.js';
 import { runTool } from '../../tools/run.js';
+import { runColdCommand } from '../../tools/sandbox/launch/cold-command.js';
+import { sandboxLimits } from '../../tools/sandbox/limits/sandbox-limits.js';
+import type { RunSandbox } from '../../tools/sandbox/run-sandbox.js';
 import { openRunSandbox, sandboxContext } from '../helpers/run-sandbox.js';
 import { makeContext, makeTempDir } from '../helpers/workspace.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { createStatusLine } from '../../cli/status-line.js';
 import { indentedLines, stripControl } from '../../lib/terminal-text.js';
-import type { TraceLine } from '../../lib/trace-events.js';
-import { createStatusLine } from '../../packages/rein-cli/cli/status-line.js';
+import type { TraceLine } from '../../lib/trace/trace-events.js';
 import { defaultRules } from '../../rules/schema.js';
 
 // Issue 25, item 8: the model's text (tool arguments, the finish summary, nudges) and endpoint errors reached the

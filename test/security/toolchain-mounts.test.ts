@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { planVisibility } from '../../process/visibility.js';
+import { planVisibility } from '../../tools/sandbox/plan/visibility.js';
 import { makeFakeHome } from '../helpers/fake-home.js';
 import { writeFiles } from '../helpers/workspace.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { TraceRecord } from '../../lib/trace-events.js';
-import { runEvent } from '../../packages/rein-otel/telemetry/event-attributes.js';
+import type { TraceRecord } from '../../lib/trace/trace-events.js';
+import { runEvent } from '../../telemetry/event-attributes.js';
 
 const line = (fields: Record<string, unknown>) => ({ i: 1, t: 1, ...fields }) as TraceRecord;
 

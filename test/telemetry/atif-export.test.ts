@@ -1,9 +1,9 @@
 import { copyFileSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type AtifTrajectory, atifTrajectorySchema } from '../../lib/atif-schema.js';
 import { costOf } from '../../machines/budgets.js';
-import { exportRunAsAtif } from '../../packages/rein-otel/telemetry/atif/export-run.js';
+import { type AtifTrajectory, atifTrajectorySchema } from '../../telemetry/atif/atif-schema.js';
+import { exportRunAsAtif } from '../../telemetry/atif/export-run.js';
 import { call, makeTempDir, reply, runScripted } from '../../testing/index.js';
 
 const PRICE = { input: 3, cachedInput: 0.3, output: 15 };

@@ -1,6 +1,6 @@
 import * as incubating from '@opentelemetry/semantic-conventions/incubating';
 import { describe, expect, it } from 'vitest';
-import { GEN_AI, GENERAL, OPERATION, SCHEMA_URL, SEMCONV_VERSION } from '../../packages/rein-otel/telemetry/conventions.js';
+import { GEN_AI, GENERAL, OPERATION, SCHEMA_URL, SEMCONV_VERSION } from '../../telemetry/conventions.js';
 
 // The official package's constants, generated from the semantic-conventions release rein pins.
 const official: Record<keyof typeof GEN_AI, string> = {

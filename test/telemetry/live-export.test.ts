@@ -3,9 +3,9 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { basename, dirname } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DEMO_TASK } from '../../demo/demo-model.js';
-import type { TraceRecord as TraceLine } from '../../lib/trace-events.js';
-import { FLUSH_TIMEOUT_MS } from '../../packages/rein-otel/telemetry/live-export.js';
+import { DEMO_TASK } from '../../cli/demo/demo-model.js';
+import type { TraceRecord as TraceLine } from '../../lib/trace/trace-events.js';
+import { FLUSH_TIMEOUT_MS } from '../../telemetry/live-export.js';
 import { type CliResult, cleanEnv, runCli } from '../helpers/cli.js';
 import { type OtlpReceiver, startOtlpReceiver } from '../helpers/otlp-receiver.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../lib/errors.js';
-import { contentOptedIn } from '../../packages/rein-otel/telemetry/content.js';
-import { displayUrl, resolveOtlpSettings } from '../../packages/rein-otel/telemetry/otlp-settings.js';
+import { contentOptedIn } from '../../telemetry/content.js';
+import { displayUrl, resolveOtlpSettings } from '../../telemetry/otlp-settings.js';
 
 describe('where spans go: --otel and the standard OTEL_* variables', () => {
   it('exports nothing unless a flag or the environment names a collector', async () => {

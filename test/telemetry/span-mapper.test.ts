@@ -2,10 +2,10 @@ import { basename } from 'node:path';
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import { BasicTracerProvider, InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { call, reply } from '../../actors/scripted-model.js';
-import { DEMO_TASK, DEMO_TEST_CMD, demoScript } from '../../demo/demo-model.js';
-import type { TraceRecord as TraceLine } from '../../lib/trace-events.js';
-import { createSpanMapper } from '../../packages/rein-otel/telemetry/span-mapper.js';
+import { call, reply } from '../../actors/model/scripted-model.js';
+import { DEMO_TASK, DEMO_TEST_CMD, demoScript } from '../../cli/demo/demo-model.js';
+import type { TraceRecord as TraceLine } from '../../lib/trace/trace-events.js';
+import { createSpanMapper } from '../../telemetry/span-mapper.js';
 import { runScripted, type ScriptedRunResult } from '../../testing/index.js';
 import { demoRepoFiles } from '../helpers/demo-files.js';
 

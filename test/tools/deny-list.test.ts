@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../lib/errors.js';
-import { checkCommand, DENY_RULES, findDenyRule, MAX_JUDGED_CHARS, normalizeCommand } from '../../tools/deny-list.js';
+import { checkCommand, DENY_RULES, findDenyRule, MAX_JUDGED_CHARS, normalizeCommand } from '../../tools/permissions/deny-list.js';
 
 const mustBlock: Array<[string, RegExp]> = [
   ['rm -rf /', /recursive delete/],

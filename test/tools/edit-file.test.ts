@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { HiddenPathError, MissingFileError } from '../../lib/errors.js';
 import { shortHash } from '../../lib/short-hash.js';
 import { editFileTool } from '../../tools/edit-file.js';
-import { checkSyntax, createSyntaxChecker } from '../../tools/syntax-check.js';
+import { checkSyntax, createSyntaxChecker } from '../../tools/edits/syntax-check.js';
 import { makeContext, makeTempDir, writeFiles } from '../helpers/workspace.js';
 
 const edit = (root: string, file: string, old: string, replacement: string) => editFileTool.execute({ path: file, old, new: replacement }, makeContext(root));

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { defaultTools, findTool, parseToolArguments, toolSchemas, toolSchemasJson } from '../../tools/index.js';
-import { locateJsonError } from '../../tools/json-error.js';
+import { locateJsonError } from '../../tools/shaping/json-error.js';
 
 const tool = (name: string) => {
   const found = findTool(defaultTools, name);

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { HiddenPathError, PathEscapeError } from '../../lib/errors.js';
-import { hiddenReason, resolveInWorkspace, resolveWritableInWorkspace, toWorkspaceRelative } from '../../tools/path-guard.js';
+import { hiddenReason, resolveInWorkspace, resolveWritableInWorkspace, toWorkspaceRelative } from '../../tools/permissions/path-guard.js';
 import { makeTempDir, writeFiles } from '../helpers/workspace.js';
 
 describe('resolveInWorkspace', () => {

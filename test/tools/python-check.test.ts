@@ -3,9 +3,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { compilePythonSpawned } from '../../packages/rein-dev/bench/spawn-python-check.js';
-import { openPythonChecker, type PythonChecker } from '../../tools/python-check.js';
-import { createSyntaxChecker } from '../../tools/syntax-check.js';
+import { compilePythonSpawned } from '../../dev/bench/spawn-python-check.js';
+import { openPythonChecker, type PythonChecker } from '../../tools/edits/python-check.js';
+import { createSyntaxChecker } from '../../tools/edits/syntax-check.js';
 import { waitUntil } from '../helpers/wait.js';
 import { makeTempDir } from '../helpers/workspace.js';
 
@@ -117,7 +117,7 @@ describe('warm Python syntax checker', () => {
     python.close();
     await waitUntil(() => !alive(pid), 'python3 exiting after close()');
     // A script that never closes its checker still exits once the check is answered.
-    const script = `import { openPythonChecker } from ${JSON.stringify(path.join(repoRoot, 'dist/tools/python-check.js'))};
+    const script = `import { openPythonChecker } from ${JSON.stringify(path.join(repoRoot, 'dist/tools/edits/python-check.js'))};
       const python = openPythonChecker(); console.log(JSON.stringify(await python.check('x = (', 'a.py')));`;
     const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
@@ -128,9 +128,9 @@ describe('warm Python syntax checker', () => {
   });
 
   it('never outlives the harness: python3 exits when the harness is killed with SIGKILL, even with other children still running', async () => {
-    if (!fs.existsSync(path.join(repoRoot, 'dist/tools/python-check.js'))) throw new Error('dist/ is missing: run `npm run build` first');
+    if (!fs.existsSync(path.join(repoRoot, 'dist/tools/edits/python-check.js'))) throw new Error('dist/ is missing: run `npm run build` first');
     // The harness stand-in checks once, starts a long-lived command (as a run's tools do), prints both pids and waits.
-    const script = `import { openPythonChecker } from ${JSON.stringify(path.join(repoRoot, 'dist/tools/python-check.js'))};
+    const script = `import { openPythonChecker } from ${JSON.stringify(path.join(repoRoot, 'dist/tools/edits/python-check.js'))};
       import { execFileSync, spawn } from 'node:child_process';
       const python = openPythonChecker(); await python.check('x = 1', 'a.py');
       const other = spawn('sleep', ['30'], { stdio: 'ignore', detached: true });

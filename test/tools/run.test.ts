@@ -4,7 +4,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runTool } from '../../tools/run.js';
-import { headTail } from '../../tools/shape.js';
+import { headTail } from '../../tools/shaping/shape.js';
 import type { CommandPolicy } from '../../tools/types.js';
 import { repoRoot } from '../helpers/cli.js';
 import { commandLine, processesWithArgument, uniqueMarker } from '../helpers/processes.js';
@@ -105,7 +105,7 @@ describe('run', () => {
   });
 
   // A watchdog in the command's group sees the harness gone, also in the moment before bwrap has tied itself to its parent.
-  // (bwrap killed in its first milliseconds is left out: its own half that sets up the sandbox can outlive it; see SECURITY.md.)
+  // (bwrap killed in its first milliseconds is left out: its own half that sets up the sandbox can outlive it; see docs/security.md.)
   it.each([
     ['none', 'running'],
     ['bwrap', 'running'],

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createOutputCollector, headTail, keepPerSide } from '../../tools/shape.js';
+import { createOutputCollector, headTail, keepPerSide } from '../../tools/shaping/shape.js';
 import { retainedHeapBytes } from '../helpers/heap.js';
 
 describe('headTail', () => {

@@ -1,10 +1,10 @@
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import type { AnyStateMachine } from 'xstate';
-import { scriptedModelSource } from '../../actors/model-source.js';
-import { DEMO_TASK, DEMO_TEST_CMD, demoScript } from '../../demo/demo-model.js';
-import { simulatedModelSource } from '../../packages/rein-eval/eval/simulated/model-source.js';
-import { simulationSchema } from '../../packages/rein-eval/eval/simulated/simulation-schema.js';
+import { scriptedModelSource } from '../../actors/model/model-source.js';
+import { DEMO_TASK, DEMO_TEST_CMD, demoScript } from '../../cli/demo/demo-model.js';
+import { simulatedModelSource } from '../../eval/simulated/model-source.js';
+import { simulationSchema } from '../../eval/simulated/simulation-schema.js';
 import { rulesSchema } from '../../rules/schema.js';
 import { startRun } from '../../run/start-run.js';
 import { makeTempDir } from '../../testing/temp-dir.js';

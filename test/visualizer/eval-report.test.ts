@@ -2,7 +2,7 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunRecord } from '../../packages/rein-eval/eval/run-record.js';
+import type { RunRecord } from '../../eval/run-record.js';
 import { writeTaskSet } from '../eval/eval-fixtures.js';
 import { cleanEnv, runCli } from '../helpers/cli.js';
 import { launchChromium, tempDir, watchPage } from './browser.js';

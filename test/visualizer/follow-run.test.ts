@@ -3,9 +3,9 @@ import { appendFileSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { followRun } from '../../packages/rein-viz/visualizer/server/follow-run.js';
-import { createLiveFeed } from '../../packages/rein-viz/visualizer/server/live-feed.js';
-import { loadTrace } from '../../packages/rein-viz/visualizer/server/trace-file.js';
+import { followRun } from '../../visualizer/server/follow-run.js';
+import { createLiveFeed } from '../../visualizer/server/live-feed.js';
+import { loadTrace } from '../../visualizer/server/trace-file.js';
 import { waitUntil } from '../helpers/wait.js';
 import { makeTempDir } from '../helpers/workspace.js';
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { and, not, or } from 'xstate';
-import { chartGuard, phraseGuard } from '../../packages/rein-viz/visualizer/server/guard-phrases.js';
-import { guardRef } from '../../packages/rein-viz/visualizer/server/machine-graph.js';
-import { guardText } from '../../packages/rein-viz/visualizer/server/transition-label.js';
+import { chartGuard, phraseGuard } from '../../visualizer/server/guard-phrases.js';
+import { guardRef } from '../../visualizer/server/machine-graph.js';
+import { guardText } from '../../visualizer/server/transition-label.js';
 
 describe('guards in words and on the chart', () => {
   it('says the built-in guards from their parameters', () => {

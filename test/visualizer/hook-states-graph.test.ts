@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { createHarnessMachine } from '../../machines/harness-machine.js';
-import { toMermaid } from '../../packages/rein-viz/visualizer/server/mermaid.js';
-import { buildStatechartGraph } from '../../packages/rein-viz/visualizer/server/statechart-graph.js';
 import { rulesSchema } from '../../rules/schema.js';
+import { toMermaid } from '../../visualizer/server/mermaid.js';
+import { buildStatechartGraph } from '../../visualizer/server/statechart-graph.js';
 import { stateIds } from './browser.js';
 
 describe('hook states on the visualizer chart (visualizer/server/statechart-graph.ts)', () => {

@@ -1,13 +1,13 @@
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { scriptedModelSource } from '../../actors/model-source.js';
-import { DEMO_TASK, DEMO_TEST_CMD, demoScript } from '../../demo/demo-model.js';
-import { createLiveFeed } from '../../packages/rein-viz/visualizer/server/live-feed.js';
-import type { LiveMessage } from '../../packages/rein-viz/visualizer/server/page-data.js';
-import { startVizServer, type VizServer } from '../../packages/rein-viz/visualizer/server/viz-server.js';
+import { scriptedModelSource } from '../../actors/model/model-source.js';
+import { DEMO_TASK, DEMO_TEST_CMD, demoScript } from '../../cli/demo/demo-model.js';
 import { defaultRules } from '../../rules/schema.js';
 import { startRun } from '../../run/start-run.js';
+import { createLiveFeed } from '../../visualizer/server/live-feed.js';
+import type { LiveMessage } from '../../visualizer/server/page-data.js';
+import { startVizServer, type VizServer } from '../../visualizer/server/viz-server.js';
 import { demoRepoFiles } from '../helpers/demo-files.js';
 import { makeTempDir, writeFiles } from '../helpers/workspace.js';
 import { readLines } from './browser.js';

@@ -3,11 +3,11 @@ import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { extractiveSummary } from '../../actors/summarizer.js';
-import type { TraceRecord } from '../../lib/trace-events.js';
-import { withLiveViz } from '../../packages/rein-viz/visualizer/server/live-viz.js';
-import { readJsonLines } from '../../run/jsonl.js';
+import type { TraceRecord } from '../../lib/trace/trace-events.js';
+import { readJsonLines } from '../../run/record/jsonl.js';
 import { startRun } from '../../run/start-run.js';
 import { call, createScriptedModel, reply, rulesSchema } from '../../testing/index.js';
+import { withLiveViz } from '../../visualizer/server/live-viz.js';
 import { makeTempDir } from '../helpers/workspace.js';
 import { launchChromium } from './browser.js';
 

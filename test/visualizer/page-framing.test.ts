@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { renderReplayPage } from '../../packages/rein-viz/visualizer/server/replay-page.js';
+import { renderReplayPage } from '../../visualizer/server/replay-page.js';
 import { repoRoot } from '../helpers/cli.js';
 import { expectedStates, launchChromium, readLines, recordDemoTrace, scrubTo, settled, sizesOnScreen, tempDir, watchPage } from './browser.js';
 

@@ -3,11 +3,11 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarnessMachine } from '../../machines/harness-machine.js';
-import { ChartIndex } from '../../packages/rein-viz/visualizer/page/chart-index.js';
-import { Timeline } from '../../packages/rein-viz/visualizer/page/timeline.js';
-import { renderReplayPage } from '../../packages/rein-viz/visualizer/server/replay-page.js';
-import { buildStatechartGraph } from '../../packages/rein-viz/visualizer/server/statechart-graph.js';
 import { rulesSchema } from '../../rules/schema.js';
+import { ChartIndex } from '../../visualizer/page/chart-index.js';
+import { Timeline } from '../../visualizer/page/timeline.js';
+import { renderReplayPage } from '../../visualizer/server/replay-page.js';
+import { buildStatechartGraph } from '../../visualizer/server/statechart-graph.js';
 import { launchChromium, readLines, recordDemoTrace, recordRoughTrace, scrubTo, settled, sizesOnScreen, tempDir, waitForText, watchPage } from './browser.js';
 
 /** Clicks an arrow where a person would: on its line, halfway along. */

@@ -3,11 +3,11 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarnessMachine } from '../../machines/harness-machine.js';
-import { ChartIndex } from '../../packages/rein-viz/visualizer/page/chart-index.js';
-import { Timeline } from '../../packages/rein-viz/visualizer/page/timeline.js';
-import { renderReplayPage } from '../../packages/rein-viz/visualizer/server/replay-page.js';
-import { buildStatechartGraph } from '../../packages/rein-viz/visualizer/server/statechart-graph.js';
 import { rulesSchema } from '../../rules/schema.js';
+import { ChartIndex } from '../../visualizer/page/chart-index.js';
+import { Timeline } from '../../visualizer/page/timeline.js';
+import { renderReplayPage } from '../../visualizer/server/replay-page.js';
+import { buildStatechartGraph } from '../../visualizer/server/statechart-graph.js';
 import { expectedStates, launchChromium, readLines, recordDemoTrace, scrubTo, stateIds, tempDir, waitForText, watchPage } from './browser.js';
 
 // The replay page of a recorded `rein demo`, opened from disk in headless Chromium.

@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { renderReplayPage } from '../../packages/rein-viz/visualizer/server/replay-page.js';
+import { renderReplayPage } from '../../visualizer/server/replay-page.js';
 import { launchChromium, readLines, recordDemoTrace, scrubTo, tempDir, waitForText, watchPage } from './browser.js';
 
 const TARGET_LINES = 10_000;

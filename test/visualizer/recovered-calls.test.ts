@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { toEntry } from '../../packages/rein-viz/visualizer/page/entries.js';
-import { filterOf } from '../../packages/rein-viz/visualizer/page/event-filters.js';
-import { describeEntry } from '../../packages/rein-viz/visualizer/page/event-format.js';
 import { removeTempDirs, runScripted } from '../../testing/index.js';
+import { toEntry } from '../../visualizer/page/entries.js';
+import { filterOf } from '../../visualizer/page/event-filters.js';
+import { describeEntry } from '../../visualizer/page/event-format.js';
 
 afterEach(() => removeTempDirs());
 

@@ -1,16 +1,16 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_TASK, DEMO_TEST_CMD, demoScript } from '../../demo/demo-model.js';
-import { ChartIndex } from '../../packages/rein-viz/visualizer/page/chart-index.js';
-import { text, toEntry } from '../../packages/rein-viz/visualizer/page/entries.js';
-import { filterOf } from '../../packages/rein-viz/visualizer/page/event-filters.js';
-import { describeEntry } from '../../packages/rein-viz/visualizer/page/event-format.js';
-import { Timeline } from '../../packages/rein-viz/visualizer/page/timeline.js';
-import type { StatechartGraph } from '../../packages/rein-viz/visualizer/server/graph-types.js';
-import { buildStatechartGraph } from '../../packages/rein-viz/visualizer/server/statechart-graph.js';
-import { loadTrace } from '../../packages/rein-viz/visualizer/server/trace-file.js';
+import { DEMO_TASK, DEMO_TEST_CMD, demoScript } from '../../cli/demo/demo-model.js';
 import { createHarnessMachine, defaultRules, runScripted, type ScriptedRunResult } from '../../testing/index.js';
+import { ChartIndex } from '../../visualizer/page/chart-index.js';
+import { text, toEntry } from '../../visualizer/page/entries.js';
+import { filterOf } from '../../visualizer/page/event-filters.js';
+import { describeEntry } from '../../visualizer/page/event-format.js';
+import { Timeline } from '../../visualizer/page/timeline.js';
+import type { StatechartGraph } from '../../visualizer/server/graph-types.js';
+import { buildStatechartGraph } from '../../visualizer/server/statechart-graph.js';
+import { loadTrace } from '../../visualizer/server/trace-file.js';
 import { demoRepoFiles } from '../helpers/demo-files.js';
 import { useTempStateDir } from '../helpers/trust.js';
 import { makeTempDir } from '../helpers/workspace.js';
@@ -272,7 +272,7 @@ describe('traces from other versions, killed runs and damaged files', () => {
 
 describe('rule action lines', () => {
   it('read as a rule row with what the model was told, filed with the gate and stalls', async () => {
-    const { filterOf } = await import('../../packages/rein-viz/visualizer/page/event-filters.js');
+    const { filterOf } = await import('../../visualizer/page/event-filters.js');
     const entry = toEntry({ i: 3, t: 1, kind: 'rule_action', action: 'notify', notices: ['Read the failure first.'], step: 2 }, 3);
     expect(entry.known).toBe(true);
     expect(describeEntry(entry, null)).toMatchObject({ badge: 'rule', text: 'notify: Read the failure first.' });
@@ -284,9 +284,9 @@ describe('a run with guards and actions from its rules module', () => {
   useTempStateDir();
   it("replays with the run's own chart: the rules file named in run.json is loaded again", async () => {
     const { startRun } = await import('../../run/start-run.js');
-    const { loadRules } = await import('../../config/load-rules.js');
-    const { scriptedModelSource } = await import('../../actors/model-source.js');
-    const { renderReplayPage } = await import('../../packages/rein-viz/visualizer/server/replay-page.js');
+    const { loadRules } = await import('../../run/rules-files/load-rules.js');
+    const { scriptedModelSource } = await import('../../actors/model/model-source.js');
+    const { renderReplayPage } = await import('../../visualizer/server/replay-page.js');
     const { reply, call } = await import('../../testing/index.js');
     const workspace = makeTempDir('rein-viz-custom-');
     writeFileSync(join(workspace, 'a.js'), 'export const a = 1;\n');

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { createHarnessMachine } from '../../machines/harness-machine.js';
-import type { Box, StatechartGraph } from '../../packages/rein-viz/visualizer/server/graph-types.js';
-import { toMermaid } from '../../packages/rein-viz/visualizer/server/mermaid.js';
-import { buildStatechartGraph } from '../../packages/rein-viz/visualizer/server/statechart-graph.js';
 import { defaultRules, rulesSchema } from '../../rules/schema.js';
+import type { Box, StatechartGraph } from '../../visualizer/server/graph-types.js';
+import { toMermaid } from '../../visualizer/server/mermaid.js';
+import { buildStatechartGraph } from '../../visualizer/server/statechart-graph.js';
 import { stateIds } from './browser.js';
 
 const inside = (inner: Box, outer: Box) =>

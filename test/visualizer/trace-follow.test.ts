@@ -1,9 +1,9 @@
 import { appendFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createLiveFeed } from '../../packages/rein-viz/visualizer/server/live-feed.js';
-import { loadTrace } from '../../packages/rein-viz/visualizer/server/trace-file.js';
-import { followTraceFile } from '../../packages/rein-viz/visualizer/server/trace-follow.js';
+import { createLiveFeed } from '../../visualizer/server/live-feed.js';
+import { loadTrace } from '../../visualizer/server/trace-file.js';
+import { followTraceFile } from '../../visualizer/server/trace-follow.js';
 import { waitUntil } from '../helpers/wait.js';
 import { makeTempDir } from '../helpers/workspace.js';
 

@@ -1,0 +1,90 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { CommandPolicy } from '../../rules/command-policy.js';
+import type { StdioServerRules } from '../../rules/mcp-servers.js';
+import { findOnPath, resolveSandbox } from '../../tools/sandbox/launch/bubblewrap.js';
+import { watchedArgv } from '../../tools/sandbox/lifetime/watched-argv.js';
+import { sandboxLimits } from '../../tools/sandbox/limits/sandbox-limits.js';
+import { buildCommandEnv } from '../../tools/sandbox/plan/environment.js';
+import { planVisibility } from '../../tools/sandbox/plan/visibility.js';
+import { expandVariables } from './variables.js';
+
+/** How a stdio server is started: the full argv (watchdog, sandbox, server), its environment and where it runs. */
+export interface StdioLaunch {
+  argv: string[];
+  env: Record<string, string>;
+  cwd: string;
+  /** One line for the trace: sandboxed or not, and why. */
+  sandbox: string;
+}
+
+export interface LaunchContext {
+  /** Real workspace root. */
+  root: string;
+  policy: CommandPolicy;
+  /** rein's own environment, where `${NAME}` values are read. */
+  env: NodeJS.ProcessEnv;
+  protectedFiles?: readonly string[];
+}
+
+/**
+ * The argv of a stdio MCP server, built like a command's: the environment
+ * from the run's allow-list plus the server's own `env`, bubblewrap with the
+ * run's visibility plan (the server's install folder shown read-only) unless
+ * the server has `sandbox: false` or the rules turned the sandbox off, and the
+ * harness watchdog (tools/sandbox/launch/watchdog.sh) outermost, so the server dies with
+ * a harness killed by SIGKILL.
+ *
+ * @example planStdioLaunch({ command: 'node', args: ['server.js'], ... }, { root, policy, env: process.env })
+ */
+export function planStdioLaunch(server: StdioServerRules, context: LaunchContext): StdioLaunch {
+  const env = { ...buildCommandEnv(context.env, context.policy.envAllow), ...expandVariables(server.env, context.env, 'env') };
+  const cwd = server.cwd ? path.resolve(context.root, server.cwd) : context.root;
+  const command = [server.command, ...server.args];
+  if (!server.command.includes('/') && findOnPath(server.command, env.PATH) === null) throw new Error(`${server.command} was not found on PATH`);
+  const policy = { ...context.policy, network: server.network ?? context.policy.network };
+  const mode = server.sandbox ? resolveSandbox(policy) : { kind: 'none' as const, reason: 'the server has sandbox: false' };
+  if (mode.kind === 'unavailable') throw new Error(`cannot start the server: ${mode.reason}`);
+  // Under the run's memory limit, and sandboxed its process limit too (as an rlimit: the server has no cgroup of its own).
+  const limits = sandboxLimits(context.policy.limits);
+  if (mode.kind === 'none') return { argv: watchedArgv(command, limits, null), env, cwd, sandbox: `unsandboxed (${mode.reason})` };
+  const plan = planVisibility({
+    root: context.root,
+    policy,
+    protectedFiles: context.protectedFiles,
+    extraReadable: [...installFolders(server, env.PATH ?? ''), ...server.readable.map((dir) => path.resolve(context.root, dir))],
+    env: context.env,
+  });
+  return {
+    // The plan's root is only where the sandbox starts (--chdir); the workspace mounts are already in it.
+    argv: watchedArgv(command, limits, { bwrap: mode.bwrap, plan: { ...plan, root: cwd } }),
+    env,
+    cwd,
+    sandbox: `in the run's bubblewrap sandbox (network ${policy.network ? 'on' : 'off'})`,
+  };
+}
+
+/**
+ * Folders a server needs to read to start: the command's own folder when it
+ * is a path, and for a script given as the first argument (`node server.js`)
+ * the `node_modules` folder it sits in (its imports resolve up the tree) or
+ * else its folder. Other arguments are never shown: `/` or a home folder as
+ * an argument must not open the disk to the server; `readable` does that.
+ */
+function installFolders(server: StdioServerRules, pathValue: string): string[] {
+  const command = path.isAbsolute(server.command) ? server.command : findOnPath(server.command, pathValue);
+  // Every script the arguments name, not only the first: a wrapper (`bash -c '…' node /x/server.js`) names it later.
+  const scripts = server.args.filter((arg) => /\.(?:[cm]?js|ts|py)$/.test(arg));
+  const candidates = [command, ...scripts];
+  return [...new Set(candidates.filter((file): file is string => file !== null && path.isAbsolute(file) && isFile(file)).map(folderOf))];
+}
+
+function isFile(file: string): boolean {
+  return fs.statSync(file, { throwIfNoEntry: false })?.isFile() ?? false;
+}
+
+function folderOf(file: string): string {
+  const parts = file.split(path.sep);
+  const at = parts.lastIndexOf('node_modules');
+  return at > 0 ? parts.slice(0, at + 1).join(path.sep) : path.dirname(file);
+}

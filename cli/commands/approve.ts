@@ -1,0 +1,92 @@
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { writeApprovalAnswer } from 'rein/actors/approvals/answer-file.js';
+import { didYouMean } from 'rein/lib/did-you-mean.js';
+import { UsageError } from 'rein/lib/errors.js';
+import type { PendingApproval } from 'rein/rules/approvals/pending.js';
+import { REMEMBER_SCOPES, type RememberScope } from 'rein/rules/approvals/remembered.js';
+import { runFile } from 'rein/run/record/run-dir.js';
+import { loadState } from 'rein/run/record/state-file.js';
+import { type FlagSpec, parseCommand, stringFlag } from '../args.js';
+import type { Io } from '../execute-run.js';
+import { EXIT } from '../exit-codes.js';
+
+export const APPROVE_USAGE = `rein approve <run-dir> [--deny] [--message M] [--remember SCOPE] [--call ID]
+
+Answers the tool call a run is waiting on (a headless run that exited with code 5, or a
+running one from another terminal). The answer is bound to that call's id and the hash of
+its arguments: if the run has moved on to another call, the run denies instead of running it.
+Continue a run that exited with: rein resume <run-dir> (an answer given here counts even
+after the approval's timeout ran out while the run was down).
+
+  --deny             deny the call (default: approve it); the model gets a tool result saying so
+  --message M        said to the model with the answer (why it was denied, what to do instead)
+  --remember SCOPE   once (default), command (this exact call, rest of the run), tool (this tool,
+                     rest of the run), run (every call, rest of the run), repository (this exact
+                     call in every later run on this repository; kept in the trust file)
+  --call ID          only answer if the waiting call has this id (as printed by a previous rein approve)
+  --show             print the waiting call and answer nothing`;
+
+const APPROVE_FLAGS: FlagSpec = {
+  deny: { type: 'boolean' },
+  message: { type: 'string' },
+  remember: { type: 'string' },
+  call: { type: 'string' },
+  show: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+};
+
+export async function approveCommand(argv: string[], io: Io): Promise<number> {
+  const parsed = parseCommand('rein approve', argv, APPROVE_FLAGS);
+  if (parsed.values.help) {
+    io.stdout.write(APPROVE_USAGE + '\n');
+    return EXIT.done;
+  }
+  const [dir, ...extra] = parsed.positionals;
+  if (!dir) throw new UsageError(`rein approve: expected <run-dir>\n\n${APPROVE_USAGE}`);
+  if (extra.length > 0) throw new UsageError(`rein approve: unexpected argument "${extra[0]}"`);
+  const runDir = resolve(dir);
+  const pending = waitingCall(runDir);
+  io.stdout.write(describe(pending));
+  if (parsed.values.show) return EXIT.done;
+  const callId = stringFlag(parsed, 'call');
+  if (callId !== undefined && callId !== pending.callId)
+    throw new UsageError(`rein approve: the run now waits on call ${pending.callId}, not ${callId}; nothing was answered (check it with --show)`);
+  const remember = rememberScope(stringFlag(parsed, 'remember'));
+  const verdict = parsed.values.deny ? 'deny' : 'allow';
+  const message = stringFlag(parsed, 'message');
+  writeApprovalAnswer(runFile(runDir, 'approvalAnswer'), {
+    callId: pending.callId,
+    argsHash: pending.argsHash,
+    verdict,
+    by: 'command',
+    ...(message ? { message } : {}),
+    ...(remember !== 'once' ? { remember } : {}),
+  });
+  io.stderr.write(
+    `rein: ${verdict === 'allow' ? 'approved' : 'denied'} call ${pending.callId}${remember !== 'once' ? ` (remembered for this ${remember})` : ''}; a running run takes it at once, an exited one with: npx rein resume ${dir}\n`,
+  );
+  return EXIT.done;
+}
+
+/** The call the run's saved state waits on: the state is written before anyone is asked, so it is the authority. */
+function waitingCall(runDir: string): PendingApproval {
+  if (!existsSync(runFile(runDir, 'state'))) throw new UsageError(`rein approve: ${runDir} has no saved state: is it a rein run directory?`);
+  const saved = loadState(runFile(runDir, 'state'));
+  const snapshot = saved.snapshot as { status?: string; context?: { approvals?: { pending?: PendingApproval | null } } };
+  const pending = snapshot.context?.approvals?.pending;
+  if (snapshot.status !== 'active' || !pending) throw new UsageError(`rein approve: no call is waiting for an approval in ${runDir}`);
+  return pending;
+}
+
+function describe(pending: PendingApproval): string {
+  const args = JSON.stringify(pending.args, null, 2);
+  return `call ${pending.callId} (${pending.phase} phase, step ${pending.step}): ${pending.tool}\n${args.length > 2000 ? `${args.slice(0, 2000)}…` : args}\nwhy asked: ${pending.reason}\n`;
+}
+
+function rememberScope(value: string | undefined): RememberScope {
+  if (value === undefined) return 'once';
+  if (!(REMEMBER_SCOPES as readonly string[]).includes(value))
+    throw new UsageError(`rein approve: --remember expects one of ${REMEMBER_SCOPES.join(', ')}, got "${value}"${didYouMean(value, REMEMBER_SCOPES)}`);
+  return value as RememberScope;
+}

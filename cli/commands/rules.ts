@@ -1,0 +1,155 @@
+import { realpathSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { didYouMean } from 'rein/lib/did-you-mean.js';
+import { UsageError } from 'rein/lib/errors.js';
+import { createHarnessMachine } from 'rein/machines/harness-machine.js';
+import { describeApprovals } from 'rein/rules/approvals/describe.js';
+import { approvalOverride } from 'rein/rules/approvals/presets.js';
+import { diffRules } from 'rein/rules/diff.js';
+import { ENDPOINT_PROFILES } from 'rein/rules/endpoint-profiles.js';
+import { hasHooks } from 'rein/rules/hooks/schema.js';
+import { PRESETS, presetNames } from 'rein/rules/presets.js';
+import { defaultRules } from 'rein/rules/schema.js';
+import { trustFilePath, trustHooks } from 'rein/rules/trust/approvals-trust-file.js';
+import { hooksFingerprint } from 'rein/rules/trust/hooks-trust.js';
+import { type LoadedRules, loadRules } from 'rein/run/rules-files/load-rules.js';
+import { checkCoverage } from 'rein/testing/coverage/check.js';
+import { type FlagSpec, type ParsedCommand, parseCommand, stringFlag } from '../args.js';
+import type { Io } from '../execute-run.js';
+import { EXIT } from '../exit-codes.js';
+import { printGraph, printMachineGraph } from './rules-graph.js';
+import { listGuards, printGuards } from './rules-guards.js';
+import { printTools } from './rules-tools.js';
+import { trustRepository } from './trust.js';
+
+export const RULES_USAGE = `rein rules <show|guards|graph|coverage|presets|profiles|trust|trust-hooks|tools> [--config FILE] [--preset NAME] [--approval MODE] [--workspace DIR]
+
+  show       the effective rules as JSON (--diff: only what differs from the defaults, the default with --preset; --full: everything);
+             the approval rules in effect per phase, in the order they are checked, follow on stderr
+  guards     every guard a rules file may name: parameters, defaults, what it reads, an example (--format json)
+  graph      the statechart these rules build, phase by phase (--all: every state; --diff: only what differs from the defaults); --format mermaid (default) or json;
+             --machine mcp-server: an MCP server's lifecycle
+  coverage   drive every transition of that statechart with generated paths; exit 1 if one is not covered
+  presets    the ablation presets and the finding each reproduces
+  profiles   the endpoint profiles (model.profile): the model settings each sets for its server; a setting beside it wins
+  trust      after reviewing it: let rein load the rules file in --workspace (default: .); the same as \`rein trust\`
+  trust-hooks  after reviewing them: let the hooks the rules file in --workspace declares run (each with its where: sandbox or host)
+  tools      every tool a run would offer, in order, and which each phase allows; starts the MCP servers to list theirs (--format json)
+
+Without --config, rein.config.json|yaml|yml|ts|mts|mjs|js in the current directory is used if present.
+Presets: ${presetNames().join(', ')}.`;
+
+const RULES_FLAGS: FlagSpec = {
+  config: { type: 'string' },
+  preset: { type: 'string' },
+  format: { type: 'string' },
+  machine: { type: 'string' },
+  workspace: { type: 'string' },
+  approval: { type: 'string' },
+  diff: { type: 'boolean' },
+  all: { type: 'boolean' },
+  full: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+};
+
+export async function rulesCommand(argv: string[], io: Io): Promise<number> {
+  const parsed = parseCommand('rein rules', argv, RULES_FLAGS);
+  const [action, ...extra] = parsed.positionals;
+  if (parsed.values.help || !action) {
+    io.stdout.write(RULES_USAGE + '\n');
+    return action || parsed.values.help ? EXIT.done : EXIT.usage;
+  }
+  if (extra.length > 0) throw new UsageError(`rein rules: unexpected argument "${extra[0]}"`);
+  if (action === 'presets') {
+    io.stdout.write(PRESETS.map((preset) => `${preset.name.padEnd(22)} ${preset.finding}`).join('\n') + '\n');
+    return EXIT.done;
+  }
+  if (action === 'profiles') {
+    io.stdout.write(ENDPOINT_PROFILES.map((profile) => `${profile.name.padEnd(18)} ${profile.server}: ${JSON.stringify(profile.settings)}`).join('\n') + '\n');
+    return EXIT.done;
+  }
+  // The older spelling of `rein trust`.
+  if (action === 'trust') return trustRepository(stringFlag(parsed, 'workspace') ?? '.', undefined, io);
+  const loaded = await load(parsed);
+  if (action === 'trust-hooks') return trustRepositoryHooks(loaded, resolve(stringFlag(parsed, 'workspace') ?? '.'), io);
+  if (action === 'show') return show(loaded, io, Boolean(parsed.values.diff) || (Boolean(stringFlag(parsed, 'preset')) && !parsed.values.full));
+  if (action === 'guards') return printGuards(listGuards(loaded.guards, loaded.configPath), stringFlag(parsed, 'format') ?? 'text', io);
+  if (action === 'graph' && stringFlag(parsed, 'machine') !== undefined)
+    return printMachineGraph(stringFlag(parsed, 'machine')!, stringFlag(parsed, 'format') ?? 'mermaid', io);
+  if (action === 'graph')
+    return printGraph(createHarnessMachine(loaded.rules, { guards: loaded.guards, actions: loaded.actions }), stringFlag(parsed, 'format') ?? 'mermaid', io, {
+      all: Boolean(parsed.values.all),
+      ...(parsed.values.diff ? { diffFrom: createHarnessMachine(defaultRules()) } : {}),
+    });
+  if (action === 'coverage') return coverage(loaded, io);
+  if (action === 'tools') return printTools(loaded, resolve(stringFlag(parsed, 'workspace') ?? '.'), stringFlag(parsed, 'format') ?? 'text', io, process.env);
+  throw new UsageError(`rein rules: unknown action "${action}"${didYouMean(action, ACTIONS)}\n\n${RULES_USAGE}`);
+}
+
+function load(parsed: ParsedCommand): Promise<LoadedRules> {
+  return loadRules({
+    preset: stringFlag(parsed, 'preset'),
+    configPath: stringFlag(parsed, 'config'),
+    workspace: resolve(stringFlag(parsed, 'workspace') ?? '.'),
+    overrides: approvalOverride(stringFlag(parsed, 'approval')),
+  });
+}
+
+const ACTIONS = ['show', 'guards', 'graph', 'coverage', 'presets', 'profiles', 'trust', 'trust-hooks', 'tools'];
+
+function trustRepositoryHooks(loaded: LoadedRules, workspace: string, io: Io): number {
+  const { hooks } = loaded.rules;
+  if (!hasHooks(hooks)) {
+    io.stderr.write(`rein: the rules for ${workspace} declare no hooks; nothing to trust\n`);
+    return EXIT.done;
+  }
+  io.stdout.write(JSON.stringify(hooks, null, 2) + '\n');
+  const file = trustFilePath();
+  trustHooks(file, realpathSync(workspace), hooksFingerprint(hooks));
+  io.stderr.write(`rein: trusted these hooks for ${workspace} (in ${file}); if the rules file changes them, they are refused again until trusted\n`);
+  return EXIT.done;
+}
+
+function show(loaded: LoadedRules, io: Io, onlyChanges: boolean): number {
+  if (!onlyChanges) {
+    io.stderr.write(`rein: effective rules from ${loaded.sources.join(' + ')} + defaults (--diff for only what differs from the defaults)\n`);
+    io.stdout.write(JSON.stringify(loaded.rules, null, 2) + '\n');
+    io.stderr.write(describeProfile(loaded.rules));
+    io.stderr.write(describeApprovals(loaded.rules));
+    return EXIT.done;
+  }
+  io.stderr.write(`rein: what ${loaded.sources.join(' + ')} changes from the defaults (--full for the whole effective rules)\n`);
+  io.stdout.write(JSON.stringify(diffRules(defaultRules(), loaded.rules) ?? {}, null, 2) + '\n');
+  io.stderr.write(describeApprovals(loaded.rules));
+  return EXIT.done;
+}
+
+async function coverage(loaded: LoadedRules, io: Io): Promise<number> {
+  const machine = createHarnessMachine(loaded.rules, { guards: loaded.guards, actions: loaded.actions });
+  // Each covered transition's path is run again with scripted actors, as a real run would invoke them.
+  const { report, replayFailures, problems, text } = await checkCoverage(machine, loaded.rules, loaded.sources.join(' + '));
+  io.stdout.write(text + '\n');
+  io.stdout.write(
+    `  every covered transition's path replayed with scripted actors (machine.provide): ${report.witnesses.size}/${report.covered.size + replayFailures.length}\n`,
+  );
+  if (problems.length > 0) {
+    const notReplayed = replayFailures.length > 0 ? ` (${replayFailures.length} of them taken by the search but not on replay)` : '';
+    io.stdout.write(
+      `rein: ${report.missing.length} transition(s) not covered${notReplayed}, ${report.unreachableStates.length} state(s) unreachable under these rules\n`,
+    );
+  }
+  return problems.length > 0 ? EXIT.unfinished : EXIT.done;
+}
+
+/** Which model settings the endpoint profile gave, as they are in effect (a setting beside the profile may have changed one). */
+function describeProfile(rules: LoadedRules['rules']): string {
+  const profile = ENDPOINT_PROFILES.find((entry) => entry.name === rules.model.profile);
+  if (!profile) return '';
+  const model = rules.model as Record<string, unknown>;
+  const fields = Object.entries(profile.settings).map(([key, value]) => {
+    const effective = model[key];
+    const same = JSON.stringify(effective) === JSON.stringify(value);
+    return `model.${key} ${JSON.stringify(effective)}${same ? '' : ` (the profile's ${JSON.stringify(value)}, changed beside it)`}`;
+  });
+  return `rein: model.profile "${profile.name}" (${profile.server}): ${fields.join(', ')}\n`;
+}

@@ -1,0 +1,214 @@
+import { basename, relative } from 'node:path';
+import { RunAwaitingApproval, RunInterrupted } from 'rein/lib/errors.js';
+import { indentedLines } from 'rein/lib/terminal-text.js';
+import type { TraceLine } from 'rein/lib/trace/trace-events.js';
+import type { HarnessOutput } from 'rein/machines/types.js';
+import type { Rules } from 'rein/rules/schema.js';
+import { beginRulesWatch, endRulesWatch } from 'rein/rules/trust/rules-watch.js';
+import { type RunHandle, type RunOptions, resumeRun, startRun } from 'rein/run/start-run.js';
+import type { OtlpSettings } from 'rein-telemetry/otlp-settings.js';
+import { terminalSource } from './approval-prompt.js';
+import { EXIT, exitCodeFor } from './exit-codes.js';
+import { errorSummary, type HeadlessOptions, writeAtif, writeSummary } from './headless.js';
+import { openRunMcp } from './mcp-servers.js';
+import { startOtelExport } from './otel-export.js';
+import { createStatusLine } from './status-line.js';
+
+export interface Io {
+  stdout: { write(text: string): boolean; isTTY?: boolean };
+  stderr: { write(text: string): boolean; isTTY?: boolean; columns?: number };
+}
+
+export interface ExecuteOptions {
+  /** `onTrace` and `inspect` here are called alongside the status line. */
+  run: RunOptions;
+  json: boolean;
+  resume?: boolean;
+  io: Io;
+  /** Called once the run has started (the visualizer attaches here). */
+  onStart?: (handle: RunHandle) => void | Promise<void>;
+  /** Export the run as OpenTelemetry spans while it runs (`--otel`, OTEL_EXPORTER_OTLP_ENDPOINT). */
+  otel?: OtlpSettings | null;
+  /** rein's environment, where MCP servers' `${NAME}` values and tokens are read (default: process.env). */
+  env?: NodeJS.ProcessEnv;
+  /** `--json-events`, `--summary`, `--atif`: the unattended contract (cli/headless.ts). */
+  headless?: HeadlessOptions;
+}
+
+/**
+ * Runs the harness with a status line, prints the outcome and returns the
+ * exit code. `--json` prints one JSON line on stdout at the end.
+ */
+export async function executeRun(options: ExecuteOptions): Promise<number> {
+  const { io, run } = options;
+  let status = createStatusLine(io.stderr, run.rules);
+  // Lines traced while the run is set up (a resume line) are shown after the start message, not above it.
+  let early: TraceLine[] | null = [];
+  const onTrace = (line: TraceLine) => {
+    if (early) early.push(line);
+    else status.onTrace(line);
+    run.onTrace?.(line);
+  };
+  // The exporter only ever sees trace lines; its failures are a warning, never the run's.
+  const otel = options.otel ? startOtelExport(options.otel, { runId: basename(run.runDir), model: run.model.name, endpoint: run.model.description }, io) : null;
+  const headless = options.headless;
+  // Events go to stdout as written to the trace (redacted), one line each, before the step's state is saved.
+  const events = headless?.jsonEvents ? (text: string) => io.stdout.write(`${text}\n`) : null;
+  const listeners = [otel?.line, events].filter((listener) => typeof listener === 'function');
+  const onTraceLine =
+    listeners.length > 0
+      ? (text: string) => {
+          for (const listener of listeners) listener(text);
+        }
+      : undefined;
+  let handle: RunHandle;
+  // MCP servers start before the run (their tools are part of the first request's tool list), and a stdio server runs
+  // in the sandbox with the workspace writable: the rules files' baseline is recorded before any of them starts.
+  beginRulesWatch(run.workspace, run.runDir);
+  let mcp: Awaited<ReturnType<typeof openRunMcp>> | null = null;
+  try {
+    mcp = run.mcp ? null : await openRunMcp(run, options.env ?? process.env, io, Boolean(options.resume));
+    // On a terminal a person answers approvals at the prompt; elsewhere the run is headless (approvals.headless).
+    const answerSources = [...(run.answerSources ?? []), ...(io.stderr.isTTY && process.stdin.isTTY ? [terminalSource(process.stdin, process.stderr)] : [])];
+    handle = (options.resume ? resumeRun : startRun)({
+      ...run,
+      onTrace,
+      answerSources,
+      ...(onTraceLine ? { onTraceLine } : {}),
+      ...(mcp ? { mcp: mcp.hub, secrets: [...(run.secrets ?? []), ...mcp.secrets] } : {}),
+    });
+  } catch (error) {
+    await mcp?.hub.close();
+    // The run never started: what its servers changed meanwhile is marked, and the baseline goes.
+    const changed = endRulesWatch(run.workspace, run.runDir);
+    if (changed.length > 0) io.stderr.write(tamperWarning(changed, run.workspace));
+    await otel?.finish();
+    writeSummary(headless, errorSummary(error));
+    throw error;
+  }
+  const files = { trace: handle.tracePath, runDir: handle.runDir };
+  const warn = (text: string) => io.stderr.write(text);
+  if (handle.sandbox.includes('unsandboxed')) status = createStatusLine(io.stderr, run.rules, { unsandboxed: true });
+  io.stderr.write(startMessage(run, handle, Boolean(options.resume)));
+  if (otel) io.stderr.write(otel.startNote);
+  for (const line of early) status.onTrace(line);
+  early = null;
+  await options.onStart?.(handle);
+  // Ctrl+C (or a SIGTERM from a supervisor) stops the run cleanly: in-flight calls and their process
+  // groups are aborted, the state of the last step stays saved.
+  let stoppedBy = 'SIGINT' as NodeJS.Signals;
+  const onSigint = (signal: NodeJS.Signals) => {
+    stoppedBy = signal;
+    handle.interrupt();
+  };
+  process.once('SIGINT', onSigint);
+  process.once('SIGTERM', onSigint);
+  let output: HarnessOutput;
+  try {
+    output = await handle.done;
+  } catch (error) {
+    if (error instanceof RunAwaitingApproval) {
+      status.finish();
+      io.stderr.write(`rein: ${error.message}\n`);
+      if (options.json)
+        io.stdout.write(JSON.stringify({ status: 'awaiting_approval', exitCode: EXIT.awaitingApproval, runDir: handle.runDir, reason: error.message }) + '\n');
+      writeSummary(headless, { status: 'awaiting_approval', exitCode: EXIT.awaitingApproval, reason: error.message, ...files });
+      return EXIT.awaitingApproval;
+    }
+    if (!(error instanceof RunInterrupted)) {
+      const atif = writeAtif(headless, handle.runDir, warn);
+      writeSummary(headless, { ...errorSummary(error), ...files, ...(atif ? { atif } : {}) });
+      throw error;
+    }
+    status.finish();
+    io.stderr.write(`rein: ${indentedLines(error.message)}\n`);
+    warnTampered(io, handle);
+    // As a shell reports a process ended by the signal: 128 + 2 for Ctrl+C, 128 + 15 for SIGTERM.
+    const exitCode = stoppedBy === 'SIGTERM' ? EXIT.terminated : EXIT.interrupted;
+    const atif = writeAtif(headless, handle.runDir, warn);
+    writeSummary(headless, {
+      status: stoppedBy === 'SIGTERM' ? 'terminated' : 'interrupted',
+      exitCode,
+      reason: error.message,
+      ...files,
+      ...(atif ? { atif } : {}),
+    });
+    // `--json` promises one JSON line at the end, also for a run stopped by a signal.
+    if (options.json) io.stdout.write(`${JSON.stringify({ status: 'interrupted', exitCode, trace: handle.tracePath, runDir: handle.runDir })}\n`);
+    return exitCode;
+  } finally {
+    process.removeListener('SIGINT', onSigint);
+    process.removeListener('SIGTERM', onSigint);
+    status.finish();
+    await otel?.finish();
+  }
+  io.stderr.write(endMessage(output, handle, run.rules));
+  warnTampered(io, handle);
+  if (options.json) {
+    io.stdout.write(
+      JSON.stringify({
+        status: output.status,
+        steps: output.steps,
+        summary: output.summary,
+        usage: output.usage,
+        reason: output.reason,
+        trace: handle.tracePath,
+        runDir: handle.runDir,
+        // Unsandboxed, commands could read the whole disk: a script reading this line should not have to parse the start message.
+        sandbox: { mode: handle.sandboxMode, wholeDiskReadable: handle.sandboxMode !== 'bwrap', description: handle.sandbox },
+      }) + '\n',
+    );
+  }
+  const exitCode = exitCodeFor(output.status);
+  const atif = writeAtif(headless, handle.runDir, warn);
+  writeSummary(headless, {
+    status: output.status,
+    exitCode,
+    steps: output.steps,
+    summary: output.summary,
+    reason: output.reason,
+    usage: output.usage,
+    ...files,
+    ...(atif ? { atif } : {}),
+  });
+  return exitCode;
+}
+
+/** The rules files the run created or changed, which rein will not load until a person trusts them. */
+function warnTampered(io: Io, handle: RunHandle): void {
+  const tampered = handle.tamperedRulesFiles();
+  if (tampered.length > 0) io.stderr.write(tamperWarning(tampered, handle.workspace));
+}
+
+function tamperWarning(files: readonly string[], workspace: string): string {
+  return `rein: WARNING: the run changed ${files.join(', ')} in the workspace. rein will not load it until you have reviewed it and run \`rein trust ${workspace}\` (a .ts/.mjs/.js rules file is code).\n`;
+}
+
+function startMessage(run: ExecuteOptions['run'], handle: RunHandle, resumed: boolean): string {
+  return [
+    `rein: ${resumed ? 'resuming' : 'running'} ${run.model.name} (${run.model.description}) on ${run.workspace}`,
+    `rein: verification command: ${run.testCmd}`,
+    ...(run.rulesSources ? [`rein: rules: ${run.rulesSources.map(shortPath).join(' + ')} + defaults`] : []),
+    `rein: ${handle.sandbox}`,
+    `rein: trace: ${shortPath(handle.tracePath)}`,
+    '',
+  ].join('\n');
+}
+
+function endMessage(output: HarnessOutput, handle: RunHandle, rules: Rules): string {
+  const usage = output.usage;
+  const cost = usage.costUsd > 0 ? `, est. $${usage.costUsd.toFixed(4)}` : '';
+  const lines = [
+    `rein: ${output.status} after ${output.steps}/${rules.budgets.maxSteps} steps; ${usage.promptTokens} prompt tokens (${usage.cachedTokens} cached), ${usage.completionTokens} completion tokens${cost}`,
+  ];
+  if (output.summary) lines.push(`rein: summary: ${indentedLines(output.summary)}`);
+  if (output.status !== 'done' && output.reason) lines.push(`rein: reason: ${indentedLines(output.reason)}`);
+  lines.push(`rein: trace: ${shortPath(handle.tracePath)}   (view it: npx rein viz ${shortPath(handle.tracePath)})`);
+  if (output.status !== 'done') lines.push(`rein: run directory: ${shortPath(handle.runDir)}`);
+  return lines.join('\n') + '\n';
+}
+
+function shortPath(path: string): string {
+  const relativePath = relative(process.cwd(), path);
+  return relativePath.startsWith('..') || relativePath === '' ? path : relativePath;
+}

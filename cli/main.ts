@@ -1,0 +1,90 @@
+import { readFileSync } from 'node:fs';
+import { didYouMean } from 'rein/lib/did-you-mean.js';
+import { ModelEndpointError, ReinError, UsageError } from 'rein/lib/errors.js';
+import { indentedLines } from 'rein/lib/terminal-text.js';
+import type { Io } from './execute-run.js';
+import { EXIT } from './exit-codes.js';
+
+const USAGE = `rein: an agent harness built as an explicit statechart
+
+  rein demo                         offline demo: every phase on a small buggy repo, no API key
+  rein run <repo> "<task>" --test-cmd "<cmd>" [--model M]   run against an OpenAI-compatible endpoint
+  rein resume <run-dir>             continue a killed run from its last saved step
+  rein approve <run-dir> [--deny]   answer the tool call a run is waiting on (--message M, --remember SCOPE)
+  rein rules show|graph|coverage    the effective rules, the statechart they build, its transition coverage
+  rein trust [<repo>]               after reviewing it: let rein load a repository's own rules file (--list, --revoke)
+  rein viz <trace.jsonl>            replay a run in the visualizer (--out run.html for one offline file)
+  rein trace export <trace.jsonl>   send a run's trace to an OpenTelemetry collector as GenAI spans
+  rein eval <tasks> --preset A --preset B    run a task set under several configurations
+  rein compare <A> <B>              paired comparison of two eval results (exact McNemar)
+  rein replay <runs> [--rules F]    replay recorded agent runs through the stall rules (--compare F2 for a rules change)
+  rein worker --queue redis://…     take eval jobs from a Redis queue (rein eval --queue) on this machine
+
+Run \`rein <command> --help\` for a command's options.
+Exit codes: 0 done, 1 ended without finishing, 2 bad usage or rules, 3 model endpoint failed,
+4 crashed (a bug, or a guard, tool or action from a rules file threw), 5 waiting for an approval (rein approve, then rein resume),
+130 interrupted (Ctrl+C), 143 stopped by SIGTERM.`;
+
+type Command = (argv: string[], io: Io, env: NodeJS.ProcessEnv) => Promise<number>;
+
+// Loaded on demand: each command pulls in only what it uses, which keeps start-up fast.
+const COMMANDS: Record<string, () => Promise<Command>> = {
+  run: async () => (await import('./commands/run.js')).runCommand,
+  demo: async () => (await import('./commands/demo.js')).demoCommand,
+  resume: async () => (await import('./commands/resume.js')).resumeCommand,
+  viz: async () => (await import('./commands/viz.js')).vizCommand,
+  trace: async () => (await import('./commands/trace.js')).traceCommand,
+  eval: async () => (await import('./commands/eval.js')).evalCommand,
+  compare: async () => (await import('./commands/compare.js')).compareCommand,
+  replay: async () => (await import('./commands/replay.js')).replayCommand,
+  worker: async () => (await import('./commands/worker.js')).workerCommand,
+  rules: async () => (await import('./commands/rules.js')).rulesCommand,
+  approve: async () => (await import('./commands/approve.js')).approveCommand,
+  trust: async () => (await import('./commands/trust.js')).trustCommand,
+};
+
+/** The CLI entry: dispatches a command and maps errors to exit codes. Returns the exit code. */
+export async function main(argv: string[], io: Io = { stdout: process.stdout, stderr: process.stderr }, env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  const [name, ...rest] = argv;
+  if (!name || name === '--help' || name === '-h' || name === 'help') {
+    io.stdout.write(USAGE + '\n');
+    return name ? EXIT.done : EXIT.usage;
+  }
+  if (name === '--version' || name === '-v') {
+    io.stdout.write(version() + '\n');
+    return EXIT.done;
+  }
+  const load = COMMANDS[name];
+  if (!load) {
+    io.stderr.write(`rein: unknown command "${name}"${didYouMean(name, Object.keys(COMMANDS))}\n\n${USAGE}\n`);
+    return EXIT.usage;
+  }
+  try {
+    const command = await load();
+    return await command(rest, io, env);
+  } catch (error) {
+    const code = error instanceof UsageError ? EXIT.usage : error instanceof ModelEndpointError ? EXIT.endpoint : EXIT.crashed;
+    const message = error instanceof Error ? error.message : String(error);
+    // A ReinError is a failure rein knows and words; anything else is a crash (a bug, or rules-file code that threw).
+    const crashed = !(error instanceof ReinError);
+    // Messages that already name their command ("rein run: …") get no second prefix.
+    const text = /^rein( [a-z-]+)*:/.test(message) ? message : crashed ? `rein: ${name} crashed: ${message}` : `rein: ${message}`;
+    // Endpoint errors and rules-file exceptions carry text rein did not write: no escape sequence reaches the terminal.
+    io.stderr.write(`${indentedLines(text)}\n`);
+    if (crashed) io.stderr.write(crashHint(error, env));
+    // `--json` promises one JSON line at the end, also when the run never started.
+    if (rest.includes('--json')) io.stdout.write(JSON.stringify({ status: 'error', exitCode: code, error: message }) + '\n');
+    return code;
+  }
+}
+
+/** A crash is a bug in rein or in code a rules file registered (a guard, tool or action that threw): where to look. */
+function crashHint(error: unknown, env: NodeJS.ProcessEnv): string {
+  if (env.REIN_DEBUG && error instanceof Error && error.stack) return `${error.stack}\n`;
+  return 'rein: if a rules file registers guards, tools or actions, check them first; the trace ends with a crash line. Set REIN_DEBUG=1 for the stack.\n';
+}
+
+function version(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+  return pkg.version;
+}

@@ -1,0 +1,88 @@
+import { isEvent, type TraceRecord } from 'rein/lib/trace/trace-events.js';
+import type { CallUsage } from 'rein/lib/usage.js';
+import { costOf } from 'rein/machines/budgets.js';
+import type { Price } from 'rein/rules/schema.js';
+import { readJsonLines } from 'rein/run/record/jsonl.js';
+
+/** What a run's trace says, whole or cut short by a kill. */
+export interface TraceMetrics {
+  steps: number;
+  promptTokens: number;
+  completionTokens: number;
+  cachedTokens: number;
+  costUsd: number;
+  stallFirings: number;
+  gateRefusals: number;
+  contextElisions: number;
+  contextSummaries: number;
+  /** Calls the approval rules asked about, and calls denied (by a rule, a remembered decision, the policy or an answer). */
+  approvalAsks: number;
+  approvalDenials: number;
+  /** The `end` line's status and reason, when the run got that far. */
+  end: { status: string; reason: string } | null;
+}
+
+/**
+ * Counts from a trace: model usage (from the `end` line when present, else
+ * summed over `model` lines and costed at `price`), stall firings, gate
+ * refusals, context elisions and summaries.
+ *
+ * @example metricsFromTrace(readJsonLines(path).values, NOMINAL_PRICE).gateRefusals
+ */
+export function metricsFromTrace(lines: readonly TraceRecord[], price: Price | null): TraceMetrics {
+  const metrics: TraceMetrics = {
+    steps: 0,
+    promptTokens: 0,
+    completionTokens: 0,
+    cachedTokens: 0,
+    costUsd: 0,
+    stallFirings: 0,
+    gateRefusals: 0,
+    contextElisions: 0,
+    contextSummaries: 0,
+    approvalAsks: 0,
+    approvalDenials: 0,
+    end: null,
+  };
+  for (const line of lines) {
+    if (isEvent(line, 'model')) addCall(metrics, line, price);
+    else if (isEvent(line, 'stall')) metrics.stallFirings++;
+    else if (isEvent(line, 'finish') && line.allowed === false) metrics.gateRefusals++;
+    else if (isEvent(line, 'context') && line.action === 'elided') metrics.contextElisions++;
+    else if (isEvent(line, 'context') && line.action === 'summarized') metrics.contextSummaries++;
+    else if (isEvent(line, 'approval_ask')) metrics.approvalAsks++;
+    else if (isEvent(line, 'approval_decision') && line.verdict === 'deny') metrics.approvalDenials++;
+    else if (isEvent(line, 'end')) applyEnd(metrics, line);
+  }
+  return metrics;
+}
+
+/** `metricsFromTrace` for a trace file; a missing file gives zeros. */
+export function metricsFromTraceFile(path: string, price: Price | null): TraceMetrics {
+  return metricsFromTrace(readJsonLines<TraceRecord>(path).values, price);
+}
+
+function addCall(metrics: TraceMetrics, line: TraceRecord & { step?: unknown; usage?: CallUsage }, price: Price | null): void {
+  const usage = line.usage;
+  metrics.steps = Math.max(metrics.steps, typeof line.step === 'number' ? line.step : metrics.steps + 1);
+  if (!usage) return;
+  metrics.promptTokens += usage.promptTokens;
+  metrics.completionTokens += usage.completionTokens;
+  metrics.cachedTokens += usage.cachedTokens;
+  if (price) metrics.costUsd += costOf(usage, price);
+}
+
+function applyEnd(
+  metrics: TraceMetrics,
+  line: TraceRecord & { steps?: unknown; usage?: CallUsage & { costUsd?: number }; status?: unknown; reason?: unknown },
+): void {
+  const usage = line.usage;
+  if (typeof line.steps === 'number') metrics.steps = line.steps;
+  if (usage) {
+    metrics.promptTokens = usage.promptTokens;
+    metrics.completionTokens = usage.completionTokens;
+    metrics.cachedTokens = usage.cachedTokens;
+    if (typeof usage.costUsd === 'number') metrics.costUsd = usage.costUsd;
+  }
+  metrics.end = { status: String(line.status), reason: String(line.reason ?? '') };
+}

@@ -1,8 +1,0 @@
-import type { ApprovalPolicy } from '../approvals/evaluate.js';
-import { type Phase, phaseRule, type Rules } from './schema.js';
-
-/** The approval rules in effect in a phase: the global lists and the phase's own. */
-export function approvalPolicyOf(phase: Phase, rules: Rules): ApprovalPolicy {
-  const { allow, ask, deny, default: fallback } = rules.approvals;
-  return { global: { allow, ask, deny, default: fallback }, phase: phaseRule(rules, phase).approvals };
-}

@@ -1,0 +1,68 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { UsageError } from '../../lib/errors.js';
+import { STATE_DIR_NAME } from '../../lib/state/harness-files.js';
+import { userStateDir } from '../../lib/state/user-state-dir.js';
+import { ensureStateDir } from '../../lib/state/workspace-state-dir.js';
+
+/**
+ * Where a run keeps what it reads back (saved state, record, run.json with the rules, approval answers, the trace)
+ * must be out of the sandbox's reach: the workspace is writable there, except `.rein/`, which rein creates before
+ * the sandbox exists and shows read-only. So a run directory or trace whose real path is inside the workspace is
+ * refused unless it is below `.rein/`, and so is a user state dir (the trust records) inside the workspace.
+ * Returns the workspace's `.rein`, created.
+ *
+ * @example prepareRunPlacement('/w/repo', '/w/repo/runs/1') // throws: the sandbox could forge that run's state
+ */
+export function prepareRunPlacement(workspace: string, files: { runDir: string; tracePath?: string }): string {
+  const root = fs.realpathSync(workspace);
+  const stateDir = path.join(root, STATE_DIR_NAME);
+  const stat = fs.lstatSync(stateDir, { throwIfNoEntry: false });
+  if (stat && !stat.isDirectory())
+    throw new UsageError(
+      `${stateDir} is not a folder (${stat.isSymbolicLink() ? 'a symlink' : 'a file'}): rein keeps its state there; remove it and run again`,
+    );
+  ensureStateDir(root);
+  for (const [flag, file] of [
+    ['--run-dir', files.runDir],
+    ['--trace', files.tracePath],
+  ] as const) {
+    if (file === undefined) continue;
+    const real = realOfLongestPrefix(path.resolve(file));
+    if (real !== root && !inside(root, real)) continue;
+    // Below .rein, whatever links led there: nothing in it can be changed from the sandbox.
+    if (inside(stateDir, real)) continue;
+    throw new UsageError(
+      `${flag} ${file} is inside the workspace, which sandboxed commands can write: they could forge the run's saved state, its verdict, or the rules \`rein resume\` loads. Use a folder outside the workspace, or one below ${stateDir} (read-only in the sandbox)`,
+    );
+  }
+  const state = userStateDir();
+  const realState = realOfLongestPrefix(state);
+  if (realState === root || inside(root, realState))
+    throw new UsageError(
+      `rein's state dir ${state} (XDG_STATE_HOME) is inside the workspace, where sandboxed commands could rewrite what you trusted; set XDG_STATE_HOME to a folder outside it`,
+    );
+  return stateDir;
+}
+
+/** The real path of the longest existing prefix, with the rest appended (a run dir is often not made yet). */
+function realOfLongestPrefix(file: string): string {
+  let existing = file;
+  const rest: string[] = [];
+  while (!fs.existsSync(existing)) {
+    const parent = path.dirname(existing);
+    if (parent === existing) break;
+    rest.unshift(path.basename(existing));
+    existing = parent;
+  }
+  try {
+    return path.join(fs.realpathSync(existing), ...rest);
+  } catch {
+    return file;
+  }
+}
+
+function inside(root: string, file: string): boolean {
+  const rel = path.relative(root, file);
+  return rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel);
+}

@@ -1,0 +1,149 @@
+import type { TraceRecord } from 'rein/lib/trace/trace-events.js';
+import { costOf } from 'rein/machines/budgets.js';
+import { ATIF_SCHEMA_VERSION, type AtifObservationResult, type AtifStep, type AtifToolCall, type AtifTrajectory } from './atif-schema.js';
+import { checkedMessages, fromTrace, type Message, type ModelLine, matchReply } from './conversation.js';
+import { type AtifPrice, finalMetrics, priceFor, usageSchema } from './metrics.js';
+import { collectStepFacts, runFacts, stepFactsJson } from './run-facts.js';
+
+/** What a trajectory is built from: the run's trace lines and its record of messages (either may be cut short by a kill). */
+export interface TrajectorySource {
+  lines: readonly TraceRecord[];
+  /** `record.jsonl` as parsed lines, or null when the run kept no record (only the trace is left). */
+  record: readonly unknown[] | null;
+  sessionId: string;
+  agentVersion: string;
+}
+
+/**
+ * One ATIF trajectory from a rein run: a system and a user step for the
+ * prompt and the task, an agent step per model reply (its tool calls, their
+ * results from the record, token counts and cost), a user step per harness
+ * notice, and rein's facts (phase, gate decisions, stall nudges, context
+ * compactions, resumes) under `extra.rein`. Replies the trace holds but the
+ * record lost (a kill before the step was saved; the resumed run asked
+ * again) are listed under the root's `extra.rein.discarded_replies`, not as
+ * steps, so the steps read as the conversation the model finally had.
+ *
+ * @example const trajectory = buildTrajectory({ lines, record, sessionId: 'run-1', agentVersion: '0.1.0' });
+ */
+export function buildTrajectory(source: TrajectorySource): AtifTrajectory {
+  const { lines } = source;
+  const start = lines.find((line) => line.kind === 'start');
+  const model = typeof start?.model === 'string' ? start.model : undefined;
+  const price = priceFor(start, model);
+  const models = lines.filter((line): line is ModelLine => line.kind === 'model' && typeof line.step === 'number');
+  const facts = collectStepFacts(lines);
+  const notes: string[] = [];
+  const messages = source.record ? checkedMessages(source.record, notes) : fromTrace(start, models, lines, notes);
+  const steps: AtifStep[] = [];
+  const used = new Set<ModelLine>();
+  let cursor = 0;
+  let agentTime = typeof start?.t === 'number' ? start.t : undefined;
+  for (const message of messages) {
+    if (message.role === 'tool') {
+      attachResult(steps.at(-1), message, notes);
+      continue;
+    }
+    if (message.role !== 'assistant') {
+      const harness = message.role === 'user' && message.content.startsWith('[harness] ');
+      steps.push({
+        step_id: steps.length + 1,
+        ...(agentTime !== undefined ? { timestamp: isoOf(agentTime) } : {}),
+        source: message.role,
+        message: message.content,
+        ...(harness ? { extra: { rein: { kind: 'harness_notice' } } } : {}),
+      });
+      continue;
+    }
+    const found = matchReply(models, cursor, message);
+    if (found >= 0) {
+      cursor = found + 1;
+      used.add(models[found]!);
+    }
+    const line = found >= 0 ? models[found] : undefined;
+    if (typeof line?.t === 'number') agentTime = line.t;
+    steps.push(agentStep(steps.length + 1, message, line, price, facts));
+  }
+  const discarded = models.filter((line) => !used.has(line));
+  return {
+    schema_version: ATIF_SCHEMA_VERSION,
+    session_id: source.sessionId,
+    agent: {
+      name: 'rein',
+      version: source.agentVersion,
+      ...(model ? { model_name: model } : {}),
+      // The harness configuration is what a comparison between trajectories is about: the rules the run was started with.
+      ...(start?.rules && typeof start.rules === 'object' ? { extra: { rules: start.rules } } : {}),
+    },
+    steps,
+    ...(notes.length > 0 ? { notes: notes.join(' ') } : {}),
+    final_metrics: finalMetrics(lines, models, price, steps.length),
+    extra: { rein: runFacts(lines, start, discarded) },
+  };
+}
+
+function agentStep(
+  stepId: number,
+  message: Extract<Message, { role: 'assistant' }>,
+  line: ModelLine | undefined,
+  price: AtifPrice | null,
+  facts: ReturnType<typeof collectStepFacts>,
+): AtifStep {
+  const raw: Record<string, string> = {};
+  const toolCalls: AtifToolCall[] = (message.tool_calls ?? []).map((call) => {
+    const args = parseArguments(call.function.arguments);
+    if (!args) raw[call.id] = call.function.arguments;
+    return { tool_call_id: call.id, function_name: call.function.name, arguments: args ?? {} };
+  });
+  const usage = usageSchema.safeParse(line?.usage);
+  const rein = line ? stepFactsJson(line.step, facts.get(line.step)) : { unmatched: true };
+  if (Object.keys(raw).length > 0) rein.raw_arguments = raw;
+  const metricsExtra = {
+    ...(typeof line?.ms === 'number' ? { latency_ms: line.ms } : {}),
+    ...(typeof line?.finishReason === 'string' ? { finish_reason: line.finishReason } : {}),
+  };
+  return {
+    step_id: stepId,
+    ...(typeof line?.t === 'number' ? { timestamp: isoOf(line.t) } : {}),
+    source: 'agent',
+    message: message.content ?? '',
+    ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
+    ...(usage.success
+      ? {
+          metrics: {
+            prompt_tokens: usage.data.promptTokens,
+            completion_tokens: usage.data.completionTokens,
+            cached_tokens: Math.min(usage.data.cachedTokens, usage.data.promptTokens),
+            ...(price ? { cost_usd: costOf(usage.data, price) } : {}),
+            ...(Object.keys(metricsExtra).length > 0 ? { extra: metricsExtra } : {}),
+          },
+        }
+      : {}),
+    extra: { rein },
+  };
+}
+
+/** A tool result goes to the step whose call it answers; one that answers no call of that step is kept unlinked (no source_call_id). */
+function attachResult(step: AtifStep | undefined, message: Extract<Message, { role: 'tool' }>, notes: string[]): void {
+  if (step?.source !== 'agent') {
+    notes.push(`A tool result (${message.tool_call_id}) came before any model reply and was left out.`);
+    return;
+  }
+  const linked = step.tool_calls?.some((call) => call.tool_call_id === message.tool_call_id) ?? false;
+  const result: AtifObservationResult = { ...(linked ? { source_call_id: message.tool_call_id } : {}), content: message.content };
+  step.observation = { results: [...(step.observation?.results ?? []), result] };
+}
+
+/** The call's arguments as an object; anything else (bad JSON, an array) is null and kept raw beside. */
+function parseArguments(text: string): Record<string, unknown> | null {
+  try {
+    const value: unknown = JSON.parse(text);
+    return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}
+
+function isoOf(seconds: number): string {
+  return new Date(Math.round(seconds * 1000)).toISOString();
+}

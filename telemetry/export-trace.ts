@@ -1,0 +1,73 @@
+import { readFileSync } from 'node:fs';
+import { ExportResultCode } from '@opentelemetry/core';
+import { InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace-base';
+import type { TraceRecord as TraceLine } from 'rein/lib/trace/trace-events.js';
+import { redactTraceLine } from 'rein/run/record/trace.js';
+import { createOtlpExporter } from './otlp-exporter.js';
+import type { OtlpSettings } from './otlp-settings.js';
+import type { RunFacts } from './run-attributes.js';
+import { createSpanMapper } from './span-mapper.js';
+import { createTracing } from './tracing.js';
+
+const BATCH = 512;
+
+export interface TraceExport {
+  lines: number;
+  spans: number;
+  /** Spans the collector took. */
+  exported: number;
+  /** Lines that are not JSON (a cut last line, damage): skipped, with their line numbers. */
+  skipped: number[];
+  /** Why the collector did not take the rest, when it did not. */
+  error?: string;
+}
+
+/**
+ * Sends a finished (or killed) run's trace as the spans the live export
+ * would have sent, with the original timestamps. Contents pass through the
+ * trace's redaction again, with today's secrets, before anything is mapped.
+ *
+ * @example const result = await exportTraceFile('run/trace.jsonl', settings, { secrets: [process.env.OPENAI_API_KEY], facts: { runId: 'run-1' } });
+ */
+export async function exportTraceFile(
+  path: string,
+  settings: OtlpSettings,
+  options: { secrets: (string | undefined)[]; facts: RunFacts },
+): Promise<TraceExport> {
+  const { lines, skipped } = parseTrace(redactTraceLine(readFileSync(path, 'utf8'), options.secrets));
+  const collected = new InMemorySpanExporter();
+  const { provider, tracer } = createTracing(settings, [new SimpleSpanProcessor(collected)]);
+  const mapper = createSpanMapper(tracer, { content: settings.content, facts: options.facts });
+  for (const line of lines) mapper.line(line);
+  mapper.close();
+  await provider.forceFlush();
+  const spans = collected.getFinishedSpans();
+  const { exporter, tally } = createOtlpExporter(settings);
+  try {
+    for (let start = 0; start < spans.length && tally.failed === 0; start += BATCH) await send(exporter, spans.slice(start, start + BATCH));
+  } finally {
+    await exporter.shutdown().catch(() => undefined);
+    await provider.shutdown().catch(() => undefined);
+  }
+  return { lines: lines.length, spans: spans.length, exported: tally.exported, skipped, ...(tally.firstError ? { error: tally.firstError } : {}) };
+}
+
+function send(exporter: SpanExporter, spans: ReadableSpan[]): Promise<boolean> {
+  return new Promise((resolve) => exporter.export(spans, (result) => resolve(result.code === ExportResultCode.SUCCESS)));
+}
+
+function parseTrace(text: string): { lines: TraceLine[]; skipped: number[] } {
+  const lines: TraceLine[] = [];
+  const skipped: number[] = [];
+  text.split('\n').forEach((raw, index) => {
+    if (raw.trim() === '') return;
+    try {
+      const value = JSON.parse(raw) as unknown;
+      if (typeof value === 'object' && value !== null && !Array.isArray(value)) lines.push(value as TraceLine);
+      else skipped.push(index + 1);
+    } catch {
+      skipped.push(index + 1);
+    }
+  });
+  return { lines, skipped };
+}

@@ -1,0 +1,56 @@
+import type { StatechartGraph } from './graph-types.js';
+
+/**
+ * What the server hands the page, and what the page receives live. Types
+ * only: the page's bundle imports this file too.
+ */
+
+/** Something the reader should know about the data: a cut line, rules that did not parse. */
+export interface PageNote {
+  level: 'info' | 'warn';
+  text: string;
+}
+
+/** The budget figures the gauges compare against. */
+export interface GaugeLimits {
+  maxSteps: number;
+  stepWarnAt: number;
+  maxSeconds: number;
+  warnAt: number;
+  windowTokens: number;
+  soft: number;
+  hard: number;
+  maxTokens: number | null;
+  maxCostUsd: number | null;
+}
+
+export interface PageData {
+  /** `follow`: a trace file that has no end line yet, its new lines streamed as they are written. */
+  mode: 'replay' | 'live' | 'follow';
+  /** The trace file (replay, follow) or the run (live). */
+  source: string;
+  graph: StatechartGraph;
+  limits: GaugeLimits;
+  /** Trace lines as parsed; live pages receive theirs over `eventsUrl`. */
+  lines: unknown[];
+  notes: PageNote[];
+  eventsUrl: string | null;
+  /** Live runs: where the page answers a waiting call, and the run's token it must send. */
+  approval?: { url: string; token: string };
+}
+
+/** A small, serializable view of one XState inspection event (never the context). */
+export type InspectMessage =
+  | { kind: 'snapshot'; actor: string; name: string; root: boolean; status: string; state?: string; step?: number; t: number }
+  | { kind: 'event'; actor: string; name: string; root: boolean; type: string; source?: string; t: number }
+  | { kind: 'actor'; actor: string; name: string; root: boolean; src?: string; t: number };
+
+/** One message on the live stream; `seq` orders them and lets a reconnecting page skip what it has. */
+export type LiveMessage =
+  | { seq: number; type: 'trace'; line: Record<string, unknown> }
+  | { seq: number; type: 'inspect'; event: InspectMessage }
+  | { seq: number; type: 'closing' }
+  /** `rein viz` stopped following a trace file: its run's process is gone (or the file was replaced). */
+  | { seq: number; type: 'follow_end'; text: string };
+
+export { TRACE_KINDS } from 'rein/lib/trace/trace-events.js';
