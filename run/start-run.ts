@@ -211,7 +211,7 @@ function openSandbox(options: RunOptions, workspace: string, held: ResourceStack
       testCmd: options.testCmd,
       isCheck: (command) => checkOf(command, verificationOf(options.rules), options.testCmd) !== null,
       protectedFiles: options.configPath ? [options.configPath] : [],
-      stateDir: options.runDir,
+      jobsDir: options.runDir,
       onJob: (job) => jobs.trace?.log('job', jobTraceLine(job)),
     }),
     (box) => box.dispose(),

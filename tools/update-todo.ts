@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { z } from 'zod';
 import { stableStringify } from '../lib/stable-json.js';
-import { ensureStateDir } from '../lib/state/workspace-state-dir.js';
+import { ensureWorkspaceReinDir } from '../lib/state/workspace-rein-dir.js';
 import { jsonSyntaxError } from '../lib/syntax-error.js';
 import { formatZodError } from '../lib/zod-error.js';
 import { isWrittenProgress, recordWrittenProgress } from '../rules/trust/written-progress.js';
@@ -39,7 +39,7 @@ export const updateTodoTool: Tool<typeof parameters> = {
   parameters,
   async execute({ items }, ctx) {
     const file = resolveInWorkspace(ctx.root, PROGRESS_FILE);
-    ensureStateDir(ctx.root);
+    ensureWorkspaceReinDir(ctx.root);
     const text = `${stableStringify({ todo: items })}\n`;
     writeFileAtomic(file, text);
     // The next run shows it as this session's list only if it is still exactly what rein wrote.

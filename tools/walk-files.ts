@@ -1,10 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import ignore, { type Ignore } from 'ignore';
-import { STATE_DIR_NAME } from '../lib/state/harness-files.js';
+import { WORKSPACE_REIN_DIR } from '../lib/state/harness-files.js';
 
 /** Directories never searched: VCS internals, installed dependencies, rein's own state. */
-export const SKIPPED_DIRS: ReadonlySet<string> = new Set(['.git', 'node_modules', STATE_DIR_NAME]);
+export const SKIPPED_DIRS: ReadonlySet<string> = new Set(['.git', 'node_modules', WORKSPACE_REIN_DIR]);
 
 interface IgnoreLevel {
   base: string;

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { lstatSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve, sep } from 'node:path';
-import { RULES_FILE_NAMES, STATE_DIR_NAME } from 'rein/lib/state/harness-files.js';
+import { RULES_FILE_NAMES, WORKSPACE_REIN_DIR } from 'rein/lib/state/harness-files.js';
 
 /** Settings that keep git from running anything a repository's files could name (hooks, a file-system monitor, diff drivers). */
 const SAFE_GIT = [
@@ -80,7 +80,7 @@ export function modelPatch(workspace: string, base: string, exclude: readonly st
   reclaimCheckout(workspace);
   const pathspec = [
     '.',
-    `:(exclude,top)${STATE_DIR_NAME}`,
+    `:(exclude,top)${WORKSPACE_REIN_DIR}`,
     ...RULES_FILE_NAMES.map((name) => `:(exclude,top)${name}`),
     ...exclude.map((file) => `:(exclude,top,literal)${file}`),
   ];

@@ -10,7 +10,7 @@ export const RULES_FILE_NAMES = [
 ] as const;
 
 /** rein's state folder inside a workspace (progress, saved runs). */
-export const STATE_DIR_NAME = '.rein';
+export const WORKSPACE_REIN_DIR = '.rein';
 
 /**
  * Whether a workspace-relative path is rein's own: its state folder, or a
@@ -21,5 +21,5 @@ export const STATE_DIR_NAME = '.rein';
  */
 export function isHarnessFile(relative: string): boolean {
   const normalized = relative.split('\\').join('/').replace(/^\.\//, '');
-  return normalized === STATE_DIR_NAME || normalized.startsWith(`${STATE_DIR_NAME}/`) || (RULES_FILE_NAMES as readonly string[]).includes(normalized);
+  return normalized === WORKSPACE_REIN_DIR || normalized.startsWith(`${WORKSPACE_REIN_DIR}/`) || (RULES_FILE_NAMES as readonly string[]).includes(normalized);
 }

@@ -2,7 +2,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readRegularFile } from '../../lib/regular-file.js';
 import { sha256 } from '../../lib/sha256.js';
-import { RULES_FILE_NAMES, STATE_DIR_NAME } from '../../lib/state/harness-files.js';
+import { RULES_FILE_NAMES, WORKSPACE_REIN_DIR } from '../../lib/state/harness-files.js';
 import { realKey, stateRecords, writePrivateJson } from '../../lib/state/state-records.js';
 import { userStateDir } from '../../lib/state/user-state-dir.js';
 
@@ -129,7 +129,7 @@ interface LegacyStore {
 
 const LEGACY_STORE_FILE = 'rules-trust.json';
 /** The record of runs before the trust store lived outside the repository; read, never written. */
-const LEGACY_UNTRUSTED_FILE = join(STATE_DIR_NAME, 'untrusted-rules.json');
+const LEGACY_UNTRUSTED_FILE = join(WORKSPACE_REIN_DIR, 'untrusted-rules.json');
 
 function legacyStore(): LegacyStore {
   try {

@@ -2,7 +2,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { UsageError } from '../../lib/errors.js';
-import { STATE_DIR_NAME } from '../../lib/state/harness-files.js';
+import { WORKSPACE_REIN_DIR } from '../../lib/state/harness-files.js';
 import { formatZodError } from '../../lib/zod-error.js';
 import { isRecordedRunMeta, recordRunMeta } from '../../rules/trust/run-records.js';
 
@@ -113,5 +113,5 @@ export function newRunId(now = new Date()): string {
 
 /** Where a run's files go: `--run-dir`, else `<workspace>/.rein/runs/<id>`. */
 export function chooseRunDir(workspace: string, explicit: string | undefined): string {
-  return explicit ? resolve(explicit) : join(resolve(workspace), STATE_DIR_NAME, 'runs', newRunId());
+  return explicit ? resolve(explicit) : join(resolve(workspace), WORKSPACE_REIN_DIR, 'runs', newRunId());
 }

@@ -1,9 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { UsageError } from '../../lib/errors.js';
-import { STATE_DIR_NAME } from '../../lib/state/harness-files.js';
+import { WORKSPACE_REIN_DIR } from '../../lib/state/harness-files.js';
 import { userStateDir } from '../../lib/state/user-state-dir.js';
-import { ensureStateDir } from '../../lib/state/workspace-state-dir.js';
+import { ensureWorkspaceReinDir } from '../../lib/state/workspace-rein-dir.js';
 
 /**
  * Where a run keeps what it reads back (saved state, record, run.json with the rules, approval answers, the trace)
@@ -16,13 +16,11 @@ import { ensureStateDir } from '../../lib/state/workspace-state-dir.js';
  */
 export function prepareRunPlacement(workspace: string, files: { runDir: string; tracePath?: string }): string {
   const root = fs.realpathSync(workspace);
-  const stateDir = path.join(root, STATE_DIR_NAME);
-  const stat = fs.lstatSync(stateDir, { throwIfNoEntry: false });
+  const reinDir = path.join(root, WORKSPACE_REIN_DIR);
+  const stat = fs.lstatSync(reinDir, { throwIfNoEntry: false });
   if (stat && !stat.isDirectory())
-    throw new UsageError(
-      `${stateDir} is not a folder (${stat.isSymbolicLink() ? 'a symlink' : 'a file'}): rein keeps its state there; remove it and run again`,
-    );
-  ensureStateDir(root);
+    throw new UsageError(`${reinDir} is not a folder (${stat.isSymbolicLink() ? 'a symlink' : 'a file'}): rein keeps its state there; remove it and run again`);
+  ensureWorkspaceReinDir(root);
   for (const [flag, file] of [
     ['--run-dir', files.runDir],
     ['--trace', files.tracePath],
@@ -31,9 +29,9 @@ export function prepareRunPlacement(workspace: string, files: { runDir: string; 
     const real = realOfLongestPrefix(path.resolve(file));
     if (real !== root && !inside(root, real)) continue;
     // Below .rein, whatever links led there: nothing in it can be changed from the sandbox.
-    if (inside(stateDir, real)) continue;
+    if (inside(reinDir, real)) continue;
     throw new UsageError(
-      `${flag} ${file} is inside the workspace, which sandboxed commands can write: they could forge the run's saved state, its verdict, or the rules \`rein resume\` loads. Use a folder outside the workspace, or one below ${stateDir} (read-only in the sandbox)`,
+      `${flag} ${file} is inside the workspace, which sandboxed commands can write: they could forge the run's saved state, its verdict, or the rules \`rein resume\` loads. Use a folder outside the workspace, or one below ${reinDir} (read-only in the sandbox)`,
     );
   }
   const state = userStateDir();
@@ -42,7 +40,7 @@ export function prepareRunPlacement(workspace: string, files: { runDir: string; 
     throw new UsageError(
       `rein's state dir ${state} (XDG_STATE_HOME) is inside the workspace, where sandboxed commands could rewrite what you trusted; set XDG_STATE_HOME to a folder outside it`,
     );
-  return stateDir;
+  return reinDir;
 }
 
 /** The real path of the longest existing prefix, with the rest appended (a run dir is often not made yet). */

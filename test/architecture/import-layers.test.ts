@@ -25,7 +25,7 @@ interface Unit {
 }
 
 /** The rows between the floors markers of docs/architecture.md. */
-export function readFloors(markdown: string): Unit[] {
+function readFloors(markdown: string): Unit[] {
   const block = /<!-- floors:start -->([\s\S]*?)<!-- floors:end -->/.exec(markdown)?.[1];
   if (!block) throw new Error('docs/architecture.md has no <!-- floors:start --> table');
   const folder = (cell: string) => cell.trim().replace(/^`|`$/g, '').replace(/\/$/, '');
@@ -33,7 +33,10 @@ export function readFloors(markdown: string): Unit[] {
     .split('\n')
     .filter((line) => line.startsWith('| `'))
     .map((line) => {
-      const [path, floor, pkg, mayImport] = line.split('|').slice(1, 5).map((cell) => cell.trim());
+      const [path, floor, pkg, mayImport] = line
+        .split('|')
+        .slice(1, 5)
+        .map((cell) => cell.trim());
       return {
         path: folder(path!),
         floor: floor === 'periphery' ? null : Number(floor),
@@ -143,7 +146,9 @@ describe('the floors table in docs/architecture.md', () => {
 
   it('names every top-level folder that holds source code, and nothing that is not there', () => {
     const topLevel = readdirSync(repoRoot).filter((name) => !SKIPPED.has(name) && !name.startsWith('.'));
-    const withSources = topLevel.filter((name) => sourceFiles(repoRoot).some((file) => relative(repoRoot, file).startsWith(`${name}/`) || relative(repoRoot, file) === name));
+    const withSources = topLevel.filter((name) =>
+      sourceFiles(repoRoot).some((file) => relative(repoRoot, file).startsWith(`${name}/`) || relative(repoRoot, file) === name),
+    );
     const named = new Set(UNITS.map((unit) => unit.path.split('/')[0]));
     expect(withSources.filter((name) => !named.has(name))).toEqual([]);
     for (const unit of UNITS) expect(existsSync(join(repoRoot, unit.path)), unit.path).toBe(true);
@@ -290,7 +295,9 @@ describe('a run', () => {
     const packages = packagesIn(urls);
     // A built module is <root>/dist/<folder>/… (the core) or <root>/<package folder>/dist/….
     const root = pathToFileURL(repoRoot).href;
-    const reinFolders = new Set(urls.flatMap((url) => new RegExp(`^${root}/(?:dist/([^/]+(?:/coverage)?)/|([^/]+)/dist/)`).exec(url)?.slice(1).find(Boolean) ?? []));
+    const reinFolders = new Set(
+      urls.flatMap((url) => new RegExp(`^${root}/(?:dist/([^/]+(?:/coverage)?)/|([^/]+)/dist/)`).exec(url)?.slice(1).find(Boolean) ?? []),
+    );
     expect(packages.has('xstate')).toBe(true);
     for (const heavy of NOT_FOR_A_SCRIPTED_RUN) expect(packages.has(heavy), `${heavy} was loaded`).toBe(false);
     expect(reinFolders.has('run')).toBe(true);

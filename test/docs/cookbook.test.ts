@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { initialTransition } from 'xstate';
-import { cookbookRecipes } from '../../dev/docs-sections/readme-sections.js';
+import { cookbookRecipes } from '../../dev/docs-sections/docs-sections.js';
 import type { StallEvent } from '../../lib/trace/trace-events.js';
 import { stateLabel } from '../../machines/introspection.js';
 import {
@@ -35,7 +35,7 @@ function turn(probe: ReturnType<typeof probeHarness>, results: Parameters<Return
   return probe.tools(results, finish ? { summary: 'done' } : undefined);
 }
 
-describe('the README cookbook: each rules file does what its title says, run through the machine', () => {
+describe('the cookbook (docs/rules.md): each rules file does what its title says, run through the machine', () => {
   it('lists at least eight recipes, each a file that loads', async () => {
     const recipes = cookbookRecipes();
     expect(recipes.length).toBeGreaterThanOrEqual(8);

@@ -17,12 +17,12 @@ const KEY = [
 function setup(maxLogBytes?: number) {
   const root = makeTempDir();
   const outside = makeTempDir();
-  const stateDir = makeTempDir();
+  const jobsDir = makeTempDir();
   const canary = path.join(outside, 'id_ed25519');
   const canaryText = `${KEY.join('\n')}\ncanary-${'x'.repeat(400)}\n`;
   fs.writeFileSync(canary, canaryText);
-  const sandbox = openRunSandbox(root, { sandbox: 'bwrap' }, { stateDir, ...(maxLogBytes ? { maxLogBytes } : {}) });
-  const log = (id: number) => path.join(stateDir, 'jobs', `${id}.log`);
+  const sandbox = openRunSandbox(root, { sandbox: 'bwrap' }, { jobsDir, ...(maxLogBytes ? { maxLogBytes } : {}) });
+  const log = (id: number) => path.join(jobsDir, 'jobs', `${id}.log`);
   return { root, canary, canaryText, sandbox, log };
 }
 

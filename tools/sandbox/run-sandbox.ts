@@ -23,7 +23,7 @@ export interface RunSandboxOptions {
   testCmd?: string;
   protectedFiles?: readonly string[];
   /** Where `jobs.jsonl` and the job logs go (the run directory); a temp folder, removed at the end, when absent. */
-  stateDir?: string;
+  jobsDir?: string;
   /**
    * Whether a command is one the verification gate counts (the test command, a check's command). Such a command runs
    * in a sandbox of its own, started for it and ended after it: nothing the agent started (a background job, a
@@ -76,12 +76,12 @@ export interface RunSandbox {
  * Throws `UsageError` for rules it cannot honour (a credential path in
  * `permissions.readable`).
  *
- * @example const sandbox = createRunSandbox({ root, policy, testCmd: 'pytest -q', stateDir: runDir }); …; await sandbox.dispose();
+ * @example const sandbox = createRunSandbox({ root, policy, testCmd: 'pytest -q', jobsDir: runDir }); …; await sandbox.dispose();
  */
 export function createRunSandbox(options: RunSandboxOptions): RunSandbox {
   const mode = resolveSandbox(options.policy);
-  const ownState = options.stateDir === undefined;
-  const stateDir = options.stateDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'rein-jobs-'));
+  const ownJobsDir = options.jobsDir === undefined;
+  const jobsDir = options.jobsDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'rein-jobs-'));
   // The plan first: it throws for rules it cannot honour, and then nothing has been written yet.
   const plan: VisibilityPlan | null =
     mode.kind === 'bwrap'
@@ -90,13 +90,13 @@ export function createRunSandbox(options: RunSandboxOptions): RunSandbox {
           policy: options.policy,
           testCmd: options.testCmd,
           protectedFiles: options.protectedFiles,
-          writable: [jobLogDir(stateDir)],
+          writable: [jobLogDir(jobsDir)],
           home: options.home,
           pathValue: options.pathValue,
           env: options.env,
         })
       : null;
-  const store: JobStore = openJobStore(stateDir, { maxLogBytes: options.maxLogBytes });
+  const store: JobStore = openJobStore(jobsDir, { maxLogBytes: options.maxLogBytes });
   const env = buildCommandEnv(options.env ?? process.env, options.policy.envAllow);
   const limits = sandboxLimits(options.policy.limits);
   let supervisor: Supervisor | null = null;
@@ -223,7 +223,7 @@ export function createRunSandbox(options: RunSandboxOptions): RunSandbox {
       for (const job of running) options.onJob?.(job);
       await supervisor?.close();
       store.close();
-      if (ownState) fs.rmSync(stateDir, { recursive: true, force: true });
+      if (ownJobsDir) fs.rmSync(jobsDir, { recursive: true, force: true });
     },
   };
 }

@@ -1,7 +1,7 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cookbookRecipes } from '../../../dev/docs-sections/readme-sections.js';
+import { cookbookRecipes } from '../../../dev/docs-sections/docs-sections.js';
 import { checkCoverage } from '../../../testing/coverage/check.js';
 import { createHarnessMachine, loadRules, rulesSchema } from '../../../testing/index.js';
 import { repoRoot } from '../../helpers/cli.js';

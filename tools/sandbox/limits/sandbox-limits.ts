@@ -9,7 +9,6 @@ export interface SandboxLimits {
   processes: number;
 }
 
-
 const MIB = 1024 * 1024;
 /** Enough for a parallel build and a test runner's workers, far below a machine's pid space (32768 by default). */
 export const DEFAULT_PROCESSES = 1024;

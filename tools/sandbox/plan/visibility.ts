@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { UsageError } from '../../../lib/errors.js';
 import { packageRoot } from '../../../lib/package-root.js';
-import { RULES_FILE_NAMES, STATE_DIR_NAME } from '../../../lib/state/harness-files.js';
+import { RULES_FILE_NAMES, WORKSPACE_REIN_DIR } from '../../../lib/state/harness-files.js';
 import { realKey } from '../../../lib/state/state-records.js';
 import type { CommandPolicy } from '../../../rules/command-policy.js';
 import { gitMounts } from './git-mounts.js';
@@ -99,7 +99,7 @@ export function planVisibility(input: VisibilityInput): VisibilityPlan {
   for (const dir of byDepth([...toolchains, ...caches, ...readable, ...extra])) mounts.push({ kind: 'ro', path: dir });
   const workspaceWritable = input.workspace !== 'read-only';
   mounts.push({ kind: workspaceWritable ? 'rw' : 'ro', path: root });
-  const readOnly = [...[STATE_DIR_NAME, ...RULES_FILE_NAMES].map((name) => path.join(root, name)), ...(input.protectedFiles ?? [])];
+  const readOnly = [...[WORKSPACE_REIN_DIR, ...RULES_FILE_NAMES].map((name) => path.join(root, name)), ...(input.protectedFiles ?? [])];
   for (const file of readOnly) mounts.push({ kind: 'ro-try', path: file });
   // A read-only workspace has a read-only .git already (and no missing hooks folder can be created there).
   if (workspaceWritable) mounts.push(...gitMounts(root));

@@ -1,16 +1,16 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { STATE_DIR_NAME } from './harness-files.js';
+import { WORKSPACE_REIN_DIR } from './harness-files.js';
 
 /**
  * Creates `<workspace>/.rein` (progress file, saved runs) with a `.gitignore`
  * that ignores it, so rein's own state never shows up as changes in the
  * repository it works on.
  *
- * @example ensureStateDir('/work/repo') // '/work/repo/.rein'
+ * @example ensureWorkspaceReinDir('/work/repo') // '/work/repo/.rein'
  */
-export function ensureStateDir(workspace: string): string {
-  const dir = join(workspace, STATE_DIR_NAME);
+export function ensureWorkspaceReinDir(workspace: string): string {
+  const dir = join(workspace, WORKSPACE_REIN_DIR);
   mkdirSync(dir, { recursive: true });
   const ignore = join(dir, '.gitignore');
   if (!existsSync(ignore)) writeFileSync(ignore, "# rein's run state and todo list; not part of the project\n*\n");

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { packageRoot } from 'rein/lib/package-root.js';
 import { createHarnessMachine } from 'rein/machines/harness-machine.js';
 import { listTransitions } from 'rein/machines/introspection.js';
@@ -12,16 +12,18 @@ import { toPhaseMermaid, toTurnCycleMermaid } from 'rein-visualizer/server/merma
 import { z } from 'zod';
 
 /**
- * The README's generated sections: each is printed from the code it
- * describes (the stall table, the guard catalogue, the rules schema, the
- * cookbook's rules files), written into README.md by
- * `npm run docs:readme` and checked by test/docs/readme.test.ts.
+ * The docs' generated sections: each is printed from the code it describes (the chart, the stall table, the guard
+ * catalogue, the rules schema, the endpoint profiles, the cookbook's rules files), written into the page that shows it
+ * by `npm run docs:generate` and checked by test/docs/generated-sections.test.ts.
  */
+
+/** A link from a page (a path from the checkout, `docs/rules.md`) to a file of the checkout. */
+const linkFrom = (page: string) => (target: string) => relative(dirname(page), target) || '.';
 
 const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
 /** The stall rules, from the one table in rules/stall-rules.ts. */
-export function stallRulesSection(): string {
+export function stallRulesSection(link = linkFrom('README.md')): string {
   const rows = STALL_RULE_NAMES.map((name) => {
     const rule: { limit: number; counts: string; resetBy: readonly string[]; needsTools?: readonly string[]; message: string } = STALL_RULES[name];
     const resets = rule.resetBy.length > 0 ? rule.resetBy.join(', ') : '(a reply with a tool call)';
@@ -32,7 +34,7 @@ export function stallRulesSection(): string {
     '|---|---|---|---|---|---|',
     ...rows,
     '',
-    `Progress, defined once in [\`machines/stall/progress.ts\`](machines/stall/progress.ts): ${PROGRESS_KINDS.map((kind) => `\`${kind}\``).join(', ')}. ` +
+    `Progress, defined once in [\`machines/stall/progress.ts\`](${link('machines/stall/progress.ts')}): ${PROGRESS_KINDS.map((kind) => `\`${kind}\``).join(', ')}. ` +
       "Any progress ends a stall's episode: its nudges start over, so a run ends `stalled` only when a rule holds again after `stall.maxNudges` nudges with nothing new in between.",
   ].join('\n');
 }
@@ -116,13 +118,13 @@ export function chartDifference(rulesInput: unknown): { added: string[]; removed
 }
 
 /** The cookbook: each recipe's rules file and the chart difference it makes. */
-export function cookbookSection(): string {
+export function cookbookSection(link = linkFrom('README.md')): string {
   const parts: string[] = [];
   for (const recipe of cookbookRecipes()) {
     const rules = recipeRules(recipe);
     const { added, removed } = chartDifference(rules);
     parts.push(
-      `**${recipe.title}** ([\`docs/cookbook/${recipe.file}\`](docs/cookbook/${recipe.file})). ${recipe.note}`,
+      `**${recipe.title}** ([\`docs/cookbook/${recipe.file}\`](${link(`docs/cookbook/${recipe.file}`)})). ${recipe.note}`,
       '',
       '```json',
       JSON.stringify(rules, null, 2),
@@ -181,23 +183,18 @@ function summarise(lines: string[]): string[] {
   return lines.length <= 12 ? lines : [...lines.slice(0, 12), `  … and ${lines.length - 12} more (rein rules graph --all shows the whole chart)`];
 }
 
-/** The chart as a person reads it first: the phases and the ways a run ends, then one phase's turn cycle. */
+/** The chart as a person reads it first: the phases and the ways a run ends. */
 export function statechartSection(): string {
   const machine = createHarnessMachine(rulesSchema.parse({}));
-  return [
-    '```mermaid',
-    toPhaseMermaid(machine).trimEnd(),
-    '```',
-    '',
-    "Inside every phase, the same turn cycle (here build; `observe`, `compact`, `think`, `act` and `review` are the same in each phase, `route` holds the phase's own exits):",
-    '',
-    '```mermaid',
-    toTurnCycleMermaid(machine, 'build').trimEnd(),
-    '```',
-  ].join('\n');
+  return ['```mermaid', toPhaseMermaid(machine).trimEnd(), '```'].join('\n');
 }
 
-/** Every generated section by its marker name in README.md. */
+/** One phase's turn cycle: every phase runs the same one, with its own exits in `route`. */
+export function turnCycleSection(): string {
+  const machine = createHarnessMachine(rulesSchema.parse({}));
+  return ['```mermaid', toTurnCycleMermaid(machine, 'build').trimEnd(), '```'].join('\n');
+}
+
 /** The endpoint profiles, from their one table in rules/endpoint-profiles.ts (the schema's `model.profile` enum reads it too). */
 export function endpointProfilesSection(): string {
   const rows = ENDPOINT_PROFILES.map(
@@ -206,13 +203,22 @@ export function endpointProfilesSection(): string {
   return ['| `model.profile` | server | sets | why |', '|---|---|---|---|', ...rows].join('\n');
 }
 
-export function readmeSections(): Record<string, string> {
+/** A generated section: the page that shows it (a path from the checkout) and its text. */
+export interface DocsSection {
+  page: string;
+  text: string;
+}
+
+/** Every generated section by its marker name (`<!-- name:start -->` … `<!-- name:end -->` in its page). */
+export function docsSections(): Record<string, DocsSection> {
+  const reference = 'docs/rules-reference.md';
   return {
-    'endpoint-profiles': endpointProfilesSection(),
-    statechart: statechartSection(),
-    'stall-rules': stallRulesSection(),
-    guards: guardsSection(),
-    'rules-keys': rulesKeysSection(),
-    cookbook: cookbookSection(),
+    statechart: { page: 'README.md', text: statechartSection() },
+    'turn-cycle': { page: 'docs/rules.md', text: turnCycleSection() },
+    'endpoint-profiles': { page: 'docs/endpoints.md', text: endpointProfilesSection() },
+    cookbook: { page: 'docs/rules.md', text: cookbookSection(linkFrom('docs/rules.md')) },
+    'stall-rules': { page: reference, text: stallRulesSection(linkFrom(reference)) },
+    guards: { page: reference, text: guardsSection() },
+    'rules-keys': { page: reference, text: rulesKeysSection() },
   };
 }
