@@ -38,7 +38,7 @@ export function createSummarizer(deps: { record: () => MessageRecord; builder: V
 }
 
 /** Messages as plain text for the summarizing prompt. */
-export function renderTranscript(messages: readonly ChatMessage[]): string {
+function renderTranscript(messages: readonly ChatMessage[]): string {
   return messages
     .map((message) => {
       if (message.role === 'assistant') {

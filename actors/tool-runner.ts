@@ -19,7 +19,7 @@ export interface CallJournal {
   wasStarted?(key: string): boolean;
 }
 
-export interface ToolRunnerDeps {
+interface ToolRunnerDeps {
   tools: readonly AnyTool[];
   /** Everything a tool needs but the abort signal, which comes from the invoking state. */
   toolContext: Omit<ToolContext, 'signal'>;

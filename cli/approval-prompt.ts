@@ -1,9 +1,9 @@
 import { createInterface } from 'node:readline/promises';
-import type { Answer, AnswerSource } from 'rein/actors/approvals/approver.js';
-import type { PendingApproval } from 'rein/rules/approvals/pending.js';
+import type { Answer, AnswerSource } from 'rein/actors';
+import type { PendingApproval } from 'rein/rules';
 
-export const PROMPT_HELP =
-  'y = yes, once; a = yes, and always for this exact call in this run; t = yes, for this tool for the rest of the run; r = yes, for this exact call in this repository (trust file); n = no; n <message> = no, and tell the model why';
+const PROMPT_HELP =
+  'y = yes, once; a = yes, and always for this exact call in this run; t = yes, for this tool for the rest of the run; r = yes, for this exact call in this repository (remembered in the trust store); n = no; n <message> = no, and tell the model why';
 
 /**
  * What a person typed at the approval prompt, or null when it is not an
@@ -38,7 +38,7 @@ export function parsePromptAnswer(text: string): Answer | null {
 }
 
 /** The call as the prompt shows it: tool, arguments (long ones cut), why it was asked. */
-export function describePending(pending: PendingApproval): string {
+function describePending(pending: PendingApproval): string {
   const args = JSON.stringify(pending.args, null, 2) ?? String(pending.args);
   const shown = args.length > 1500 ? `${args.slice(0, 1500)}… (${args.length} chars)` : args;
   return `\nrein wants to run ${pending.tool} (call ${pending.callId}, ${pending.phase} phase, step ${pending.step}):\n${shown}\nasked because: ${pending.reason}\n`;

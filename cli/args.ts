@@ -1,6 +1,5 @@
 import { type ParseArgsConfig, parseArgs } from 'node:util';
-import { didYouMean } from 'rein/lib/did-you-mean.js';
-import { UsageError } from 'rein/lib/errors.js';
+import { didYouMean, UsageError } from 'rein/lib';
 
 export type FlagSpec = NonNullable<ParseArgsConfig['options']>;
 

@@ -1,16 +1,13 @@
 import { basename, relative } from 'node:path';
-import { RunAwaitingApproval, RunInterrupted } from 'rein/lib/errors.js';
-import { indentedLines } from 'rein/lib/terminal-text.js';
-import type { TraceLine } from 'rein/lib/trace/trace-events.js';
-import type { HarnessOutput } from 'rein/machines/types.js';
-import type { Rules } from 'rein/rules/schema.js';
-import { beginRulesWatch, endRulesWatch } from 'rein/rules/trust/rules-watch.js';
-import { type RunHandle, type RunOptions, resumeRun, startRun } from 'rein/run/start-run.js';
+import type { TraceLine } from 'rein/formats';
+import { indentedLines, RunAwaitingApproval, RunInterrupted } from 'rein/lib';
+import type { HarnessOutput } from 'rein/machines';
+import type { Rules } from 'rein/rules';
+import { type RunHandle, type RunOptions, resumeRun, startRun, tamperWarning } from 'rein/run';
 import type { OtlpSettings } from 'rein-telemetry/otlp-settings.js';
 import { terminalSource } from './approval-prompt.js';
 import { EXIT, exitCodeFor } from './exit-codes.js';
 import { errorSummary, type HeadlessOptions, writeAtif, writeSummary } from './headless.js';
-import { openRunMcp } from './mcp-servers.js';
 import { startOtelExport } from './otel-export.js';
 import { createStatusLine } from './status-line.js';
 
@@ -19,7 +16,7 @@ export interface Io {
   stderr: { write(text: string): boolean; isTTY?: boolean; columns?: number };
 }
 
-export interface ExecuteOptions {
+interface ExecuteOptions {
   /** `onTrace` and `inspect` here are called alongside the status line. */
   run: RunOptions;
   json: boolean;
@@ -29,7 +26,7 @@ export interface ExecuteOptions {
   onStart?: (handle: RunHandle) => void | Promise<void>;
   /** Export the run as OpenTelemetry spans while it runs (`--otel`, OTEL_EXPORTER_OTLP_ENDPOINT). */
   otel?: OtlpSettings | null;
-  /** rein's environment, where MCP servers' `${NAME}` values and tokens are read (default: process.env). */
+  /** rein's environment, where MCP servers' `${NAME}` values and tokens are read (default: the run's, else process.env). */
   env?: NodeJS.ProcessEnv;
   /** `--json-events`, `--summary`, `--atif`: the unattended contract (cli/headless.ts). */
   headless?: HeadlessOptions;
@@ -62,26 +59,18 @@ export async function executeRun(options: ExecuteOptions): Promise<number> {
         }
       : undefined;
   let handle: RunHandle;
-  // MCP servers start before the run (their tools are part of the first request's tool list), and a stdio server runs
-  // in the sandbox with the workspace writable: the rules files' baseline is recorded before any of them starts.
-  beginRulesWatch(run.workspace, run.runDir);
-  let mcp: Awaited<ReturnType<typeof openRunMcp>> | null = null;
   try {
-    mcp = run.mcp ? null : await openRunMcp(run, options.env ?? process.env, io, Boolean(options.resume));
     // On a terminal a person answers approvals at the prompt; elsewhere the run is headless (approvals.headless).
     const answerSources = [...(run.answerSources ?? []), ...(io.stderr.isTTY && process.stdin.isTTY ? [terminalSource(process.stdin, process.stderr)] : [])];
-    handle = (options.resume ? resumeRun : startRun)({
+    handle = await (options.resume ? resumeRun : startRun)({
       ...run,
       onTrace,
       answerSources,
+      env: options.env ?? run.env ?? process.env,
+      onNotice: (text) => io.stderr.write(`rein: ${text}\n`),
       ...(onTraceLine ? { onTraceLine } : {}),
-      ...(mcp ? { mcp: mcp.hub, secrets: [...(run.secrets ?? []), ...mcp.secrets] } : {}),
     });
   } catch (error) {
-    await mcp?.hub.close();
-    // The run never started: what its servers changed meanwhile is marked, and the baseline goes.
-    const changed = endRulesWatch(run.workspace, run.runDir);
-    if (changed.length > 0) io.stderr.write(tamperWarning(changed, run.workspace));
     await otel?.finish();
     writeSummary(headless, errorSummary(error));
     throw error;
@@ -177,11 +166,7 @@ export async function executeRun(options: ExecuteOptions): Promise<number> {
 /** The rules files the run created or changed, which rein will not load until a person trusts them. */
 function warnTampered(io: Io, handle: RunHandle): void {
   const tampered = handle.tamperedRulesFiles();
-  if (tampered.length > 0) io.stderr.write(tamperWarning(tampered, handle.workspace));
-}
-
-function tamperWarning(files: readonly string[], workspace: string): string {
-  return `rein: WARNING: the run changed ${files.join(', ')} in the workspace. rein will not load it until you have reviewed it and run \`rein trust ${workspace}\` (a .ts/.mjs/.js rules file is code).\n`;
+  if (tampered.length > 0) io.stderr.write(`rein: ${tamperWarning(tampered, handle.workspace)}\n`);
 }
 
 function startMessage(run: ExecuteOptions['run'], handle: RunHandle, resumed: boolean): string {

@@ -1,8 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { ModelEndpointError, ReinError, UsageError } from 'rein/lib/errors.js';
-import type { Usage } from 'rein/lib/usage.js';
-import { writeFileAtomic } from 'rein/tools/edits/atomic-write.js';
+import type { Usage } from 'rein/formats';
+import { ModelEndpointError, ReinError, UsageError } from 'rein/lib';
+import { writeFileAtomic } from 'rein/tools';
 import { exportRunAsAtif, writeTrajectory } from 'rein-telemetry/atif/export-run.js';
 import { type FlagSpec, type ParsedCommand, stringFlag } from './args.js';
 import { EXIT } from './exit-codes.js';
@@ -41,7 +41,7 @@ export function headlessOptions(parsed: ParsedCommand): HeadlessOptions {
 }
 
 /** The summary file's content: `status` is a run's end status or how rein stopped short of one. */
-export interface RunSummary {
+interface RunSummary {
   status: string;
   exitCode: number;
   steps?: number;

@@ -1,7 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { didYouMean } from 'rein/lib/did-you-mean.js';
-import { ModelEndpointError, ReinError, UsageError } from 'rein/lib/errors.js';
-import { indentedLines } from 'rein/lib/terminal-text.js';
+import { didYouMean, indentedLines, ModelEndpointError, ReinError, UsageError } from 'rein/lib';
 import type { Io } from './execute-run.js';
 import { EXIT } from './exit-codes.js';
 

@@ -1,4 +1,4 @@
-import { UsageError } from 'rein/lib/errors.js';
+import { UsageError } from 'rein/lib';
 import { type OtlpSettings, resolveOtlpSettings } from 'rein-telemetry/otlp-settings.js';
 import { type FlagSpec, type ParsedCommand, stringFlag } from './args.js';
 

@@ -1,10 +1,9 @@
-import { indentedLines, stripControl } from 'rein/lib/terminal-text.js';
-import { readEffect } from 'rein/lib/tool-effect.js';
-import type { ContextEvent, ToolEvent, TraceLine } from 'rein/lib/trace/trace-events.js';
-import type { Rules } from 'rein/rules/schema.js';
+import { type ContextEvent, readEffect, type ToolEvent, type TraceLine } from 'rein/formats';
+import { indentedLines, stripControl } from 'rein/lib';
+import type { Rules } from 'rein/rules';
 
 /** Writes progress as a run goes: one rewritten line on a terminal, plain lines otherwise. */
-export interface StatusLine {
+interface StatusLine {
   onTrace(line: TraceLine): void;
   finish(): void;
 }

@@ -125,12 +125,12 @@ export interface SummaryRange {
 }
 
 /** Messages kept verbatim at the end of the view when summarizing, at the least. */
-export const SUMMARY_TAIL = 8;
+const SUMMARY_TAIL = 8;
 /** Share of the low-water mark the messages after a summary may fill: the newest results whole, with room to grow before the next compaction. */
-export const SUMMARY_KEEP = 0.35;
+const SUMMARY_KEEP = 0.35;
 
 /** The view a summary range is judged on, to keep more than `SUMMARY_TAIL` messages when they fit. */
-export interface SummaryKeep {
+interface SummaryKeep {
   view: View;
   windowTokens: number;
   /** Share of the window the view may fill after a compaction (`ContextRules.lowWater`). */

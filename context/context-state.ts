@@ -1,7 +1,7 @@
 import { type CapSteps, NO_CAPS } from './elision.js';
 
 /** The record range a pending summary folds: decided by the context manager, done by the summarizer. */
-export interface FoldRange {
+interface FoldRange {
   from: number;
   through: number;
 }

@@ -27,7 +27,7 @@ export function capAt(caps: CapSteps, index: number): number | null {
 }
 
 /** Which results a pass caps: all but the newest `keepRecent`, at `floor` characters. */
-export interface FloorParams {
+interface FloorParams {
   keepRecent: number;
   floor: number;
 }

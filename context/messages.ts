@@ -6,11 +6,11 @@ export interface ToolCall {
   function: { name: string; arguments: string };
 }
 
-export interface SystemMessage {
+interface SystemMessage {
   role: 'system';
   content: string;
 }
-export interface UserMessage {
+interface UserMessage {
   role: 'user';
   content: string;
 }

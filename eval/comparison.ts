@@ -3,7 +3,7 @@ import { mean, outcomesByTask, type TaskOutcome } from './outcomes.js';
 import type { RunRecord } from './run-record.js';
 
 /** Means of A and B over the paired tasks, and B − A. */
-export interface MeanDelta {
+interface MeanDelta {
   a: number;
   b: number;
   delta: number;

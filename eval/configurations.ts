@@ -1,10 +1,8 @@
 import { createHash } from 'node:crypto';
 import { basename, extname, resolve } from 'node:path';
-import { UsageError } from 'rein/lib/errors.js';
-import { stableStringify } from 'rein/lib/stable-json.js';
-import { findPreset, requirePreset } from 'rein/rules/presets.js';
-import type { Rules } from 'rein/rules/schema.js';
-import { loadRules, type ReceivedRules } from 'rein/run/rules-files/load-rules.js';
+import { stableStringify, UsageError } from 'rein/lib';
+import { findPreset, type Rules, requirePreset } from 'rein/rules';
+import { loadRules, type ReceivedRules } from 'rein/run';
 
 /** One harness configuration under test: a preset, optionally with a rules file on top. */
 export interface Configuration {

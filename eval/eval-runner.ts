@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { UsageError } from 'rein/lib/errors.js';
-import type { Price } from 'rein/rules/schema.js';
+import { UsageError } from 'rein/lib';
+import type { Price } from 'rein/rules';
 import { createReplayWriter } from 'rein-visualizer/server/replay-files.js';
 import { type Configuration, type ResolvedConfiguration, resolveConfiguration } from './configurations.js';
 import { buildEvalView, type EvalView } from './eval-view.js';
@@ -18,7 +18,7 @@ import { writePredictions } from './swebench/predictions.js';
 import { isInstanceFile, loadSweBenchTasks } from './swebench/tasks.js';
 import { type EvalTask, loadTaskSet } from './task.js';
 
-export interface EvalOptions {
+interface EvalOptions {
   tasksDir: string;
   configurations: Configuration[];
   /** An OpenAI-compatible model; absent: each task's simulated model. */
@@ -51,7 +51,7 @@ export interface JobRunner {
   endpointNote?: string;
 }
 
-export interface EvalResult {
+interface EvalResult {
   outDir: string;
   view: EvalView;
   /** Runs made now, and runs kept from an earlier, interrupted eval in the same output dir. */

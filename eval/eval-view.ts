@@ -4,7 +4,7 @@ import { outcomesByTask, type TaskOutcome } from './outcomes.js';
 import type { RunRecord } from './run-record.js';
 
 /** What summary.md and report.html are written from. */
-export interface EvalViewInput {
+interface EvalViewInput {
   tasksDir: string;
   configs: string[];
   records: RunRecord[];

@@ -1,4 +1,4 @@
-import type { Price } from 'rein/rules/schema.js';
+import type { Price } from 'rein/rules';
 import type { Configuration } from './configurations.js';
 import type { PriceSource } from './prices.js';
 import type { EvalTask } from './task.js';

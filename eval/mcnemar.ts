@@ -1,5 +1,5 @@
 /** Result of the exact McNemar test on paired pass/fail outcomes, named as in the seed's `mcnemar_exact`. */
-export interface McNemarResult {
+interface McNemarResult {
   tasks: number;
   /** Tasks A solved and B failed. */
   only_a: number;

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
-import { UsageError } from 'rein/lib/errors.js';
-import type { Price } from 'rein/rules/schema.js';
+import { UsageError } from 'rein/lib';
+import type { Price } from 'rein/rules';
 import type { ResolvedConfiguration } from './configurations.js';
 import type { EvalJob, JobModel } from './job.js';
 import { choosePrice } from './prices.js';
@@ -8,7 +8,7 @@ import { type RunRecord, runKey } from './run-record.js';
 import { simulatedModelName } from './simulated/model-source.js';
 import type { EvalTask } from './task.js';
 
-export interface PlanOptions {
+interface PlanOptions {
   endpoint?: { model: string; baseURL?: string };
   repeat: number;
   prices?: Record<string, Price>;

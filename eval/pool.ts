@@ -1,7 +1,6 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { ReinError } from 'rein/lib/errors.js';
-import { inLanes } from 'rein/lib/in-lanes.js';
+import { inLanes, ReinError } from 'rein/lib';
 import type { EvalJob } from './job.js';
 import type { RunRecord } from './run-record.js';
 import { type WorkerOutcome, WorkerRun } from './worker-run.js';
@@ -9,7 +8,7 @@ import { type WorkerOutcome, WorkerRun } from './worker-run.js';
 /** Times a job is retried when its worker ended before starting it (a process hiccup, not a run outcome). */
 const START_RETRIES = 2;
 
-export interface PoolOptions {
+interface PoolOptions {
   parallel: number;
   /** The compiled worker entry (`dist/eval/worker.js`). */
   workerPath?: string;
@@ -37,7 +36,7 @@ export async function runPool(jobs: readonly EvalJob[], options: PoolOptions): P
 }
 
 /** `dist/eval/worker.js`, found from this file whether it runs compiled or from source (tests). */
-export function defaultWorkerPath(): string {
+function defaultWorkerPath(): string {
   const here = fileURLToPath(import.meta.url);
   return here.includes('/dist/') ? fileURLToPath(new URL('./worker.js', import.meta.url)) : fileURLToPath(new URL('../dist/eval/worker.js', import.meta.url));
 }

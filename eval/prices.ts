@@ -1,8 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { UsageError } from 'rein/lib/errors.js';
-import { jsonSyntaxError } from 'rein/lib/syntax-error.js';
-import { formatZodError } from 'rein/lib/zod-error.js';
-import type { Price, Rules } from 'rein/rules/schema.js';
+import { formatZodError, jsonSyntaxError, UsageError } from 'rein/lib';
+import type { Price, Rules } from 'rein/rules';
 import { z } from 'zod';
 
 /**

@@ -6,7 +6,7 @@ export interface ProgressStream {
   columns?: number;
 }
 
-export interface Progress {
+interface Progress {
   finished(record: RunRecord): void;
   /** A line of its own (a worker joined, Redis went away) that does not break the redrawn bar. */
   note(text: string): void;

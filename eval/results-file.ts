@@ -1,13 +1,13 @@
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { UsageError } from 'rein/lib/errors.js';
-import { readJsonLines } from 'rein/run/record/jsonl.js';
+import { UsageError } from 'rein/lib';
+import { readJsonLines } from 'rein/run';
 import { type RunRecord, runRecordSchema } from './run-record.js';
 
 export const RESULTS_FILE = 'results.jsonl';
 
 /** The results file of an eval output dir, or the path itself when it is a file. */
-export function resultsPathOf(path: string): string {
+function resultsPathOf(path: string): string {
   return existsSync(path) && statSync(path).isDirectory() ? join(path, RESULTS_FILE) : path;
 }
 

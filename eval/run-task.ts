@@ -1,14 +1,10 @@
 import { cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { UsageError } from 'rein/lib/errors.js';
-import type { HarnessOutput } from 'rein/machines/types.js';
-import { mergeRules, type Plain } from 'rein/rules/merge.js';
-import type { Rules } from 'rein/rules/schema.js';
-import { looseningsOf } from 'rein/rules/trust/loosening-rules.js';
-import { runFile } from 'rein/run/record/run-dir.js';
-import { type LoadedRules, loadRules } from 'rein/run/rules-files/load-rules.js';
-import { type ModelSource, type RunHandle, startRun } from 'rein/run/start-run.js';
+import { UsageError } from 'rein/lib';
+import type { HarnessOutput } from 'rein/machines';
+import { looseningsOf, mergeRules, type Plain, type Rules } from 'rein/rules';
+import { type LoadedRules, loadRules, type ModelSource, type RunHandle, runFile, startRun } from 'rein/run';
 import { exportRunAsAtif, writeTrajectory } from 'rein-telemetry/atif/export-run.js';
 import type { EvalJob } from './job.js';
 import type { RunRecord } from './run-record.js';
@@ -19,14 +15,14 @@ import { checkoutInstance } from './swebench/workspace.js';
 import { metricsFromTraceFile } from './trace-metrics.js';
 
 /** Hooks the worker gives a job: phase deadlines for the parent, and the running harness (to stop it on SIGTERM). */
-export interface JobHooks {
+interface JobHooks {
   /** `workspace` lets the parent remove it when the worker dies. */
   phase(phase: 'setup' | 'agent' | 'check', seconds: number, workspace: string): void;
   started(handle: RunHandle): void;
 }
 
 /** A run's ATIF trajectory, beside its trace, when eval runs with --atif. */
-export const ATIF_FILE = 'trajectory.json';
+const ATIF_FILE = 'trajectory.json';
 
 const NO_HOOKS: JobHooks = { phase: () => undefined, started: () => undefined };
 
@@ -152,7 +148,7 @@ function refuseContainedModule(job: EvalJob): void {
 async function modelFor(job: EvalJob, rules: Rules): Promise<ModelSource> {
   if (job.model.kind === 'endpoint') {
     // Loaded only here: the OpenAI SDK is a large import that simulated runs never need.
-    const { openAIModelSource, resolveEndpoint } = await import('rein/actors/model/model-source.js');
+    const { openAIModelSource, resolveEndpoint } = await import('rein/actors');
     return openAIModelSource(
       resolveEndpoint({ model: job.model.model, ...(job.model.baseURL ? { baseURL: job.model.baseURL } : {}), env: process.env }),
       rules,
@@ -170,7 +166,7 @@ async function runHarness(
   hooks: JobHooks,
 ): Promise<HarnessOutput | { crash: string }> {
   try {
-    const handle = startRun({
+    const handle = await startRun({
       workspace,
       task: job.task.prompt,
       testCmd: job.task.test_cmd,

@@ -1,7 +1,4 @@
-import { buildSandboxArgv, resolveSandbox } from 'rein/tools/sandbox/launch/bubblewrap.js';
-import { runInProcessGroup } from 'rein/tools/sandbox/lifetime/process-group.js';
-import { buildCommandEnv } from 'rein/tools/sandbox/plan/environment.js';
-import { planVisibility } from 'rein/tools/sandbox/plan/visibility.js';
+import { buildCommandEnv, buildSandboxArgv, planVisibility, resolveSandbox, runInProcessGroup } from 'rein/sandbox';
 
 export interface ShellResult {
   exitCode: number | null;
@@ -9,7 +6,7 @@ export interface ShellResult {
   output: string;
 }
 
-export interface ShellOptions {
+interface ShellOptions {
   cwd: string;
   timeoutS: number;
   /** Extra variables (REIN_TASK_DIR, REIN_WORKSPACE). */
@@ -34,7 +31,7 @@ const OUTPUT_CAP = 4000;
  * @example await runShell('npm test', { cwd, timeoutS: 120, env: {}, sandbox: true, readable: [] })
  */
 export async function runShell(command: string, options: ShellOptions): Promise<ShellResult> {
-  const inner = ['bash', '-c', command];
+  const inner = ['bash', '--norc', '-c', command];
   const network = options.network ?? false;
   const mode = options.sandbox ? resolveSandbox({ sandbox: options.requireSandbox ? 'bwrap' : 'auto', network }) : null;
   const argv =

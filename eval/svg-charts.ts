@@ -1,5 +1,5 @@
 /** One bar: its label, its length, and the text printed after it. */
-export interface Bar {
+interface Bar {
   label: string;
   value: number;
   text: string;

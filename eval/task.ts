@@ -1,9 +1,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { UsageError } from 'rein/lib/errors.js';
-import { jsonSyntaxError } from 'rein/lib/syntax-error.js';
-import { formatZodError } from 'rein/lib/zod-error.js';
-import { rulesSchema } from 'rein/rules/schema.js';
+import { formatZodError, jsonSyntaxError, UsageError } from 'rein/lib';
+import { rulesSchema } from 'rein/rules';
 import { z } from 'zod';
 import type { SimulatedModelChoice } from './simulated/model-source.js';
 import { checkSimulatedModel } from './simulated/registry.js';
@@ -16,7 +14,7 @@ export const DEFAULT_TIMEOUT_S = 600;
 export const DEFAULT_CHECK_TIMEOUT_S = 120;
 
 /** `task.json`: what the agent is told, how it is graded, and (for offline runs) its simulated model. */
-export const taskSchema = z
+const taskSchema = z
   .object({
     prompt: z.string().min(1).describe('The task the agent is given'),
     test_cmd: z.string().min(1).describe('The verification command the agent is told to run'),
@@ -33,7 +31,7 @@ export const taskSchema = z
   })
   .strict();
 
-export type TaskFile = z.infer<typeof taskSchema>;
+type TaskFile = z.infer<typeof taskSchema>;
 
 /** A validated task: its folder, its starting workspace and its task.json. */
 export interface EvalTask extends TaskFile {

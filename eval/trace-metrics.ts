@@ -1,11 +1,10 @@
-import { isEvent, type TraceRecord } from 'rein/lib/trace/trace-events.js';
-import type { CallUsage } from 'rein/lib/usage.js';
-import { costOf } from 'rein/machines/budgets.js';
-import type { Price } from 'rein/rules/schema.js';
-import { readJsonLines } from 'rein/run/record/jsonl.js';
+import { type CallUsage, isEvent, type TraceRecord } from 'rein/formats';
+import { costOf } from 'rein/machines';
+import type { Price } from 'rein/rules';
+import { readJsonLines } from 'rein/run';
 
 /** What a run's trace says, whole or cut short by a kill. */
-export interface TraceMetrics {
+interface TraceMetrics {
   steps: number;
   promptTokens: number;
   completionTokens: number;

@@ -1,6 +1,6 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { rmSync } from 'node:fs';
-import { WORKER_KILL_GRACE_S, WORKER_TERM_GRACE_MS } from 'rein/tools/sandbox/lifetime/kill-timings.js';
+import { WORKER_KILL_GRACE_S, WORKER_TERM_GRACE_MS } from 'rein/sandbox';
 import type { EvalJob, WorkerMessage } from './job.js';
 import type { RunRecord } from './run-record.js';
 import { recordFor } from './run-task.js';

@@ -8,8 +8,8 @@
  * so the channel is watched from the first moment.
  */
 
-import type { RunHandle } from 'rein/run/start-run.js';
-import { WORKER_STOP_GRACE_MS } from 'rein/tools/sandbox/lifetime/kill-timings.js';
+import type { RunHandle } from 'rein/run';
+import { WORKER_STOP_GRACE_MS } from 'rein/sandbox';
 import type { EvalJob, WorkerMessage } from './job.js';
 
 let running: RunHandle | null = null;

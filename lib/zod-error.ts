@@ -25,7 +25,7 @@ export function formatZodError(error: z.ZodError, options: { input: unknown; sch
 }
 
 /** A JSON path as people write it: `phases.plan.exits[0].guard`. */
-export function formatPath(path: readonly PropertyKey[]): string {
+function formatPath(path: readonly PropertyKey[]): string {
   if (path.length === 0) return '(top level)';
   return path.map((key, index) => (typeof key === 'number' ? `[${key}]` : `${index > 0 ? '.' : ''}${String(key)}`)).join('');
 }

@@ -142,7 +142,7 @@ export function decisionUpdate(context: HarnessContext, decision: ApprovalDecisi
         ...approvals,
         pending: null,
         decided: { ...approvals.decided, [pending.callId]: decided },
-        // Repository decisions are written to the trust file by whoever took the answer; in the run they hold like the others.
+        // Repository decisions are written to the trust store by whoever took the answer; in the run they hold like the others.
         remembered: memory ? [...approvals.remembered, memory] : approvals.remembered,
       },
     },
@@ -165,7 +165,7 @@ export function approverFailureUpdate(context: HarnessContext, error: unknown): 
 }
 
 /** The tool result of a call denied by a rule, a remembered decision or an answer. */
-export function denialFor(decided: DecidedCall): string {
+function denialFor(decided: DecidedCall): string {
   return denialText(
     decided.by === 'rule' ? 'by an approval rule' : decided.by === 'remembered' ? 'by a remembered decision' : `by ${decided.by}`,
     decided.message,
@@ -180,7 +180,7 @@ export function deniedCalls(context: HarnessContext): Record<string, string> {
 }
 
 /** How a phase's tool actor is fed: `approves` when calls can wait or be refused before running; `oneAtATime` with postToolUse hooks. */
-export interface BatchRules {
+interface BatchRules {
   approves: boolean;
   oneAtATime: boolean;
 }

@@ -95,9 +95,9 @@ export function warningUpdate(context: HarnessContext, warnings: readonly Warnin
 }
 
 /** Chars a token assumed for the caps until the provider has reported a prompt size: dense tokenizers get near 2. */
-export const UNCALIBRATED_CHARS_PER_TOKEN = 2;
+const UNCALIBRATED_CHARS_PER_TOKEN = 2;
 /** Headroom on a calibrated estimate: the next request's new text can tokenize denser than the last one's. */
-export const CALIBRATED_MARGIN = 1.1;
+const CALIBRATED_MARGIN = 1.1;
 
 /**
  * Prompt tokens the caps must allow for: the view's estimate corrected by
@@ -119,7 +119,7 @@ export function promptTokensForCaps(
 }
 
 /** Fewest completion tokens worth making a call for; below it the budget is spent. */
-export const MIN_COMPLETION_TOKENS = 256;
+const MIN_COMPLETION_TOKENS = 256;
 
 const ZERO_PRICE: Price = { input: 0, cachedInput: 0, output: 0 };
 

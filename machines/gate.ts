@@ -36,14 +36,6 @@ export function gateCondition(rules: Rules): Condition {
   return fill(rules.verification.when ?? { guard: GATE_GUARD });
 }
 
-/** The guards a condition names, in order. */
-export function conditionGuards(condition: Condition): string[] {
-  if (condition.all) return condition.all.flatMap(conditionGuards);
-  if (condition.any) return condition.any.flatMap(conditionGuards);
-  if (condition.not) return conditionGuards(condition.not);
-  return [condition.guard!];
-}
-
 /** The gate guard's parameters, as the chart shows them: `testsPassedSinceLastEdit(runs=1)`. */
 export function gateParams(rules: Rules): { runs: number; checks: Record<string, number> } {
   const checks = Object.fromEntries(rules.verification.checks.map((check) => [check.name, check.runs]));

@@ -21,7 +21,7 @@ import type { Update } from './update.js';
  */
 
 /** Which moments have hooks, as the chart builder needs it. */
-export interface HookMoments {
+interface HookMoments {
   preToolUse: boolean;
   postToolUse: boolean;
   phaseChange: boolean;

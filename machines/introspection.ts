@@ -1,7 +1,5 @@
 import { type AnyStateMachine, type AnyStateNode, type AnyTransitionDefinition, and, not, or, type StateValue } from 'xstate';
-import { namedGuardLabel } from './guard-labels.js';
-
-export { COMBINATOR_NAMES, namedGuardLabel } from './guard-labels.js';
+import { namedGuardLabel } from '../lib/guard-labels.js';
 
 /**
  * Reading a built machine: state labels, its transitions, how its guards
@@ -25,7 +23,7 @@ export function stateLabel(value: StateValue): string {
 }
 
 /** The tag on the states after which a run's state is saved (the model has replied; its calls are about to run). */
-export const CHECKPOINT_TAG = 'checkpoint';
+const CHECKPOINT_TAG = 'checkpoint';
 
 /** Whether a snapshot is at a checkpoint. */
 export function isCheckpoint(snapshot: { hasTag(tag: string): boolean }): boolean {
@@ -41,7 +39,7 @@ const COMBINATORS = new Map<unknown, 'all' | 'any' | 'not'>([
 ]);
 
 /** A guard as the machine holds it, read: a named guard with parameters, or a combinator of guards. */
-export type GuardShape = { name: string; params?: Record<string, unknown> } | { combinator: 'all' | 'any' | 'not'; parts: GuardShape[] };
+type GuardShape = { name: string; params?: Record<string, unknown> } | { combinator: 'all' | 'any' | 'not'; parts: GuardShape[] };
 
 /** Reads a transition's guard: `'name'`, `{ type, params }`, or XState's `and`/`or`/`not`. Null for no guard. */
 export function guardShape(guard: unknown): GuardShape | null {

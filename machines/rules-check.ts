@@ -1,7 +1,7 @@
 import { didYouMean } from '../lib/did-you-mean.js';
 import { UsageError } from '../lib/errors.js';
 import { isMcpToolEntry, namesDeclaredServer } from '../lib/tool-patterns.js';
-import { describeValue, formatPath, formatZodError } from '../lib/zod-error.js';
+import { describeValue, formatZodError } from '../lib/zod-error.js';
 import { type ActionCall, type Condition, END_TARGETS, EXIT_FIELDS, enabledPhases, isEndTarget, phaseNames, phaseRule, type Rules } from '../rules/schema.js';
 import { isStallRuleName, STALL_RULE_NAMES } from '../rules/stall-rules.js';
 import { isToolGlob, toolMatches } from '../rules/tool-names.js';
@@ -186,5 +186,3 @@ export function checkRuleReferences(rules: Rules, registered: Registered = { gua
     problems.push(`context.soft: compactions must be due before the view reaches context.hard (${context.hard}), found ${context.soft}`);
   if (problems.length > 0) throw new UsageError(problems.join('\n'));
 }
-
-export { formatPath };

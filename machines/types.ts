@@ -10,7 +10,7 @@ import type { Phase, Price } from '../rules/schema.js';
 import type { ProgressKind } from '../rules/stall-rules.js';
 import type { ProgressMemory } from './stall/progress.js';
 
-export type { EndStatus, Usage };
+export type { EndStatus };
 
 /** What a harness run is started with. */
 export interface HarnessInput {
@@ -26,7 +26,7 @@ export interface HarnessInput {
   elapsedMs?: number;
   /** Tokens of the fixed part of every request (tool schemas), added to view estimates. */
   overheadTokens?: number;
-  /** Approval decisions remembered for this repository (the trust file), judged like the run's own. */
+  /** Approval decisions remembered for this repository (the trust store), judged like the run's own. */
   rememberedApprovals?: RememberedDecision[];
 }
 
@@ -47,14 +47,14 @@ export interface ApprovalState {
   decided: Record<string, DecidedCall>;
   /** The tool actor runs `calls[cursor..runUntil)`: up to the next call that needs an answer. */
   runUntil: number;
-  /** Decisions remembered for the rest of the run (and the repository's, from the trust file). */
+  /** Decisions remembered for the rest of the run (and the repository's, from the trust store). */
   remembered: RememberedDecision[];
   /** What the preToolUse hooks answered for this turn's calls, by call id. */
   hooked: Record<string, { verdict: 'allow' | 'deny' | 'ask'; message?: string }>;
 }
 
 /** One verification check's record since the run began. */
-export interface CheckFacts {
+interface CheckFacts {
   /** Passing runs of the exact check command since the last edit. */
   passesSinceEdit: number;
   lastRunSeq: number;

@@ -7,7 +7,7 @@ import { z } from 'zod';
 
 /** Final states an exit rule may end the run in (`done` is only ever reached through the verification gate). */
 export const END_TARGETS = ['stalled', 'step_limit', 'budget', 'timeout', 'failed'] as const;
-export type EndTarget = (typeof END_TARGETS)[number];
+type EndTarget = (typeof END_TARGETS)[number];
 
 /** Whether an exit's target ends the run (else it names a phase). */
 export function isEndTarget(target: string): target is EndTarget {
@@ -39,7 +39,7 @@ function oneForm(value: Record<string, unknown>, context: z.RefinementCtx): void
   }
 }
 
-export const conditionShape = {
+const conditionShape = {
   guard: z.string().min(1).optional().describe('Name of a registered guard; its parameters go beside it'),
   get all() {
     return z.array(condition).min(1).optional().describe('Every condition holds');

@@ -3,7 +3,7 @@ import { UsageError } from '../lib/errors.js';
 import { mergeRules, type Plain } from './merge.js';
 
 /** The `model` settings a profile may set: the ones OpenAI-compatible servers disagree on. */
-export interface ProfileSettings {
+interface ProfileSettings {
   toolCalling?: 'native' | 'prompted' | 'auto';
   maxTokensParam?: 'max_tokens' | 'max_completion_tokens';
   systemRole?: 'system' | 'developer';
@@ -14,7 +14,7 @@ export interface ProfileSettings {
 }
 
 /** Per-server defaults for `model.*`, chosen with `model.profile`; any field set beside it wins. */
-export interface EndpointProfile {
+interface EndpointProfile {
   name: string;
   /** The server or model family it is for, as the README's table names it. */
   server: string;
@@ -81,7 +81,7 @@ export const ENDPOINT_PROFILES = [
   },
 ] as const satisfies readonly EndpointProfile[];
 
-export type ProfileName = (typeof ENDPOINT_PROFILES)[number]['name'];
+type ProfileName = (typeof ENDPOINT_PROFILES)[number]['name'];
 
 export const PROFILE_NAMES = ENDPOINT_PROFILES.map((profile) => profile.name) as [ProfileName, ...ProfileName[]];
 

@@ -64,4 +64,3 @@ export const mcpRulesSchema = z
       ),
   })
   .prefault({});
-export type McpRules = z.output<typeof mcpRulesSchema>;

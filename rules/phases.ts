@@ -12,18 +12,18 @@ import { type ActionCall, actionCall, END_TARGETS, type PhaseExitRule, phaseExit
  */
 
 /** rein's own phases, in their default order. */
-export const BUILT_IN_PHASES = ['plan', 'build', 'verify', 'fix'] as const;
+const BUILT_IN_PHASES = ['plan', 'build', 'verify', 'fix'] as const;
 
 /** A phase's name: a built-in one or one a rules file adds. */
 export type Phase = string;
 
 /** The key whose `exitsPrepend`/`exitsAppend` go to every phase. */
-export const EVERY_PHASE = '*';
+const EVERY_PHASE = '*';
 
 /** Names a phase cannot have: the final states and `*`. */
 const RESERVED = new Set<string>(['done', ...END_TARGETS, EVERY_PHASE]);
 
-export const phaseName = z
+const phaseName = z
   .string()
   .regex(/^[a-z][a-zA-Z0-9_]*$/, 'expected a phase name: a lower-case letter, then letters, digits or "_"')
   .refine((name) => !RESERVED.has(name), { message: `expected a phase name other than a final state (done, ${END_TARGETS.join(', ')})` });
@@ -93,7 +93,7 @@ interface PhaseDefaults {
 }
 
 /** The built-in phases' defaults (the seed's plan → build → verify → fix). */
-export const BUILT_IN_PHASE_DEFAULTS: Record<(typeof BUILT_IN_PHASES)[number], PhaseDefaults> = {
+const BUILT_IN_PHASE_DEFAULTS: Record<(typeof BUILT_IN_PHASES)[number], PhaseDefaults> = {
   plan: {
     description: 'Read the task and the code; write a todo list.',
     exits: [
@@ -122,7 +122,7 @@ export const BUILT_IN_PHASE_DEFAULTS: Record<(typeof BUILT_IN_PHASES)[number], P
   },
 };
 
-export function isBuiltInPhase(name: string): name is (typeof BUILT_IN_PHASES)[number] {
+function isBuiltInPhase(name: string): name is (typeof BUILT_IN_PHASES)[number] {
   return (BUILT_IN_PHASES as readonly string[]).includes(name);
 }
 

@@ -9,12 +9,10 @@ import { defaultStallMessages, defaultStallRuleList } from './stall-rules.js';
 import { BUDGET_WARNING, GATE_REFUSAL, NO_TOOL_CALL_REMINDER, SUMMARY_PROMPT, SYSTEM_PROMPT } from './texts.js';
 import { TOOL_NAMES } from './tool-names.js';
 
-export { type ActionCall, type Condition, END_TARGETS, type EndTarget, EXIT_FIELDS, isEndTarget, type PhaseExitRule } from './conditions.js';
-export { BUILT_IN_PHASES, isBuiltInPhase, type Phase, type PhaseRule } from './phases.js';
+export { type ActionCall, type Condition, END_TARGETS, EXIT_FIELDS, isEndTarget, type PhaseExitRule } from './conditions.js';
+export type { Phase } from './phases.js';
 
 import type { PhaseRule } from './phases.js';
-
-export { TOOL_NAMES };
 
 /** A regular expression, compiled here so a bad one stops the run before it starts. */
 const regex = z.string().superRefine((pattern, context) => {
@@ -297,11 +295,6 @@ export function defaultRules(): Rules {
 /** The phases of the rules, in order (disabled ones too). */
 export function phaseNames(rules: Pick<Rules, 'phases'>): string[] {
   return Object.keys(rules.phases);
-}
-
-/** Whether a name is a phase of these rules. */
-export function isPhaseOf(rules: Pick<Rules, 'phases'>, name: string): boolean {
-  return Object.hasOwn(rules.phases, name);
 }
 
 /** The enabled phases, in order; the first is where a run starts. */

@@ -17,7 +17,7 @@ import type { ProgressKind } from '../lib/progress-kinds.js';
 
 export { PROGRESS_KINDS, type ProgressKind } from '../lib/progress-kinds.js';
 
-export interface StallRuleSpec {
+interface StallRuleSpec {
   /** Default threshold. */
   limit: number;
   /** What the rule counts, for people: completes "{count} …". */

@@ -2,7 +2,7 @@ import { closeSync, fstatSync, lstatSync, openSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** The repository's instructions as the model gets them, and what the trace says about them. */
-export interface RepositoryInstructions {
+interface RepositoryInstructions {
   /** The labelled block for the task message. */
   text: string;
   path: string;

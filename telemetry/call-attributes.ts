@@ -1,6 +1,5 @@
 import type { Attributes } from '@opentelemetry/api';
-import { readEffectData } from 'rein/lib/tool-effect.js';
-import type { TraceRecord as TraceLine } from 'rein/lib/trace/trace-events.js';
+import { readEffectData, type TraceRecord as TraceLine } from 'rein/formats';
 import { contentText, finishReasonOf, outputMessages } from './content.js';
 import { GEN_AI, GENERAL, OPERATION, REIN, TOOL_ERROR, TOOL_TYPE_FUNCTION } from './conventions.js';
 import type { EndpointFacts } from './endpoint-facts.js';
@@ -102,7 +101,7 @@ const MCP_OUTCOMES: Record<string, string> = {
  * not a failed tool call (the model reads the failure); a blocked, timed-out,
  * interrupted or rejected one is.
  */
-export function toolOutcome(effect: Record<string, unknown>, ok: boolean): string {
+function toolOutcome(effect: Record<string, unknown>, ok: boolean): string {
   const generic = () => (ok ? 'ok' : TOOL_ERROR.error);
   // One entry per kind of effect: a new kind fails tsc here until it names its outcome.
   return readEffectData<string>(

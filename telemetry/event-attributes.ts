@@ -1,5 +1,5 @@
 import type { Attributes } from '@opentelemetry/api';
-import type { TraceRecord as TraceLine } from 'rein/lib/trace/trace-events.js';
+import type { TraceRecord as TraceLine } from 'rein/formats';
 import { EVENT, REIN } from './conventions.js';
 import { bool, defined, num, record, str } from './line-fields.js';
 

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { ExportResultCode } from '@opentelemetry/core';
 import { InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace-base';
-import type { TraceRecord as TraceLine } from 'rein/lib/trace/trace-events.js';
-import { redactTraceLine } from 'rein/run/record/trace.js';
+import type { TraceRecord as TraceLine } from 'rein/formats';
+import { redactTraceLine } from 'rein/run';
 import { createOtlpExporter } from './otlp-exporter.js';
 import type { OtlpSettings } from './otlp-settings.js';
 import type { RunFacts } from './run-attributes.js';
@@ -11,7 +11,7 @@ import { createTracing } from './tracing.js';
 
 const BATCH = 512;
 
-export interface TraceExport {
+interface TraceExport {
   lines: number;
   spans: number;
   /** Spans the collector took. */

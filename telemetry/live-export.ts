@@ -18,7 +18,7 @@ export interface LiveExport {
   finish(): Promise<void>;
 }
 
-export interface LiveExportOptions {
+interface LiveExportOptions {
   /** A resumed run's trace has no start line in this process: its run id, model and endpoint. */
   facts: RunFacts;
   /** Prints one line; called at most once per run. */

@@ -15,7 +15,7 @@ export function reinVersion(): string {
 }
 
 /** The export's outcome so far. */
-export interface ExportTally {
+interface ExportTally {
   exported: number;
   failed: number;
   /** The first failure, in one line. */

@@ -1,4 +1,4 @@
-import { UsageError } from 'rein/lib/errors.js';
+import { UsageError } from 'rein/lib';
 import { contentOptedIn } from './content.js';
 
 /** Where and how spans go: resolved once from the flags and the standard OTEL_* variables. */
@@ -15,7 +15,7 @@ export interface OtlpSettings {
   notes: string[];
 }
 
-export interface SettingsInput {
+interface SettingsInput {
   /** `--otel URL` / `--endpoint URL`: a collector's base URL, or its full traces URL. */
   url?: string;
   /** The flag's name, for messages (default `--otel`). */

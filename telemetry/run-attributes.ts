@@ -1,5 +1,5 @@
 import type { Attributes } from '@opentelemetry/api';
-import type { TraceRecord as TraceLine } from 'rein/lib/trace/trace-events.js';
+import type { TraceRecord as TraceLine } from 'rein/formats';
 import { summaryMessages, systemInstructions, taskMessages } from './content.js';
 import { AGENT_NAME, GEN_AI, GENERAL, OPERATION, REIN } from './conventions.js';
 import type { EndpointFacts } from './endpoint-facts.js';

@@ -1,6 +1,6 @@
 import { basename } from 'node:path';
 import { type Attributes, type Context, ROOT_CONTEXT, type Span, SpanKind, SpanStatusCode, type Tracer, trace } from '@opentelemetry/api';
-import type { TraceRecord as TraceLine } from 'rein/lib/trace/trace-events.js';
+import type { TraceRecord as TraceLine } from 'rein/formats';
 import { type CallScope, chatAttributes, finishAttributes, modelScope, toolAttributes } from './call-attributes.js';
 import { AGENT_NAME, GENERAL, OPERATION, PROVIDER, REIN } from './conventions.js';
 import { type EndpointFacts, endpointFacts } from './endpoint-facts.js';
@@ -8,14 +8,14 @@ import { contextEvent, type LineEvent, phaseEvent, retryEvent, runEvent } from '
 import { hrTime, num, phaseOf, str } from './line-fields.js';
 import { type RunEnding, type RunFacts, runEndAttributes, runStartAttributes, runStopAttributes } from './run-attributes.js';
 
-export interface SpanMapperOptions {
+interface SpanMapperOptions {
   /** Export message contents, tool arguments and results (the conventions' opt-in attributes). */
   content: boolean;
   /** Facts for a trace without a start line (a resumed run exported live). */
   facts?: RunFacts;
 }
 
-export interface SpanMapper {
+interface SpanMapper {
   /** Maps one trace line; lines must come in trace order. */
   line(line: TraceLine): void;
   /** Ends a run span left open (a trace that stops without an end line). */

@@ -75,7 +75,7 @@ export async function runScripted(options: ScriptedRunOptions): Promise<Scripted
   // The intake needs the run's tool schemas, known when the run builds the model actor.
   let intake: ((reply: ModelReply, step: number) => ModelReply) | null = null;
   const model = createScriptedModel(options.script, { intake: (reply, step) => (intake ? intake(reply, step) : reply) });
-  const handle = startRun({
+  const handle = await startRun({
     workspace,
     task: options.task ?? 'Make the tests pass.',
     testCmd: options.testCmd ?? 'npm test',

@@ -8,7 +8,7 @@ const perTest = new Set<string>();
 const perProcess = new Set<string>();
 let hooked = false;
 
-export interface TempDirOptions {
+interface TempDirOptions {
   /**
    * `test` (default): removed by `removeTempDirs()` (call it after each test) or at the latest when the process
    * exits; `exit`: kept for every test of the file (a fixture made once), removed when the process exits.

@@ -11,9 +11,9 @@ import { headTail } from './shaping/shape.js';
 import type { Tool, ToolContext, ToolOutcome } from './types.js';
 
 /** Echo of the edited region, as in the seed. */
-export const EDIT_ECHO_CHARS = 1_500;
+const EDIT_ECHO_CHARS = 1_500;
 /** Cap on the syntax error shown for a rejected edit, as in the seed. */
-export const SYNTAX_ERROR_CHARS = 800;
+const SYNTAX_ERROR_CHARS = 800;
 
 const parameters = z
   .object({
@@ -113,7 +113,7 @@ async function applied(path: string, line: number, ctx: ToolContext, note: strin
 }
 
 /** Non-overlapping occurrences, as Python's `str.count` (an empty needle matches length + 1 times). */
-export function countOccurrences(haystack: string, needle: string): number {
+function countOccurrences(haystack: string, needle: string): number {
   if (needle === '') return haystack.length + 1;
   let count = 0;
   for (let at = haystack.indexOf(needle); at !== -1; at = haystack.indexOf(needle, at + needle.length)) count += 1;

@@ -10,9 +10,9 @@ import type { Tool, ToolContext } from './types.js';
 import { walkFiles } from './walk-files.js';
 
 /** Matching lines counted before giving up on an exact total. */
-export const COUNT_LIMIT = 10_000;
+const COUNT_LIMIT = 10_000;
 /** Longest hit text shown; longer lines show a window around the match. */
-export const MAX_HIT_CHARS = 240;
+const MAX_HIT_CHARS = 240;
 /** Only this much of one line is held at once, so a minified 100 MB line stays cheap; the rest is searched in windows. */
 const MAX_SEARCHED_LINE_BYTES = 1024 * 1024;
 /** How much two windows of a long line share: a match up to this long across their border is found. */

@@ -78,3 +78,10 @@ export function addedToolNames(registry: readonly AnyTool[]): string[] {
 export function findTool(tools: readonly AnyTool[], name: string): AnyTool | undefined {
   return tools.find((tool) => tool.name === name);
 }
+
+// For rein's own packages (the CLI, the visualizer, eval, telemetry, benchmarks).
+export { writeFileAtomic } from './edits/atomic-write.js';
+export type { PythonCheck } from './edits/python-check.js';
+export { createSyntaxChecker } from './edits/syntax-check.js';
+export { selectTools } from './select-tools.js';
+export type { AnyTool, CommandPolicy, ToolOutcome } from './types.js';

@@ -6,7 +6,7 @@ import { forEachLine, looksBinary } from './shaping/line-reader.js';
 import type { Tool } from './types.js';
 
 /** Longest line shown in full; longer ones are cut with a marker. */
-export const MAX_LINE_CHARS = 2_000;
+const MAX_LINE_CHARS = 2_000;
 /** A UTF-8 code point is at most 4 bytes, so this many bytes always cover MAX_LINE_CHARS. */
 const MAX_LINE_BYTES = MAX_LINE_CHARS * 4;
 /** Lines above a window read with it for secret masking only: a private key whose header is above the window is still masked. */

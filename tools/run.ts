@@ -8,7 +8,7 @@ import { limitNote } from './shaping/limit-notes.js';
 import type { JobEffect, Tool, ToolContext, ToolEffect, ToolOutcome } from './types.js';
 
 /** How long a new background job is watched before `run` returns, so a job that fails at once says so. */
-export const JOB_FIRST_LOOK_MS = 1_000;
+const JOB_FIRST_LOOK_MS = 1_000;
 
 const parameters = z
   .object({

@@ -4,7 +4,7 @@ import { stableStringify } from '../lib/stable-json.js';
 import { ensureWorkspaceReinDir } from '../lib/state/workspace-rein-dir.js';
 import { jsonSyntaxError } from '../lib/syntax-error.js';
 import { formatZodError } from '../lib/zod-error.js';
-import { isWrittenProgress, recordWrittenProgress } from '../rules/trust/written-progress.js';
+import { isWrittenProgress, recordWrittenProgress } from '../rules/trust/index.js';
 import { writeFileAtomic } from './edits/atomic-write.js';
 import { resolveInWorkspace } from './permissions/path-guard.js';
 import type { TodoItem, Tool } from './types.js';

@@ -4,7 +4,7 @@ import ignore, { type Ignore } from 'ignore';
 import { WORKSPACE_REIN_DIR } from '../lib/state/harness-files.js';
 
 /** Directories never searched: VCS internals, installed dependencies, rein's own state. */
-export const SKIPPED_DIRS: ReadonlySet<string> = new Set(['.git', 'node_modules', WORKSPACE_REIN_DIR]);
+const SKIPPED_DIRS: ReadonlySet<string> = new Set(['.git', 'node_modules', WORKSPACE_REIN_DIR]);
 
 interface IgnoreLevel {
   base: string;

@@ -27,7 +27,7 @@ function writeAtomically(path: string, value: unknown): void {
 }
 
 /** When a request was first asked, and by when an answer must come (set while a terminal or the page can answer). */
-export interface RequestTimes {
+interface RequestTimes {
   askedAt: string;
   deadline?: string;
 }

@@ -4,7 +4,7 @@ import { callFacts } from '../../rules/approvals/call-facts.js';
 import type { ApprovalDecision, Decider, PendingApproval } from '../../rules/approvals/pending.js';
 import { type RememberScope, toRemember } from '../../rules/approvals/remembered.js';
 import type { Approvals } from '../../rules/approvals/schema.js';
-import { rememberForRepository } from '../../rules/trust/approvals-trust-file.js';
+import { rememberForRepository } from '../../rules/trust/index.js';
 import { carriedRequestTimes, clearApprovalFiles, readApprovalAnswer, writeApprovalRequest } from './answer-file.js';
 
 /** What someone answered: the approver binds it to the pending call. */
@@ -20,41 +20,39 @@ export interface AnswerSource {
   ask(pending: PendingApproval, signal: AbortSignal): Promise<Answer>;
 }
 
-export interface ApproverDeps {
+interface ApproverDeps {
   /** The run directory's request and answer files (`rein approve` reads the one and writes the other). */
   requestPath: string;
   answerPath: string;
-  /** Saves the run's state, the pending call in it, before anyone is asked. */
-  persist(): void;
   /** Who can answer in this process; none on a headless run. */
   sources: readonly AnswerSource[];
   /** What a run with no source does (approvals.headless). */
   headless: Approvals['headless'];
-  /** A headless run with `exit`: the run stops here (its state saved) and exits for `rein approve`. */
-  onParked(pending: PendingApproval): void;
-  /** Where `repository` decisions go (rules/trust/approvals-trust-file.ts), for this repository. */
-  trust?: { path: string; repository: string };
+  /** The repository (its real path) `repository` decisions are remembered for, in the trust store. */
+  repository?: string;
   /** How often the answer file is looked for, in milliseconds. */
   pollMs?: number;
   now?: () => number;
 }
 
 /**
- * The approver actor: saves the pending call, then takes the first answer
- * from the answer file (`rein approve`, from any terminal), the terminal
- * prompt, the page or a hook; no answer within the timeout is a denial by
- * `timeout`. Without any source it answers by the headless policy or parks
- * the run. A `repository` decision is written to the trust file here, the
- * only writer. The answer it returns is bound to the pending call; the
- * machine checks that binding again (answerFitsPending).
+ * The approver actor: takes the first answer from the answer file (`rein approve`, from any terminal), the terminal
+ * prompt, the page or a hook; no answer within the timeout is a denial by `timeout`. Without any source it answers by
+ * the headless policy, or (`exit`) waits on the answer file alone while the run parks itself (run/parts/run-to-end.ts).
+ * A `repository` decision is written to the trust store here, the only writer. The answer it returns is bound to the
+ * pending call; the machine checks that binding again (answerFitsPending).
  *
- * @example const approver = createApprover({ requestPath, answerPath, persist: save, sources: [terminal], headless: 'exit', onParked: stop });
+ * The pending call is in the saved state before anyone is asked: `awaitingApproval` is a checkpoint, saved when the
+ * macrostep that entered it ends, and this actor starts within that macrostep; its first await lets the save happen.
+ *
+ * @example const approver = createApprover({ requestPath, answerPath, sources: [terminal], headless: 'exit' });
  */
 export function createApprover(deps: ApproverDeps) {
   const now = deps.now ?? Date.now;
   return fromPromise<ApprovalDecision, ApproverInput>(async ({ input, signal }) => {
     const { pending, timeoutMs } = input;
-    deps.persist();
+    // The checkpoint save of the macrostep that started this actor runs before anything below (see above).
+    await Promise.resolve();
     // A wait a killed run began goes on from its own start and deadline: a resume never gives the call a new timeout.
     const carried = carriedRequestTimes(deps.requestPath, pending);
     const started = carried ? Date.parse(carried.askedAt) : now();
@@ -98,8 +96,7 @@ export function createApprover(deps: ApproverDeps) {
     const stop = AbortSignal.any([signal, race.signal]);
     try {
       const answers: Promise<Answer & { by: Decider }>[] = [pollAnswerFile(deps.answerPath, deps.pollMs ?? 200, stop)];
-      if (!waits) deps.onParked(pending);
-      else {
+      if (waits) {
         answers.push(...deps.sources.map(async (source) => ({ ...(await source.ask(pending, stop)), by: source.by })));
         // Stryker disable next-line ArithmeticOperator: deadline is set whenever a source can answer (waits)
         answers.push(sleep(Math.max(0, (deadline ?? started + timeoutMs) - now()), stop).then(() => timedOut));
@@ -114,9 +111,9 @@ export function createApprover(deps: ApproverDeps) {
 }
 
 function rememberInTrustFile(deps: ApproverDeps, pending: PendingApproval, decision: ApprovalDecision): void {
-  if (decision.remember !== 'repository' || !deps.trust || decision.callId !== pending.callId || decision.argsHash !== pending.argsHash) return;
+  if (decision.remember !== 'repository' || !deps.repository || decision.callId !== pending.callId || decision.argsHash !== pending.argsHash) return;
   const memory = toRemember('repository', decision.verdict, callFacts(pending.tool, JSON.stringify(pending.args)), pending.argsHash);
-  if (memory) rememberForRepository(deps.trust.path, deps.trust.repository, memory);
+  if (memory) rememberForRepository(deps.repository, memory);
 }
 
 /** Resolves with the answer `rein approve` writes; a malformed file rejects (the machine then denies). */

@@ -12,7 +12,7 @@ import { isWithin } from '../../tools/sandbox/plan/hidden-paths.js';
 import { planVisibility } from '../../tools/sandbox/plan/visibility.js';
 import type { HookLaunch } from './run-hook.js';
 
-export interface HookLaunchContext {
+interface HookLaunchContext {
   /** Real workspace root. */
   root: string;
   /** The run's command policy: the hook's sandbox is built from it. */

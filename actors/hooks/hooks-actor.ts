@@ -55,7 +55,7 @@ export function createHooksActor(deps: HooksDeps) {
 }
 
 /** Runs a moment's hooks and combines their answers (the hooks actor at every moment's state). */
-export async function runMomentHooks(deps: HooksDeps, input: HooksInput, signal?: AbortSignal): Promise<HooksOutput> {
+async function runMomentHooks(deps: HooksDeps, input: HooksInput, signal?: AbortSignal): Promise<HooksOutput> {
   // A finish is judged by the gate and the beforeFinish hooks, not as a tool call.
   if (input.moment === 'preToolUse' && input.tool === 'finish') return { decision: null, notes: [] };
   const specs = deps.hooks[input.moment].filter((spec) => input.tool === undefined || wildcard(spec.tools).test(input.tool));

@@ -8,7 +8,7 @@ import { GroupStdioTransport } from './stdio-transport.js';
 import { expandVariables, McpConfigError } from './variables.js';
 
 /** Most tools read from one server (pages included); a server listing more is cut there, with a note. */
-export const MAX_SERVER_TOOLS = 1_000;
+const MAX_SERVER_TOOLS = 1_000;
 const CLIENT_INFO = { name: 'rein', version: '0.1.0' };
 
 /** A live connection to one server. */
@@ -113,7 +113,7 @@ function openTransport(options: ConnectOptions): {
 }
 
 /** The headers with `${NAME}` filled in and the bearer token added; values that could split a header are refused. */
-export function httpHeaders(rules: HttpServerRules, env: NodeJS.ProcessEnv): Record<string, string> {
+function httpHeaders(rules: HttpServerRules, env: NodeJS.ProcessEnv): Record<string, string> {
   const headers = expandVariables(rules.headers, env, 'headers');
   if (rules.bearerTokenEnv) {
     const token = env[rules.bearerTokenEnv];

@@ -12,7 +12,7 @@ const MAX_RESULTS = 10;
  *
  * @example searchCatalogue(entries, 'search docs', 5)
  */
-export function searchCatalogue(entries: readonly CatalogueEntry[], query: string, limit: number): CatalogueEntry[] {
+function searchCatalogue(entries: readonly CatalogueEntry[], query: string, limit: number): CatalogueEntry[] {
   const words = query
     .toLowerCase()
     .split(/[^a-z0-9]+/)

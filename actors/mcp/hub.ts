@@ -14,7 +14,7 @@ import { toolFingerprint } from './tool-fingerprint.js';
 /** A line for the run's trace. */
 export type McpNote = (Omit<McpServerEvent, 'kind'> & { kind: 'mcp_server' }) | (Omit<McpToolsEvent, 'kind'> & { kind: 'mcp_tools' });
 
-export interface McpHubOptions {
+interface McpHubOptions {
   servers: Record<string, McpServerRules>;
   /** Real workspace root (stdio servers start there and see it as commands do). */
   root: string;
@@ -26,7 +26,7 @@ export interface McpHubOptions {
 }
 
 /** How the run sends MCP definitions: all of them, or find_tools when they would take more than `share` of the window. */
-export interface ToolBudget {
+interface ToolBudget {
   windowTokens: number;
   charsPerToken: number;
   share: number;

@@ -23,20 +23,20 @@ export interface CatalogueEntry {
 }
 
 /** A tool left out, with why, for the trace. */
-export interface RefusedTool {
+interface RefusedTool {
   server: string;
   tool: string;
   reason: string;
 }
 
-export interface ServerTools {
+interface ServerTools {
   handle: ServerHandle;
   rules: McpServerRules;
   tools: readonly ServerTool[];
 }
 
 /** Kept by the hub: tools refused since their server changed them mid-run (`server\0tool` → why). */
-export type ChangedTools = ReadonlyMap<string, string>;
+type ChangedTools = ReadonlyMap<string, string>;
 
 /**
  * Connected servers' tools as rein tools named `mcp__<server>__<tool>`:

@@ -5,7 +5,7 @@ import { type Connection, type ConnectOptions, connectServer } from './connect.j
 import { serverMachine } from './server-machine.js';
 
 /** A lifecycle step, for the trace: `{ server: 'docs', state: 'restarting', problem: 'the connection closed' }` (the mcp_server line without its kind). */
-export type ServerStateNote = Omit<McpServerEvent, 'kind'>;
+type ServerStateNote = Omit<McpServerEvent, 'kind'>;
 
 /** A `CallToolResult` as read: every field may be missing (old servers send `toolResult`). */
 export interface ToolResult {

@@ -1,12 +1,12 @@
 import { assign, fromCallback, fromPromise, setup } from 'xstate';
 import type { Connection } from './connect.js';
 
-export interface ServerMachineInput {
+interface ServerMachineInput {
   name: string;
   maxRestarts: number;
 }
 
-export interface ServerContext extends ServerMachineInput {
+interface ServerContext extends ServerMachineInput {
   connection: Connection | null;
   /** Restarts so far (after crashes of a server that had been ready). */
   restarts: number;
@@ -16,7 +16,7 @@ export interface ServerContext extends ServerMachineInput {
   problem: string | null;
 }
 
-export type ServerEvent = { type: 'lost'; why: string } | { type: 'close' };
+type ServerEvent = { type: 'lost'; why: string } | { type: 'close' };
 
 /** Backoff before restart n (0-based): 0.5 s, 1 s, 2 s, … at most 10 s. */
 export function restartDelayMs(restarts: number): number {

@@ -6,15 +6,15 @@ import { descendantsOf, isGone } from '../../tools/sandbox/lifetime/proc.js';
 import type { StdioLaunch } from './stdio-launch.js';
 
 /** Largest message a server may send; more without a newline ends the connection (a runaway or hostile server). */
-export const MAX_MESSAGE_BYTES = 32 * 1024 * 1024;
+const MAX_MESSAGE_BYTES = 32 * 1024 * 1024;
 /** Most bytes of a server's stderr kept in its log file for one run. */
-export const MAX_STDERR_BYTES = 4 * 1024 * 1024;
+const MAX_STDERR_BYTES = 4 * 1024 * 1024;
 /** From SIGTERM to SIGKILL when a server is closed. */
 const CLOSE_GRACE_MS = 2_000;
 /** How long a close waits for the server's processes outside its group (a sandbox's) to be gone after SIGKILL. */
 const FAMILY_WAIT_MS = 2_000;
 
-export interface StdioTransportOptions {
+interface StdioTransportOptions {
   launch: StdioLaunch;
   /** The server's stderr is appended here (the run directory), capped at MAX_STDERR_BYTES. */
   stderrPath: string;

@@ -3,10 +3,10 @@ import { MCP_TOOL_PREFIX } from '../../lib/tool-patterns.js';
 
 /** OpenAI's limit on a function name, which most OpenAI-compatible servers share. */
 export const MAX_TOOL_NAME = 64;
-export const MCP_PREFIX = MCP_TOOL_PREFIX;
+const MCP_PREFIX = MCP_TOOL_PREFIX;
 
 /** A server's tool as the model will see it. */
-export interface NamedTool {
+interface NamedTool {
   server: string;
   tool: string;
   name: string;

@@ -4,9 +4,9 @@ import type { ArgumentRepairKind } from '../../lib/trace/trace-events.js';
 import { MAX_REPAIR_CHARS } from './text-calls/json-text.js';
 
 /** How a call's arguments were made into the JSON object text a tool parses. */
-export type RepairKind = ArgumentRepairKind;
+type RepairKind = ArgumentRepairKind;
 
-export interface ArgumentRepair {
+interface ArgumentRepair {
   kind: RepairKind;
   /** The arguments as the model sent them, cut to 2,000 characters (head and tail). */
   original: string;

@@ -11,7 +11,7 @@ export const MAX_ERROR_TEXT_CHARS = 2_000;
 const QUOTED_CHARS = 300;
 
 /** The endpoint's reply passed `model.maxResponseBytes`: not retried (the same request would bring the same flood). */
-export class ResponseTooLargeError extends ReinError {}
+class ResponseTooLargeError extends ReinError {}
 
 /** An endpoint's error text cut to what a person reads, saying how long it was. */
 export function boundedErrorText(text: string, cap = MAX_ERROR_TEXT_CHARS): string {

@@ -5,7 +5,7 @@ import { readCapped } from './body-limits.js';
 import { openAIErrors } from './openai-sdk.js';
 
 /** Where a failed request went, for saying what to check. */
-export interface EndpointWhere {
+interface EndpointWhere {
   baseURL: string;
   model: string;
   apiKey?: string;

@@ -22,14 +22,14 @@ export interface ModelSource {
 }
 
 /** What a model source's actor is given: a trace writer, and the run's tool-calling settings. */
-export interface ModelHooks {
+interface ModelHooks {
   note(event: RetryEvent | ModelNote): void;
   toolCalling?: ToolCalling;
   recoverToolCalls?: boolean;
   repairArguments?: boolean;
 }
 
-export interface EndpointFlags {
+interface EndpointFlags {
   model?: string;
   baseURL?: string;
   env: NodeJS.ProcessEnv;

@@ -17,7 +17,7 @@ import { MalformedResponseError, type RetryPolicy, withRetries } from './retry.j
 import { collectStream } from './stream-completion.js';
 import { toolList } from './text-calls/tool-list.js';
 
-export type MaxTokensParam = 'max_tokens' | 'max_completion_tokens';
+type MaxTokensParam = 'max_tokens' | 'max_completion_tokens';
 
 /** Where and how to reach an OpenAI-compatible endpoint. */
 export interface EndpointOptions {
@@ -59,10 +59,10 @@ export interface ChatEndpoint {
 }
 
 /** The endpoint answered a request with `tools` by a 400 about tools: it has no tool calling (or none enabled). */
-export class ToolsRejectedError extends ReinError {}
+class ToolsRejectedError extends ReinError {}
 
 /** The default of `model.maxResponseBytes`: far above any chat reply, far below what would strain memory. */
-export const MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
+const MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
 
 const OPENAI_BASE_URL = 'https://api.openai.com/v1';
 
@@ -158,7 +158,7 @@ export function openEndpoint(options: EndpointOptions): ChatEndpoint {
 
 export type ToolCalling = 'native' | 'prompted' | 'auto';
 
-export interface ModelActorOptions {
+interface ModelActorOptions {
   toolCalling?: ToolCalling;
   /** Run calls written as text (default true). */
   recover?: boolean;
@@ -174,7 +174,7 @@ export type ModelNote =
   | { kind: 'tool_calling'; step: number; mode: 'prompted'; from: 'native'; why: string };
 
 /** Replies in a row with calls only in the text after which `auto` switches to prompted tool calling. */
-export const TEXT_REPLIES_BEFORE_PROMPTED = 2;
+const TEXT_REPLIES_BEFORE_PROMPTED = 2;
 
 /**
  * The model actor: one chat completion with the run's fixed tool schemas,

@@ -15,7 +15,7 @@ export type WireReply = Omit<ModelReply, 'message'> & {
 /** Characters of a recovered reply's raw text kept in its trace line. */
 const RAW_CHARS = 20_000;
 
-export interface IntakeOptions {
+interface IntakeOptions {
   tools: ToolList;
   /** Off: calls written as text stay text (`rein eval` measures what recovery is worth). */
   recover: boolean;

@@ -2,7 +2,7 @@ import type OpenAI from 'openai';
 import { MalformedResponseError } from './retry.js';
 
 /** Most characters a streamed reply may bring (content and arguments together) before it is cut off as runaway. */
-export const MAX_STREAM_CHARS = 4_000_000;
+const MAX_STREAM_CHARS = 4_000_000;
 
 /**
  * A streamed chat completion put together as the non-streaming one would be:

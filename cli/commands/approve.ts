@@ -1,17 +1,14 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { writeApprovalAnswer } from 'rein/actors/approvals/answer-file.js';
-import { didYouMean } from 'rein/lib/did-you-mean.js';
-import { UsageError } from 'rein/lib/errors.js';
-import type { PendingApproval } from 'rein/rules/approvals/pending.js';
-import { REMEMBER_SCOPES, type RememberScope } from 'rein/rules/approvals/remembered.js';
-import { runFile } from 'rein/run/record/run-dir.js';
-import { loadState } from 'rein/run/record/state-file.js';
+import { writeApprovalAnswer } from 'rein/actors';
+import { didYouMean, UsageError } from 'rein/lib';
+import { type PendingApproval, REMEMBER_SCOPES, type RememberScope } from 'rein/rules';
+import { loadState, runFile } from 'rein/run';
 import { type FlagSpec, parseCommand, stringFlag } from '../args.js';
 import type { Io } from '../execute-run.js';
 import { EXIT } from '../exit-codes.js';
 
-export const APPROVE_USAGE = `rein approve <run-dir> [--deny] [--message M] [--remember SCOPE] [--call ID]
+const APPROVE_USAGE = `rein approve <run-dir> [--deny] [--message M] [--remember SCOPE] [--call ID]
 
 Answers the tool call a run is waiting on (a headless run that exited with code 5, or a
 running one from another terminal). The answer is bound to that call's id and the hash of
@@ -23,7 +20,7 @@ after the approval's timeout ran out while the run was down).
   --message M        said to the model with the answer (why it was denied, what to do instead)
   --remember SCOPE   once (default), command (this exact call, rest of the run), tool (this tool,
                      rest of the run), run (every call, rest of the run), repository (this exact
-                     call in every later run on this repository; kept in the trust file)
+                     call in every later run on this repository; kept in the trust store)
   --call ID          only answer if the waiting call has this id (as printed by a previous rein approve)
   --show             print the waiting call and answer nothing`;
 

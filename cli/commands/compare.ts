@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { UsageError } from 'rein/lib/errors.js';
+import { UsageError } from 'rein/lib';
 import { compareRecords } from 'rein-eval/comparison.js';
 import { readResultsOrFail } from 'rein-eval/results-file.js';
 import type { RunRecord } from 'rein-eval/run-record.js';
@@ -9,7 +9,7 @@ import { type FlagSpec, parseCommand } from '../args.js';
 import type { Io } from '../execute-run.js';
 import { EXIT } from '../exit-codes.js';
 
-export const COMPARE_USAGE = `rein compare <A> <B> [--json]
+const COMPARE_USAGE = `rein compare <A> <B> [--json]
 rein compare <DIR> [--json]
 
 Pairs two sets of eval results by task and prints the tasks in both, only_a

@@ -1,14 +1,10 @@
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { scriptedModelSource } from 'rein/actors/model/model-source.js';
-import { createScriptedModel } from 'rein/actors/model/scripted-model.js';
-import { packageRoot } from 'rein/lib/package-root.js';
-import { userStateDir } from 'rein/lib/state/user-state-dir.js';
-import { presetNames } from 'rein/rules/presets.js';
-import { newRunId } from 'rein/run/record/run-dir.js';
-import { loadRules } from 'rein/run/rules-files/load-rules.js';
-import type { ModelSource } from 'rein/run/start-run.js';
+import { createScriptedModel, scriptedModelSource } from 'rein/actors';
+import { packageRoot, userStateDir } from 'rein/lib';
+import { presetNames } from 'rein/rules';
+import { loadRules, type ModelSource, newRunId } from 'rein/run';
 import type { RunObservers } from 'rein-visualizer/server/live-viz.js';
 import { keepsServing, parsePort } from 'rein-visualizer/server/viz-flags.js';
 import { type FlagSpec, parseCommand, stringFlag } from '../args.js';
@@ -20,7 +16,7 @@ import { OTEL_FLAGS, OTEL_USAGE, otelSettings } from '../otel-flags.js';
 /** With a visualizer watching, the scripted model pauses before each reply: an instant run leaves nothing to watch. */
 const VIZ_PACE_MS = 450;
 
-export const DEMO_USAGE = `rein demo [--preset NAME] [--config FILE] [--viz] [--viz-port N] [--viz-exit] [--json] [--run-dir DIR] [--otel URL]
+const DEMO_USAGE = `rein demo [--preset NAME] [--config FILE] [--viz] [--viz-port N] [--viz-exit] [--json] [--run-dir DIR] [--otel URL]
 
 Copies a small buggy repo to a temp dir and runs the full harness on it with a
 built-in scripted model: plan, build, a refused finish, verify, fix, finish.
@@ -52,7 +48,7 @@ const DEMO_FLAGS: FlagSpec = {
 };
 
 /** The bundled demo repo, shipped with the core package (rein/demo/repo). */
-export function demoRepoPath(): string {
+function demoRepoPath(): string {
   return join(packageRoot(), 'cli', 'demo', 'repo');
 }
 

@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { join, relative } from 'node:path';
-import { resolveEndpoint } from 'rein/actors/model/model-source.js';
-import { ModelEndpointError, UsageError } from 'rein/lib/errors.js';
+import { resolveEndpoint } from 'rein/actors';
+import { ModelEndpointError, UsageError } from 'rein/lib';
 import { parseConfigurations } from 'rein-eval/configurations.js';
 import { type JobRunner, runEval } from 'rein-eval/eval-runner.js';
 import { loadPriceTable } from 'rein-eval/prices.js';
@@ -12,7 +12,7 @@ import type { Io } from '../execute-run.js';
 import { EXIT } from '../exit-codes.js';
 import { checkReachable } from '../preflight.js';
 
-export const EVAL_USAGE = `rein eval <tasks-dir> [--preset NAME]... [--config [PRESET:]FILE]... [options]
+const EVAL_USAGE = `rein eval <tasks-dir> [--preset NAME]... [--config [PRESET:]FILE]... [options]
 rein eval <instances.jsonl> --repos DIR --model NAME [options]
 
 Runs every task under every configuration in a fresh copy of its repo/, grades

@@ -1,8 +1,8 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { UsageError } from 'rein/lib/errors.js';
-import { loadRules } from 'rein/run/rules-files/load-rules.js';
-import { createReplayer, type ReplayResult } from 'rein/testing/replay-run.js';
+import { UsageError } from 'rein/lib';
+import { loadRules } from 'rein/run';
+import { createReplayer, type ReplayResult } from 'rein/testing';
 import { type FlagSpec, parseCommand, stringFlag } from '../args.js';
 import type { Io } from '../execute-run.js';
 import { EXIT } from '../exit-codes.js';
@@ -14,7 +14,7 @@ import { resolvedFrom } from '../replay/resolved.js';
 import { writeRunTraces } from '../replay/run-traces.js';
 import { summarize, summaryLines } from '../replay/summary.js';
 
-export const REPLAY_USAGE = `rein replay <file|dir>... [--rules F] [--compare F2] [--results R] [--out DIR] [--json]
+const REPLAY_USAGE = `rein replay <file|dir>... [--rules F] [--compare F2] [--results R] [--out DIR] [--json]
 
 Replays recorded agent runs open loop through rein's real statechart and
 reports what the stall rules would have done: per run and in total, nudges by

@@ -1,9 +1,8 @@
 import { resolve } from 'node:path';
-import { openAIModelSource, resolveEndpoint, scriptedModelSource } from 'rein/actors/model/model-source.js';
-import { UsageError } from 'rein/lib/errors.js';
-import { rulesSchema } from 'rein/rules/schema.js';
-import { readOwnRunMeta, traceFileOf } from 'rein/run/record/run-dir.js';
-import { loadRules } from 'rein/run/rules-files/load-rules.js';
+import { openAIModelSource, resolveEndpoint, scriptedModelSource } from 'rein/actors';
+import { UsageError } from 'rein/lib';
+import { rulesSchema } from 'rein/rules';
+import { loadRules, readOwnRunMeta, traceFileOf } from 'rein/run';
 import type { RunObservers } from 'rein-visualizer/server/live-viz.js';
 import { keepsServing, parsePort } from 'rein-visualizer/server/viz-flags.js';
 import { type FlagSpec, parseCommand, stringFlag } from '../args.js';
@@ -13,7 +12,7 @@ import { EXIT } from '../exit-codes.js';
 import { HEADLESS_FLAGS, HEADLESS_USAGE, headlessOptions } from '../headless.js';
 import { OTEL_FLAGS, OTEL_USAGE, otelSettings } from '../otel-flags.js';
 
-export const RESUME_USAGE = `rein resume <run-dir> [--model NAME] [--base-url URL] [--viz] [--viz-port N] [--viz-exit] [--json] [--otel URL]
+const RESUME_USAGE = `rein resume <run-dir> [--model NAME] [--base-url URL] [--viz] [--viz-port N] [--viz-exit] [--json] [--otel URL]
 
 Continues a run that was killed or interrupted, from its last saved step:
 the record, the todo list and the machine state are reloaded, tool calls
@@ -104,7 +103,7 @@ export async function resumeCommand(argv: string[], io: Io, env: NodeJS.ProcessE
   const [{ withLiveViz }, { loadTrace }, { nextTraceIndex }] = await Promise.all([
     import('rein-visualizer/server/live-viz.js'),
     import('rein-visualizer/server/trace-file.js'),
-    import('rein/run/record/trace.js'),
+    import('rein/run'),
   ]);
   // The page opens on the run so far; the resumed steps stream after it.
   const before = loadTrace(tracePath);

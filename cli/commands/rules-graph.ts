@@ -1,9 +1,9 @@
-import { UsageError } from 'rein/lib/errors.js';
-import type { HarnessMachine } from 'rein/machines/harness-machine.js';
+import { UsageError } from 'rein/lib';
+import type { HarnessMachine } from 'rein/machines';
 import type { Io } from '../execute-run.js';
 import { EXIT } from '../exit-codes.js';
 
-export interface GraphOptions {
+interface GraphOptions {
   /** Every state of every phase's turn cycle, not only the phases and how a run ends. */
   all?: boolean;
   /** Print only the lines that differ from this machine's (the default rules'): `+` added, `-` removed. */
@@ -54,7 +54,7 @@ const OTHER_MACHINES = ['mcp-server'] as const;
 export async function printMachineGraph(name: string, format: string, io: Io): Promise<number> {
   if (!(OTHER_MACHINES as readonly string[]).includes(name)) throw new UsageError(`rein rules graph: --machine is ${OTHER_MACHINES.join(', ')}, not "${name}"`);
   if (format !== 'mermaid') throw new UsageError(`rein rules graph --machine ${name}: only --format mermaid`);
-  const [{ toMermaid }, { serverMachine }] = await Promise.all([import('rein-visualizer/server/mermaid.js'), import('rein/actors/mcp/server-machine.js')]);
+  const [{ toMermaid }, { serverMachine }] = await Promise.all([import('rein-visualizer/server/mermaid.js'), import('rein/mcp')]);
   io.stdout.write(toMermaid(serverMachine) + '\n');
   return EXIT.done;
 }

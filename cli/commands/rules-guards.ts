@@ -1,11 +1,10 @@
-import { GUARD_CATALOGUE, type GuardSpec } from 'rein/machines/guards/catalogue.js';
-import { type GuardRegistry, registerGuards } from 'rein/machines/guards/registry.js';
+import { GUARD_CATALOGUE, type GuardRegistry, type GuardSpec, registerGuards } from 'rein/machines';
 import { z } from 'zod';
 import type { Io } from '../execute-run.js';
 import { EXIT } from '../exit-codes.js';
 
 /** One guard as `rein rules guards` lists it. */
-export interface GuardEntry {
+interface GuardEntry {
   name: string;
   kind: 'phase exit' | 'gate' | 'stall' | 'registered';
   summary: string;

@@ -1,14 +1,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { isToolAllowed } from 'rein/lib/tool-patterns.js';
-import { enabledPhases, phaseRule } from 'rein/rules/schema.js';
-import type { LoadedRules } from 'rein/run/rules-files/load-rules.js';
-import { toolRegistry } from 'rein/tools/index.js';
-import { selectTools } from 'rein/tools/select-tools.js';
+import { isToolAllowed } from 'rein/lib';
+import { enabledPhases, phaseRule } from 'rein/rules';
+import { type LoadedRules, planServers, startServers } from 'rein/run';
+import { selectTools, toolRegistry } from 'rein/tools';
 import type { Io } from '../execute-run.js';
 import { EXIT } from '../exit-codes.js';
-import { openRunMcp } from '../mcp-servers.js';
 
 /**
  * `rein rules tools`: every tool a run with these rules would offer, in the
@@ -20,18 +18,20 @@ export async function printTools(loaded: LoadedRules, workspace: string, format:
   const { rules } = loaded;
   const tools = selectTools(toolRegistry(loaded.tools), rules.tools.enabled).map((tool) => tool.name);
   const runDir = mkdtempSync(join(tmpdir(), 'rein-rules-tools-'));
-  const mcp = await openRunMcp({ rules, workspace, runDir, ...(loaded.configPath ? { configPath: loaded.configPath } : {}) }, env, io);
+  const notice = (text: string) => io.stderr.write(`rein: ${text}\n`);
+  const planned = planServers({ rules, workspace, runDir, resume: false, env, notice });
+  const hub = await startServers(planned, { rules, workspace, runDir, env, notice, ...(loaded.configPath ? { configPath: loaded.configPath } : {}) });
   try {
     const budget = { windowTokens: rules.context.windowTokens, charsPerToken: rules.context.charsPerToken, share: rules.mcp.toolSearchShare };
-    const offered = mcp ? mcp.hub.tools(tools, budget).map((tool) => tool.name) : [];
-    const catalogue = mcp?.hub.catalogue() ?? [];
+    const offered = hub ? hub.tools(tools, budget).map((tool) => tool.name) : [];
+    const catalogue = hub?.catalogue() ?? [];
     const onDemand = catalogue.filter((entry) => !offered.includes(entry.name)).map((entry) => entry.name);
     const sent = [...tools, ...offered];
     const phases = enabledPhases(rules).map((phase) => ({
       phase,
       tools: [...sent, ...onDemand].filter((name) => isToolAllowed(phaseRule(rules, phase).tools, name)),
     }));
-    const servers = mcp?.hub.states() ?? [];
+    const servers = hub?.states() ?? [];
     if (format === 'json') {
       io.stdout.write(`${JSON.stringify({ tools: sent, onDemand, servers, phases }, null, 2)}\n`);
       return EXIT.done;
@@ -46,7 +46,7 @@ export async function printTools(loaded: LoadedRules, workspace: string, format:
     io.stdout.write(`${lines.join('\n')}\n`);
     return EXIT.done;
   } finally {
-    await mcp?.hub.close();
+    await hub?.close();
     rmSync(runDir, { recursive: true, force: true });
   }
 }

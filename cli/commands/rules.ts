@@ -1,19 +1,10 @@
 import { realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { didYouMean } from 'rein/lib/did-you-mean.js';
-import { UsageError } from 'rein/lib/errors.js';
-import { createHarnessMachine } from 'rein/machines/harness-machine.js';
-import { describeApprovals } from 'rein/rules/approvals/describe.js';
-import { approvalOverride } from 'rein/rules/approvals/presets.js';
-import { diffRules } from 'rein/rules/diff.js';
-import { ENDPOINT_PROFILES } from 'rein/rules/endpoint-profiles.js';
-import { hasHooks } from 'rein/rules/hooks/schema.js';
-import { PRESETS, presetNames } from 'rein/rules/presets.js';
-import { defaultRules } from 'rein/rules/schema.js';
-import { trustFilePath, trustHooks } from 'rein/rules/trust/approvals-trust-file.js';
-import { hooksFingerprint } from 'rein/rules/trust/hooks-trust.js';
-import { type LoadedRules, loadRules } from 'rein/run/rules-files/load-rules.js';
-import { checkCoverage } from 'rein/testing/coverage/check.js';
+import { didYouMean, UsageError } from 'rein/lib';
+import { createHarnessMachine } from 'rein/machines';
+import { approvalOverride, defaultRules, describeApprovals, diffRules, ENDPOINT_PROFILES, hasHooks, PRESETS, presetNames, trustHooks } from 'rein/rules';
+import { type LoadedRules, loadRules } from 'rein/run';
+import { checkCoverage } from 'rein/testing';
 import { type FlagSpec, type ParsedCommand, parseCommand, stringFlag } from '../args.js';
 import type { Io } from '../execute-run.js';
 import { EXIT } from '../exit-codes.js';
@@ -22,7 +13,7 @@ import { listGuards, printGuards } from './rules-guards.js';
 import { printTools } from './rules-tools.js';
 import { trustRepository } from './trust.js';
 
-export const RULES_USAGE = `rein rules <show|guards|graph|coverage|presets|profiles|trust|trust-hooks|tools> [--config FILE] [--preset NAME] [--approval MODE] [--workspace DIR]
+const RULES_USAGE = `rein rules <show|guards|graph|coverage|presets|profiles|trust|trust-hooks|tools> [--config FILE] [--preset NAME] [--approval MODE] [--workspace DIR]
 
   show       the effective rules as JSON (--diff: only what differs from the defaults, the default with --preset; --full: everything);
              the approval rules in effect per phase, in the order they are checked, follow on stderr
@@ -104,9 +95,8 @@ function trustRepositoryHooks(loaded: LoadedRules, workspace: string, io: Io): n
     return EXIT.done;
   }
   io.stdout.write(JSON.stringify(hooks, null, 2) + '\n');
-  const file = trustFilePath();
-  trustHooks(file, realpathSync(workspace), hooksFingerprint(hooks));
-  io.stderr.write(`rein: trusted these hooks for ${workspace} (in ${file}); if the rules file changes them, they are refused again until trusted\n`);
+  trustHooks(realpathSync(workspace), hooks);
+  io.stderr.write(`rein: trusted these hooks for ${workspace}; if the rules file changes them, they are refused again until trusted\n`);
   return EXIT.done;
 }
 

@@ -1,11 +1,9 @@
 import { existsSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { openAIModelSource, resolveEndpoint } from 'rein/actors/model/model-source.js';
-import { ModelEndpointError, UsageError } from 'rein/lib/errors.js';
-import { approvalOverride } from 'rein/rules/approvals/presets.js';
-import type { Plain } from 'rein/rules/merge.js';
-import { chooseRunDir } from 'rein/run/record/run-dir.js';
-import { loadRules } from 'rein/run/rules-files/load-rules.js';
+import { openAIModelSource, resolveEndpoint } from 'rein/actors';
+import { ModelEndpointError, UsageError } from 'rein/lib';
+import { approvalOverride, type Plain } from 'rein/rules';
+import { chooseRunDir, loadRules } from 'rein/run';
 import type { RunObservers } from 'rein-visualizer/server/live-viz.js';
 import { keepsServing, parsePort } from 'rein-visualizer/server/viz-flags.js';
 import { type FlagSpec, numberFlag, type ParsedCommand, parseCommand, stringFlag } from '../args.js';
@@ -15,7 +13,7 @@ import { errorSummary, HEADLESS_FLAGS, HEADLESS_USAGE, type HeadlessOptions, hea
 import { OTEL_FLAGS, OTEL_USAGE, otelSettings } from '../otel-flags.js';
 import { checkReachable } from '../preflight.js';
 
-export const RUN_USAGE = `rein run <repo> "<task>" --test-cmd "<cmd>" [options]
+const RUN_USAGE = `rein run <repo> "<task>" --test-cmd "<cmd>" [options]
 
   --test-cmd CMD         the verification command the gate requires (or verification.command in the rules)
   --model NAME           model name (or REIN_MODEL)
@@ -39,7 +37,7 @@ ${HEADLESS_USAGE}
 ${OTEL_USAGE}`;
 
 /** Flags shared by commands that run the harness. */
-export const RUN_FLAGS: FlagSpec = {
+const RUN_FLAGS: FlagSpec = {
   'test-cmd': { type: 'string' },
   model: { type: 'string' },
   'base-url': { type: 'string' },
@@ -63,7 +61,7 @@ export const RUN_FLAGS: FlagSpec = {
 };
 
 /** Rule overrides from the command-line flags (the last rules layer). */
-export function ruleOverrides(command: string, parsed: ParsedCommand): Plain {
+function ruleOverrides(command: string, parsed: ParsedCommand): Plain {
   return {
     budgets: {
       maxSteps: numberFlag(command, parsed, 'max-steps', { integer: true }),
@@ -197,7 +195,7 @@ async function startRunCommand(parsed: ParsedCommand, repo: string, task: string
 }
 
 /** Whether a directory is inside a git work tree (a `.git` here or in a parent). */
-export function insideGit(dir: string): boolean {
+function insideGit(dir: string): boolean {
   for (let current = dir; ; current = dirname(current)) {
     if (existsSync(join(current, '.git'))) return true;
     if (dirname(current) === current) return false;

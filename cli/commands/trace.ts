@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
-import { UsageError } from 'rein/lib/errors.js';
-import { readRunMeta } from 'rein/run/record/run-dir.js';
+import { UsageError } from 'rein/lib';
+import { readRunMeta } from 'rein/run';
 import { exportRunAsAtif, writeTrajectory } from 'rein-telemetry/atif/export-run.js';
 import { exportTraceFile } from 'rein-telemetry/export-trace.js';
 import { DEFAULT_TRACES_URL, displayUrl, resolveOtlpSettings } from 'rein-telemetry/otlp-settings.js';
@@ -9,7 +9,7 @@ import { type FlagSpec, parseCommand, stringFlag } from '../args.js';
 import type { Io } from '../execute-run.js';
 import { EXIT } from '../exit-codes.js';
 
-export const TRACE_USAGE = `rein trace export <trace.jsonl | run-dir | dir> [--endpoint URL] [--content] [--json]
+const TRACE_USAGE = `rein trace export <trace.jsonl | run-dir | dir> [--endpoint URL] [--content] [--json]
 rein trace export <run-dir | trace.jsonl> --format atif [--out FILE]
 
 Sends a run's trace (finished, killed or still going) to an OpenTelemetry

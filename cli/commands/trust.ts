@@ -1,18 +1,26 @@
 import { existsSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
-import { UsageError } from 'rein/lib/errors.js';
-import { RULES_FILE_NAMES } from 'rein/lib/state/harness-files.js';
-import { realKey } from 'rein/lib/state/state-records.js';
-import { fingerprintRules } from 'rein/rules/trust/rules-fingerprint.js';
-import { trustRulesFiles } from 'rein/rules/trust/rules-watch.js';
-import { listTrustedRules, recordTrustedRules, revokeTrustedRules, trustedRulesPath } from 'rein/rules/trust/trusted-rules.js';
+import { RULES_FILE_NAMES, realKey, UsageError, userStateDir } from 'rein/lib';
+import {
+  clearUntrustedMarks,
+  fingerprintRules,
+  forgetRemembered,
+  listRemembered,
+  listTrustedHooks,
+  listTrustedRulesFiles,
+  revokeHooks,
+  revokeRulesFiles,
+  TRUST_KINDS,
+  trustedRulesPath,
+  trustRulesFile,
+} from 'rein/rules';
 import { type FlagSpec, parseCommand, stringFlag } from '../args.js';
 import type { Io } from '../execute-run.js';
 import { EXIT } from '../exit-codes.js';
 
-export const TRUST_USAGE = `rein trust [<repo> | <rules file>] [--workspace DIR]   after reviewing it: let rein load this repository's rules file
-rein trust --list                                     the rules files you trusted, with their hashes and where the record is
-rein trust --revoke [<repo> | <rules file>]           forget them: they are untrusted again
+const TRUST_USAGE = `rein trust [<repo> | <rules file>] [--workspace DIR]   after reviewing it: let rein load this repository's rules file
+rein trust --list                                     what you trusted: rules files (with their hashes), repositories' hooks, remembered approvals
+rein trust --revoke [<repo> | <rules file>]           forget all of it for that repository or file: it is untrusted again
 
 A repository's own rules file (rein.config.json|yaml|yml|ts|mts|mjs|js) is untrusted until you run this: a code file
 is never run, and a data file may only narrow the rules (sandbox, network, readable paths, environment, approvals,
@@ -37,11 +45,7 @@ export async function trustCommand(argv: string[], io: Io): Promise<number> {
   const [target, ...extra] = parsed.positionals;
   if (extra.length > 0) throw new UsageError(`rein trust: unexpected argument "${extra[0]}"`);
   if (parsed.values.list) return listTrust(io);
-  if (parsed.values.revoke) {
-    const gone = revokeTrustedRules(realKey(target ?? '.'));
-    io.stderr.write(gone.length > 0 ? `rein: no longer trusted: ${gone.join(', ')}\n` : `rein: nothing trusted under ${resolve(target ?? '.')}\n`);
-    return EXIT.done;
-  }
+  if (parsed.values.revoke) return revokeTrust(realKey(target ?? '.'), io);
   return trustRepository(target ?? '.', stringFlag(parsed, 'workspace'), io);
 }
 
@@ -51,7 +55,7 @@ export async function trustCommand(argv: string[], io: Io): Promise<number> {
  */
 export async function trustRepository(target: string, workspaceFlag: string | undefined, io: Io): Promise<number> {
   const { file, workspace } = rulesFileOf(target, workspaceFlag);
-  const cleared = trustRulesFiles(workspace);
+  const cleared = clearUntrustedMarks(workspace);
   if (!file) {
     io.stderr.write(
       cleared.length > 0 ? `rein: trusted ${cleared.join(', ')} in ${workspace}\n` : `rein: no rules file in ${workspace} (${RULES_FILE_NAMES.join(', ')})\n`,
@@ -59,7 +63,7 @@ export async function trustRepository(target: string, workspaceFlag: string | un
     return EXIT.done;
   }
   const fingerprint = await fingerprintRules(file, workspace);
-  recordTrustedRules(file, fingerprint);
+  trustRulesFile(file, fingerprint);
   const modules = Object.keys(fingerprint.modules).map((module) => `  ${relative(workspace, module)}`);
   io.stderr.write(
     [
@@ -82,13 +86,34 @@ function rulesFileOf(target: string, workspaceFlag: string | undefined): { file:
   return { file: path, workspace: workspaceFlag ? realKey(workspaceFlag) : dirname(path) };
 }
 
+/** Forgets every trust decision about the repository or rules file (and what lies under it). */
+function revokeTrust(path: string, io: Io): number {
+  const files = revokeRulesFiles(path);
+  const hooks = revokeHooks(path);
+  const decisions = forgetRemembered(path);
+  const gone = [
+    ...files,
+    ...hooks.map((workspace) => `the hooks of ${workspace}`),
+    ...(decisions > 0 ? [`${decisions} remembered approval${decisions === 1 ? '' : 's'}`] : []),
+  ];
+  io.stderr.write(gone.length > 0 ? `rein: no longer trusted: ${gone.join(', ')}\n` : `rein: nothing trusted under ${resolve(path)}\n`);
+  return EXIT.done;
+}
+
 function listTrust(io: Io): number {
-  const records = listTrustedRules();
-  io.stderr.write(`rein: trusted rules files, recorded in ${trustedRulesPath()} (edit or delete entries there, or use --revoke):\n`);
+  const records = listTrustedRulesFiles();
+  const folders = Object.values(TRUST_KINDS).join(', ');
+  io.stderr.write(`rein: what you trusted, recorded in ${userStateDir()} (${folders}; edit or delete entries there, or use --revoke)\n`);
+  io.stderr.write(`rein: rules files (${trustedRulesPath()}):\n`);
   if (records.length === 0) io.stderr.write('  none\n');
   for (const record of records) {
     io.stdout.write(`${record.file}\t${record.hash}\t${record.trustedAt}\n`);
     for (const [module, hash] of Object.entries(record.modules)) io.stdout.write(`  imports ${module}\t${hash}\n`);
   }
+  for (const { workspace, trustedAt } of listTrustedHooks()) io.stdout.write(`hooks of ${workspace}\t${trustedAt}\n`);
+  for (const decision of listRemembered())
+    io.stdout.write(
+      `remembered for ${decision.repository}: ${decision.verdict} ${decision.tool}${decision.command ? ` ${decision.command}` : ''}\t${decision.rememberedAt}\n`,
+    );
   return EXIT.done;
 }

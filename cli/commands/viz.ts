@@ -1,7 +1,7 @@
 import { accessSync, constants, existsSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { UsageError } from 'rein/lib/errors.js';
-import { readRunMeta, runFile } from 'rein/run/record/run-dir.js';
+import { UsageError } from 'rein/lib';
+import { readRunMeta, runFile } from 'rein/run';
 import { followRun } from 'rein-visualizer/server/follow-run.js';
 import { createLiveFeed } from 'rein-visualizer/server/live-feed.js';
 import { exitSignal } from 'rein-visualizer/server/live-viz.js';
@@ -12,7 +12,7 @@ import { type FlagSpec, parseCommand, stringFlag } from '../args.js';
 import type { Io } from '../execute-run.js';
 import { EXIT } from '../exit-codes.js';
 
-export const VIZ_USAGE = `rein viz <trace.jsonl | run-dir> [--port N] [--out FILE] [--no-follow]
+const VIZ_USAGE = `rein viz <trace.jsonl | run-dir> [--port N] [--out FILE] [--no-follow]
 
 Opens a run's trace in the visualizer: the statechart drawn from the run's
 rules, a timeline scrubber that moves the highlight through it, every model

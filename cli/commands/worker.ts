@@ -1,8 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { ModelEndpointError, UsageError } from 'rein/lib/errors.js';
-import { readRegularFile } from 'rein/lib/regular-file.js';
-import { sha256 } from 'rein/lib/sha256.js';
+import { ModelEndpointError, readRegularFile, sha256, UsageError } from 'rein/lib';
 import { type QueueWorker, startQueueWorker } from 'rein-eval/queue/queue-worker.js';
 import { PASSWORD_ENV, parseRedisUrl } from 'rein-eval/queue/redis-endpoint.js';
 import { defaultCacheDir } from 'rein-eval/queue/worker-files.js';
@@ -11,7 +9,7 @@ import type { Io } from '../execute-run.js';
 import { EXIT } from '../exit-codes.js';
 import { checkReachable } from '../preflight.js';
 
-export const WORKER_USAGE = `rein worker --queue redis://host:6379[/db] [options]
+const WORKER_USAGE = `rein worker --queue redis://host:6379[/db] [options]
 
 Takes the jobs \`rein eval --queue\` puts on a Redis queue and runs each as
 rein eval runs it locally: a fresh copy of the task's repo in a child process,

@@ -1,5 +1,5 @@
-import { call, reply, type ScriptContext, type ScriptedReply } from 'rein/actors/model/scripted-model.js';
-import type { ChatMessage } from 'rein/context/messages.js';
+import { call, reply, type ScriptContext, type ScriptedReply } from 'rein/actors';
+import type { ChatMessage } from 'rein/context';
 
 /** The demo's task and verification command. */
 export const DEMO_TASK = 'The tests in stats.test.js fail. Fix the bugs in stats.js so that all tests pass, without changing the tests.';

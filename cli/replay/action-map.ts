@@ -1,4 +1,4 @@
-import type { RecordedStep, RecordedTool } from 'rein/testing/recorded-run.js';
+import type { RecordedStep, RecordedTool } from 'rein/testing';
 
 /**
  * How a recorded action becomes one of rein's tools. Two tables, both
@@ -12,7 +12,7 @@ import type { RecordedStep, RecordedTool } from 'rein/testing/recorded-run.js';
  * An action no entry maps is replayed as `run` and counted as unmapped.
  */
 
-export interface ShellRule {
+interface ShellRule {
   /** What the rule recognises, for the documentation and the unmapped count. */
   name: string;
   /** Matched against the command after a leading `cd DIR &&` is stripped. */
@@ -27,7 +27,7 @@ export interface ShellRule {
 const FILE = String.raw`(?:'([^']+)'|"([^"]+)"|([^\s|;&<>'"]+))`;
 const file = (match: RegExpMatchArray, from: number) => match[from] ?? match[from + 1] ?? match[from + 2] ?? '';
 
-export const SHELL_RULES: readonly ShellRule[] = [
+const SHELL_RULES: readonly ShellRule[] = [
   { name: 'submit marker', match: /^echo\s+COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT\b/, tool: 'finish', args: () => ({ summary: 'submitted' }) },
   {
     name: 'heredoc or redirect into a file',
@@ -70,7 +70,7 @@ export const SHELL_RULES: readonly ShellRule[] = [
 ];
 
 /** Named tools of other agents onto rein's; `shell` means: map the command by SHELL_RULES. */
-export const TOOL_NAMES: Readonly<Record<string, RecordedTool | 'shell'>> = {
+const TOOL_NAMES: Readonly<Record<string, RecordedTool | 'shell'>> = {
   read_file: 'read_file',
   view: 'read_file',
   open: 'read_file',

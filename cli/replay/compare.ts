@@ -1,4 +1,4 @@
-import type { ReplayNudge, ReplayResult } from 'rein/testing/replay-run.js';
+import type { ReplayNudge, ReplayResult } from 'rein/testing';
 
 /** What changed on one run between two rules sets. */
 export interface RunChange {
@@ -11,7 +11,7 @@ export interface RunChange {
   stopB: number | null;
 }
 
-export interface NudgeInContext extends ReplayNudge {
+interface NudgeInContext extends ReplayNudge {
   /** The recorded actions around the nudge (two before, the one it followed, two after), shortened. */
   around: string[];
 }

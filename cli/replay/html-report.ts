@@ -1,4 +1,4 @@
-import type { ReplayResult } from 'rein/testing/replay-run.js';
+import type { ReplayResult } from 'rein/testing';
 import type { RunChange } from './compare.js';
 import type { SkippedInput } from './load-runs.js';
 import { type ReplaySummary, share } from './summary.js';

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import type { RecordedRun } from 'rein/testing/recorded-run.js';
+import type { RecordedRun } from 'rein/testing';
 import { type ActionMap, DEFAULT_ACTION_MAP } from './action-map.js';
 import { atifRun, isAtif } from './formats/atif.js';
 import { FormatError } from './formats/errors.js';

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import type { RecordedRun } from 'rein/testing/recorded-run.js';
+import type { RecordedRun } from 'rein/testing';
 
 /**
  * Which runs resolved, from a SWE-bench results file: the harness's report

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Rules } from 'rein/rules/schema.js';
-import { createReplayer, type ReplayResult } from 'rein/testing/replay-run.js';
+import type { Rules } from 'rein/rules';
+import { createReplayer, type ReplayResult } from 'rein/testing';
 import { createReplayWriter, replayPathFor } from 'rein-visualizer/server/replay-files.js';
 import type { RunChange } from './compare.js';
 

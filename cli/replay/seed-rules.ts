@@ -1,6 +1,5 @@
-import { stableStringify } from 'rein/lib/stable-json.js';
-import type { RecordedRun } from 'rein/testing/recorded-run.js';
-import { LEARNING_NEW, LEARNING_WINDOW } from 'rein/testing/replay-run.js';
+import { stableStringify } from 'rein/lib';
+import { LEARNING_NEW, LEARNING_WINDOW, type RecordedRun } from 'rein/testing';
 
 /**
  * The seed's reference harness's three rules on a recorded run (the same

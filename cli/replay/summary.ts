@@ -1,7 +1,7 @@
-import type { ReplayResult } from 'rein/testing/replay-run.js';
+import type { ReplayResult } from 'rein/testing';
 
 /** Exit statuses that mean the recorded run was cut off by a budget: a stop there saves the steps after it. */
-export const LIMIT_EXITS: readonly string[] = ['cost_limit', 'step_limit', 'context_limit', 'time_limit'];
+const LIMIT_EXITS: readonly string[] = ['cost_limit', 'step_limit', 'context_limit', 'time_limit'];
 
 /** The figures of one rules set on one set of runs. */
 export interface ReplaySummary {

@@ -1,4 +1,4 @@
-import { defaultRules, type Rules, rulesSchema } from 'rein/rules/schema.js';
+import { defaultRules, type Rules, rulesSchema } from 'rein/rules';
 
 /**
  * The rules of a benchmark run: `steps` steps of one tool (and finish), no

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { packageRoot } from 'rein/lib/package-root.js';
+import { packageRoot } from 'rein/lib';
 
 /** A path in this checkout (rein-dev is never installed on its own): the core at the root, each workspace package in its own folder. */
 export const inCheckout = (...parts: string[]) => join(packageRoot(), ...parts);

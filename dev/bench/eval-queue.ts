@@ -11,7 +11,7 @@ import { loadTaskSet } from 'rein-eval/task.js';
 import { inCheckout, reinBin } from './checkout.js';
 
 /** One way of running the offline suite, timed. */
-export interface QueueScalingRow {
+interface QueueScalingRow {
   setup: string;
   /** Local pool processes, or queue workers (one job at a time each). */
   lanes: number;
@@ -28,7 +28,7 @@ export interface QueueScalingRow {
 }
 
 /** The queue's own cost per job with one worker, medians over the sampled jobs, in ms. */
-export interface QueueOverhead {
+interface QueueOverhead {
   /** On the worker, outside the run: fetching and checking the task and rules, packing the run files, finishing the job. */
   workerMs: number;
   /** From the worker finishing the job to its result being on disk at the coordinator. */

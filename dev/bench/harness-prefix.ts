@@ -1,11 +1,10 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { extractiveSummary } from 'rein/actors/summarizer.js';
-import type { ModelInput } from 'rein/machines/actor-contracts.js';
-import type { ModelReply } from 'rein/machines/types.js';
-import { startRun } from 'rein/run/start-run.js';
-import type { AnyTool } from 'rein/tools/types.js';
+import { extractiveSummary } from 'rein/actors';
+import type { ModelInput, ModelReply } from 'rein/machines';
+import { startRun } from 'rein/run';
+import type { AnyTool } from 'rein/tools';
 import { fromPromise } from 'xstate';
 import { z } from 'zod';
 import { benchRules } from './bench-rules.js';
@@ -89,7 +88,7 @@ export async function measureHarnessPrefix(
         requestChars: contentChars(input.messages),
       };
     });
-  const handle = startRun({
+  const handle = await startRun({
     workspace,
     task: 'Benchmark task.',
     testCmd: 'true',

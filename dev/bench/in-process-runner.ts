@@ -1,4 +1,4 @@
-import { inLanes } from 'rein/lib/in-lanes.js';
+import { inLanes } from 'rein/lib';
 import type { JobRunner } from 'rein-eval/eval-runner.js';
 import { runEvalJob } from 'rein-eval/run-task.js';
 

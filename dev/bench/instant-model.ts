@@ -1,5 +1,4 @@
-import type { ModelInput } from 'rein/machines/actor-contracts.js';
-import type { ModelReply } from 'rein/machines/types.js';
+import type { ModelInput, ModelReply } from 'rein/machines';
 import { fromPromise } from 'xstate';
 
 /**

@@ -1,14 +1,10 @@
 import type { Tool as ServerTool } from '@modelcontextprotocol/sdk/types.js';
-import { createFindTools } from 'rein/actors/mcp/find-tools.js';
-import { buildCatalogue } from 'rein/actors/mcp/mcp-tools.js';
-import type { ServerHandle } from 'rein/actors/mcp/server-handle.js';
-import { mcpServerSchema } from 'rein/rules/mcp-servers.js';
-import { defaultTools } from 'rein/tools/index.js';
-import { toolSchemasJson } from 'rein/tools/tool-schemas.js';
-import type { AnyTool } from 'rein/tools/types.js';
+import { buildCatalogue, createFindTools, type ServerHandle } from 'rein/mcp';
+import { mcpServerSchema } from 'rein/rules';
+import { type AnyTool, defaultTools, toolSchemasJson } from 'rein/tools';
 
 /** One scripted session's shape: how long it is and which MCP tools it uses when. */
-export interface SessionShape {
+interface SessionShape {
   steps: number;
   /** Steps at which the model first needs a new MCP tool (one tool each). */
   firstUses: number[];

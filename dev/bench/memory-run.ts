@@ -1,10 +1,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { extractiveSummary } from 'rein/actors/summarizer.js';
-import type { ChatMessage } from 'rein/context/messages.js';
-import { startRun } from 'rein/run/start-run.js';
-import type { AnyTool, ToolOutcome } from 'rein/tools/types.js';
+import { extractiveSummary } from 'rein/actors';
+import type { ChatMessage } from 'rein/context';
+import { startRun } from 'rein/run';
+import type { AnyTool, ToolOutcome } from 'rein/tools';
 import { z } from 'zod';
 import { benchRules } from './bench-rules.js';
 import { instantModel } from './instant-model.js';
@@ -49,7 +49,7 @@ export async function runForMemory(steps: number, options: { everything: boolean
   const messages: ChatMessage[] | null = options.everything ? [] : null;
   const results: ToolOutcome[] | null = options.everything ? [] : null;
   const heap = { peak: 0 };
-  const handle = startRun({
+  const handle = await startRun({
     workspace,
     task: 'Benchmark task.',
     testCmd: 'true',

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import type { MemoryFigures } from './memory-run.js';
 
 /** Peak RSS and heap of runs of each length, now and as rein held the record before, each run in its own process. */
-export interface MemoryComparison {
+interface MemoryComparison {
   steps: number;
   now: MemoryFigures;
   before: MemoryFigures;

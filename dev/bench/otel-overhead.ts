@@ -4,7 +4,7 @@ import { startLiveExport } from 'rein-telemetry/live-export.js';
 import { resolveOtlpSettings } from 'rein-telemetry/otlp-settings.js';
 import { measureOverhead } from './overhead.js';
 
-export interface OtelOverheadRow {
+interface OtelOverheadRow {
   setting: 'export off' | 'collector on loopback' | 'collector down (closed port)';
   msPerStep: number;
   /** Spans the collector received (loopback only). */

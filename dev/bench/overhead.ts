@@ -1,9 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { extractiveSummary } from 'rein/actors/summarizer.js';
-import { startRun } from 'rein/run/start-run.js';
-import type { AnyTool } from 'rein/tools/types.js';
+import { extractiveSummary } from 'rein/actors';
+import { startRun } from 'rein/run';
+import type { AnyTool } from 'rein/tools';
 import { z } from 'zod';
 import { benchRules } from './bench-rules.js';
 import { instantModel } from './instant-model.js';
@@ -49,7 +49,7 @@ export async function measureOverhead(
   const heapBefore = process.memoryUsage().heapUsed;
   const callTimes: bigint[] = [];
   const heap = { peak: heapBefore };
-  const handle = startRun({
+  const handle = await startRun({
     workspace,
     task: 'Benchmark task.',
     testCmd: 'true',

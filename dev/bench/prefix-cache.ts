@@ -1,9 +1,17 @@
-import { type ContextDecision, type ContextRules, manageContext, type SummaryRange, summaryRange } from 'rein/context/context-manager.js';
-import { type ContextState, initialContextState, SUMMARY_HEADER } from 'rein/context/context-state.js';
-import type { ChatMessage } from 'rein/context/messages.js';
-import { totalChars } from 'rein/context/messages.js';
-import { ViewBuilder } from 'rein/context/view-builder.js';
-import { headTail } from 'rein/tools/shaping/shape.js';
+import {
+  type ChatMessage,
+  type ContextDecision,
+  type ContextRules,
+  type ContextState,
+  initialContextState,
+  manageContext,
+  SUMMARY_HEADER,
+  type SummaryRange,
+  summaryRange,
+  totalChars,
+  ViewBuilder,
+} from 'rein/context';
+import { headTail } from 'rein/tools';
 import { manageContextStaged, type StagedRules } from './staged-context.js';
 
 /** One policy's figures over a whole simulated session. */
@@ -27,7 +35,7 @@ export interface CacheFigures {
   costWithoutCache: number;
 }
 
-export interface SessionShape {
+interface SessionShape {
   steps: number;
   resultChars: number;
   windowTokens: number;
@@ -163,7 +171,7 @@ function managedRequests(
 }
 
 /** rein's context manager over the session: append-only between compactions, each down to the low-water mark. */
-export function reinRequests(record: ChatMessage[], rules: ContextRules, shape: SessionShape): Request[] {
+function reinRequests(record: ChatMessage[], rules: ContextRules, shape: SessionShape): Request[] {
   return managedRequests(
     record,
     shape,
@@ -173,7 +181,7 @@ export function reinRequests(record: ChatMessage[], rules: ContextRules, shape: 
 }
 
 /** rein's context manager before it (the baseline "today's design"): staged half-life elision at the soft limit. */
-export function stagedRequests(record: ChatMessage[], rules: StagedRules, shape: SessionShape): Request[] {
+function stagedRequests(record: ChatMessage[], rules: StagedRules, shape: SessionShape): Request[] {
   return managedRequests(
     record,
     shape,
@@ -184,7 +192,7 @@ export function stagedRequests(record: ChatMessage[], rules: StagedRules, shape:
 }
 
 /** The seed's reference: every request re-caps every old result by its current age, and re-summarizes. */
-export function seedRequests(record: ChatMessage[], rules: StagedRules, shape: SessionShape): Request[] {
+function seedRequests(record: ChatMessage[], rules: StagedRules, shape: SessionShape): Request[] {
   const requests: Request[] = [];
   const windowChars = rules.windowTokens * shape.charsPerToken;
   for (let length = 4; length <= record.length; length += 2) {

@@ -2,12 +2,8 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { resolveSandbox } from 'rein/tools/sandbox/launch/bubblewrap.js';
-import { runColdCommand } from 'rein/tools/sandbox/launch/cold-command.js';
-import { buildCommandEnv } from 'rein/tools/sandbox/plan/environment.js';
-import { planVisibility } from 'rein/tools/sandbox/plan/visibility.js';
-import { createRunSandbox, type RunSandbox } from 'rein/tools/sandbox/run-sandbox.js';
-import type { CommandPolicy } from 'rein/tools/types.js';
+import { buildCommandEnv, createRunSandbox, planVisibility, type RunSandbox, resolveSandbox, runColdCommand } from 'rein/sandbox';
+import type { CommandPolicy } from 'rein/tools';
 
 /** One way of running a command: `run` resolves to the milliseconds the timed call took. */
 interface Path {
@@ -40,7 +36,7 @@ export interface CommandCost {
   overBashMs: number;
 }
 
-export interface JobCosts {
+interface JobCosts {
   /** From the `job` request to the supervisor's report that the job's group exists. */
   startMs: number;
   /** From the stop request to the report that the group (SIGTERM, no grace needed) is gone. */

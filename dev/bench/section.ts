@@ -1,20 +1,20 @@
 import { formatTable } from './table.js';
 
 /** A table of figures: printed in the terminal and written to docs/benchmarks.md as Markdown. */
-export interface BenchTable {
+interface BenchTable {
   headers: string[];
   rows: Array<Array<string | number>>;
 }
 
 /** What a section measured: its tables, and sentences whose every figure comes from the same run. */
-export interface SectionResult {
+interface SectionResult {
   tables: BenchTable[];
   /** Plain sentences built from this run's figures (never typed-in numbers). */
   notes?: string[];
 }
 
 /** What every section may use. */
-export interface BenchContext {
+interface BenchContext {
   /** Runs at once, for a section that runs whole tasks in parallel. */
   parallel: number;
 }

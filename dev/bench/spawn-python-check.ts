@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
-import type { PythonCheck } from 'rein/tools/edits/python-check.js';
-import { buildCommandEnv } from 'rein/tools/sandbox/plan/environment.js';
+import { buildCommandEnv } from 'rein/sandbox';
+import type { PythonCheck } from 'rein/tools';
 
 /** A compile of one file takes milliseconds; this only guards against a hung interpreter. */
 const PYTHON_TIMEOUT_MS = 10_000;

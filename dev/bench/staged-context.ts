@@ -1,9 +1,15 @@
-import type { ContextDecision } from 'rein/context/context-manager.js';
-import { MAX_SUMMARY_FAILURES, summaryRange } from 'rein/context/context-manager.js';
-import type { ContextState } from 'rein/context/context-state.js';
-import { type CapSteps, capAt, sameCaps } from 'rein/context/elision.js';
-import type { ChatMessage } from 'rein/context/messages.js';
-import type { View, ViewBuilder } from 'rein/context/view-builder.js';
+import {
+  type CapSteps,
+  type ChatMessage,
+  type ContextDecision,
+  type ContextState,
+  capAt,
+  MAX_SUMMARY_FAILURES,
+  sameCaps,
+  summaryRange,
+  type View,
+  type ViewBuilder,
+} from 'rein/context';
 
 /** The staged manager's rules: the soft and hard thresholds and the seed's half-life schedule. */
 export interface StagedRules extends HalfLifeParams {
@@ -15,7 +21,7 @@ export interface StagedRules extends HalfLifeParams {
 }
 
 /** Parameters of the half-life schedule (seed component 4, stage 1). */
-export interface HalfLifeParams {
+interface HalfLifeParams {
   keepRecent: number;
   baseCap: number;
   floor: number;
@@ -42,7 +48,7 @@ export function halfLifeCap(age: number, params: HalfLifeParams, shift = 0): num
  * when a threshold is crossed. With `frozenThrough`, only results after that
  * record index are capped (by their age in the whole list).
  */
-export function tightenCaps(previous: CapSteps, toolIndices: readonly number[], params: HalfLifeParams, shift = 0, frozenThrough = -1): CapSteps {
+function tightenCaps(previous: CapSteps, toolIndices: readonly number[], params: HalfLifeParams, shift = 0, frozenThrough = -1): CapSteps {
   const pairs: Array<[number, number]> = [];
   const count = toolIndices.length;
   let through = previous.through;

@@ -1,8 +1,7 @@
-import { stableStringify } from 'rein/lib/stable-json.js';
-import { createHarnessMachine } from 'rein/machines/harness-machine.js';
-import { type Rules, type RulesInput, rulesSchema } from 'rein/rules/schema.js';
-import { probeHarness } from 'rein/testing/probe.js';
-import { edited, type ResultSpec, ran, read, searched, todo } from 'rein/testing/results.js';
+import { stableStringify } from 'rein/lib';
+import { createHarnessMachine } from 'rein/machines';
+import { type Rules, type RulesInput, rulesSchema } from 'rein/rules';
+import { edited, probeHarness, type ResultSpec, ran, read, searched, todo } from 'rein/testing';
 
 /**
  * A labelled set of agent behaviours for the stall detector: ones that make
@@ -12,9 +11,9 @@ import { edited, type ResultSpec, ran, read, searched, todo } from 'rein/testing
  */
 
 /** One model turn: tool calls with their results (optionally ending in a finish), or a reply without a tool call. */
-export type Turn = { calls: ResultSpec[]; finish?: boolean } | { say: string };
+type Turn = { calls: ResultSpec[]; finish?: boolean } | { say: string };
 
-export interface Behaviour {
+interface Behaviour {
   name: string;
   kind: 'progress' | 'loop';
   description: string;
@@ -174,7 +173,7 @@ export const LOOP_BEHAVIOURS: readonly Behaviour[] = [
 export const BEHAVIOURS: readonly Behaviour[] = [...PROGRESS_BEHAVIOURS, ...LOOP_BEHAVIOURS];
 
 /** How a behaviour went through the machine. */
-export interface BehaviourOutcome {
+interface BehaviourOutcome {
   status: string;
   /** Steps (model replies) taken. */
   steps: number;
@@ -183,7 +182,7 @@ export interface BehaviourOutcome {
 }
 
 /** Enough steps for the longest behaviour: the step budget is not what is measured. */
-export const BEHAVIOUR_RULES: RulesInput = { budgets: { maxSteps: 400 } };
+const BEHAVIOUR_RULES: RulesInput = { budgets: { maxSteps: 400 } };
 
 /**
  * Runs a behaviour through the harness machine (pure transitions: no model,

@@ -1,7 +1,7 @@
 import { BEHAVIOURS, runBehaviour, seedFirstNudge } from './stall-behaviours.js';
 
 /** One row of the stall-precision table. */
-export interface StallPrecisionRow {
+interface StallPrecisionRow {
   behaviour: string;
   kind: 'progress' | 'loop';
   status: string;

@@ -7,14 +7,14 @@ import { pathToFileURL } from 'node:url';
 import { built, reinBin } from './checkout.js';
 
 /** One way of starting a Node process: what the row measures. */
-export interface StartupCase {
+interface StartupCase {
   name: string;
   /** Node arguments after the reporter preload. */
   args: string[];
 }
 
 /** Wall time from spawn to exit, and the child's own peak resident set, medians over the rounds. */
-export interface StartupFigures {
+interface StartupFigures {
   name: string;
   wallMs: number;
   peakRssMb: number;

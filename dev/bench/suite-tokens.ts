@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { RulesInput } from 'rein/rules/schema.js';
+import type { RulesInput } from 'rein/rules';
 import { parseConfigurations } from 'rein-eval/configurations.js';
 import { runEval } from 'rein-eval/eval-runner.js';
 import type { RunRecord } from 'rein-eval/run-record.js';

@@ -1,9 +1,9 @@
-import { createSyntaxChecker } from 'rein/tools/edits/syntax-check.js';
+import { createSyntaxChecker } from 'rein/tools';
 import { describePython, type PythonOnPath } from './python-on-path.js';
 import { compilePythonSpawned } from './spawn-python-check.js';
 
 /** One way of checking syntax, timed over a series of checks of the same edit. */
-export interface SyntaxCheckFigures {
+interface SyntaxCheckFigures {
   checker: string;
   checks: number;
   /** The first check, start-up included. */
@@ -12,7 +12,7 @@ export interface SyntaxCheckFigures {
   medianMs: number;
 }
 
-export interface SyntaxCheckBench {
+interface SyntaxCheckBench {
   /** `python3` as found on PATH, and whether it is a script (a pyenv shim) rather than the interpreter. */
   python: PythonOnPath;
   rows: SyntaxCheckFigures[];

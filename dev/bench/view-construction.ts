@@ -1,13 +1,9 @@
-import { manageContext } from 'rein/context/context-manager.js';
-import { initialContextState } from 'rein/context/context-state.js';
-import type { ChatMessage } from 'rein/context/messages.js';
-import { totalChars } from 'rein/context/messages.js';
-import { ViewBuilder } from 'rein/context/view-builder.js';
-import { defaultRules } from 'rein/rules/schema.js';
+import { type ChatMessage, initialContextState, manageContext, totalChars, ViewBuilder } from 'rein/context';
+import { defaultRules } from 'rein/rules';
 import { sessionRecord } from './prefix-cache.js';
 
 /** Microseconds per step spent building the working view, incrementally (rein) and from scratch (the seed). */
-export interface ViewFigures {
+interface ViewFigures {
   steps: number;
   reinMicros: number;
   seedMicros: number;

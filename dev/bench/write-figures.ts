@@ -1,5 +1,5 @@
 import { readFileSync, writeFileSync } from 'node:fs';
-import { ReinError } from 'rein/lib/errors.js';
+import { ReinError } from 'rein/lib';
 
 const END = '<!-- figures:end -->';
 const TOTAL = '<!-- bench:total -->';

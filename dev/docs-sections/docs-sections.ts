@@ -1,12 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
-import { packageRoot } from 'rein/lib/package-root.js';
-import { createHarnessMachine } from 'rein/machines/harness-machine.js';
-import { listTransitions } from 'rein/machines/introspection.js';
-import { ENDPOINT_PROFILES } from 'rein/rules/endpoint-profiles.js';
-import { phaseRuleSchema } from 'rein/rules/phases.js';
-import { END_TARGETS, phaseNames, rulesSchema } from 'rein/rules/schema.js';
-import { PROGRESS_KINDS, STALL_RULE_NAMES, STALL_RULES } from 'rein/rules/stall-rules.js';
+import { packageRoot } from 'rein/lib';
+import { createHarnessMachine, listTransitions } from 'rein/machines';
+import { END_TARGETS, ENDPOINT_PROFILES, PROGRESS_KINDS, phaseNames, phaseRuleSchema, rulesSchema, STALL_RULE_NAMES, STALL_RULES } from 'rein/rules';
 import { listGuards } from 'rein-cli/commands/rules-guards.js';
 import { toPhaseMermaid, toTurnCycleMermaid } from 'rein-visualizer/server/mermaid-overview.js';
 import { z } from 'zod';
@@ -23,7 +19,7 @@ const linkFrom = (page: string) => (target: string) => relative(dirname(page), t
 const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
 /** The stall rules, from the one table in rules/stall-rules.ts. */
-export function stallRulesSection(link = linkFrom('README.md')): string {
+function stallRulesSection(link = linkFrom('README.md')): string {
   const rows = STALL_RULE_NAMES.map((name) => {
     const rule: { limit: number; counts: string; resetBy: readonly string[]; needsTools?: readonly string[]; message: string } = STALL_RULES[name];
     const resets = rule.resetBy.length > 0 ? rule.resetBy.join(', ') : '(a reply with a tool call)';
@@ -40,7 +36,7 @@ export function stallRulesSection(link = linkFrom('README.md')): string {
 }
 
 /** Every built-in guard a rules file may name, from the catalogue. */
-export function guardsSection(): string {
+function guardsSection(): string {
   const rows = listGuards().map((guard) => {
     const params =
       guard.params.map((param) => `\`${param.name}\` ${param.type}${param.required ? '' : ` = ${JSON.stringify(param.default)}`}`).join(', ') || '-';
@@ -59,7 +55,7 @@ interface JsonSchema {
 }
 
 /** Every key of a rules file with its default and meaning, from the zod schema. */
-export function rulesKeysSection(): string {
+function rulesKeysSection(): string {
   const schema = z.toJSONSchema(rulesSchema, { io: 'input', unrepresentable: 'any' }) as JsonSchema;
   const rows: string[] = [];
   const visit = (node: JsonSchema, path: string) => {
@@ -95,7 +91,7 @@ function typeText(node: JsonSchema): string {
 }
 
 /** One recipe of the cookbook: a rules file in docs/cookbook/ and what it is for. */
-export interface Recipe {
+interface Recipe {
   file: string;
   title: string;
   note: string;
@@ -105,12 +101,12 @@ export function cookbookRecipes(): Recipe[] {
   return JSON.parse(readFileSync(join(packageRoot(), 'docs', 'cookbook', 'recipes.json'), 'utf8')) as Recipe[];
 }
 
-export function recipeRules(recipe: Recipe): unknown {
+function recipeRules(recipe: Recipe): unknown {
   return JSON.parse(readFileSync(join(packageRoot(), 'docs', 'cookbook', recipe.file), 'utf8'));
 }
 
 /** What a rules file changes in the chart: transitions added and removed against the default machine, one phase standing for the rest. */
-export function chartDifference(rulesInput: unknown): { added: string[]; removed: string[] } {
+function chartDifference(rulesInput: unknown): { added: string[]; removed: string[] } {
   const keys = (input: unknown) => new Set(listTransitions(createHarnessMachine(rulesSchema.parse(input))).map((info) => info.key));
   const before = keys({});
   const after = keys(rulesInput);
@@ -118,7 +114,7 @@ export function chartDifference(rulesInput: unknown): { added: string[]; removed
 }
 
 /** The cookbook: each recipe's rules file and the chart difference it makes. */
-export function cookbookSection(link = linkFrom('README.md')): string {
+function cookbookSection(link = linkFrom('README.md')): string {
   const parts: string[] = [];
   for (const recipe of cookbookRecipes()) {
     const rules = recipeRules(recipe);
@@ -184,19 +180,19 @@ function summarise(lines: string[]): string[] {
 }
 
 /** The chart as a person reads it first: the phases and the ways a run ends. */
-export function statechartSection(): string {
+function statechartSection(): string {
   const machine = createHarnessMachine(rulesSchema.parse({}));
   return ['```mermaid', toPhaseMermaid(machine).trimEnd(), '```'].join('\n');
 }
 
 /** One phase's turn cycle: every phase runs the same one, with its own exits in `route`. */
-export function turnCycleSection(): string {
+function turnCycleSection(): string {
   const machine = createHarnessMachine(rulesSchema.parse({}));
   return ['```mermaid', toTurnCycleMermaid(machine, 'build').trimEnd(), '```'].join('\n');
 }
 
 /** The endpoint profiles, from their one table in rules/endpoint-profiles.ts (the schema's `model.profile` enum reads it too). */
-export function endpointProfilesSection(): string {
+function endpointProfilesSection(): string {
   const rows = ENDPOINT_PROFILES.map(
     (profile) => `| \`${profile.name}\` | ${cell(profile.server)} | \`${cell(JSON.stringify(profile.settings))}\` | ${cell(profile.why)} |`,
   );
@@ -204,7 +200,7 @@ export function endpointProfilesSection(): string {
 }
 
 /** A generated section: the page that shows it (a path from the checkout) and its text. */
-export interface DocsSection {
+interface DocsSection {
   page: string;
   text: string;
 }

@@ -3,7 +3,7 @@ import { loadRules, type Script, scriptedModelSource, startRun } from '../../ind
 
 export async function runHarness(workspace: string, runDir: string, script: Script) {
   const { rules, guards, actions, tools } = await loadRules({ workspace });
-  const run = startRun({
+  const run = await startRun({
     workspace,
     runDir,
     task: 'Make the tests pass.',

@@ -6,7 +6,7 @@ import { writeRunFiles } from './run-files.js';
 import { describeWireProblem, jobResultSchema } from './wire-format.js';
 
 /** A finished queue job as BullMQ hands it back. */
-export interface FinishedJob {
+interface FinishedJob {
   state: 'completed' | 'failed';
   returnvalue: unknown;
   failedReason?: string;

@@ -12,7 +12,7 @@ import { openRedis, probeRedis, type RedisEndpoint } from './redis-endpoint.js';
 import { STORE_TTL_S } from './task-store.js';
 import { KEY_PREFIX, QUEUE_NAME } from './wire-format.js';
 
-export interface QueueRunnerOptions {
+interface QueueRunnerOptions {
   endpoint: RedisEndpoint;
   /** Times a job may start in all (a run whose worker died is re-run until then). */
   attempts: number;

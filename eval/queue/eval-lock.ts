@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Redis } from 'ioredis';
-import { UsageError } from 'rein/lib/errors.js';
+import { UsageError } from 'rein/lib';
 import { KEY_PREFIX } from './wire-format.js';
 
 const LOCK_MS = 30_000;

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { sha256Hex } from './task-content.js';
 
 /** `<out>/queue.json`: the eval's id in the queue, kept so a re-run with the same `--out` finds its jobs again. */
-export const QUEUE_FILE = 'queue.json';
+const QUEUE_FILE = 'queue.json';
 
 const queueFileSchema = z.object({ version: z.literal(1), evalId: z.string().regex(/^[0-9a-f]{12}$/) }).loose();
 

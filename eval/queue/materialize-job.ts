@@ -1,8 +1,8 @@
 import { mkdtemp } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Redis } from 'ioredis';
-import { JobRefused, UsageError } from 'rein/lib/errors.js';
-import type { ReceivedRules } from 'rein/run/rules-files/load-rules.js';
+import { JobRefused, UsageError } from 'rein/lib';
+import type { ReceivedRules } from 'rein/run';
 import { resolveConfiguration } from '../configurations.js';
 import type { EvalJob } from '../job.js';
 import { loadTaskSet } from '../task.js';

@@ -3,7 +3,7 @@ import { rm } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { type Job, UnrecoverableError, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { JobRefused } from 'rein/lib/errors.js';
+import { JobRefused } from 'rein/lib';
 import type { EvalJob } from '../job.js';
 import { runPool } from '../pool.js';
 import { describeRun } from '../progress.js';
@@ -14,7 +14,7 @@ import { packRunFiles } from './run-files.js';
 import { describeWireProblem, type JobResult, jobDataSchema, KEY_PREFIX, QUEUE_NAME, WIRE_VERSION } from './wire-format.js';
 import { createWorkerTemp, pruneCache } from './worker-files.js';
 
-export interface QueueWorkerOptions {
+interface QueueWorkerOptions {
   endpoint: RedisEndpoint;
   /** Jobs run at once, each in its own process as in the local pool. */
   parallel: number;

@@ -1,5 +1,5 @@
 import { Redis, type RedisOptions } from 'ioredis';
-import { QueueConnectionError, UsageError } from 'rein/lib/errors.js';
+import { QueueConnectionError, UsageError } from 'rein/lib';
 
 /** Where the queue lives, parsed from `--queue redis://…`: connection options, and the URL with its password masked for printing. */
 export interface RedisEndpoint {

@@ -2,7 +2,7 @@ import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { gunzip, gzip } from 'node:zlib';
-import { ReinError, UsageError } from 'rein/lib/errors.js';
+import { ReinError, UsageError } from 'rein/lib';
 import { z } from 'zod';
 import { type ContentEntry, hashContent, listContent } from './task-content.js';
 
@@ -10,7 +10,7 @@ const gzipAsync = promisify(gzip);
 const gunzipAsync = promisify(gunzip);
 
 /** Largest packed task the queue takes (Redis strings stop at 512 MB; a task this big wants a shared volume). */
-export const MAX_PACKED_BYTES = 256 * 1024 * 1024;
+const MAX_PACKED_BYTES = 256 * 1024 * 1024;
 
 const manifestSchema = z.array(
   z.object({

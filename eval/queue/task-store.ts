@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import type { Redis } from 'ioredis';
-import { JobRefused } from 'rein/lib/errors.js';
+import { JobRefused } from 'rein/lib';
 import { hashContent, sha256Hex } from './task-content.js';
 import { packTask, unpackTask } from './task-pack.js';
 import { fileKey, taskKey } from './wire-format.js';

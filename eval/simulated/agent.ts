@@ -1,12 +1,12 @@
-import type { ScriptContext, ScriptedReply } from 'rein/actors/model/scripted-model.js';
-import type { ChatMessage } from 'rein/context/messages.js';
+import type { ScriptContext, ScriptedReply } from 'rein/actors';
+import type { ChatMessage } from 'rein/context';
 import { type Feedback, type HarnessTexts, readFeedback } from './feedback.js';
 import { type Intent, type Surface, toReply } from './intents.js';
 import type { Traits } from './registry.js';
 import { itemDone, type Simulation, todoItemOf } from './simulation-schema.js';
 import { readVisibleTodo } from './todo-readback.js';
 
-export interface SimulatedAgentSpec {
+interface SimulatedAgentSpec {
   traits: Traits;
   simulation: Simulation;
   testCmd: string;

@@ -1,4 +1,4 @@
-import type { Rules } from 'rein/rules/schema.js';
+import type { Rules } from 'rein/rules';
 
 /** The fixed texts a simulated model recognises, taken from the run's rules so custom messages still work. */
 export interface HarnessTexts {

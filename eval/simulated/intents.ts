@@ -1,4 +1,4 @@
-import { call, type ScriptedReply } from 'rein/actors/model/scripted-model.js';
+import { call, type ScriptedReply } from 'rein/actors';
 import { type Fix, itemDone, type Simulation } from './simulation-schema.js';
 
 /** One thing the simulated model means to do next. */

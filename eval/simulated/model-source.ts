@@ -1,11 +1,9 @@
 import { basename } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { scriptedIntake } from 'rein/actors/model/model-source.js';
-import { createScriptedModel, type Script } from 'rein/actors/model/scripted-model.js';
-import { extractiveSummary } from 'rein/actors/summarizer.js';
-import { ReinError } from 'rein/lib/errors.js';
-import type { Rules } from 'rein/rules/schema.js';
-import type { ModelSource } from 'rein/run/start-run.js';
+import { createScriptedModel, extractiveSummary, type Script, scriptedIntake } from 'rein/actors';
+import { ReinError } from 'rein/lib';
+import type { Rules } from 'rein/rules';
+import type { ModelSource } from 'rein/run';
 import { createSimulatedAgent } from './agent.js';
 import { harnessTexts } from './feedback.js';
 import { traitsOf } from './registry.js';
@@ -16,7 +14,7 @@ import type { Simulation } from './simulation-schema.js';
 export type SimulatedModelChoice = { kind: 'registry'; names: string[]; simulation: Simulation } | { kind: 'module'; path: string };
 
 /** What a task-provided model module's default export receives, once per run. */
-export interface ModuleModelContext {
+interface ModuleModelContext {
   prompt: string;
   testCmd: string;
   tools: string[];

@@ -10,7 +10,7 @@ export interface Traits {
   planner: boolean;
 }
 
-export interface SimulatedModelInfo {
+interface SimulatedModelInfo {
   name: string;
   trait: keyof Traits | null;
   /** The harness component whose absence this failure mode exposes. */
@@ -23,7 +23,7 @@ export interface SimulatedModelInfo {
 const ok = () => null;
 
 /** The registry of simulated models: the failure modes the seed describes, plus a careful baseline. */
-export const SIMULATED_MODELS: readonly SimulatedModelInfo[] = [
+const SIMULATED_MODELS: readonly SimulatedModelInfo[] = [
   {
     name: 'careful',
     trait: null,
@@ -93,7 +93,7 @@ export const SIMULATED_MODELS: readonly SimulatedModelInfo[] = [
 ];
 
 /** Looks a simulated model up by name. */
-export function findSimulatedModel(name: string): SimulatedModelInfo | undefined {
+function findSimulatedModel(name: string): SimulatedModelInfo | undefined {
   return SIMULATED_MODELS.find((model) => model.name === name);
 }
 

@@ -1,5 +1,4 @@
-import type { Script, ScriptedReply } from 'rein/actors/model/scripted-model.js';
-import { MANGLES, mangleArguments, renderTextCall } from 'rein/actors/model/text-calls/render.js';
+import { MANGLES, mangleArguments, renderTextCall, type Script, type ScriptedReply } from 'rein/actors';
 
 /** Simulated models that behave as `careful` but speak the way some endpoints do: their calls as text, or their arguments bent. */
 export const REPLY_SHAPES = { 'text-calls': 'text', 'mangled-arguments': 'mangled' } as const;

@@ -1,7 +1,7 @@
-import type { ChatMessage } from 'rein/context/messages.js';
+import type { ChatMessage } from 'rein/context';
 
 /** One item of a todo list as the harness shows it (`[ ] task` or `[x] task`). */
-export interface VisibleTodoItem {
+interface VisibleTodoItem {
   task: string;
   done: boolean;
 }

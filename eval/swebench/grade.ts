@@ -5,12 +5,12 @@ import { applyTestPatch } from './workspace.js';
 /** The command a test name is appended to when the instance sets no `test_cmd`. */
 export const DEFAULT_SWEBENCH_TEST_CMD = 'python3 -m pytest -q -p no:cacheprovider';
 
-export interface TestListResult {
+interface TestListResult {
   passed: string[];
   failed: string[];
 }
 
-export interface SweBenchGrade {
+interface SweBenchGrade {
   resolved: boolean;
   failToPass: TestListResult;
   passToPass: TestListResult;

@@ -1,6 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { UsageError } from 'rein/lib/errors.js';
-import { formatZodError } from 'rein/lib/zod-error.js';
+import { formatZodError, UsageError } from 'rein/lib';
 import { z } from 'zod';
 
 /**
@@ -29,7 +28,7 @@ const testList = z.preprocess(
  * and version in its harness, not in the record); so are `timeout_s` and
  * `check_timeout_s`, as in a task.json.
  */
-export const sweBenchInstanceSchema = z.looseObject({
+const sweBenchInstanceSchema = z.looseObject({
   instance_id: z
     .string()
     .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'letters, digits, ".", "_" and "-" only (it names folders)')
@@ -51,7 +50,7 @@ export const sweBenchInstanceSchema = z.looseObject({
 
 export type SweBenchInstance = z.infer<typeof sweBenchInstanceSchema>;
 
-export interface InstanceFile {
+interface InstanceFile {
   instances: SweBenchInstance[];
   /** Records skipped, with why (line or index, then the problem). */
   problems: Array<{ id: string; problem: string }>;

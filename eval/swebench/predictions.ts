@@ -1,18 +1,18 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { writeFileAtomic } from 'rein/tools/edits/atomic-write.js';
+import { writeFileAtomic } from 'rein/tools';
 import type { RunRecord } from '../run-record.js';
 import { MODEL_PATCH_FILE } from './grade-run.js';
 
 /** One line of a SWE-bench predictions file, with the official harness's field names. */
-export interface Prediction {
+interface Prediction {
   instance_id: string;
   model_name_or_path: string;
   model_patch: string;
 }
 
 /** The name a configuration's predictions go under: SWE-bench turns "/" into "__" for its log folders. */
-export function predictionName(config: string, model: string): string {
+function predictionName(config: string, model: string): string {
   return `rein/${config}/${model}`;
 }
 

@@ -1,5 +1,5 @@
 import { dirname, resolve } from 'node:path';
-import { UsageError } from 'rein/lib/errors.js';
+import { UsageError } from 'rein/lib';
 import { DEFAULT_CHECK_TIMEOUT_S, DEFAULT_TIMEOUT_S, type EvalTask, type TaskSet } from '../task.js';
 import { DEFAULT_SWEBENCH_TEST_CMD } from './grade.js';
 import { loadInstances, type SweBenchInstance } from './instance.js';

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { lstatSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve, sep } from 'node:path';
-import { RULES_FILE_NAMES, WORKSPACE_REIN_DIR } from 'rein/lib/state/harness-files.js';
+import { RULES_FILE_NAMES, WORKSPACE_REIN_DIR } from 'rein/lib';
 
 /** Settings that keep git from running anything a repository's files could name (hooks, a file-system monitor, diff drivers). */
 const SAFE_GIT = [
@@ -52,7 +52,7 @@ export function checkoutInstance(source: string, commit: string, workspace: stri
  * so a filter, a diff driver or a monitor command the agent configured never
  * runs outside the sandbox.
  */
-export function reclaimCheckout(workspace: string): void {
+function reclaimCheckout(workspace: string): void {
   const dotGit = join(workspace, '.git');
   const stat = lstatSync(dotGit, { throwIfNoEntry: false });
   if (!stat?.isDirectory()) throw new Error('the workspace .git is no longer the checkout’s folder (replaced or removed during the run)');

@@ -8,7 +8,7 @@ export interface SecretFinding {
   column: number;
 }
 
-export interface MaskResult {
+interface MaskResult {
   text: string;
   findings: SecretFinding[];
 }

@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 
 /** The process that writes a trace: its pid and host, in the start and resume lines. */
-export interface TraceWriter {
+interface TraceWriter {
   pid: number;
   host: string;
 }

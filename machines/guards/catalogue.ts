@@ -3,7 +3,7 @@ import { STALL_RULE_NAMES, STALL_RULES, type StallRuleName } from '../../rules/s
 import type { GuardView } from './guard-view.js';
 
 /** What a guard needs before it can ever hold in a phase; the machine leaves out exits that cannot. */
-export interface GuardNeeds {
+interface GuardNeeds {
   /** At least one of these tools must be callable in the phase. */
   tools?: readonly string[];
   /** Only holds when the verification gate is on (it reacts to a refusal). */
@@ -256,7 +256,7 @@ function stallSpec(rule: StallRuleName): GuardSpec<typeof stallLimit> {
 }
 
 /** The stall rules' guards: each compares its rule's counter with `limit` (see rules/stall-rules.ts). */
-export const STALL_GUARDS = Object.fromEntries(STALL_RULE_NAMES.map((rule) => [rule, stallSpec(rule)])) as Record<StallRuleName, GuardSpec<typeof stallLimit>>;
+const STALL_GUARDS = Object.fromEntries(STALL_RULE_NAMES.map((rule) => [rule, stallSpec(rule)])) as Record<StallRuleName, GuardSpec<typeof stallLimit>>;
 
 /** Every built-in guard a rules file may name, by kind. */
 export const GUARD_CATALOGUE = {

@@ -1,5 +1,5 @@
+import { namedGuardLabel } from '../../lib/guard-labels.js';
 import type { Condition } from '../../rules/schema.js';
-import { namedGuardLabel } from '../guard-labels.js';
 import { BUILT_IN_GUARDS, guardParams, isBuiltInGuard } from './catalogue.js';
 import type { GuardView } from './guard-view.js';
 import { type GuardResult, guardHolds } from './registry.js';

@@ -16,7 +16,7 @@ export interface ProgressMemory {
 }
 
 /** A verification run's result as far as progress is concerned. */
-export interface TestSignature {
+interface TestSignature {
   passed: boolean;
   /** Failures the output reports, when it says; `null` when it does not. */
   failures: number | null;

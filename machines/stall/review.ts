@@ -14,7 +14,7 @@ import { noteFiring } from './counters.js';
  */
 
 /** One live stall rule, as the review state's transitions carry it. */
-export interface LiveStallRule {
+interface LiveStallRule {
   rule: string;
   limit: number;
   message: string;
@@ -33,7 +33,7 @@ export function nudgeText(phase: Phase, rule: { guard: string; message?: string 
 }
 
 /** The count a rule reached this turn (its counter's peak). */
-export function stallCount(context: HarnessContext, rule: string): number {
+function stallCount(context: HarnessContext, rule: string): number {
   return context.stall.counters[rule]?.peak ?? 0;
 }
 

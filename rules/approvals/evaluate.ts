@@ -55,7 +55,7 @@ export function policyCanStop(policy: ApprovalPolicy): boolean {
  * rule only when it fits the whole and the command has no control operator
  * the pattern does not spell out, so `run(cat *)` never allows `cat a; rm b`.
  */
-export type CommandReading = 'any part' | 'whole';
+type CommandReading = 'any part' | 'whole';
 
 function firstMatch(rules: readonly ApprovalRuleInput[], call: CallFacts, reading: CommandReading): { rule: ApprovalRuleObject; text: string } | null {
   for (const rule of rules) {
@@ -66,7 +66,7 @@ function firstMatch(rules: readonly ApprovalRuleInput[], call: CallFacts, readin
 }
 
 /** Whether one rule covers a call; a rule about commands or paths never matches a call without one. */
-export function ruleMatches(rule: ApprovalRuleObject, call: CallFacts, reading: CommandReading): boolean {
+function ruleMatches(rule: ApprovalRuleObject, call: CallFacts, reading: CommandReading): boolean {
   if (!wildcard(rule.tool ?? '*').test(call.tool)) return false;
   if (rule.command !== undefined || rule.commandRegex !== undefined) {
     if (call.command === undefined || !commandMatches(rule, call.command, reading)) return false;

@@ -12,7 +12,7 @@ const READ_ONLY_COMMANDS = ['ls', 'ls *', 'pwd', 'cat *', 'head *', 'tail *', 'w
  * the repository, `untrusted` asks before everything but reading and a few
  * read-only commands.
  */
-export const APPROVAL_PRESETS = {
+const APPROVAL_PRESETS = {
   never: { default: 'allow', ask: [], allow: [] },
   'on-request': { default: 'allow', ask: ['run', 'job', 'mcp__*'], allow: [] },
   untrusted: {
@@ -23,8 +23,8 @@ export const APPROVAL_PRESETS = {
   },
 } as const satisfies Record<string, { default: ApprovalVerdict; ask: ApprovalRuleInput[]; allow: ApprovalRuleInput[] }>;
 
-export type ApprovalPresetName = keyof typeof APPROVAL_PRESETS;
-export const APPROVAL_PRESET_NAMES = Object.keys(APPROVAL_PRESETS) as ApprovalPresetName[];
+type ApprovalPresetName = keyof typeof APPROVAL_PRESETS;
+const APPROVAL_PRESET_NAMES = Object.keys(APPROVAL_PRESETS) as ApprovalPresetName[];
 
 /** A preset's rules layer (for `approvals` in the rules), or a usage error naming the presets. */
 export function approvalPresetLayer(name: string): { default: ApprovalVerdict; ask: ApprovalRuleInput[]; allow: ApprovalRuleInput[] } {

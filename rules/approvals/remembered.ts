@@ -16,7 +16,7 @@ export interface RememberedDecision {
   tool: string;
   /** For `command` and `repository`: the arguments' hash (see argsHash). */
   argsHash?: string;
-  /** What was approved, for a person reading the trust file. */
+  /** What was approved, for a person reading the trust store. */
   command?: string;
 }
 

@@ -6,7 +6,7 @@ import { z } from 'zod';
  * evaluation is in evaluate.ts.
  */
 
-export const APPROVAL_VERDICTS = ['allow', 'ask', 'deny'] as const;
+const APPROVAL_VERDICTS = ['allow', 'ask', 'deny'] as const;
 export type ApprovalVerdict = (typeof APPROVAL_VERDICTS)[number];
 
 /** A compiled regular expression check, so a bad one stops the run before it starts. */
@@ -37,7 +37,7 @@ const ruleObject = z.strictObject({
  * for a path glob) or an object with `tool`, `command`, `commandRegex`,
  * `path`, `notPath`.
  */
-export const approvalRule = z.union([z.string().min(1), ruleObject]);
+const approvalRule = z.union([z.string().min(1), ruleObject]);
 export type ApprovalRuleInput = z.input<typeof approvalRule>;
 export type ApprovalRuleObject = z.input<typeof ruleObject>;
 

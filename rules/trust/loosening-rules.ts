@@ -10,7 +10,7 @@ import type { Rules } from '../schema.js';
  * (context management, tool output limits, model request settings, stall thresholds, phase flow, the verification
  * command, the repository instructions file) neither grants access nor speaks for rein, and is applied.
  */
-export interface LooseningRule {
+interface LooseningRule {
   /** The field, as written in a rules file. */
   field: string;
   /** How a finding is introduced, when not by the field. */

@@ -3,8 +3,9 @@ import { join } from 'node:path';
 import { readRegularFile } from '../../lib/regular-file.js';
 import { sha256 } from '../../lib/sha256.js';
 import { RULES_FILE_NAMES, WORKSPACE_REIN_DIR } from '../../lib/state/harness-files.js';
-import { realKey, stateRecords, writePrivateJson } from '../../lib/state/state-records.js';
+import { writePrivateJson } from '../../lib/state/state-records.js';
 import { userStateDir } from '../../lib/state/user-state-dir.js';
+import { realKey, trustRecords } from './store.js';
 
 /** The rules files at a workspace root, by name, with a hash of their content (absent files left out). */
 export function rulesFilesIn(workspace: string): Map<string, string> {
@@ -28,7 +29,7 @@ export function rulesFilesIn(workspace: string): Map<string, string> {
  *
  * @example const before = rulesFilesIn(ws); await run(); changedRulesFiles(before, rulesFilesIn(ws)) // ['rein.config.mjs']
  */
-export function changedRulesFiles(before: Map<string, string>, after: Map<string, string>): string[] {
+function changedRulesFiles(before: Map<string, string>, after: Map<string, string>): string[] {
   return RULES_FILE_NAMES.filter((name) => before.get(name) !== after.get(name));
 }
 
@@ -49,9 +50,9 @@ interface RulesWatch {
  * Rules files runs wrote (not loaded until a person trusts them), one record per workspace, file and content, so
  * marking never reads and rewrites another run's marks.
  */
-const untrustedMarks = stateRecords<UntrustedMark>('rules-untrusted');
+const untrustedMarks = trustRecords<UntrustedMark>('untrustedRules');
 /** The baselines of runs not yet ended, one record per workspace and run directory; removed when the run ends. */
-const watches = stateRecords<RulesWatch>('rules-watch');
+const watches = trustRecords<RulesWatch>('rulesWatch');
 
 const markKey = (workspace: string, name: string, hash: string): string => `${workspace}\n${name}\n${hash}`;
 const watchKey = (workspace: string, runDir: string): string => `${workspace}\n${runDir}`;
@@ -91,15 +92,6 @@ export function endRulesWatch(workspace: string, runDir: string): string[] {
     writeLegacyStore(legacy);
   }
   return changed;
-}
-
-/** Notes rules files a run created or changed (by content hash), in the user's state dir, which the agent cannot write. */
-export function markUntrusted(workspace: string, names: readonly string[]): void {
-  const current = rulesFilesIn(workspace);
-  for (const name of names) {
-    const hash = current.get(name);
-    if (hash) mark(realKey(workspace), name, hash);
-  }
 }
 
 /**
@@ -157,7 +149,7 @@ function readLegacyUntrusted(workspace: string): Record<string, string> {
 }
 
 /** `rein rules trust`: the person has reviewed the rules files as they are now; returns the names trusted. */
-export function trustRulesFiles(workspace: string): string[] {
+export function clearUntrustedMarks(workspace: string): string[] {
   const ws = realKey(workspace);
   const current = rulesFilesIn(workspace);
   const names = new Set<string>();

@@ -1,6 +1,4 @@
-import { realKey, stateRecords } from '../../lib/state/state-records.js';
-
-export { sha256 } from '../../lib/sha256.js';
+import { realKey, trustRecords } from './store.js';
 
 /** What a person trusted: the rules file's content and every module inside the workspace it imports, by hash. */
 export interface RulesFingerprint {
@@ -11,13 +9,13 @@ export interface RulesFingerprint {
 }
 
 /** One trusted rules file, as `rein trust --list` prints it. */
-export interface TrustedRulesFile extends RulesFingerprint {
+interface TrustedRulesFile extends RulesFingerprint {
   file: string;
   trustedAt: string;
 }
 
 /** Trusted rules files by real path, one JSON file each in the user's state dir. */
-const trusted = stateRecords<TrustedRulesFile>('trusted-rules');
+const trusted = trustRecords<TrustedRulesFile>('trustedRules');
 
 /** The folder in the user's state dir that holds the records (one JSON file per rules file); a person may read, edit or delete them. */
 export function trustedRulesPath(): string {
@@ -43,13 +41,13 @@ export function sameFingerprint(a: RulesFingerprint, b: RulesFingerprint): boole
 }
 
 /** `rein trust`: records the rules file as it is now. */
-export function recordTrustedRules(file: string, fingerprint: RulesFingerprint): void {
+export function trustRulesFile(file: string, fingerprint: RulesFingerprint): void {
   const key = realKey(file);
   trusted.put(key, key, { file: key, trustedAt: new Date().toISOString(), hash: fingerprint.hash, modules: fingerprint.modules });
 }
 
 /** `rein trust --revoke`: forgets the records of this file, or of every file under this folder. Returns the files forgotten. */
-export function revokeTrustedRules(fileOrFolder: string): string[] {
+export function revokeRulesFiles(fileOrFolder: string): string[] {
   const gone = trusted
     .list()
     .map(({ key }) => key)
@@ -59,6 +57,6 @@ export function revokeTrustedRules(fileOrFolder: string): string[] {
 }
 
 /** `rein trust --list`: every trusted rules file. */
-export function listTrustedRules(): TrustedRulesFile[] {
+export function listTrustedRulesFiles(): TrustedRulesFile[] {
   return trusted.list().map(({ value }) => value);
 }

@@ -1,4 +1,4 @@
-import type { AnyActorRef, InspectionEvent } from 'xstate';
+import type { InspectionEvent } from 'xstate';
 import type { MachineNote } from '../../lib/trace/trace-events.js';
 import { actionName, guardName, microstepTransitions, stateLabel } from '../../machines/introspection.js';
 import type { HarnessEmitted, ModelReply, ToolCallResult } from '../../machines/types.js';
@@ -14,9 +14,13 @@ import type { Tracer } from './trace.js';
  * whole macrostep (a gate refusal would follow the phase change it caused),
  * so notes are read from the `@xstate.action` events of each microstep.
  */
-export function createInspectionTracer(trace: Tracer, stepOf: () => number, forward?: (event: InspectionEvent) => void) {
-  let root: AnyActorRef | null = null;
-  let label = '';
+export function createInspectionTracer(trace: Tracer, start: { label: string; step: number; forward?: (event: InspectionEvent) => void }) {
+  const { forward } = start;
+  let label = start.label;
+  // The step the root's snapshots last showed: a reply's line names the step it starts.
+  let step = start.step;
+  // What the actor computes as it is created (its initial state) is not the run: lines begin when it starts.
+  let started = false;
   let pending: MachineNote[] = [];
   let lastEvent: unknown = null;
   const flush = () => {
@@ -25,8 +29,9 @@ export function createInspectionTracer(trace: Tracer, stepOf: () => number, forw
   };
   const inspect = (event: InspectionEvent) => {
     forward?.(event);
-    // The root is attached right after createActor; its first events (registration) come before that.
-    if (root === null || event.actorRef !== root) return;
+    // Only the run's root actor, once it runs: its children (the model, the tools) report their own events.
+    if (!started || event.actorRef.sessionId !== event.rootId) return;
+    if ('snapshot' in event) step = (event.snapshot as unknown as { context?: { step?: number } }).context?.step ?? step;
     if (event.type === '@xstate.action') {
       const note = noteOf(event.action);
       if (note) pending.push(note);
@@ -58,7 +63,7 @@ export function createInspectionTracer(trace: Tracer, stepOf: () => number, forw
     } else if (event.type === '@xstate.event' && event.event.type === 'xstate.done.actor.model') {
       const { message, usage, ms, finishReason, recovered } = (event.event as unknown as { output: ModelReply }).output;
       trace.log('model', {
-        step: stepOf() + 1,
+        step: step + 1,
         content: message.content,
         tool_calls: message.tool_calls ?? [],
         usage,
@@ -70,9 +75,9 @@ export function createInspectionTracer(trace: Tracer, stepOf: () => number, forw
   };
   return {
     inspect,
-    attach(actor: AnyActorRef, startLabel: string) {
-      root = actor;
-      label = startLabel;
+    /** The actor is about to start: from here its transitions are the run's. */
+    begin() {
+      started = true;
     },
     /** The state the root is in, as a dotted label. */
     label: () => label,

@@ -53,7 +53,7 @@ export function openLineWriter(path: string): LineWriter {
 }
 
 /** Lines of a JSONL file that parse, plus what did not: a cut last line or corrupt lines. */
-export interface ParsedLines<T> {
+interface ParsedLines<T> {
   values: T[];
   /** 1-based line numbers that did not parse. */
   bad: Array<{ line: number; text: string; error: string }>;

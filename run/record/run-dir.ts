@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { UsageError } from '../../lib/errors.js';
 import { WORKSPACE_REIN_DIR } from '../../lib/state/harness-files.js';
 import { formatZodError } from '../../lib/zod-error.js';
-import { isRecordedRunMeta, recordRunMeta } from '../../rules/trust/run-records.js';
+import { isRecordedRunMeta, recordRunMeta } from '../../rules/trust/index.js';
 
 /**
  * A run directory: what a run writes and `rein resume`, `rein viz` and
@@ -28,7 +28,7 @@ export const RUN_FILES = {
   approvalAnswer: 'approval-answer.json',
 } as const;
 
-export type RunFile = keyof typeof RUN_FILES;
+type RunFile = keyof typeof RUN_FILES;
 
 /** A file's path in a run directory. */
 export function runFile(runDir: string, file: RunFile): string {

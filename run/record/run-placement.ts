@@ -2,14 +2,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { UsageError } from '../../lib/errors.js';
 import { WORKSPACE_REIN_DIR } from '../../lib/state/harness-files.js';
-import { userStateDir } from '../../lib/state/user-state-dir.js';
 import { ensureWorkspaceReinDir } from '../../lib/state/workspace-rein-dir.js';
 
 /**
  * Where a run keeps what it reads back (saved state, record, run.json with the rules, approval answers, the trace)
  * must be out of the sandbox's reach: the workspace is writable there, except `.rein/`, which rein creates before
  * the sandbox exists and shows read-only. So a run directory or trace whose real path is inside the workspace is
- * refused unless it is below `.rein/`, and so is a user state dir (the trust records) inside the workspace.
+ * refused unless it is below `.rein/` (the trust store is checked by rules/trust/store.ts).
  * Returns the workspace's `.rein`, created.
  *
  * @example prepareRunPlacement('/w/repo', '/w/repo/runs/1') // throws: the sandbox could forge that run's state
@@ -34,12 +33,6 @@ export function prepareRunPlacement(workspace: string, files: { runDir: string; 
       `${flag} ${file} is inside the workspace, which sandboxed commands can write: they could forge the run's saved state, its verdict, or the rules \`rein resume\` loads. Use a folder outside the workspace, or one below ${reinDir} (read-only in the sandbox)`,
     );
   }
-  const state = userStateDir();
-  const realState = realOfLongestPrefix(state);
-  if (realState === root || inside(root, realState))
-    throw new UsageError(
-      `rein's state dir ${state} (XDG_STATE_HOME) is inside the workspace, where sandboxed commands could rewrite what you trusted; set XDG_STATE_HOME to a folder outside it`,
-    );
   return reinDir;
 }
 

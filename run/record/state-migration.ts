@@ -13,7 +13,7 @@ import type { HarnessContext } from '../../machines/types.js';
 /** Bumped when the saved machine context changes shape; a step below brings the previous format up to it. */
 export const STATE_VERSION = 4;
 /** The oldest format a step below starts from. */
-export const OLDEST_MIGRATABLE_VERSION = 2;
+const OLDEST_MIGRATABLE_VERSION = 2;
 
 type SavedContext = Omit<Partial<HarnessContext>, 'facts'> & { facts?: Partial<HarnessContext['facts']> };
 type Step = (context: SavedContext) => SavedContext;

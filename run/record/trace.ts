@@ -4,7 +4,7 @@ import { redact } from '../../lib/secrets/redact.js';
 import { TRACE_VERSION, type TraceData, type TraceKind, type TraceLine, type TraceRecord } from '../../lib/trace/trace-events.js';
 import { type LineWriter, openLineWriter, readJsonLines } from './jsonl.js';
 
-export { TRACE_VERSION, type TraceLine };
+export { TRACE_VERSION };
 
 export interface Tracer {
   readonly path: string;
@@ -15,7 +15,7 @@ export interface Tracer {
   close(): void;
 }
 
-export interface TracerOptions {
+interface TracerOptions {
   firstIndex?: number;
   now?: () => number;
   /** Every line as the file gets it (index, time, secrets redacted), parsed and as its JSON text: the status line, the live page, telemetry. */

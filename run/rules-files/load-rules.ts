@@ -11,24 +11,28 @@ import { type GuardRegistry, registerGuards } from '../../machines/guards/regist
 import { type RuleActionRegistry, registerActions } from '../../machines/rule-actions.js';
 import { checkRuleReferences } from '../../machines/rules-check.js';
 import { withEndpointProfile } from '../../rules/endpoint-profiles.js';
-import { checkHostHooks } from '../../rules/hooks/host-hooks.js';
 import { HOOK_MOMENTS, type HookFunction } from '../../rules/hooks/schema.js';
 import { mergeRules, type Plain } from '../../rules/merge.js';
-import { presetNames, requirePreset } from '../../rules/presets.js';
+import { requirePreset } from '../../rules/presets.js';
 import { type Rules, rulesSchema } from '../../rules/schema.js';
-import { looseningsOf } from '../../rules/trust/loosening-rules.js';
-import { fingerprintRules, isCodeRulesFile } from '../../rules/trust/rules-fingerprint.js';
-import { isUntrusted } from '../../rules/trust/rules-watch.js';
-import { isTrustedRulesFile, type RulesFingerprint, sameFingerprint } from '../../rules/trust/trusted-rules.js';
+import {
+  fingerprintRules,
+  isCodeRulesFile,
+  isTrustedRulesFile,
+  isUntrusted,
+  looseningsOf,
+  type RulesFingerprint,
+  sameFingerprint,
+} from '../../rules/trust/index.js';
 import { toolRegistry } from '../../tools/index.js';
 import { enableRegistered, selectTools } from '../../tools/select-tools.js';
 import type { AnyTool } from '../../tools/types.js';
 import { type ConfigModule, importConfigModule } from './import-config.js';
 
 /** File names looked up in the workspace when no `--config` is given. */
-export const CONFIG_NAMES: readonly string[] = RULES_FILE_NAMES;
+const CONFIG_NAMES: readonly string[] = RULES_FILE_NAMES;
 
-export interface LoadRulesOptions {
+interface LoadRulesOptions {
   preset?: string;
   configPath?: string;
   /** Looked in for a config file when `configPath` is not given. */
@@ -61,7 +65,7 @@ export interface ReceivedRules {
  * repository's rules file a person trusted with `rein trust`, unchanged since, imports included), `repository` (a
  * repository's rules file nobody trusted: data only, and only what keeps or narrows the rules; rules/trust/loosening-rules.ts).
  */
-export type RulesTrust = 'explicit' | 'trusted' | 'repository';
+type RulesTrust = 'explicit' | 'trusted' | 'repository';
 
 export interface LoadedRules {
   rules: Rules;
@@ -130,8 +134,6 @@ export async function loadRules(options: LoadRulesOptions = {}): Promise<LoadedR
     checkRuleReferences(rules, { guards, actions });
     selectTools(registry, rules.tools.enabled);
     checkHookFunctions(rules, extensions.hookFunctions);
-    // A host hook that runs a script the agent can rewrite is refused before anything runs (and again at the start).
-    if (options.workspace) checkHostHooks(rules.hooks, resolve(options.workspace), where);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
     throw new UsageError(
@@ -206,8 +208,6 @@ function fromWorkspace(file: string, workspace: string): boolean {
   const rel = relative(workspace, file);
   return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel);
 }
-
-export { presetNames };
 
 function findConfig(workspace: string | undefined): string | undefined {
   if (!workspace) return undefined;

@@ -8,7 +8,7 @@ export const PROJECT_MCP_FILE = '.mcp.json';
 const NAME = /^[A-Za-z0-9_-]{1,40}$/;
 
 /** What a project's `.mcp.json` declares, and what it would start (for the user to see before it runs). */
-export interface ProjectServers {
+interface ProjectServers {
   servers: Record<string, McpServerRules>;
   /** One line per server: `docs: node server.js --port 0` or `tracker: https://mcp.example.com/mcp`. */
   summary: string[];

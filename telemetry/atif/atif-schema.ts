@@ -19,34 +19,34 @@ const count = z.number().int().nonnegative();
 /** ISO 8601 with a date and a time, e.g. 2025-10-16T14:30:00Z or with an offset. */
 const iso8601 = z.iso.datetime({ offset: true, local: true });
 
-export const atifAgentSchema = z.strictObject({
+const atifAgentSchema = z.strictObject({
   name: z.string().min(1).describe('The agent system, e.g. "rein".'),
   version: z.string().min(1).describe('Its version, e.g. "0.1.0".'),
   model_name: z.string().optional().describe('Default model of the trajectory; a step’s model_name overrides it.'),
   extra: extra.optional(),
 });
 
-export const atifToolCallSchema = z.strictObject({
+const atifToolCallSchema = z.strictObject({
   tool_call_id: z.string().min(1).describe('Correlates with an observation result’s source_call_id.'),
   function_name: z.string().min(1),
   arguments: z.record(z.string(), z.unknown()).describe('A JSON object, possibly empty.'),
 });
 
-export const atifSubagentTrajectoryRefSchema = z.strictObject({
+const atifSubagentTrajectoryRefSchema = z.strictObject({
   session_id: z.string().min(1),
   trajectory_path: z.string().optional(),
   extra: extra.optional(),
 });
 
-export const atifObservationResultSchema = z.strictObject({
+const atifObservationResultSchema = z.strictObject({
   source_call_id: z.string().nullable().optional().describe('The tool call this result answers; absent for non-tool actions and system operations.'),
   content: z.string().optional(),
   subagent_trajectory_ref: z.array(atifSubagentTrajectoryRefSchema).optional(),
 });
 
-export const atifObservationSchema = z.strictObject({ results: z.array(atifObservationResultSchema) });
+const atifObservationSchema = z.strictObject({ results: z.array(atifObservationResultSchema) });
 
-export const atifMetricsSchema = z.strictObject({
+const atifMetricsSchema = z.strictObject({
   prompt_tokens: count.optional().describe('All input tokens of the call, cached ones included.'),
   completion_tokens: count.optional(),
   cached_tokens: count.optional().describe('The part of prompt_tokens served from a prompt cache.'),
@@ -57,7 +57,7 @@ export const atifMetricsSchema = z.strictObject({
   extra: extra.optional(),
 });
 
-export const atifFinalMetricsSchema = z.strictObject({
+const atifFinalMetricsSchema = z.strictObject({
   total_prompt_tokens: count.optional(),
   total_completion_tokens: count.optional(),
   total_cached_tokens: count.optional(),
@@ -66,7 +66,7 @@ export const atifFinalMetricsSchema = z.strictObject({
   extra: extra.optional(),
 });
 
-export const atifStepSchema = z.strictObject({
+const atifStepSchema = z.strictObject({
   step_id: z.number().int().min(1),
   timestamp: iso8601.optional(),
   source: z.enum(['system', 'user', 'agent']),
@@ -119,5 +119,4 @@ export const atifTrajectorySchema = z
 export type AtifTrajectory = z.infer<typeof atifTrajectorySchema>;
 export type AtifStep = z.infer<typeof atifStepSchema>;
 export type AtifToolCall = z.infer<typeof atifToolCallSchema>;
-export type AtifMetrics = z.infer<typeof atifMetricsSchema>;
 export type AtifObservationResult = z.infer<typeof atifObservationResultSchema>;

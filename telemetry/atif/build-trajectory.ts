@@ -1,12 +1,12 @@
-import type { TraceRecord } from 'rein/lib/trace/trace-events.js';
-import { costOf } from 'rein/machines/budgets.js';
+import type { TraceRecord } from 'rein/formats';
+import { costOf } from 'rein/machines';
 import { ATIF_SCHEMA_VERSION, type AtifObservationResult, type AtifStep, type AtifToolCall, type AtifTrajectory } from './atif-schema.js';
 import { checkedMessages, fromTrace, type Message, type ModelLine, matchReply } from './conversation.js';
 import { type AtifPrice, finalMetrics, priceFor, usageSchema } from './metrics.js';
 import { collectStepFacts, runFacts, stepFactsJson } from './run-facts.js';
 
 /** What a trajectory is built from: the run's trace lines and its record of messages (either may be cut short by a kill). */
-export interface TrajectorySource {
+interface TrajectorySource {
   lines: readonly TraceRecord[];
   /** `record.jsonl` as parsed lines, or null when the run kept no record (only the trace is left). */
   record: readonly unknown[] | null;

@@ -1,8 +1,8 @@
-import type { TraceRecord } from 'rein/lib/trace/trace-events.js';
+import type { TraceRecord } from 'rein/formats';
 import { z } from 'zod';
 
-export const toolCallSchema = z.object({ id: z.string(), function: z.object({ name: z.string(), arguments: z.string() }) });
-export const messageSchema = z.discriminatedUnion('role', [
+const toolCallSchema = z.object({ id: z.string(), function: z.object({ name: z.string(), arguments: z.string() }) });
+const messageSchema = z.discriminatedUnion('role', [
   z.object({ role: z.literal('system'), content: z.string() }),
   z.object({ role: z.literal('user'), content: z.string() }),
   z.object({ role: z.literal('assistant'), content: z.string().nullable(), tool_calls: z.array(toolCallSchema).optional() }),

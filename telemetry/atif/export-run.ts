@@ -1,17 +1,14 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { UsageError } from 'rein/lib/errors.js';
-import { packageRoot } from 'rein/lib/package-root.js';
-import type { TraceRecord } from 'rein/lib/trace/trace-events.js';
-import { formatZodError } from 'rein/lib/zod-error.js';
-import { readJsonLines } from 'rein/run/record/jsonl.js';
-import { RUN_FILES, readRunMeta, traceFileOf } from 'rein/run/record/run-dir.js';
-import { writeFileAtomic } from 'rein/tools/edits/atomic-write.js';
+import type { TraceRecord } from 'rein/formats';
+import { formatZodError, packageRoot, UsageError } from 'rein/lib';
+import { RUN_FILES, readJsonLines, readRunMeta, traceFileOf } from 'rein/run';
+import { writeFileAtomic } from 'rein/tools';
 import { type AtifTrajectory, atifTrajectorySchema } from './atif-schema.js';
 import { buildTrajectory } from './build-trajectory.js';
 
 /** A run's files as the exporter finds them from a run directory or a trace file. */
-export interface RunFilesFound {
+interface RunFilesFound {
   tracePath: string;
   /** The record, or null when there is none (a trace kept alone, or a run killed before it wrote one). */
   recordPath: string | null;
@@ -23,7 +20,7 @@ export interface RunFilesFound {
  * (its `run.json` says where a `--trace` elsewhere went) or a trace file
  * (its record is beside it, or in the run directory its start line names).
  */
-export function findRunFiles(path: string): RunFilesFound {
+function findRunFiles(path: string): RunFilesFound {
   if (!existsSync(path)) throw new UsageError(`not found: ${path}`);
   if (statSync(path).isDirectory()) {
     let tracePath = join(path, RUN_FILES.trace);
@@ -43,7 +40,7 @@ function existing(path: string): string | null {
 }
 
 /** rein's version, as the ATIF `agent.version`. */
-export function reinVersion(): string {
+function reinVersion(): string {
   return (JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version: string }).version;
 }
 

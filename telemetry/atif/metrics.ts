@@ -1,5 +1,5 @@
-import type { TraceRecord } from 'rein/lib/trace/trace-events.js';
-import { costOf } from 'rein/machines/budgets.js';
+import type { TraceRecord } from 'rein/formats';
+import { costOf } from 'rein/machines';
 import { z } from 'zod';
 import type { ModelLine } from './conversation.js';
 import { lastOf } from './run-facts.js';
@@ -9,7 +9,7 @@ export const usageSchema = z.object({
   completionTokens: z.number().int().nonnegative(),
   cachedTokens: z.number().int().nonnegative(),
 });
-export const priceSchema = z.object({ input: z.number(), cachedInput: z.number(), output: z.number() });
+const priceSchema = z.object({ input: z.number(), cachedInput: z.number(), output: z.number() });
 
 export type AtifPrice = z.infer<typeof priceSchema>;
 

@@ -1,7 +1,7 @@
-import type { TraceRecord } from 'rein/lib/trace/trace-events.js';
+import type { TraceRecord } from 'rein/formats';
 
 /** rein's facts about one model step, kept under the ATIF step's `extra.rein`. */
-export interface StepFacts {
+interface StepFacts {
   phase?: string;
   gate: TraceRecord[];
   stalls: TraceRecord[];
@@ -25,7 +25,7 @@ const STEP_LISTS = {
 } as const satisfies Record<string, keyof StepFacts>;
 
 /** A trace line without its bookkeeping fields (`i`, `kind`), as it goes into `extra`. */
-export function factOf(line: TraceRecord): Record<string, unknown> {
+function factOf(line: TraceRecord): Record<string, unknown> {
   const { i: _i, kind: _kind, ...rest } = line;
   return rest;
 }

@@ -5,8 +5,10 @@ import { describe, expect, it } from 'vitest';
 import { repoRoot } from '../helpers/cli.js';
 import { makeTempDir } from '../helpers/workspace.js';
 
-/** What only the periphery needs: the queue, the layout engine, the bundler and the exporter. */
-const PERIPHERY_ONLY = /^(bullmq|ioredis|elkjs|esbuild|@esbuild\/.*|@opentelemetry\/.*)$/;
+/** What only the periphery needs: the queue, the layout engine, the bundler, the exporter, and the MCP SDK (with its HTTP server stack). */
+const PERIPHERY_ONLY = /^(bullmq|ioredis|elkjs|esbuild|@esbuild\/.*|@opentelemetry\/.*|@modelcontextprotocol\/.*|express|hono)$/;
+/** The most packages a core install may bring, rein included (issue 37: 110 before the MCP SDK became an optional peer). */
+const MAX_CORE_PACKAGES = 20;
 
 /** Every package installed below `modules` (nested ones included), by name. */
 function installedPackages(modules: string, found = new Set<string>()): Set<string> {
@@ -52,6 +54,8 @@ describe('the core package', () => {
     expect(installed.has('rein')).toBe(true);
     expect(installed.has('xstate')).toBe(true);
     expect([...installed].filter((name) => PERIPHERY_ONLY.test(name) || name.startsWith('rein-'))).toEqual([]);
+    expect(installed.size, [...installed].sort().join(' ')).toBeLessThanOrEqual(MAX_CORE_PACKAGES);
+    console.log(`a core install: ${installed.size} packages (${[...installed].sort().join(', ')})`);
     // npm's own view of the tree agrees (it also names what is missing or extraneous).
     const tree = spawnSync('npm', ['ls', '--all', '--parseable'], { cwd: project, encoding: 'utf8' });
     expect(tree.status, tree.stderr).toBe(0);
@@ -76,10 +80,27 @@ describe('the core package', () => {
       [
         '--input-type=module',
         '-e',
-        `import { fingerprintRules } from 'rein/rules/trust/rules-fingerprint.js'; await fingerprintRules('rein.config.mjs', '.').catch((error) => console.log(error.message));`,
+        `import { loadRules } from 'rein'; await loadRules({ configPath: 'rein.config.mjs' }).catch((error) => console.log(error.message));`,
       ],
       { cwd: project, encoding: 'utf8' },
     );
     expect(rulesModule.stdout).toContain('a rules module needs the esbuild package');
+
+    // Without the MCP SDK, a run whose rules start MCP servers is refused with what to install, before anything starts.
+    const workspace = join(project, 'ws');
+    const withServers = spawnSync(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `import { mkdirSync } from 'node:fs'; import { rulesSchema, scriptedModelSource, startRun } from 'rein';
+mkdirSync(${JSON.stringify(workspace)}, { recursive: true });
+const rules = rulesSchema.parse({ mcp: { servers: { docs: { command: 'node', args: ['server.js'] } } } });
+await startRun({ workspace: ${JSON.stringify(workspace)}, runDir: ${JSON.stringify(join(project, 'run'))}, task: 't', testCmd: 'true', rules, model: scriptedModelSource('scripted', []) })
+  .then(() => console.log('started'), (error) => console.log(error.message));`,
+      ],
+      { cwd: project, encoding: 'utf8' },
+    );
+    expect(withServers.stdout).toContain('need the @modelcontextprotocol/sdk package beside rein: npm install @modelcontextprotocol/sdk@1');
   }, 300_000);
 });

@@ -80,10 +80,19 @@ function sourceFiles(dir: string, found: string[] = []): string[] {
 const packageOf = (path: string) => UNITS.find((unit) => unit.path === unitOf(path))?.pkg ?? 'rein';
 const folderOfPackage = (pkg: string) => UNITS.find((unit) => unit.pkg === pkg && unit.floor === null)?.path;
 
+/** The core's declared entry points (package.json `exports`): `rein/run` → the source of `./dist/run/index.js`. */
+const ENTRY_POINTS: Record<string, string> = Object.fromEntries(
+  Object.entries(manifestOf('rein').exports ?? {}).flatMap(([subpath, target]) =>
+    typeof target === 'object'
+      ? [[subpath === '.' ? 'rein' : `rein/${subpath.slice(2)}`, join(repoRoot, target.default.replace(/^\.\/dist\//, '').replace(/\.js$/, '.ts'))]]
+      : [],
+  ),
+);
+
 /** Where an import names a file: relative to the importer, or the core (`rein/…`) or a workspace package (`rein-cli/…`) by name. */
 function targetOf(file: string, spec: string): string | null {
   if (spec.startsWith('.')) return resolve(dirname(file), spec);
-  if (spec === 'rein') return join(repoRoot, 'index.ts');
+  if (ENTRY_POINTS[spec]) return ENTRY_POINTS[spec]!;
   const named = /^(rein(?:-[a-z]+)?)\/(.+)$/.exec(spec);
   if (!named) return null;
   if (named[1] === 'rein') return join(repoRoot, named[2]!);
@@ -110,14 +119,28 @@ function crossingImports(files: string[]): Edge[] {
   return edges;
 }
 
-/** Why an edge breaks the package boundaries, or null: another package is named, never reached by a relative path, and declared as a dependency. */
-function packageViolation(edge: Edge, declared: (pkg: string) => readonly string[]): string | null {
+/**
+ * Why an edge breaks the package boundaries, or null: another package is named, never reached by a relative path,
+ * declared as a dependency, and the core only through an entry point it declares (`rein`, `rein/run`, …).
+ */
+function packageViolation(edge: Edge, declared: (pkg: string) => readonly string[], entryPoints: readonly string[] = Object.keys(ENTRY_POINTS)): string | null {
   if (edge.fromPackage === edge.toPackage) return edge.spec.startsWith('rein') ? `${edge.fromPackage} imports itself by name` : null;
   if (edge.spec.startsWith('.')) return `a relative path out of ${edge.fromPackage} into ${edge.toPackage}: import it as '${edge.toPackage}/…'`;
-  return declared(edge.fromPackage).includes(edge.toPackage) ? null : `${edge.toPackage} is not a dependency of ${edge.fromPackage}`;
+  if (!declared(edge.fromPackage).includes(edge.toPackage)) return `${edge.toPackage} is not a dependency of ${edge.fromPackage}`;
+  if (edge.toPackage === 'rein' && !entryPoints.includes(edge.spec))
+    return `${edge.spec} is not an entry point of the core: import from one of ${entryPoints.join(', ')} (package.json "exports")`;
+  return null;
 }
 
-function manifestOf(pkg: string): { name: string; dependencies?: Record<string, string>; peerDependencies?: Record<string, string>; workspaces?: string[] } {
+interface Manifest {
+  name: string;
+  dependencies?: Record<string, string>;
+  peerDependencies?: Record<string, string>;
+  workspaces?: string[];
+  exports?: Record<string, string | { default: string }>;
+}
+
+function manifestOf(pkg: string): Manifest {
   return JSON.parse(readFileSync(join(repoRoot, ...(pkg === 'rein' ? [] : [folderOfPackage(pkg)!]), 'package.json'), 'utf8'));
 }
 const dependenciesOf = (pkg: string) => Object.keys({ ...manifestOf(pkg).dependencies, ...manifestOf(pkg).peerDependencies });
@@ -164,6 +187,24 @@ describe('the floors table in docs/architecture.md', () => {
   });
 });
 
+/** Every module specifier `file` imports, and the files it reaches by relative imports, transitively. */
+function importClosure(file: string, seen = new Set<string>()): string[] {
+  if (seen.has(file)) return [];
+  seen.add(file);
+  const text = readFileSync(file, 'utf8');
+  const specs = [...text.matchAll(/(?:^|\n)\s*(?:import|export)\s[^;'"]*?from\s*['"]([^'"]+)['"]/g)].map((match) => match[1]!);
+  return specs.flatMap((spec) => (spec.startsWith('.') ? importClosure(resolve(dirname(file), spec).replace(/\.js$/, '.ts'), seen) : [spec]));
+}
+
+describe('rein/formats', () => {
+  it('imports nothing but its own pure modules, so the visualizer page can bundle it for the browser', () => {
+    const closure = importClosure(ENTRY_POINTS['rein/formats']!);
+    expect(closure).toEqual([]);
+    // The check sees imports: a module that reached Node would show here.
+    expect(importClosure(join(repoRoot, 'lib', 'regular-file.ts'))).toContain('node:fs');
+  });
+});
+
 describe('the import graph', () => {
   const files = sourceFiles(repoRoot);
   const edges = crossingImports(files);
@@ -191,7 +232,7 @@ describe('the import graph', () => {
   });
 
   it('crosses packages only by name, into a declared dependency', () => {
-    expect(edges.some((edge) => edge.fromPackage === 'rein-cli' && edge.toPackage === 'rein' && edge.spec.startsWith('rein'))).toBe(true);
+    expect(edges.some((edge) => edge.fromPackage === 'rein-cli' && edge.toPackage === 'rein' && edge.spec === 'rein/run')).toBe(true);
     const broken = edges.flatMap((edge) => {
       const why = packageViolation(edge, dependenciesOf);
       return why ? [`${edge.file} imports ${edge.spec}: ${why}`] : [];
@@ -231,7 +272,8 @@ describe('the import graph', () => {
       ...over,
     });
     const declared = (pkg: string) => (pkg === 'rein-cli' ? ['rein', 'rein-visualizer'] : []);
-    expect(packageViolation(edge({}), declared)).toBeNull();
+    expect(packageViolation(edge({ spec: 'rein/run' }), declared)).toBeNull();
+    expect(packageViolation(edge({}), declared)).toMatch(/^rein\/run\/x\.js is not an entry point of the core: import from one of rein, rein\/formats, /);
     expect(packageViolation(edge({ spec: '../run/x.js' }), declared)).toBe("a relative path out of rein-cli into rein: import it as 'rein/…'");
     expect(packageViolation(edge({ to: 'eval', toPackage: 'rein-eval', spec: 'rein-eval/x.js' }), declared)).toBe('rein-eval is not a dependency of rein-cli');
     expect(packageViolation(edge({ from: 'run', fromPackage: 'rein', to: 'cli', toPackage: 'rein-cli', spec: 'rein-cli/x.js' }), declared)).toBe(
@@ -276,7 +318,7 @@ export async function resolve(specifier, context, next) {
 
 const packagesIn = (urls: string[]) => new Set(urls.flatMap((url) => /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url)?.[1] ?? []));
 
-/** What a run that never talks to an endpoint has no use for: the queue, the exporter, the layout engine, the bundler, the endpoint SDK. */
+/** What a run that never talks to an endpoint has no use for: the queue, the exporter, the layout engine, the bundler, the endpoint SDK, the MCP SDK. */
 const NOT_FOR_A_SCRIPTED_RUN = [
   'bullmq',
   'ioredis',
@@ -286,6 +328,7 @@ const NOT_FOR_A_SCRIPTED_RUN = [
   '@opentelemetry/sdk-trace-base',
   '@opentelemetry/exporter-trace-otlp-http',
   'openai',
+  '@modelcontextprotocol/sdk',
 ];
 
 describe('a run', () => {
@@ -317,7 +360,7 @@ describe('a run', () => {
       `const { call, loadRules, reply, scriptedModelSource, startRun } = await import(${JSON.stringify(pathToFileURL(join(repoRoot, 'dist', 'index.js')).href)});
 const workspace = ${JSON.stringify(workspace)};
 const { rules, guards, actions, tools } = await loadRules({ workspace });
-const run = startRun({
+const run = await startRun({
   workspace,
   rules,
   guards,

@@ -23,7 +23,7 @@ async function simulatedRun(name: string, recoverToolCalls: boolean) {
   const rules = rulesSchema.parse({ verification: { command: TEST_CMD }, budgets: { maxSteps: 12 }, model: { recoverToolCalls } });
   const simulation = simulationSchema.parse({ inspect: ['calc.js'], fixes: [{ path: 'calc.js', old: 'return a - b;', new: 'return a + b;' }] });
   const model = await simulatedModelSource({ kind: 'registry', names: [name], simulation }, rules, { prompt: 'Fix add.', testCmd: TEST_CMD });
-  const handle = startRun({ workspace, task: 'Fix add.', testCmd: TEST_CMD, rules, model, runDir: makeTempDir('rein-shapes-run-'), fsync: false });
+  const handle = await startRun({ workspace, task: 'Fix add.', testCmd: TEST_CMD, rules, model, runDir: makeTempDir('rein-shapes-run-'), fsync: false });
   const output = await handle.done;
   return { output, trace: readJsonLines<{ kind: string }>(handle.tracePath).values };
 }

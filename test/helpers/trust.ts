@@ -2,8 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, vi } from 'vitest';
 import { RULES_FILE_NAMES } from '../../lib/state/harness-files.js';
-import { fingerprintRules } from '../../rules/trust/rules-fingerprint.js';
-import { recordTrustedRules } from '../../rules/trust/trusted-rules.js';
+import { fingerprintRules, trustRulesFile } from '../../rules/trust/index.js';
 import { makeTempDir } from './workspace.js';
 
 /** Each test of the file gets its own user state dir (XDG_STATE_HOME), so trust records never leak between tests or into yours. */
@@ -23,5 +22,5 @@ export function useTempStateDir(): { current: string } {
 export async function trustWorkspaceRules(workspace: string): Promise<void> {
   const name = RULES_FILE_NAMES.find((candidate) => existsSync(join(workspace, candidate)));
   if (!name) throw new Error(`no rules file in ${workspace}`);
-  recordTrustedRules(join(workspace, name), await fingerprintRules(join(workspace, name), workspace));
+  trustRulesFile(join(workspace, name), await fingerprintRules(join(workspace, name), workspace));
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createHarnessMachine, probeHarness, type Rules, ran, read, rulesSchema, todo } from '../../testing/index.js';
 
-// How a phase exit from the rules becomes a transition (machines/phase-state.ts, exitTransition and conditionGuard):
+// How a phase exit from the rules becomes a transition (machines/phase/exits.ts, exitTransition and conditionGuard):
 // the reason an exit that ends the run gives, the actions an exit runs, the parameters its guard receives, and
 // where a settling exit lands.
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { namedGuardLabel } from '../../machines/guard-labels.js';
+import { namedGuardLabel } from '../../lib/guard-labels.js';
 import { BUILT_IN_GUARDS, guardParams, isBuiltInGuard } from '../../machines/guards/catalogue.js';
 import { type GuardView, guardView } from '../../machines/guards/guard-view.js';
 import { overriddenName, registerGuards } from '../../machines/guards/registry.js';
@@ -218,7 +218,7 @@ describe('guards and actions registered from a rules module', () => {
   });
 });
 
-describe('how a guard reads on the chart (machines/guard-labels.ts)', () => {
+describe('how a guard reads on the chart (lib/guard-labels.ts)', () => {
   it('a guard with its parameters, leaving out functions and empty objects; long values shortened', () => {
     expect(namedGuardLabel('phaseSteps')).toBe('phaseSteps');
     expect(namedGuardLabel('phaseSteps', { min: 3 })).toBe('phaseSteps(min=3)');

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { and, createActor, createMachine, not, or, setup } from 'xstate';
-import { COMBINATOR_NAMES, namedGuardLabel } from '../../machines/guard-labels.js';
+import { COMBINATOR_NAMES, namedGuardLabel } from '../../lib/guard-labels.js';
 import {
   actionName,
   guardLabel,
@@ -142,7 +142,7 @@ describe('reading a built machine', () => {
   });
 });
 
-describe('how a guard reads on the chart, at the edges (machines/guard-labels.ts)', () => {
+describe('how a guard reads on the chart, at the edges (lib/guard-labels.ts)', () => {
   it('the combinators under the names the rules give them', () => {
     expect(COMBINATOR_NAMES).toEqual({ and: 'all', or: 'any', not: 'not', all: 'all', any: 'any' });
   });

@@ -92,7 +92,7 @@ export const groups = [
     id: 'machines-guards',
     name: 'machines: guards, rules check and introspection',
     folder: 'machines',
-    files: ['machines/guards/**/*.ts', 'machines/rules-check.ts', 'machines/introspection.ts', 'machines/guard-labels.ts', 'machines/rule-actions.ts'],
+    files: ['machines/guards/**/*.ts', 'machines/rules-check.ts', 'machines/introspection.ts', 'lib/guard-labels.ts', 'machines/rule-actions.ts'],
     // test/run/rules-files/load-rules.test.ts is left out: its rules-check cases live in test/machines/rules-check.test.ts (direct
     // calls), and its slowest tests start the built CLI (dist/, not mutated) yet would run for every module-level mutant.
     tests: [...machineTests, 'test/visualizer/guard-phrases.test.ts'],

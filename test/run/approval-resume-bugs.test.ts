@@ -19,7 +19,7 @@ import { makeTempDir } from '../helpers/workspace.js';
 const finishing = reply(call('finish', { summary: 'done' }));
 const rules = rulesSchema.parse({ verification: { gate: false }, phases: { plan: { enabled: false } }, approvals: { ask: ['run(echo *)'] } });
 
-function options(dirs: { workspace: string; runDir: string; trustFile: string }, script: Script, extra: Partial<RunOptions> = {}): RunOptions {
+function options(dirs: { workspace: string; runDir: string }, script: Script, extra: Partial<RunOptions> = {}): RunOptions {
   const model = createScriptedModel(script);
   return {
     ...dirs,
@@ -35,7 +35,6 @@ function options(dirs: { workspace: string; runDir: string; trustFile: string },
 const setup = () => ({
   workspace: makeTempDir('rein-resume-bug-ws-'),
   runDir: makeTempDir('rein-resume-bug-run-'),
-  trustFile: join(makeTempDir('rein-trust-'), 'a.json'),
 });
 const lines = (path: string) => (existsSync(path) ? readFileSync(path, 'utf8').split('\n').filter(Boolean) : []);
 
@@ -45,7 +44,7 @@ describe('approval bug classes across a resume', () => {
     const killedAt = makeTempDir('rein-resume-bug-killed-');
     const refuse: AnswerSource = { by: 'terminal', ask: async () => ({ verdict: 'deny', message: 'not on a Friday' }) };
     let denied = false;
-    const first = startRun(
+    const first = await startRun(
       options(dirs, [reply(call('run', { command: 'echo deployed >> deploy.log' })), finishing], {
         answerSources: [refuse],
         onTrace: (line) => {
@@ -65,7 +64,7 @@ describe('approval bug classes across a resume', () => {
     expect((await first.done).status).toBe('done');
     const saved = JSON.parse(readFileSync(join(killedAt, 'state.json'), 'utf8')) as { snapshot: { value: unknown } };
     expect(saved.snapshot.value).toEqual({ build: 'act' });
-    const resumed = resumeRun(options({ ...dirs, runDir: killedAt }, [finishing]));
+    const resumed = await resumeRun(options({ ...dirs, runDir: killedAt }, [finishing]));
     expect((await resumed.done).status).toBe('done');
     expect(existsSync(join(dirs.workspace, 'deploy.log'))).toBe(false);
     const results = readRecord(join(killedAt, 'record.jsonl')).filter((message) => message.role === 'tool');
@@ -74,11 +73,11 @@ describe('approval bug classes across a resume', () => {
 
   it('"a node re-run on resume": the calls that ran before the waiting one are not run again when the run resumes there, nor is the approved one run twice', async () => {
     const dirs = setup();
-    const first = startRun(options(dirs, [reply(call('run', { command: 'true; date >> before.log' }), call('run', { command: 'echo x >> asked.log' }))]));
+    const first = await startRun(options(dirs, [reply(call('run', { command: 'true; date >> before.log' }), call('run', { command: 'echo x >> asked.log' }))]));
     await expect(first.done).rejects.toBeInstanceOf(RunAwaitingApproval);
     expect(lines(join(dirs.workspace, 'before.log'))).toHaveLength(1);
     await approveCommand([dirs.runDir], { stdout: { write: () => true }, stderr: { write: () => true } });
-    expect((await resumeRun(options(dirs, [finishing])).done).status).toBe('done');
+    expect((await (await resumeRun(options(dirs, [finishing]))).done).status).toBe('done');
     // The resumed run picked up in awaitingApproval (the saved request), not at the act that ran the first call.
     const trace = readJsonLines<TraceRecord>(join(dirs.runDir, 'trace.jsonl')).values;
     expect(trace.find((line) => line.kind === 'resume')).toMatchObject({ fromState: 'build.awaitingApproval' });

@@ -1,11 +1,12 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import type { AnswerSource } from '../../actors/approvals/approver.js';
 import { extractiveSummary } from '../../actors/summarizer.js';
 import { approveCommand } from '../../cli/commands/approve.js';
 import { RunAwaitingApproval } from '../../lib/errors.js';
 import type { TraceRecord } from '../../lib/trace/trace-events.js';
+import { rememberedForRepository } from '../../rules/trust/index.js';
 import { readJsonLines } from '../../run/record/jsonl.js';
 import { loadState } from '../../run/record/state-file.js';
 import { readRecord } from '../../run/record/transcript.js';
@@ -17,12 +18,13 @@ const WRITE = 'echo ran >> out.txt';
 const rulesOf = (extra: RulesInput = {}) =>
   rulesSchema.parse({ verification: { gate: false }, phases: { plan: { enabled: false } }, ...extra, approvals: { ask: ['run'], ...extra.approvals } });
 
+// Each test's remembered decisions in a trust store of its own (the user state dir).
+beforeEach(() => {
+  process.env.XDG_STATE_HOME = makeTempDir('rein-approval-state-');
+});
+
 function setup() {
-  return {
-    workspace: makeTempDir('rein-approval-ws-'),
-    runDir: makeTempDir('rein-approval-run-'),
-    trustFile: join(makeTempDir('rein-trust-'), 'approvals.json'),
-  };
+  return { workspace: makeTempDir('rein-approval-ws-'), runDir: makeTempDir('rein-approval-run-') };
 }
 
 function options(dirs: ReturnType<typeof setup>, script: Script, rules = rulesOf(), extra: Partial<RunOptions> = {}): RunOptions {
@@ -35,7 +37,6 @@ function options(dirs: ReturnType<typeof setup>, script: Script, rules = rulesOf
     rules,
     model: { name: 'scripted', description: 'scripted', createActor: () => model.actor, summarize: extractiveSummary },
     fsync: false,
-    trustFile: dirs.trustFile,
     approvalPollMs: 10,
     ...extra,
   };
@@ -62,7 +63,7 @@ const finishing = reply(call('finish', { summary: 'done' }));
 describe('approvals in a real run: headless exit, rein approve, resume (run/start-run.ts, actors/approvals/approver.ts)', () => {
   it('a headless run saves the pending call and exits; rein approve answers it; resume runs the call once', async () => {
     const dirs = setup();
-    const first = startRun(options(dirs, [reply(call('run', { command: WRITE }))]));
+    const first = await startRun(options(dirs, [reply(call('run', { command: WRITE }))]));
     await expect(first.done).rejects.toBeInstanceOf(RunAwaitingApproval);
     expect(ranTimes(dirs)).toBe(0);
     const saved = loadState(join(dirs.runDir, 'state.json')).snapshot as {
@@ -74,7 +75,7 @@ describe('approvals in a real run: headless exit, rein approve, resume (run/star
     const shown = quietIo();
     expect(await approveCommand([dirs.runDir], shown.io)).toBe(0);
     expect(shown.out()).toContain(WRITE);
-    const second = resumeRun(options(dirs, [finishing]));
+    const second = await resumeRun(options(dirs, [finishing]));
     expect((await second.done).status).toBe('done');
     expect(ranTimes(dirs)).toBe(1);
     const decision = traceOf(dirs).find((line) => line.kind === 'approval_decision');
@@ -84,29 +85,29 @@ describe('approvals in a real run: headless exit, rein approve, resume (run/star
 
   it('rein approve --deny --message: the call never runs, the model reads the denial and the message, the run goes on', async () => {
     const dirs = setup();
-    await expect(startRun(options(dirs, [reply(call('run', { command: WRITE }))])).done).rejects.toBeInstanceOf(RunAwaitingApproval);
+    await expect((await startRun(options(dirs, [reply(call('run', { command: WRITE }))]))).done).rejects.toBeInstanceOf(RunAwaitingApproval);
     await approveCommand([dirs.runDir, '--deny', '--message', 'write it with edit_file'], quietIo().io);
-    expect((await resumeRun(options(dirs, [finishing])).done).status).toBe('done');
+    expect((await (await resumeRun(options(dirs, [finishing]))).done).status).toBe('done');
     expect(ranTimes(dirs)).toBe(0);
     expect(toolTexts(dirs).find((text) => text.includes('denied'))).toMatch(/denied \(by command\)\. They said: write it with edit_file/);
   });
 
   it('an answer file bound to other arguments (written by hand, or stale) is a denial, not an approval', async () => {
     const dirs = setup();
-    await expect(startRun(options(dirs, [reply(call('run', { command: WRITE }))])).done).rejects.toBeInstanceOf(RunAwaitingApproval);
+    await expect((await startRun(options(dirs, [reply(call('run', { command: WRITE }))]))).done).rejects.toBeInstanceOf(RunAwaitingApproval);
     const request = JSON.parse(readFileSync(join(dirs.runDir, 'approval-request.json'), 'utf8')) as { callId: string };
     writeFileSync(
       join(dirs.runDir, 'approval-answer.json'),
       JSON.stringify({ callId: request.callId, argsHash: 'f'.repeat(32), verdict: 'allow', by: 'command' }),
     );
-    expect((await resumeRun(options(dirs, [finishing])).done).status).toBe('done');
+    expect((await (await resumeRun(options(dirs, [finishing]))).done).status).toBe('done');
     expect(ranTimes(dirs)).toBe(0);
     expect(traceOf(dirs).find((line) => line.kind === 'approval_decision')).toMatchObject({ verdict: 'deny', mismatch: true });
   });
 
   it('rein approve --call refuses to answer when the run waits on another call', async () => {
     const dirs = setup();
-    await expect(startRun(options(dirs, [reply(call('run', { command: WRITE }))])).done).rejects.toBeInstanceOf(RunAwaitingApproval);
+    await expect((await startRun(options(dirs, [reply(call('run', { command: WRITE }))]))).done).rejects.toBeInstanceOf(RunAwaitingApproval);
     await expect(approveCommand([dirs.runDir, '--call', 'call_other'], quietIo().io)).rejects.toThrow(/waits on call .*not call_other/);
     expect(existsSync(join(dirs.runDir, 'approval-answer.json'))).toBe(false);
   });
@@ -117,7 +118,7 @@ describe('approvals in a real run: headless exit, rein approve, resume (run/star
       by: 'terminal',
       ask: (_pending, signal) => new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(signal.reason))),
     };
-    const run = startRun(
+    const run = await startRun(
       options(dirs, [reply(call('run', { command: WRITE })), finishing], rulesOf({ approvals: { timeoutSeconds: 0.2 } }), { answerSources: [silent] }),
     );
     expect((await run.done).status).toBe('done');
@@ -125,25 +126,30 @@ describe('approvals in a real run: headless exit, rein approve, resume (run/star
     expect(traceOf(dirs).find((line) => line.kind === 'approval_decision')).toMatchObject({ verdict: 'deny', by: 'timeout' });
   });
 
-  it('a terminal answer "always for this repository" goes to the trust file; the next run on the repository is not asked', async () => {
+  it('a terminal answer "always for this repository" goes to the trust store; the next run on the repository is not asked', async () => {
     const dirs = setup();
     const yes: AnswerSource = { by: 'terminal', ask: async () => ({ verdict: 'allow', remember: 'repository' }) };
-    expect((await startRun(options(dirs, [reply(call('run', { command: WRITE })), finishing], rulesOf(), { answerSources: [yes] })).done).status).toBe('done');
-    const trust = JSON.parse(readFileSync(dirs.trustFile, 'utf8')) as { repositories: Record<string, unknown[]> };
-    expect(Object.values(trust.repositories)[0]).toEqual([expect.objectContaining({ verdict: 'allow', scope: 'repository', tool: 'run', command: WRITE })]);
+    expect((await (await startRun(options(dirs, [reply(call('run', { command: WRITE })), finishing], rulesOf(), { answerSources: [yes] }))).done).status).toBe(
+      'done',
+    );
+    expect(rememberedForRepository(realpathSync(dirs.workspace))).toEqual([
+      expect.objectContaining({ verdict: 'allow', scope: 'repository', tool: 'run', command: WRITE }),
+    ]);
+    // Kept outside the repository: nothing of it is in the workspace.
+    expect(readdirSync(dirs.workspace).filter((name) => name !== '.rein' && name !== 'out.txt')).toEqual([]);
     // A second run, headless: it would park if asked.
     const again = { ...dirs, runDir: makeTempDir('rein-approval-run-') };
-    expect((await startRun(options(again, [reply(call('run', { command: WRITE })), finishing])).done).status).toBe('done');
+    expect((await (await startRun(options(again, [reply(call('run', { command: WRITE })), finishing]))).done).status).toBe('done');
     expect(ranTimes(dirs)).toBe(2);
     expect(traceOf(again).find((line) => line.kind === 'approval_decision')).toMatchObject({ verdict: 'allow', by: 'remembered' });
     // Another command is still asked.
     const other = { ...dirs, runDir: makeTempDir('rein-approval-run-') };
-    await expect(startRun(options(other, [reply(call('run', { command: 'echo other' }))])).done).rejects.toBeInstanceOf(RunAwaitingApproval);
+    await expect((await startRun(options(other, [reply(call('run', { command: 'echo other' }))]))).done).rejects.toBeInstanceOf(RunAwaitingApproval);
   });
 
   it('approvals.headless deny answers every ask by the policy, and the run goes on', async () => {
     const dirs = setup();
-    const run = startRun(options(dirs, [reply(call('run', { command: WRITE })), finishing], rulesOf({ approvals: { headless: 'deny' } })));
+    const run = await startRun(options(dirs, [reply(call('run', { command: WRITE })), finishing], rulesOf({ approvals: { headless: 'deny' } })));
     expect((await run.done).status).toBe('done');
     expect(ranTimes(dirs)).toBe(0);
     expect(traceOf(dirs).find((line) => line.kind === 'approval_decision')).toMatchObject({ verdict: 'deny', by: 'policy' });
@@ -170,13 +176,13 @@ describe('SIGKILL while waiting for an approval loses nothing (a real process ki
       const model = createScriptedModel([reply(call('run', { command: ${JSON.stringify(WRITE)} }))]);
       // A person at a terminal who never answers: the run waits.
       const never = { by: 'terminal', ask: () => new Promise(() => {}) };
-      startRun({ workspace: process.env.WS, runDir: process.env.RUN, task: 't', testCmd: 'true', fsync: false, trustFile: process.env.TRUST,
+      await startRun({ workspace: process.env.WS, runDir: process.env.RUN, task: 't', testCmd: 'true', fsync: false,
         rules: rulesSchema.parse(${JSON.stringify({ verification: { gate: false }, phases: { plan: { enabled: false } }, approvals: { ask: ['run'] } })}),
         model: { name: 'scripted', description: 'scripted', createActor: () => model.actor, summarize: extractiveSummary },
         answerSources: [never] });
     `,
       ],
-      { env: { ...process.env, WS: dirs.workspace, RUN: dirs.runDir, TRUST: dirs.trustFile }, stdio: 'ignore' },
+      { env: { ...process.env, WS: dirs.workspace, RUN: dirs.runDir }, stdio: 'ignore' },
     );
     const request = join(dirs.runDir, 'approval-request.json');
     for (let waited = 0; !existsSync(request) && waited < 15_000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
@@ -185,13 +191,13 @@ describe('SIGKILL while waiting for an approval loses nothing (a real process ki
     await new Promise((resolve) => child.once('exit', resolve));
     const asked = JSON.parse(readFileSync(request, 'utf8')) as { callId: string; argsHash: string };
     // Resumed headless: back in awaitingApproval on the same call, nothing ran.
-    await expect(resumeRun(options(dirs, [])).done).rejects.toBeInstanceOf(RunAwaitingApproval);
+    await expect((await resumeRun(options(dirs, []))).done).rejects.toBeInstanceOf(RunAwaitingApproval);
     const pending = (loadState(join(dirs.runDir, 'state.json')).snapshot as { context: { approvals: { pending: { callId: string; argsHash: string } } } })
       .context.approvals.pending;
     expect(pending).toMatchObject({ callId: asked.callId, argsHash: asked.argsHash });
     expect(ranTimes(dirs)).toBe(0);
     await approveCommand([dirs.runDir, '--call', asked.callId], quietIo().io);
-    expect((await resumeRun(options(dirs, [finishing])).done).status).toBe('done');
+    expect((await (await resumeRun(options(dirs, [finishing]))).done).status).toBe('done');
     expect(ranTimes(dirs)).toBe(1);
   });
 });
@@ -199,9 +205,9 @@ describe('SIGKILL while waiting for an approval loses nothing (a real process ki
 describe('a malformed answer file', () => {
   it('denies the waiting call (fail closed) and is removed, so the next call is asked afresh', async () => {
     const dirs = setup();
-    await expect(startRun(options(dirs, [reply(call('run', { command: WRITE }))])).done).rejects.toBeInstanceOf(RunAwaitingApproval);
+    await expect((await startRun(options(dirs, [reply(call('run', { command: WRITE }))]))).done).rejects.toBeInstanceOf(RunAwaitingApproval);
     writeFileSync(join(dirs.runDir, 'approval-answer.json'), '{"verdict": "allow"');
-    const resumed = resumeRun(options(dirs, [reply(call('run', { command: 'echo second' }))]));
+    const resumed = await resumeRun(options(dirs, [reply(call('run', { command: 'echo second' }))]));
     await expect(resumed.done).rejects.toBeInstanceOf(RunAwaitingApproval);
     expect(ranTimes(dirs)).toBe(0);
     expect(traceOf(dirs).find((line) => line.kind === 'approval_decision')).toMatchObject({ verdict: 'deny', message: expect.stringMatching(/not JSON/) });

@@ -30,7 +30,6 @@ function options(script: Script, approvals: RulesInput['approvals'], extra: Part
     rules: rulesSchema.parse({ verification: { gate: false }, phases: { plan: { enabled: false } }, approvals }),
     model: { name: 'scripted', description: 'scripted', createActor: () => model.actor, summarize: extractiveSummary },
     fsync: false,
-    trustFile: join(makeTempDir('rein-trust-'), 'approvals.json'),
     approvalPollMs: 10,
     ...extra,
   };
@@ -68,28 +67,26 @@ describe('who answered an approval, and how long it took, on every surface (issu
         answerSources: [person('terminal', 'allow', 'command')],
       },
     );
-    await startRun(terminal).done;
+    await (await startRun(terminal)).done;
     lines.push(...traceOf(terminal.runDir));
     const page = options([reply(run('echo p')), finishing], { ask: ['run'] }, { answerSources: [person('page', 'deny')] });
-    await startRun(page).done;
+    await (await startRun(page)).done;
     lines.push(...traceOf(page.runDir));
     const policy = options([reply(run('echo b')), finishing], { ask: ['run'], headless: 'deny' });
-    await startRun(policy).done;
+    await (await startRun(policy)).done;
     lines.push(...traceOf(policy.runDir));
     const silent: AnswerSource = {
       by: 'terminal',
       ask: (_pending, signal) => new Promise((_ok, fail) => signal.addEventListener('abort', () => fail(signal.reason))),
     };
     const timeout = options([reply(run('echo c')), finishing], { ask: ['run'], timeoutSeconds: 0.2 }, { answerSources: [silent] });
-    await startRun(timeout).done;
+    await (await startRun(timeout)).done;
     lines.push(...traceOf(timeout.runDir));
     // Headless: the run parks, `rein approve` answers, `rein resume` goes on.
     const command = options([reply(run('echo d'))], { ask: ['run'] });
-    await startRun(command)
-      .done.then(() => undefined)
-      .catch(() => undefined);
+    await (await startRun(command)).done.then(() => undefined).catch(() => undefined);
     await approveCommand([command.runDir, '--message', 'fine by me'], quiet);
-    await resumeRun({ ...options([finishing], { ask: ['run'] }), workspace: command.workspace, runDir: command.runDir, trustFile: command.trustFile }).done;
+    await (await resumeRun({ ...options([finishing], { ask: ['run'] }), workspace: command.workspace, runDir: command.runDir })).done;
     lines.push(...traceOf(command.runDir));
 
     const shown = surfaces(lines);

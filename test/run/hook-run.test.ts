@@ -14,7 +14,7 @@ async function runWithHooks(hooks: RulesInput['hooks'], script: Script, files: R
   for (const [name, content] of Object.entries(files)) writeFileSync(join(workspace, name), content);
   const runDir = makeTempDir('rein-hooks-run-');
   const model = createScriptedModel(script);
-  const handle = startRun({
+  const handle = await startRun({
     workspace,
     runDir,
     task: 't',
@@ -22,7 +22,6 @@ async function runWithHooks(hooks: RulesInput['hooks'], script: Script, files: R
     rules: rulesSchema.parse({ verification: { gate: false }, phases: { plan: { enabled: false } }, hooks }),
     model: { name: 'scripted', description: 'scripted', createActor: () => model.actor, summarize: extractiveSummary },
     fsync: false,
-    trustFile: join(makeTempDir('rein-trust-'), 'approvals.json'),
   });
   const output = await handle.done;
   const trace = readJsonLines<TraceRecord>(join(runDir, 'trace.jsonl')).values;

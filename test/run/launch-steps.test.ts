@@ -41,14 +41,14 @@ describe('starting a run, step by step', () => {
     const runDir = makeTempDir('rein-launch-run-');
     const timersBefore = timers();
     const seen: LaunchStep[] = [];
-    expect(() =>
+    await expect(
       startRun(
         options(runDir, (step) => {
           seen.push(step);
           if (step === failing) throw new Error(`stopped at ${step}`);
         }),
       ),
-    ).toThrow(`stopped at ${failing}`);
+    ).rejects.toThrow(`stopped at ${failing}`);
     expect(seen).toEqual(LAUNCH_STEPS.slice(0, LAUNCH_STEPS.indexOf(failing) + 1));
     await waitUntil(() => openFilesUnder(runDir).length === 0 && timers() <= timersBefore, 'the run files and timers to be released');
   });
@@ -56,7 +56,7 @@ describe('starting a run, step by step', () => {
   it('runs every step in order, and releases the same things when the run ends', async () => {
     const runDir = makeTempDir('rein-launch-run-');
     const seen: LaunchStep[] = [];
-    const run = startRun(options(runDir, (step) => seen.push(step)));
+    const run = await startRun(options(runDir, (step) => seen.push(step)));
     expect(seen).toEqual([...LAUNCH_STEPS]);
     expect(openFilesUnder(runDir).length).toBeGreaterThan(0);
     await expect(run.done).resolves.toMatchObject({ status: 'done' });

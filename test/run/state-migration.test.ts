@@ -31,7 +31,6 @@ function options(dirs: { runDir: string; workspace: string }, script: Script, ru
     rules,
     model: { name: 'scripted', description: 'scripted', createActor: () => model.actor, summarize: extractiveSummary },
     fsync: false,
-    trustFile: join(makeTempDir('rein-trust-'), 'approvals.json'),
   };
 }
 
@@ -39,7 +38,7 @@ describe('state files of older rein versions (run/record/state-migration.ts)', (
   it('a run saved in format 2 by the old code resumes: its executed calls are not run again, the run finishes, the state is saved in the current format', async () => {
     const dirs = copyFixture();
     expect((JSON.parse(readFileSync(join(dirs.runDir, 'state.json'), 'utf8')) as { version: number }).version).toBe(2);
-    const run = resumeRun(options(dirs, [reply(call('run', { command: 'true' })), reply(call('finish', { summary: 'both files written' }))]));
+    const run = await resumeRun(options(dirs, [reply(call('run', { command: 'true' })), reply(call('finish', { summary: 'both files written' }))]));
     const output = await run.done;
     expect(output).toMatchObject({ status: 'done', summary: 'both files written', steps: 4 });
     // Step 2's calls came from the journal the old run wrote: two.txt got its line once.
@@ -92,6 +91,6 @@ describe('state files of older rein versions (run/record/state-migration.ts)', (
     // A state the chart built from these rules does not have (the plan phase is on now, build's act state is there;
     // a phase the rules leave out is not).
     writeFileSync(statePath, text.replace('{"build":"act"}', '{"review_board":"act"}'));
-    expect(() => resumeRun(options(dirs, []))).toThrow(/saved in state review_board, which the chart built from these rules does not have/);
+    await expect(resumeRun(options(dirs, []))).rejects.toThrow(/saved in state review_board, which the chart built from these rules does not have/);
   });
 });

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { beginRulesWatch, endRulesWatch, isUntrusted, rulesFilesIn, trustRulesFiles } from '../../rules/trust/rules-watch.js';
+import { beginRulesWatch, clearUntrustedMarks, endRulesWatch, isUntrusted, rulesFilesIn } from '../../rules/trust/index.js';
 import { loadRules } from '../../run/rules-files/load-rules.js';
 import { repoRoot } from '../helpers/cli.js';
 import { makeTempDir } from '../helpers/workspace.js';
@@ -45,7 +45,7 @@ describe('rules files an agent wrote', () => {
     await expect(loadRules({ workspace: ws })).rejects.toThrow(/an agent run wrote this rules file/);
     // Nothing of it is in the repository: the record is in the user's state dir.
     expect(fs.readdirSync(ws).sort()).toEqual(['rein.config.mjs']);
-    expect(trustRulesFiles(ws)).toEqual(['rein.config.mjs']);
+    expect(clearUntrustedMarks(ws)).toEqual(['rein.config.mjs']);
     expect(isUntrusted(ws, 'rein.config.mjs')).toBe(false);
   });
 
@@ -67,7 +67,7 @@ describe('rules files an agent wrote', () => {
     fs.writeFileSync(path.join(ws, 'rein.config.mjs'), AGENT_RULES);
     expect(endRulesWatch(ws, run)).toEqual(['rein.config.mjs']);
     await expect(loadRules({ workspace: ws })).rejects.toThrow(/an agent run wrote this rules file/);
-    expect(trustRulesFiles(ws)).toEqual(['rein.config.mjs']);
+    expect(clearUntrustedMarks(ws)).toEqual(['rein.config.mjs']);
   });
 
   it('rules files nobody changed during a run stay loadable', async () => {
@@ -118,8 +118,8 @@ describe('rules files an agent wrote', () => {
     expect(isUntrusted(ws, 'rein.config.json')).toBe(true);
     // A run that started (with no rules file) under the old version and never ended.
     expect(isUntrusted(other, 'rein.config.yaml')).toBe(true);
-    expect(trustRulesFiles(ws)).toEqual(['rein.config.json']);
-    expect(trustRulesFiles(other)).toEqual(['rein.config.yaml']);
+    expect(clearUntrustedMarks(ws)).toEqual(['rein.config.json']);
+    expect(clearUntrustedMarks(other)).toEqual(['rein.config.yaml']);
     expect(isUntrusted(ws, 'rein.config.json')).toBe(false);
     expect(isUntrusted(other, 'rein.config.yaml')).toBe(false);
   });
@@ -132,7 +132,7 @@ describe('rules files an agent wrote', () => {
     // A plain read would wait for a writer forever, on the event loop, deaf to signals.
     expect(endRulesWatch(ws, run)).toEqual(['rein.config.json']);
     await expect(loadRules({ workspace: ws })).rejects.toThrow(/rein\.config\.json.*(a FIFO, not a regular file|an agent run wrote)/);
-    trustRulesFiles(ws);
+    clearUntrustedMarks(ws);
     await expect(loadRules({ workspace: ws })).rejects.toThrow(/rein\.config\.json is a FIFO, not a regular file; rein does not read it/);
   });
 });

@@ -30,7 +30,7 @@ export async function recordDemoTrace(runDir: string, rulesInput: Record<string,
   const workspace = `${runDir}-workspace`;
   mkdirSync(workspace, { recursive: true });
   writeFiles(workspace, demoRepoFiles());
-  const handle = startRun({
+  const handle = await startRun({
     workspace,
     task: DEMO_TASK,
     testCmd: DEMO_TEST_CMD,
@@ -76,7 +76,7 @@ export async function recordRoughTrace(runDir: string): Promise<string> {
     rules,
     { prompt: ROUGH_TASK, testCmd: 'node --test' },
   );
-  const handle = startRun({ workspace, task: ROUGH_TASK, testCmd: 'node --test', rules, model, runDir });
+  const handle = await startRun({ workspace, task: ROUGH_TASK, testCmd: 'node --test', rules, model, runDir });
   const output = await handle.done;
   if (output.status !== 'done') throw new Error(`the rough run ended ${output.status}: ${output.reason}`);
   return handle.tracePath;

@@ -72,7 +72,7 @@ describe('the live feed and its server', () => {
     writeFiles(workspace, demoRepoFiles());
     const feed = createLiveFeed();
     server = await startVizServer({ port: 0, page: () => '<!doctype html><title>live</title>', feed });
-    const handle = startRun({
+    const handle = await startRun({
       workspace,
       task: DEMO_TASK,
       testCmd: DEMO_TEST_CMD,

@@ -29,7 +29,7 @@ describe('the live page answers approvals (visualizer/server/page-approvals.ts, 
     const logs: string[] = [];
     const code = await withLiveViz({ port: 0, rules, keepServing: false, log: (text) => logs.push(text) }, async (observers) => {
       url = /http:\/\/127\.0\.0\.1:\d+\//.exec(logs.join(''))![0];
-      const handle = startRun({
+      const handle = await startRun({
         workspace,
         runDir,
         task: 't',
@@ -37,7 +37,6 @@ describe('the live page answers approvals (visualizer/server/page-approvals.ts, 
         rules,
         model: { name: 'scripted', description: 'scripted', createActor: () => model.actor, summarize: extractiveSummary },
         fsync: false,
-        trustFile: join(makeTempDir('rein-trust-'), 'approvals.json'),
         ...(observers.onTrace ? { onTrace: observers.onTrace } : {}),
         ...(observers.inspect ? { inspect: observers.inspect } : {}),
         answerSources: observers.answerSources ?? [],

@@ -301,7 +301,7 @@ describe('a run with guards and actions from its rules module', () => {
     const { trustWorkspaceRules } = await import('../helpers/trust.js');
     await trustWorkspaceRules(workspace);
     const loaded = await loadRules({ workspace });
-    const handle = startRun({
+    const handle = await startRun({
       workspace,
       task: 'Look around.',
       testCmd: 'true',

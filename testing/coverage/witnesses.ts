@@ -27,13 +27,13 @@ interface WitnessCall {
   result?: Result;
 }
 
-export interface TurnKind {
+interface TurnKind {
   name: string;
   calls(runs: VerificationRuns): WitnessCall[];
 }
 
 /** Verification runs as the rules judge them: a passing run of every check the gate wants (the tests first), and a failing test run. */
-export interface VerificationRuns {
+interface VerificationRuns {
   pass: WitnessCall[];
   fail: WitnessCall;
 }
@@ -50,7 +50,7 @@ const tickAll: WitnessCall = { name: 'update_todo', args: { items: [], done: tru
  * it); a pattern no example is found for keeps the plain output, and the
  * gate's `done` stays uncovered with that reason (see `uncoverablePatterns`).
  */
-export function verificationRuns(testCmd: string, rules: Rules): VerificationRuns {
+function verificationRuns(testCmd: string, rules: Rules): VerificationRuns {
   const checks = verificationOf(rules).checks;
   const pass = checks.map((check) => ran(check.command ?? testCmd, check.passExitCode, passingOutput(check) ?? 'ok'));
   const tests = checks[0]!;
@@ -78,7 +78,7 @@ const observedRun = (exit: number, output: string) => `exit=${exit}\n${output}`;
  * guards true within a single turn, so breadth-first search reaches every
  * transition in a few turns instead of counting up to thresholds.
  */
-export const TURN_KINDS: readonly TurnKind[] = [
+const TURN_KINDS: readonly TurnKind[] = [
   { name: 'read', calls: () => [read('a.py')] },
   { name: 'edit', calls: () => [edit()] },
   { name: 'rejectedEdit', calls: () => [{ name: 'edit_file', args: { path: 'a.py' }, result: { edit: 'rejected', path: 'a.py' } }] },

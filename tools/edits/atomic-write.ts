@@ -6,7 +6,7 @@ import { recordTempFile } from './temp-file-journal.js';
 const { O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW, O_RDONLY, O_DIRECTORY } = fs.constants;
 
 /** The directory a file is replaced in, held open; `check` runs before the rename (it throws to stop it). */
-export interface TargetDir {
+interface TargetDir {
   fd: number;
   check?: () => void;
 }

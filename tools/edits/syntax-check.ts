@@ -7,7 +7,7 @@ import { compilePython, openPythonChecker, type PythonCheck, type PythonCheckerO
  * The outcome of checking one candidate file. `none` means no checker exists
  * for the extension; `skipped` means one exists but could not run (say so).
  */
-export type SyntaxVerdict = { kind: 'valid' } | { kind: 'invalid'; message: string } | { kind: 'none' } | { kind: 'skipped'; reason: string };
+type SyntaxVerdict = { kind: 'valid' } | { kind: 'invalid'; message: string } | { kind: 'none' } | { kind: 'skipped'; reason: string };
 
 type Checker = (source: string, name: string, python: PythonCompile) => SyntaxVerdict | Promise<SyntaxVerdict>;
 type PythonCompile = (source: string, name: string) => Promise<PythonCheck>;

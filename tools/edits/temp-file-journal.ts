@@ -6,7 +6,7 @@ import { userStateDir } from '../../lib/state/user-state-dir.js';
 const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW } = fs.constants;
 
 /** The name of one of rein's temporary files: `.<target>.<12 hex>.rein-tmp` beside its target. */
-export const TEMP_FILE_NAME = /^\..+\.[0-9a-f]{12}\.rein-tmp$/;
+const TEMP_FILE_NAME = /^\..+\.[0-9a-f]{12}\.rein-tmp$/;
 
 /** An entry: `<writer pid>-<its start time>-<random>`, holding `<real directory>\0<temporary file's name>`. */
 const ENTRY_NAME = /^(\d+)-(\d+)-[0-9a-f]{8}$/;

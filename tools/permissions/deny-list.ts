@@ -2,7 +2,7 @@ import { UsageError } from '../../lib/errors.js';
 import { enableLinearRegExp } from '../../lib/linear-regex.js';
 
 /** One deny rule: what it matches and the reason shown to the model. */
-export interface DenyRule {
+interface DenyRule {
   pattern: RegExp;
   reason: string;
 }

@@ -66,6 +66,36 @@ export interface RunSandbox {
   dispose(): Promise<void>;
 }
 
+/** What a run's sandbox will be, decided before anything is written or started. */
+export interface RunSandboxPlan {
+  mode: SandboxMode;
+  /** What commands see (null unsandboxed). */
+  plan: VisibilityPlan | null;
+}
+
+/**
+ * The sandbox's mode and visibility plan. It throws `UsageError` for rules it cannot honour (a credential path in
+ * `permissions.readable`), so a run checks its rules against the machine before it writes a file.
+ *
+ * @example const planned = planRunSandbox({ root, policy, jobsDir: runDir }); …; createRunSandbox(options, planned)
+ */
+export function planRunSandbox(options: RunSandboxOptions & { jobsDir: string }): RunSandboxPlan {
+  const mode = resolveSandbox(options.policy);
+  if (mode.kind !== 'bwrap') return { mode, plan: null };
+  const plan = planVisibility({
+    root: options.root,
+    policy: options.policy,
+    testCmd: options.testCmd,
+    protectedFiles: options.protectedFiles,
+    // Job logs are written from inside the sandbox: their folder is the one writable place outside the workspace.
+    writable: [jobLogDir(options.jobsDir)],
+    home: options.home,
+    pathValue: options.pathValue,
+    env: options.env,
+  });
+  return { mode, plan };
+}
+
 /**
  * One sandbox for a whole run: the visibility plan is made once, and a
  * supervisor (tools/sandbox/supervisor/supervisor.ts), started with the first command, runs
@@ -78,24 +108,10 @@ export interface RunSandbox {
  *
  * @example const sandbox = createRunSandbox({ root, policy, testCmd: 'pytest -q', jobsDir: runDir }); …; await sandbox.dispose();
  */
-export function createRunSandbox(options: RunSandboxOptions): RunSandbox {
-  const mode = resolveSandbox(options.policy);
+export function createRunSandbox(options: RunSandboxOptions, planned?: RunSandboxPlan): RunSandbox {
   const ownJobsDir = options.jobsDir === undefined;
   const jobsDir = options.jobsDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'rein-jobs-'));
-  // The plan first: it throws for rules it cannot honour, and then nothing has been written yet.
-  const plan: VisibilityPlan | null =
-    mode.kind === 'bwrap'
-      ? planVisibility({
-          root: options.root,
-          policy: options.policy,
-          testCmd: options.testCmd,
-          protectedFiles: options.protectedFiles,
-          writable: [jobLogDir(jobsDir)],
-          home: options.home,
-          pathValue: options.pathValue,
-          env: options.env,
-        })
-      : null;
+  const { mode, plan } = planned ?? planRunSandbox({ ...options, jobsDir });
   const store: JobStore = openJobStore(jobsDir, { maxLogBytes: options.maxLogBytes });
   const env = buildCommandEnv(options.env ?? process.env, options.policy.envAllow);
   const limits = sandboxLimits(options.policy.limits);

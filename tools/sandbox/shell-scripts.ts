@@ -7,7 +7,7 @@ export const SHELL_SCRIPTS = {
   'supervisor.sh': 'tools/sandbox/supervisor/supervisor.sh',
   'watchdog.sh': 'tools/sandbox/launch/watchdog.sh',
 } as const;
-export type ShellScript = keyof typeof SHELL_SCRIPTS;
+type ShellScript = keyof typeof SHELL_SCRIPTS;
 
 const cache = new Map<ShellScript, string>();
 

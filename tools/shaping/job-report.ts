@@ -46,7 +46,7 @@ export function listJobs(sandbox: RunSandbox): ToolOutcome {
 }
 
 /** `running for 12s`, `exited with 1 after 3s`, `stopped (stopped by the agent) after 40s`, `lost (…)`. */
-export function describeState(job: JobView): string {
+function describeState(job: JobView): string {
   const seconds = (((job.endedAt ?? Date.now()) - job.startedAt) / 1000).toFixed(1);
   const group = job.pgid ? ` (process group ${job.pgid})` : '';
   switch (job.state) {

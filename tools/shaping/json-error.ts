@@ -1,5 +1,5 @@
 /** Where a JSON text first stops being valid JSON. */
-export interface JsonErrorLocation {
+interface JsonErrorLocation {
   /** 0-based index into the text. */
   offset: number;
   /** 1-based. */

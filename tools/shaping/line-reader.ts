@@ -7,10 +7,10 @@ const CHUNK_BYTES = 64 * 1024;
 const NEWLINE = 0x0a;
 
 /** How many leading bytes are checked for a NUL when deciding a file is binary (git's rule). */
-export const BINARY_SNIFF_BYTES = 8 * 1024;
+const BINARY_SNIFF_BYTES = 8 * 1024;
 
 /** One line as the reader hands it out. */
-export interface LineInfo {
+interface LineInfo {
   /** 1-based line number. */
   number: number;
   /**
@@ -25,7 +25,7 @@ export interface LineInfo {
 }
 
 /** Return `false` to stop reading early. */
-export type LineVisitor = (line: LineInfo) => boolean | undefined;
+type LineVisitor = (line: LineInfo) => boolean | undefined;
 
 /**
  * Calls `visit` for every line of a file while holding at most one read

@@ -6,5 +6,5 @@
  * `headTail` and the streaming collector, so the two always agree.
  */
 
-export { headTail, joinWithMarker, keepPerSide } from '../../lib/head-tail.js';
-export { createOutputCollector, type OutputCollector } from '../../lib/output-collector.js';
+export { headTail, keepPerSide } from '../../lib/head-tail.js';
+export { createOutputCollector } from '../../lib/output-collector.js';

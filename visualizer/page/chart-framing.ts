@@ -8,7 +8,7 @@ import type { Highlight } from './chart-marks.js';
 // The phase level's smallest text that must stay readable (arrow labels, 13 px) at 11 px on screen.
 const READABLE_PHASE_SCALE = 11 / 13;
 // Every state drawn: its smallest text (the visit counts, 10 px) at 11 px on screen; the rest is a pan or a zoom away.
-export const READABLE_WHOLE_SCALE = 11 / 10;
+const READABLE_WHOLE_SCALE = 11 / 10;
 
 /**
  * Where Follow points the camera. At the phase level: every phase when

@@ -1,7 +1,7 @@
 import type { GraphNode, GraphTransition, StatechartGraph } from '../server/graph-types.js';
 
 /** A `transition` trace line's fields. */
-export interface TransitionLine {
+interface TransitionLine {
   from: string;
   to: string;
   event: string;

@@ -3,7 +3,7 @@ import type { Box, GraphEdge, GraphNode, LevelRoute, StatechartGraph } from '../
 /** `phases`: every phase closed; `phases:<id>`: that phase open; `whole`: every state of the machine. */
 export type LevelKey = 'phases' | `phases:${string}` | 'whole';
 
-export interface DrawnNode {
+interface DrawnNode {
   node: GraphNode;
   box: Box;
   /** A phase drawn as one box (its turn cycle hidden). */

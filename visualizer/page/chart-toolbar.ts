@@ -1,7 +1,7 @@
 import type { LevelKey } from './chart-level.js';
 import { h } from './dom.js';
 
-export interface ToolbarActions {
+interface ToolbarActions {
   /** True: every state of the machine; false: the phase level. */
   level(whole: boolean): void;
   follow(): void;

@@ -21,7 +21,7 @@ const ACTIONS: Record<string, (entry: Entry) => string> = {
 const REACH = 64;
 
 /** The action whose run wrote `entry`, or null for lines that are not an action's effect. */
-export function actionBehind(entry: Entry): string | null {
+function actionBehind(entry: Entry): string | null {
   return ACTIONS[entry.kind]?.(entry) ?? null;
 }
 

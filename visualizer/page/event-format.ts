@@ -1,11 +1,11 @@
-import { type EffectDataReaders, readEffectData } from 'rein/lib/tool-effect.js';
+import { type EffectDataReaders, readEffectData } from 'rein/formats';
 import type { TransitionMatch } from './chart-index.js';
 import { type Entry, num, obj, text } from './entries.js';
 import { brief, clip, count, millis } from './format.js';
 import { budgetText, contextText, endText, finishText, progressText, type RowHints, stallText } from './harness-events.js';
 import { isBlocked } from './marks.js';
 
-export type Tone =
+type Tone =
   | 'start'
   | 'step'
   | 'phase'
@@ -186,7 +186,7 @@ function describeModel(data: Record<string, unknown>): RowText {
 }
 
 /** The argument that says what a tool call did: its command, path or pattern. */
-export function toolTarget(args: Record<string, unknown>): string {
+function toolTarget(args: Record<string, unknown>): string {
   if (Array.isArray(args.items)) {
     const done = args.items.filter((item) => (item as { done?: unknown } | null)?.done === true).length;
     return `${args.items.length} items, ${done} done`;

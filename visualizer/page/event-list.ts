@@ -8,7 +8,7 @@ import type { Timeline } from './timeline.js';
 
 export type { ListScope } from './scope-bar.js';
 
-export const ROW_HEIGHT = 28;
+const ROW_HEIGHT = 28;
 const OVERSCAN = 8;
 
 /**

@@ -1,6 +1,6 @@
 import type { Timeline } from './timeline.js';
 
-export interface KeyActions {
+interface KeyActions {
   index(): number;
   moveTo(index: number, latest?: boolean): void;
   togglePlay(): void;

@@ -2,7 +2,7 @@ import type { InspectMessage, LiveMessage } from '../server/page-data.js';
 
 export type Connection = 'connecting' | 'open' | 'reconnecting' | 'closed';
 
-export interface LiveHandlers {
+interface LiveHandlers {
   trace(line: Record<string, unknown>): void;
   inspect(event: InspectMessage): void;
   /** After a burst of messages (once per browser task): render now. */

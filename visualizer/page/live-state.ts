@@ -1,7 +1,7 @@
 import type { InspectMessage } from '../server/page-data.js';
 
 /** One event the harness received, as the inspection API reported it. */
-export interface ReceivedEvent {
+interface ReceivedEvent {
   type: string;
   source?: string;
   t: number;

@@ -5,7 +5,7 @@ import { clip } from './format.js';
 import type { Connection } from './live-client.js';
 
 /** How the run stands: ended with a status, still going, or cut off. */
-export interface RunStatus {
+interface RunStatus {
   ended: string | null;
   live: boolean;
   connection: Connection | null;

@@ -1,7 +1,7 @@
 import { h, s, setText } from './dom.js';
 import type { Mark, Timeline } from './timeline.js';
 
-export interface ScrubberActions {
+interface ScrubberActions {
   move(index: number): void;
   step(delta: number): void;
   togglePlay(): void;

@@ -8,7 +8,7 @@ import { ChartToolbar } from './chart-toolbar.js';
 import { h, s } from './dom.js';
 import { drawLevel, type LevelViews } from './level-drawing.js';
 
-export type { Highlight, PhaseStats } from './chart-marks.js';
+export type { PhaseStats } from './chart-marks.js';
 
 /** A state or an arrow the person clicked: the event list shows the times it was entered or taken. */
 export type ChartPick = { kind: 'state'; id: string } | { kind: 'edge'; id: string } | null;

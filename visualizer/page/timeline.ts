@@ -29,7 +29,7 @@ export interface Moment {
 }
 
 /** A stretch of the trace spent in one top-level state. */
-export interface Segment {
+interface Segment {
   from: number;
   to: number;
   phase: string;

@@ -9,7 +9,7 @@ import { duration } from './format.js';
 import type { LiveState } from './live-state.js';
 import { isBlocked } from './marks.js';
 
-export interface WhyInput {
+interface WhyInput {
   state: string | null;
   /** The transition that explains the moment (for an effect line, the one whose action wrote it). */
   transition: Entry | null;

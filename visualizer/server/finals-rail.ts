@@ -5,13 +5,13 @@ import { METRICS } from './metrics.js';
 type Point = { x: number; y: number };
 
 /** An arrow drawn to (or along) the rail. */
-export interface RailEdge {
+interface RailEdge {
   id: string;
   source: string;
   target: string;
 }
 
-export interface RailLayout {
+interface RailLayout {
   boxes: Map<string, Box>;
   routes: Map<string, Point[]>;
   width: number;
@@ -19,7 +19,7 @@ export interface RailLayout {
 }
 
 /** `below`: a row under the chart (the whole chart is wide); `right`: a column beside it (the phase level is tall). */
-export interface RailArea {
+interface RailArea {
   side: 'below' | 'right';
   /** The chart's extent so far. */
   width: number;

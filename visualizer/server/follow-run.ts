@@ -1,8 +1,8 @@
-import { writerGone } from 'rein/lib/trace/trace-writer.js';
+import { writerGone } from 'rein/lib';
 import type { LiveFeed } from './live-feed.js';
 import { followTraceFile } from './trace-follow.js';
 
-export interface FollowRunOptions {
+interface FollowRunOptions {
   /** Lines already shown (the page has them): the last start or resume names the process writing the trace. */
   lines: unknown[];
   /** Where the load stopped: following reads on from there. */

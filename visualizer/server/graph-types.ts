@@ -59,7 +59,7 @@ export interface GraphTransition {
   edge: string | null;
 }
 
-export interface EdgeLabel extends Box {
+interface EdgeLabel extends Box {
   text: string;
 }
 

@@ -1,4 +1,4 @@
-import { stateLabel } from 'rein/machines/introspection.js';
+import { stateLabel } from 'rein/machines';
 import type { InspectionEvent } from 'xstate';
 import type { InspectMessage } from './page-data.js';
 

@@ -26,7 +26,7 @@ export async function layoutLevels(shape: MachineShape, edges: EdgeGroup[], whol
 }
 
 /** The whole chart as laid out: an open phase keeps the inside it has there, moved with the phase. */
-export interface WholeLayout {
+interface WholeLayout {
   boxes: Map<string, Box>;
   routes: Map<string, LevelRoute>;
 }

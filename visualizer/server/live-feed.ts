@@ -1,5 +1,4 @@
-import { redact } from 'rein/lib/secrets/redact.js';
-import { stableStringify } from 'rein/lib/stable-json.js';
+import { redact, stableStringify } from 'rein/lib';
 import type { InspectionEvent } from 'xstate';
 import { createInspectionFilter } from './inspection-message.js';
 

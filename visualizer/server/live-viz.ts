@@ -1,7 +1,7 @@
-import type { AnswerSource } from 'rein/actors/approvals/approver.js';
-import type { TraceLine } from 'rein/lib/trace/trace-events.js';
-import type { Rules } from 'rein/rules/schema.js';
-import type { RunHandle } from 'rein/run/start-run.js';
+import type { AnswerSource } from 'rein/actors';
+import type { TraceLine } from 'rein/formats';
+import type { Rules } from 'rein/rules';
+import type { RunHandle } from 'rein/run';
 import type { InspectionEvent } from 'xstate';
 import type { StatechartGraph } from './graph-types.js';
 import { createLiveFeed } from './live-feed.js';
@@ -12,7 +12,7 @@ import { buildStatechartGraph } from './statechart-graph.js';
 import { gaugeLimits } from './trace-file.js';
 import { startVizServer } from './viz-server.js';
 
-export interface LiveVizOptions {
+interface LiveVizOptions {
   port: number;
   rules: Rules;
   /** Where the URL and the "still serving" note go (the CLI's stderr). */

@@ -1,4 +1,4 @@
-import { guardName } from 'rein/machines/introspection.js';
+import { guardName } from 'rein/machines';
 import type { AnyStateMachine, AnyTransitionDefinition } from 'xstate';
 import { toDirectedGraph } from 'xstate/graph';
 import type { GraphNode, GraphTransition, GuardRef, NodeKind } from './graph-types.js';
@@ -43,7 +43,7 @@ export function describeMachine(machine: AnyStateMachine): MachineShape {
 }
 
 /** A state node's id in the trace's terms: its dotted path, or the machine id for the root. */
-export function nodeId(stateNode: Pick<StateNodeLike, 'path'>, machineId: string): string {
+function nodeId(stateNode: Pick<StateNodeLike, 'path'>, machineId: string): string {
   return stateNode.path.length === 0 ? machineId : stateNode.path.join('.');
 }
 
@@ -151,7 +151,7 @@ function nestedRefs(params: Record<string, unknown>): Record<string, unknown> {
 }
 
 /** An action by name: `'warnSteps'`, `{ type: 'nudge', params }` or an inline function. */
-export function actionName(action: unknown): string {
+function actionName(action: unknown): string {
   if (typeof action === 'string') return action;
   if (typeof action === 'function') return action.name || 'inline action';
   const type = (action as { type?: unknown } | null)?.type;

@@ -1,8 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Answer, AnswerSource } from 'rein/actors/approvals/approver.js';
-import type { PendingApproval } from 'rein/rules/approvals/pending.js';
-import { REMEMBER_SCOPES } from 'rein/rules/approvals/remembered.js';
+import type { Answer, AnswerSource } from 'rein/actors';
+import { type PendingApproval, REMEMBER_SCOPES } from 'rein/rules';
 import { z } from 'zod';
 
 const answerBody = z.strictObject({
@@ -14,7 +13,7 @@ const answerBody = z.strictObject({
 });
 
 /** The header the page sends its token in: a custom header also makes a cross-site request need a preflight, which is never answered. */
-export const TOKEN_HEADER = 'x-rein-token';
+const TOKEN_HEADER = 'x-rein-token';
 
 /**
  * The visualizer page as an answer source: the waiting call is shown with
@@ -57,8 +56,6 @@ export function createPageApprovals() {
   };
   return { token, source, handle };
 }
-
-export type PageApprovals = ReturnType<typeof createPageApprovals>;
 
 async function readBody(request: IncomingMessage): Promise<unknown> {
   let text = '';

@@ -53,4 +53,4 @@ export type LiveMessage =
   /** `rein viz` stopped following a trace file: its run's process is gone (or the file was replaced). */
   | { seq: number; type: 'follow_end'; text: string };
 
-export { TRACE_KINDS } from 'rein/lib/trace/trace-events.js';
+export { TRACE_KINDS } from 'rein/formats';

@@ -1,10 +1,10 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { ReinError } from 'rein/lib/errors.js';
+import { ReinError } from 'rein/lib';
 import type { PageData } from './page-data.js';
 
 /** The bundled page: `visualizer/scripts/bundle-visualizer.mjs` writes both next to the compiled server. */
-export interface PageAssets {
+interface PageAssets {
   js: string;
   css: string;
 }

@@ -15,7 +15,7 @@ export function replayPathFor(tracePath: string): string {
   return join(dirname(tracePath), name === 'trace.jsonl' ? REPLAY_FILE : `${name.replace(/\.jsonl$/, '')}.replay.html`);
 }
 
-export interface ReplayPages {
+interface ReplayPages {
   written: string[];
   failed: Array<{ tracePath: string; error: string }>;
 }

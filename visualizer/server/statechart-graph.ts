@@ -3,8 +3,6 @@ import { layoutMachine } from './graph-layout.js';
 import type { StatechartGraph } from './graph-types.js';
 import { describeMachine } from './machine-graph.js';
 
-export type { StatechartGraph } from './graph-types.js';
-
 /**
  * The statechart of a machine as plain JSON with positions: nodes (compound
  * states contain their children), one routed edge per pair of states, and

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { HarnessOptions } from 'rein/machines/harness-machine.js';
-import { readOwnRunMeta, readRunMeta, runFile } from 'rein/run/record/run-dir.js';
+import type { HarnessOptions } from 'rein/machines';
+import { readOwnRunMeta, readRunMeta, runFile } from 'rein/run';
 import type { PageNote } from './page-data.js';
 
 /**
@@ -31,7 +31,7 @@ export async function extensionsForTrace(
   try {
     // A rules module is imported only from a run.json rein wrote, as it was when that run started.
     readOwnRunMeta(runDir);
-    const { loadRules } = await import('rein/run/rules-files/load-rules.js');
+    const { loadRules } = await import('rein/run');
     const loaded = await loadRules({ configPath, workspace: meta.workspace, startedWith: meta.configFingerprint ?? { hash: '', modules: {} } });
     return { extensions: { guards: loaded.guards, actions: loaded.actions }, notes: [] };
   } catch (error) {

@@ -1,8 +1,7 @@
 import { basename } from 'node:path';
-import { createHarnessMachine, type HarnessMachine, type HarnessOptions } from 'rein/machines/harness-machine.js';
-import { defaultRules, type Rules, rulesSchema } from 'rein/rules/schema.js';
-import { readJsonLines } from 'rein/run/record/jsonl.js';
-import { TRACE_VERSION } from 'rein/run/record/trace.js';
+import { createHarnessMachine, type HarnessMachine, type HarnessOptions } from 'rein/machines';
+import { defaultRules, type Rules, rulesSchema } from 'rein/rules';
+import { readJsonLines, TRACE_VERSION } from 'rein/run';
 import { type GaugeLimits, type PageNote, TRACE_KINDS } from './page-data.js';
 
 /** A trace as the visualizer needs it: every line that parsed, what did not, and the chart to draw. */
@@ -60,7 +59,7 @@ function hasEnded(lines: unknown[]): boolean {
 }
 
 /** The machine the run used, rebuilt from the start line's rules; the default machine (and a note saying so) otherwise. */
-export function machineForStart(
+function machineForStart(
   start: Record<string, unknown> | undefined,
   extensions: HarnessOptions = {},
 ): { machine: HarnessMachine; rules: Rules; notes: PageNote[] } {

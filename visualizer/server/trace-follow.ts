@@ -1,6 +1,6 @@
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 
-export interface TraceFollowOptions {
+interface TraceFollowOptions {
   /** How often the file is looked at; a run flushes its trace once a step. */
   intervalMs?: number;
   /** The file got shorter (replaced or truncated): following stops, since its lines no longer continue what was shown. */

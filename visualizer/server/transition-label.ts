@@ -1,4 +1,4 @@
-import { COMBINATOR_NAMES, namedGuardLabel } from 'rein/machines/guard-labels.js';
+import { COMBINATOR_NAMES, namedGuardLabel } from 'rein/formats';
 import { shortEvent } from './event-label.js';
 import type { GuardRef } from './graph-types.js';
 
@@ -29,7 +29,7 @@ export function nestedGuards(guard: GuardRef): GuardRef[] | null {
 }
 
 /** A value that names a guard: `{ name }` as this graph writes it (with optional params). */
-export function isGuardRef(value: unknown): value is GuardRef {
+function isGuardRef(value: unknown): value is GuardRef {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
   const { name, params, key, ...rest } = value as { name?: unknown; params?: unknown; key?: unknown };
   return (

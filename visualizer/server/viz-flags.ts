@@ -1,4 +1,4 @@
-import { UsageError } from 'rein/lib/errors.js';
+import { UsageError } from 'rein/lib';
 
 /** Keep serving after the run unless `--viz-exit` says not to or a CI environment would wait forever. */
 export function keepsServing(exitFlag: boolean, env: NodeJS.ProcessEnv): boolean {

@@ -1,9 +1,9 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { UsageError } from 'rein/lib/errors.js';
+import { UsageError } from 'rein/lib';
 import type { FeedMessage, LiveFeed } from './live-feed.js';
 
-export interface VizServerOptions {
+interface VizServerOptions {
   /** 0 picks a free port. */
   port?: number;
   /** The page's HTML; awaited per request, so it may wait for the chart's layout. */

@@ -29,7 +29,7 @@ export function jsonEnd(text: string, start: number): number {
 }
 
 /** A JSON value from text, strict first, then lenient (`jsonrepair`); `repaired` says the lenient parse was needed. */
-export type Parsed = { ok: true; value: unknown; repaired: boolean } | { ok: false };
+type Parsed = { ok: true; value: unknown; repaired: boolean } | { ok: false };
 
 export function parseJsonLeniently(text: string): Parsed {
   try {
@@ -54,7 +54,7 @@ const EXTRA_KEYS = new Set(['id', 'type']);
  * `{name, parameters}` (Llama), or OpenAI's `{type: 'function', function: {name, arguments}}`.
  * Any other key means the object is data, not a call (a JSON file the model quotes).
  */
-export function callOf(value: unknown): { name: string; arguments: unknown } | null {
+function callOf(value: unknown): { name: string; arguments: unknown } | null {
   if (!isRecord(value)) return null;
   if (isRecord(value.function) && Object.keys(value).every((key) => key === 'function' || EXTRA_KEYS.has(key))) return callOf(value.function);
   if (typeof value.name !== 'string') return null;
@@ -65,7 +65,7 @@ export function callOf(value: unknown): { name: string; arguments: unknown } | n
 }
 
 /** Calls in a parsed value: one call object or a list of them (every item must be a call). */
-export function callsOf(value: unknown): Array<{ name: string; arguments: unknown }> | null {
+function callsOf(value: unknown): Array<{ name: string; arguments: unknown }> | null {
   const items = Array.isArray(value) ? value : [value];
   if (items.length === 0) return null;
   const calls = items.map(callOf);

@@ -9,10 +9,10 @@ import type { ToolList } from './tool-list.js';
 import type { FoundBlock, TextCall, TextCallShape } from './types.js';
 
 /** Longest reply searched for calls; beyond it the reply is taken as text (a runaway generation is not a request). */
-export const MAX_RECOVERY_CHARS = 1_000_000;
+const MAX_RECOVERY_CHARS = 1_000_000;
 
 /** Calls found in a reply's text, and the text left once their blocks are cut out. */
-export interface Recovery {
+interface Recovery {
   calls: Array<TextCall & { shape: TextCallShape }>;
   /** The content outside the blocks (trimmed), or null when nothing is left. */
   content: string | null;

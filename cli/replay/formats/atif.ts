@@ -1,4 +1,4 @@
-import type { RecordedRun, RecordedStep } from 'rein/testing/recorded-run.js';
+import type { RecordedRun, RecordedStep } from 'rein/testing';
 import { type ActionMap, DEFAULT_ACTION_MAP } from '../action-map.js';
 import { FormatError, type LineSource } from './errors.js';
 import { toolCallStep } from './tool-calls.js';

@@ -1,4 +1,4 @@
-import { ReinError } from 'rein/lib/errors.js';
+import { ReinError } from 'rein/lib';
 
 /** Where a record came from: the file, its line (for JSONL), and what inside it. */
 export interface LineSource {

@@ -1,4 +1,4 @@
-import type { RecordedRun, RecordedStep, RecordedTool } from 'rein/testing/recorded-run.js';
+import type { RecordedRun, RecordedStep, RecordedTool } from 'rein/testing';
 import { FormatError, type LineSource } from './errors.js';
 
 /**
@@ -60,7 +60,7 @@ function compactStep(value: unknown, where: LineSource): RecordedStep {
 }
 
 /** The head, padded to the recorded length with text derived from the masked hash. */
-export function rebuildOutput(step: Pick<CompactStep, 'out_head' | 'out_len' | 'out_nhash' | 'out_hash'>): string {
+function rebuildOutput(step: Pick<CompactStep, 'out_head' | 'out_len' | 'out_nhash' | 'out_hash'>): string {
   const head = step.out_head ?? '';
   const length = step.out_len ?? head.length;
   if (length <= head.length) return head;

@@ -1,6 +1,5 @@
-import { type EffectReaders, isEffectKind, readEffect } from 'rein/lib/tool-effect.js';
-import type { ToolEvent } from 'rein/lib/trace/trace-events.js';
-import type { RecordedRun, RecordedStep, RecordedTool } from 'rein/testing/recorded-run.js';
+import { type EffectReaders, isEffectKind, readEffect, type ToolEvent } from 'rein/formats';
+import type { RecordedRun, RecordedStep, RecordedTool } from 'rein/testing';
 import { FormatError } from './errors.js';
 
 /**

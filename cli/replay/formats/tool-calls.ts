@@ -1,4 +1,4 @@
-import type { RecordedStep } from 'rein/testing/recorded-run.js';
+import type { RecordedStep } from 'rein/testing';
 import { type ActionMap, mapShell } from '../action-map.js';
 import { inferredExit, normalize } from './observation.js';
 

@@ -1,4 +1,4 @@
-import { defaultRules } from 'rein/rules/schema.js';
+import { defaultRules } from 'rein/rules';
 import { type BudgetCeiling, type CacheFigures, type CompactingCeiling, compareCachePolicies, type ReinVariant } from '../prefix-cache.js';
 import { type BenchSection, grouped, listed, percent, times } from '../section.js';
 

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { packageRoot } from 'rein/lib/package-root.js';
-import { createReplayer } from 'rein/testing/replay-run.js';
+import { packageRoot } from 'rein/lib';
+import { createReplayer } from 'rein/testing';
 import { loadRuns } from 'rein-cli/replay/load-runs.js';
 import { longestExploration, seedNudges } from 'rein-cli/replay/seed-rules.js';
 import { share, summarize } from 'rein-cli/replay/summary.js';

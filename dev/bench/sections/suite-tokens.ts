@@ -1,4 +1,4 @@
-import { PRESETS } from 'rein/rules/presets.js';
+import { PRESETS } from 'rein/rules';
 import { mcnemarExact } from 'rein-eval/mcnemar.js';
 import { loadTaskSet } from 'rein-eval/task.js';
 import { inCheckout } from '../checkout.js';

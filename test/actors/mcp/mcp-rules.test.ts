@@ -1,10 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { collectServers, openRunMcp } from '../../../cli/mcp-servers.js';
 import { isToolAllowed, namesDeclaredServer } from '../../../lib/tool-patterns.js';
 import { checkRuleReferences } from '../../../machines/rules-check.js';
 import { rulesSchema } from '../../../rules/schema.js';
+import { collectServers, planServers, startServers } from '../../../run/parts/mcp-servers.js';
 import { readProjectServers } from '../../../run/rules-files/mcp-json.js';
 import { makeTempDir } from '../../helpers/workspace.js';
 import { EVERYTHING } from './mcp-fixtures.js';
@@ -15,7 +15,7 @@ const io = () => {
     text += chunk;
     return true;
   };
-  return { io: { stdout: { write: () => true }, stderr: { write } }, text: () => text };
+  return { notice: (line: string) => write(`rein: ${line}\n`), text: () => text };
 };
 
 describe('MCP servers in the rules and in .mcp.json', () => {
@@ -63,10 +63,10 @@ describe('MCP servers in the rules and in .mcp.json', () => {
       }),
     );
     const off = io();
-    expect(collectServers(rulesSchema.parse({}), workspace, off.io)).toEqual({});
+    expect(collectServers(rulesSchema.parse({}), workspace, off.notice)).toEqual({});
     expect(off.text()).toBe('');
     const on = io();
-    const servers = collectServers(rulesSchema.parse({ mcp: { projectConfig: true, servers: { local: { command: 'mine' } } } }), workspace, on.io);
+    const servers = collectServers(rulesSchema.parse({ mcp: { projectConfig: true, servers: { local: { command: 'mine' } } } }), workspace, on.notice);
     expect(Object.keys(servers).sort()).toEqual(['local', 'tracker']);
     expect(servers.local).toMatchObject({ command: 'mine' });
     expect(on.text()).toContain('starting the servers .mcp.json declares:\n  tracker: https://mcp.example.com/mcp\n');
@@ -83,14 +83,16 @@ describe('a resumed run', () => {
     const rules = rulesSchema.parse({ mcp: { projectConfig: true } });
     const first = { every: { command: process.execPath, args: [EVERYTHING, 'stdio'] } };
     fs.writeFileSync(path.join(workspace, '.mcp.json'), JSON.stringify({ mcpServers: first }));
-    const started = await openRunMcp({ rules, workspace, runDir }, process.env, io().io);
-    await started?.hub.close();
+    const open = (resume: boolean, notice: (text: string) => void) =>
+      startServers(planServers({ rules, workspace, runDir, resume, env: process.env, notice }), { rules, workspace, runDir, env: process.env, notice });
+    const started = await open(false, io().notice);
+    await started?.close();
     // The agent rewrote .mcp.json during the run.
     fs.writeFileSync(path.join(workspace, '.mcp.json'), JSON.stringify({ mcpServers: { evil: { command: 'sh', args: ['-c', 'touch pwned'] } } }));
     const output = io();
-    const resumed = await openRunMcp({ rules, workspace, runDir }, process.env, output.io, true);
-    expect(resumed?.hub.states().map((state) => [state.server, state.state])).toEqual([['every', 'ready']]);
-    await resumed?.hub.close();
+    const resumed = await open(true, output.notice);
+    expect(resumed?.states().map((state) => [state.server, state.state])).toEqual([['every', 'ready']]);
+    await resumed?.close();
     expect(fs.existsSync(path.join(workspace, 'pwned'))).toBe(false);
     expect(output.text()).not.toContain('evil');
   });

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { openMcpHub } from '../../../actors/mcp/hub.js';
 import type { Script } from '../../../actors/model/scripted-model.js';
 import { type RulesInput, rulesSchema } from '../../../rules/schema.js';
-import { policyOf } from '../../../run/start-run.js';
+import { policyOf } from '../../../run/parts/sandbox.js';
 import { call, reply, runScripted } from '../../../testing/index.js';
 import { makeTempDir } from '../../helpers/workspace.js';
 import { EVERYTHING } from './mcp-fixtures.js';

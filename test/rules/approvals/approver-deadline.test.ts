@@ -27,10 +27,8 @@ function approverIn(dir: string, now?: () => number) {
   return createApprover({
     requestPath: join(dir, 'approval-request.json'),
     answerPath: join(dir, 'approval-answer.json'),
-    persist: () => undefined,
     sources: [silent],
     headless: 'exit',
-    onParked: () => undefined,
     pollMs: 20,
     ...(now ? { now } : {}),
   });

@@ -38,7 +38,7 @@ describe('hooks as functions of a .ts rules file (actors/hooks/run-hook.ts, run/
       reply(call('run', { command: 'rm keep.txt' }), call('run', { command: 'boom' }), call('run', { command: 'echo ok > ok.txt' })),
       reply(call('finish', { summary: 'done' })),
     ]);
-    const handle = startRun({
+    const handle = await startRun({
       workspace,
       runDir,
       task: 't',
@@ -48,7 +48,6 @@ describe('hooks as functions of a .ts rules file (actors/hooks/run-hook.ts, run/
       configPath,
       model: { name: 'scripted', description: 'scripted', createActor: () => model.actor, summarize: extractiveSummary },
       fsync: false,
-      trustFile: join(makeTempDir('rein-trust-'), 'approvals.json'),
     });
     expect((await handle.done).status).toBe('done');
     expect(existsSync(join(workspace, 'keep.txt'))).toBe(true);

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../../lib/errors.js';
 import { commandWords } from '../../../rules/hooks/command-words.js';
 import { workspacePathsIn } from '../../../rules/hooks/host-hooks.js';
+import { admitRun } from '../../../run/parts/admission.js';
 import { loadRules } from '../../../run/rules-files/load-rules.js';
 import { makeTempDir, writeFiles } from '../../helpers/workspace.js';
 
@@ -42,12 +43,16 @@ describe('a host hook may not run what the agent can rewrite (rules/hooks/host-h
     expect(found('/usr/local/bin/notify')).toEqual([]);
   });
 
-  it('refuses where: host with a workspace script when the rules are loaded, naming the hook, the path and the fix', async () => {
+  it('refuses where: host with a workspace script before a run starts, naming the hook, the path and the fix', async () => {
     const root = makeTempDir('rein-host-hook-');
     writeFiles(root, { 'scripts/policy.sh': 'echo {}\n' });
     const rulesFile = join(makeTempDir('rein-host-rules-'), 'rein.json');
+    const admit = async () => {
+      const { rules } = await loadRules({ configPath: rulesFile, workspace: root });
+      return admitRun({ workspace: root, rules, configPath: rulesFile, runDir: makeTempDir('rein-host-run-') });
+    };
     writeFileSync(rulesFile, JSON.stringify({ hooks: { preToolUse: [{ command: 'echo' }, { command: 'sh scripts/policy.sh', where: 'host' }] } }));
-    const error = await loadRules({ configPath: rulesFile, workspace: root }).catch((caught: unknown) => caught);
+    const error = await admit().catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(UsageError);
     const message = (error as Error).message;
     expect(message).toContain(`${rulesFile}: hooks.preToolUse[1] (\`sh scripts/policy.sh\`) has where: host`);
@@ -56,7 +61,7 @@ describe('a host hook may not run what the agent can rewrite (rules/hooks/host-h
     expect(message).toContain('or drop `where: host`');
     // The same hook in the sandbox (the default), or a host hook whose script lives outside the repository, loads.
     writeFileSync(rulesFile, JSON.stringify({ hooks: { preToolUse: [{ command: 'sh scripts/policy.sh' }] } }));
-    await expect(loadRules({ configPath: rulesFile, workspace: root })).resolves.toBeDefined();
+    await expect(admit()).resolves.toBeDefined();
     const outside = join(homedir(), '.config', 'rein', 'hooks', 'notify.sh');
     writeFileSync(rulesFile, JSON.stringify({ hooks: { runEnd: [{ command: outside, where: 'host' }] } }));
     const loaded = await loadRules({ configPath: rulesFile, workspace: root });

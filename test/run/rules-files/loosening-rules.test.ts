@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { rulesSchema } from '../../../rules/schema.js';
-import { FREE_SECTIONS, LOOSENING_RULES, looseningsOf } from '../../../rules/trust/loosening-rules.js';
+import { FREE_SECTIONS, LOOSENING_RULES, looseningsOf } from '../../../rules/trust/index.js';
 import { loadRules } from '../../../run/rules-files/load-rules.js';
 import { repoRoot } from '../../helpers/cli.js';
 import { trustWorkspaceRules, useTempStateDir } from '../../helpers/trust.js';

@@ -1,8 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { fingerprintRules } from '../../../rules/trust/rules-fingerprint.js';
-import { sameFingerprint } from '../../../rules/trust/trusted-rules.js';
+import { fingerprintRules, sameFingerprint } from '../../../rules/trust/index.js';
 import { makeTempDir, writeFiles } from '../../helpers/workspace.js';
 
 const RULES = [

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW } = fs.constants;
 
 /** A directory the harness opened once: names are looked up in it, never through the path it had when opened. */
-export interface HeldDir {
+interface HeldDir {
   readonly fd: number;
   /** A path naming `name` inside the held directory (openat semantics through `/proc/self/fd`). */
   at(name: string): string;

@@ -11,9 +11,9 @@ import { resolveSandbox } from './bubblewrap.js';
  * written (one pipe, not two interleaved ones). The outer shell only sets up
  * the redirection and is replaced by the inner one.
  */
-const MERGE_STDERR = ['bash', '-c', 'exec bash -c "$1" 2>&1', 'bash'];
+const MERGE_STDERR = ['bash', '--norc', '-c', 'exec bash --norc -c "$1" 2>&1', 'bash'];
 
-export interface ColdCommandOptions {
+interface ColdCommandOptions {
   root: string;
   policy: CommandPolicy;
   protectedFiles?: readonly string[];
@@ -46,7 +46,7 @@ export async function runColdCommand(command: string, options: ColdCommandOption
 }
 
 /** The argv `runColdCommand` spawns: the watchdog, bubblewrap when the policy and machine allow, and the command. */
-export function coldArgv(command: string, options: Pick<ColdCommandOptions, 'root' | 'policy' | 'protectedFiles' | 'plan'>): string[] {
+function coldArgv(command: string, options: Pick<ColdCommandOptions, 'root' | 'policy' | 'protectedFiles' | 'plan'>): string[] {
   const sandbox = resolveSandbox(options.policy);
   const limits = sandboxLimits(options.policy.limits);
   if (sandbox.kind !== 'bwrap') return watchedArgv([...MERGE_STDERR, command], limits, null);

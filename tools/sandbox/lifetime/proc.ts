@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 
 /** What the process layer reads of `/proc/<pid>/stat`. */
-export interface ProcStat {
+interface ProcStat {
   /** State letter: R, S, D, T, Z (zombie), X (dead), … */
   state: string;
   ppid: number;
@@ -65,7 +65,7 @@ export function readCommandLine(pid: number | string): string {
 }
 
 /** A process found in /proc, named by pid and start time (so a pid reused since is not taken for it). */
-export interface ProcessRef {
+interface ProcessRef {
   pid: number;
   startTime: number;
 }

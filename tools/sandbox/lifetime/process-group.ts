@@ -6,9 +6,7 @@ import { createOutputCollector, type OutputCollector } from '../../../lib/output
 import { KILL_GRACE_MS, KILL_POLL_MS, OUTPUT_DRAIN_MS } from './kill-timings.js';
 import { hasExited, listPids, readProcStat } from './proc.js';
 
-export { KILL_GRACE_MS } from './kill-timings.js';
-
-export interface GroupRunOptions {
+interface GroupRunOptions {
   argv: readonly string[];
   cwd: string;
   env: Record<string, string>;

@@ -4,7 +4,7 @@ import type { VisibilityPlan } from '../plan/visibility.js';
 import { shellScript } from '../shell-scripts.js';
 
 /** Where a one-off process runs: in bubblewrap with a visibility plan, or (null) on the host. */
-export type SandboxPlacement = { bwrap: string; plan: VisibilityPlan } | null;
+type SandboxPlacement = { bwrap: string; plan: VisibilityPlan } | null;
 
 /**
  * A harness killed with SIGKILL cannot clean up after itself, so every process rein starts on its own carries a
@@ -12,7 +12,9 @@ export type SandboxPlacement = { bwrap: string; plan: VisibilityPlan } | null;
  * harness kills the group, watchdog included.
  */
 export function withHarnessWatchdog(argv: readonly string[]): string[] {
-  return ['bash', '-c', shellScript('watchdog.sh'), 'bash', String(process.pid), ...argv];
+  // --norc: started with a socket for stdin and no SHLVL, bash would take itself for a remote shell and read ~/.bashrc
+  // (whose `pyenv init` alone can wait a minute on a stale lock).
+  return ['bash', '--norc', '-c', shellScript('watchdog.sh'), 'bash', String(process.pid), ...argv];
 }
 
 /**

@@ -11,7 +11,7 @@ export interface SandboxLimits {
 
 const MIB = 1024 * 1024;
 /** Enough for a parallel build and a test runner's workers, far below a machine's pid space (32768 by default). */
-export const DEFAULT_PROCESSES = 1024;
+const DEFAULT_PROCESSES = 1024;
 /** The most a single process gets by default, however large the machine. */
 const DEFAULT_MEMORY_CEILING = 8 * 1024 * MIB;
 

@@ -4,7 +4,7 @@ import ignore, { type Ignore } from 'ignore';
 import { DEFAULT_HIDDEN_FILES, ETC_SECRET_PATHS, ETC_SSH_KEY_SUFFIX, HOME_CREDENTIAL_PATHS } from './credential-paths.js';
 
 /** The rules keys that decide what is hidden (`permissions.readable`, `permissions.hidden`). */
-export interface HidingRules {
+interface HidingRules {
   /** Real, absolute workspace root. */
   root: string;
   /** The user's home directory (`~` in the rules). */
@@ -26,12 +26,12 @@ export interface HiddenMatcher {
 }
 
 /** Whether a rules entry names a host path (`/…`, `~`, `~/…`) rather than a workspace pattern. */
-export function isHostEntry(entry: string): boolean {
+function isHostEntry(entry: string): boolean {
   return entry.startsWith('/') || entry === '~' || entry.startsWith('~/');
 }
 
 /** `~` and `~/x` against `home`; other entries unchanged. */
-export function expandHome(entry: string, home: string): string {
+function expandHome(entry: string, home: string): string {
   if (entry === '~') return home;
   return entry.startsWith('~/') ? path.join(home, entry.slice(2)) : entry;
 }

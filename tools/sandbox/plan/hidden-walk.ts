@@ -3,14 +3,14 @@ import path from 'node:path';
 import type { HiddenMatcher } from './hidden-paths.js';
 
 /** Entries looked at before the walk gives up on a folder (a home directory with millions of files). */
-export const MAX_WALKED_ENTRIES = 300_000;
+const MAX_WALKED_ENTRIES = 300_000;
 
-export interface HiddenEntry {
+interface HiddenEntry {
   path: string;
   directory: boolean;
 }
 
-export interface HiddenWalk {
+interface HiddenWalk {
   found: HiddenEntry[];
   /** True when MAX_WALKED_ENTRIES was reached before the walk ended. */
   truncated: boolean;

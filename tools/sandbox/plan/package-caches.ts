@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 /** Package caches below the home directory, shown read-only when they exist (a cache the agent could write would outlive the run). */
-export const PACKAGE_CACHES: readonly string[] = [
+const PACKAGE_CACHES: readonly string[] = [
   '.cache/pip',
   '.cache/uv',
   '.cache/pypoetry',

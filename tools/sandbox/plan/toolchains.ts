@@ -28,7 +28,7 @@ const COMPANIONS: Readonly<Record<string, readonly string[]>> = { '.cargo': ['.r
 /** Folders below the home directory that hold much more than one toolchain: a PATH entry inside them is shown on its own. */
 const TOO_BROAD = ['', '.local', '.local/share', '.config', '.cache', 'go'];
 
-export interface ToolchainInput {
+interface ToolchainInput {
   root: string;
   home: string;
   /** The PATH commands get. */

@@ -24,7 +24,7 @@ export type Mount =
   | { kind: 'tmpfs'; path: string }
   | { kind: 'mask'; path: string; directory: boolean };
 
-export interface VisibilityInput {
+interface VisibilityInput {
   /** Real workspace root. */
   root: string;
   policy: Pick<CommandPolicy, 'network' | 'readable' | 'hidden'>;

@@ -19,7 +19,7 @@ export type SupervisorReport =
   | { type: 'jobEnded'; id: string; status: number }
   | { type: 'problem'; text: string };
 
-export class SupervisorProtocolError extends Error {
+class SupervisorProtocolError extends Error {
   override name = 'SupervisorProtocolError';
 }
 

@@ -14,7 +14,7 @@ import { createReportReader, encodeRequest, type SupervisorReport, type Supervis
 
 const STDERR_KEPT = 2_000;
 
-export interface SupervisorOptions {
+interface SupervisorOptions {
   /** The argv that runs `inner` (bubblewrap's), or null to run the supervisor directly on the host. */
   wrap: ((inner: string[]) => string[]) | null;
   cwd: string;

@@ -1,0 +1,32 @@
+/**
+ * `rein/rules`: The rules as data: the schema, presets, phases, stall rules, endpoint profiles, approvals and hooks policy, trust.
+ * An entry point of rein's public surface (package.json "exports", docs/architecture.md), used by rein's own packages.
+ */
+export { describeApprovals } from './approvals/describe.js';
+export type { PendingApproval } from './approvals/pending.js';
+export { approvalOverride } from './approvals/presets.js';
+export { REMEMBER_SCOPES, type RememberScope } from './approvals/remembered.js';
+export { diffRules } from './diff.js';
+export { ENDPOINT_PROFILES } from './endpoint-profiles.js';
+export { hasHooks } from './hooks/schema.js';
+export { mcpServerSchema } from './mcp-servers.js';
+export { mergeRules, type Plain } from './merge.js';
+export { phaseRuleSchema } from './phases.js';
+export { findPreset, PRESETS, presetNames, requirePreset } from './presets.js';
+export { defaultRules, END_TARGETS, enabledPhases, type Price, phaseNames, phaseRule, type Rules, type RulesInput, rulesSchema } from './schema.js';
+export { PROGRESS_KINDS, STALL_RULE_NAMES, STALL_RULES } from './stall-rules.js';
+export {
+  clearUntrustedMarks,
+  fingerprintRules,
+  forgetRemembered,
+  listRemembered,
+  listTrustedHooks,
+  listTrustedRulesFiles,
+  looseningsOf,
+  revokeHooks,
+  revokeRulesFiles,
+  TRUST_KINDS,
+  trustedRulesPath,
+  trustHooks,
+  trustRulesFile,
+} from './trust/index.js';

@@ -1,0 +1,51 @@
+import { planHookLaunch } from '../../actors/hooks/hook-launch.js';
+import type { HooksDeps } from '../../actors/hooks/hooks-actor.js';
+import type { HookOutcome } from '../../actors/hooks/run-hook.js';
+import type { Tracer } from '../record/trace.js';
+import type { RunOptions } from '../start-run.js';
+import { policyOf } from './sandbox.js';
+
+/**
+ * How hooks run for this run: each command in a sandbox of its own under the run's policy (or on the host for
+ * `where: host`), in the workspace, with a filtered environment (never the API key), each traced.
+ *
+ * @example const hooks = hooksDepsFor(options, workspace, trace);
+ */
+export function hooksDepsFor(options: RunOptions, workspace: string, trace: Tracer): HooksDeps {
+  const context = {
+    root: workspace,
+    policy: policyOf(options.rules),
+    env: process.env,
+    hookEnv: { REIN_WORKSPACE: workspace, REIN_RUN_DIR: options.runDir },
+    protectedFiles: options.configPath ? [options.configPath] : [],
+  };
+  return {
+    hooks: options.rules.hooks,
+    launch: (command, spec) => planHookLaunch(command, spec.where, context),
+    secrets: (options.secrets ?? []).filter((secret) => secret.length >= 6),
+    ...(options.hookFunctions ? { functions: options.hookFunctions } : {}),
+    onOutcome: (outcome: HookOutcome, step: number) => {
+      trace.log('hook', hookLine(outcome, step));
+      trace.flush();
+    },
+  };
+}
+
+/** A hook's trace line: what ran, where, how it ended, and what it answered (empty fields left out). */
+function hookLine(outcome: HookOutcome, step: number) {
+  const { moment, command, where, hostBecause, exitCode, ms, decision, message, problem, stdout, stderr } = outcome;
+  return {
+    step,
+    moment,
+    command,
+    where,
+    ...(hostBecause ? { hostBecause } : {}),
+    exitCode,
+    ms,
+    ...(decision ? { decision } : {}),
+    ...(message ? { message } : {}),
+    ...(problem ? { problem } : {}),
+    ...(stdout ? { stdout } : {}),
+    ...(stderr ? { stderr } : {}),
+  };
+}
