@@ -37,9 +37,28 @@ interface ExecuteOptions {
  * exit code. `--json` prints one JSON line on stdout at the end.
  */
 export async function executeRun(options: ExecuteOptions): Promise<number> {
+  const watch = watchRun(options);
+  let handle: RunHandle;
+  try {
+    handle = await startHandle(options, watch);
+  } catch (error) {
+    await watch.otel?.finish();
+    writeSummary(options.headless, errorSummary(error));
+    throw error;
+  }
+  watch.started(handle);
+  await options.onStart?.(handle);
+  const ended = await untilEnded(handle);
+  watch.status().finish();
+  await watch.otel?.finish();
+  if ('output' in ended) return reportEnd(options, handle, ended.output);
+  return reportStop(options, handle, ended);
+}
+
+/** What follows the run's trace: the status line (lines traced while the run is set up wait for the start message), the OpenTelemetry export, the event stream. */
+function watchRun(options: ExecuteOptions) {
   const { io, run } = options;
   let status = createStatusLine(io.stderr, run.rules);
-  // Lines traced while the run is set up (a resume line) are shown after the start message, not above it.
   let early: TraceLine[] | null = [];
   const onTrace = (line: TraceLine) => {
     if (early) early.push(line);
@@ -48,89 +67,98 @@ export async function executeRun(options: ExecuteOptions): Promise<number> {
   };
   // The exporter only ever sees trace lines; its failures are a warning, never the run's.
   const otel = options.otel ? startOtelExport(options.otel, { runId: basename(run.runDir), model: run.model.name, endpoint: run.model.description }, io) : null;
-  const headless = options.headless;
   // Events go to stdout as written to the trace (redacted), one line each, before the step's state is saved.
-  const events = headless?.jsonEvents ? (text: string) => io.stdout.write(`${text}\n`) : null;
+  const events = options.headless?.jsonEvents ? (text: string) => io.stdout.write(`${text}\n`) : null;
   const listeners = [otel?.line, events].filter((listener) => typeof listener === 'function');
-  const onTraceLine =
-    listeners.length > 0
-      ? (text: string) => {
-          for (const listener of listeners) listener(text);
-        }
-      : undefined;
-  let handle: RunHandle;
-  try {
-    // On a terminal a person answers approvals at the prompt; elsewhere the run is headless (approvals.headless).
-    const answerSources = [...(run.answerSources ?? []), ...(io.stderr.isTTY && process.stdin.isTTY ? [terminalSource(process.stdin, process.stderr)] : [])];
-    handle = await (options.resume ? resumeRun : startRun)({
-      ...run,
-      onTrace,
-      answerSources,
-      env: options.env ?? run.env ?? process.env,
-      onNotice: (text) => io.stderr.write(`rein: ${text}\n`),
-      ...(onTraceLine ? { onTraceLine } : {}),
-    });
-  } catch (error) {
-    await otel?.finish();
-    writeSummary(headless, errorSummary(error));
-    throw error;
-  }
-  const files = { trace: handle.tracePath, runDir: handle.runDir };
-  const warn = (text: string) => io.stderr.write(text);
-  if (handle.sandbox.includes('unsandboxed')) status = createStatusLine(io.stderr, run.rules, { unsandboxed: true });
-  io.stderr.write(startMessage(run, handle, Boolean(options.resume)));
-  if (otel) io.stderr.write(otel.startNote);
-  for (const line of early) status.onTrace(line);
-  early = null;
-  await options.onStart?.(handle);
-  // Ctrl+C (or a SIGTERM from a supervisor) stops the run cleanly: in-flight calls and their process
-  // groups are aborted, the state of the last step stays saved.
+  const onTraceLine = listeners.length > 0 ? (text: string) => listeners.forEach((listener) => listener(text)) : undefined;
+  return {
+    onTrace,
+    onTraceLine,
+    otel,
+    status: () => status,
+    started(handle: RunHandle) {
+      if (handle.sandbox.includes('unsandboxed')) status = createStatusLine(io.stderr, run.rules, { unsandboxed: true });
+      io.stderr.write(startMessage(run, handle, Boolean(options.resume)));
+      if (otel) io.stderr.write(otel.startNote);
+      for (const line of early ?? []) status.onTrace(line);
+      early = null;
+    },
+  };
+}
+
+function startHandle(options: ExecuteOptions, watch: ReturnType<typeof watchRun>): Promise<RunHandle> {
+  const { io, run } = options;
+  // On a terminal a person answers approvals at the prompt; elsewhere the run is headless (approvals.headless).
+  const answerSources = [...(run.answerSources ?? []), ...(io.stderr.isTTY && process.stdin.isTTY ? [terminalSource(process.stdin, process.stderr)] : [])];
+  return (options.resume ? resumeRun : startRun)({
+    ...run,
+    onTrace: watch.onTrace,
+    answerSources,
+    env: options.env ?? run.env ?? process.env,
+    onNotice: (text) => io.stderr.write(`rein: ${text}\n`),
+    ...(watch.onTraceLine ? { onTraceLine: watch.onTraceLine } : {}),
+  });
+}
+
+/**
+ * The run's end, or why it stopped. Ctrl+C (or a SIGTERM from a supervisor) stops the run cleanly: in-flight calls and
+ * their process groups are aborted, the state of the last step stays saved.
+ */
+async function untilEnded(handle: RunHandle): Promise<{ output: HarnessOutput } | { error: unknown; stoppedBy: NodeJS.Signals }> {
   let stoppedBy = 'SIGINT' as NodeJS.Signals;
-  const onSigint = (signal: NodeJS.Signals) => {
+  const onSignal = (signal: NodeJS.Signals) => {
     stoppedBy = signal;
     handle.interrupt();
   };
-  process.once('SIGINT', onSigint);
-  process.once('SIGTERM', onSigint);
-  let output: HarnessOutput;
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
   try {
-    output = await handle.done;
+    return { output: await handle.done };
   } catch (error) {
-    if (error instanceof RunAwaitingApproval) {
-      status.finish();
-      io.stderr.write(`rein: ${error.message}\n`);
-      if (options.json)
-        io.stdout.write(JSON.stringify({ status: 'awaiting_approval', exitCode: EXIT.awaitingApproval, runDir: handle.runDir, reason: error.message }) + '\n');
-      writeSummary(headless, { status: 'awaiting_approval', exitCode: EXIT.awaitingApproval, reason: error.message, ...files });
-      return EXIT.awaitingApproval;
-    }
-    if (!(error instanceof RunInterrupted)) {
-      const atif = writeAtif(headless, handle.runDir, warn);
-      writeSummary(headless, { ...errorSummary(error), ...files, ...(atif ? { atif } : {}) });
-      throw error;
-    }
-    status.finish();
-    io.stderr.write(`rein: ${indentedLines(error.message)}\n`);
-    warnTampered(io, handle);
-    // As a shell reports a process ended by the signal: 128 + 2 for Ctrl+C, 128 + 15 for SIGTERM.
-    const exitCode = stoppedBy === 'SIGTERM' ? EXIT.terminated : EXIT.interrupted;
-    const atif = writeAtif(headless, handle.runDir, warn);
-    writeSummary(headless, {
-      status: stoppedBy === 'SIGTERM' ? 'terminated' : 'interrupted',
-      exitCode,
-      reason: error.message,
-      ...files,
-      ...(atif ? { atif } : {}),
-    });
-    // `--json` promises one JSON line at the end, also for a run stopped by a signal.
-    if (options.json) io.stdout.write(`${JSON.stringify({ status: 'interrupted', exitCode, trace: handle.tracePath, runDir: handle.runDir })}\n`);
-    return exitCode;
+    return { error, stoppedBy };
   } finally {
-    process.removeListener('SIGINT', onSigint);
-    process.removeListener('SIGTERM', onSigint);
-    status.finish();
-    await otel?.finish();
+    process.removeListener('SIGINT', onSignal);
+    process.removeListener('SIGTERM', onSignal);
   }
+}
+
+/** A run that stopped before its end: parked for an approval, interrupted by a signal, or crashed (rethrown). */
+function reportStop(options: ExecuteOptions, handle: RunHandle, { error, stoppedBy }: { error: unknown; stoppedBy: NodeJS.Signals }): number {
+  const { io, headless } = options;
+  const files = { trace: handle.tracePath, runDir: handle.runDir };
+  const warn = (text: string) => io.stderr.write(text);
+  if (error instanceof RunAwaitingApproval) {
+    io.stderr.write(`rein: ${error.message}\n`);
+    if (options.json)
+      io.stdout.write(JSON.stringify({ status: 'awaiting_approval', exitCode: EXIT.awaitingApproval, runDir: handle.runDir, reason: error.message }) + '\n');
+    writeSummary(headless, { status: 'awaiting_approval', exitCode: EXIT.awaitingApproval, reason: error.message, ...files });
+    return EXIT.awaitingApproval;
+  }
+  if (!(error instanceof RunInterrupted)) {
+    const atif = writeAtif(headless, handle.runDir, warn);
+    writeSummary(headless, { ...errorSummary(error), ...files, ...(atif ? { atif } : {}) });
+    throw error;
+  }
+  io.stderr.write(`rein: ${indentedLines(error.message)}\n`);
+  warnTampered(io, handle);
+  // As a shell reports a process ended by the signal: 128 + 2 for Ctrl+C, 128 + 15 for SIGTERM.
+  const exitCode = stoppedBy === 'SIGTERM' ? EXIT.terminated : EXIT.interrupted;
+  const atif = writeAtif(headless, handle.runDir, warn);
+  writeSummary(headless, {
+    status: stoppedBy === 'SIGTERM' ? 'terminated' : 'interrupted',
+    exitCode,
+    reason: error.message,
+    ...files,
+    ...(atif ? { atif } : {}),
+  });
+  // `--json` promises one JSON line at the end, also for a run stopped by a signal.
+  if (options.json) io.stdout.write(`${JSON.stringify({ status: 'interrupted', exitCode, trace: handle.tracePath, runDir: handle.runDir })}\n`);
+  return exitCode;
+}
+
+/** A run that reached an end state: the end message, the `--json` line, the summary and the ATIF file. */
+function reportEnd(options: ExecuteOptions, handle: RunHandle, output: HarnessOutput): number {
+  const { io, headless, run } = options;
   io.stderr.write(endMessage(output, handle, run.rules));
   warnTampered(io, handle);
   if (options.json) {
@@ -149,17 +177,9 @@ export async function executeRun(options: ExecuteOptions): Promise<number> {
     );
   }
   const exitCode = exitCodeFor(output.status);
-  const atif = writeAtif(headless, handle.runDir, warn);
-  writeSummary(headless, {
-    status: output.status,
-    exitCode,
-    steps: output.steps,
-    summary: output.summary,
-    reason: output.reason,
-    usage: output.usage,
-    ...files,
-    ...(atif ? { atif } : {}),
-  });
+  const atif = writeAtif(headless, handle.runDir, (text) => io.stderr.write(text));
+  const { status, steps, summary, reason, usage } = output;
+  writeSummary(headless, { status, exitCode, steps, summary, reason, usage, trace: handle.tracePath, runDir: handle.runDir, ...(atif ? { atif } : {}) });
   return exitCode;
 }
 

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { packageRoot } from 'rein/lib';
@@ -199,6 +200,31 @@ function endpointProfilesSection(): string {
   return ['| `model.profile` | server | sets | why |', '|---|---|---|---|', ...rows].join('\n');
 }
 
+/**
+ * Every mutant the source leaves out of mutation testing, with its reason: each `// Stryker disable` comment, read
+ * from the code, so the list in docs/mutation.md is complete and cannot drift from the comments Stryker obeys.
+ */
+export function strykerExclusionsSection(): string {
+  const files = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', '*.ts'], { cwd: packageRoot(), encoding: 'utf8' })
+    .split('\n')
+    .filter((file) => file && !file.startsWith('test/') && !file.includes('/dist/'));
+  const rows: string[] = [];
+  for (const file of files) {
+    const lines = readFileSync(join(packageRoot(), file), 'utf8').split('\n');
+    lines.forEach((line, index) => {
+      const found = /\/\/ Stryker disable (next-line|all|line) ([\w,]+): (.+)$/.exec(line.trim());
+      if (found) rows.push(`| \`${file}:${index + 2}\` | ${found[2]!.split(',').join(', ')} | ${cell(found[3]!)} |`);
+    });
+  }
+  return [
+    `${rows.length} mutants are left out, each where the comment stands (the line after it):`,
+    '',
+    '| where | mutator | why it cannot change what the code does |',
+    '|---|---|---|',
+    ...rows,
+  ].join('\n');
+}
+
 /** A generated section: the page that shows it (a path from the checkout) and its text. */
 interface DocsSection {
   page: string;
@@ -216,5 +242,6 @@ export function docsSections(): Record<string, DocsSection> {
     'stall-rules': { page: reference, text: stallRulesSection(linkFrom(reference)) },
     guards: { page: reference, text: guardsSection() },
     'rules-keys': { page: reference, text: rulesKeysSection() },
+    'stryker-exclusions': { page: 'docs/mutation.md', text: strykerExclusionsSection() },
   };
 }

@@ -144,7 +144,8 @@ export async function loadRules(options: LoadRulesOptions = {}): Promise<LoadedR
     );
   }
   // After the file's own mistakes: a broken file is reported as broken first.
-  if (decided?.trust === 'repository' && configPath) refuseLoosening(configPath, preset.rules as Plain, fileLayer, options.workspace, options.received);
+  if (decided?.trust === 'repository' && configPath)
+    refuseLoosening({ configPath, below: preset.rules as Plain, fileLayer }, { workspace: options.workspace, received: options.received });
   return {
     rules,
     sources,
@@ -187,7 +188,10 @@ async function decideTrust(configPath: string, options: LoadRulesOptions, notice
 }
 
 /** An untrusted rules file may keep or narrow the rules below it, never widen them (rules/trust/loosening-rules.ts). */
-function refuseLoosening(configPath: string, below: Plain, fileLayer: Plain | undefined, workspace: string | undefined, received?: ReceivedRules): void {
+function refuseLoosening(
+  { configPath, below, fileLayer }: { configPath: string; below: Plain; fileLayer: Plain | undefined },
+  { workspace, received }: { workspace: string | undefined; received: ReceivedRules | undefined },
+): void {
   const base = rulesSchema.safeParse(below);
   const withFile = rulesSchema.safeParse(mergeRules(below, fileLayer));
   if (!base.success || !withFile.success) return;

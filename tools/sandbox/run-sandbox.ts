@@ -109,139 +109,178 @@ export function planRunSandbox(options: RunSandboxOptions & { jobsDir: string })
  * @example const sandbox = createRunSandbox({ root, policy, testCmd: 'pytest -q', jobsDir: runDir }); …; await sandbox.dispose();
  */
 export function createRunSandbox(options: RunSandboxOptions, planned?: RunSandboxPlan): RunSandbox {
-  const ownJobsDir = options.jobsDir === undefined;
   const jobsDir = options.jobsDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'rein-jobs-'));
-  const { mode, plan } = planned ?? planRunSandbox({ ...options, jobsDir });
-  const store: JobStore = openJobStore(jobsDir, { maxLogBytes: options.maxLogBytes });
-  const env = buildCommandEnv(options.env ?? process.env, options.policy.envAllow);
-  const limits = sandboxLimits(options.policy.limits);
-  let supervisor: Supervisor | null = null;
-  let disposed = false;
-  const waiters = new Set<() => void>();
-  const jobTags = new Map<string, string>();
+  return new WarmSandbox(options, { jobsDir, ownJobsDir: options.jobsDir === undefined }, planned ?? planRunSandbox({ ...options, jobsDir }));
+}
 
-  const ended = (job: JobView | undefined) => {
+/** The run's sandbox: one supervisor, started with the first command or job, replaced when a command kills it. */
+class WarmSandbox implements RunSandbox {
+  readonly mode: SandboxMode;
+  readonly description: string;
+  readonly visibility: VisibilitySummary | null;
+  readonly limits: SandboxLimits;
+  private readonly options: RunSandboxOptions;
+  private readonly jobsDir: { jobsDir: string; ownJobsDir: boolean };
+  private readonly store: JobStore;
+  private readonly env: Record<string, string>;
+  private readonly wrap: ((inner: string[]) => string[]) | null;
+  private readonly waiters = new Set<() => void>();
+  private readonly jobTags = new Map<string, string>();
+  private readonly logCheck: NodeJS.Timeout;
+  private supervisor: Supervisor | null = null;
+  private disposed = false;
+
+  constructor(options: RunSandboxOptions, jobsDir: { jobsDir: string; ownJobsDir: boolean }, { mode, plan }: RunSandboxPlan) {
+    this.options = options;
+    this.jobsDir = jobsDir;
+    this.mode = mode;
+    this.description = describeSandbox(mode, plan ?? undefined);
+    this.visibility = plan ? summarizeVisibility(plan) : null;
+    this.limits = sandboxLimits(options.policy.limits);
+    this.store = openJobStore(jobsDir.jobsDir, { maxLogBytes: options.maxLogBytes });
+    this.env = buildCommandEnv(options.env ?? process.env, options.policy.envAllow);
+    this.wrap = plan && mode.kind === 'bwrap' ? (inner: string[]) => buildSandboxArgv(mode.bwrap, plan, inner) : null;
+    // Started by the first command or job, not here: a run that never runs one (a read-only agent, a test with
+    // stand-in tools) pays for no sandbox process.
+    this.logCheck = setInterval(() => this.store.capLogs(), LOG_CHECK_MS);
+    this.logCheck.unref();
+  }
+
+  async runCommand(command: string, commandOptions: CommandOptions): Promise<GroupRunResult> {
+    if (this.mode.kind === 'unavailable') return { ending: 'failed', exitCode: null, output: emptyOutput(), failure: this.mode.reason };
+    // Unsandboxed there is no namespace to keep the agent's processes out: the command runs as any other.
+    if (this.wrap && this.options.isCheck?.(command)) return this.runIsolated(command, commandOptions);
+    return this.current().runCommand(command, commandOptions);
+  }
+
+  async startJob(command: string): Promise<JobView> {
+    if (this.mode.kind === 'unavailable') throw new Error(this.mode.reason);
+    const job = this.store.create(command);
+    const tag = `j${job.id}`;
+    this.jobTags.set(job.id, tag);
+    try {
+      this.store.started(job.id, await this.current().startJob(tag, job.log, command));
+    } catch (error) {
+      this.store.end(job.id, 'lost', null, (error as Error).message);
+      throw error;
+    }
+    this.options.onJob?.(job);
+    return job;
+  }
+
+  job(id: string): JobView | undefined {
+    return this.store.get(id);
+  }
+
+  jobs(): JobView[] {
+    return this.store.list();
+  }
+
+  readJob(id: string, cap: number) {
+    return this.store.readNew(id, cap);
+  }
+
+  async stopJob(id: string): Promise<JobView> {
+    const job = this.store.get(id)!;
+    if (job.state !== 'running') return job;
+    this.store.end(id, 'stopped', null, 'stopped by the agent');
+    if (job.pgid !== null) this.supervisor?.stopGroup(job.pgid);
+    await this.supervisor?.waitForJobs([this.jobTags.get(id)!], JOB_STOP_WAIT_MS);
+    this.ended(job);
+    return job;
+  }
+
+  async waitJob(id: string, ms: number, signal: AbortSignal): Promise<JobView> {
+    const job = this.store.get(id)!;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(finish, ms);
+      const wake = () => {
+        if (job.state !== 'running') finish();
+      };
+      const waiters = this.waiters;
+      function finish() {
+        clearTimeout(timer);
+        waiters.delete(wake);
+        signal.removeEventListener('abort', finish);
+        resolve();
+      }
+      if (job.state !== 'running' || signal.aborted) return finish();
+      waiters.add(wake);
+      signal.addEventListener('abort', finish, { once: true });
+    });
+    return job;
+  }
+
+  takeLostJobs(): JobView[] {
+    return this.store.takeLost();
+  }
+
+  async dispose(): Promise<void> {
+    if (this.disposed) return;
+    this.disposed = true;
+    clearInterval(this.logCheck);
+    const running = this.store.running();
+    for (const job of running) {
+      this.store.end(job.id, 'stopped', null, 'the run ended');
+      if (job.pgid !== null) this.supervisor?.stopGroup(job.pgid);
+    }
+    await this.supervisor?.waitForJobs(
+      running.map((job) => this.jobTags.get(job.id)!),
+      JOB_STOP_WAIT_MS,
+    );
+    for (const job of running) this.options.onJob?.(job);
+    await this.supervisor?.close();
+    this.store.close();
+    if (this.jobsDir.ownJobsDir) fs.rmSync(this.jobsDir.jobsDir, { recursive: true, force: true });
+  }
+
+  private ended(job: JobView | undefined): void {
     if (!job) return;
-    options.onJob?.(job);
-    for (const wake of waiters) wake();
-  };
-  const wrap = plan && mode.kind === 'bwrap' ? (inner: string[]) => buildSandboxArgv(mode.bwrap, plan, inner) : null;
+    this.options.onJob?.(job);
+    for (const wake of this.waiters) wake();
+  }
+
   /** A verification command's own sandbox: one supervisor for one command, ended after it. */
-  const runIsolated = async (command: string, commandOptions: CommandOptions): Promise<GroupRunResult> => {
-    if (disposed) throw new Error('the run has ended');
-    const isolated = startSupervisor({ wrap, cwd: options.root, env, limits });
+  private async runIsolated(command: string, commandOptions: CommandOptions): Promise<GroupRunResult> {
+    if (this.disposed) throw new Error('the run has ended');
+    const isolated = startSupervisor({ wrap: this.wrap, cwd: this.options.root, env: this.env, limits: this.limits });
     try {
       return await isolated.runCommand(command, commandOptions);
     } finally {
       await isolated.close();
     }
-  };
-  const spawnSupervisor = (): Supervisor =>
-    startSupervisor({
-      wrap,
-      cwd: options.root,
-      env,
-      limits,
-      jobLogs: { maxBytes: options.maxLogBytes ?? MAX_LOG_BYTES, cutNote: logCutNote(options.maxLogBytes ?? MAX_LOG_BYTES) },
+  }
+
+  private current(): Supervisor {
+    if (this.disposed) throw new Error('the run has ended');
+    this.supervisor ??= this.spawnSupervisor();
+    return this.supervisor;
+  }
+
+  private spawnSupervisor(): Supervisor {
+    const maxBytes = this.options.maxLogBytes ?? MAX_LOG_BYTES;
+    return startSupervisor({
+      wrap: this.wrap,
+      cwd: this.options.root,
+      env: this.env,
+      limits: this.limits,
+      jobLogs: { maxBytes, cutNote: logCutNote(maxBytes) },
       onJobEnd: (tag, status) => {
-        const id = [...jobTags].find(([, candidate]) => candidate === tag)?.[0];
+        const id = [...this.jobTags].find(([, candidate]) => candidate === tag)?.[0];
         if (id === undefined) return;
-        const job = store.get(id);
+        const job = this.store.get(id);
         // A job the agent or the run stopped already says so; otherwise it ended by itself.
-        if (job?.state === 'running') ended(store.end(id, 'exited', status, null));
+        if (job?.state === 'running') this.ended(this.store.end(id, 'exited', status, null));
       },
       onExit: (_detail, expected) => {
-        for (const job of store.running())
-          ended(store.end(job.id, expected ? 'stopped' : 'lost', null, expected ? 'the run ended' : 'the sandbox ended (a command killed its supervisor)'));
-        supervisor = null;
+        for (const job of this.store.running())
+          this.ended(
+            this.store.end(job.id, expected ? 'stopped' : 'lost', null, expected ? 'the run ended' : 'the sandbox ended (a command killed its supervisor)'),
+          );
+        this.supervisor = null;
       },
     });
-  const current = (): Supervisor => {
-    if (disposed) throw new Error('the run has ended');
-    supervisor ??= spawnSupervisor();
-    return supervisor;
-  };
-  // Started by the first command or job, not here: a run that never runs one (a read-only agent, a test with
-  // stand-in tools) pays for no sandbox process.
-  const logCheck = setInterval(() => store.capLogs(), LOG_CHECK_MS);
-  logCheck.unref();
-
-  return {
-    mode,
-    description: describeSandbox(mode, plan ?? undefined),
-    visibility: plan ? summarizeVisibility(plan) : null,
-    limits,
-    async runCommand(command, commandOptions) {
-      if (mode.kind === 'unavailable') return { ending: 'failed', exitCode: null, output: emptyOutput(), failure: mode.reason };
-      // Unsandboxed there is no namespace to keep the agent's processes out: the command runs as any other.
-      if (wrap && options.isCheck?.(command)) return runIsolated(command, commandOptions);
-      return current().runCommand(command, commandOptions);
-    },
-    async startJob(command) {
-      if (mode.kind === 'unavailable') throw new Error(mode.reason);
-      const job = store.create(command);
-      const tag = `j${job.id}`;
-      jobTags.set(job.id, tag);
-      try {
-        store.started(job.id, await current().startJob(tag, job.log, command));
-      } catch (error) {
-        store.end(job.id, 'lost', null, (error as Error).message);
-        throw error;
-      }
-      options.onJob?.(job);
-      return job;
-    },
-    job: (id) => store.get(id),
-    jobs: () => store.list(),
-    readJob: (id, cap) => store.readNew(id, cap),
-    async stopJob(id) {
-      const job = store.get(id)!;
-      if (job.state !== 'running') return job;
-      store.end(id, 'stopped', null, 'stopped by the agent');
-      if (job.pgid !== null) supervisor?.stopGroup(job.pgid);
-      await supervisor?.waitForJobs([jobTags.get(id)!], JOB_STOP_WAIT_MS);
-      ended(job);
-      return job;
-    },
-    async waitJob(id, ms, signal) {
-      const job = store.get(id)!;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(finish, ms);
-        const wake = () => {
-          if (job.state !== 'running') finish();
-        };
-        function finish() {
-          clearTimeout(timer);
-          waiters.delete(wake);
-          signal.removeEventListener('abort', finish);
-          resolve();
-        }
-        if (job.state !== 'running' || signal.aborted) return finish();
-        waiters.add(wake);
-        signal.addEventListener('abort', finish, { once: true });
-      });
-      return job;
-    },
-    takeLostJobs: () => store.takeLost(),
-    async dispose() {
-      if (disposed) return;
-      disposed = true;
-      clearInterval(logCheck);
-      const running = store.running();
-      for (const job of running) {
-        store.end(job.id, 'stopped', null, 'the run ended');
-        if (job.pgid !== null) supervisor?.stopGroup(job.pgid);
-      }
-      await supervisor?.waitForJobs(
-        running.map((job) => jobTags.get(job.id)!),
-        JOB_STOP_WAIT_MS,
-      );
-      for (const job of running) options.onJob?.(job);
-      await supervisor?.close();
-      store.close();
-      if (ownJobsDir) fs.rmSync(jobsDir, { recursive: true, force: true });
-    },
-  };
+  }
 }
 
 function emptyOutput(): GroupRunResult['output'] {
