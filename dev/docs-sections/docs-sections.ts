@@ -204,7 +204,7 @@ function endpointProfilesSection(): string {
  * Every mutant the source leaves out of mutation testing, with its reason: each `// Stryker disable` comment, read
  * from the code, so the list in docs/mutation.md is complete and cannot drift from the comments Stryker obeys.
  */
-export function strykerExclusionsSection(): string {
+function strykerExclusionsSection(): string {
   const files = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', '*.ts'], { cwd: packageRoot(), encoding: 'utf8' })
     .split('\n')
     .filter((file) => file && !file.startsWith('test/') && !file.includes('/dist/'));
