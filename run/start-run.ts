@@ -14,6 +14,7 @@ import { toolRegistry } from '../tools/index.js';
 import { enableRegistered } from '../tools/select-tools.js';
 import type { AnyTool } from '../tools/types.js';
 import { admitRun } from './parts/admission.js';
+import { watchHostFiles } from './parts/host-files-watch.js';
 import { provideActors, ToolCallingMode } from './parts/machine.js';
 import { planServers, startServers } from './parts/mcp-servers.js';
 import { tamperWarning, watchRulesFiles } from './parts/rules-watch.js';
@@ -166,6 +167,7 @@ async function assembleRun(options: RunOptions, saved: SavedState | null): Promi
     const withSecrets = { ...options, secrets };
     step('files');
     const files = openRunFiles({ options: withSecrets, saved, workspace, secrets }, held);
+    watchHostFiles({ workspace, env, trace: files.trace, notice }, held);
     step('sandbox');
     const sandbox = held.own('the sandbox and its jobs', openSandbox(plannedSandbox, files.trace), (box) => box.dispose());
     step('mcp');

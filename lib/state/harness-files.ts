@@ -23,3 +23,22 @@ export function isHarnessFile(relative: string): boolean {
   const normalized = relative.split('\\').join('/').replace(/^\.\//, '');
   return normalized === WORKSPACE_REIN_DIR || normalized.startsWith(`${WORKSPACE_REIN_DIR}/`) || (RULES_FILE_NAMES as readonly string[]).includes(normalized);
 }
+
+/** Files at the workspace root that another program on the host reads as configuration to run: rein's own MCP servers. */
+export const HOST_CONFIG_FILES = ['.mcp.json'] as const;
+
+/**
+ * Why the agent may not write a workspace-relative path, or null: rein's own files, a `.git` at any depth (git runs
+ * what its configuration, hooks and attributes name, at the user's next git command), and the configuration rein
+ * starts programs from (`.mcp.json`). The sandbox shows all of these read-only; rein's file tools refuse them too.
+ *
+ * @example hostTrustedReason('vendor/x/.git/config') // "is in a .git, which is git's: …"
+ */
+export function hostTrustedReason(relative: string): string | null {
+  const normalized = relative.split('\\').join('/').replace(/^\.\//, '');
+  if (normalized.split('/').some((part) => part.toLowerCase() === '.git'))
+    return "is in a .git, which is git's: the host runs what its configuration, hooks and attributes name at the next git command";
+  if (isHarnessFile(normalized)) return 'belongs to rein (its state or rules file)';
+  if ((HOST_CONFIG_FILES as readonly string[]).includes(normalized)) return 'is the MCP configuration: rein starts the servers it names';
+  return null;
+}

@@ -338,7 +338,19 @@ export type TraceEvent =
   | CallsRecoveredEvent
   | ArgumentsRepairedEvent
   | ToolCallingEvent
-  | RepositoryInstructionsEvent;
+  | RepositoryInstructionsEvent
+  | HostFilesEvent;
+
+/**
+ * At the end of a run: repositories it created or redirected in the workspace, moved aside so no git on the host uses
+ * them, and files other programs on the host run from that it changed (`.husky/`, `.envrc`, `.vscode/tasks.json`, …).
+ */
+export interface HostFilesEvent {
+  kind: 'host_files';
+  quarantined: Array<{ path: string; kind: 'dir' | 'file' | 'link' | 'bare'; movedTo: string }>;
+  changed: Array<{ path: string; change: 'created' | 'changed' | 'removed' }>;
+  unchecked: boolean;
+}
 
 /** An MCP server's lifecycle step (actors/mcp/server-machine.ts): starting, ready, restarting, failed, closing, closed. */
 export interface McpServerEvent {
@@ -396,6 +408,7 @@ const TRACE_KIND_TABLE = {
   arguments_repaired: true,
   tool_calling: true,
   repository_instructions: true,
+  host_files: true,
 } satisfies Record<TraceKind, true>;
 
 /** The kinds of trace line this version writes; readers show others raw. */

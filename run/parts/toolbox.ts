@@ -2,6 +2,7 @@ import type { McpHub } from '../../actors/mcp/hub.js';
 import type { Rules } from '../../rules/schema.js';
 import { createSyntaxChecker } from '../../tools/edits/syntax-check.js';
 import { type FunctionToolSchema, toolSchemas } from '../../tools/index.js';
+import { gitConfigPaths } from '../../tools/sandbox/plan/git-config-paths.js';
 import type { RunSandbox } from '../../tools/sandbox/run-sandbox.js';
 import { selectTools } from '../../tools/select-tools.js';
 import type { AnyTool, ToolContext } from '../../tools/types.js';
@@ -45,7 +46,11 @@ export function assembleToolbox(run: { options: RunOptions; workspace: string; s
     limits: { outputChars: rules.tools.outputChars, viewLines: rules.tools.viewLines, maxHits: rules.tools.maxHits },
     policy: policyOf(rules),
     // The rules file this run was started with, wherever it lives: the agent must not rewrite what the next run imports.
-    protectedFiles: run.options.configPath ? [run.options.configPath] : [],
+    // And what the user's git configuration names in the workspace (husky's hooks): read-only in the sandbox as well.
+    protectedFiles: [
+      ...(run.options.configPath ? [run.options.configPath] : []),
+      ...gitConfigPaths(run.workspace, run.options.env ?? process.env).map((entry) => entry.path),
+    ],
     syntax: held.own('the syntax checker', createSyntaxChecker(), (checker) => checker.close()),
     sandbox: run.sandbox,
   };

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { HiddenPathError, PathEscapeError } from '../../lib/errors.js';
-import { isHarnessFile } from '../../lib/state/harness-files.js';
+import { hostTrustedReason } from '../../lib/state/harness-files.js';
 import { createHiddenMatcher } from '../sandbox/plan/hidden-paths.js';
 import type { CommandPolicy } from '../types.js';
 
@@ -82,9 +82,14 @@ export function resolveWritableInWorkspace(
   hiding: Hiding = {},
 ): string {
   const file = resolveInWorkspace(root, relOrAbs, hiding);
-  if (isHarnessFile(toWorkspaceRelative(fs.realpathSync(root), file)) || protectedFiles.some((protectedFile) => realOrSelf(protectedFile) === file)) {
-    throw new PathEscapeError(`${quote(relOrAbs)} belongs to rein (its state or rules file); the agent may not change it`);
-  }
+  // Judged on the written path and on the real one: a link to .git/config is .git/config.
+  const realRoot = fs.realpathSync(root);
+  const reason = hostTrustedReason(path.relative(realRoot, path.resolve(realRoot, relOrAbs))) ?? hostTrustedReason(toWorkspaceRelative(realRoot, file));
+  if (reason) throw new PathEscapeError(`${quote(relOrAbs)} ${reason}; the agent may not change it`);
+  if (protectedFiles.some((protectedFile) => isInside(realOrSelf(protectedFile), file)))
+    throw new PathEscapeError(
+      `${quote(relOrAbs)} belongs to rein for this run (the rules file it was started with, or a path a git configuration names); the agent may not change it`,
+    );
   return file;
 }
 

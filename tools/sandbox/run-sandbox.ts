@@ -9,6 +9,7 @@ import type { GroupRunResult } from './lifetime/process-group.js';
 import { type SandboxLimits, sandboxLimits } from './limits/sandbox-limits.js';
 import { summarizeVisibility, type VisibilitySummary } from './plan/describe-visibility.js';
 import { buildCommandEnv } from './plan/environment.js';
+import { type GitCopy, makeGitCopy, removeGitCopy } from './plan/git-copy.js';
 import { planVisibility, type VisibilityPlan } from './plan/visibility.js';
 import { type CommandOptions, type Supervisor, startSupervisor } from './supervisor/supervisor.js';
 
@@ -71,6 +72,8 @@ export interface RunSandboxPlan {
   mode: SandboxMode;
   /** What commands see (null unsandboxed). */
   plan: VisibilityPlan | null;
+  /** The private copy of `.git` commands work in; removed when the sandbox is disposed. */
+  gitCopy: GitCopy | null;
 }
 
 /**
@@ -81,19 +84,26 @@ export interface RunSandboxPlan {
  */
 export function planRunSandbox(options: RunSandboxOptions & { jobsDir: string }): RunSandboxPlan {
   const mode = resolveSandbox(options.policy);
-  if (mode.kind !== 'bwrap') return { mode, plan: null };
-  const plan = planVisibility({
-    root: options.root,
-    policy: options.policy,
-    testCmd: options.testCmd,
-    protectedFiles: options.protectedFiles,
-    // Job logs are written from inside the sandbox: their folder is the one writable place outside the workspace.
-    writable: [jobLogDir(options.jobsDir)],
-    home: options.home,
-    pathValue: options.pathValue,
-    env: options.env,
-  });
-  return { mode, plan };
+  if (mode.kind !== 'bwrap') return { mode, plan: null, gitCopy: null };
+  const gitCopy = makeGitCopy(options.root);
+  try {
+    const plan = planVisibility({
+      gitCopy,
+      root: options.root,
+      policy: options.policy,
+      testCmd: options.testCmd,
+      protectedFiles: options.protectedFiles,
+      // Job logs are written from inside the sandbox: their folder is the one writable place outside the workspace.
+      writable: [jobLogDir(options.jobsDir)],
+      home: options.home,
+      pathValue: options.pathValue,
+      env: options.env,
+    });
+    return { mode, plan, gitCopy };
+  } catch (error) {
+    removeGitCopy(gitCopy);
+    throw error;
+  }
 }
 
 /**
@@ -129,9 +139,11 @@ class WarmSandbox implements RunSandbox {
   private readonly logCheck: NodeJS.Timeout;
   private supervisor: Supervisor | null = null;
   private disposed = false;
+  private readonly gitCopy: GitCopy | null;
 
-  constructor(options: RunSandboxOptions, jobsDir: { jobsDir: string; ownJobsDir: boolean }, { mode, plan }: RunSandboxPlan) {
+  constructor(options: RunSandboxOptions, jobsDir: { jobsDir: string; ownJobsDir: boolean }, { mode, plan, gitCopy }: RunSandboxPlan) {
     this.options = options;
+    this.gitCopy = gitCopy;
     this.jobsDir = jobsDir;
     this.mode = mode;
     this.description = describeSandbox(mode, plan ?? undefined);
@@ -232,6 +244,7 @@ class WarmSandbox implements RunSandbox {
     await this.supervisor?.close();
     this.store.close();
     if (this.jobsDir.ownJobsDir) fs.rmSync(this.jobsDir.jobsDir, { recursive: true, force: true });
+    removeGitCopy(this.gitCopy);
   }
 
   private ended(job: JobView | undefined): void {

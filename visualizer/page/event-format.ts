@@ -66,6 +66,8 @@ export function describeEntry(entry: Entry, match: TransitionMatch | null, hints
         text: `read ${text(data, 'path')} (${num(data, 'givenChars') ?? 0} chars${data.truncated === true ? ', cut' : ''})`,
         meta: '',
       };
+    case 'host_files':
+      return { badge: 'host files', tone: 'warning', text: hostFilesText(data), meta: '' };
     case 'tool':
       return describeTool(data);
     case 'stall':
@@ -305,4 +307,17 @@ function mcpToolsRow(data: Record<string, unknown>): RowText {
     meta: '',
     ...(reasons.length > 0 ? { title: reasons.join('\n') } : {}),
   };
+}
+
+/** Repositories moved aside and host-run files changed, e.g. `moved aside: sub/.git; changed: .husky (changed)`. */
+function hostFilesText(data: Record<string, unknown>): string {
+  const moved = Array.isArray(data.quarantined) ? data.quarantined.map((entry) => String((entry as { path?: unknown }).path)) : [];
+  const changed = Array.isArray(data.changed)
+    ? data.changed.map((entry) => `${String((entry as { path?: unknown }).path)} (${String((entry as { change?: unknown }).change)})`)
+    : [];
+  const parts = [
+    ...(moved.length > 0 ? [`repositories moved aside: ${moved.join(', ')}`] : []),
+    ...(changed.length > 0 ? [`host-run files changed: ${changed.join(', ')}`] : []),
+  ];
+  return clip(parts.join('; ') || 'workspace too large to check for repositories', 300);
 }

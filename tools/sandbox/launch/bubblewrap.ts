@@ -103,6 +103,8 @@ function mountArgs(mount: Mount): string[] {
       return ['--ro-bind-try', mount.path, mount.path];
     case 'rw':
       return ['--bind', mount.path, mount.path];
+    case 'bind':
+      return [mount.readOnly ? '--ro-bind' : '--bind', mount.source, mount.path];
     case 'symlink':
       return ['--symlink', mount.target, mount.path];
     // Bounded: a tmpfs is memory, and unbounded it may take half of it each (/tmp, /var/tmp and home).

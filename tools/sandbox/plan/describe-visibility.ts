@@ -1,3 +1,4 @@
+import type { GitVisibility } from './git-mounts.js';
 import { isWithin } from './hidden-paths.js';
 import { PRIVATE_DIRS, type VisibilityPlan } from './visibility.js';
 
@@ -15,6 +16,8 @@ export interface VisibilitySummary {
   /** Folders too large to check all of for hidden files. */
   unchecked: string[];
   network: boolean;
+  /** How git looks to commands: a private copy of `.git`, the real one read-only, or none; nested repositories read-only. */
+  git: GitVisibility | null;
 }
 
 /**
@@ -35,6 +38,7 @@ export function summarizeVisibility(plan: VisibilityPlan): VisibilitySummary {
     masked: { credentials: plan.masked.credentials, workspace: plan.masked.workspace, elsewhere: plan.masked.elsewhere },
     unchecked: plan.masked.truncated,
     network: plan.network,
+    git: plan.git,
   };
 }
 
@@ -63,8 +67,23 @@ export function describeVisibility(plan: VisibilityPlan): string {
   if (plan.masked.workspace > 0) hidden.push(`${plan.masked.workspace} workspace file${plan.masked.workspace === 1 ? '' : 's'} (.env* and permissions.hidden)`);
   if (plan.masked.elsewhere > 0) hidden.push(`${plan.masked.elsewhere} more (.env* and permissions.hidden)`);
   const notes = [
+    ...(plan.git ? [describeGit(plan.git)].filter((line) => line !== '') : []),
     ...(plan.missing.length > 0 ? [`not found: ${list(plan.missing)}`] : []),
     ...(plan.masked.truncated.length > 0 ? [`too large to check for .env files: ${list(plan.masked.truncated)}`] : []),
   ];
   return `visible: ${visible.join(', ')}; hidden: ${hidden.join(', ')}${notes.length > 0 ? `; ${notes.join('; ')}` : ''}`;
+}
+
+/**
+ * What commands can do with git, e.g. `git: .git is a private copy (commits stay in the sandbox), 2 nested repositories read-only`.
+ * Empty when there is nothing to say (no repository, nothing nested).
+ */
+export function describeGit(git: GitVisibility): string {
+  const parts: string[] = [];
+  if (git.repository === 'copy') parts.push('.git is a private copy (commits stay in the sandbox; the real one is never written)');
+  if (git.repository === 'read-only') parts.push('.git read-only');
+  if (git.nested > 0) parts.push(`${git.nested} nested repositor${git.nested === 1 ? 'y' : 'ies'} read-only`);
+  if (git.configNamed > 0) parts.push(`${git.configNamed} path${git.configNamed === 1 ? '' : 's'} your git configuration names (hooks, includes) read-only`);
+  if (git.unchecked) parts.push('the workspace was too large to look through for nested repositories');
+  return parts.length > 0 ? `git: ${parts.join(', ')}` : '';
 }

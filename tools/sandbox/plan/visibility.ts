@@ -3,10 +3,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { UsageError } from '../../../lib/errors.js';
 import { packageRoot } from '../../../lib/package-root.js';
-import { RULES_FILE_NAMES, WORKSPACE_REIN_DIR } from '../../../lib/state/harness-files.js';
+import { HOST_CONFIG_FILES, RULES_FILE_NAMES, WORKSPACE_REIN_DIR } from '../../../lib/state/harness-files.js';
 import { realKey } from '../../../lib/state/state-records.js';
 import type { CommandPolicy } from '../../../rules/command-policy.js';
-import { gitMounts } from './git-mounts.js';
+import { gitConfigPaths } from './git-config-paths.js';
+import type { GitCopy } from './git-copy.js';
+import { type GitVisibility, gitMounts } from './git-mounts.js';
 import { createHiddenMatcher, type HiddenMatcher, isWithin } from './hidden-paths.js';
 import { findHidden } from './hidden-walk.js';
 import { detectPackageCaches } from './package-caches.js';
@@ -20,6 +22,8 @@ export const PRIVATE_DIRS: readonly string[] = ['/tmp', '/var/tmp'];
 /** One step of the sandbox's file system, in the order bubblewrap applies them. */
 export type Mount =
   | { kind: 'ro' | 'ro-try' | 'rw'; path: string }
+  /** `source` shown at `path` (the private copy of `.git` over the real one). */
+  | { kind: 'bind'; source: string; path: string; readOnly: boolean }
   | { kind: 'symlink'; path: string; target: string }
   | { kind: 'tmpfs'; path: string }
   | { kind: 'mask'; path: string; directory: boolean };
@@ -42,6 +46,8 @@ interface VisibilityInput {
   writable?: readonly string[];
   /** `read-only` for what only judges the workspace (a hook): nothing in it can be changed, `.git` included. Default `writable`. */
   workspace?: 'writable' | 'read-only';
+  /** The run's private copy of `.git` (commands commit there); without one a writable workspace's `.git` is read-only. */
+  gitCopy?: GitCopy | null;
 }
 
 /** What commands see, decided once per sandbox: the mounts and a summary for the start line and the trace. */
@@ -58,6 +64,8 @@ export interface VisibilityPlan {
   /** `permissions.readable` host paths that do not exist. */
   missing: string[];
   masked: { credentials: number; workspace: number; elsewhere: number; truncated: string[] };
+  /** How git looks to commands (a writable workspace). */
+  git: GitVisibility | null;
   mounts: Mount[];
 }
 
@@ -99,10 +107,14 @@ export function planVisibility(input: VisibilityInput): VisibilityPlan {
   for (const dir of byDepth([...toolchains, ...caches, ...readable, ...extra])) mounts.push({ kind: 'ro', path: dir });
   const workspaceWritable = input.workspace !== 'read-only';
   mounts.push({ kind: workspaceWritable ? 'rw' : 'ro', path: root });
-  const readOnly = [...[WORKSPACE_REIN_DIR, ...RULES_FILE_NAMES].map((name) => path.join(root, name)), ...(input.protectedFiles ?? [])];
+  // One list with the file tools' (hostTrustedReason): what rein, git or the host reads as its own is never writable.
+  const readOnly = [...[WORKSPACE_REIN_DIR, ...RULES_FILE_NAMES, ...HOST_CONFIG_FILES].map((name) => path.join(root, name)), ...(input.protectedFiles ?? [])];
   for (const file of readOnly) mounts.push({ kind: 'ro-try', path: file });
-  // A read-only workspace has a read-only .git already (and no missing hooks folder can be created there).
-  if (workspaceWritable) mounts.push(...gitMounts(root));
+  // A read-only workspace has a read-only .git already, nested ones included.
+  const git = workspaceWritable
+    ? gitMounts(root, { copy: input.gitCopy, configNamed: gitConfigPaths(root, input.env ?? process.env).map((entry) => entry.path) })
+    : null;
+  if (git) mounts.push(...git.mounts);
   const writable = (input.writable ?? []).map((dir) => path.resolve(dir));
   for (const dir of writable) mounts.push({ kind: 'rw', path: dir });
   const masked = maskHidden(mounts, matcher, {
@@ -123,6 +135,7 @@ export function planVisibility(input: VisibilityInput): VisibilityPlan {
     writable,
     missing,
     masked,
+    git: git?.git ?? null,
     mounts,
   };
 }
