@@ -1,6 +1,7 @@
 import { fromPromise } from 'xstate';
 import type { ToolCall } from '../context/messages.js';
 import { closestName } from '../lib/did-you-mean.js';
+import { parseBoundedJson } from '../lib/json-depth.js';
 import { maskSecrets, type SecretFinding } from '../lib/secrets/secret-scan.js';
 import { isToolAllowed } from '../lib/tool-patterns.js';
 import type { ToolsInput } from '../machines/actor-contracts.js';
@@ -8,6 +9,7 @@ import type { ToolCallResult, ToolsOutput } from '../machines/types.js';
 import { toolAllowed } from '../rules/tool-names.js';
 import { firstValidFinish } from '../tools/finish.js';
 import { findTool, parseToolArguments, toolSchemas } from '../tools/index.js';
+import { realPathRefusal } from '../tools/permissions/real-path-approval.js';
 import type { AnyTool, ToolContext, ToolOutcome } from '../tools/types.js';
 
 /** Results of calls already executed, by `step:index`, so a resumed run never runs a call twice. */
@@ -118,6 +120,8 @@ async function runCall(
   }
   const parsed = parseToolArguments(tool, call.function.arguments);
   if (!parsed.ok) return { outcome: failure(`Tool error: ${parsed.message} ${schemaLine(tool)}`), args: argsAsSent(call) };
+  const refusal = input.approvals ? realPathRefusal(deps.toolContext.root, name, call.function.arguments, input.approvals) : null;
+  if (refusal) return { outcome: failure(refusal), args: parsed.args };
   try {
     const context = { ...deps.toolContext, signal };
     // A call a killed run had started: if its effect is already there, report it instead of applying it twice.
@@ -151,7 +155,7 @@ function schemaLine(tool: AnyTool): string {
 /** A refused call's arguments as the model sent them: parsed when they are JSON (the trace and the stall detector see an object), else the raw text. */
 function argsAsSent(call: ToolCall): unknown {
   try {
-    return JSON.parse(call.function.arguments) as unknown;
+    return parseBoundedJson(call.function.arguments);
   } catch {
     return call.function.arguments;
   }

@@ -1,5 +1,6 @@
 import { createInterface } from 'node:readline/promises';
 import type { Answer, AnswerSource } from 'rein/actors';
+import { escapeControl, showWhole } from 'rein/lib';
 import type { PendingApproval } from 'rein/rules';
 
 const PROMPT_HELP =
@@ -37,11 +38,18 @@ export function parsePromptAnswer(text: string): Answer | null {
   }
 }
 
-/** The call as the prompt shows it: tool, arguments (long ones cut), why it was asked. */
-function describePending(pending: PendingApproval): string {
+/** How much of a call the prompt shows before it shows head and tail (`v` prints it whole). */
+const SHOWN_CHARS = 4000;
+
+/**
+ * The call as the prompt shows it: tool, arguments, why it was asked. Every control, bidi and zero-width character is
+ * spelled out, padding is shown as its length, and a call too long to show is shown head and tail with how much is
+ * between them (never cut silently); `whole` prints all of it.
+ */
+export function describePending(pending: PendingApproval, whole = false): string {
   const args = JSON.stringify(pending.args, null, 2) ?? String(pending.args);
-  const shown = args.length > 1500 ? `${args.slice(0, 1500)}… (${args.length} chars)` : args;
-  return `\nrein wants to run ${pending.tool} (call ${pending.callId}, ${pending.phase} phase, step ${pending.step}):\n${shown}\nasked because: ${pending.reason}\n`;
+  const shown = whole ? escapeControl(args) : showWhole(args, SHOWN_CHARS, 'type v to see the whole call');
+  return `\nrein wants to run ${escapeControl(pending.tool)} (call ${escapeControl(pending.callId)}, ${pending.phase} phase, step ${pending.step}):\n${shown}\nasked because: ${escapeControl(pending.reason)}\n`;
 }
 
 /**
@@ -59,7 +67,12 @@ export function terminalSource(input: NodeJS.ReadableStream, output: NodeJS.Writ
       try {
         output.write(describePending(pending));
         for (;;) {
-          const answer = parsePromptAnswer(await prompt.question('approve? [y/a/t/r/n, n <message>, ? for help] ', { signal }));
+          const typed = await prompt.question('approve? [y/a/t/r/n, n <message>, v to view the whole call, ? for help] ', { signal });
+          if (typed.trim().toLowerCase() === 'v') {
+            output.write(describePending(pending, true));
+            continue;
+          }
+          const answer = parsePromptAnswer(typed);
           if (answer) return answer;
           output.write(`${PROMPT_HELP}\n`);
         }

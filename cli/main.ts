@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { didYouMean, indentedLines, ModelEndpointError, ReinError, UsageError } from 'rein/lib';
 import type { Io } from './execute-run.js';
 import { EXIT } from './exit-codes.js';
+import { terminalSafeIo } from './safe-io.js';
 
 const USAGE = `rein: an agent harness built as an explicit statechart
 
@@ -42,7 +43,13 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
 };
 
 /** The CLI entry: dispatches a command and maps errors to exit codes. Returns the exit code. */
-export async function main(argv: string[], io: Io = { stdout: process.stdout, stderr: process.stderr }, env: NodeJS.ProcessEnv = process.env): Promise<number> {
+export async function main(
+  argv: string[],
+  given: Io = { stdout: process.stdout, stderr: process.stderr },
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<number> {
+  // Every line any command prints passes through one filter: no escape sequence from outside reaches the terminal.
+  const io = terminalSafeIo(given);
   const [name, ...rest] = argv;
   if (!name || name === '--help' || name === '-h' || name === 'help') {
     io.stdout.write(USAGE + '\n');

@@ -12,6 +12,8 @@ interface Stream {
   isTTY?: boolean;
   columns?: number;
   write(text: string): boolean;
+  /** Writes rein's own redraw sequences past the output filter (cli/safe-io.ts); plain `write` without it. */
+  raw?(text: string): boolean;
 }
 
 /**
@@ -30,10 +32,11 @@ export function createStatusLine(stream: Stream, rules: Rules, options: { unsand
   const started = now();
   const state = { phase: '-', stepPhase: '-', step: 0, tokens: 0, cached: 0, lastTool: '-', drawn: false, recoveredShapes: new Set<string>() };
   const tty = Boolean(stream.isTTY);
+  const raw = (text: string) => (stream.raw ? stream.raw(text) : stream.write(text));
   const draw = () => {
     const elapsed = Math.round((now() - started) / 1000);
     const line = `[rein] ${state.phase.padEnd(6)} step ${state.step}/${rules.budgets.maxSteps}  ${elapsed}s/${rules.budgets.maxSeconds}s  tokens ${state.tokens} (cached ${state.cached})${warning}  last: ${state.lastTool}`;
-    stream.write(
+    raw(
       `\r\x1b[2K${stripControl(line)
         .replace(/\n/g, ' ')
         .slice(0, (stream.columns || 120) - 1)}`,
@@ -41,7 +44,7 @@ export function createStatusLine(stream: Stream, rules: Rules, options: { unsand
     state.drawn = true;
   };
   const say = (text: string) => {
-    if (tty && state.drawn) stream.write('\r\x1b[2K');
+    if (tty && state.drawn) raw('\r\x1b[2K');
     // What the model wrote (arguments, reasons, nudges) reaches the terminal as text only, on lines of its own.
     stream.write(`${indentedLines(text)}\n`);
     if (tty) draw();
@@ -132,7 +135,7 @@ export function createStatusLine(stream: Stream, rules: Rules, options: { unsand
       if (tty) draw();
     },
     finish() {
-      if (tty && state.drawn) stream.write('\r\x1b[2K');
+      if (tty && state.drawn) raw('\r\x1b[2K');
     },
   };
 }

@@ -2,6 +2,7 @@ import { fromPromise } from 'xstate';
 import type { ContextState, SummaryNote } from '../context/context-state.js';
 import type { ChatMessage, ToolCall } from '../context/messages.js';
 import { ReinError } from '../lib/errors.js';
+import type { ApprovalPolicy } from '../rules/approvals/evaluate.js';
 import type { ApprovalDecision, PendingApproval } from '../rules/approvals/pending.js';
 import type { Phase } from '../rules/schema.js';
 import type { ModelReply, ToolsOutput } from './types.js';
@@ -24,6 +25,8 @@ export interface ToolsInput {
   offset: number;
   /** Calls denied before running (by an approval rule or an answer), by call id: they get this text as their result and never run. */
   denied?: Record<string, string>;
+  /** The phase's approval rules, when it has any: a call's real path is judged by them too before it runs. */
+  approvals?: ApprovalPolicy;
 }
 
 /** What the hooks actor is invoked with: the moment, the call's tool (for the hooks' tool patterns), the event sent on stdin. */

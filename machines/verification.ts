@@ -1,3 +1,4 @@
+import { compileRuleRegex } from '../lib/rule-regex.js';
 import type { Rules } from '../rules/schema.js';
 
 /**
@@ -72,7 +73,7 @@ export function isExactTestCommand(command: string, checkCommand: string): boole
 /** True when a run's exit code (and output, if a pattern is set) counts as a pass. */
 export function isPass(exitCode: number | null, output: string, check: Pick<CheckRule, 'passExitCode' | 'passPattern'>): boolean {
   if (exitCode !== check.passExitCode) return false;
-  return check.passPattern ? new RegExp(check.passPattern, 'm').test(output) : true;
+  return check.passPattern ? compileRuleRegex(check.passPattern, 'm').test(output) : true;
 }
 
 /** The check a command runs (the first that matches), with its command filled in. */

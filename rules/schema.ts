@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ruleRegexMessage } from '../lib/rule-regex.js';
 import { approvalsSchema } from './approvals/schema.js';
 import { condition } from './conditions.js';
 import { PROFILE_NAMES } from './endpoint-profiles.js';
@@ -16,14 +17,8 @@ import type { PhaseRule } from './phases.js';
 
 /** A regular expression, compiled here so a bad one stops the run before it starts. */
 const regex = z.string().superRefine((pattern, context) => {
-  try {
-    new RegExp(pattern);
-  } catch (error) {
-    context.addIssue({
-      code: 'custom',
-      message: `expected a valid regular expression (${(error as Error).message.replace(/^Invalid regular expression: /, '')})`,
-    });
-  }
+  const message = ruleRegexMessage(pattern, 'm');
+  if (message) context.addIssue({ code: 'custom', message });
 });
 
 const stallRule = z.looseObject({

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { parseBoundedJson } from '../lib/json-depth.js';
 import { locateJsonError } from './shaping/json-error.js';
 import type { AnyTool } from './types.js';
 
@@ -34,7 +35,7 @@ export function parseToolArguments(tool: AnyTool, rawJson: string): ParsedArgume
   const fail = (problem: string): ParsedArguments => ({ ok: false, message: `Invalid arguments for ${tool.name}: ${problem}.` });
   let value: unknown;
   try {
-    value = rawJson.trim() === '' ? {} : JSON.parse(rawJson);
+    value = rawJson.trim() === '' ? {} : parseBoundedJson(rawJson);
   } catch (error) {
     const at = locateJsonError(rawJson);
     const where = at === null ? '' : ` at line ${at.line}, column ${at.column}`;

@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { type JSONRPCMessage, JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
+import { parseBoundedJson } from '../../lib/json-depth.js';
 import { descendantsOf, isGone } from '../../tools/sandbox/lifetime/proc.js';
 import type { StdioLaunch } from './stdio-launch.js';
 
@@ -138,7 +139,7 @@ export class GroupStdioTransport implements Transport {
   private take(line: string): void {
     let message: JSONRPCMessage;
     try {
-      message = JSONRPCMessageSchema.parse(JSON.parse(line));
+      message = JSONRPCMessageSchema.parse(parseBoundedJson(line));
     } catch {
       this.garbageLines++;
       this.note(`[rein] ignored a line on stdout that is not JSON-RPC: ${line.slice(0, 200)}`);

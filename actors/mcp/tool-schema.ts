@@ -67,6 +67,8 @@ export function cleanText(text: unknown, max: number): string {
   return plain.length <= max ? plain : `${plain.slice(0, max - 1)}…`;
 }
 
+const PROTOTYPE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+
 function clean(node: unknown, defs: Record<string, unknown>, depth: number, refs: string[]): unknown {
   if (depth > SCHEMA_LIMITS.depth) throw new Error(`the input schema nests deeper than ${SCHEMA_LIMITS.depth} levels`);
   if (!isRecord(node)) return {};
@@ -88,6 +90,9 @@ function cleanKeyword(keyword: string, value: unknown, defs: Record<string, unkn
       const entries = Object.entries(value);
       if (entries.length > SCHEMA_LIMITS.properties)
         throw new Error(`an object in the input schema has ${entries.length} properties (at most ${SCHEMA_LIMITS.properties})`);
+      // A key that names an object's prototype would, once the arguments are validated into an object, set it.
+      const special = entries.find(([name]) => PROTOTYPE_KEYS.has(name));
+      if (special) throw new Error(`the input schema names a property ${JSON.stringify(special[0])}, which would set the prototype of the arguments`);
       return Object.fromEntries(entries.map(([name, child]) => [name.slice(0, SCHEMA_LIMITS.textChars), clean(child, defs, depth + 1, refs)]));
     }
     case 'items':

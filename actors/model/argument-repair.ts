@@ -1,5 +1,6 @@
 import { jsonrepair } from 'jsonrepair';
 import { headTail } from '../../lib/head-tail.js';
+import { parseBoundedJson } from '../../lib/json-depth.js';
 import type { ArgumentRepairKind } from '../../lib/trace/trace-events.js';
 import { MAX_REPAIR_CHARS } from './text-calls/json-text.js';
 
@@ -51,7 +52,7 @@ export function repairArguments(sent: unknown): { text: string; repair?: Argumen
 
 function parse(text: string): { ok: true; value: unknown } | { ok: false } {
   try {
-    return { ok: true, value: JSON.parse(text) };
+    return { ok: true, value: parseBoundedJson(text) };
   } catch {
     return { ok: false };
   }

@@ -3,6 +3,8 @@ import { MalformedResponseError } from './retry.js';
 
 /** Most characters a streamed reply may bring (content and arguments together) before it is cut off as runaway. */
 const MAX_STREAM_CHARS = 4_000_000;
+/** Calls a streamed reply may number (indices 0 to this minus one): far beyond any real reply, small enough to hold. */
+const MAX_STREAMED_CALLS = 1024;
 
 /**
  * A streamed chat completion put together as the non-streaming one would be:
@@ -22,7 +24,8 @@ export async function collectStream(
   let finishReason: string | null = null;
   let usage: OpenAI.CompletionUsage | undefined;
   let chars = 0;
-  const calls: Array<{ id: string; type: 'function'; function: { name: string; arguments: string } }> = [];
+  // By index in a Map, not an array: an index of 2^32 - 2 or "__proto__" from the endpoint is refused, never a hole or a key.
+  const calls = new Map<number, { id: string; type: 'function'; function: { name: string; arguments: string } }>();
   let timedOut = false;
   const timer = setTimeout(() => {
     timedOut = true;
@@ -37,9 +40,18 @@ export async function collectStream(
       const delta = choice.delta ?? {};
       if (typeof delta.content === 'string') content += delta.content;
       for (const part of delta.tool_calls ?? []) {
-        const index = part.index ?? calls.length;
-        calls[index] ??= { id: '', type: 'function', function: { name: '', arguments: '' } };
-        const call = calls[index]!;
+        const index = part.index ?? calls.size;
+        if (!Number.isInteger(index) || index < 0 || index >= MAX_STREAMED_CALLS) {
+          stream.controller?.abort();
+          throw new MalformedResponseError(
+            `the streamed reply numbered a tool call ${JSON.stringify(index).slice(0, 40)}; indices run from 0 to ${MAX_STREAMED_CALLS - 1}`,
+          );
+        }
+        let call = calls.get(index);
+        if (!call) {
+          call = { id: '', type: 'function', function: { name: '', arguments: '' } };
+          calls.set(index, call);
+        }
         if (part.id) call.id = part.id;
         if (part.function?.name) call.function.name += part.function.name;
         if (typeof part.function?.arguments === 'string') call.function.arguments += part.function.arguments;
@@ -59,9 +71,9 @@ export async function collectStream(
   }
   const message = {
     role: 'assistant',
-    content: content === '' && calls.length > 0 ? null : content,
+    content: content === '' && calls.size > 0 ? null : content,
     refusal: null,
-    ...(calls.length > 0 ? { tool_calls: calls.filter(Boolean) } : {}),
+    ...(calls.size > 0 ? { tool_calls: [...calls.entries()].sort(([a], [b]) => a - b).map(([, call]) => call) } : {}),
   };
   return {
     id: 'stream',

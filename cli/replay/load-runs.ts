@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { gunzipSync } from 'node:zlib';
+import { gunzipBounded } from 'rein/lib';
 import type { RecordedRun } from 'rein/testing';
 import { type ActionMap, DEFAULT_ACTION_MAP } from './action-map.js';
 import { atifRun, isAtif } from './formats/atif.js';
@@ -63,7 +63,7 @@ function filesOf(input: string): string[] {
 
 function readFile(file: string, map: ActionMap, loaded: LoadedRuns): void {
   const bytes = readFileSync(file);
-  const text = (file.endsWith('.gz') ? gunzipSync(bytes) : bytes).toString('utf8');
+  const text = (file.endsWith('.gz') ? gunzipBounded(bytes, file) : bytes).toString('utf8');
   // JSONL is read line by line even when it holds one line, so its errors name the line.
   const whole = /\.jsonl(?:\.gz)?$/.test(file) ? undefined : parseWhole(text);
   if (whole !== undefined) {

@@ -1,11 +1,11 @@
 import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { gunzip, gzip } from 'node:zlib';
+import { gzip } from 'node:zlib';
+import { gunzipBoundedAsync } from 'rein/lib';
 import type { JobResult } from './wire-format.js';
 
 const gzipAsync = promisify(gzip);
-const gunzipAsync = promisify(gunzip);
 
 /** The trace first: under the size cap it is the file kept longest. */
 const ORDER = ['trace.jsonl', 'run.json', 'record.jsonl', 'calls.jsonl', 'state.json'];
@@ -61,5 +61,5 @@ async function cutToFit(bytes: Buffer, room: number, packedLength: number): Prom
 export async function writeRunFiles(dir: string, files: JobResult['files']): Promise<void> {
   await rm(dir, { recursive: true, force: true });
   await mkdir(dir, { recursive: true });
-  for (const file of files) await writeFile(join(dir, file.name), await gunzipAsync(Buffer.from(file.gzip, 'base64')));
+  for (const file of files) await writeFile(join(dir, file.name), await gunzipBoundedAsync(Buffer.from(file.gzip, 'base64'), `run file ${file.name}`));
 }

@@ -1,13 +1,12 @@
 import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { gunzip, gzip } from 'node:zlib';
-import { ReinError, UsageError } from 'rein/lib';
+import { gzip } from 'node:zlib';
+import { gunzipBoundedAsync, ReinError, UsageError } from 'rein/lib';
 import { z } from 'zod';
 import { type ContentEntry, hashContent, listContent } from './task-content.js';
 
 const gzipAsync = promisify(gzip);
-const gunzipAsync = promisify(gunzip);
 
 /** Largest packed task the queue takes (Redis strings stop at 512 MB; a task this big wants a shared volume). */
 const MAX_PACKED_BYTES = 256 * 1024 * 1024;
@@ -52,7 +51,7 @@ export async function packTask(id: string, root: string): Promise<{ hash: string
  * @example await unpackTask(blob, '/cache/rein/tasks/.tmp-1/js-cart');
  */
 export async function unpackTask(blob: Buffer, dir: string): Promise<void> {
-  const raw = await gunzipAsync(blob);
+  const raw = await gunzipBoundedAsync(blob, 'packed task');
   const length = raw.readUInt32BE(0);
   const parsed = manifestSchema.safeParse(JSON.parse(raw.subarray(4, 4 + length).toString('utf8')));
   if (!parsed.success) throw new ReinError('packed task: unreadable manifest');

@@ -23,7 +23,7 @@ const HARDENED = [
 ].flatMap((setting) => ['-c', setting]);
 
 /** git on a workspace, through a repository of rein's own: what a run left in the workspace's `.git` is never read. */
-export interface PrivateGit {
+interface PrivateGit {
   /** Runs git with the hardened settings; its stdout. */
   run(args: readonly string[], input?: string): string;
   /** The tree entries of `commit` that are submodules (gitlinks): left out of patches, their folders never entered. */

@@ -60,6 +60,18 @@ export const SECRET_FORMATS: readonly SecretFormat[] = [
   { kind: 'linear-key', pattern: /\blin_api_[A-Za-z0-9]{40}\b/g },
   { kind: 'vault-token', pattern: /\bhv[sb]\.[A-Za-z0-9_-]{24,}/g },
   { kind: 'jwt', pattern: new RegExp(`\\beyJ${BASE64ISH}{10,}\\.eyJ${BASE64ISH}{10,}\\.${BASE64ISH}{10,}`, 'g') },
+  // A key's body printed without its PEM header line: PKCS#1/PKCS#8 and SEC1 EC keys (DER in base64), OpenSSH keys.
+  {
+    kind: 'private-key-body',
+    pattern: /(?<![A-Za-z0-9+/])(?:MII[A-Za-z0-9+/]|MHcCAQEE|MIGHAgEA|b3BlbnNzaC1rZXktdjE)[A-Za-z0-9+/=]{36,}(?:\r?\n[A-Za-z0-9+/=]+)*/g,
+  },
+  // A credential in a URL's query (signed links, API keys, OAuth tokens).
+  {
+    kind: 'url-query-token',
+    pattern:
+      /[?&](?:access_token|refresh_token|token|api[_-]?key|apikey|client_secret|password|sig|signature|x-amz-signature|x-amz-security-token)=([^&\s#'"]{6,})/gi,
+    group: 1,
+  },
   // user:password@host in a URL (database connection strings, git remotes with a token).
   { kind: 'url-credentials', pattern: /\b[a-z][a-z0-9+.-]*:\/\/[^\s:/@'"]+:([^\s@/'"]{3,})@/gi, group: 1 },
 ];

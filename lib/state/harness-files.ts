@@ -19,7 +19,7 @@ export const WORKSPACE_REIN_DIR = '.rein';
  *
  * @example isHarnessFile('rein.config.mjs') // true
  */
-export function isHarnessFile(relative: string): boolean {
+function isHarnessFile(relative: string): boolean {
   const normalized = relative.split('\\').join('/').replace(/^\.\//, '');
   return normalized === WORKSPACE_REIN_DIR || normalized.startsWith(`${WORKSPACE_REIN_DIR}/`) || (RULES_FILE_NAMES as readonly string[]).includes(normalized);
 }

@@ -129,6 +129,8 @@ export interface RepositoryInstructionsEvent {
   bytes: number;
   givenChars: number;
   truncated: boolean;
+  /** Secrets masked in it before the model saw it (absent in older traces). */
+  masked?: number;
 }
 
 /** One executed tool call; `result` is cut to 2,000 characters, head and tail. */

@@ -130,7 +130,7 @@ function actState(plan: PhasePlan) {
         phase,
         step: context.step,
         offset: context.cursor,
-        ...(approves ? { denied: deniedCalls(context) } : {}),
+        ...(approves ? { denied: deniedCalls(context), approvals: plan.policy } : {}),
       }),
       onDone: [
         ...(plan.hooks.postToolUse

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { posix } from 'node:path';
+import { parseBoundedJson } from '../../lib/json-depth.js';
 import { stableStringify } from '../../lib/stable-json.js';
 
 /** What the approval rules read from a tool call: its tool, its command and its path, if it has them. */
@@ -32,7 +33,7 @@ export function callFacts(tool: string, rawArgs: string): CallFacts {
 
 function parseArgs(raw: string): unknown {
   try {
-    return JSON.parse(raw) as unknown;
+    return parseBoundedJson(raw);
   } catch {
     return raw;
   }

@@ -1,7 +1,11 @@
+import { posix } from 'node:path';
+import { compileRuleRegex } from '../../lib/rule-regex.js';
 import type { CallFacts } from './call-facts.js';
+import { codeRunningReason } from './code-running.js';
 import { parseRuleString, wildcard } from './patterns.js';
 import { type RememberedDecision, rememberedFor } from './remembered.js';
 import type { ApprovalRuleInput, ApprovalRuleObject, Approvals, ApprovalVerdict, PhaseApprovals } from './schema.js';
+import { assignmentCount, parseCommandLine } from './shell-words.js';
 
 /** The approval rules in effect in one phase: the global lists and the phase's own. */
 export interface ApprovalPolicy {
@@ -78,16 +82,67 @@ function ruleMatches(rule: ApprovalRuleObject, call: CallFacts, reading: Command
 
 const CONTROL_OPERATORS = /;|&&|\|\||\||&|`|\$\(|>|<|\n/;
 
+/**
+ * Deny and ask rules read the command every way it could be meant (the whole text, each part between operators, and
+ * each simple command's words with quotes removed and the program's folder dropped), so `g"it" push` and
+ * `/usr/bin/git push` are caught by `git push*`. An allow rule reads the words (see `allowMatches`).
+ */
 function commandMatches(rule: ApprovalRuleObject, command: string, reading: CommandReading): boolean {
+  if (reading === 'whole') return allowMatches(rule, command);
   const fits = (text: string) =>
     (rule.command === undefined || wildcard(rule.command.trim().replace(/[ \t]+/g, ' ')).test(text)) &&
-    (rule.commandRegex === undefined || new RegExp(rule.commandRegex).test(text));
-  if (reading === 'whole') return fits(command) && (!CONTROL_OPERATORS.test(command) || CONTROL_OPERATORS.test(rule.command ?? rule.commandRegex ?? ''));
+    (rule.commandRegex === undefined || compileRuleRegex(rule.commandRegex).test(text));
   const parts = command
     .split(/;|&&|\|\||\||&|\n|`|\$\(|\)/)
     .map((part) => part.trim())
     .filter(Boolean);
-  return fits(command) || parts.some(fits);
+  const simple = parseCommandLine(command).commands.flatMap((words) => {
+    const bare = words.slice(assignmentCount(words));
+    if (bare.length === 0) return [];
+    return [bare.join(' '), [posix.basename(bare[0]!), ...bare.slice(1)].join(' ')];
+  });
+  return fits(command) || parts.some(fits) || simple.some(fits);
+}
+
+/**
+ * Whether an allow rule lets a command through. The command must be one simple command (no operator, substitution,
+ * redirection or `$` expansion) unless the rule itself spells operators; its words must match the rule's words (a
+ * `*` inside a word matches within that word; a `*` ending the rule, alone or glued to its last word, matches any
+ * further words: `git diff*` allows `git diff --stat`, never `git difftool`). And no simple command in it may run
+ * code the rule does not name: an option or program of the code-running table (`git -c`, `git difftool`,
+ * `find -exec`, `rg --pre`, `xargs`, `sh -c`, …) is allowed only by a rule whose own words name it.
+ */
+function allowMatches(rule: ApprovalRuleObject, command: string): boolean {
+  const line = parseCommandLine(command);
+  if (line.unterminated) return false;
+  const pattern = rule.command?.trim().replace(/[ \t]+/g, ' ');
+  const spelled = CONTROL_OPERATORS.test(pattern ?? rule.commandRegex ?? '');
+  if (spelled) {
+    if (pattern !== undefined && !wildcard(pattern).test(command)) return false;
+  } else {
+    if (line.commands.length !== 1 || line.operators.length > 0 || line.substitutions || line.redirections) return false;
+    if (line.expansions && !(pattern ?? rule.commandRegex ?? '').includes('$')) return false;
+    if (pattern !== undefined && !wordsMatch(parseCommandLine(pattern).commands.flat(), line.commands[0]!)) return false;
+  }
+  if (rule.commandRegex !== undefined && !compileRuleRegex(rule.commandRegex).test(command)) return false;
+  const named = new Set(pattern === undefined ? [] : parseCommandLine(pattern).commands.flat());
+  return line.commands.every((words) => {
+    const found = codeRunningReason(words);
+    return found === null || named.has(found.token);
+  });
+}
+
+/** A rule's words against a command's: `*` within a word is a glob of that word; a trailing `*` any further words. */
+function wordsMatch(pattern: readonly string[], words: readonly string[]): boolean {
+  let fixed = [...pattern];
+  let rest = false;
+  const last = fixed[fixed.length - 1];
+  if (last?.endsWith('*') && !last.endsWith('\\*')) {
+    rest = true;
+    fixed = last === '*' ? fixed.slice(0, -1) : [...fixed.slice(0, -1), last.slice(0, -1)];
+  }
+  if (rest ? words.length < fixed.length : words.length !== fixed.length) return false;
+  return fixed.every((word, index) => wildcard(word).test(words[index]!));
 }
 
 function describeRule(rule: ApprovalRuleObject): string {

@@ -1,3 +1,4 @@
+import { compileLinear } from '../../lib/linear-regex.js';
 import type { ApprovalRuleObject } from './schema.js';
 
 /**
@@ -8,6 +9,20 @@ import type { ApprovalRuleObject } from './schema.js';
  * @example wildcard('mcp__github__*').test('mcp__github__create_issue') // true
  */
 export function wildcard(pattern: string, options: { slashes: boolean } = { slashes: true }): RegExp {
+  const key = `${options.slashes ? 's' : 'p'}:${pattern}`;
+  let compiled = compiledWildcards.get(key);
+  if (!compiled) {
+    // Linear time: a rules file's `*a*a*a*a*b` must not backtrack for minutes on a long command.
+    const linear = compileLinear(wildcardSource(pattern, options), 's');
+    compiled = 'error' in linear ? new RegExp(wildcardSource(pattern, options), 's') : linear;
+    compiledWildcards.set(key, compiled);
+  }
+  return compiled;
+}
+
+const compiledWildcards = new Map<string, RegExp>();
+
+function wildcardSource(pattern: string, options: { slashes: boolean }): string {
   let source = '';
   for (let index = 0; index < pattern.length; index++) {
     const char = pattern[index]!;
@@ -24,7 +39,7 @@ export function wildcard(pattern: string, options: { slashes: boolean } = { slas
     else if (char === '?') source += options.slashes ? '.' : '[^/]';
     else source += char.replace(/[.+^${}()|[\]\\]/g, '\\$&');
   }
-  return new RegExp(`^${source}$`, 's');
+  return `^${source}$`;
 }
 
 /** A rule string as an object: `"run(npm test*)"` is a command pattern, `"edit_file(src/**)"` a path glob, anything else a tool pattern. */

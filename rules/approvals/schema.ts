@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ruleRegexMessage } from '../../lib/rule-regex.js';
 
 /**
  * Approval rules: which tool calls run, which a person (or a hook, or a
@@ -11,11 +12,8 @@ export type ApprovalVerdict = (typeof APPROVAL_VERDICTS)[number];
 
 /** A compiled regular expression check, so a bad one stops the run before it starts. */
 const regex = z.string().superRefine((pattern, context) => {
-  try {
-    new RegExp(pattern);
-  } catch (error) {
-    context.addIssue({ code: 'custom', message: `expected a valid regular expression (${(error as Error).message})` });
-  }
+  const message = ruleRegexMessage(pattern);
+  if (message) context.addIssue({ code: 'custom', message });
 });
 
 const ruleObject = z.strictObject({

@@ -29,7 +29,7 @@ export function trustHooks(workspace: string, hooks: Hooks): void {
 function isTrustedHooks(workspace: string, hooks: Hooks): boolean {
   const key = realKey(workspace);
   const fingerprint = hooksFingerprint(hooks);
-  return trustedHooks.get(key)?.fingerprint === fingerprint || legacyApprovalsFile().hooks[resolve(workspace)] === fingerprint;
+  return trustedHooks.get(key)?.fingerprint === fingerprint || legacyApprovalsFile(workspace).hooks[resolve(workspace)] === fingerprint;
 }
 
 /** Whether the rules file sits inside the workspace (a repository's own rules file). */

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative, resolve } from 'node:path';
+import { realKey } from '../../lib/state/state-records.js';
 import type { RememberedDecision } from '../approvals/remembered.js';
 
 /**
@@ -13,8 +14,10 @@ interface LegacyApprovalsFile {
   hooks: Record<string, string>;
 }
 
-export function legacyApprovalsFile(env: NodeJS.ProcessEnv = process.env): LegacyApprovalsFile {
+export function legacyApprovalsFile(workspace: string, env: NodeJS.ProcessEnv = process.env): LegacyApprovalsFile {
   const path = join(env.XDG_CONFIG_HOME || join(env.HOME || homedir(), '.config'), 'rein', 'approvals.json');
+  // A file inside the workspace (XDG_CONFIG_HOME or a home folder there) is something the agent could have written.
+  if (isInside(workspace, path)) return { repositories: {}, hooks: {} };
   try {
     const value = JSON.parse(readFileSync(path, 'utf8')) as Partial<LegacyApprovalsFile>;
     const record = (field: unknown) => (field && typeof field === 'object' && !Array.isArray(field) ? field : {});
@@ -22,4 +25,9 @@ export function legacyApprovalsFile(env: NodeJS.ProcessEnv = process.env): Legac
   } catch {
     return { repositories: {}, hooks: {} };
   }
+}
+
+function isInside(workspace: string, file: string): boolean {
+  const inside = relative(realKey(resolve(workspace)), realKey(resolve(file)));
+  return inside === '' || (!inside.startsWith('..') && !inside.startsWith('/'));
 }

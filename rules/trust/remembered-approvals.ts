@@ -18,7 +18,7 @@ const keyOf = (repository: string, decision: Pick<RememberedDecision, 'tool' | '
  * @example rememberedForRepository('/work/repo') // [{ verdict: 'allow', scope: 'repository', tool: 'run', argsHash: '…' }]
  */
 export function rememberedForRepository(repository: string): RememberedDecision[] {
-  const legacy = (legacyApprovalsFile().repositories[repository] ?? []).filter((entry) => entry && typeof entry.tool === 'string');
+  const legacy = (legacyApprovalsFile(repository).repositories[repository] ?? []).filter((entry) => entry && typeof entry.tool === 'string');
   const stored = remembered
     .list()
     .map(({ value }) => value)

@@ -1,5 +1,11 @@
 import { gitConfigPaths } from '../../tools/sandbox/plan/git-config-paths.js';
-import { checkHostFiles, describeHostFilesReport, takeHostFilesBaseline } from '../../tools/sandbox/watch/host-run-files.js';
+import {
+  checkHostFiles,
+  describeHostFilesReport,
+  type HostFilesBaseline,
+  type HostFilesReport,
+  takeHostFilesBaseline,
+} from '../../tools/sandbox/watch/host-run-files.js';
 import type { Tracer } from '../record/trace.js';
 import type { ResourceStack } from '../resource-stack.js';
 
@@ -13,9 +19,9 @@ import type { ResourceStack } from '../resource-stack.js';
 export function watchHostFiles(parts: { workspace: string; env: NodeJS.ProcessEnv; trace: Tracer; notice: (text: string) => void }, held: ResourceStack): void {
   const { workspace, trace, notice } = parts;
   const named = gitConfigPaths(workspace, parts.env).map((entry) => entry.path);
-  const baseline = takeHostFilesBaseline(workspace, named);
+  const baseline: HostFilesBaseline = takeHostFilesBaseline(workspace, named);
   held.own('the host-files watch', baseline, () => {
-    const report = checkHostFiles(workspace, baseline);
+    const report: HostFilesReport = checkHostFiles(workspace, baseline);
     if (report.quarantined.length === 0 && report.changed.length === 0 && !report.unchecked) return;
     trace.log('host_files', report);
     for (const line of describeHostFilesReport(report)) notice(line);

@@ -1,4 +1,5 @@
 import { closeSync, existsSync, fstatSync, fsyncSync, openSync, readFileSync, readSync, writeSync } from 'node:fs';
+import { parseBoundedJson } from '../../lib/json-depth.js';
 
 /**
  * An append-only file of JSON lines. `write` buffers; `flush` writes the
@@ -80,7 +81,7 @@ export function readJsonLines<T = unknown>(path: string): ParsedLines<T> {
   lines.forEach((line, index) => {
     if (line.trim() === '') return;
     try {
-      values.push(JSON.parse(line) as T);
+      values.push(parseBoundedJson(line) as T);
     } catch (error) {
       bad.push({ line: index + 1, text: line.slice(0, 200), error: (error as Error).message });
     }

@@ -25,6 +25,7 @@ export function prepareRunPlacement(workspace: string, files: { runDir: string; 
     ['--trace', files.tracePath],
   ] as const) {
     if (file === undefined) continue;
+    refuseLinksInside(root, workspace, flag, file);
     const real = realOfLongestPrefix(path.resolve(file));
     if (real !== root && !inside(root, real)) continue;
     // Below .rein, whatever links led there: nothing in it can be changed from the sandbox.
@@ -34,6 +35,26 @@ export function prepareRunPlacement(workspace: string, files: { runDir: string; 
     );
   }
   return reinDir;
+}
+
+/**
+ * A path written inside the workspace (`.rein/runs/…`, the default) is followed only through real folders: a
+ * repository that ships `.rein/runs` as a symlink would otherwise choose where on the host every run's files go.
+ */
+function refuseLinksInside(root: string, workspace: string, flag: string, file: string): void {
+  const given = path.resolve(file);
+  const base = inside(path.resolve(workspace), given) ? path.resolve(workspace) : inside(root, given) ? root : null;
+  if (base === null) return;
+  let current = base;
+  for (const part of path.relative(base, given).split(path.sep)) {
+    current = path.join(current, part);
+    const stat = fs.lstatSync(current, { throwIfNoEntry: false });
+    if (!stat) return;
+    if (stat.isSymbolicLink())
+      throw new UsageError(
+        `${flag} ${file}: ${current} is a symlink; inside the workspace rein follows only real folders (a repository could point it anywhere). Remove it, or pass a folder outside the workspace`,
+      );
+  }
 }
 
 /** The real path of the longest existing prefix, with the rest appended (a run dir is often not made yet). */

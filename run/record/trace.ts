@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { redact } from '../../lib/secrets/redact.js';
+import { maskUrlSecrets } from '../../lib/secrets/url-secrets.js';
 import { TRACE_VERSION, type TraceData, type TraceKind, type TraceLine, type TraceRecord } from '../../lib/trace/trace-events.js';
 import { type LineWriter, openLineWriter, readJsonLines } from './jsonl.js';
 
@@ -62,7 +63,8 @@ export function openTracer(path: string, secrets: (string | undefined)[] = [], o
  */
 export function redactTraceLine(text: string, secrets: readonly (string | undefined)[]): string {
   const active = secrets.filter((secret): secret is string => typeof secret === 'string' && secret.length >= 6);
-  return active.length > 0 ? redact(text, active) : text;
+  // Known secrets, and whatever any URL in the line carries as a credential (a --base-url with a key in its query).
+  return maskUrlSecrets(active.length > 0 ? redact(text, active) : text);
 }
 
 /** The index after the last complete line of an existing trace (0 for a new one): a resumed run numbers on from there. */

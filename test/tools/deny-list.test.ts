@@ -132,7 +132,11 @@ describe('checkCommand', () => {
 
   it('reports an invalid extra pattern as a usage error naming the pattern and the problem', () => {
     expect(() => checkCommand('ls', ['(unclosed'])).toThrow(UsageError);
-    expect(() => checkCommand('ls', ['(unclosed'])).toThrow(/^deny pattern "\(unclosed" is not a valid regular expression: .*Unterminated group/);
+    expect(() => checkCommand('ls', ['(unclosed'])).toThrow(/^deny pattern "\(unclosed" is not a valid regular expression \(.*Unterminated group/);
+  });
+
+  it('refuses a deny pattern that needs backtracking, at load, naming why', () => {
+    expect(() => checkCommand('ls', ['^(?=.*rm).*$'])).toThrow(/^deny pattern "\^\(\?=\.\*rm\)\.\*\$" needs backtracking \(a back-reference, a lookahead/);
   });
 
   it('tests an extra pattern against the command as written and as normalised', () => {

@@ -21,10 +21,11 @@ interface Reply {
 function get(
   server: VizServer,
   path: string,
-  options: { host?: string; lastEventId?: number; until?: (messages: LiveMessage[]) => boolean } = {},
+  options: { host?: string; lastEventId?: number; session?: string; until?: (messages: LiveMessage[]) => boolean } = {},
 ): Promise<Reply & { messages: LiveMessage[] }> {
   return new Promise((resolve, reject) => {
     const headers: Record<string, string> = { host: options.host ?? `127.0.0.1:${server.port}` };
+    if (options.session) headers['x-rein-session'] = options.session;
     if (options.lastEventId !== undefined) headers['last-event-id'] = String(options.lastEventId);
     const req = request({ host: '127.0.0.1', port: server.port, path, headers }, (response) => {
       let body = '';
@@ -55,6 +56,14 @@ function get(
   });
 }
 
+/** What the page does with the printed address: trades its one-time key for the session. */
+async function openSession(server: VizServer): Promise<string> {
+  const key = new URL(server.url).hash.replace(/^#key=/, '');
+  const response = await fetch(`http://127.0.0.1:${server.port}/session`, { method: 'POST', body: JSON.stringify({ key }) });
+  expect(response.status).toBe(200);
+  return ((await response.json()) as { session: string }).session;
+}
+
 // The end line is written from the final state's entry action; the harness's last snapshot follows it.
 const ended = (messages: LiveMessage[]) =>
   messages.some((message) => message.type === 'trace' && message.line.kind === 'end') &&
@@ -82,7 +91,8 @@ describe('the live feed and its server', () => {
       onTrace: ({ i: _index, t: _time, kind, ...data }) => feed.onTrace(kind, data),
       inspect: feed.inspect,
     });
-    const early = get(server, '/events', { until: ended });
+    const session = await openSession(server);
+    const early = get(server, '/events', { session, until: ended });
     await handle.done;
     const { messages, status } = await early;
     expect(status).toBe(200);
@@ -101,22 +111,23 @@ describe('the live feed and its server', () => {
     expect(messages.map((message) => message.seq)).toEqual(messages.map((_, index) => index + 1));
 
     // A page that connects late gets everything; one that reconnects gets what it missed.
-    const late = await get(server, '/events', { until: ended });
+    const late = await get(server, '/events', { session, until: ended });
     expect(late.messages.length).toBe(messages.filter((message) => message.seq <= late.messages.at(-1)!.seq).length);
-    const resumed = await get(server, '/events', { lastEventId: 10, until: ended });
+    const resumed = await get(server, '/events', { session, lastEventId: 10, until: ended });
     expect(resumed.messages[0]!.seq).toBe(11);
   });
 
   it('serves only 127.0.0.1 under its own host names, and redacts secrets from live lines', async () => {
     const feed = createLiveFeed({ secrets: ['sk-live-0123456789abcdef'] });
     server = await startVizServer({ port: 0, page: () => '<!doctype html><p>page</p>', feed });
-    expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
-    expect((await get(server, '/')).body).toContain('<p>page</p>');
-    expect((await get(server, '/', { host: `localhost:${server.port}` })).status).toBe(200);
+    expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/#key=[\w-]{32}$/);
+    const session = await openSession(server);
+    expect((await get(server, '/page', { session })).body).toContain('<p>page</p>');
+    expect((await get(server, '/page', { session, host: `localhost:${server.port}` })).status).toBe(200);
     expect((await get(server, '/', { host: 'attacker.example' })).status).toBe(403);
-    expect((await get(server, '/nope')).status).toBe(404);
+    expect((await get(server, '/nope', { session })).status).toBe(404);
     feed.onTrace('tool', { result: 'echo sk-live-0123456789abcdef' });
-    const { messages } = await get(server, '/events', { until: (received) => received.length > 0 });
+    const { messages } = await get(server, '/events', { session, until: (received) => received.length > 0 });
     expect(JSON.stringify(messages[0])).not.toContain('sk-live');
     expect(messages[0]).toMatchObject({ type: 'trace', line: { kind: 'tool', i: 0, result: 'echo [redacted]' } });
   });

@@ -20,7 +20,7 @@ describe('the live page answers approvals (visualizer/server/page-approvals.ts, 
     await browser?.close();
   });
 
-  it('shows the waiting call with Approve / Deny; a POST without the token is refused; Approve runs the call', { timeout: 90_000 }, async () => {
+  it('shows the waiting call with Approve / Deny; a POST without the session is refused; Approve runs the call', { timeout: 90_000 }, async () => {
     const workspace = makeTempDir('rein-viz-approval-ws-');
     const runDir = makeTempDir('rein-viz-approval-run-');
     const rules = rulesSchema.parse({ verification: { gate: false }, phases: { plan: { enabled: false } }, approvals: { ask: ['run'] } });
@@ -28,7 +28,7 @@ describe('the live page answers approvals (visualizer/server/page-approvals.ts, 
     let url = '';
     const logs: string[] = [];
     const code = await withLiveViz({ port: 0, rules, keepServing: false, log: (text) => logs.push(text) }, async (observers) => {
-      url = /http:\/\/127\.0\.0\.1:\d+\//.exec(logs.join(''))![0];
+      url = /http:\/\/127\.0\.0\.1:\d+\/#key=[\w-]+/.exec(logs.join(''))![0];
       const handle = await startRun({
         workspace,
         runDir,
@@ -46,8 +46,9 @@ describe('the live page answers approvals (visualizer/server/page-approvals.ts, 
       await page.goto(url);
       await page.locator('.approval button.approve').waitFor({ timeout: 60_000 });
       expect(await page.locator('.approval').textContent()).toContain('echo approved > out.txt');
-      // Without the run's token (another page, a script): refused, nothing answered.
-      const forged = await fetch(`${url}approval`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+      // Without the tab's session (another page, a script on this machine): refused, nothing answered.
+      const base = new URL(url).origin;
+      const forged = await fetch(`${base}/approval`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
       expect(forged.status).toBe(403);
       expect(existsSync(join(workspace, 'out.txt'))).toBe(false);
       await page.locator('.approval button.approve').click();

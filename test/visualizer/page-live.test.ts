@@ -27,7 +27,7 @@ function serve(args: string[]): Promise<Served> {
     child.stderr!.setEncoding('utf8');
     child.stderr!.on('data', (chunk: string) => {
       stderr += chunk;
-      const url = /http:\/\/127\.0\.0\.1:\d+\//.exec(stderr)?.[0];
+      const url = /http:\/\/127\.0\.0\.1:\d+\/#key=[\w-]+/.exec(stderr)?.[0];
       if (url) {
         clearTimeout(timer);
         resolve({ child, url, stderr: () => stderr, exit });
@@ -82,7 +82,7 @@ describe('the served page', () => {
     const seen = await page.evaluate(() => (window as unknown as { seen: string[] }).seen);
     expect(seen.at(-1)).toBe('done');
     expect(watched.errors).toEqual([]);
-    expect(watched.requests.every((url) => url.startsWith(served!.url))).toBe(true);
+    expect(watched.requests.every((url) => url.startsWith(new URL(served!.url).origin))).toBe(true);
 
     expect(served.stderr()).toContain('press Ctrl+C to exit');
     expect(await page.textContent('.scrubber .transport button:last-child')).toBe('● Live');
@@ -169,7 +169,8 @@ describe('the served page', () => {
     expect(served.stderr()).not.toContain('following the trace');
     await page.goto(served.url);
     await waitForText(page, '.top .pill', 'no end line');
-    expect((await fetch(`${served.url}events`)).status).toBe(404);
+    const session = await page.evaluate(() => sessionStorage.getItem('rein-session') ?? '');
+    expect((await fetch(`${new URL(served.url).origin}/events`, { headers: { 'x-rein-session': session } })).status).toBe(404);
   }, 150_000);
 
   it('serves a finished trace with `rein viz <trace> --port 0`', async () => {

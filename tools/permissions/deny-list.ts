@@ -1,5 +1,6 @@
 import { UsageError } from '../../lib/errors.js';
 import { enableLinearRegExp } from '../../lib/linear-regex.js';
+import { compileRuleRegex, ruleRegexIssue } from '../../lib/rule-regex.js';
 
 /** One deny rule: what it matches and the reason shown to the model. */
 interface DenyRule {
@@ -136,11 +137,9 @@ const TOO_LONG: DenyRule = {
  */
 export function compileDenyPatterns(sources: readonly string[]): DenyRule[] {
   return sources.map((source) => {
-    try {
-      return { pattern: new RegExp(source), reason: `command matches the deny pattern /${source}/` };
-    } catch (error) {
-      throw new UsageError(`deny pattern ${JSON.stringify(source)} is not a valid regular expression: ${(error as Error).message}`);
-    }
+    const issue = ruleRegexIssue(source);
+    if (issue) throw new UsageError(`deny pattern ${JSON.stringify(source)} ${issue}`);
+    return { pattern: compileRuleRegex(source), reason: `command matches the deny pattern /${source}/` };
   });
 }
 

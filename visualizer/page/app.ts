@@ -62,7 +62,7 @@ class App {
     });
     this.index = this.timeline.length - 1;
     this.live = data.eventsUrl ? new LiveState() : null;
-    this.approval = data.approval ? new ApprovalPanel(data.approval.url, data.approval.token) : null;
+    this.approval = data.approval ? new ApprovalPanel(data.approval.url) : null;
     this.header = new RunHeader(data);
     this.gauges = new Gauges(data.limits);
     this.detail = new DetailView(this.chart);

@@ -1,4 +1,6 @@
 import { h } from './dom.js';
+import { pageSession, SESSION_HEADER } from './session.js';
+import { visibleText } from './visible-text.js';
 
 interface Asked {
   callId: string;
@@ -10,19 +12,16 @@ interface Asked {
 
 /**
  * The waiting call of a live run, with Approve / Deny buttons and a message
- * for the model. The answer is POSTed with the run's token and names the
- * call's id and argument hash, so it can only ever answer this call.
+ * for the model. The answer is POSTed with the tab's session (page-access.ts)
+ * and names the call's id and argument hash, so it can only ever answer this call.
  *
- * @example const panel = new ApprovalPanel('/approval', token); panel.asked(line); panel.decided(line);
+ * @example const panel = new ApprovalPanel('/approval'); panel.asked(line); panel.decided(line);
  */
 export class ApprovalPanel {
   readonly element = h('section', { class: 'approval', hidden: true, 'aria-live': 'polite' });
   private current: Asked | null = null;
 
-  constructor(
-    private readonly url: string,
-    private readonly token: string,
-  ) {}
+  constructor(private readonly url: string) {}
 
   /** An `approval_ask` line: show the call. */
   asked(line: Record<string, unknown>): void {
@@ -44,9 +43,10 @@ export class ApprovalPanel {
     approve.addEventListener('click', () => answer('allow'));
     deny.addEventListener('click', () => answer('deny'));
     this.element.replaceChildren(
-      h('h2', {}, `Waiting for an approval: ${asked.tool}`),
-      h('pre', { class: 'approval-args' }, JSON.stringify(asked.args, null, 2) ?? ''),
-      h('p', { class: 'approval-reason' }, `asked because: ${asked.reason}`),
+      // Control, bidi and zero-width characters spelled out: what the person reads is what would run.
+      h('h2', {}, `Waiting for an approval: ${visibleText(asked.tool)}`),
+      h('pre', { class: 'approval-args' }, visibleText(JSON.stringify(asked.args, null, 2) ?? '')),
+      h('p', { class: 'approval-reason' }, `asked because: ${visibleText(asked.reason)}`),
       h('div', { class: 'approval-actions' }, approve, deny, remember, message, status),
     );
     this.element.hidden = false;
@@ -73,7 +73,7 @@ export class ApprovalPanel {
     try {
       const response = await fetch(this.url, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-rein-token': this.token },
+        headers: { 'content-type': 'application/json', [SESSION_HEADER]: pageSession() },
         body: JSON.stringify(body),
       });
       status.textContent = response.ok ? 'answered' : (await response.text()).trim();

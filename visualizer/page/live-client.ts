@@ -1,4 +1,5 @@
 import type { InspectMessage, LiveMessage } from '../server/page-data.js';
+import { withSession } from './session.js';
 
 export type Connection = 'connecting' | 'open' | 'reconnecting' | 'closed';
 
@@ -24,7 +25,7 @@ interface LiveHandlers {
 export function connectLive(url: string, handlers: LiveHandlers): () => void {
   let lastSeq = 0;
   let flushQueued = false;
-  const source = new EventSource(url);
+  const source = new EventSource(withSession(url));
   handlers.connection('connecting');
   source.addEventListener('open', () => handlers.connection('open'));
   source.addEventListener('error', () => handlers.connection(source.readyState === EventSource.CLOSED ? 'closed' : 'reconnecting'));

@@ -62,7 +62,7 @@ export async function withLiveViz(options: LiveVizOptions | null, execute: (obse
         lines: options.history?.lines ?? [],
         notes: options.history?.notes ?? [],
         eventsUrl: '/events',
-        approval: { url: '/approval', token: approvals.token },
+        approval: { url: '/approval' },
       },
       assets,
     ),

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Answer, AnswerSource } from 'rein/actors';
 import { type PendingApproval, REMEMBER_SCOPES } from 'rein/rules';
@@ -12,19 +11,16 @@ const answerBody = z.strictObject({
   remember: z.enum(REMEMBER_SCOPES).optional(),
 });
 
-/** The header the page sends its token in: a custom header also makes a cross-site request need a preflight, which is never answered. */
-const TOKEN_HEADER = 'x-rein-token';
-
 /**
  * The visualizer page as an answer source: the waiting call is shown with
- * Approve / Deny buttons, which POST to `/approval` with the run's token (a
- * random value in the page the server gave out). The answer must name the
- * waiting call's id and argument hash; anything else is refused (409).
+ * Approve / Deny buttons, which POST to `/approval` (the server lets only the
+ * tab that opened the printed address reach it: page-access.ts). The answer
+ * must name the waiting call's id and argument hash; anything else is
+ * refused (409).
  *
  * @example const approvals = createPageApprovals(); startRun({ ..., answerSources: [approvals.source] });
  */
 export function createPageApprovals() {
-  const token = randomBytes(24).toString('base64url');
   let waiting: { pending: PendingApproval; resolve(answer: Answer): void } | null = null;
   const source: AnswerSource = {
     by: 'page',
@@ -42,7 +38,6 @@ export function createPageApprovals() {
       response.writeHead(status, { 'content-type': 'text/plain; charset=utf-8' });
       response.end(`${text}\n`);
     };
-    if (request.headers[TOKEN_HEADER] !== token) return reply(403, 'wrong or missing token');
     const body = await readBody(request);
     const parsed = answerBody.safeParse(body);
     if (!parsed.success) return reply(400, 'not an approval answer');
@@ -54,7 +49,7 @@ export function createPageApprovals() {
     current.resolve({ verdict, ...(message ? { message } : {}), ...(remember ? { remember } : {}) });
     reply(200, 'answered');
   };
-  return { token, source, handle };
+  return { source, handle };
 }
 
 async function readBody(request: IncomingMessage): Promise<unknown> {

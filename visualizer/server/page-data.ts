@@ -35,8 +35,8 @@ export interface PageData {
   lines: unknown[];
   notes: PageNote[];
   eventsUrl: string | null;
-  /** Live runs: where the page answers a waiting call, and the run's token it must send. */
-  approval?: { url: string; token: string };
+  /** Live runs: where the page answers a waiting call (with the tab's session: page-access.ts). */
+  approval?: { url: string };
 }
 
 /** A small, serializable view of one XState inspection event (never the context). */

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { UsageError } from 'rein/lib';
 import type { FeedMessage, LiveFeed } from './live-feed.js';
+import { createPageAccess, loaderHtml } from './page-access.js';
 
 interface VizServerOptions {
   /** 0 picks a free port. */
@@ -15,6 +16,7 @@ interface VizServerOptions {
 }
 
 export interface VizServer {
+  /** The address to open, with its one-time key (`http://127.0.0.1:PORT/#key=…`): print it to the terminal only. */
   url: string;
   port: number;
   close(): Promise<void>;
@@ -24,8 +26,9 @@ const HOST = '127.0.0.1';
 const HEARTBEAT_MS = 15_000;
 
 /**
- * Serves the visualizer on 127.0.0.1 only: the page at `/` and, for a live
- * run, its messages at `/events` (SSE; a page that connects late, or
+ * Serves the visualizer on 127.0.0.1 only, to the tab that opened the printed
+ * address (see page-access.ts): a loader at `/`, the page at `/page` and, for
+ * a live run, its messages at `/events` (SSE; a page that connects late, or
  * reconnects with `Last-Event-ID`, first gets what it missed). Requests for
  * other host names are refused, so a web page cannot reach it through DNS
  * rebinding.
@@ -41,18 +44,24 @@ export async function startVizServer(options: VizServerOptions): Promise<VizServ
       response.end(`rein visualizer: ${(error as Error).message}\n`);
     });
   });
+  const access = createPageAccess();
   const handle = async (request: IncomingMessage, response: ServerResponse) => {
     if (!allowedHost(request.headers.host, port)) return plain(response, 403, 'rein visualizer: unexpected host name\n');
     const path = new URL(request.url ?? '/', 'http://localhost').pathname;
+    if (path === '/session' && request.method === 'POST') {
+      const session = access.redeem(((await readJson(request)) as { key?: unknown } | null)?.key);
+      if (!session) return plain(response, 403, 'rein visualizer: that address was used already, or is not one rein printed\n');
+      response.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' });
+      return void response.end(JSON.stringify({ session }));
+    }
+    if (request.method === 'GET' && (path === '/' || path === '/index.html')) return html(response, loaderHtml());
+    if (path === '/favicon.ico') return void response.writeHead(204).end();
+    // Everything else shows the run or acts on it: only for the tab that opened the printed address.
+    if (!access.allows(request)) return plain(response, 403, 'rein visualizer: open the address rein printed in the terminal\n');
     if (path === '/approval' && options.approvals && request.method === 'POST') return options.approvals.handle(request, response);
     if (request.method !== 'GET' && request.method !== 'HEAD') return plain(response, 405, 'GET only\n');
-    if (path === '/' || path === '/index.html') {
-      const html = await options.page();
-      response.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
-      return void response.end(html);
-    }
+    if (path === '/page') return html(response, await options.page());
     if (path === '/events' && options.feed) return stream(request, response, options.feed, streams);
-    if (path === '/favicon.ico') return void response.writeHead(204).end();
     return plain(response, 404, 'not found\n');
   };
   await new Promise<void>((resolve, reject) => {
@@ -63,7 +72,7 @@ export async function startVizServer(options: VizServerOptions): Promise<VizServ
   });
   port = (server.address() as AddressInfo).port;
   return {
-    url: `http://${HOST}:${port}/`,
+    url: `http://${HOST}:${port}/${access.fragment}`,
     port,
     async close() {
       options.feed?.close();
@@ -95,6 +104,24 @@ function stream(request: IncomingMessage, response: ServerResponse, feed: LiveFe
 
 function allowedHost(host: string | undefined, port: number): boolean {
   return host === `${HOST}:${port}` || host === `localhost:${port}` || host === `[::1]:${port}`;
+}
+
+function html(response: ServerResponse, text: string): void {
+  response.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
+  response.end(text);
+}
+
+async function readJson(request: IncomingMessage): Promise<unknown> {
+  let text = '';
+  for await (const chunk of request) {
+    text += String(chunk);
+    if (text.length > 4096) return null;
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return null;
+  }
 }
 
 function plain(response: ServerResponse, status: number, text: string): void {

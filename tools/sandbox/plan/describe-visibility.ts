@@ -78,7 +78,7 @@ export function describeVisibility(plan: VisibilityPlan): string {
  * What commands can do with git, e.g. `git: .git is a private copy (commits stay in the sandbox), 2 nested repositories read-only`.
  * Empty when there is nothing to say (no repository, nothing nested).
  */
-export function describeGit(git: GitVisibility): string {
+function describeGit(git: GitVisibility): string {
   const parts: string[] = [];
   if (git.repository === 'copy') parts.push('.git is a private copy (commits stay in the sandbox; the real one is never written)');
   if (git.repository === 'read-only') parts.push('.git read-only');

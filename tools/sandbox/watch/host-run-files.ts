@@ -9,7 +9,7 @@ import { findGitEntries, type GitEntry } from '../plan/git-entries.js';
  * configuration. Changing them is an ordinary edit an agent may make; the person is told which ones changed, since
  * what they say would run on the host later (the next commit, `cd`, opening the folder, `npm install`).
  */
-export const HOST_RUN_FILES: readonly string[] = [
+const HOST_RUN_FILES: readonly string[] = [
   '.husky',
   '.githooks',
   '.pre-commit-config.yaml',
