@@ -12,6 +12,12 @@ const lifecycle = {
     .enum(['refuse', 'accept'])
     .default('refuse')
     .describe('A tool whose definition changes mid-run (after a restart): refused for the rest of the run, or the new definition used'),
+  trustAnnotations: z
+    .boolean()
+    .default(false)
+    .describe(
+      "Believe the server's tool annotations: a tool it marks readOnlyHint skips the deny-list check of its arguments. Off: what a server says about its tools relaxes nothing",
+    ),
 };
 
 const stdioServer = z.strictObject({

@@ -9,4 +9,5 @@ export { chooseRunDir, newRunId, RUN_FILES, readOwnRunMeta, readRunMeta, runFile
 export { loadState } from './record/state-file.js';
 export { nextTraceIndex, redactTraceLine, TRACE_VERSION } from './record/trace.js';
 export { type LoadedRules, loadRules, type ReceivedRules } from './rules-files/load-rules.js';
+export { readProjectServers } from './rules-files/mcp-json.js';
 export { type ModelSource, type RunHandle, type RunOptions, resumeRun, startRun } from './start-run.js';

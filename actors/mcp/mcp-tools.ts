@@ -82,8 +82,10 @@ export function buildCatalogue(
       async execute(args, ctx) {
         const change = changed.get(key);
         if (change) return failure(server.handle.name, tool.name, 'refused', retryable, `${change}; ${name} is refused for the rest of the run`);
-        // The deny list sees what a shell or SQL tool would run: every string argument of a tool not annotated read-only.
-        const blocked = annotations.readOnlyHint === true ? null : deniedArgument(args, ctx.policy.deny);
+        // The deny list sees what a shell or SQL tool would run: every string argument. A server's own word that a tool
+        // only reads (readOnlyHint) skips it only when the user's rules say to believe that server (trustAnnotations).
+        const believed = server.rules.trustAnnotations === true && annotations.readOnlyHint === true;
+        const blocked = believed ? null : deniedArgument(args, ctx.policy.deny);
         if (blocked) return failure(server.handle.name, tool.name, 'refused', retryable, blocked);
         const timeoutMs = server.rules.callTimeoutSeconds * 1000;
         let end = await server.handle.call(tool.name, args, timeoutMs, ctx.signal);

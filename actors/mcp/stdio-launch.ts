@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import type { CommandPolicy } from '../../rules/command-policy.js';
 import type { StdioServerRules } from '../../rules/mcp-servers.js';
@@ -6,6 +7,7 @@ import { findOnPath, resolveSandbox } from '../../tools/sandbox/launch/bubblewra
 import { watchedArgv } from '../../tools/sandbox/lifetime/watched-argv.js';
 import { sandboxLimits } from '../../tools/sandbox/limits/sandbox-limits.js';
 import { buildCommandEnv } from '../../tools/sandbox/plan/environment.js';
+import { isWithin } from '../../tools/sandbox/plan/hidden-paths.js';
 import { planVisibility } from '../../tools/sandbox/plan/visibility.js';
 import { expandVariables } from './variables.js';
 
@@ -52,7 +54,7 @@ export function planStdioLaunch(server: StdioServerRules, context: LaunchContext
     root: context.root,
     policy,
     protectedFiles: context.protectedFiles,
-    extraReadable: [...installFolders(server, env.PATH ?? ''), ...server.readable.map((dir) => path.resolve(context.root, dir))],
+    extraReadable: [...installFolders(server, env.PATH ?? '', context.root), ...server.readable.map((dir) => path.resolve(context.root, dir))],
     env: context.env,
   });
   return {
@@ -71,12 +73,15 @@ export function planStdioLaunch(server: StdioServerRules, context: LaunchContext
  * else its folder. Other arguments are never shown: `/` or a home folder as
  * an argument must not open the disk to the server; `readable` does that.
  */
-function installFolders(server: StdioServerRules, pathValue: string): string[] {
+function installFolders(server: StdioServerRules, pathValue: string, root: string): string[] {
   const command = path.isAbsolute(server.command) ? server.command : findOnPath(server.command, pathValue);
   // Every script the arguments name, not only the first: a wrapper (`bash -c '…' node /x/server.js`) names it later.
   const scripts = server.args.filter((arg) => /\.(?:[cm]?js|ts|py)$/.test(arg));
   const candidates = [command, ...scripts];
-  return [...new Set(candidates.filter((file): file is string => file !== null && path.isAbsolute(file) && isFile(file)).map(folderOf))];
+  const folders = candidates.filter((file): file is string => file !== null && path.isAbsolute(file) && isFile(file)).map(folderOf);
+  // Never the home folder, `/`, or a folder that holds the workspace or the home: those show far more than a server.
+  const home = path.resolve(os.homedir());
+  return [...new Set(folders)].filter((folder) => !isWithin(folder, home) && !isWithin(folder, root));
 }
 
 function isFile(file: string): boolean {

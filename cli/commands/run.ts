@@ -10,6 +10,7 @@ import { type FlagSpec, numberFlag, type ParsedCommand, parseCommand, stringFlag
 import { executeRun, type Io } from '../execute-run.js';
 import { EXIT } from '../exit-codes.js';
 import { errorSummary, HEADLESS_FLAGS, HEADLESS_USAGE, type HeadlessOptions, headlessOptions, writeSummary } from '../headless.js';
+import { askAboutProjectServers } from '../mcp-config-prompt.js';
 import { OTEL_FLAGS, OTEL_USAGE, otelSettings } from '../otel-flags.js';
 import { checkReachable } from '../preflight.js';
 
@@ -152,6 +153,7 @@ async function startRunCommand(parsed: ParsedCommand, repo: string, task: string
     io.stderr.write(
       `rein: warning: ${workspace} is not in a git repository; undo and diffs of the agent's changes need git (git init && git add -A && git commit -m start)\n`,
     );
+  await askAboutProjectServers(rules, workspace, { input: process.stdin, output: process.stderr });
   const model = openAIModelSource(endpoint, rules);
   const secrets = [env.OPENAI_API_KEY].filter((value): value is string => Boolean(value));
   const execute = (observers: RunObservers) =>

@@ -7,13 +7,17 @@ import {
   forgetRemembered,
   listRemembered,
   listTrustedHooks,
+  listTrustedMcpConfigs,
   listTrustedRulesFiles,
   revokeHooks,
+  revokeMcpConfigs,
   revokeRulesFiles,
   TRUST_KINDS,
   trustedRulesPath,
+  trustMcpConfig,
   trustRulesFile,
 } from 'rein/rules';
+import { readProjectServers } from 'rein/run';
 import { type FlagSpec, parseCommand, stringFlag } from '../args.js';
 import type { Io } from '../execute-run.js';
 import { EXIT } from '../exit-codes.js';
@@ -56,6 +60,7 @@ export async function trustCommand(argv: string[], io: Io): Promise<number> {
 export async function trustRepository(target: string, workspaceFlag: string | undefined, io: Io): Promise<number> {
   const { file, workspace } = rulesFileOf(target, workspaceFlag);
   const cleared = clearUntrustedMarks(workspace);
+  trustProjectServers(workspace, io);
   if (!file) {
     io.stderr.write(
       cleared.length > 0 ? `rein: trusted ${cleared.join(', ')} in ${workspace}\n` : `rein: no rules file in ${workspace} (${RULES_FILE_NAMES.join(', ')})\n`,
@@ -76,6 +81,22 @@ export async function trustRepository(target: string, workspaceFlag: string | un
   return EXIT.done;
 }
 
+/** Records the workspace's `.mcp.json` as it is, after saying what it starts (used only with mcp.projectConfig on). */
+function trustProjectServers(workspace: string, io: Io): void {
+  const hash = trustMcpConfig(workspace);
+  if (hash === null) return;
+  const { summary, problems } = readProjectServers(workspace);
+  io.stderr.write(
+    [
+      `rein: trusted .mcp.json in ${workspace} (sha256 ${hash.slice(0, 12)}…); with mcp.projectConfig on, runs start:`,
+      ...(summary.length > 0 ? summary.map((line) => `  ${line}`) : ['  (no server rein can start)']),
+      ...problems.map((problem) => `  skipped ${problem}`),
+      'rein: if the file changes, it is untrusted again',
+      '',
+    ].join('\n'),
+  );
+}
+
 function rulesFileOf(target: string, workspaceFlag: string | undefined): { file: string | undefined; workspace: string } {
   const path = realKey(target);
   if (!existsSync(path)) throw new UsageError(`rein trust: not found: ${target}`);
@@ -90,10 +111,12 @@ function rulesFileOf(target: string, workspaceFlag: string | undefined): { file:
 function revokeTrust(path: string, io: Io): number {
   const files = revokeRulesFiles(path);
   const hooks = revokeHooks(path);
+  const mcpConfigs = revokeMcpConfigs(path);
   const decisions = forgetRemembered(path);
   const gone = [
     ...files,
     ...hooks.map((workspace) => `the hooks of ${workspace}`),
+    ...mcpConfigs.map((workspace) => `the .mcp.json of ${workspace}`),
     ...(decisions > 0 ? [`${decisions} remembered approval${decisions === 1 ? '' : 's'}`] : []),
   ];
   io.stderr.write(gone.length > 0 ? `rein: no longer trusted: ${gone.join(', ')}\n` : `rein: nothing trusted under ${resolve(path)}\n`);
@@ -111,6 +134,7 @@ function listTrust(io: Io): number {
     for (const [module, hash] of Object.entries(record.modules)) io.stdout.write(`  imports ${module}\t${hash}\n`);
   }
   for (const { workspace, trustedAt } of listTrustedHooks()) io.stdout.write(`hooks of ${workspace}\t${trustedAt}\n`);
+  for (const { workspace, hash, trustedAt } of listTrustedMcpConfigs()) io.stdout.write(`.mcp.json of ${workspace}\t${hash}\t${trustedAt}\n`);
   for (const decision of listRemembered())
     io.stdout.write(
       `remembered for ${decision.repository}: ${decision.verdict} ${decision.tool}${decision.command ? ` ${decision.command}` : ''}\t${decision.rememberedAt}\n`,

@@ -63,7 +63,10 @@ export const SECRET_FORMATS: readonly SecretFormat[] = [
   // A key's body printed without its PEM header line: PKCS#1/PKCS#8 and SEC1 EC keys (DER in base64), OpenSSH keys.
   {
     kind: 'private-key-body',
-    pattern: /(?<![A-Za-z0-9+/])(?:MII[A-Za-z0-9+/]|MHcCAQEE|MIGHAgEA|b3BlbnNzaC1rZXktdjE)[A-Za-z0-9+/=]{36,}(?:\r?\n[A-Za-z0-9+/=]+)*/g,
+    // The DER openings of private keys (PKCS#1 and PKCS#8 RSA, SEC1 and PKCS#8 EC, Ed25519) and of OpenSSH's format;
+    // further lines are taken while they look like base64 lines (a short last one needs its `=` padding).
+    pattern:
+      /(?<![A-Za-z0-9+/])(?:MII[A-Za-z0-9+/]|MIG[A-Za-z0-9+/]{2}AgE|MH[A-Za-z0-9+/]CAQEE|MC4CAQAw|MFECAQEw|b3BlbnNzaC1rZXktdjE)[A-Za-z0-9+/=]{28,}(?:\r?\n(?:[A-Za-z0-9+/]{20,}={0,2}|[A-Za-z0-9+/]{1,19}={1,2}))*/g,
   },
   // A credential in a URL's query (signed links, API keys, OAuth tokens).
   {

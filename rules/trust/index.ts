@@ -13,6 +13,7 @@
  */
 export { checkHooksTrusted, listTrustedHooks, revokeHooks, trustHooks } from './hooks-trust.js';
 export { FREE_SECTIONS, LOOSENING_RULES, looseningsOf } from './loosening-rules.js';
+export { isTrustedMcpConfig, listTrustedMcpConfigs, mcpConfigHash, revokeMcpConfigs, trustMcpConfig } from './mcp-config-trust.js';
 export { forgetRemembered, listRemembered, rememberedForRepository, rememberForRepository } from './remembered-approvals.js';
 export { fingerprintRules, isCodeRulesFile } from './rules-fingerprint.js';
 export { beginRulesWatch, clearUntrustedMarks, endRulesWatch, isUntrusted, rulesFilesIn } from './rules-watch.js';

@@ -6,6 +6,7 @@ import { expandVariables } from '../../actors/mcp/variables.js';
 import { UsageError } from '../../lib/errors.js';
 import { type McpServerRules, mcpServerSchema } from '../../rules/mcp-servers.js';
 import type { Rules } from '../../rules/schema.js';
+import { isTrustedMcpConfig, mcpConfigHash } from '../../rules/trust/index.js';
 import { SECRET_NAME } from '../../tools/sandbox/plan/environment.js';
 import type { Tracer } from '../record/trace.js';
 import { describeServer, PROJECT_MCP_FILE, readProjectServers } from '../rules-files/mcp-json.js';
@@ -94,6 +95,15 @@ function startedServers(runDir: string): Record<string, McpServerRules> | null {
 export function collectServers(rules: Rules, workspace: string, notice: (text: string) => void): Record<string, McpServerRules> {
   if (!rules.mcp.projectConfig) return { ...rules.mcp.servers };
   const project = readProjectServers(workspace);
+  // The repository chooses what these servers are: started only as a person trusted the file, byte for byte.
+  if (mcpConfigHash(workspace) !== null && !isTrustedMcpConfig(workspace))
+    throw new UsageError(
+      [
+        `mcp.projectConfig is on, and ${join(workspace, PROJECT_MCP_FILE)} is not trusted as it is (new, or changed since it was trusted). It would start:`,
+        ...(project.summary.length > 0 ? project.summary.map((line) => `  ${line}`) : ['  (no server rein can start)']),
+        `Nothing was started. Review the file, then run: rein trust ${workspace}`,
+      ].join('\n'),
+    );
   for (const problem of project.problems) notice(`skipped ${problem}`);
   const fromProject = Object.entries(project.servers).filter(([name]) => !(name in rules.mcp.servers));
   if (fromProject.length > 0)

@@ -43,6 +43,13 @@ export function readProjectServers(workspace: string): ProjectServers {
       result.problems.push(`${where}: the name must be 1-40 letters, digits, "_" or "-"`);
       continue;
     }
+    const named = variablesIn(entry);
+    if (named.length > 0) {
+      result.problems.push(
+        `${where}: names ${named.map((name) => `\${${name}}`).join(', ')}; rein never fills a workspace file's variables from its own environment (the repository would choose where your secrets go). Declare the server in your rules (mcp.servers), where \${…} is yours`,
+      );
+      continue;
+    }
     const checked = mcpServerSchema.safeParse(conventional(entry));
     if (!checked.success) {
       result.problems.push(`${where}: ${formatZodError(checked.error, { input: conventional(entry) }).join('; ')}`);
@@ -52,6 +59,14 @@ export function readProjectServers(workspace: string): ProjectServers {
     result.summary.push(`${name}: ${describeServer(checked.data)}`);
   }
   return result;
+}
+
+/** The `${NAME}` variables an entry's strings name, anywhere in it (command, args, env, url, headers). */
+function variablesIn(entry: unknown): string[] {
+  const names = new Set<string>();
+  const text = JSON.stringify(entry ?? null);
+  for (const match of text.matchAll(/\$\{([A-Za-z_][A-Za-z0-9_]*)/g)) names.add(match[1]!);
+  return [...names];
 }
 
 /** One line saying what a server is: the command line it starts, or the URL it reaches. */

@@ -7,8 +7,10 @@ import { MalformedResponseError } from '../../actors/model/retry.js';
 import { collectStream } from '../../actors/model/stream-completion.js';
 import { loadRuns } from '../../cli/replay/load-runs.js';
 import { MAX_JSON_DEPTH } from '../../lib/json-depth.js';
+import { compileRuleRegex } from '../../lib/rule-regex.js';
 import { argsHash, callFacts } from '../../rules/approvals/call-facts.js';
 import { judgeCall } from '../../rules/approvals/evaluate.js';
+import { wildcard } from '../../rules/approvals/patterns.js';
 import { rulesSchema } from '../../rules/schema.js';
 import { prepareRunPlacement } from '../../run/record/run-placement.js';
 import { call, reply, runScripted } from '../../testing/index.js';
@@ -44,20 +46,20 @@ describe('rules patterns run in linear time or are refused at load', () => {
     expect(JSON.stringify(parsed.error?.issues)).toContain('rein can run in linear time');
   });
 
-  it('a wildcard rule with many stars judges a long command at once', () => {
-    const policy = { global: { deny: [], ask: [`run(${'*a'.repeat(30)}*b)`], allow: [], default: 'allow' as const } };
-    const started = performance.now();
-    expect(judgeCall(callFacts('run', JSON.stringify({ command: 'a'.repeat(50_000) })), policy, [], 'h').verdict).toBe('allow');
-    expect(performance.now() - started).toBeLessThan(2_000);
-    expect(checkCommand('a'.repeat(50_000), ['(x+x+)+y'])).toBeNull();
+  it('a wildcard rule with many stars, and a nested repeat, run on the linear-time engine', () => {
+    const stars = `${'*a'.repeat(30)}*b`;
+    // The `l` flag: V8 refuses to compile a pattern for it that could backtrack, so it runs in time linear in the command.
+    expect(wildcard(stars).flags).toContain('l');
+    const policy = { global: { deny: [], ask: [`run(${stars})`], allow: [], default: 'allow' as const } };
+    expect(judgeCall(callFacts('run', JSON.stringify({ command: 'a'.repeat(20_000) })), policy, [], 'h').verdict).toBe('allow');
+    expect(compileRuleRegex('(x+x+)+y').flags).toContain('l');
+    expect(checkCommand('x'.repeat(20_000), ['(x+x+)+y'])).toBeNull();
   });
 });
 
 describe('a streamed reply’s tool-call index', () => {
-  it.each([2 ** 32 - 2, -1, 1.5, '__proto__', 'constructor', 1024])('%j is refused as a malformed reply, at once', async (index) => {
-    const started = performance.now();
+  it.each([2 ** 32 - 2, -1, 1.5, '__proto__', 'constructor', 1024])('%j is refused as a malformed reply', async (index) => {
     await expect(collect({ index, id: 'x', function: { name: 'run', arguments: '{}' } })).rejects.toBeInstanceOf(MalformedResponseError);
-    expect(performance.now() - started).toBeLessThan(1_000);
     expect(([] as unknown as Record<string, unknown>).run).toBeUndefined();
     expect(Object.prototype).not.toHaveProperty('function');
   });

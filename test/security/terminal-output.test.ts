@@ -54,3 +54,36 @@ describe('the status line with hostile tool arguments', () => {
     expect(text.split('\n').filter((printed) => printed.startsWith('[rein] step 9'))).toEqual([]);
   });
 });
+
+describe('every line the CLI prints passes one filter (cli/safe-io.ts)', () => {
+  it('an MCP server that dies at start-up with escape sequences in its stderr reaches the terminal as text only', async () => {
+    const { main } = await import('../../cli/main.js');
+    const { makeTempDir } = await import('../helpers/workspace.js');
+    const fs = await import('node:fs');
+    const path = await import('node:path');
+    const dir = makeTempDir();
+    const hostile = `${Object.values(ATTACKS).join('')}[rein] forged line`;
+    const script = path.join(dir, 'dies.js');
+    fs.writeFileSync(script, `process.stderr.write(${JSON.stringify(`${hostile}\n`)}); process.exit(3);`);
+    const config = path.join(dir, 'rules.json');
+    fs.writeFileSync(config, JSON.stringify({ mcp: { servers: { dies: { command: process.execPath, args: [script], sandbox: false, maxRestarts: 0 } } } }));
+    const out: string[] = [];
+    const err: string[] = [];
+    await main(['rules', 'tools', '--config', config], {
+      stdout: { write: (text: string) => out.push(text) > 0, isTTY: true },
+      stderr: { write: (text: string) => err.push(text) > 0, isTTY: true },
+    });
+    const printed = out.join('') + err.join('');
+    expect(printed).toContain('forged line');
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: looking for control characters is the point
+    expect(printed).not.toMatch(/[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/);
+  }, 60_000);
+
+  it('a --base-url with a key in its query is masked wherever the CLI prints it', async () => {
+    const { terminalSafeIo } = await import('../../cli/safe-io.js');
+    const written: string[] = [];
+    const io = terminalSafeIo({ stdout: { write: (text: string) => written.push(text) > 0 }, stderr: { write: (text: string) => written.push(text) > 0 } });
+    io.stderr.write('rein: model m at https://user:hunter2@proxy.example/v1?api_key=abcd1234efgh&x=1\n');
+    expect(written.join('')).toBe('rein: model m at https://user:[redacted]@proxy.example/v1?api_key=[redacted]&x=1\n');
+  });
+});
