@@ -2,6 +2,8 @@
  * `rein/rules`: The rules as data: the schema, presets, phases, stall rules, endpoint profiles, approvals and hooks policy, trust.
  * An entry point of rein's public surface (package.json "exports", docs/architecture.md), used by rein's own packages.
  */
+
+export { CODE_RUNNING_OPTIONS, COMMAND_RUNNERS } from './approvals/code-running.js';
 export { describeApprovals } from './approvals/describe.js';
 export type { PendingApproval } from './approvals/pending.js';
 export { approvalOverride } from './approvals/presets.js';

@@ -3,7 +3,18 @@ import { readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { packageRoot } from 'rein/lib';
 import { createHarnessMachine, listTransitions } from 'rein/machines';
-import { END_TARGETS, ENDPOINT_PROFILES, PROGRESS_KINDS, phaseNames, phaseRuleSchema, rulesSchema, STALL_RULE_NAMES, STALL_RULES } from 'rein/rules';
+import {
+  CODE_RUNNING_OPTIONS,
+  COMMAND_RUNNERS,
+  END_TARGETS,
+  ENDPOINT_PROFILES,
+  PROGRESS_KINDS,
+  phaseNames,
+  phaseRuleSchema,
+  rulesSchema,
+  STALL_RULE_NAMES,
+  STALL_RULES,
+} from 'rein/rules';
 import { listGuards } from 'rein-cli/commands/rules-guards.js';
 import { toPhaseMermaid, toTurnCycleMermaid } from 'rein-visualizer/server/mermaid-overview.js';
 import { z } from 'zod';
@@ -225,6 +236,26 @@ function strykerExclusionsSection(): string {
   ].join('\n');
 }
 
+/** The options and programs an allow rule never lets through unnamed, from rules/approvals/code-running.ts. */
+function codeRunningSection(): string {
+  const rows = CODE_RUNNING_OPTIONS.map((row) => {
+    const words = [
+      ...(row.globalOptions ?? []).map((option) => `\`${option}\` (before the subcommand)`),
+      ...row.options.map((option) => `\`${option}\``),
+      ...(row.subcommands ?? []).map((name) => `\`${name}\``),
+    ];
+    return `| \`${row.program}\` | ${words.join(', ')} | ${cell(row.why)} |`;
+  });
+  return [
+    '| program | options and subcommands | why |',
+    '|---|---|---|',
+    ...rows,
+    `| a leading \`NAME=value\` | - | sets the environment the command runs with (\`PAGER=…\`, \`GIT_DIR=…\`) |`,
+    '',
+    `Programs that run the command they are given (never allowed by a rule for what they run): ${COMMAND_RUNNERS.map((name) => `\`${name}\``).join(', ')}.`,
+  ].join('\n');
+}
+
 /** A generated section: the page that shows it (a path from the checkout) and its text. */
 interface DocsSection {
   page: string;
@@ -243,5 +274,6 @@ export function docsSections(): Record<string, DocsSection> {
     guards: { page: reference, text: guardsSection() },
     'rules-keys': { page: reference, text: rulesKeysSection() },
     'stryker-exclusions': { page: 'docs/mutation.md', text: strykerExclusionsSection() },
+    'code-running': { page: 'docs/approvals-and-hooks.md', text: codeRunningSection() },
   };
 }

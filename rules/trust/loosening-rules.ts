@@ -15,7 +15,7 @@ interface LooseningRule {
   field: string;
   /** How a finding is introduced, when not by the field. */
   label?: string;
-  /** What counts as loosening it (README and docs/security.md quote these). */
+  /** What counts as loosening it (README and docs/SECURITY.md quote these). */
   loosens: string;
   /** The widening found in `rules` compared with `base`, or null. */
   check(base: Rules, rules: Rules): string | null;

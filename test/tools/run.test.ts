@@ -105,7 +105,7 @@ describe('run', () => {
   });
 
   // A watchdog in the command's group sees the harness gone, also in the moment before bwrap has tied itself to its parent.
-  // (bwrap killed in its first milliseconds is left out: its own half that sets up the sandbox can outlive it; see docs/security.md.)
+  // (bwrap killed in its first milliseconds is left out: its own half that sets up the sandbox can outlive it; see docs/SECURITY.md.)
   it.each([
     ['none', 'running'],
     ['bwrap', 'running'],

@@ -118,8 +118,8 @@ describe("an untrusted repository's rules file", () => {
     expect((await loadRules({ configPath: outside, workspace: dir })).notices).toEqual([]);
   });
 
-  it('docs/security.md lists the table as it is', () => {
-    const security = readFileSync(join(repoRoot, 'docs', 'security.md'), 'utf8');
+  it('docs/SECURITY.md lists the table as it is', () => {
+    const security = readFileSync(join(repoRoot, 'docs', 'SECURITY.md'), 'utf8');
     for (const rule of LOOSENING_RULES)
       expect(security).toContain(
         `| ${rule.field
