@@ -16,7 +16,7 @@ import { makeTempDir } from '../helpers/workspace.js';
 
 // Issue 38, class 2: approvals that cannot be forged or fooled.
 
-const untrusted: ApprovalPolicy = { global: { deny: [], ...approvalPresetLayer('untrusted') } };
+const untrusted = { global: { deny: [], ...approvalPresetLayer('untrusted') } } as ApprovalPolicy;
 const verdictOf = (command: string, policy: ApprovalPolicy = untrusted) => judgeCall(callFacts('run', JSON.stringify({ command })), policy, [], 'h').verdict;
 
 describe('allow rules match the parsed command, never a string prefix', () => {
