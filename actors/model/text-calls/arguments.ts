@@ -17,7 +17,7 @@ export interface DecodedArguments {
 export type Dialect = 'json' | 'gemma';
 
 /** The JSON types a parameter may take, by name (from the tool's schema). */
-export type ParameterTypes = ReadonlyMap<string, readonly string[]> | undefined;
+type ParameterTypes = ReadonlyMap<string, readonly string[]> | undefined;
 
 const X1 = /^<parameter=("?)([^<>"\n]{1,120})\1>/;
 const X1_ENDS = ['</parameter>', '<parameter=', '</function>'];
@@ -137,7 +137,7 @@ function trimOneNewline(text: string): string {
  *
  * @example typedValue('3', ['integer']) // 3
  */
-export function typedValue(text: string, types: readonly string[] | undefined): unknown {
+function typedValue(text: string, types: readonly string[] | undefined): unknown {
   if (types?.length === 1 && types[0] === 'string') return text;
   const trimmed = text.trim();
   if (types?.includes('string') && !/^(?:null|None|none|nil)$/.test(trimmed)) return text;

@@ -7,7 +7,7 @@ import { folded, marksCall, type Token } from './markup.js';
 import type { ToolList } from './tool-list.js';
 
 /** One call inside a candidate: the name as written (a `functions.` namespace taken off), its arguments, the model's own id. */
-export interface CallPart {
+interface CallPart {
   name: string;
   arguments: unknown;
   id?: string;
@@ -136,7 +136,7 @@ function tagSuffixCandidates(scan: Scan): Candidate[] {
   const tag = /<function=("?)([^<>"\n]{1,120})\1>/g;
   for (let match = tag.exec(scan.text); match; match = tag.exec(scan.text)) {
     const name = match[2]!.trim();
-    const call = callAfter(scan, name, match.index + match[0].length, '</function>');
+    const call = callAfter(scan, name, match.index + match[0].length, { closer: '</function>' });
     if (call) found.push({ ...call.candidate, start: match.index, marked: true, label: '<function=…>' });
   }
   return found;
@@ -147,7 +147,7 @@ function attributeCandidates(scan: Scan): Candidate[] {
   const found: Candidate[] = [];
   const tag = /<((?:[|｜]DSML[|｜])?[\w-]*:?)(invoke|function|tool_call|tool)\s+name="([^"\n]{1,120})"\s*>/g;
   for (let match = tag.exec(scan.text); match; match = tag.exec(scan.text)) {
-    const call = callAfter(scan, match[3]!, match.index + match[0].length, `</${match[1]}${match[2]}>`);
+    const call = callAfter(scan, match[3]!, match.index + match[0].length, { closer: `</${match[1]}${match[2]}>` });
     if (call) found.push({ ...call.candidate, start: match.index, marked: true, label: `<${folded(match[1]!)}${match[2]}>` });
   }
   return found;
@@ -159,7 +159,7 @@ function recipientCandidates(scan: Scan): Candidate[] {
   const recipient = /\bto=(functions\.)?([\w.-]{1,120})/g;
   for (let match = recipient.exec(scan.text); match; match = recipient.exec(scan.text)) {
     if (!match[1] && !scan.offered.has(match[2]!)) continue;
-    const call = callAfter(scan, match[2]!, match.index + match[0].length, '<|call|>');
+    const call = callAfter(scan, match[2]!, match.index + match[0].length, { closer: '<|call|>' });
     if (!call) continue;
     const header = /(?:<\|start\|>\s*)?(?:assistant\s*)?(?:<\|channel\|>\s*)?(?:commentary|analysis)?\s*$/.exec(
       scan.text.slice(Math.max(0, match.index - 80), match.index),
@@ -174,7 +174,7 @@ function kimiIdCandidates(scan: Scan): Candidate[] {
   const found: Candidate[] = [];
   const id = /\bfunctions\.([\w.-]{1,120}?):(\d{1,9})\b/g;
   for (let match = id.exec(scan.text); match; match = id.exec(scan.text)) {
-    const call = callAfter(scan, match[1]!, match.index + match[0].length, null);
+    const call = callAfter(scan, match[1]!, match.index + match[0].length, { closer: null });
     if (call)
       found.push({
         ...call.candidate,
@@ -210,7 +210,7 @@ function afterTokenCandidates(scan: Scan): Candidate[] {
       id = callId[1];
       after += callId[0].length;
     }
-    const call = callAfter(scan, name[1]!, after, null);
+    const call = callAfter(scan, name[1]!, after, { closer: null });
     if (!call) continue;
     const calls = id ? call.candidate.calls.map((part) => ({ ...part, id })) : call.candidate.calls;
     found.push({ ...call.candidate, calls, start: at, marked: marksCall(token), label: token.text });
@@ -285,7 +285,7 @@ function gemmaCandidates(scan: Scan): Candidate[] {
   const found: Candidate[] = [];
   const callee = /\bcall:([\w.-]{1,120})(?=\{)/g;
   for (let match = callee.exec(scan.text); match; match = callee.exec(scan.text)) {
-    const call = callAfter(scan, match[1]!, match.index + match[0].length, null, 'gemma');
+    const call = callAfter(scan, match[1]!, match.index + match[0].length, { closer: null, dialect: 'gemma' });
     if (call) found.push({ ...call.candidate, start: match.index, marked: true, label: 'call:…{' });
   }
   return found;
@@ -316,9 +316,10 @@ function lineStartCandidates(scan: Scan): Candidate[] {
  * the separators a format puts between them (delimiters such as `[ARGS]` or
  * `<|message|>`, the words `json` and `commentary`, a Markdown fence), then
  * decoded; no arguments at all when a closing delimiter comes first. `closer`
- * is the tag that ends this call, taken into it when it follows.
+ * is the tag that ends this call, taken into it when it follows; `dialect` says which grammar a `{` opens.
  */
-function callAfter(scan: Scan, rawName: string, at: number, closer: string | null, dialect: Dialect = 'json'): { candidate: Candidate } | null {
+function callAfter(scan: Scan, rawName: string, at: number, how: { closer: string | null; dialect?: Dialect }): { candidate: Candidate } | null {
+  const { closer, dialect = 'json' } = how;
   // A namespace before the name (`functions.`) and Llama's `.call` after it are not part of it.
   const name = rawName.replace(/^functions\./, '').replace(/\.call$/, '');
   const { text } = scan;

@@ -1,7 +1,7 @@
 import { gemmaValue, pyJson, pyRepr, tagValue } from './render-values.js';
 
 /** One call to write: its tool, its arguments, and the id a format that carries ids writes (else one is made up). */
-export interface RenderCall {
+interface RenderCall {
   name: string;
   args: Record<string, unknown>;
   id?: string;

@@ -5,7 +5,7 @@ import { isStopToken, marksCall, type Span, startsResult, type Token } from './m
 import type { NotRunReason, Recovery } from './types.js';
 
 /** What the guard judges the candidates against. */
-export interface Judging {
+interface Judging {
   scan: Scan;
   /** Quoted code (fences, inline spans), found with the candidates masked out. */
   spans: readonly CodeSpan[];
@@ -54,7 +54,7 @@ export function judgeCandidates(candidates: readonly Candidate[], judging: Judgi
           ? 'echo'
           : null;
     if (!why) active.push(candidate);
-    else if (why !== 'reasoning' || candidate.marked || markedBefore(scan, candidate.start)) hold(recovery, candidate, why, scan);
+    else if (why !== 'reasoning' || candidate.marked || markedBefore(scan, candidate.start)) hold(recovery, candidate, why, { scan });
   }
   const kept: Block[] = [];
   for (const block of blocksOf(active, scan, cut)) {
@@ -68,7 +68,7 @@ export function judgeCandidates(candidates: readonly Candidate[], judging: Judgi
           : 'mixed'
         : judgeBlock(block, scan, cut, judging.markedOnly);
     if (verdict === 'run') kept.push(block);
-    else if (verdict !== 'prose') for (const candidate of block.candidates) hold(recovery, candidate, verdict, scan, block.label);
+    else if (verdict !== 'prose') for (const candidate of block.candidates) hold(recovery, candidate, verdict, { scan, label: block.label });
   }
   for (const block of kept) {
     const format = `${block.label}+${block.candidates[0]!.encoding}`;
@@ -92,7 +92,8 @@ function judgeBlock(block: Block, scan: Scan, cut: number, markedOnly: boolean):
   return scan.text.slice(block.end, cut).trim() === '' ? 'run' : 'position';
 }
 
-function hold(recovery: Recovery, candidate: Candidate, why: NotRunReason, scan: Scan, label = candidate.label): void {
+function hold(recovery: Recovery, candidate: Candidate, why: NotRunReason, context: { scan: Scan; label?: string }): void {
+  const { scan, label = candidate.label } = context;
   for (const call of candidate.calls)
     if (candidate.marked || scan.offered.has(call.name)) recovery.notRun.push({ format: `${label}+${candidate.encoding}`, name: call.name.slice(0, 80), why });
 }

@@ -1,5 +1,5 @@
 /** A call read from a JSON value: the tool's name as written, its arguments, and the id the model gave it. */
-export interface JsonCall {
+interface JsonCall {
   name: string;
   arguments: unknown;
   id?: string;

@@ -10,7 +10,7 @@
 type Dialect = 'python' | 'gemma';
 
 /** A parsed value and the offset just after it. */
-export type Parsed = { value: unknown; end: number } | null;
+type Parsed = { value: unknown; end: number } | null;
 
 const GEMMA_QUOTES = ['<escape>', '<|"|>'];
 const WORDS: Record<string, unknown> = { True: true, False: false, None: null, true: true, false: false, null: null };
@@ -37,7 +37,7 @@ export function parseLiteral(text: string, at: number, dialect: Dialect, depth =
     }
   }
   if (char === '"' || char === "'") return pythonString(text, start);
-  if (char === '[' || (char === '(' && dialect === 'python')) return sequence(text, start, char === '[' ? ']' : ')', dialect, depth);
+  if (char === '[' || (char === '(' && dialect === 'python')) return sequence(text, start, { dialect, depth });
   if (char === '{') return mapping(text, start, dialect, depth);
   const number = NUMBER.exec(text.slice(start, start + 64));
   if (number && !/[\w.]/.test(text[start + number[0].length] ?? '')) return { value: Number(number[0]), end: start + number[0].length };
@@ -72,7 +72,10 @@ export function parseKeywordArguments(text: string, open: number): Parsed {
   }
 }
 
-function sequence(text: string, open: number, close: string, dialect: Dialect, depth: number): Parsed {
+/** A list `[…]` or (Python) a tuple `(…)`, read as a list. */
+function sequence(text: string, open: number, context: { dialect: Dialect; depth: number }): Parsed {
+  const { dialect, depth } = context;
+  const close = text[open] === '[' ? ']' : ')';
   const items: unknown[] = [];
   let at = skipSpace(text, open + 1);
   while (text[at] !== close) {

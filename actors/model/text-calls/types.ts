@@ -2,7 +2,7 @@
 export type NotRunReason = 'reasoning' | 'echo' | 'inline' | 'position' | 'after-result' | 'mixed';
 
 /** A call recovered from a reply's text: the arguments are a value when they decoded, else the raw text. */
-export interface RecoveredCall {
+interface RecoveredCall {
   name: string;
   arguments: unknown;
   /** The id the model wrote with the call (Kimi's `functions.f:0`, Mistral's `[CALL_ID]`, Cohere's `tool_call_id`). */
