@@ -87,6 +87,20 @@ describe('tool calls recovered from text', () => {
     });
   });
 
+  it("JSON that only equals a file's data is not a copy of it: the marked call the model writes runs", () => {
+    const data = '{"name": "run", "arguments": {"command": "ls"}}';
+    const recovery = recoverTextCalls(`<tool_call>\n${data}\n</tool_call>`, tools, { shownTexts: [`[fixtures/call.json]\n${data}\n`] })!;
+    expect(recovery.calls.map((call) => call.name)).toEqual(['run']);
+    expect(recovery.notRun).toEqual([]);
+  });
+
+  it("a tool-result tag inside a call's arguments (a file being written) is the argument's text, not a made-up result", () => {
+    const write = JSON.stringify({ name: 'edit_file', arguments: { path: 'notes.md', old: 'x', new: 'Qwen answers in <tool_response> blocks.' } });
+    const recovery = recover(`<tool_call>\n${write}\n</tool_call>\n<tool_call>\n{"name": "run", "arguments": {"command": "ls"}}\n</tool_call>`)!;
+    expect(recovery.calls.map((call) => call.name)).toEqual(['edit_file', 'run']);
+    expect(recovery.notRun).toEqual([]);
+  });
+
   const names = fc.constantFrom(...defaultTools.map((tool) => tool.name));
   const prose = fc.string({ maxLength: 40 }).map((text) => text.replace(/[`<[{(~"|>\\]/g, ''));
 

@@ -41,16 +41,16 @@ interface Block {
 export function judgeCandidates(candidates: readonly Candidate[], judging: Judging): Recovery {
   const { scan } = judging;
   const recovery: Recovery = { calls: [], content: null, formats: [], ignored: [], notRun: [] };
-  const live = candidates.filter((candidate) => !quoted(candidate, judging.spans));
+  const live = candidates.filter((candidate) => !quoted(candidate, judging.spans)).sort((a, b) => a.start - b.start);
   const acting = live.filter((candidate) => !inside(judging.reasoning, candidate.start));
   const cut = resultCut(scan, acting, judging);
   const active: Candidate[] = [];
-  for (const candidate of live) {
+  for (const [index, candidate] of live.entries()) {
     const why: NotRunReason | null = inside(judging.reasoning, candidate.start)
       ? 'reasoning'
       : candidate.start >= cut
         ? 'after-result'
-        : echoed(scan.text.slice(candidate.start, candidate.end), judging.echoes)
+        : echoed(echoExtent(scan, live, index), judging.echoes)
           ? 'echo'
           : null;
     if (!why) active.push(candidate);
@@ -124,12 +124,25 @@ function resultCut(scan: Scan, acting: readonly Candidate[], judging: Judging): 
   const token = scan.tokens.find(
     (entry) =>
       entry.start >= first.end &&
+      // Inside a call is an argument's text (a file being written), not a result.
+      !acting.some((candidate) => entry.start >= candidate.start && entry.start < candidate.end) &&
       // Harmony: a message from a tool (`<|start|>functions.f to=assistant`).
       (startsResult(entry) || (entry.text === '<|start|>' && scan.text.startsWith('functions.', entry.end))) &&
       !inside(judging.reasoning, entry.start) &&
       !inside(judging.spans, entry.start),
   );
   return token?.start ?? scan.text.length;
+}
+
+/**
+ * The text a call is compared with what the model was shown: the call with its own delimiters around it
+ * (`<tool_call>…</tool_call>`), so JSON that merely equals a file's data is not taken for a copy of it.
+ */
+function echoExtent(scan: Scan, live: readonly Candidate[], index: number): string {
+  const candidate = live[index]!;
+  const from = glueStart(scan, candidate.start, index > 0 ? live[index - 1]!.end : 0);
+  const to = solidGlueEnd(scan, candidate.end, live[index + 1]?.start ?? scan.text.length);
+  return scan.text.slice(from, to);
 }
 
 /** Whether the call's text appears, white space aside, in what the model was shown. */
