@@ -1,5 +1,5 @@
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { join, resolve, sep } from 'node:path';
 import { formatZodError, jsonSyntaxError, UsageError } from 'rein/lib';
 import { rulesSchema } from 'rein/rules';
 import { z } from 'zod';
@@ -16,7 +16,8 @@ export const DEFAULT_CHECK_TIMEOUT_S = 120;
 /** `task.json`: what the agent is told, how it is graded, and (for offline runs) its simulated model. */
 const taskSchema = z
   .object({
-    prompt: z.string().min(1).describe('The task the agent is given'),
+    prompt: z.string().min(1).optional().describe('The task the agent is given (or `prompt_file`)'),
+    prompt_file: z.string().min(1).optional().describe('A file in the task folder holding the task, for a task too long to keep in task.json (or `prompt`)'),
     test_cmd: z.string().min(1).describe('The verification command the agent is told to run'),
     check_cmd: z.string().min(1).describe("The grader's command, run in the workspace after the agent ends; never shown to the agent. Exit 0 = resolved"),
     timeout_s: z.number().positive().max(86_400).default(DEFAULT_TIMEOUT_S).describe("The agent's time budget (the harness's budgets.maxSeconds)"),
@@ -29,9 +30,15 @@ const taskSchema = z
     simulation: simulationSchema.optional().describe('What the registered simulated models know about this task'),
     rules: z.record(z.string(), z.unknown()).optional().describe('A rules layer for this task (e.g. a small context window), applied over the configuration'),
   })
-  .strict();
+  .strict()
+  .refine((task) => (task.prompt === undefined) !== (task.prompt_file === undefined), {
+    message: 'give the task as `prompt` or as `prompt_file`, one of them',
+  });
 
-type TaskFile = z.infer<typeof taskSchema>;
+type TaskFile = Omit<z.infer<typeof taskSchema>, 'prompt' | 'prompt_file'> & { prompt: string; prompt_file?: string };
+
+/** Bytes a prompt file may have: far beyond any context window. */
+const MAX_PROMPT_BYTES = 16 * 1024 * 1024;
 
 /** A validated task: its folder, its starting workspace and its task.json. */
 export interface EvalTask extends TaskFile {
@@ -87,9 +94,23 @@ function loadTask(id: string, dir: string): EvalTask | { problem: string } {
   if (!parsed.success) return { problem: `task.json: ${formatZodError(parsed.error, { input: json, schema: taskSchema }).slice(0, 3).join('; ')}` };
   const rulesProblem = parsed.data.rules ? checkRulesLayer(parsed.data.rules) : null;
   if (rulesProblem) return { problem: `task.json rules: ${rulesProblem}` };
-  const simulated = simulatedChoice(parsed.data, dir);
+  const prompt = parsed.data.prompt ?? promptFile(dir, parsed.data.prompt_file!);
+  if (typeof prompt !== 'string') return prompt;
+  const task = { ...parsed.data, prompt };
+  const simulated = simulatedChoice(task, dir);
   if (typeof simulated === 'string') return { problem: simulated };
-  return { ...parsed.data, id, dir, repoDir, simulated };
+  return { ...task, id, dir, repoDir, simulated };
+}
+
+/** The task from `prompt_file`: a regular file inside the task folder, not empty, at most 16 MiB. */
+function promptFile(dir: string, name: string): string | { problem: string } {
+  const path = resolve(dir, name);
+  if (!existsSync(path) || !statSync(path).isFile()) return { problem: `task.json prompt_file: ${name} not found in the task folder` };
+  // Where it really is (a link included): a task folder names its own files only.
+  if (!realpathSync(path).startsWith(realpathSync(dir) + sep)) return { problem: `task.json prompt_file: ${name} is outside the task folder` };
+  if (statSync(path).size > MAX_PROMPT_BYTES) return { problem: `task.json prompt_file: ${name} is more than ${MAX_PROMPT_BYTES} bytes` };
+  const text = readFileSync(path, 'utf8').replace(/^\uFEFF/, '');
+  return text.trim() === '' ? { problem: `task.json prompt_file: ${name} is empty` } : text;
 }
 
 function simulatedChoice(task: TaskFile, dir: string): SimulatedModelChoice | null | string {

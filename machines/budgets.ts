@@ -119,7 +119,7 @@ export function promptTokensForCaps(
 }
 
 /** Fewest completion tokens worth making a call for; below it the budget is spent. */
-const MIN_COMPLETION_TOKENS = 256;
+export const MIN_COMPLETION_TOKENS = 256;
 
 const ZERO_PRICE: Price = { input: 0, cachedInput: 0, output: 0 };
 

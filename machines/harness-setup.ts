@@ -2,6 +2,7 @@ import { cancel, enqueueActions, raise, setup } from 'xstate';
 import type { EndStatus, MachineNote } from '../lib/trace/trace-events.js';
 import type { ApprovalPolicy } from '../rules/approvals/evaluate.js';
 import { type ApprovalDecision, decisionFits } from '../rules/approvals/pending.js';
+import type { CallIdFormat } from '../rules/call-ids.js';
 import type { HookMoment } from '../rules/hooks/schema.js';
 import type { Phase } from '../rules/schema.js';
 import { actorPlaceholders, type ContextOutput, type HooksOutput, type SummaryOutput } from './actor-contracts.js';
@@ -143,7 +144,9 @@ export const harnessSetup = setup({
     forceCompaction: enqueueActions(({ context, enqueue }, params: { error: unknown; share: number }) =>
       applyUpdate(enqueue, context, rejectionUpdate(context, params)),
     ),
-    recordReply: enqueueActions(({ context, enqueue }, params: { reply: ModelReply }) => applyUpdate(enqueue, context, replyUpdate(context, params.reply))),
+    recordReply: enqueueActions(({ context, enqueue }, params: { reply: ModelReply; callIds?: CallIdFormat }) =>
+      applyUpdate(enqueue, context, replyUpdate(context, params.reply, params)),
+    ),
     recordResults: enqueueActions(({ context, enqueue }, params: { output: ToolsOutput; fold: Omit<FoldRules, 'testCmd'> }) =>
       applyUpdate(enqueue, context, resultsUpdate(context, params.output, params.fold)),
     ),

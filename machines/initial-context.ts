@@ -35,6 +35,7 @@ export function initialContext(input: HarnessInput, rules: Rules): HarnessContex
     forceCompaction: false,
     promptRejections: 0,
     calls: [],
+    callIds: [],
     cursor: 0,
     heldResults: null,
     facts: initialFacts(input.todo ?? []),

@@ -1,5 +1,6 @@
 import type { AssistantMessage, ChatMessage, ToolCall, ToolMessage } from '../context/messages.js';
 import type { TodoItem } from '../lib/tool-effect.js';
+import { acceptsCallId, type CallIdFormat, makeCallId } from '../rules/call-ids.js';
 import type { Phase } from '../rules/schema.js';
 import { addUsage } from './budgets.js';
 import { type FoldRules, foldResults, initialTurn } from './facts.js';
@@ -54,36 +55,56 @@ export function deliveryUpdate(context: HarnessContext): Update {
   return { context: { notices: [] }, append };
 }
 
+/** Why rein gave a call another id than the provider's: none came, it is not one the endpoint accepts back, or it was used before. */
+type IdChange = { index: number; given: string | null; id: string; why: 'missing' | 'invalid' | 'duplicate' };
+
 /**
- * Gives every tool call an id that is unique in the whole run, so each
- * result pairs with exactly one call. Provider ids are long and random and
- * are kept; empty, short, odd or repeated ids (scripted or broken models)
- * become `call_<step>_<index>`, unique by construction.
+ * Gives every tool call an id that is unique in the whole run, so each result
+ * pairs with exactly one call. The provider's id is sent back exactly as it
+ * came when the endpoint accepts it (`format`, from the endpoint profile);
+ * rein makes one only for a call without one, with one the endpoint would
+ * refuse (Mistral wants nine letters and digits), or with one already used
+ * in the run. Resume and the call journal key calls by step and position,
+ * never by id.
  */
-export function normalizeCalls(message: AssistantMessage, step: number): ToolCall[] {
-  const seen = new Set<string>();
-  return (message.tool_calls ?? []).map((call, index) => {
-    const given = typeof call.id === 'string';
-    // Stryker disable next-line StringLiteral: whatever stands in for a missing id fails the id check below and becomes call_<step>_<index>
-    let id = given ? call.id.trim() : '';
-    if (id.length < 16 || id.length > 80 || !/^[\w.:-]+$/.test(id) || seen.has(id)) id = `call_${step}_${index}`;
+export function normalizeCalls(
+  message: AssistantMessage,
+  step: number,
+  options: { format?: CallIdFormat; used?: readonly string[] } = {},
+): { calls: ToolCall[]; changes: IdChange[] } {
+  const format = options.format ?? 'any';
+  const seen = new Set(options.used ?? []);
+  const changes: IdChange[] = [];
+  const calls = (message.tool_calls ?? []).map((call, index): ToolCall => {
+    const given = typeof call.id === 'string' && call.id !== '' ? call.id : null;
+    let id = given ?? '';
+    const why = given === null ? 'missing' : !acceptsCallId(format, given) ? 'invalid' : seen.has(given) ? 'duplicate' : null;
+    if (why) {
+      for (let attempt = 0; ; attempt++) {
+        id = makeCallId(format, { step, index, attempt });
+        if (!seen.has(id)) break;
+      }
+      changes.push({ index, given: given === null ? null : given.slice(0, 200), id, why });
+    }
     seen.add(id);
     const name = typeof call.function?.name === 'string' ? call.function.name : '';
     const args = typeof call.function?.arguments === 'string' ? call.function.arguments : JSON.stringify(call.function?.arguments ?? {});
     return { id, type: 'function', function: { name, arguments: args } };
   });
+  return { calls, changes };
 }
 
-/** A model reply arrived: count the step and the usage, start a new turn. */
-export function replyUpdate(context: HarnessContext, reply: ModelReply): Update {
+/** A model reply arrived: count the step and the usage, start a new turn; the ids rein changed are traced beside the provider's. */
+export function replyUpdate(context: HarnessContext, reply: ModelReply, params: { callIds?: CallIdFormat } = {}): Update {
   const step = context.step + 1;
-  const calls = normalizeCalls(reply.message, step);
+  const { calls, changes } = normalizeCalls(reply.message, step, { ...(params.callIds ? { format: params.callIds } : {}), used: context.callIds ?? [] });
   const message: AssistantMessage = { role: 'assistant', content: reply.message.content ?? null };
   if (calls.length > 0) message.tool_calls = calls;
   return {
     context: {
       step,
       calls,
+      ...(calls.length > 0 ? { callIds: [...(context.callIds ?? []), ...calls.map((call) => call.id)] } : {}),
       cursor: 0,
       turn: initialTurn(calls.length),
       usage: addUsage(context.usage, reply.usage, context.price),
@@ -91,8 +112,10 @@ export function replyUpdate(context: HarnessContext, reply: ModelReply): Update 
       contextState: calibratedState(context, reply),
       forceCompaction: false,
       promptRejections: 0,
+      ...(reply.notice ? { notices: [...context.notices, reply.notice] } : {}),
     },
     append: [message],
+    ...(changes.length > 0 ? { notes: [{ kind: 'call_ids' as const, step, calls: changes }] } : {}),
   };
 }
 

@@ -143,6 +143,8 @@ export interface ModelReply {
   finishReason?: string;
   /** Set when the calls were written as text and recovered by the reply intake (the shapes, the number of calls). */
   recovered?: { shapes: string[]; calls: number };
+  /** What the model is told about this reply after its results: calls it wrote that were not run, and why. */
+  notice?: string;
 }
 
 /** The tool actor's output: results in call order, stopping at a `finish` call. */
@@ -174,6 +176,8 @@ export interface HarnessContext {
   /** Prompts the provider rejected as too long since the last reply. */
   promptRejections: number;
   calls: ToolCall[];
+  /** Every tool-call id of the run so far: an id is never given twice, so each result pairs with exactly one call (absent in states saved before it was kept). */
+  callIds?: string[];
   cursor: number;
   /** With postToolUse hooks: the call that just ran, held while its hooks run; its result is recorded with their notes. */
   heldResults: ToolsOutput | null;

@@ -11,6 +11,7 @@ interface ProfileSettings {
   streamUsage?: boolean;
   reasoningEffort?: 'minimal' | 'low' | 'medium' | 'high';
   extraBody?: Record<string, unknown>;
+  toolCallIds?: 'any' | 'alphanumeric-9';
 }
 
 /** Per-server defaults for `model.*`, chosen with `model.profile`; any field set beside it wins. */
@@ -66,6 +67,12 @@ export const ENDPOINT_PROFILES = [
     server: 'LM Studio (`…:1234/v1`)',
     settings: { toolCalling: 'auto', maxTokensParam: 'max_tokens', systemRole: 'system' },
     why: 'native for models it knows a tool format for, text for the rest',
+  },
+  {
+    name: 'mistral',
+    server: 'Mistral (api.mistral.ai, or vLLM/llama.cpp serving Mistral templates)',
+    settings: { toolCalling: 'auto', maxTokensParam: 'max_tokens', systemRole: 'system', toolCallIds: 'alphanumeric-9' },
+    why: "Mistral's API and chat templates reject tool-call ids that are not 9 letters and digits; ids rein makes take that form",
   },
   {
     name: 'openrouter',

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ruleRegexMessage } from '../lib/rule-regex.js';
 import { approvalsSchema } from './approvals/schema.js';
+import { CALL_ID_FORMATS } from './call-ids.js';
 import { condition } from './conditions.js';
 import { PROFILE_NAMES } from './endpoint-profiles.js';
 import { hooksSchema } from './hooks/schema.js';
@@ -240,7 +241,15 @@ export const rulesSchema = z.strictObject({
       recoverToolCalls: z
         .boolean()
         .default(true)
-        .describe('Run tool calls a reply writes as text (Hermes, <function=…>, Mistral, Llama, fenced JSON) when it has no tool_calls'),
+        .describe(
+          'Run tool calls a reply writes as text (any format of the census in docs/endpoints.md) when it has no tool_calls; once the endpoint has sent native calls in a run, only calls in marked syntax count',
+        ),
+      toolCallIds: z
+        .enum(CALL_ID_FORMATS)
+        .default('any')
+        .describe(
+          "Ids the endpoint accepts back: any keeps the provider's ids and makes call_<step>_<index> where it gave none; alphanumeric-9 (Mistral) nine letters and digits",
+        ),
       repairArguments: z
         .boolean()
         .default(true)

@@ -4,6 +4,7 @@
  */
 export { planServers, startServers } from './parts/mcp-servers.js';
 export { tamperWarning } from './parts/rules-watch.js';
+export { checkTaskFits } from './parts/task-fit.js';
 export { readJsonLines } from './record/jsonl.js';
 export { chooseRunDir, newRunId, RUN_FILES, readOwnRunMeta, readRunMeta, runFile, traceFileOf } from './record/run-dir.js';
 export { loadState } from './record/state-file.js';

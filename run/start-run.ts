@@ -23,6 +23,7 @@ import { openRunFiles } from './parts/run-files.js';
 import { runToEnd } from './parts/run-to-end.js';
 import { openSandbox, planSandbox } from './parts/sandbox.js';
 import { writeStartLines } from './parts/start-lines.js';
+import { checkTaskFits } from './parts/task-fit.js';
 import { assembleToolbox } from './parts/toolbox.js';
 import { runFile } from './record/run-dir.js';
 import { loadState, type SavedState } from './record/state-file.js';
@@ -156,6 +157,8 @@ async function assembleRun(options: RunOptions, saved: SavedState | null): Promi
   const step = (name: LaunchStep) => options.onLaunchStep?.(name);
   const notice = (text: string) => options.onNotice?.(text);
   const env = options.env ?? process.env;
+  // A task the window cannot hold is refused before anything exists (a resumed run's task fitted when it started).
+  if (!saved) checkTaskFits(options);
   const workspace = admitRun(options);
   step('watch');
   const watch = watchRulesFiles(workspace, options.runDir, held);

@@ -22,8 +22,8 @@ export {
   type ScriptedReply,
   textReply,
 } from '../actors/model/scripted-model.js';
+export { renderCalls, TEXT_CALL_FORMAT_NAMES, TEXT_CALL_FORMATS, type TextCallFormatName } from '../actors/model/text-calls/formats.js';
 export { MANGLES, type Mangle } from '../actors/model/text-calls/render.js';
-export { TEXT_CALL_SHAPES, type TextCallShape } from '../actors/model/text-calls/types.js';
 export { BUILT_IN_GUARDS } from '../machines/guards/catalogue.js';
 export type { GuardView } from '../machines/guards/guard-view.js';
 export type { GuardDefinition, GuardFunction, GuardParams, GuardRegistry } from '../machines/guards/registry.js';

@@ -91,8 +91,9 @@ export function probeHarness(machine: HarnessMachine, rules: Rules, options: { a
       const message = {
         role: 'assistant' as const,
         content: scripted.content ?? null,
-        tool_calls: (scripted.calls ?? []).map((call, index) => ({
-          id: call.id ?? `call_${index}`,
+        tool_calls: (scripted.calls ?? []).map((call) => ({
+          // No id of its own: the machine gives it one, as it does for a provider that sends none.
+          id: call.id ?? '',
           type: 'function' as const,
           function: { name: call.name, arguments: typeof call.args === 'string' ? call.args : JSON.stringify(call.args ?? {}) },
         })),
@@ -105,7 +106,9 @@ export function probeHarness(machine: HarnessMachine, rules: Rules, options: { a
       const context = snapshot.context;
       // With approvals the tool actor runs only up to the next call that waits for an answer; with postToolUse hooks, one call.
       const pending =
-        context.calls.length > 0 ? toolBatch(context, batchRulesOf(context.phase, rules)) : normalizeCalls({ role: 'assistant', content: null }, context.step);
+        context.calls.length > 0
+          ? toolBatch(context, batchRulesOf(context.phase, rules))
+          : normalizeCalls({ role: 'assistant', content: null }, context.step).calls;
       checkResults(results, pending, finish !== undefined);
       const output: ToolsOutput = {
         results: results.map((spec, index) => ({

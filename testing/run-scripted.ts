@@ -7,7 +7,7 @@ import type { ChatMessage } from '../context/messages.js';
 import type { TraceRecord } from '../lib/trace/trace-events.js';
 import type { GuardRegistry } from '../machines/guards/registry.js';
 import type { RuleActionRegistry } from '../machines/rule-actions.js';
-import type { HarnessOutput, ModelReply } from '../machines/types.js';
+import type { HarnessOutput } from '../machines/types.js';
 import { type Rules, type RulesInput, rulesSchema } from '../rules/schema.js';
 import { readJsonLines } from '../run/record/jsonl.js';
 import { readRecord } from '../run/record/transcript.js';
@@ -73,8 +73,8 @@ export async function runScripted(options: ScriptedRunOptions): Promise<Scripted
   let toolSchemas: unknown[] = [];
   const rules = rulesSchema.parse(options.rules ?? {});
   // The intake needs the run's tool schemas, known when the run builds the model actor.
-  let intake: ((reply: ModelReply, step: number) => ModelReply) | null = null;
-  const model = createScriptedModel(options.script, { intake: (reply, step) => (intake ? intake(reply, step) : reply) });
+  let intake: ReturnType<typeof scriptedIntake> | null = null;
+  const model = createScriptedModel(options.script, { intake: (reply, step, messages) => (intake ? intake(reply, step, messages) : reply) });
   const handle = await startRun({
     workspace,
     task: options.task ?? 'Make the tests pass.',

@@ -1,4 +1,5 @@
 import { boundedErrorText, limitBody, MAX_ERROR_BODY_BYTES, MAX_ERROR_TEXT_CHARS, readCapped } from './body-limits.js';
+import { checkReplyBody, foreignBodyMessage, speaksApi } from './content-type.js';
 
 /**
  * A fetch that keeps what an endpoint sends within bounds and in a shape the
@@ -9,14 +10,17 @@ import { boundedErrorText, limitBody, MAX_ERROR_BODY_BYTES, MAX_ERROR_TEXT_CHARS
  * vLLM's older `{ "object": "error", "message": … }`, plain-text bodies, and
  * a body that was cut (its message says so and how big it was). Without the
  * rewrite the SDK reports "400 status code (no body)" and a prompt that is too
- * long cannot be told from any other bad request.
+ * long cannot be told from any other bad request. A body that is not the model
+ * API's at all (a web page, a proxy's login form) is said as such, with its
+ * type and first bytes: for a reply that looked fine (HTTP 200) that is a
+ * `ForeignBodyError`, which is not retried.
  *
  * @example new OpenAI({ fetch: normalizingErrorFetch(fetch, 16 * 1024 * 1024) })
  */
 export function normalizingErrorFetch(inner: typeof fetch, maxBodyBytes: number): typeof fetch {
   return async (input, init) => {
     const response = await inner(input, init);
-    if (response.ok) return limitBody(response, maxBodyBytes);
+    if (response.ok) return checkReplyBody(limitBody(response, maxBodyBytes));
     const { text, bytes, cut } = await readCapped(response.body, MAX_ERROR_BODY_BYTES);
     const headers = new Headers(response.headers);
     // The body changes size, and it is no longer compressed.
@@ -24,7 +28,14 @@ export function normalizingErrorFetch(inner: typeof fetch, maxBodyBytes: number)
     headers.delete('content-encoding');
     headers.set('content-type', 'application/json');
     const declared = response.headers.get('content-length');
-    const body = cut ? cutErrorBody(text, bytes, declared) : errorBody(text);
+    const type = response.headers.get('content-type');
+    // A web page for an error (a proxy's 502, a login form's 401): said as the page it is, not quoted as an API error.
+    const page = !speaksApi(type, text.slice(0, 512)) && (/html/i.test(type ?? '') || /^\s*</.test(text));
+    const body = page
+      ? JSON.stringify({ error: { message: foreignBodyMessage(type, text, response.status) } })
+      : cut
+        ? cutErrorBody(text, bytes, declared)
+        : errorBody(text);
     return new Response(body, { status: response.status, statusText: response.statusText, headers });
   };
 }

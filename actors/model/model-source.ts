@@ -1,11 +1,13 @@
 import type { AnyActorLogic } from 'xstate';
+import type { ChatMessage } from '../../context/messages.js';
 import { UsageError } from '../../lib/errors.js';
 import type { RetryEvent } from '../../lib/trace/trace-events.js';
 import type { ModelReply } from '../../machines/types.js';
+import type { CallIdFormat } from '../../rules/call-ids.js';
 import type { Rules } from '../../rules/schema.js';
 import { extractiveSummary, type SummarizeText } from '../summarizer.js';
 import { type ChatEndpoint, createOpenAIModel, type ModelNote, openEndpoint, type ToolCalling } from './openai-model.js';
-import { takeReply } from './reply-intake.js';
+import { shownTexts, takeReply } from './reply-intake.js';
 import { createScriptedModel, type Script } from './scripted-model.js';
 import { toolList } from './text-calls/tool-list.js';
 
@@ -27,6 +29,7 @@ interface ModelHooks {
   toolCalling?: ToolCalling;
   recoverToolCalls?: boolean;
   repairArguments?: boolean;
+  toolCallIds?: CallIdFormat;
 }
 
 interface EndpointFlags {
@@ -78,6 +81,7 @@ export function openAIModelSource(endpoint: { model: string; baseURL?: string; a
         toolCalling: hooks.toolCalling ?? rules.model.toolCalling,
         recover: hooks.recoverToolCalls ?? rules.model.recoverToolCalls,
         repair: hooks.repairArguments ?? rules.model.repairArguments,
+        callIds: hooks.toolCallIds ?? rules.model.toolCallIds,
         note,
       });
     },
@@ -115,10 +119,16 @@ export function scriptedModelSource(name: string, script: Script): ModelSource {
  * The reply intake for a scripted model: calls it writes as text are recovered and arguments repaired, as for an
  * endpoint, so rules can be tested against models that answer in those shapes.
  */
-export function scriptedIntake(schemas: unknown[], hooks: ModelHooks): (reply: ModelReply, step: number) => ModelReply {
+export function scriptedIntake(schemas: unknown[], hooks: ModelHooks): (reply: ModelReply, step: number, messages: readonly ChatMessage[]) => ModelReply {
   const tools = toolList(schemas);
-  return (wire, step) => {
-    const { reply, recovered, repairs } = takeReply(wire, step, { tools, recover: hooks.recoverToolCalls ?? true, repair: hooks.repairArguments ?? true });
+  return (wire, step, messages) => {
+    const { reply, recovered, repairs } = takeReply(wire, step, {
+      tools,
+      recover: hooks.recoverToolCalls ?? true,
+      repair: hooks.repairArguments ?? true,
+      shown: shownTexts(messages),
+      ...(hooks.toolCallIds ? { callIds: hooks.toolCallIds } : {}),
+    });
     if (recovered) hooks.note({ kind: 'calls_recovered', ...recovered });
     for (const repair of repairs) hooks.note({ kind: 'arguments_repaired', ...repair });
     return reply;

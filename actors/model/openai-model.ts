@@ -7,12 +7,14 @@ import { redact } from '../../lib/secrets/redact.js';
 import { shortHash } from '../../lib/short-hash.js';
 import { ContextLengthError, type ModelInput } from '../../machines/actor-contracts.js';
 import type { ModelReply } from '../../machines/types.js';
+import type { CallIdFormat } from '../../rules/call-ids.js';
 import { boundedErrorText } from './body-limits.js';
+import { ForeignBodyError } from './content-type.js';
 import { diagnoseEndpointError } from './endpoint-diagnosis.js';
 import { normalizingErrorFetch } from './error-body.js';
 import { loadOpenAI, openAIErrors } from './openai-sdk.js';
 import { promptedMessages, toolPrompt } from './prompted-tools.js';
-import { type IntakeNote, takeReply, type WireReply } from './reply-intake.js';
+import { type IntakeNote, shownTexts, takeReply, type WireReply } from './reply-intake.js';
 import { MalformedResponseError, type RetryPolicy, withRetries } from './retry.js';
 import { collectStream } from './stream-completion.js';
 import { toolList } from './text-calls/tool-list.js';
@@ -164,6 +166,8 @@ interface ModelActorOptions {
   recover?: boolean;
   /** Repair bent arguments (default true). */
   repair?: boolean;
+  /** The ids the endpoint accepts back (`model.toolCallIds`). */
+  callIds?: CallIdFormat;
   /** A trace line: a recovery, a repair, the switch to prompted tool calling. */
   note?: (note: ModelNote) => void;
 }
@@ -188,6 +192,8 @@ export function createOpenAIModel(endpoint: ChatEndpoint, toolSchemas: unknown[]
   const prompt = toolPrompt(toolSchemas);
   let mode: 'native' | 'prompted' = options.toolCalling === 'prompted' ? 'prompted' : 'native';
   let textReplies = 0;
+  // Once the endpoint has sent native calls, a model that writes bare JSON or a Python list is writing data, not calls.
+  let nativeSeen = false;
   const note = options.note ?? (() => undefined);
   const switchToPrompted = (step: number, why: string) => {
     mode = 'prompted';
@@ -207,10 +213,18 @@ export function createOpenAIModel(endpoint: ChatEndpoint, toolSchemas: unknown[]
       switchToPrompted(step, `the endpoint rejected \`tools\`: ${error.message.slice(0, 300)}`);
       wire = await ask(input, signal);
     }
-    const { reply, recovered, repairs } = takeReply(wire, step, { tools, recover: options.recover ?? true, repair: options.repair ?? true });
+    if ((wire.message.tool_calls ?? []).length > 0) nativeSeen = true;
+    const { reply, recovered, repairs } = takeReply(wire, step, {
+      tools,
+      recover: options.recover ?? true,
+      repair: options.repair ?? true,
+      shown: shownTexts(input.messages),
+      markedOnly: nativeSeen && mode === 'native',
+      ...(options.callIds ? { callIds: options.callIds } : {}),
+    });
     if (recovered) note({ kind: 'calls_recovered', ...recovered });
     for (const repair of repairs) note({ kind: 'arguments_repaired', ...repair });
-    textReplies = recovered && mode === 'native' ? textReplies + 1 : 0;
+    textReplies = reply.recovered && mode === 'native' ? textReplies + 1 : 0;
     if (options.toolCalling === 'auto' && mode === 'native' && textReplies >= TEXT_REPLIES_BEFORE_PROMPTED)
       switchToPrompted(step, `${textReplies} replies in a row wrote their calls as text instead of tool_calls`);
     return reply;
@@ -300,6 +314,8 @@ function classify(error: unknown, secrets: (string | undefined)[], signal: Abort
   if (signal.aborted) return error instanceof Error ? error : new Error(String(error));
   const text = redact(describe(error), secrets);
   if (sentTools && error instanceof APIError && error.status === 400 && TOOLS_REJECTED.test(error.message)) return new ToolsRejectedError(text);
+  // Not the model API at all: its own words say what came back and what to check.
+  if (error instanceof ForeignBodyError) return new ModelEndpointError(`model endpoint failed: ${redact(error.message, secrets)}`);
   if (
     error instanceof APIError &&
     (error.status === 400 || error.status === 413) &&

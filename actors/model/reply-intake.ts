@@ -1,9 +1,10 @@
-import type { AssistantMessage, ToolCall } from '../../context/messages.js';
+import type { AssistantMessage, ChatMessage, ToolCall } from '../../context/messages.js';
 import { headTail } from '../../lib/head-tail.js';
-import { shortHash } from '../../lib/short-hash.js';
 import type { ArgumentsRepairedEvent, CallsRecoveredEvent } from '../../lib/trace/trace-events.js';
 import type { ModelReply } from '../../machines/types.js';
+import { type CallIdFormat, makeCallId } from '../../rules/call-ids.js';
 import { repairArguments } from './argument-repair.js';
+import { notRunNotice } from './text-calls/notice.js';
 import { recoverTextCalls } from './text-calls/recover.js';
 import type { ToolList } from './text-calls/tool-list.js';
 
@@ -21,6 +22,12 @@ interface IntakeOptions {
   recover: boolean;
   /** Off: arguments go to the tools as sent (an object is still written as its JSON text); the tool runner answers what does not parse. */
   repair?: boolean;
+  /** What the model was shown from files, tool results and the user (`shownTexts`): a call it only repeats from there is not run. */
+  shown?: readonly string[];
+  /** Only calls in marked syntax are recovered: the endpoint has sent native calls this run, so bare JSON is the model's data. */
+  markedOnly?: boolean;
+  /** The ids the endpoint accepts back, for the id a repair's trace line names when the provider gave none. */
+  callIds?: CallIdFormat;
 }
 
 /** What the intake did, for the trace. */
@@ -29,8 +36,9 @@ export type IntakeNote = Omit<CallsRecoveredEvent, 'kind'> | Omit<ArgumentsRepai
 /**
  * A reply made ready for the machine: calls written as text recovered (when
  * the reply has no `tool_calls`), each call's arguments made JSON object text,
- * repairs and recoveries listed for the trace. Recovered calls get ids from
- * the step, their position and their content, the same on every replay.
+ * repairs and recoveries listed for the trace, and a notice for the model
+ * about calls it wrote that were not run. Recovered calls keep the id the
+ * model wrote with them; the machine gives ids to the rest (turn-cycle.ts).
  *
  * @example const { reply, recovered, repairs } = takeReply(wire, 3, { tools: toolList(schemas), recover: true });
  */
@@ -42,40 +50,63 @@ export function takeReply(
   const content = typeof wire.message.content === 'string' ? wire.message.content : null;
   const repairs: Array<Omit<ArgumentsRepairedEvent, 'kind'>> = [];
   const message: AssistantMessage = { role: 'assistant', content };
+  const shownId = (id: string, index: number) => id || makeCallId(options.callIds ?? 'any', { step, index });
   let recovered: Omit<CallsRecoveredEvent, 'kind'> | null = null;
+  let notice: string | null = null;
   let calls: ToolCall[] = (wire.message.tool_calls ?? []).map((call, index) => {
     const fn = call.function ?? {};
     const name = typeof fn.name === 'string' ? fn.name : '';
     const id = typeof call.id === 'string' ? call.id : '';
     const { text, repair } = argumentsOf(fn.arguments, options.repair ?? true);
-    if (repair) repairs.push({ step, id: id || `call_${step}_${index}`, name, repair: repair.kind, original: repair.original });
+    if (repair) repairs.push({ step, id: shownId(id, index), name, repair: repair.kind, original: repair.original });
     return { id, type: 'function', function: { name, arguments: text } };
   });
   if (calls.length === 0 && content !== null && options.recover) {
-    const found = recoverTextCalls(content, options.tools);
+    const found = recoverTextCalls(content, options.tools, {
+      ...(options.shown ? { shownTexts: options.shown } : {}),
+      markedOnly: options.markedOnly ?? false,
+    });
     if (found) {
       calls = found.calls.map((call, index) => {
         const { text, repair } = argumentsOf(call.arguments, options.repair ?? true);
-        const id = `call_${step}_${index}_text_${shortHash(`${call.name}\u0000${text}`).replace(':', '_')}`;
         const original = call.repairedFrom ?? repair?.original;
         if (call.repairedFrom || (repair && repair.kind !== 'object'))
-          repairs.push({ step, id, name: call.name, repair: repair?.kind === 'double_encoded' ? 'double_encoded' : 'lenient', original: original ?? text });
-        return { id, type: 'function', function: { name: call.name, arguments: text } };
+          repairs.push({
+            step,
+            id: shownId(call.id ?? '', index),
+            name: call.name,
+            repair: repair?.kind === 'double_encoded' ? 'double_encoded' : 'lenient',
+            original: original ?? text,
+          });
+        return { id: call.id ?? '', type: 'function', function: { name: call.name, arguments: text } };
       });
-      message.content = found.content;
+      if (calls.length > 0) message.content = found.content;
+      notice = notRunNotice(found.notRun);
       recovered = {
         step,
-        shapes: found.shapes,
-        calls: calls.map((call, index) => ({ id: call.id, name: call.function.name, shape: found.calls[index]!.shape })),
-        ...(found.ignored.length > 0 ? { ignored: found.ignored } : {}),
+        shapes: found.formats,
+        calls: found.calls.map((call) => ({ ...(call.id ? { id: call.id } : {}), name: call.name, shape: call.format })),
+        ...(found.ignored.length > 0 ? { ignored: found.ignored.map(({ format, ...rest }) => ({ shape: format, ...rest })) } : {}),
+        ...(found.notRun.length > 0 ? { notRun: found.notRun.map(({ format, ...rest }) => ({ shape: format, ...rest })) } : {}),
         raw: headTail(content, RAW_CHARS),
       };
     }
   }
   if (calls.length > 0) message.tool_calls = calls;
   const reply: ModelReply = { ...wire, message };
-  if (recovered) reply.recovered = { shapes: recovered.shapes, calls: calls.length };
+  if (recovered && calls.length > 0) reply.recovered = { shapes: recovered.shapes, calls: calls.length };
+  if (notice) reply.notice = notice;
   return { reply, recovered, repairs };
+}
+
+/**
+ * The texts a reply's calls must not merely repeat: every tool result, and what the user and the repository said,
+ * but not the harness's own notices (they name calls that were not run, and the model may rightly write those again).
+ */
+export function shownTexts(messages: readonly ChatMessage[]): string[] {
+  return messages.flatMap((message) =>
+    message.role === 'tool' || (message.role === 'user' && !message.content.startsWith('[harness]')) ? [message.content] : [],
+  );
 }
 
 /** A call's arguments as text: repaired (and said so), or with repair off as sent, only an object or nothing written as JSON text. */

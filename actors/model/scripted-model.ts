@@ -4,8 +4,8 @@ import { messageChars } from '../../context/messages.js';
 import { ReinError } from '../../lib/errors.js';
 import type { ModelInput } from '../../machines/actor-contracts.js';
 import type { ModelReply } from '../../machines/types.js';
-import { type Mangle, mangleArguments, renderTextCall } from './text-calls/render.js';
-import type { TextCallShape } from './text-calls/types.js';
+import { renderCalls, type TextCallFormatName } from './text-calls/formats.js';
+import { type Mangle, mangleArguments } from './text-calls/render.js';
 
 /** One scripted tool call: `args` may be an object (serialized for you) or a raw string (to test bad JSON). */
 export interface ScriptedCall {
@@ -42,13 +42,18 @@ export function reply(...calls: ScriptedCall[]): ScriptedReply {
 }
 
 /**
- * A reply that writes its calls as text in one shape (no `tool_calls`), as a model served without a tool parser does:
- * test rules against it, with recovery on or off.
+ * A reply that writes its calls as text (no `tool_calls`) in one format of the census, several joined as the family
+ * joins them, as a model served without a tool parser does: test rules against it, with recovery on or off.
  *
- * @example textReply('hermes', call('read_file', { path: 'a.py' }))
+ * @example textReply('kimi-k2', call('read_file', { path: 'a.py' }))
  */
-export function textReply(shape: TextCallShape, ...calls: ScriptedCall[]): ScriptedReply {
-  return { content: calls.map((scripted) => renderTextCall(shape, scripted.name, scripted.args ?? {})).join('\n') };
+export function textReply(format: TextCallFormatName, ...calls: ScriptedCall[]): ScriptedReply {
+  const rendered = calls.map((scripted) => ({
+    name: scripted.name,
+    args: (typeof scripted.args === 'string' ? JSON.parse(scripted.args) : (scripted.args ?? {})) as Record<string, unknown>,
+    ...(scripted.id ? { id: scripted.id } : {}),
+  }));
+  return { content: renderCalls(format, rendered) };
 }
 
 /**
@@ -75,7 +80,7 @@ export function call(name: string, args: unknown = {}, id?: string): ScriptedCal
  */
 export function createScriptedModel(
   script: Script,
-  options: { delayMs?: number; intake?: (reply: ModelReply, step: number) => ModelReply } = {},
+  options: { delayMs?: number; intake?: (reply: ModelReply, step: number, messages: readonly ChatMessage[]) => ModelReply } = {},
 ): ScriptedModel {
   const requests: ChatMessage[][] = [];
   let previous: readonly ChatMessage[] = [];
@@ -91,7 +96,7 @@ export function createScriptedModel(
     const usage = estimateUsage(input.messages, previous, next);
     previous = input.messages.slice();
     const reply: ModelReply = { message: toMessage(next, callIndex), usage };
-    return options.intake ? options.intake(reply, input.step + 1) : reply;
+    return options.intake ? options.intake(reply, input.step + 1, input.messages) : reply;
   });
   return {
     actor,

@@ -3,7 +3,7 @@ import { dirname, join, resolve } from 'node:path';
 import { openAIModelSource, resolveEndpoint } from 'rein/actors';
 import { ModelEndpointError, UsageError } from 'rein/lib';
 import { approvalOverride, type Plain } from 'rein/rules';
-import { chooseRunDir, loadRules } from 'rein/run';
+import { checkTaskFits, chooseRunDir, loadRules } from 'rein/run';
 import type { RunObservers } from 'rein-visualizer/server/live-viz.js';
 import { keepsServing, parsePort } from 'rein-visualizer/server/viz-flags.js';
 import { type FlagSpec, numberFlag, type ParsedCommand, parseCommand, stringFlag } from '../args.js';
@@ -13,9 +13,14 @@ import { errorSummary, HEADLESS_FLAGS, HEADLESS_USAGE, type HeadlessOptions, hea
 import { askAboutProjectServers } from '../mcp-config-prompt.js';
 import { OTEL_FLAGS, OTEL_USAGE, otelSettings } from '../otel-flags.js';
 import { checkReachable } from '../preflight.js';
+import { readTask } from '../task-input.js';
 
 const RUN_USAGE = `rein run <repo> "<task>" --test-cmd "<cmd>" [options]
+rein run <repo> --task-file FILE --test-cmd "<cmd>" [options]
+rein run <repo> - --test-cmd "<cmd>" [options]          (the task on standard input)
 
+  --task-file FILE       the task from FILE (- for standard input), for tasks too long for one argument (128 KiB);
+                         a task larger than the context window is refused with the numbers before the run starts
   --test-cmd CMD         the verification command the gate requires (or verification.command in the rules)
   --model NAME           model name (or REIN_MODEL)
   --base-url URL         OpenAI-compatible endpoint (or OPENAI_BASE_URL); the key comes from OPENAI_API_KEY
@@ -40,6 +45,7 @@ ${OTEL_USAGE}`;
 /** Flags shared by commands that run the harness. */
 const RUN_FLAGS: FlagSpec = {
   'test-cmd': { type: 'string' },
+  'task-file': { type: 'string' },
   model: { type: 'string' },
   'base-url': { type: 'string' },
   config: { type: 'string' },
@@ -82,11 +88,16 @@ export async function runCommand(argv: string[], io: Io, env: NodeJS.ProcessEnv)
     io.stdout.write(RUN_USAGE + '\n');
     return EXIT.done;
   }
-  const [repo, task, ...extra] = parsed.positionals;
-  if (!repo || !task) throw new UsageError(`rein run: expected <repo> and "<task>"\n\n${RUN_USAGE}`);
+  const [repo, given, ...extra] = parsed.positionals;
+  const taskFile = stringFlag(parsed, 'task-file');
+  if (!repo || (!given && taskFile === undefined))
+    throw new UsageError(`rein run: expected <repo> and "<task>" (or --task-file FILE, or - for standard input)\n\n${RUN_USAGE}`);
+  if (given !== undefined && taskFile !== undefined)
+    throw new UsageError(`rein run: the task is given twice: as "${given.slice(0, 40)}" and with --task-file; give one`);
   if (extra.length > 0) throw new UsageError(`rein run: unexpected argument "${extra[0]}" (quote the task)`);
   const headless = headlessOptions(parsed);
   try {
+    const task = await readTask(taskFile ?? given!, taskFile !== undefined);
     return await startRunCommand(parsed, repo, task, headless, io, env);
   } catch (error) {
     // A run that never started still leaves its summary, so an outside tool always finds one.
@@ -137,6 +148,12 @@ async function startRunCommand(parsed: ParsedCommand, repo: string, task: string
   const testCmd = rules.verification.command;
   if (!testCmd && rules.verification.gate)
     throw new UsageError('rein run: no verification command: pass --test-cmd "<cmd>" (or set verification.command in the rules)');
+  // Before the endpoint is asked anything: a task the window cannot hold never starts (startRun checks it with the tools too).
+  try {
+    checkTaskFits({ task, rules });
+  } catch (error) {
+    throw error instanceof UsageError ? new UsageError(`rein run: ${error.message}`) : error;
+  }
   const endpoint = resolveEndpoint({ model: stringFlag(parsed, 'model'), baseURL: stringFlag(parsed, 'base-url'), env });
   // A cost cap over a model with no price would never bite: say so instead of running without it.
   if (rules.budgets.maxCostUsd !== undefined && !rules.model.prices[endpoint.model]) {

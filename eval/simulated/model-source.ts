@@ -7,7 +7,7 @@ import type { ModelSource } from 'rein/run';
 import { createSimulatedAgent } from './agent.js';
 import { harnessTexts } from './feedback.js';
 import { traitsOf } from './registry.js';
-import { REPLY_SHAPES, reshapeScript } from './reply-shapes.js';
+import { type ReplyShape, replyShapeOf, reshapeScript } from './reply-shapes.js';
 import type { Simulation } from './simulation-schema.js';
 
 /** Which simulated model a task runs: registered behaviours with the task's simulation block, or a module in the task folder. */
@@ -48,9 +48,12 @@ export async function simulatedModelSource(choice: SimulatedModelChoice, rules: 
   };
 }
 
-function shapesOf(choice: SimulatedModelChoice): Array<'text' | 'mangled'> {
+function shapesOf(choice: SimulatedModelChoice): ReplyShape[] {
   if (choice.kind !== 'registry') return [];
-  return choice.names.flatMap((name) => (name in REPLY_SHAPES ? [REPLY_SHAPES[name as keyof typeof REPLY_SHAPES]] : []));
+  return choice.names.flatMap((name) => {
+    const shape = replyShapeOf(name);
+    return shape ? [shape] : [];
+  });
 }
 
 async function loadModuleFactory(path: string, task: { prompt: string; testCmd: string }): Promise<(tools: string[]) => Script> {

@@ -1,3 +1,4 @@
+import { replyShapeOf, unknownTextFormat } from './reply-shapes.js';
 import { type Simulation, todoItemOf } from './simulation-schema.js';
 
 /** Behaviours a simulated model can combine; each stresses one harness component. */
@@ -79,7 +80,8 @@ const SIMULATED_MODELS: readonly SimulatedModelInfo[] = [
     name: 'text-calls',
     trait: null,
     exercises: 'tool calls recovered from text',
-    description: 'Works as careful does, but writes every call as a Hermes <tool_call> block in its text, as a model served without a tool parser does.',
+    description:
+      'Works as careful does, but writes every call as a Hermes <tool_call> block in its text, as a model served without a tool parser does; `text-calls:FORMAT` writes them in any format of the census (`text-calls:kimi-k2`, `text-calls:harmony`, …).',
     check: ok,
   },
   {
@@ -94,7 +96,9 @@ const SIMULATED_MODELS: readonly SimulatedModelInfo[] = [
 
 /** Looks a simulated model up by name. */
 function findSimulatedModel(name: string): SimulatedModelInfo | undefined {
-  return SIMULATED_MODELS.find((model) => model.name === name);
+  // `text-calls:FORMAT` is the text-calling model speaking another census format.
+  const registered = replyShapeOf(name) && name.startsWith('text-calls:') ? 'text-calls' : name;
+  return SIMULATED_MODELS.find((model) => model.name === registered);
 }
 
 /** The combined traits of one or more registered names (unknown names are ignored; validate first). */
@@ -118,6 +122,11 @@ export function checkSimulatedModel(names: readonly string[], simulation: Simula
   for (const name of names) {
     const model = findSimulatedModel(name);
     if (!model) {
+      const format = unknownTextFormat(name);
+      if (format) {
+        problems.push(format);
+        continue;
+      }
       problems.push(`unknown simulated model "${name}"; known: ${SIMULATED_MODELS.map((entry) => entry.name).join(', ')}`);
       continue;
     }

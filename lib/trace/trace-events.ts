@@ -89,17 +89,27 @@ export interface ModelEvent {
 /** How a call's arguments were made into JSON object text (see `arguments_repaired`). */
 export type ArgumentRepairKind = 'object' | 'double_encoded' | 'lenient' | 'missing';
 
-/** A reply had no `tool_calls`, but its text held calls in a known shape: they run as calls with these ids. */
+/** A reply had no `tool_calls`, but its text held calls (or things that read as calls): what ran, what was left as text and what the model was asked about. */
 export interface CallsRecoveredEvent {
   kind: 'calls_recovered';
   step: number;
-  /** The shapes found (`hermes`, `function-tag`, `mistral`, `llama`, `fenced-json`), in order of appearance. */
+  /** The formats found, in order of appearance: the delimiter that started the calls and their argument encoding (`<tool_call>+json`, `[TOOL_CALLS]+json`, `to=functions.+json`, `python+pythonic`). */
   shapes: string[];
-  calls: Array<{ id: string; name: string; shape: string }>;
-  /** Calls in a known shape naming no tool of the run: left in the text. */
+  /** The calls, with the id the model wrote beside it when it wrote one (the record's id is in the `call_ids` line when rein made it). */
+  calls: Array<{ id?: string; name: string; shape: string }>;
+  /** Calls in an unmarked form naming no tool of the run: left in the text. */
   ignored?: Array<{ shape: string; name: string; didYouMean?: string }>;
+  /** Calls to the run's tools that were not run, and why (in reasoning, repeated from a tool result, inside a sentence, followed by text, after a made-up result); the model was told. */
+  notRun?: Array<{ shape: string; name: string; why: string }>;
   /** The reply's content as the model wrote it (the record keeps only the prose outside the blocks), cut to 20,000 characters head and tail. */
   raw: string;
+}
+
+/** rein gave calls of a reply other ids than the provider's (none came, the endpoint would refuse it back, or it was used before); both are kept here. */
+export interface CallIdsEvent {
+  kind: 'call_ids';
+  step: number;
+  calls: Array<{ index: number; given: string | null; id: string; why: 'missing' | 'invalid' | 'duplicate' }>;
 }
 
 /** A call's arguments were repaired before the tool saw them; `original` is what the model sent (cut to 2,000 characters). */
@@ -338,6 +348,7 @@ export type TraceEvent =
   | McpServerEvent
   | McpToolsEvent
   | CallsRecoveredEvent
+  | CallIdsEvent
   | ArgumentsRepairedEvent
   | ToolCallingEvent
   | RepositoryInstructionsEvent
@@ -407,6 +418,7 @@ const TRACE_KIND_TABLE = {
   mcp_server: true,
   mcp_tools: true,
   calls_recovered: true,
+  call_ids: true,
   arguments_repaired: true,
   tool_calling: true,
   repository_instructions: true,
@@ -451,6 +463,7 @@ export type MachineNote =
   | EndEvent
   | ApprovalAskEvent
   | ApprovalDecisionEvent
-  | HookEvent;
+  | HookEvent
+  | CallIdsEvent;
 
 export type { TodoItem };

@@ -98,9 +98,9 @@ function thinkState(plan: PhasePlan) {
         {
           guard: { type: 'hasToolCalls', params: ({ event }) => ({ reply: event.output }) },
           target: plan.runCalls,
-          actions: { type: 'recordReply', params: ({ event }) => ({ reply: event.output }) },
+          actions: { type: 'recordReply', params: ({ event }) => ({ reply: event.output, callIds: rules.model.toolCallIds }) },
         },
-        { target: 'review', actions: { type: 'recordReply', params: ({ event }) => ({ reply: event.output }) } },
+        { target: 'review', actions: { type: 'recordReply', params: ({ event }) => ({ reply: event.output, callIds: rules.model.toolCallIds }) } },
       ],
       onError: [
         {

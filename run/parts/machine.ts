@@ -44,6 +44,7 @@ export function provideActors(run: { options: RunOptions; workspace: string; fil
         toolCalling: mode.prompted ? 'prompted' : rules.model.toolCalling,
         recoverToolCalls: rules.model.recoverToolCalls,
         repairArguments: rules.model.repairArguments,
+        toolCallIds: rules.model.toolCallIds,
       }) as never,
       // A call's trace line is written with its journal entry: a resumed run reuses the result without tracing it again.
       tools: createToolRunner({

@@ -80,7 +80,7 @@ function wordsOf(command: string): string[] {
 }
 
 /** Programs the docs show that run outside this repository (a container, Harbor, SWE-bench's harness, git): named, not run. */
-const OUTSIDE = new Set(['docker', 'harbor', 'python', 'git', 'export', 'curl']);
+const OUTSIDE = new Set(['docker', 'harbor', 'python', 'git', 'export', 'curl', 'gh']);
 const scripts = (JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts;
 const workspaces = (JSON.parse(read('package.json')) as { workspaces: string[] }).workspaces;
 /** A `rein` command's words, `<placeholders>` filled in so the parser sees a value. */

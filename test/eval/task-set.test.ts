@@ -48,6 +48,32 @@ describe('task sets', () => {
     expect(byId['bad-rules']).toContain('budgets.maxSteps');
   });
 
+  it('a task may name a prompt file in its folder (a task too long for task.json); one outside it, a missing or empty one, or both forms, are refused', () => {
+    const long = `Fix add.\n${'The report says: the sum is off by the second operand. '.repeat(4000)}`;
+    const { prompt: _prompt, ...rest } = good;
+    const root = taskSet({
+      'from-file': { ...rest, prompt_file: 'ISSUE.md' },
+      outside: { ...rest, prompt_file: '../from-file/ISSUE.md' },
+      missing: { ...rest, prompt_file: 'NOPE.md' },
+      empty: { ...rest, prompt_file: 'EMPTY.md' },
+      both: { ...good, prompt_file: 'ISSUE.md' },
+      neither: rest,
+    });
+    writeFileSync(join(root, 'from-file', 'ISSUE.md'), long);
+    writeFileSync(join(root, 'empty', 'EMPTY.md'), ' \n');
+    writeFileSync(join(root, 'both', 'ISSUE.md'), 'x');
+    const { tasks, problems } = loadTaskSet(root);
+    expect(tasks.map((task) => [task.id, task.prompt])).toEqual([['from-file', long]]);
+    const byId = Object.fromEntries(problems.map((entry) => [entry.id, entry.problem]));
+    expect(byId).toEqual({
+      outside: 'task.json prompt_file: ../from-file/ISSUE.md is outside the task folder',
+      missing: 'task.json prompt_file: NOPE.md not found in the task folder',
+      empty: 'task.json prompt_file: EMPTY.md is empty',
+      both: expect.stringContaining('give the task as `prompt` or as `prompt_file`, one of them'),
+      neither: expect.stringContaining('give the task as `prompt` or as `prompt_file`, one of them'),
+    });
+  });
+
   it('is a usage error only when the directory is missing or holds no task folders', () => {
     expect(() => loadTaskSet('/nonexistent/tasks')).toThrow(UsageError);
     const empty = makeTempDir('rein-empty-', { until: 'exit' });

@@ -13,7 +13,7 @@ export interface CliResult {
 }
 
 /** Runs the built `rein` CLI as a child process (the tests run after `npm run build`). */
-export function runCli(args: string[], options: { env?: NodeJS.ProcessEnv; cwd?: string; timeoutMs?: number } = {}): Promise<CliResult> {
+export function runCli(args: string[], options: { env?: NodeJS.ProcessEnv; cwd?: string; timeoutMs?: number; input?: string } = {}): Promise<CliResult> {
   if (!existsSync(join(repoRoot, 'cli/dist/main.js'))) throw new Error('dist/ is missing: run `npm run build` (npm test does it) before the CLI tests');
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [reinBin, ...args], { cwd: options.cwd ?? repoRoot, env: options.env ?? process.env });
@@ -25,6 +25,8 @@ export function runCli(args: string[], options: { env?: NodeJS.ProcessEnv; cwd?:
     child.stderr.on('data', (chunk) => {
       stderr += chunk;
     });
+    // What the command reads on standard input (nothing, unless given).
+    child.stdin.end(options.input ?? '');
     const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 60_000);
     child.on('error', reject);
     child.on('close', (code) => {

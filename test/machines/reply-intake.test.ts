@@ -11,14 +11,14 @@ const rules = rulesSchema.parse({});
 
 describe('tool calls as a broken or scripted model sends them', () => {
   it('an id that is not a string, or has odd characters anywhere, is replaced; a call without a function has an empty name and no arguments', () => {
-    const calls = normalizeCalls(
+    const { calls } = normalizeCalls(
       {
         role: 'assistant',
         content: null,
         tool_calls: [
           { id: 1234567890, type: 'function', function: { name: 'read_file', arguments: '{}' } },
-          { id: '$$$$call_abcdefghijklmnop', type: 'function', function: { name: 'grep', arguments: '{}' } },
-          { id: 'call_abcdefghijklmnop$$$$', type: 'function', function: { name: 'grep', arguments: '{}' } },
+          { id: '$$$$ call_abcdefghijklmnop', type: 'function', function: { name: 'grep', arguments: '{}' } },
+          { id: 'call_abcdefghijklmnop\u0000', type: 'function', function: { name: 'grep', arguments: '{}' } },
           { id: 'call_abcdefghijklmnopqrst', type: 'function' },
         ],
       } as never,

@@ -96,7 +96,7 @@ describe('what a reply and a rule text become', () => {
     expect(update.append?.[0]).toEqual({
       role: 'assistant',
       content: null,
-      tool_calls: [{ id: 'call_1_0', type: 'function', function: { name: 'finish', arguments: '{}' } }],
+      tool_calls: [{ id: 'x', type: 'function', function: { name: 'finish', arguments: '{}' } }],
     });
   });
 

@@ -37,7 +37,7 @@ describe('turn cycle: observe → compact → checkBudget → think → act → 
     expect(step.context.usage.cachedTokens).toBe(500_000);
   });
 
-  it('gives empty and duplicate tool-call ids unique ids so every result pairs with its call', () => {
+  it("keeps the provider's ids, however short, and gives empty and duplicate ones unique ids so every result pairs with its call", () => {
     const probe = probeHarness(machine, rules, { at: 'build.think' });
     const provider = 'call_Qx7fN2kLm9PzR4sT';
     const step = probe.reply({
@@ -49,8 +49,23 @@ describe('turn cycle: observe → compact → checkBudget → think → act → 
       ],
     });
     const ids = step.context.calls.map((call) => call.id);
-    expect(ids).toEqual(['call_1_0', 'call_1_1', provider, 'call_1_3']);
+    expect(ids).toEqual(['call_1_0', 'x', provider, 'call_1_3']);
     expect((step.appended[0] as { tool_calls: Array<{ id: string }> }).tool_calls.map((call) => call.id)).toEqual(ids);
+    // Both ids are in the trace where they differ, and the run remembers every id it gave.
+    expect(step.notes).toContainEqual({
+      kind: 'call_ids',
+      step: 1,
+      calls: [
+        { index: 0, given: null, id: 'call_1_0', why: 'missing' },
+        { index: 3, given: provider, id: 'call_1_3', why: 'duplicate' },
+      ],
+    });
+    expect(step.context.callIds).toEqual(ids);
+    // An id of an earlier reply is not given again: the second reply's `x` becomes the machine's own.
+    const later = probeHarness(machine, rules, { at: 'build.think', context: { step: 4, callIds: ids } }).reply({
+      calls: [{ name: 'grep', args: {}, id: 'x' }],
+    });
+    expect(later.context.calls.map((call) => call.id)).toEqual(['call_5_0']);
   });
 
   it('a model endpoint failure after retries ends the run as failed with the reason', () => {
@@ -152,26 +167,61 @@ describe('the record and facts a turn writes (machines/turn-cycle.ts)', async ()
     expect(cycle.deliveryUpdate(probeHarness(machine, rules).context)).toEqual({});
   });
 
-  it('keeps provider ids of 16 to 80 word characters, replaces the rest, and fills a missing name or non-string arguments', () => {
-    const sixteen = 'abcdefghijklmnop';
-    const eighty = 'a'.repeat(80);
-    const calls = cycle.normalizeCalls(
+  it("sends the provider's id back as it came, however short; makes one only where none came, it is unusable, or taken in the run", () => {
+    const long = 'a'.repeat(256);
+    const { calls, changes } = cycle.normalizeCalls(
       assistant([
-        { id: sixteen, name: 'read_file', arguments: '{}' },
-        { id: sixteen.slice(1), name: 'read_file', arguments: '{}' },
-        { id: eighty, name: 'grep', arguments: '{}' },
-        { id: `${eighty}b`, name: 'grep', arguments: '{}' },
-        { id: 'call id with spaces!!', name: 'grep', arguments: '{}' },
-        { id: ` ${sixteen}x `, name: 7, arguments: { path: 'a.js' } },
+        { id: 'call_ab12cd34', name: 'read_file', arguments: '{}' },
+        { id: '0', name: 'read_file', arguments: '{}' },
+        { id: 'functions.run:7', name: 'run', arguments: '{}' },
+        { id: long, name: 'grep', arguments: '{}' },
+        { id: `${long}b`, name: 'grep', arguments: '{}' },
+        { id: 'call id with spaces', name: 'grep', arguments: '{}' },
+        { id: 'call_ab12cd34', name: 7, arguments: { path: 'a.js' } },
         { id: 42, name: 'run' },
+        { id: 'seen_before', name: 'run', arguments: '{}' },
       ]),
       5,
+      { used: ['seen_before', 'call_5_7'] },
     );
-    expect(calls.map((call) => call.id)).toEqual([sixteen, 'call_5_1', eighty, 'call_5_3', 'call_5_4', `${sixteen}x`, 'call_5_6']);
-    expect(calls[5]!.function).toEqual({ name: '', arguments: '{"path":"a.js"}' });
-    expect(calls[6]!.function).toEqual({ name: 'run', arguments: '{}' });
+    expect(calls.map((call) => call.id)).toEqual(['call_ab12cd34', '0', 'functions.run:7', long, 'call_5_4', 'call_5_5', 'call_5_6', 'call_5_7_1', 'call_5_8']);
+    expect(changes).toEqual([
+      { index: 4, given: `${long}b`.slice(0, 200), id: 'call_5_4', why: 'invalid' },
+      { index: 5, given: 'call id with spaces', id: 'call_5_5', why: 'invalid' },
+      { index: 6, given: 'call_ab12cd34', id: 'call_5_6', why: 'duplicate' },
+      { index: 7, given: null, id: 'call_5_7_1', why: 'missing' },
+      { index: 8, given: 'seen_before', id: 'call_5_8', why: 'duplicate' },
+    ]);
+    expect(calls[6]!.function).toEqual({ name: '', arguments: '{"path":"a.js"}' });
+    expect(calls[7]!.function).toEqual({ name: 'run', arguments: '{}' });
     expect(calls.every((call) => call.type === 'function')).toBe(true);
-    expect(cycle.normalizeCalls({ role: 'assistant', content: 'no calls' }, 1)).toEqual([]);
+    expect(cycle.normalizeCalls({ role: 'assistant', content: 'no calls' }, 1)).toEqual({ calls: [], changes: [] });
+  });
+
+  it('never keeps an id that names a property every object has: calls are keyed by id in plain records', () => {
+    const names = ['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf'];
+    const { calls, changes } = cycle.normalizeCalls(assistant(names.map((id) => ({ id, name: 'run', arguments: '{}' }))), 2);
+    expect(calls.map((call) => call.id)).toEqual(names.map((_, index) => `call_2_${index}`));
+    expect(changes.map((change) => change.why)).toEqual(names.map(() => 'invalid'));
+  });
+
+  it('for a Mistral-style endpoint keeps nine letters and digits and makes ids of that form, unique in the run', () => {
+    const { calls, changes } = cycle.normalizeCalls(
+      assistant([
+        { id: 'abcDEF123', name: 'read_file', arguments: '{}' },
+        { id: 'call_0fypS1hVX', name: 'read_file', arguments: '{}' },
+        { id: 'abcDEF12', name: 'run', arguments: '{}' },
+        { name: 'run', arguments: '{}' },
+        { id: 'abcDEF123', name: 'run', arguments: '{}' },
+      ]),
+      3,
+      { format: 'alphanumeric-9', used: ['r00003030'] },
+    );
+    expect(calls[0]!.id).toBe('abcDEF123');
+    for (const call of calls) expect(call.id).toMatch(/^[a-zA-Z0-9]{9}$/);
+    expect(new Set(calls.map((call) => call.id)).size).toBe(5);
+    expect(calls.map((call) => call.id)).not.toContain('r00003030');
+    expect(changes.map((change) => change.why)).toEqual(['invalid', 'invalid', 'missing', 'duplicate']);
   });
 
   it('a reply starts a new turn: the step, the calls, the usage; a forced compaction and the rejection count are over', () => {

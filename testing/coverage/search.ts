@@ -11,7 +11,7 @@ import type { HarnessContext } from '../../machines/types.js';
 import { type Condition, enabledPhases, type Rules } from '../../rules/schema.js';
 import { isStallRuleName } from '../../rules/stall-rules.js';
 import type { Witness } from './report.js';
-import { type Focus, stallLimits, witnessEvents } from './witnesses.js';
+import { type Focus, stallLimits, witnessEvents, witnessIdKind } from './witnesses.js';
 
 /**
  * The path search of model-based coverage: breadth-first shortest paths over
@@ -110,7 +110,7 @@ function signature(snapshot: Snapshot, rules: Rules, focus: Focus): string {
   const acting = label.endsWith('.act');
   // The calls still to run decide what the approval and hook states do next, as they decide the act state's results.
   const deciding = acting || /\.(screen|preToolHook|postToolHook|finishHook|awaitingApproval|afterTools)$/.test(label);
-  const pending = deciding ? calls.slice(cursor).map((call) => `${call.function.name}:${call.id}`) : [];
+  const pending = deciding ? calls.slice(cursor).map((call) => `${call.function.name}:${witnessIdKind(call.id)}`) : [];
   const gateFacts = [
     facts.lastPassSeq > facts.lastEditSeq,
     facts.lastPassSeq >= 0,
@@ -120,11 +120,13 @@ function signature(snapshot: Snapshot, rules: Rules, focus: Focus): string {
   ];
   // The call waiting for an answer, and what the tool actor may run now: the answer and the results are built from them.
   const { approvals } = snapshot.context;
-  const waiting = label.endsWith('.awaitingApproval') && approvals.pending ? `${approvals.pending.callId}:${approvals.pending.argsHash}` : null;
+  const waiting = label.endsWith('.awaitingApproval') && approvals.pending ? `${witnessIdKind(approvals.pending.callId)}:${approvals.pending.argsHash}` : null;
   // Verdicts, not only which calls were decided: an approved call and a denied one lead to different results.
-  const batch = acting ? [approvals.runUntil, Object.entries(approvals.decided).map(([id, decided]) => `${id}:${decided.verdict}`)] : null;
+  const batch = acting ? [approvals.runUntil, Object.entries(approvals.decided).map(([id, decided]) => `${witnessIdKind(id)}:${decided.verdict}`)] : null;
   // A result held for the postToolUse hooks is recorded when they answer: which one (its id carries it) decides the facts.
-  const held = label.endsWith('.postToolHook') ? snapshot.context.heldResults?.results.map((result) => `${result.id}:${result.outcome.ok}`) : null;
+  const held = label.endsWith('.postToolHook')
+    ? snapshot.context.heldResults?.results.map((result) => `${witnessIdKind(result.id)}:${result.outcome.ok}`)
+    : null;
   // A settleHook waits between a turn and its settle state, whose exits read that turn's facts.
   const judgesTurn = acting || label.endsWith('.settleHook');
   const common = [label, snapshot.status, judgesTurn ? turn : null, pending, waiting, batch, held];

@@ -321,10 +321,18 @@ function offersNoCall(context: HarnessContext, focus: Focus): boolean {
 
 const WITNESS_USAGE = { promptTokens: 1000, completionTokens: 50, cachedTokens: 0 };
 
-/** The model's reply for one turn kind. The result each call will get rides in its id, so the arguments (what the stall detector compares) stay clean. */
+/** A witness call's id without its step: what the call will get, the same on every turn (the search's states compare it). */
+export function witnessIdKind(id: string): string {
+  return id.replace(/^witness_call_\d+-/, 'witness_call_');
+}
+
+/**
+ * The model's reply for one turn kind. The result each call will get rides in its id, so the arguments (what the
+ * stall detector compares) stay clean; the step in it keeps the id unique in the run, as the machine wants ids.
+ */
 function replyOf(kind: TurnKind, context: HarnessContext, rules: Rules) {
   const tool_calls: ToolCall[] = kind.calls(verificationRuns(context.testCmd, rules)).map((call, index) => ({
-    id: `witness_call_${index}_${Buffer.from(encodeResult(call.result)).toString('base64url')}`,
+    id: `witness_call_${context.step + 1}-${index}_${Buffer.from(encodeResult(call.result)).toString('base64url')}`,
     type: 'function',
     function: { name: call.name, arguments: JSON.stringify(call.args) },
   }));

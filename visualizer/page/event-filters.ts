@@ -20,6 +20,7 @@ export function filterOf(entry: Entry): Filter {
   switch (entry.kind) {
     case 'model':
     case 'calls_recovered':
+    case 'call_ids':
     case 'arguments_repaired':
     case 'tool_calling':
       return 'model';

@@ -49,6 +49,8 @@ export function describeEntry(entry: Entry, match: TransitionMatch | null, hints
       return describeModel(data);
     case 'calls_recovered':
       return { badge: 'recovered', tone: 'model', text: recoveredText(data), meta: step };
+    case 'call_ids':
+      return { badge: 'ids', tone: 'model', text: callIdsText(data), meta: step };
     case 'arguments_repaired':
       return {
         badge: 'repaired',
@@ -167,7 +169,16 @@ function describeTransition(data: Record<string, unknown>, match: TransitionMatc
 function recoveredText(data: Record<string, unknown>): string {
   const calls = Array.isArray(data.calls) ? (data.calls as Array<Record<string, unknown>>) : [];
   const shapes = Array.isArray(data.shapes) ? data.shapes.join(', ') : '';
-  return `${calls.map((call) => text(call, 'name')).join(', ')} recovered from text (${shapes})`;
+  const notRun = Array.isArray(data.notRun) ? (data.notRun as Array<Record<string, unknown>>) : [];
+  // Calls the reply wrote that were not run (in reasoning, repeated from a file, …): the model was asked about them.
+  const asked = notRun.length > 0 ? `not run: ${notRun.map((call) => `${text(call, 'name')} (${text(call, 'why')})`).join(', ')}` : '';
+  const ran = calls.length > 0 ? `${calls.map((call) => text(call, 'name')).join(', ')} recovered from text (${shapes})` : '';
+  return [ran, asked].filter(Boolean).join('; ') || 'nothing recovered from text';
+}
+
+function callIdsText(data: Record<string, unknown>): string {
+  const calls = Array.isArray(data.calls) ? (data.calls as Array<Record<string, unknown>>) : [];
+  return `ids: ${calls.map((call) => `${typeof call.given === 'string' ? call.given : '(none)'} → ${text(call, 'id')} (${text(call, 'why')})`).join(', ')}`;
 }
 
 function describeModel(data: Record<string, unknown>): RowText {

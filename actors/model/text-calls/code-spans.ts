@@ -50,11 +50,6 @@ export function codeSpans(text: string): CodeSpan[] {
   return spans;
 }
 
-/** A predicate: is this offset inside any of the spans? */
-export function insideAny(spans: readonly CodeSpan[]): (offset: number) => boolean {
-  return (offset) => spans.some((span) => offset >= span.start && offset < span.end);
-}
-
 function endOfLine(text: string, from: number): number {
   const newline = text.indexOf('\n', from);
   return newline === -1 ? text.length : newline;

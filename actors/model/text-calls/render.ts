@@ -1,26 +1,3 @@
-import type { TextCallShape } from './types.js';
-
-/**
- * A call written as a model without a tool parser writes it, in one of the
- * shapes rein recovers: for the test kit and the offline suite's text-calling model.
- *
- * @example renderTextCall('hermes', 'read_file', { path: 'a.py' }) // '<tool_call>\n{"name":"read_file","arguments":{"path":"a.py"}}\n</tool_call>'
- */
-export function renderTextCall(shape: TextCallShape, name: string, args: unknown): string {
-  switch (shape) {
-    case 'hermes':
-      return `<tool_call>\n${JSON.stringify({ name, arguments: args })}\n</tool_call>`;
-    case 'function-tag':
-      return `<function=${name}>${JSON.stringify(args)}</function>`;
-    case 'mistral':
-      return `[TOOL_CALLS]${JSON.stringify([{ name, arguments: args }])}`;
-    case 'llama':
-      return `<|python_tag|>${JSON.stringify({ name, parameters: args })}<|eom_id|>`;
-    case 'fenced-json':
-      return `\`\`\`json\n${JSON.stringify({ name, arguments: args }, null, 2)}\n\`\`\``;
-  }
-}
-
 /** The ways a gateway or a small model bends arguments, all of which rein repairs (and traces). */
 export const MANGLES = ['double-encoded', 'trailing-comma', 'single-quotes', 'unquoted-keys', 'cut-off'] as const;
 export type Mangle = (typeof MANGLES)[number];
