@@ -169,6 +169,8 @@ function reportEnd(options: ExecuteOptions, handle: RunHandle, output: HarnessOu
         summary: output.summary,
         usage: output.usage,
         reason: output.reason,
+        ...(output.endedBy ? { endedBy: output.endedBy } : {}),
+        exitCode: exitCodeFor(output),
         trace: handle.tracePath,
         runDir: handle.runDir,
         // Unsandboxed, commands could read the whole disk: a script reading this line should not have to parse the start message.
@@ -176,10 +178,21 @@ function reportEnd(options: ExecuteOptions, handle: RunHandle, output: HarnessOu
       }) + '\n',
     );
   }
-  const exitCode = exitCodeFor(output.status);
+  const exitCode = exitCodeFor(output);
   const atif = writeAtif(headless, handle.runDir, (text) => io.stderr.write(text));
-  const { status, steps, summary, reason, usage } = output;
-  writeSummary(headless, { status, exitCode, steps, summary, reason, usage, trace: handle.tracePath, runDir: handle.runDir, ...(atif ? { atif } : {}) });
+  const { status, steps, summary, reason, usage, endedBy } = output;
+  writeSummary(headless, {
+    status,
+    exitCode,
+    ...(endedBy ? { endedBy } : {}),
+    steps,
+    summary,
+    reason,
+    usage,
+    trace: handle.tracePath,
+    runDir: handle.runDir,
+    ...(atif ? { atif } : {}),
+  });
   return exitCode;
 }
 
@@ -204,7 +217,7 @@ function endMessage(output: HarnessOutput, handle: RunHandle, rules: Rules): str
   const usage = output.usage;
   const cost = usage.costUsd > 0 ? `, est. $${usage.costUsd.toFixed(4)}` : '';
   const lines = [
-    `rein: ${output.status} after ${output.steps}/${rules.budgets.maxSteps} steps; ${usage.promptTokens} prompt tokens (${usage.cachedTokens} cached), ${usage.completionTokens} completion tokens${cost}`,
+    `rein: ${output.status}${output.endedBy === 'rule' ? ' (an exit rule ended the run)' : ''} after ${output.steps}/${rules.budgets.maxSteps} steps; ${usage.promptTokens} prompt tokens (${usage.cachedTokens} cached), ${usage.completionTokens} completion tokens${cost}`,
   ];
   if (output.summary) lines.push(`rein: summary: ${indentedLines(output.summary)}`);
   if (output.status !== 'done' && output.reason) lines.push(`rein: reason: ${indentedLines(output.reason)}`);

@@ -13,6 +13,12 @@ export const TRACE_VERSION = 1;
 
 export type EndStatus = 'done' | 'step_limit' | 'timeout' | 'budget' | 'stalled' | 'failed';
 
+/**
+ * Who ended a run, when more than its status says: an exit rule of the rules file (`"to": "failed"`, or any other end
+ * it names), the model endpoint (its failure after retries), or the harness itself (an actor that failed: a bug).
+ */
+export type EndCause = 'rule' | 'endpoint' | 'harness';
+
 /** The run began: what it was asked, with what, where. */
 export interface StartEvent {
   kind: 'start';
@@ -231,6 +237,8 @@ export interface EndEvent {
   usage: Usage;
   /** For `stalled`: the rule that persisted. */
   rule?: string;
+  /** Who ended it, when an exit rule, the endpoint or the harness did (absent in traces from before it was recorded). */
+  by?: EndCause;
 }
 
 /** A background job started, ended, or was found lost on resume. */
