@@ -70,7 +70,12 @@ function watchRun(options: ExecuteOptions) {
   // Events go to stdout as written to the trace (redacted), one line each, before the step's state is saved.
   const events = options.headless?.jsonEvents ? (text: string) => io.stdout.write(`${text}\n`) : null;
   const listeners = [otel?.line, events].filter((listener) => typeof listener === 'function');
-  const onTraceLine = listeners.length > 0 ? (text: string) => listeners.forEach((listener) => listener(text)) : undefined;
+  const onTraceLine =
+    listeners.length > 0
+      ? (text: string) => {
+          for (const listener of listeners) listener(text);
+        }
+      : undefined;
   return {
     onTrace,
     onTraceLine,
