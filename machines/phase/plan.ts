@@ -1,5 +1,6 @@
 import { approvalPolicyOf } from '../../rules/approvals/policy.js';
 import { type Phase, phaseRule, type Rules } from '../../rules/schema.js';
+import { placedElsewhere } from '../../rules/tool-placement.js';
 import { batchRulesOf } from '../approval-handling.js';
 import { budgetCapsOf, warningRulesOf } from '../budgets.js';
 import { hookMomentsOf } from '../hook-handling.js';
@@ -47,6 +48,8 @@ export interface PhasePlan {
   settles: boolean;
   /** Entered from another phase at the start of a turn (its phaseChange hooks run then). */
   enteredAtObserve: boolean;
+  /** Tools the phase's list allows that are placed in other phases only: the tool actor refuses them here. */
+  placedElsewhere: string[];
 }
 
 /** @example const plan = planPhase('build', rules, naming); plan.approves // false with the default rules */
@@ -79,6 +82,7 @@ export function planPhase(phase: Phase, rules: Rules, naming: Naming): PhasePlan
     callsCanRemain: batch.approves || (finishes && rules.verification.gate),
     settles: settles(phase, rules),
     enteredAtObserve: enteredAtObserve(phase, rules),
+    placedElsewhere: placedElsewhere(rules, phase),
   };
 }
 

@@ -127,6 +127,7 @@ function actState(plan: PhasePlan) {
         // With approvals, only up to the next call that waits for an answer; with postToolUse hooks, one call.
         calls: toolBatch(context, batch),
         allowed: phaseRuleOf(plan).tools,
+        ...(plan.placedElsewhere.length > 0 ? { placedElsewhere: plan.placedElsewhere } : {}),
         phase,
         step: context.step,
         offset: context.cursor,

@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join, sep } from 'node:path';
+import { dirname, isAbsolute, join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { BuildOptions, OnResolveArgs, PluginBuild } from 'esbuild';
 import { UsageError } from '../../lib/errors.js';
@@ -17,7 +17,7 @@ const SKIP = Symbol('resolving inside a rules-module plugin');
 const PROVIDED_PACKAGE = /^(rein|zod)(\/.*)?$/;
 
 type ResolvedImport =
-  /** A file of the module's own, or a package file (`inPackage`) it resolved to. */
+  /** A file of the module's own, or a file of a package it imports by name (`inPackage`: rein itself too, wherever it is). */
   | { kind: 'file'; path: string; inPackage: boolean }
   /** A Node built-in (`node:fs`). */
   | { kind: 'builtin' }
@@ -36,7 +36,8 @@ export async function resolveRulesImport(build: PluginBuild, args: OnResolveArgs
   if (found.errors.length > 0 && PROVIDED_PACKAGE.test(args.path)) found = await build.resolve(args.path, { ...options, resolveDir: reinPackageRoot() });
   if (found.errors.length > 0) return { kind: 'missing', why: found.errors[0]!.text };
   if (found.external || !found.path) return { kind: 'builtin' };
-  return { kind: 'file', path: found.path, inPackage: found.path.split(sep).includes('node_modules') };
+  const byPath = args.path.startsWith('.') || isAbsolute(args.path);
+  return { kind: 'file', path: found.path, inPackage: !byPath || found.path.split(sep).includes('node_modules') };
 }
 
 /** Whether an onResolve call is one of the plugins' own nested resolutions (they return undefined for it). */
