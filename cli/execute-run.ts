@@ -210,12 +210,25 @@ function warnTampered(io: Io, handle: RunHandle): void {
 function startMessage(run: ExecuteOptions['run'], handle: RunHandle, resumed: boolean): string {
   return [
     `rein: ${resumed ? 'resuming' : 'running'} ${run.model.name} (${run.model.description}) on ${run.workspace}`,
-    `rein: verification command: ${run.testCmd}`,
+    ...verificationLines(run.rules, run.testCmd),
     ...(run.rulesSources ? [`rein: rules: ${run.rulesSources.map(shortPath).join(' + ')} + defaults`] : []),
     `rein: ${handle.sandbox}`,
     `rein: trace: ${shortPath(handle.tracePath)}`,
     '',
   ].join('\n');
+}
+
+/** What the gate wants before it accepts finish: the test command and every check, each with what counts as a pass. */
+function verificationLines(rules: Rules, testCmd: string): string[] {
+  const { verification } = rules;
+  const pass = (check: { passExitCode: number; passPattern?: string | undefined; runs: number }) =>
+    `passes with exit ${check.passExitCode}${check.passPattern ? ` and output matching /${check.passPattern}/` : ''}${check.runs > 1 ? `, ${check.runs} times after the last edit` : ''}`;
+  if (!verification.gate) return [`rein: verification command: ${testCmd} (the verification gate is off: finish ends the run)`];
+  return [
+    `rein: verification command: ${testCmd} (${pass(verification)})`,
+    ...verification.checks.map((check) => `rein: verification check ${check.name}: ${check.command} (${pass(check)})`),
+    ...(verification.when ? ['rein: the gate also wants verification.when (rein rules show prints it)'] : []),
+  ];
 }
 
 function endMessage(output: HarnessOutput, handle: RunHandle, rules: Rules): string {

@@ -43,7 +43,13 @@ export interface StartEvent {
 /** A killed run continued from its saved state. */
 export interface ResumeEvent {
   kind: 'resume';
+  /** The state the run goes on from: the checkpoint it was last saved at. */
   fromState: string;
+  /**
+   * The state the stopped process had reached, from its trace, when it is past the checkpoint (a run killed while
+   * the model answered the first turn of build goes on from plan.act, and takes the same step into build again).
+   */
+  stoppedIn?: string;
   recordLength: number;
   elapsedMs: number;
   note?: string;
