@@ -178,7 +178,7 @@ export const harnessSetup = setup({
     announceEnd: enqueueActions(({ context, enqueue }) => {
       enqueue.emit({ type: 'harness.note', note: endNote(context) });
     }),
-    screenCalls: enqueueActions(({ context, enqueue }, params: { policy: ApprovalPolicy; oneAtATime?: boolean }) =>
+    screenCalls: enqueueActions(({ context, enqueue }, params: { policy: ApprovalPolicy; oneAtATime?: boolean; asks?: boolean }) =>
       applyUpdate(enqueue, context, screenUpdate(context, params)),
     ),
     recordHookVerdict: enqueueActions(({ context, enqueue }, params: { output: HooksOutput }) =>

@@ -35,8 +35,10 @@ export interface PhasePlan {
   reachesStepWarning: boolean;
   policy: ReturnType<typeof approvalPolicyOf>;
   batch: ReturnType<typeof batchRulesOf>;
-  /** Approval rules can hold a call here (screen, awaitingApproval). */
+  /** Approval rules or preToolUse hooks judge calls here (screen). */
   approves: boolean;
+  /** A call can wait here for an answer (awaitingApproval): an ask rule, a default of ask, or a preToolUse hook that may ask. */
+  asks: boolean;
   hooks: ReturnType<typeof hookMomentsOf>;
   /** Where a turn's calls go first: the preToolUse hooks, the approval screen, or straight to the tools. */
   runCalls: 'preToolHook' | 'screen' | 'act';
@@ -76,6 +78,7 @@ export function planPhase(phase: Phase, rules: Rules, naming: Naming): PhasePlan
     policy: approvalPolicyOf(phase, rules),
     batch,
     approves: batch.approves,
+    asks: batch.asks,
     hooks,
     runCalls: hooks.preToolUse ? 'preToolHook' : batch.approves ? 'screen' : 'act',
     finishes,

@@ -235,7 +235,9 @@ export function witnessEvents(
   if (sub === 'act') return [actEvent(context, rules), ...(runtime ? [{ type: 'xstate.error.actor.tools', error: new Error('harness bug') }] : []), ...clock];
   // Answers and hook results lead back into the turn in every focus: all of them are offered wherever these states are reached.
   if (sub === 'awaitingApproval') return [...approverEvents(context, true), ...clock];
-  if (isHookState(sub)) return [...hookEvents(hookId(sub), true), ...clock];
+  // An ask from a hook is offered for a turn's first call only: that takes every transition it leads to, without
+  // multiplying the search by every call of every turn kind.
+  if (isHookState(sub)) return [...hookEvents(hookId(sub), true, focus === 'phases' && context.cursor === 0), ...clock];
   return clock;
 }
 
@@ -257,14 +259,22 @@ const hookId = (sub: HookState) => (sub === 'settleHook' ? 'phaseHook' : sub);
 
 /**
  * The hooks' answers: no opinion; a denial where one decides (a call, a finish), a note for the model after a
- * call; in the runtime focus also a hooks actor that failed.
+ * call; in the phases focus (`asks`) also an ask for a call; in the runtime focus a hooks actor that failed.
  */
-function hookEvents(id: string, runtime: boolean) {
-  const done = (decision: 'deny' | null, notes: string[] = []) => ({
+function hookEvents(id: string, runtime: boolean, asks = false) {
+  const done = (decision: 'deny' | 'ask' | null, notes: string[] = []) => ({
     type: `xstate.done.actor.${id}`,
     output: { decision, notes, ...(decision ? { message: 'no' } : {}) },
   });
-  const answers = id === 'preToolHook' || id === 'finishHook' ? [done(null), done('deny')] : id === 'postToolHook' ? [done(null, ['a note'])] : [done(null)];
+  // A preToolUse hook may also ask (the call then waits for an answer, as an ask rule makes it).
+  const answers =
+    id === 'preToolHook'
+      ? [done(null), done('deny'), ...(asks ? [done('ask')] : [])]
+      : id === 'finishHook'
+        ? [done(null), done('deny')]
+        : id === 'postToolHook'
+          ? [done(null, ['a note'])]
+          : [done(null)];
   return [...answers, ...(runtime ? [{ type: `xstate.error.actor.${id}`, error: new Error('hooks failed') }] : [])];
 }
 
