@@ -124,6 +124,14 @@ const STALL_PATTERNS: Record<string, (count: number) => WitnessCall[]> = {
       args: { command: index % 2 ? 'make b' : 'make a' },
       result: { exit: 0, output: index % 2 ? 'built b' : 'built a' },
     })),
+  // Edits that go round three versions: from the third on each puts the file back to one it had, and no two
+  // actions alternate (for when an alternation limit at or below this one would fire first).
+  editCycle: (count) =>
+    times(count + 2, (index) => ({
+      name: 'edit_file',
+      args: { path: 'a.py', n: index % 3 },
+      result: { edit: 'applied', path: 'a.py', before: `v${index % 3}`, after: `v${(index + 1) % 3}` },
+    })),
   // An edit undone and redone: every edit after the first puts the file back to a version it had.
   editThrash: (count) =>
     times(count + 1, (index) => ({
@@ -147,32 +155,40 @@ const STALL_KIND: Record<string, readonly string[]> = {
   repeatedAction: ['repeat'],
   repeatedFailure: ['failRepeat', 'failReadRepeat'],
   alternation: ['alternate', 'alternateRun'],
-  editThrash: ['editThrash'],
+  editThrash: ['editThrash', 'editCycle'],
   readLoop: ['readMany'],
   longExploration: ['readMany', 'readNew'],
   nothingNew: ['failSame', 'cycleRun'],
   noToolCalls: ['noCall'],
 };
 
-/** Every limit each built-in stall guard is compared with, from the stall rules and from phase exits, smallest first. */
-export function stallLimits(rules: Rules): Map<string, number[]> {
+/**
+ * Every limit each built-in stall guard is compared with, smallest first: the stall rules' (in `phase`, as that
+ * phase's own `stallLimits` set them; in every phase without one) and the phase exits'. A phase's own limits are
+ * offered only in that phase: every limit anywhere would multiply the stall search for nothing.
+ */
+export function stallLimits(rules: Rules, phase?: string): Map<string, number[]> {
   const limits = new Map<string, Set<number>>();
   const note = (call: { guard: string; limit?: unknown }) => {
     if (!(call.guard in STALL_KIND) || typeof call.limit !== 'number' || !Number.isFinite(call.limit)) return;
     limits.set(call.guard, (limits.get(call.guard) ?? new Set()).add(Math.max(1, Math.ceil(call.limit))));
   };
-  rules.stall.rules.forEach(note);
-  for (const phase of phaseNames(rules))
-    rules.phases[phase]!.exits.forEach((exit) => {
+  const phases = phase !== undefined ? [phase] : phaseNames(rules);
+  for (const name of phases) {
+    const own = rules.phases[name]?.stallLimits ?? {};
+    for (const rule of rules.stall.rules) note({ guard: rule.guard, limit: typeof own[rule.guard] === 'number' && own[rule.guard] !== 0 ? own[rule.guard] : rule.limit });
+  }
+  for (const name of phaseNames(rules))
+    rules.phases[name]!.exits.forEach((exit) => {
       note(exit as { guard: string; limit?: unknown });
     });
   return new Map([...limits].map(([guard, set]) => [guard, [...set].sort((a, b) => a - b)]));
 }
 
 /** Stall turn kinds for these rules: `repeat@6` is six identical reads in one turn. */
-function stallKinds(rules: Rules, guards?: readonly string[]): TurnKind[] {
+function stallKinds(rules: Rules, guards?: readonly string[], phase?: string): TurnKind[] {
   const kinds: TurnKind[] = [];
-  for (const [guard, limits] of stallLimits(rules)) {
+  for (const [guard, limits] of stallLimits(rules, phase)) {
     if (guards && !guards.includes(guard)) continue;
     for (const pattern of STALL_KIND[guard]!.filter((name) => name in STALL_PATTERNS)) {
       for (const limit of limits) kinds.push({ name: `${pattern}@${limit}`, calls: () => STALL_PATTERNS[pattern]!(limit) });
@@ -316,8 +332,8 @@ function kindsFor(context: HarnessContext, focus: Focus, rules: Rules): TurnKind
   const nudged = Object.entries(context.stall.counters).find(([rule, counter]) => counter.firings > 0 && rule in STALL_KIND);
   // A plain read is progress for most rules: it lets a search that starts mid-stall (after a walk) get out of it.
   // Started there, the search also keeps the plain turns (a passing test run) that move it between phases.
-  if (nudged) return [...stallKinds(rules, [nudged[0]]), ...fixed(focus === 'stallFrom' ? FOCUS_KINDS.stall : ['read'])];
-  return [...fixed(FOCUS_KINDS.stall), ...stallKinds(rules)];
+  if (nudged) return [...stallKinds(rules, [nudged[0]], context.phase), ...fixed(focus === 'stallFrom' ? FOCUS_KINDS.stall : ['read'])];
+  return [...fixed(FOCUS_KINDS.stall), ...stallKinds(rules, undefined, context.phase)];
 }
 
 /** Whether the stall focus offers a reply with no tool call now (to build up a no-tool-call streak). */
