@@ -22,4 +22,5 @@ export { RUN_FILES, type RunMeta, readRunMeta } from './run/record/run-dir.js';
 export { type LoadedRules, loadRules } from './run/rules-files/load-rules.js';
 export { type RunHandle, type RunOptions, resumeRun, startRun } from './run/start-run.js';
 export { defaultTools, findTool, toolRegistry, toolSchemas } from './tools/index.js';
+export { type CommandRun, runCommand } from './tools/run-command.js';
 export type { AnyTool, Tool, ToolContext, ToolEffect, ToolOutcome } from './tools/types.js';

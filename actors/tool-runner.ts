@@ -6,7 +6,6 @@ import { maskSecrets, type SecretFinding } from '../lib/secrets/secret-scan.js';
 import { isToolAllowed } from '../lib/tool-patterns.js';
 import type { ToolsInput } from '../machines/actor-contracts.js';
 import type { ToolCallResult, ToolsOutput } from '../machines/types.js';
-import { toolAllowed } from '../rules/tool-names.js';
 import { firstValidFinish } from '../tools/finish.js';
 import { findTool, parseToolArguments, toolSchemas } from '../tools/index.js';
 import { realPathRefusal } from '../tools/permissions/real-path-approval.js';
@@ -58,7 +57,7 @@ export function createToolRunner(deps: ToolRunnerDeps) {
     const results: ToolCallResult[] = [];
     const finishTool = findTool(deps.tools, 'finish');
     // A finish the phase does not allow is refused like any other tool it does not allow: the gate never sees it.
-    const finish = finishTool && toolAllowed(input.allowed, 'finish') ? firstValidFinish(input.calls, finishTool) : null;
+    const finish = finishTool && allowedHere(input, 'finish') ? firstValidFinish(input.calls, finishTool) : null;
     for (const [index, call] of input.calls.entries()) {
       if (index === finish?.index) return { results, finish: { summary: finish.summary } };
       const key = `${input.step}:${input.offset + index}`;
@@ -89,6 +88,11 @@ export function createToolRunner(deps: ToolRunnerDeps) {
   });
 }
 
+/** Whether the phase's tool list allows a tool and the tool is not placed in other phases only. */
+function allowedHere(input: ToolsInput, name: string): boolean {
+  return isToolAllowed(input.allowed, name) && !input.placedElsewhere?.includes(name);
+}
+
 async function runCall(
   deps: ToolRunnerDeps,
   call: ToolCall,
@@ -110,13 +114,14 @@ async function runCall(
     const hint = near ? ` Did you mean \`${near}\`?` : '';
     return { outcome: failure(`Tool error: unknown tool "${name.slice(0, 80)}".${hint} Available tools: ${names}.`), args: argsAsSent(call) };
   }
-  if (!isToolAllowed(input.allowed, name)) {
+  if (!allowedHere(input, name)) {
+    const placed = input.placedElsewhere?.includes(name) ? ` (${name} belongs to other phases: tools.phases)` : '';
     const allowed =
       deps.tools
-        .filter((candidate) => isToolAllowed(input.allowed, candidate.name))
+        .filter((candidate) => allowedHere(input, candidate.name))
         .map((candidate) => candidate.name)
         .join(', ') || 'none';
-    return { outcome: failure(`Tool error: ${name} is not allowed in the ${input.phase} phase. Allowed here: ${allowed}.`), args: argsAsSent(call) };
+    return { outcome: failure(`Tool error: ${name} is not allowed in the ${input.phase} phase${placed}. Allowed here: ${allowed}.`), args: argsAsSent(call) };
   }
   const parsed = parseToolArguments(tool, call.function.arguments);
   if (!parsed.ok) return { outcome: failure(`Tool error: ${parsed.message} ${schemaLine(tool)}`), args: argsAsSent(call) };

@@ -174,6 +174,8 @@ function reportEnd(options: ExecuteOptions, handle: RunHandle, output: HarnessOu
         summary: output.summary,
         usage: output.usage,
         reason: output.reason,
+        ...(output.endedBy ? { endedBy: output.endedBy } : {}),
+        exitCode: exitCodeFor(output),
         trace: handle.tracePath,
         runDir: handle.runDir,
         // Unsandboxed, commands could read the whole disk: a script reading this line should not have to parse the start message.
@@ -181,10 +183,21 @@ function reportEnd(options: ExecuteOptions, handle: RunHandle, output: HarnessOu
       }) + '\n',
     );
   }
-  const exitCode = exitCodeFor(output.status);
+  const exitCode = exitCodeFor(output);
   const atif = writeAtif(headless, handle.runDir, (text) => io.stderr.write(text));
-  const { status, steps, summary, reason, usage } = output;
-  writeSummary(headless, { status, exitCode, steps, summary, reason, usage, trace: handle.tracePath, runDir: handle.runDir, ...(atif ? { atif } : {}) });
+  const { status, steps, summary, reason, usage, endedBy } = output;
+  writeSummary(headless, {
+    status,
+    exitCode,
+    ...(endedBy ? { endedBy } : {}),
+    steps,
+    summary,
+    reason,
+    usage,
+    trace: handle.tracePath,
+    runDir: handle.runDir,
+    ...(atif ? { atif } : {}),
+  });
   return exitCode;
 }
 
@@ -197,7 +210,7 @@ function warnTampered(io: Io, handle: RunHandle): void {
 function startMessage(run: ExecuteOptions['run'], handle: RunHandle, resumed: boolean): string {
   return [
     `rein: ${resumed ? 'resuming' : 'running'} ${run.model.name} (${run.model.description}) on ${run.workspace}`,
-    `rein: verification command: ${run.testCmd}`,
+    ...verificationLines(run.rules, run.testCmd),
     ...(run.rulesSources ? [`rein: rules: ${run.rulesSources.map(shortPath).join(' + ')} + defaults`] : []),
     `rein: ${handle.sandbox}`,
     `rein: trace: ${shortPath(handle.tracePath)}`,
@@ -205,11 +218,24 @@ function startMessage(run: ExecuteOptions['run'], handle: RunHandle, resumed: bo
   ].join('\n');
 }
 
+/** What the gate wants before it accepts finish: the test command and every check, each with what counts as a pass. */
+function verificationLines(rules: Rules, testCmd: string): string[] {
+  const { verification } = rules;
+  const pass = (check: { passExitCode: number; passPattern?: string | undefined; runs: number }) =>
+    `passes with exit ${check.passExitCode}${check.passPattern ? ` and output matching /${check.passPattern}/` : ''}${check.runs > 1 ? `, ${check.runs} times after the last edit` : ''}`;
+  if (!verification.gate) return [`rein: verification command: ${testCmd} (the verification gate is off: finish ends the run)`];
+  return [
+    `rein: verification command: ${testCmd} (${pass(verification)})`,
+    ...verification.checks.map((check) => `rein: verification check ${check.name}: ${check.command} (${pass(check)})`),
+    ...(verification.when ? ['rein: the gate also wants verification.when (rein rules show prints it)'] : []),
+  ];
+}
+
 function endMessage(output: HarnessOutput, handle: RunHandle, rules: Rules): string {
   const usage = output.usage;
   const cost = usage.costUsd > 0 ? `, est. $${usage.costUsd.toFixed(4)}` : '';
   const lines = [
-    `rein: ${output.status} after ${output.steps}/${rules.budgets.maxSteps} steps; ${usage.promptTokens} prompt tokens (${usage.cachedTokens} cached), ${usage.completionTokens} completion tokens${cost}`,
+    `rein: ${output.status}${output.endedBy === 'rule' ? ' (an exit rule ended the run)' : ''} after ${output.steps}/${rules.budgets.maxSteps} steps; ${usage.promptTokens} prompt tokens (${usage.cachedTokens} cached), ${usage.completionTokens} completion tokens${cost}`,
   ];
   if (output.summary) lines.push(`rein: summary: ${indentedLines(output.summary)}`);
   if (output.status !== 'done' && output.reason) lines.push(`rein: reason: ${indentedLines(output.reason)}`);

@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import type { Usage } from 'rein/formats';
+import type { EndCause, Usage } from 'rein/formats';
 import { ModelEndpointError, ReinError, UsageError } from 'rein/lib';
 import { writeFileAtomic } from 'rein/tools';
 import { exportRunAsAtif, writeTrajectory } from 'rein-telemetry/atif/export-run.js';
@@ -47,6 +47,8 @@ interface RunSummary {
   steps?: number;
   summary?: string;
   reason?: string;
+  /** Who ended the run, when an exit rule, the endpoint or the harness did (`failed` by a rule exits 6, not 3). */
+  endedBy?: EndCause;
   usage?: Usage;
   trace?: string;
   runDir?: string;

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { didYouMean, indentedLines, ModelEndpointError, ReinError, UsageError } from 'rein/lib';
 import type { Io } from './execute-run.js';
-import { EXIT } from './exit-codes.js';
+import { EXIT, EXIT_CODES_HELP } from './exit-codes.js';
 import { terminalSafeIo } from './safe-io.js';
 
 const USAGE = `rein: an agent harness built as an explicit statechart
@@ -20,9 +20,7 @@ const USAGE = `rein: an agent harness built as an explicit statechart
   rein worker --queue redis://…     take eval jobs from a Redis queue (rein eval --queue) on this machine
 
 Run \`rein <command> --help\` for a command's options.
-Exit codes: 0 done, 1 ended without finishing, 2 bad usage or rules, 3 model endpoint failed,
-4 crashed (a bug, or a guard, tool or action from a rules file threw), 5 waiting for an approval (rein approve, then rein resume),
-130 interrupted (Ctrl+C), 143 stopped by SIGTERM.`;
+${EXIT_CODES_HELP}`;
 
 type Command = (argv: string[], io: Io, env: NodeJS.ProcessEnv) => Promise<number>;
 

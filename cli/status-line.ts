@@ -1,6 +1,15 @@
-import { type ContextEvent, readEffect, type ToolEvent, type TraceLine } from 'rein/formats';
+import { type ContextEvent, type ResumeEvent, readEffect, type ToolEvent, type TraceLine } from 'rein/formats';
 import { indentedLines, stripControl } from 'rein/lib';
 import type { Rules } from 'rein/rules';
+
+/** Where a resumed run goes on from, and where it had stopped when that was past the last saved step. */
+function describeResume(line: ResumeEvent): string {
+  if (line.fromState === 'start') return '[rein] resumed: the run was stopped before its first step was saved, so it starts over';
+  const prompted = line.toolCalling ? '; tools still described in the prompt, calls read from text' : '';
+  if (!line.stoppedIn) return `[rein] resumed in ${line.fromState} (${line.recordLength} messages in the record${prompted})`;
+  const phase = line.stoppedIn.split('.')[0];
+  return `[rein] resumed in ${phase}: it stopped in ${line.stoppedIn}, and goes on from the step saved at ${line.fromState}, whose tool calls are not run again (${line.recordLength} messages in the record${prompted})`;
+}
 
 /** Writes progress as a run goes: one rewritten line on a terminal, plain lines otherwise. */
 interface StatusLine {
@@ -67,11 +76,7 @@ export function createStatusLine(stream: Stream, rules: Rules, options: { unsand
           // A resumed run starts mid-step: its first lines may be the tool calls of the step that was cut short.
           state.phase = line.fromState.split('.')[0] || state.phase;
           state.stepPhase = state.phase;
-          say(
-            line.fromState === 'start'
-              ? '[rein] resumed: the run was stopped before its first step was saved, so it starts over'
-              : `[rein] resumed in ${line.fromState} (${line.recordLength} messages in the record${line.toolCalling ? '; tools still described in the prompt, calls read from text' : ''})`,
-          );
+          say(describeResume(line));
           break;
         case 'tool':
           state.step = line.step;

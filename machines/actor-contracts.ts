@@ -19,6 +19,8 @@ export interface ToolsInput {
   calls: ToolCall[];
   /** Tools allowed in the current phase; `all` or a list of names. */
   allowed: 'all' | string[];
+  /** Tools the list allows but that are placed in other phases only (`tools.phases`): refused here like any other. */
+  placedElsewhere?: string[];
   phase: Phase;
   step: number;
   /** Index of `calls[0]` within the turn (for journaling). */

@@ -1,7 +1,9 @@
 import type { ToolCall } from '../context/messages.js';
+import { MCP_TOOL_PREFIX } from '../lib/tool-patterns.js';
 import type { MachineNote } from '../lib/trace/trace-events.js';
 import { argsHash, callFacts } from '../rules/approvals/call-facts.js';
-import { type ApprovalJudgement, type ApprovalPolicy, judgeCall, policyCanStop } from '../rules/approvals/evaluate.js';
+import { type ApprovalJudgement, type ApprovalPolicy, judgeCall, policyCanAsk, policyCanStop } from '../rules/approvals/evaluate.js';
+import { wildcard } from '../rules/approvals/patterns.js';
 import { type ApprovalDecision, decisionFits, denialText, type PendingApproval } from '../rules/approvals/pending.js';
 import { approvalPolicyOf } from '../rules/approvals/policy.js';
 import { toRemember } from '../rules/approvals/remembered.js';
@@ -23,7 +25,7 @@ export function initialApprovals(remembered: ApprovalState['remembered'] = []): 
   return { pending: null, decided: {}, runUntil: 0, remembered, hooked: {} };
 }
 
-export function screenUpdate(context: HarnessContext, params: { policy: ApprovalPolicy; oneAtATime?: boolean }): Update {
+export function screenUpdate(context: HarnessContext, params: { policy: ApprovalPolicy; oneAtATime?: boolean; asks?: boolean }): Update {
   const { calls, cursor, approvals } = context;
   // Decisions only ever concern this turn's calls (ids are unique in a run): older ones are dropped.
   const ids = new Set(calls.map((call) => call.id));
@@ -45,7 +47,12 @@ export function screenUpdate(context: HarnessContext, params: { policy: Approval
     const hash = argsHash(name, call.function.arguments);
     if (decided[call.id]?.argsHash === hash) continue;
     const facts = callFacts(name, call.function.arguments);
-    const judgement = withHook(judgeCall(facts, params.policy, approvals.remembered, hash), hooked[call.id]);
+    const judged = withHook(judgeCall(facts, params.policy, approvals.remembered, hash), hooked[call.id]);
+    // Where the chart has no waiting state (nothing in the rules can ask here), a call that would wait fails closed.
+    const judgement: typeof judged =
+      judged.verdict === 'ask' && params.asks === false
+        ? { verdict: 'deny', by: 'deny', reason: `${judged.reason}, but nothing can answer in this phase, so it counts as a denial` }
+        : judged;
     if (judgement.verdict === 'ask') {
       if (index === cursor) {
         pending = { callId: call.id, tool: name, args: facts.args, argsHash: hash, reason: judgement.reason, phase: context.phase, step: context.step };
@@ -179,15 +186,34 @@ export function deniedCalls(context: HarnessContext): Record<string, string> {
   return denied;
 }
 
-/** How a phase's tool actor is fed: `approves` when calls can wait or be refused before running; `oneAtATime` with postToolUse hooks. */
+/**
+ * How a phase's tool actor is fed: `approves` when calls can wait or be refused before running (the screen), `asks`
+ * when one can wait for an answer (awaitingApproval); `oneAtATime` with postToolUse hooks.
+ */
 interface BatchRules {
   approves: boolean;
+  asks: boolean;
   oneAtATime: boolean;
 }
 
 export function batchRulesOf(phase: Phase, rules: Rules): BatchRules {
-  // Approvals are on the chart only where a call can be asked about or refused (by a rule or a hook).
-  return { approves: policyCanStop(approvalPolicyOf(phase, rules)) || rules.hooks.preToolUse.length > 0, oneAtATime: rules.hooks.postToolUse.length > 0 };
+  const policy = approvalPolicyOf(phase, rules);
+  // Approvals are on the chart only where a call can be asked about or refused (by a rule or a hook); a call waits
+  // only where an ask rule, a default of ask, or a preToolUse hook for one of the phase's tools can ask.
+  return {
+    approves: policyCanStop(policy) || rules.hooks.preToolUse.length > 0,
+    asks: policyCanAsk(policy) || rules.hooks.preToolUse.some((hook) => hookMayMatch(hook.tools, rules)),
+    oneAtATime: rules.hooks.postToolUse.length > 0,
+  };
+}
+
+/** Whether a hook's tool pattern may match a call: a tool of the run, or an MCP tool (known only at run time). */
+function hookMayMatch(pattern: string, rules: Rules): boolean {
+  // Any tool of the run: the model may call one its phase refuses, and the hooks judge it before the refusal.
+  const matches = wildcard(pattern);
+  if (rules.tools.enabled.some((tool) => matches.test(tool))) return true;
+  const servers = Object.keys(rules.mcp.servers).length > 0 || rules.mcp.projectConfig;
+  return servers && matches.test(`${MCP_TOOL_PREFIX}server__tool`);
 }
 
 /**

@@ -97,6 +97,7 @@ function rootConfig(rules: Rules, naming: Naming) {
       summary: context.summary,
       usage: context.usage,
       reason: context.reason,
+      ...(context.endedBy ? { endedBy: context.endedBy } : {}),
     }),
   });
 }

@@ -68,7 +68,8 @@ function endNote(context: HarnessContext): MachineNote {
   // Stryker disable next-line StringLiteral: endNote is only called with the status just set
   const status = context.status ?? 'failed';
   const rule = status === 'stalled' && context.stall.fired ? { rule: context.stall.fired } : {};
-  return { kind: 'end', status, reason: context.reason, steps: context.step, summary: context.summary, usage: context.usage, ...rule };
+  const by = context.endedBy ? { by: context.endedBy } : {};
+  return { kind: 'end', status, reason: context.reason, steps: context.step, summary: context.summary, usage: context.usage, ...rule, ...by };
 }
 
 /** The machine's guards: the catalogue's (rules name them) and its own (the turn cycle, budgets, context, stall). */
@@ -163,10 +164,14 @@ export const harnessSetup = setup({
     warnTime: enqueueActions(({ context, enqueue }, params: { warning: WarningRule; message: string }) =>
       applyUpdate(enqueue, context, warningUpdate(context, [params.warning], params.message)),
     ),
-    recordFailure: enqueueActions(({ enqueue }, params: { error: unknown }) => {
-      enqueue.assign({ reason: params.error instanceof Error ? `${params.error.name}: ${params.error.message}` : String(params.error) });
+    // The model actor fails when the endpoint does (after its retries); the tools or context actor only through a bug.
+    recordFailure: enqueueActions(({ enqueue }, params: { error: unknown; actor: 'model' | 'tools' | 'contextManager' }) => {
+      enqueue.assign({
+        reason: params.error instanceof Error ? `${params.error.name}: ${params.error.message}` : String(params.error),
+        endedBy: params.actor === 'model' ? 'endpoint' : 'harness',
+      });
     }),
-    explainEnd: enqueueActions(({ enqueue }, params: { reason: string }) => enqueue.assign({ reason: params.reason })),
+    explainEnd: enqueueActions(({ enqueue }, params: { reason: string }) => enqueue.assign({ reason: params.reason, endedBy: 'rule' })),
     endRun: enqueueActions(({ context, enqueue }, params: { status: EndStatus; reason: string; announce?: boolean }) => {
       const reason = context.reason || params.reason;
       enqueue.assign({ status: params.status, reason, view: null });
@@ -176,7 +181,7 @@ export const harnessSetup = setup({
     announceEnd: enqueueActions(({ context, enqueue }) => {
       enqueue.emit({ type: 'harness.note', note: endNote(context) });
     }),
-    screenCalls: enqueueActions(({ context, enqueue }, params: { policy: ApprovalPolicy; oneAtATime?: boolean }) =>
+    screenCalls: enqueueActions(({ context, enqueue }, params: { policy: ApprovalPolicy; oneAtATime?: boolean; asks?: boolean }) =>
       applyUpdate(enqueue, context, screenUpdate(context, params)),
     ),
     recordHookVerdict: enqueueActions(({ context, enqueue }, params: { output: HooksOutput }) =>

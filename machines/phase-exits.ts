@@ -1,5 +1,5 @@
 import { type Condition, enabledPhases, isEnabledPhase, isEndTarget, type Phase, type PhaseExitRule, phaseRule, type Rules } from '../rules/schema.js';
-import { toolAllowed } from '../rules/tool-names.js';
+import { phaseAllowsTool } from '../rules/tool-placement.js';
 import { BUILT_IN_GUARDS, isBuiltInGuard } from './guards/catalogue.js';
 import { firstPhase } from './initial-context.js';
 
@@ -12,8 +12,7 @@ import { firstPhase } from './initial-context.js';
 
 /** Tools the model can actually call in a phase: the run's tool surface narrowed by the phase rule. */
 export function phaseTools(phase: Phase, rules: Rules): string[] {
-  const allowed = phaseRule(rules, phase).tools;
-  return rules.tools.enabled.filter((name) => toolAllowed(allowed, name));
+  return rules.tools.enabled.filter((name) => phaseAllowsTool(rules, phase, name));
 }
 
 /** Whether a guard can ever hold in this phase. Guards registered from code declare no needs and always count. */

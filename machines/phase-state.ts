@@ -1,6 +1,6 @@
 import type { Phase, Rules } from '../rules/schema.js';
 import { harnessSetup } from './harness-setup.js';
-import { approvalStates } from './phase/approval-states.js';
+import { awaitingApprovalStates, screenStates } from './phase/approval-states.js';
 import { budgetCheckStates, summarizeStates } from './phase/context-states.js';
 import { actionRef, routeState, settleState } from './phase/exits.js';
 import { gateStates } from './phase/gate-state.js';
@@ -20,7 +20,8 @@ const PIECES: ReadonlyArray<{ when: (plan: PhasePlan) => boolean; states: (plan:
   { when: () => true, states: turnStates },
   { when: (plan) => plan.summarizes, states: summarizeStates },
   { when: (plan) => plan.capped, states: budgetCheckStates },
-  { when: (plan) => plan.approves, states: approvalStates },
+  { when: (plan) => plan.approves, states: screenStates },
+  { when: (plan) => plan.approves && plan.asks, states: awaitingApprovalStates },
   { when: (plan) => plan.hooks.preToolUse, states: preToolHookStates },
   { when: (plan) => plan.hooks.postToolUse, states: postToolHookStates },
   { when: (plan) => plan.hooks.phaseChange && plan.enteredAtObserve, states: phaseHookStates },

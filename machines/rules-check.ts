@@ -152,6 +152,18 @@ export function checkRuleReferences(rules: Rules, registered: Registered = { gua
         );
     }
   }
+  for (const [tool, placed] of Object.entries(rules.tools.phases)) {
+    if (!rules.tools.enabled.includes(tool) && !isMcpToolEntry(tool))
+      problems.push(
+        `tools.phases.${tool}: "${tool}" is not a tool of this run${didYouMean(tool, rules.tools.enabled)}; tools.enabled: ${rules.tools.enabled.join(', ')}`,
+      );
+    placed.forEach((phase, index) => {
+      if (!phases.includes(phase))
+        problems.push(
+          `tools.phases.${tool}[${index}]: unknown phase "${phase}"${didYouMean(phase, phases)}; phases: ${phases.join(', ')} (a registered tool's own \`phases\` fill tools.phases)`,
+        );
+    });
+  }
   const stallGuards = [...Object.keys(GUARD_CATALOGUE.stall), ...registered.guards];
   rules.stall.rules.forEach((rule, index) => {
     const path = `stall.rules[${index}]`;

@@ -2,7 +2,7 @@ import type { ContextState } from '../context/context-state.js';
 import type { AssistantMessage, ChatMessage, ToolCall } from '../context/messages.js';
 import type { WorkingView } from '../context/working-view.js';
 import type { TodoItem, ToolOutcome } from '../lib/tool-effect.js';
-import type { BudgetName, EndStatus, MachineNote } from '../lib/trace/trace-events.js';
+import type { BudgetName, EndCause, EndStatus, MachineNote } from '../lib/trace/trace-events.js';
 import type { CallUsage, Usage } from '../lib/usage.js';
 import type { PendingApproval } from '../rules/approvals/pending.js';
 import type { RememberedDecision } from '../rules/approvals/remembered.js';
@@ -198,6 +198,8 @@ export interface HarnessContext {
   summary: string;
   /** Why the run ended, in one line, for anything but `done`. */
   reason: string;
+  /** Who ended it, when an exit rule, the endpoint or the harness did (absent in states saved before it was recorded). */
+  endedBy?: EndCause;
 }
 
 /** The machine's output when it reaches a final state. */
@@ -207,6 +209,8 @@ export interface HarnessOutput {
   summary: string;
   usage: Usage;
   reason: string;
+  /** Who ended it: an exit rule (`failed` then means a rule's verdict, not an endpoint failure), the endpoint, the harness. */
+  endedBy?: EndCause;
 }
 
 /** Emitted for the session: messages to append to the record, and trace notes. */

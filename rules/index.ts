@@ -17,6 +17,7 @@ export { phaseRuleSchema } from './phases.js';
 export { findPreset, PRESETS, presetNames, requirePreset } from './presets.js';
 export { defaultRules, END_TARGETS, enabledPhases, type Price, phaseNames, phaseRule, type Rules, type RulesInput, rulesSchema } from './schema.js';
 export { PROGRESS_KINDS, STALL_RULE_NAMES, STALL_RULES } from './stall-rules.js';
+export { phaseAllowsTool } from './tool-placement.js';
 export {
   clearUntrustedMarks,
   fingerprintRules,

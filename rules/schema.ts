@@ -188,6 +188,12 @@ export const rulesSchema = z.strictObject({
         .array(z.string())
         .default([...TOOL_NAMES])
         .describe('Tool surface for the whole run'),
+      phases: z
+        .record(z.string().min(1), z.array(z.string().min(1)))
+        .default({})
+        .describe(
+          "Where a tool is offered, by tool name: the phases it belongs in (a registered tool's own `phases` fill this in); a phase whose `tools` names the tool offers it too",
+        ),
       outputChars: z.number().int().positive().default(6000),
       viewLines: z.number().int().positive().default(100),
       maxHits: z.number().int().positive().default(50),

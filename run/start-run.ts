@@ -186,7 +186,7 @@ async function assembleRun(options: RunOptions, saved: SavedState | null): Promi
     const run = createRunActor({ options: withSecrets, saved, workspace, machine, files, toolbox, mode, lostJobs: sandbox.takeLostJobs() });
     step('start');
     writeStartLines({ options: withSecrets, saved, workspace, sandbox, files, toolbox });
-    const { done, interrupt } = runToEnd({ options: withSecrets, saved, run, trace: files.trace }, held);
+    const { done, interrupt } = runToEnd({ options: withSecrets, saved, run, trace: files.trace, stoppedIn: files.stoppedIn }, held);
     return {
       workspace,
       runDir: options.runDir,

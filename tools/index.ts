@@ -83,5 +83,6 @@ export function findTool(tools: readonly AnyTool[], name: string): AnyTool | und
 export { writeFileAtomic } from './edits/atomic-write.js';
 export type { PythonCheck } from './edits/python-check.js';
 export { createSyntaxChecker } from './edits/syntax-check.js';
+export { type CommandRun, runCommand } from './run-command.js';
 export { selectTools } from './select-tools.js';
 export type { AnyTool, CommandPolicy, ToolOutcome } from './types.js';

@@ -32,5 +32,15 @@ export function selectTools(registry: readonly AnyTool[] | undefined, enabled: r
  */
 export function enableRegistered(rules: Rules, registry: readonly AnyTool[] | undefined): Rules {
   const missing = addedToolNames(registry ?? []).filter((name) => !rules.tools.enabled.includes(name));
-  return missing.length === 0 ? rules : { ...rules, tools: { ...rules.tools, enabled: [...rules.tools.enabled, ...missing] } };
+  // Where a tool says it belongs, unless the rules place it themselves.
+  const placed = (registry ?? []).filter((tool) => tool.phases !== undefined && rules.tools.phases[tool.name] === undefined);
+  if (missing.length === 0 && placed.length === 0) return rules;
+  return {
+    ...rules,
+    tools: {
+      ...rules.tools,
+      enabled: [...rules.tools.enabled, ...missing],
+      phases: { ...rules.tools.phases, ...Object.fromEntries(placed.map((tool) => [tool.name, [...tool.phases!]])) },
+    },
+  };
 }

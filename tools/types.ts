@@ -48,6 +48,11 @@ export interface Tool<Schema extends z.ZodObject = z.ZodObject> {
    * in place, or it may have partly happened), or null to run it again.
    */
   recover?(args: z.infer<Schema>, ctx: ToolContext): Promise<ToolOutcome | null>;
+  /**
+   * The phases the tool belongs in (`['fix']` for a linter that fixes): it is offered there only. The rules decide
+   * over it: `tools.phases.<name>` places it elsewhere, and a phase whose `tools` names it offers it too.
+   */
+  phases?: readonly string[];
 }
 
 /** A tool with its argument type erased, as stored in a registry. */

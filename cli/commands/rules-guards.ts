@@ -1,4 +1,5 @@
 import { GUARD_CATALOGUE, type GuardRegistry, type GuardSpec, registerGuards } from 'rein/machines';
+import { END_TARGETS } from 'rein/rules';
 import { z } from 'zod';
 import type { Io } from '../execute-run.js';
 import { EXIT } from '../exit-codes.js';
@@ -74,10 +75,13 @@ export function printGuards(entries: readonly GuardEntry[], format: string, io: 
     if (entry.example) lines.push(`  e.g. ${JSON.stringify(entry.example)}`);
     lines.push('');
   }
+  const [first, ...others] = END_TARGETS;
   lines.push(
-    'Combine them in an exit with { "all": [...] }, { "any": [...] } or { "not": {...} }; end the run with "to": "stalled" (or step_limit, budget, timeout).',
+    `Combine them in an exit with { "all": [...] }, { "any": [...] } or { "not": {...} }; end the run with "to": "${first}" (or ${others.join(', ')}), and a "reason" of your own.`,
   );
-  lines.push('A guard registered from a .ts/.mjs rules file gets the same view: (view, params) => boolean (see GuardView in the README).');
+  lines.push(
+    'A guard registered from a .ts/.mjs rules file gets the same view: (view, params) => true, false, or { holds: false, reason } (the reason is what the model reads when it keeps the gate shut; see GuardView in docs/rules.md).',
+  );
   io.stdout.write(`${lines.join('\n')}\n`);
   return EXIT.done;
 }

@@ -1,8 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { isToolAllowed } from 'rein/lib';
-import { enabledPhases, phaseRule } from 'rein/rules';
+import { enabledPhases, phaseAllowsTool } from 'rein/rules';
 import { type LoadedRules, planServers, startServers } from 'rein/run';
 import { selectTools, toolRegistry } from 'rein/tools';
 import type { Io } from '../execute-run.js';
@@ -29,7 +28,7 @@ export async function printTools(loaded: LoadedRules, workspace: string, format:
     const sent = [...tools, ...offered];
     const phases = enabledPhases(rules).map((phase) => ({
       phase,
-      tools: [...sent, ...onDemand].filter((name) => isToolAllowed(phaseRule(rules, phase).tools, name)),
+      tools: [...sent, ...onDemand].filter((name) => phaseAllowsTool(rules, phase, name)),
     }));
     const servers = hub?.states() ?? [];
     if (format === 'json') {

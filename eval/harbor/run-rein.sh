@@ -9,8 +9,8 @@
 # REIN_TEST_CMD sets the verification command the gate requires; without it the run uses
 # the no-verification-gate preset (Terminal-Bench's tests are hidden from the agent).
 # REIN_WORKDIR is the repository (default: the current directory); REIN_ARGS adds flags.
-# Exit code: rein's (0 done, 1 unfinished, 2 usage, 3 endpoint, 4 crashed, 5 awaiting an approval, 143 SIGTERM),
-# except that REIN_HARBOR_EXIT_ZERO_UNFINISHED=1 reports 1 as 0 so Harbor's verifier judges it.
+# Exit code: rein's (0 done, 1 unfinished, 2 usage, 3 endpoint, 4 crashed, 5 awaiting an approval, 6 failed by a rule, 143 SIGTERM),
+# except that REIN_HARBOR_EXIT_ZERO_UNFINISHED=1 reports 1 and 6 as 0 so Harbor's verifier judges the run.
 set -uo pipefail
 
 [ $# -ge 1 ] || { echo 'usage: rein-harbor-run "<instruction>"' >&2; exit 2; }
@@ -41,5 +41,5 @@ if kill -0 "$child" 2>/dev/null; then wait "$child"; code=$?; fi
 if [ ! -f "$logs/trajectory.json" ] && [ -f "$logs/rein-run/trace.jsonl" ]; then
   "$rein" trace export "$logs/rein-run" --format atif --out "$logs/trajectory.json" 2>>"$logs/rein-stderr.txt" || true
 fi
-if [ "$code" = 1 ] && [ "${REIN_HARBOR_EXIT_ZERO_UNFINISHED:-0}" = 1 ]; then code=0; fi
+if { [ "$code" = 1 ] || [ "$code" = 6 ]; } && [ "${REIN_HARBOR_EXIT_ZERO_UNFINISHED:-0}" = 1 ]; then code=0; fi
 exit "$code"

@@ -13,6 +13,12 @@ export const TRACE_VERSION = 1;
 
 export type EndStatus = 'done' | 'step_limit' | 'timeout' | 'budget' | 'stalled' | 'failed';
 
+/**
+ * Who ended a run, when more than its status says: an exit rule of the rules file (`"to": "failed"`, or any other end
+ * it names), the model endpoint (its failure after retries), or the harness itself (an actor that failed: a bug).
+ */
+export type EndCause = 'rule' | 'endpoint' | 'harness';
+
 /** The run began: what it was asked, with what, where. */
 export interface StartEvent {
   kind: 'start';
@@ -37,7 +43,13 @@ export interface StartEvent {
 /** A killed run continued from its saved state. */
 export interface ResumeEvent {
   kind: 'resume';
+  /** The state the run goes on from: the checkpoint it was last saved at. */
   fromState: string;
+  /**
+   * The state the stopped process had reached, from its trace, when it is past the checkpoint (a run killed while
+   * the model answered the first turn of build goes on from plan.act, and takes the same step into build again).
+   */
+  stoppedIn?: string;
   recordLength: number;
   elapsedMs: number;
   note?: string;
@@ -243,6 +255,8 @@ export interface EndEvent {
   usage: Usage;
   /** For `stalled`: the rule that persisted. */
   rule?: string;
+  /** Who ended it, when an exit rule, the endpoint or the harness did (absent in traces from before it was recorded). */
+  by?: EndCause;
 }
 
 /** A background job started, ended, or was found lost on resume. */

@@ -3,18 +3,29 @@ import { harnessSetup } from '../harness-setup.js';
 import type { PhasePlan } from './plan.js';
 
 /**
- * `screen` and `awaitingApproval`, when approval rules can hold a call in this phase: each call is judged (deny,
- * remembered, ask, allow, default), and one that needs an answer waits for it, its request saved first.
+ * `screen`, when approval rules or preToolUse hooks judge calls in this phase: each call is judged (deny, remembered,
+ * ask, allow, default) and denied ones are answered with the denial.
  */
-export function approvalStates(plan: PhasePlan) {
-  const { rules, policy } = plan;
+export function screenStates(plan: PhasePlan) {
+  const { policy } = plan;
   return {
     screen: harnessSetup.createStateConfig({
-      description:
-        'Judge the next calls by the approval rules (deny, remembered, ask, allow, default): denied ones are answered with the denial, the first that needs an answer waits.',
-      entry: { type: 'screenCalls', params: { policy, oneAtATime: plan.hooks.preToolUse } },
-      always: [{ guard: 'approvalPending', target: 'awaitingApproval' }, { target: 'act' }],
+      description: plan.asks
+        ? 'Judge the next calls by the approval rules (deny, remembered, ask, allow, default): denied ones are answered with the denial, the first that needs an answer waits.'
+        : 'Judge the next calls by the approval rules (deny, remembered, allow, default): denied ones are answered with the denial; no rule here asks, so none waits.',
+      entry: { type: 'screenCalls', params: { policy, oneAtATime: plan.hooks.preToolUse, asks: plan.asks } },
+      always: [...(plan.asks ? [{ guard: 'approvalPending', target: 'awaitingApproval' } as const] : []), { target: 'act' }],
     }),
+  };
+}
+
+/**
+ * `awaitingApproval`, where a call can wait for an answer (an ask rule, a default of ask, a preToolUse hook that may
+ * ask): its request saved first, then the approver waits for an answer.
+ */
+export function awaitingApprovalStates(plan: PhasePlan) {
+  const { rules } = plan;
+  return {
     awaitingApproval: harnessSetup.createStateConfig({
       description: `A call waits for an answer (terminal, page, rein approve, a hook or the headless policy); the request is saved first, so a killed run waits again on resume. No answer in ${rules.approvals.timeoutSeconds} s counts as deny.`,
       // The pending request is in the saved state before anyone is asked.

@@ -1,5 +1,6 @@
 import { approvalPolicyOf } from '../../rules/approvals/policy.js';
 import { type Phase, phaseRule, type Rules } from '../../rules/schema.js';
+import { placedElsewhere } from '../../rules/tool-placement.js';
 import { batchRulesOf } from '../approval-handling.js';
 import { budgetCapsOf, warningRulesOf } from '../budgets.js';
 import { hookMomentsOf } from '../hook-handling.js';
@@ -34,8 +35,10 @@ export interface PhasePlan {
   reachesStepWarning: boolean;
   policy: ReturnType<typeof approvalPolicyOf>;
   batch: ReturnType<typeof batchRulesOf>;
-  /** Approval rules can hold a call here (screen, awaitingApproval). */
+  /** Approval rules or preToolUse hooks judge calls here (screen). */
   approves: boolean;
+  /** A call can wait here for an answer (awaitingApproval): an ask rule, a default of ask, or a preToolUse hook that may ask. */
+  asks: boolean;
   hooks: ReturnType<typeof hookMomentsOf>;
   /** Where a turn's calls go first: the preToolUse hooks, the approval screen, or straight to the tools. */
   runCalls: 'preToolHook' | 'screen' | 'act';
@@ -47,6 +50,8 @@ export interface PhasePlan {
   settles: boolean;
   /** Entered from another phase at the start of a turn (its phaseChange hooks run then). */
   enteredAtObserve: boolean;
+  /** Tools the phase's list allows that are placed in other phases only: the tool actor refuses them here. */
+  placedElsewhere: string[];
 }
 
 /** @example const plan = planPhase('build', rules, naming); plan.approves // false with the default rules */
@@ -73,12 +78,14 @@ export function planPhase(phase: Phase, rules: Rules, naming: Naming): PhasePlan
     policy: approvalPolicyOf(phase, rules),
     batch,
     approves: batch.approves,
+    asks: batch.asks,
     hooks,
     runCalls: hooks.preToolUse ? 'preToolHook' : batch.approves ? 'screen' : 'act',
     finishes,
     callsCanRemain: batch.approves || (finishes && rules.verification.gate),
     settles: settles(phase, rules),
     enteredAtObserve: enteredAtObserve(phase, rules),
+    placedElsewhere: placedElsewhere(rules, phase),
   };
 }
 

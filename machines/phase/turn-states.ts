@@ -76,7 +76,7 @@ function compactState(plan: PhasePlan) {
           : []),
         { target: plan.capped ? 'checkBudget' : 'think', actions: { type: 'storeView', params: ({ event }) => ({ output: event.output }) } },
       ],
-      onError: { target: at('failed'), actions: { type: 'recordFailure', params: ({ event }) => ({ error: event.error }) } },
+      onError: { target: at('failed'), actions: { type: 'recordFailure', params: ({ event }) => ({ error: event.error, actor: 'contextManager' as const }) } },
     },
   });
 }
@@ -108,7 +108,7 @@ function thinkState(plan: PhasePlan) {
           target: 'compact',
           actions: { type: 'forceCompaction', params: ({ event }) => ({ error: event.error, share: rules.context.rejectedPromptShare }) },
         },
-        { target: at('failed'), actions: { type: 'recordFailure', params: ({ event }) => ({ error: event.error }) } },
+        { target: at('failed'), actions: { type: 'recordFailure', params: ({ event }) => ({ error: event.error, actor: 'model' as const }) } },
       ],
     },
   });
@@ -127,6 +127,7 @@ function actState(plan: PhasePlan) {
         // With approvals, only up to the next call that waits for an answer; with postToolUse hooks, one call.
         calls: toolBatch(context, batch),
         allowed: phaseRuleOf(plan).tools,
+        ...(plan.placedElsewhere.length > 0 ? { placedElsewhere: plan.placedElsewhere } : {}),
         phase,
         step: context.step,
         offset: context.cursor,
@@ -144,7 +145,7 @@ function actState(plan: PhasePlan) {
           : []),
         { target: 'afterTools', actions: recordResults(plan) },
       ],
-      onError: { target: at('failed'), actions: { type: 'recordFailure', params: ({ event }) => ({ error: event.error }) } },
+      onError: { target: at('failed'), actions: { type: 'recordFailure', params: ({ event }) => ({ error: event.error, actor: 'tools' as const }) } },
     },
   });
 }

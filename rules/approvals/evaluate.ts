@@ -54,6 +54,15 @@ export function policyCanStop(policy: ApprovalPolicy): boolean {
 }
 
 /**
+ * Whether any call could ever be asked about under this policy: an ask rule, or a default of ask. Deny rules and
+ * remembered decisions refuse or allow at once; without an ask path no call ever waits for a person.
+ */
+export function policyCanAsk(policy: ApprovalPolicy): boolean {
+  const { global, phase } = policy;
+  return global.ask.length > 0 || (phase?.ask ?? []).length > 0 || (phase?.default ?? global.default) === 'ask';
+}
+
+/**
  * How a command pattern reads a compound command (`ls; rm -rf x`): a deny or
  * ask rule matches when it fits the whole command or any part of it; an allow
  * rule only when it fits the whole and the command has no control operator

@@ -129,6 +129,19 @@ export const LOOSENING_RULES: readonly LooseningRule[] = [
     },
   },
   {
+    field: 'tools.phases',
+    loosens: 'a tool placed in a phase the rules below kept it out of, or its placement removed',
+    check: (base, rules) =>
+      joined(
+        Object.entries(base.tools.phases).flatMap(([tool, phases]) => {
+          const now = rules.tools.phases[tool];
+          if (now === undefined) return [`${tool}: no longer placed`];
+          const more = added(phases, now);
+          return more.length > 0 ? [`${tool}: adds ${list(more)}`] : [];
+        }),
+      ),
+  },
+  {
     field: 'tools.maxCallsPerReply',
     loosens: 'raised (more commands in one step of the step budget)',
     check: (base, rules) => (rules.tools.maxCallsPerReply > base.tools.maxCallsPerReply ? String(rules.tools.maxCallsPerReply) : null),
@@ -216,7 +229,7 @@ export const FREE_SECTIONS: Record<string, string> = {
   model: 'request settings for your own endpoint (prices and maxResponseBytes excepted)',
   repositoryInstructions: "which file is given to the model, labelled as the repository's words",
   stall: 'stall thresholds (their texts excepted)',
-  tools: 'output limits and command timeouts (tools.enabled and maxCallsPerReply excepted)',
+  tools: 'output limits and command timeouts (tools.enabled, phases and maxCallsPerReply excepted)',
 };
 
 /** Every widening `rules` makes over `base`, as `field: what` lines; empty when it only keeps or narrows. */

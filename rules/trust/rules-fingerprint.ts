@@ -4,10 +4,10 @@ import { UsageError } from '../../lib/errors.js';
 import { readRegularFile } from '../../lib/regular-file.js';
 import { sha256 } from '../../lib/sha256.js';
 import { realKey } from '../../lib/state/state-records.js';
+import { describeBuildErrors, isNestedResolve, loadEsbuild, NODE_RESOLUTION, resolveRulesImport } from './module-resolution.js';
 import type { RulesFingerprint } from './trusted-rules.js';
 
 const CODE_EXTENSIONS = ['.ts', '.mts', '.js', '.mjs'];
-const SKIP = Symbol('resolving for the workspace-only plugin');
 
 /** Whether a rules file is code rein would import (as opposed to data it parses). */
 export function isCodeRulesFile(file: string): boolean {
@@ -41,27 +41,28 @@ async function importedFiles(given: string, root: string): Promise<string[]> {
   const file = resolve(given);
   const cwd = resolve(file, '..');
   // What resolves outside the workspace is not followed: no sandboxed command can change it, and rein itself or a
-  // library would be parsed whole on every load.
+  // library would be parsed whole on every load. The rules file itself is always read, wherever it lives.
   const workspaceOnly: Plugin = {
     name: 'workspace-only',
     setup(context) {
       context.onResolve({ filter: /.*/ }, async (args) => {
-        if (args.pluginData === SKIP) return undefined;
-        const found = await context.resolve(args.path, { kind: args.kind, resolveDir: args.resolveDir, importer: args.importer, pluginData: SKIP });
-        if (found.errors.length > 0 || found.external || !found.path) return undefined;
+        if (isNestedResolve(args) || args.kind === 'entry-point') return undefined;
+        const found = await resolveRulesImport(context, args);
+        if (found.kind === 'missing') return undefined;
+        if (found.kind === 'builtin') return { path: args.path, external: true };
         return inside(root, realKey(found.path)) ? { path: found.path } : { path: args.path, external: true };
       });
     },
   };
   try {
     const result = await build({
+      ...NODE_RESOLUTION,
       plugins: [workspaceOnly],
       entryPoints: [file],
       absWorkingDir: cwd,
       bundle: true,
       write: false,
       metafile: true,
-      platform: 'node',
       format: 'esm',
       logLevel: 'silent',
       // Only the graph is wanted: files of any kind are inputs, none is compiled into anything.
@@ -69,19 +70,7 @@ async function importedFiles(given: string, root: string): Promise<string[]> {
     });
     return Object.keys(result.metafile.inputs).map((input) => resolve(cwd, input.replace(/^[a-z-]+:/, '')));
   } catch (error) {
-    const first = (error as { errors?: Array<{ text: string }> }).errors?.[0]?.text ?? (error as Error).message;
-    throw new UsageError(`${file}: cannot list the modules it imports (${first}); rein loads a rules module only once it knows what it runs`);
-  }
-}
-
-/** esbuild is an optional peer of the core (rein-cli brings it): without it a rules module is refused, never loaded unchecked. */
-async function loadEsbuild(file: string): Promise<typeof import('esbuild')> {
-  try {
-    return await import('esbuild');
-  } catch {
-    throw new UsageError(
-      `${file}: a rules module needs the esbuild package to list the modules it imports (npm install esbuild, or use the rein-cli package, which brings it); a rules file in JSON or YAML needs nothing`,
-    );
+    throw new UsageError(`${file}: cannot be loaded (rein reads every module a rules module imports before it runs it):\n${describeBuildErrors(error)}`);
   }
 }
 

@@ -3,7 +3,7 @@ import type { TraceLine } from '../../lib/trace/trace-events.js';
 import { openCallJournal } from '../record/call-journal.js';
 import { runFile } from '../record/run-dir.js';
 import type { SavedState } from '../record/state-file.js';
-import { nextTraceIndex, openTracer, type Tracer } from '../record/trace.js';
+import { lastTraceState, nextTraceIndex, openTracer, type Tracer } from '../record/trace.js';
 import { Transcript } from '../record/transcript.js';
 import { readRepositoryInstructions } from '../repository-instructions.js';
 import type { ResourceStack } from '../resource-stack.js';
@@ -15,6 +15,8 @@ export interface RunFiles {
   tracePath: string;
   /** The first line this process writes: after a killed process's lines, which stay. */
   firstIndex: number;
+  /** On resume: the state the stopped process's trace had reached. */
+  stoppedIn: string | null;
   /** The index the next trace line gets (saved with the state, so a resumed run numbers on). */
   nextIndex(): number;
   transcript: Transcript;
@@ -37,6 +39,7 @@ export function openRunFiles(
   mkdirSync(options.runDir, { recursive: true });
   const tracePath = options.tracePath ?? runFile(options.runDir, 'trace');
   const firstIndex = nextTraceIndex(tracePath);
+  const stoppedIn = saved ? lastTraceState(tracePath) : null;
   let next = firstIndex;
   const onLine = (line: TraceLine, text: string) => {
     next = line.i + 1;
@@ -49,5 +52,5 @@ export function openRunFiles(
   const journal = held.own('the call journal', openCallJournal(runFile(options.runDir, 'journal')), (calls) => calls.close());
   const { repositoryInstructions: wanted } = options.rules;
   const instructions = !saved && wanted.enabled ? readRepositoryInstructions(run.workspace, wanted) : null;
-  return { trace, tracePath, firstIndex, nextIndex: () => next, transcript, journal, instructions };
+  return { trace, tracePath, firstIndex, stoppedIn, nextIndex: () => next, transcript, journal, instructions };
 }

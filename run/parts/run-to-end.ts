@@ -17,7 +17,10 @@ import type { HarnessActor, RunActor } from './run-actor.js';
  *
  * @example const { done, interrupt } = runToEnd({ options, saved, run, trace }, held);
  */
-export function runToEnd(parts: { options: RunOptions; saved: SavedState | null; run: RunActor; trace: Tracer }, held: ResourceStack) {
+export function runToEnd(
+  parts: { options: RunOptions; saved: SavedState | null; run: RunActor; trace: Tracer; stoppedIn?: string | null },
+  held: ResourceStack,
+) {
   const { options, saved, trace } = parts;
   const { actor, tracer } = parts.run;
   let parked = false;
@@ -38,7 +41,7 @@ export function runToEnd(parts: { options: RunOptions; saved: SavedState | null;
       error: () => undefined,
     });
   }
-  if (saved) trace.log('resume', resumeLine(saved, tracer.label()));
+  if (saved) trace.log('resume', resumeLine(saved, tracer.label(), parts.stoppedIn ?? null));
   for (const job of parts.run.lostJobs) trace.log('job', jobTraceLine(job));
   const done = (async (): Promise<HarnessOutput> => {
     try {
@@ -77,9 +80,11 @@ function awaitingApproval(actor: HarnessActor, runDir: string): RunAwaitingAppro
   );
 }
 
-function resumeLine(saved: SavedState, fromState: string) {
+function resumeLine(saved: SavedState, fromState: string, stoppedIn: string | null) {
   return {
     fromState,
+    // Only when the stopped process had got past the checkpoint: otherwise it is where it goes on from.
+    ...(stoppedIn && stoppedIn !== fromState ? { stoppedIn } : {}),
     recordLength: saved.recordLength,
     elapsedMs: saved.elapsedMs,
     ...(saved.toolCalling ? { toolCalling: saved.toolCalling } : {}),

@@ -67,6 +67,16 @@ export function redactTraceLine(text: string, secrets: readonly (string | undefi
   return maskUrlSecrets(active.length > 0 ? redact(text, active) : text);
 }
 
+/** The state the last transition of an existing trace entered (where a stopped process had got to), or null. */
+export function lastTraceState(path: string): string | null {
+  const { values } = readJsonLines<Partial<TraceRecord> & { to?: unknown }>(path);
+  for (let position = values.length - 1; position >= 0; position--) {
+    const line = values[position]!;
+    if (line.kind === 'transition' && typeof line.to === 'string') return line.to;
+  }
+  return null;
+}
+
 /** The index after the last complete line of an existing trace (0 for a new one): a resumed run numbers on from there. */
 export function nextTraceIndex(path: string): number {
   const { values } = readJsonLines<Partial<TraceRecord>>(path);

@@ -300,6 +300,8 @@ function checkExtensions(path: string, module: ConfigModule): Extensions {
     if (!tool || typeof tool.name !== 'string' || typeof tool.execute !== 'function' || typeof tool.parameters?.safeParse !== 'function') {
       throw new UsageError(`${path}: tools[${index}]: expected { name, description, parameters: z.object(...), execute(args, ctx) }`);
     }
+    if (tool.phases !== undefined && (!Array.isArray(tool.phases) || tool.phases.some((phase) => typeof phase !== 'string')))
+      throw new UsageError(`${path}: tools[${index}].phases: expected the names of the phases the tool belongs in, found ${JSON.stringify(tool.phases)}`);
   });
   const actions = module.actions ?? {};
   if (typeof actions !== 'object' || actions === null || Array.isArray(actions))

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BUILT_IN_GUARDS } from '../../machines/guards/catalogue.js';
+import { END_TARGETS } from '../../rules/schema.js';
 import { cleanEnv, repoRoot, runCli } from '../helpers/cli.js';
 
 describe('changing the harness without code, from the command line', () => {
@@ -14,6 +15,9 @@ describe('changing the harness without code, from the command line', () => {
     );
     expect(result.stdout).toContain('todoProgress  [phase exit]');
     expect(result.stdout).toContain('  count: integer, default 1: Todo items that must be ticked off');
+    // Every end an exit may name (failed too), and what a guard of one's own may return.
+    for (const end of END_TARGETS) expect(result.stdout).toMatch(new RegExp(`end the run with .*\\b${end}\\b`));
+    expect(result.stdout).toContain('(view, params) => true, false, or { holds: false, reason }');
     const json = await runCli(['rules', 'guards', '--format', 'json'], { env: cleanEnv() });
     const entries = JSON.parse(json.stdout) as Array<{ name: string; kind: string; params: unknown[] }>;
     expect(entries.find((entry) => entry.name === 'testsPassedSinceLastEdit')).toMatchObject({

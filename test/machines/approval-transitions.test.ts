@@ -74,6 +74,33 @@ describe('awaitingApproval: a call the approval rules ask about waits for an ans
     expect(Object.values(deniedCalls(step.context))[0]).toMatch(/no answer could be taken \(no terminal\)/);
   });
 
+  it('deny rules alone screen calls but build no awaitingApproval: nothing can ask, so no call can wait', () => {
+    for (const input of [{ approvals: { deny: ['run(rm -rf *)'] } }, { phases: { fix: { approvals: { deny: ['run'] } } } }] as RulesInput[]) {
+      const machine = createHarnessMachine(rulesWith(input));
+      for (const phase of ['plan', 'build', 'verify', 'fix']) expect(Object.keys(machine.root.states[phase]!.states)).not.toContain('awaitingApproval');
+    }
+    const screened = createHarnessMachine(rulesWith({ approvals: { deny: ['run(rm -rf *)'] } }));
+    expect(Object.keys(screened.root.states.build!.states)).toContain('screen');
+    // An ask rule in one phase, a default of ask, or a preToolUse hook that may ask: the waiting state is built where a call can wait.
+    const asked = createHarnessMachine(rulesWith({ phases: { fix: { approvals: { ask: ['run(git push*)'] } } }, approvals: { deny: ['run(rm *)'] } }));
+    expect(['plan', 'build', 'verify', 'fix'].filter((phase) => 'awaitingApproval' in asked.root.states[phase]!.states)).toEqual(['fix']);
+    const byDefault = createHarnessMachine(rulesWith({ phases: { verify: { approvals: { default: 'ask' } } } }));
+    expect(['plan', 'build', 'verify', 'fix'].filter((phase) => 'awaitingApproval' in byDefault.root.states[phase]!.states)).toEqual(['verify']);
+    expect('awaitingApproval' in createHarnessMachine(rulesWith({ hooks: { preToolUse: [{ command: 'true' }] } })).root.states.plan!.states).toBe(true);
+    // A hook only for a tool no phase can have asks nowhere.
+    expect(
+      'awaitingApproval' in createHarnessMachine(rulesWith({ hooks: { preToolUse: [{ command: 'true', tools: 'deploy_*' }] } })).root.states.plan!.states,
+    ).toBe(false);
+  });
+
+  it('where nothing can ask, a hook that asks all the same (a call to an unknown tool its pattern matches) fails closed: a denial', () => {
+    const harness = probe({ hooks: { preToolUse: [{ command: 'true', tools: 'deploy_*' }] } });
+    harness.reply({ calls: [{ name: 'deploy_prod', args: {} }] });
+    const step = harness.hook({ decision: 'ask', message: 'a person must decide' });
+    expect(step.state).toBe('build.act');
+    expect(Object.values(deniedCalls(step.context))[0]).toMatch(/a person must decide, but nothing can answer in this phase/);
+  });
+
   it('a deny rule refuses without asking: the call goes to the tool actor as a denial', () => {
     const step = probe({ approvals: { deny: [{ tool: 'run', command: 'rm *', reason: 'no deleting' }] } }).reply({ calls: [runCall('rm -rf src')] });
     expect(step.state).toBe('build.act');

@@ -166,6 +166,14 @@ describe('what the rules schema cannot check: names, parameters and targets (mac
     ]);
   });
 
+  it('tools.phases places tools of the run in phases of the rules', () => {
+    expect(problems({ tools: { phases: { run: ['build', 'fixx'], rnu: ['fix'] } } })).toEqual([
+      'tools.phases.run[1]: unknown phase "fixx" (did you mean "fix"?); phases: plan, build, verify, fix (a registered tool\'s own `phases` fill tools.phases)',
+      'tools.phases.rnu: "rnu" is not a tool of this run (did you mean "run"?); tools.enabled: read_file, grep, edit_file, run, update_todo, finish, job',
+    ]);
+    expect(problems({ tools: { phases: { run: ['build', 'verify'] } } })).toEqual([]);
+  });
+
   it('nudges, stall limits and stall messages must name a stall rule; limits one in effect', () => {
     expect(problems({ phases: { fix: { nudges: { repeatedFailur: 'Re-read it.', readLoop: 'Stop.' } } } })).toEqual([
       'phases.fix.nudges.repeatedFailur: no stall rule "repeatedFailur" (did you mean "repeatedFailure"?); stall rules: repeatedAction, repeatedFailure, alternation, editThrash, readLoop, longExploration, nothingNew, noToolCalls',

@@ -69,8 +69,16 @@ describe('the chart framed for reading, and the badge at the scrubbed moment', (
       const shown = await sizesOnScreen(page, 'svg.chart text');
       expect(shown.length, `index ${index}`).toBeGreaterThan(4);
       for (const text of shown) expect(text.px, `"${text.text}" at index ${index}`).toBeGreaterThanOrEqual(11);
-      // The state the run is in is among what is shown.
+      // The state the run is in is among what is shown, and so is the title of its phase: which phase it is shows.
       if (states[index]) expect(shown.map((text) => text.text)).toContain(states[index]!.split('.').at(-1));
+      const phase = states[index]?.includes('.') ? states[index]!.split('.')[0]! : null;
+      if (phase) {
+        // Its own title when it fits around the state at that size; else the tag pinned to the chart's corner.
+        const title = inside(await rectOf(page, `svg.chart .node.compound[data-id="${phase}"] > .title`), await rectOf(page, '.chart-area'));
+        const tag = await page.$eval('.chart-area .phase-tag', (element) => ((element as HTMLElement).hidden ? null : element.textContent));
+        expect(title ? null : tag, `the phase of ${states[index]} at index ${index}`).toBe(title ? null : phase);
+        expect(title && tag !== null, `the tag shows only while the title is out of view (index ${index})`).toBe(false);
+      }
       // Following on while scrubbing keeps it readable.
       await scrubTo(page, Math.min(index + 7, lines.length - 1));
       await settled(page);
@@ -124,6 +132,9 @@ describe('the chart framed for reading, and the badge at the scrubbed moment', (
         const pane = await rectOf(page, '.chart-area');
         const open = await rectOf(page, `svg.chart .node.compound.open[data-id="${phase}"] > .box`);
         expect(inside(open, pane), `${phase} at index ${index} (${states[index]}): ${JSON.stringify(open)} in ${JSON.stringify(pane)}`).toBe(true);
+        // The column of end states beside it, where its exits that end the run go, is not cut off.
+        for (const end of ['done', 'step_limit', 'stalled', 'failed'])
+          expect(inside(await rectOf(page, `svg.chart .node.final[data-id="${end}"] > .box`), pane), `${end} with ${phase} open at index ${index}`).toBe(true);
         if (phase === 'verify' && index === moments[1]) await page.screenshot({ path: join(dir.path, 'open-verify.png') });
         await page.keyboard.press('Escape');
         await page.waitForSelector('#app[data-level="phases"]');

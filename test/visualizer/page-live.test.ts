@@ -85,7 +85,15 @@ describe('the served page', () => {
     expect(watched.requests.every((url) => url.startsWith(new URL(served!.url).origin))).toBe(true);
 
     expect(served.stderr()).toContain('press Ctrl+C to exit');
-    expect(await page.textContent('.scrubber .transport button:last-child')).toBe('● Live');
+    // The run has ended though the server serves on: nothing on the page says live any more, nor after a reload.
+    await waitForText(page, '.scrubber .transport button:last-child', 'Latest');
+    expect(await page.textContent('.top .source')).toBe('ended run (served live)');
+    await page.reload();
+    await page.waitForSelector('#app.ready[data-status="done"]');
+    await waitForText(page, '.top .pill', 'done');
+    expect(await page.textContent('.scrubber .transport button:last-child')).toBe('Latest');
+    expect(await page.textContent('.top .source')).toBe('ended run (served live)');
+    expect(await page.$$('.top .pill[data-tone="live"]')).toEqual([]);
     served.child.kill('SIGTERM');
     expect(await served.exit).toBe(0);
     // The server has gone: the page no longer claims to be live.

@@ -107,6 +107,32 @@ describe('the replay page of a rein demo trace', () => {
     await page.screenshot({ path: join(dir.path, 'replay-gate-refusal.png') });
   });
 
+  it('draws no refused arrow on an ordinary step: only where a rule beat the guards tried before it, or the gate refused', async () => {
+    const timeline = new Timeline(new ChartIndex(await buildStatechartGraph(createHarnessMachine(rulesSchema.parse(lines[0]!.rules)))));
+    lines.forEach((line) => {
+      timeline.append(line);
+    });
+    let ordinary = 0;
+    let notable = 0;
+    for (let index = 0; index < timeline.length; index++) {
+      const match = timeline.moment(index).match;
+      if (!match?.transition || match.refused.length === 0) continue;
+      const fallback = match.transition.guard === null && !match.transition.source.endsWith('.gate');
+      // A few of each kind are enough: every ordinary step of the demo refuses some guard (route, review, afterTools).
+      if ((fallback && ordinary >= 4) || (!fallback && notable >= 4)) continue;
+      await scrubTo(page, index);
+      const arrows = await page.$$eval('svg.chart .edge.refused', (edges) => edges.map((edge) => (edge as SVGGElement).dataset.id!));
+      // The refused transitions drawn at this level, on arrows of their own.
+      const drawn = await page.$$eval('svg.chart .edge', (edges) => edges.map((edge) => (edge as SVGGElement).dataset.id!));
+      const own = [...new Set(match.refused.map((refused) => refused.edge).filter((edge) => edge && edge !== match.transition!.edge && drawn.includes(edge)))];
+      if (fallback) ordinary += 1;
+      else notable += 1;
+      expect(arrows.sort(), `index ${index}: ${match.transition.source} ${match.transition.label}`).toEqual(fallback ? [] : own.sort());
+    }
+    expect(ordinary).toBe(4);
+    expect(notable).toBeGreaterThan(0);
+  });
+
   it("shows model calls with tokens, tool calls with arguments, and the gauges at the scrubber's position", async () => {
     await page.keyboard.press('End');
     await page.waitForSelector(`#app[data-index="${lines.length - 1}"][data-state="done"]`);

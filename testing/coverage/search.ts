@@ -151,7 +151,9 @@ function signature(snapshot: Snapshot, rules: Rules, focus: Focus): string {
     return rule.guard === 'noToolCalls' ? Math.min(counter.peak, rule.limit) : Number(counter.peak >= rule.limit);
   });
   // Exits may compare a stall counter with limits of their own: each side of each limit is a different state.
-  const exitLimits = [...stallLimits(rules)].flatMap(([guard, limits]) => limits.map((limit) => Number((stall.counters[guard]?.peak ?? 0) >= limit)));
+  const exitLimits = [...stallLimits(rules, snapshot.context.phase)].flatMap(([guard, limits]) =>
+    limits.map((limit) => Number((stall.counters[guard]?.peak ?? 0) >= limit)),
+  );
   const firings = rules.stall.rules.map((rule) => Math.min(rules.stall.maxNudges, stall.counters[rule.guard]?.firings ?? 0));
   // Once nudged, the search repeats that rule's pattern; whether the last action already belongs to it
   // decides whether the next turn continues the stall or starts over, so it is part of the state.

@@ -124,6 +124,14 @@ const STALL_PATTERNS: Record<string, (count: number) => WitnessCall[]> = {
       args: { command: index % 2 ? 'make b' : 'make a' },
       result: { exit: 0, output: index % 2 ? 'built b' : 'built a' },
     })),
+  // Edits that go round three versions: from the third on each puts the file back to one it had, and no two
+  // actions alternate (for when an alternation limit at or below this one would fire first).
+  editCycle: (count) =>
+    times(count + 2, (index) => ({
+      name: 'edit_file',
+      args: { path: 'a.py', n: index % 3 },
+      result: { edit: 'applied', path: 'a.py', before: `v${index % 3}`, after: `v${(index + 1) % 3}` },
+    })),
   // An edit undone and redone: every edit after the first puts the file back to a version it had.
   editThrash: (count) =>
     times(count + 1, (index) => ({
@@ -147,32 +155,41 @@ const STALL_KIND: Record<string, readonly string[]> = {
   repeatedAction: ['repeat'],
   repeatedFailure: ['failRepeat', 'failReadRepeat'],
   alternation: ['alternate', 'alternateRun'],
-  editThrash: ['editThrash'],
+  editThrash: ['editThrash', 'editCycle'],
   readLoop: ['readMany'],
   longExploration: ['readMany', 'readNew'],
   nothingNew: ['failSame', 'cycleRun'],
   noToolCalls: ['noCall'],
 };
 
-/** Every limit each built-in stall guard is compared with, from the stall rules and from phase exits, smallest first. */
-export function stallLimits(rules: Rules): Map<string, number[]> {
+/**
+ * Every limit each built-in stall guard is compared with, smallest first: the stall rules' (in `phase`, as that
+ * phase's own `stallLimits` set them; in every phase without one) and the phase exits'. A phase's own limits are
+ * offered only in that phase: every limit anywhere would multiply the stall search for nothing.
+ */
+export function stallLimits(rules: Rules, phase?: string): Map<string, number[]> {
   const limits = new Map<string, Set<number>>();
   const note = (call: { guard: string; limit?: unknown }) => {
     if (!(call.guard in STALL_KIND) || typeof call.limit !== 'number' || !Number.isFinite(call.limit)) return;
     limits.set(call.guard, (limits.get(call.guard) ?? new Set()).add(Math.max(1, Math.ceil(call.limit))));
   };
-  rules.stall.rules.forEach(note);
-  for (const phase of phaseNames(rules))
-    rules.phases[phase]!.exits.forEach((exit) => {
+  const phases = phase !== undefined ? [phase] : phaseNames(rules);
+  for (const name of phases) {
+    const own = rules.phases[name]?.stallLimits ?? {};
+    for (const rule of rules.stall.rules)
+      note({ guard: rule.guard, limit: typeof own[rule.guard] === 'number' && own[rule.guard] !== 0 ? own[rule.guard] : rule.limit });
+  }
+  for (const name of phaseNames(rules))
+    rules.phases[name]!.exits.forEach((exit) => {
       note(exit as { guard: string; limit?: unknown });
     });
   return new Map([...limits].map(([guard, set]) => [guard, [...set].sort((a, b) => a - b)]));
 }
 
 /** Stall turn kinds for these rules: `repeat@6` is six identical reads in one turn. */
-function stallKinds(rules: Rules, guards?: readonly string[]): TurnKind[] {
+function stallKinds(rules: Rules, guards?: readonly string[], phase?: string): TurnKind[] {
   const kinds: TurnKind[] = [];
-  for (const [guard, limits] of stallLimits(rules)) {
+  for (const [guard, limits] of stallLimits(rules, phase)) {
     if (guards && !guards.includes(guard)) continue;
     for (const pattern of STALL_KIND[guard]!.filter((name) => name in STALL_PATTERNS)) {
       for (const limit of limits) kinds.push({ name: `${pattern}@${limit}`, calls: () => STALL_PATTERNS[pattern]!(limit) });
@@ -235,7 +252,9 @@ export function witnessEvents(
   if (sub === 'act') return [actEvent(context, rules), ...(runtime ? [{ type: 'xstate.error.actor.tools', error: new Error('harness bug') }] : []), ...clock];
   // Answers and hook results lead back into the turn in every focus: all of them are offered wherever these states are reached.
   if (sub === 'awaitingApproval') return [...approverEvents(context, true), ...clock];
-  if (isHookState(sub)) return [...hookEvents(hookId(sub), true), ...clock];
+  // An ask from a hook is offered for a turn's first call only: that takes every transition it leads to, without
+  // multiplying the search by every call of every turn kind.
+  if (isHookState(sub)) return [...hookEvents(hookId(sub), true, focus === 'phases' && context.cursor === 0), ...clock];
   return clock;
 }
 
@@ -257,14 +276,22 @@ const hookId = (sub: HookState) => (sub === 'settleHook' ? 'phaseHook' : sub);
 
 /**
  * The hooks' answers: no opinion; a denial where one decides (a call, a finish), a note for the model after a
- * call; in the runtime focus also a hooks actor that failed.
+ * call; in the phases focus (`asks`) also an ask for a call; in the runtime focus a hooks actor that failed.
  */
-function hookEvents(id: string, runtime: boolean) {
-  const done = (decision: 'deny' | null, notes: string[] = []) => ({
+function hookEvents(id: string, runtime: boolean, asks = false) {
+  const done = (decision: 'deny' | 'ask' | null, notes: string[] = []) => ({
     type: `xstate.done.actor.${id}`,
     output: { decision, notes, ...(decision ? { message: 'no' } : {}) },
   });
-  const answers = id === 'preToolHook' || id === 'finishHook' ? [done(null), done('deny')] : id === 'postToolHook' ? [done(null, ['a note'])] : [done(null)];
+  // A preToolUse hook may also ask (the call then waits for an answer, as an ask rule makes it).
+  const answers =
+    id === 'preToolHook'
+      ? [done(null), done('deny'), ...(asks ? [done('ask')] : [])]
+      : id === 'finishHook'
+        ? [done(null), done('deny')]
+        : id === 'postToolHook'
+          ? [done(null, ['a note'])]
+          : [done(null)];
   return [...answers, ...(runtime ? [{ type: `xstate.error.actor.${id}`, error: new Error('hooks failed') }] : [])];
 }
 
@@ -306,8 +333,8 @@ function kindsFor(context: HarnessContext, focus: Focus, rules: Rules): TurnKind
   const nudged = Object.entries(context.stall.counters).find(([rule, counter]) => counter.firings > 0 && rule in STALL_KIND);
   // A plain read is progress for most rules: it lets a search that starts mid-stall (after a walk) get out of it.
   // Started there, the search also keeps the plain turns (a passing test run) that move it between phases.
-  if (nudged) return [...stallKinds(rules, [nudged[0]]), ...fixed(focus === 'stallFrom' ? FOCUS_KINDS.stall : ['read'])];
-  return [...fixed(FOCUS_KINDS.stall), ...stallKinds(rules)];
+  if (nudged) return [...stallKinds(rules, [nudged[0]], context.phase), ...fixed(focus === 'stallFrom' ? FOCUS_KINDS.stall : ['read'])];
+  return [...fixed(FOCUS_KINDS.stall), ...stallKinds(rules, undefined, context.phase)];
 }
 
 /** Whether the stall focus offers a reply with no tool call now (to build up a no-tool-call streak). */

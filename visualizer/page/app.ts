@@ -188,7 +188,8 @@ class App {
     this.scrubber.update(this.index, positionLabel(moment.index, timeline.length, moment.step, moment.elapsed, this.data.limits.maxSeconds), {
       following: this.following,
       playing: this.playing,
-      live: live !== null && connected && !this.followEnded,
+      // A run that has ended is not live, though the server serves its page on (and a reload opens it at its end).
+      live: live !== null && connected && !this.followEnded && ended === null,
     });
     Object.assign(
       this.root.dataset,

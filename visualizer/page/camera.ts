@@ -24,6 +24,7 @@ export class Camera {
   private size = { width: 0, height: 0 };
   private animation = 0;
   private lastFit = 0;
+  private readonly listeners: Array<() => void> = [];
 
   constructor(
     private readonly svg: SVGSVGElement,
@@ -166,6 +167,19 @@ export class Camera {
     if (cancel) cancelAnimationFrame(this.animation);
     this.view = view;
     this.viewport.setAttribute('transform', `translate(${view.x.toFixed(1)} ${view.y.toFixed(1)}) scale(${view.scale.toFixed(4)})`);
+    for (const listener of this.listeners) listener();
+  }
+
+  /** Calls `listener` after every move of the camera (a pan, a zoom, each frame of an animation). */
+  onMove(listener: () => void): void {
+    this.listeners.push(listener);
+  }
+
+  /** Whether all of `box` (chart coordinates) is on screen now. */
+  shows(box: Box): boolean {
+    const { width, height } = this.viewSize();
+    const { x, y, scale } = this.view;
+    return box.x * scale + x >= 0 && box.y * scale + y >= 0 && (box.x + box.width) * scale + x <= width && (box.y + box.height) * scale + y <= height;
   }
 }
 

@@ -7,6 +7,8 @@ import type { Highlight } from './chart-marks.js';
 
 // The phase level's smallest text that must stay readable (arrow labels, 13 px) at 11 px on screen.
 const READABLE_PHASE_SCALE = 11 / 13;
+// An open phase is never drawn larger than this: a small phase would fill the pane with a few boxes.
+const OPEN_PHASE_MAX_SCALE = 1.15;
 // Every state drawn: its smallest text (the visit counts, 10 px) at 11 px on screen; the rest is a pan or a zoom away.
 const READABLE_WHOLE_SCALE = 11 / 10;
 
@@ -52,9 +54,14 @@ export class ChartFraming {
     }
     const active = highlight?.state ? boxOf(this.chart, level, highlight.state) : undefined;
     const open = level.open ? boxOf(this.chart, level, level.open) : undefined;
-    // An open phase fits its pane whole (the active state is inside it); a zoom reads it closer.
+    // An open phase fits its pane whole (the active state is inside it), with the column of end states beside it
+    // (its exits that end the run are drawn into it) when that costs the phase no size, or keeps it readable.
     if (open) {
-      this.camera.fit(open, { animate, maxScale: 1.15, padding: 14 });
+      const ends = level.nodes.filter(({ node }) => node.parent === this.chart.graph.machineId && node.kind !== 'compound').map(({ box }) => box);
+      const withEnds = union([open, ...ends]);
+      const scale = this.camera.fitScale(withEnds);
+      const fits = scale >= Math.min(this.camera.fitScale(open), OPEN_PHASE_MAX_SCALE) * 0.98 || scale >= READABLE_PHASE_SCALE;
+      this.camera.fit(ends.length > 0 && fits ? withEnds : open, { animate, maxScale: OPEN_PHASE_MAX_SCALE, padding: 14 });
       return;
     }
     if (this.camera.fitScale(whole) >= READABLE_PHASE_SCALE) {
@@ -81,8 +88,18 @@ export class ChartFraming {
     const left = active?.kind === 'final' && highlight?.match?.transition ? this.chart.nodes.get(highlight.match.transition.source) : undefined;
     const drawn = (node: typeof active) => (node && node.width > 0 && node.kind !== 'compound' ? node : undefined);
     // The active state in the middle, never zoomed out past readable; what fits around it shows too.
-    const target = drawn(left) ?? drawn(active) ?? (boxes.length > 0 ? union(boxes) : this.firstPhase(whole));
+    const state = drawn(left) ?? drawn(active);
+    const target = state ? this.withPhaseTitle(state) : boxes.length > 0 ? union(boxes) : this.firstPhase(whole);
     this.camera.focus(target, whole, { animate, readable: READABLE_WHOLE_SCALE });
+  }
+
+  /** A state with the title of the phase it is in, when both fit at a readable scale: which phase it is shows. */
+  private withPhaseTitle(state: Box & { id: string }): Box {
+    const phase = this.chart.topLevel(state.id);
+    const box = phase && phase !== state.id ? this.chart.nodes.get(phase) : undefined;
+    if (!box || box.width === 0) return state;
+    const around = union([state, { x: box.x, y: box.y, width: Math.min(box.width, METRICS.phaseWidth), height: METRICS.compoundHeader }]);
+    return this.camera.fitScale(around, 24) >= READABLE_WHOLE_SCALE ? around : state;
   }
 
   /** Before the run enters a state: the top of the chart, where the first phase starts. */

@@ -61,7 +61,7 @@ export class MomentMarks {
       view.label.dataset.shown = 'false';
     }
     const taken = highlight.match?.transition ?? null;
-    for (const refused of highlight.match?.refused ?? []) {
+    for (const refused of this.notableRefusals(highlight.match)) {
       const view = refused.edge && refused.edge !== taken?.edge ? views.edges.get(refused.edge) : undefined;
       if (!view) continue;
       mark(view.group, 'refused');
@@ -74,6 +74,18 @@ export class MomentMarks {
       showLabel(takenView.label, takenLines(taken, takenView.restLines, betweenPhases));
       takenView.group.parentNode?.appendChild(takenView.group);
     }
+  }
+
+  /**
+   * The refusals worth an arrow: those a guarded transition won over (a rule that held, after the ones tried first),
+   * and the gate's (its refusal is an event of the run). An ordinary step, where no exit held and the machine took
+   * its fallback, refuses every exit of the phase every turn: drawing those would light the chart up each step.
+   */
+  private notableRefusals(match: TransitionMatch | null): TransitionMatch['refused'] {
+    const taken = match?.transition;
+    if (!taken) return [];
+    if (taken.guard !== null || this.chart.nodes.get(taken.source)?.key === 'gate') return match.refused;
+    return [];
   }
 
   private markCards(views: LevelViews, highlight: Highlight, shown: string | null): void {

@@ -30,13 +30,17 @@ export class RunHeader {
   private readonly model = h('span', { class: 'chip-info' });
   private readonly pill = h('span', { class: 'pill' });
   private readonly notes: HTMLElement;
+  private readonly source: HTMLElement;
+  private readonly liveRun: boolean;
 
   constructor(data: PageData) {
+    this.liveRun = data.mode === 'live';
     const source = h(
       'span',
       { class: 'chip-info source', title: data.source },
-      data.mode === 'live' ? 'live run' : clip(data.source.split(/[\\/]/).slice(-2).join('/'), 48),
+      this.liveRun ? 'live run' : clip(data.source.split(/[\\/]/).slice(-2).join('/'), 48),
     );
+    this.source = source;
     this.element = h(
       'header',
       { class: 'top' },
@@ -61,6 +65,8 @@ export class RunHeader {
       this.task.title = task;
       setText(this.model, [text(start.data, 'model'), text(start.data, 'testCmd') ? `tests: ${text(start.data, 'testCmd')}` : ''].filter(Boolean).join(' · '));
     }
+    // The page of a run served live says so only while the run goes on.
+    if (this.liveRun) setText(this.source, status.ended ? 'ended run (served live)' : 'live run');
     const [label, tone] = pillFor(status);
     setText(this.pill, label);
     this.pill.dataset.tone = tone;

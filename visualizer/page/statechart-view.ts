@@ -7,6 +7,7 @@ import { type Highlight, MomentMarks } from './chart-marks.js';
 import { ChartToolbar } from './chart-toolbar.js';
 import { h, s } from './dom.js';
 import { drawLevel, type LevelViews } from './level-drawing.js';
+import { PhaseTag } from './phase-tag.js';
 
 export type { PhaseStats } from './chart-marks.js';
 
@@ -32,6 +33,7 @@ export class StatechartView {
   private readonly toolbar: ChartToolbar;
   private readonly framing: ChartFraming;
   private readonly marks: MomentMarks;
+  private readonly phaseTag: PhaseTag;
   private readonly phases: string[];
   private level: DrawnLevel;
   private views!: LevelViews;
@@ -71,12 +73,18 @@ export class StatechartView {
         this.camera.zoomBy(factor);
       },
     });
-    this.element = h('div', { class: 'chart-pane' }, h('div', { class: 'chart-head' }, why, this.toolbar.element), h('div', { class: 'chart-area' }, this.svg));
     this.camera = new Camera(
       this.svg,
       this.viewport,
       () => this.setFollowing(false),
       () => this.fitAll(),
+    );
+    this.phaseTag = new PhaseTag(chart, this.camera, this.phases);
+    this.element = h(
+      'div',
+      { class: 'chart-pane' },
+      h('div', { class: 'chart-head' }, why, this.toolbar.element),
+      h('div', { class: 'chart-area' }, this.svg, this.phaseTag.element),
     );
     this.framing = new ChartFraming(chart, this.camera);
     this.marks = new MomentMarks(chart);
@@ -99,6 +107,7 @@ export class StatechartView {
       this.setLevel(`phases:${phase}`, false);
     this.activePhase = phase;
     this.marks.apply(this.views, highlight, this.level.key !== 'whole');
+    this.phaseTag.update(this.level.key, highlight.state);
     const framed = `${this.level.key}|${this.framing.targets(this.level, highlight).join()}|${highlight.state}`;
     if (framed !== this.framedKey) {
       this.framedKey = framed;
@@ -127,6 +136,7 @@ export class StatechartView {
     this.draw();
     this.toolbar.showLevel(this.level.key);
     if (this.last) this.marks.apply(this.views, this.last, this.level.key !== 'whole');
+    this.phaseTag.update(this.level.key, this.last?.state ?? null);
     this.pick(this.picked);
     this.framedKey = '';
     if (this.following) this.frame(animate);

@@ -69,6 +69,13 @@ describe("an untrusted repository's rules file", () => {
       expect.stringMatching(/^verification: checks drop /),
     ]);
     expect(looseningsOf(base, base)).toEqual([]);
+    // A tool placed in fewer phases narrows; placed in more, or no longer placed, it widens.
+    const placed = rulesSchema.parse({ tools: { phases: { run: ['fix'], grep: ['plan'] } } });
+    const narrower = rulesSchema.parse({ tools: { phases: { run: ['fix'], grep: ['plan'], read_file: ['plan'] } } });
+    expect(looseningsOf(placed, narrower)).toEqual([]);
+    expect(looseningsOf(placed, rulesSchema.parse({ tools: { phases: { run: ['build', 'fix'] } } }))).toEqual([
+      'tools.phases: run: adds build; grep: no longer placed',
+    ]);
   });
 
   it('applies what only narrows: a stricter sandbox, more hidden, more denied, more asked, fewer tools, lower budgets, more checks, and free sections', async () => {

@@ -57,6 +57,8 @@ describe('the fingerprint of a rules module', () => {
   it('a module it cannot resolve is a usage error, not a guess', async () => {
     const ws = fs.realpathSync(makeTempDir('rein-fp-'));
     writeFiles(ws, { 'rein.config.mjs': 'import x from "./missing.mjs";\nexport default x;\n' });
-    await expect(fingerprintRules(path.join(ws, 'rein.config.mjs'), ws)).rejects.toThrow(/cannot list the modules it imports/);
+    await expect(fingerprintRules(path.join(ws, 'rein.config.mjs'), ws)).rejects.toThrow(
+      /cannot be loaded .*\n.*Could not resolve ".\/missing.mjs" \(no such file/,
+    );
   });
 });

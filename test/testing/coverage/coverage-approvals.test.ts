@@ -29,4 +29,19 @@ describe('model-based coverage with approvals and hooks at every moment', { time
     expect(report.unreachableStates, text).toEqual([]);
     expect([...(await replay())]).toEqual([]);
   });
+
+  it('deny rules alone (no ask rule): no waiting state is built, and every transition is covered', async () => {
+    const { report, text, replay } = coverage({ approvals: { deny: ['run(rm -rf *)'] } }, 'approvals: deny only');
+    expect(
+      report.transitions.some((info) => info.key.includes('awaitingApproval')),
+      text,
+    ).toBe(false);
+    expect(report.transitions.map((info) => info.key)).toContain('build.screen --always--> build.act');
+    expect(
+      report.missing.map((info) => info.key),
+      text,
+    ).toEqual([]);
+    expect(report.unreachableStates, text).toEqual([]);
+    expect([...(await replay())]).toEqual([]);
+  });
 });

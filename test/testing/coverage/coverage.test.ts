@@ -18,6 +18,15 @@ describe('model-based coverage under changed rules', { timeout: 180_000 }, () =>
     ).toEqual([]);
   });
 
+  it("covers every stall nudge when a phase halves the stall limits and another turns one off (each phase's own limits searched)", () => {
+    const halved = { repeatedAction: 2, repeatedFailure: 2, alternation: 3, editThrash: 2, readLoop: 3, longExploration: 25, nothingNew: 3, noToolCalls: 2 };
+    const { report, text } = coverage({ phases: { fix: { stallLimits: halved }, plan: { stallLimits: { readLoop: 'off' } } } }, 'halved in fix');
+    expect(
+      report.missing.map((info) => info.key),
+      text,
+    ).toEqual([]);
+  });
+
   it('covers an exit on todo progress (items ticked off), and replays it', async () => {
     const { report, text, replay } = coverage(
       {
