@@ -25,7 +25,7 @@ with the original timestamps. Given a directory that holds runs (an eval's
                    redacted as in the trace; or OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true)
   --json           print one JSON line with the counts
 
-  --format atif    instead, write the run as one ATIF-v1.4 trajectory (Harbor's
+  --format atif    instead, write the run as one ATIF-v1.7 trajectory (Harbor's
                    Agent Trajectory Interchange Format) to stdout, or to --out FILE
                    (written atomically); works on finished, killed and resumed runs
   --format otel    the default: send spans as above
