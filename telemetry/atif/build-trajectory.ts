@@ -73,7 +73,8 @@ export function buildTrajectory(source: TrajectorySource): AtifTrajectory {
     session_id: source.sessionId,
     agent: {
       name: 'rein',
-      version: source.agentVersion,
+      // The rein that ran it (its start line says, since 0.1.0's traces), else the one exporting.
+      version: typeof start?.reinVersion === 'string' ? start.reinVersion : source.agentVersion,
       ...(model ? { model_name: model } : {}),
       // The harness configuration is what a comparison between trajectories is about: the rules the run was started with.
       ...(start?.rules && typeof start.rules === 'object' ? { extra: { rules: start.rules } } : {}),

@@ -4,9 +4,9 @@ import type { TraceRecord } from 'rein/formats';
 import { formatZodError, packageRoot, UsageError } from 'rein/lib';
 import { RUN_FILES, readJsonLines, readRunMeta, traceFileOf } from 'rein/run';
 import { writeFileAtomic } from 'rein/tools';
+import { sessionIdOf } from '../session-id.js';
 import { type AtifTrajectory, reinTrajectorySchema } from './atif-schema.js';
 import { buildTrajectory } from './build-trajectory.js';
-import { sessionIdOf } from './session-id.js';
 
 /** A run's files as the exporter finds them from a run directory or a trace file. */
 interface RunFilesFound {
