@@ -9,7 +9,7 @@ import type { OtlpSettings } from './otlp-settings.js';
 /** How often a live run's metrics go out; the end of the run sends what is left. */
 const EXPORT_INTERVAL_MS = 30_000;
 
-export interface MetricsExport {
+interface MetricsExport {
   metrics: GenAiMetrics;
   /** Sends what was recorded and stops; the first failure, if any (never throws). */
   finish(): Promise<{ error?: string }>;

@@ -9,7 +9,7 @@ const RUN_MARKERS = ['run.json', 'record.jsonl', 'state.json'];
 const SKIP_DIRS = new Set(['node_modules', '.git']);
 
 /** The files to read for one input, and the files of a rein run folder that were passed over because the trace holds the run. */
-export interface InputFiles {
+interface InputFiles {
   files: string[];
   /** Whether the input was a directory: there, files of no known shape are passed over quietly (counted), not reported as skipped. */
   walked: boolean;

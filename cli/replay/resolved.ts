@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { RecordedRun } from 'rein/testing';
 
 /** What a results file says about the runs, and what merging it did. */
-export interface ResultsMerge {
+interface ResultsMerge {
   /** Runs the file names (its verdict replaced theirs). */
   listed: number;
   /** Of those, runs whose own record said otherwise. */

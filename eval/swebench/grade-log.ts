@@ -12,7 +12,7 @@ export interface TestListResult {
  * Verified), the keys it begins, when they all agree on pass or fail
  * (SWE-bench 5's `_resolve_case`).
  */
-export function resolveCase(id: string, map: StatusMap): string | null {
+function resolveCase(id: string, map: StatusMap): string | null {
   if (id in map) return id;
   if ((id.match(/\[/g) ?? []).length <= (id.match(/\]/g) ?? []).length) return null;
   const matches = Object.keys(map).filter((key) => key.startsWith(id));

@@ -8,7 +8,7 @@
  * every parser with the official one's output on real logs.
  */
 
-export type TestStatus = 'PASSED' | 'FAILED' | 'SKIPPED' | 'ERROR' | 'XFAIL';
+type TestStatus = 'PASSED' | 'FAILED' | 'SKIPPED' | 'ERROR' | 'XFAIL';
 export type StatusMap = Record<string, TestStatus>;
 type Parser = (log: string) => StatusMap;
 
@@ -34,7 +34,7 @@ export function parsePytest(log: string): StatusMap {
 }
 
 /** As `parsePytest`, and a parameter that is an absolute path is shortened to `/<last part>` (requests, pydicom, pylint). */
-export function parsePytestOptions(log: string): StatusMap {
+function parsePytestOptions(log: string): StatusMap {
   const map: StatusMap = {};
   for (const [id, status] of Object.entries(parsePytest(log))) {
     const option = /(.*?)\[(.*)\]/.exec(id);
@@ -50,7 +50,7 @@ export function parsePytestOptions(log: string): StatusMap {
 }
 
 /** Newer pytest output (astropy, scikit-learn, sphinx): colour codes and control characters dropped, ids may hold spaces, the status may come last. */
-export function parsePytestV2(log: string): StatusMap {
+function parsePytestV2(log: string): StatusMap {
   const map: StatusMap = {};
   for (const raw of log.split('\n')) {
     // biome-ignore lint/suspicious/noControlCharactersInRegex: the parser removes exactly the characters 1 to 31, as SWE-bench's does
@@ -68,7 +68,7 @@ export function parsePytestV2(log: string): StatusMap {
 }
 
 /** matplotlib: pytest, with `MouseButton.LEFT`/`RIGHT` in ids read as 1 and 3. */
-export function parseMatplotlib(log: string): StatusMap {
+function parseMatplotlib(log: string): StatusMap {
   return parsePytest(
     log
       .split('\n')
@@ -78,7 +78,7 @@ export function parseMatplotlib(log: string): StatusMap {
 }
 
 /** seaborn: `FAILED id`, `PASSED id`, or `id PASSED …`. */
-export function parseSeaborn(log: string): StatusMap {
+function parseSeaborn(log: string): StatusMap {
   const map: StatusMap = {};
   for (const line of log.split('\n')) {
     const parts = words(line);
@@ -100,7 +100,7 @@ const DJANGO_INTERRUPTED = [
 ];
 
 /** Django's `tests/runtests.py --verbosity 2`: unittest's `description ... ok|FAIL|ERROR|skipped`, and `FAIL:`/`ERROR:` headers. */
-export function parseDjango(log: string): StatusMap {
+function parseDjango(log: string): StatusMap {
   const map: StatusMap = {};
   let previous: string | null = null;
   for (const raw of log.split('\n')) {
@@ -127,7 +127,7 @@ export function parseDjango(log: string): StatusMap {
 }
 
 /** SymPy's `bin/test`: failure headers `___ path.py:test ___`, and in verbose mode `test_name ok|F|E` lines. */
-export function parseSympy(log: string): StatusMap {
+function parseSympy(log: string): StatusMap {
   const map: StatusMap = {};
   for (const match of log.matchAll(/(_*) (.*)\.py:(.*) (_*)/g)) map[`${match[2]}.py:${match[3]}`] = 'FAILED';
   for (const raw of log.split('\n')) {

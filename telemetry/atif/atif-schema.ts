@@ -27,7 +27,7 @@ import { isIsoTimestamp } from './iso-timestamp.js';
 export const ATIF_SCHEMA_VERSION = 'ATIF-v1.7';
 
 /** Every schema version Harbor's model accepts. */
-export const ATIF_SCHEMA_VERSIONS = ['ATIF-v1.0', 'ATIF-v1.1', 'ATIF-v1.2', 'ATIF-v1.3', 'ATIF-v1.4', 'ATIF-v1.5', 'ATIF-v1.6', 'ATIF-v1.7'] as const;
+const ATIF_SCHEMA_VERSIONS = ['ATIF-v1.0', 'ATIF-v1.1', 'ATIF-v1.2', 'ATIF-v1.3', 'ATIF-v1.4', 'ATIF-v1.5', 'ATIF-v1.6', 'ATIF-v1.7'] as const;
 
 const extra = z.record(z.string(), z.unknown()).nullish().describe('Custom data the core schema does not cover.');
 const int = z.number().int();
