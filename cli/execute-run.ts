@@ -1,10 +1,11 @@
-import { basename, relative } from 'node:path';
+import { basename, join, relative } from 'node:path';
 import type { TraceLine } from 'rein/formats';
 import { indentedLines, RunAwaitingApproval, RunInterrupted } from 'rein/lib';
 import type { HarnessOutput } from 'rein/machines';
 import type { Rules } from 'rein/rules';
 import { type RunHandle, type RunOptions, resumeRun, startRun, tamperWarning } from 'rein/run';
 import type { OtlpSettings } from 'rein-telemetry/otlp-settings.js';
+import { sessionIdOfTrace } from 'rein-telemetry/session-id.js';
 import { terminalSource } from './approval-prompt.js';
 import { EXIT, exitCodeFor } from './exit-codes.js';
 import { errorSummary, type HeadlessOptions, writeAtif, writeSummary } from './headless.js';
@@ -66,7 +67,15 @@ function watchRun(options: ExecuteOptions) {
     run.onTrace?.(line);
   };
   // The exporter only ever sees trace lines; its failures are a warning, never the run's.
-  const otel = options.otel ? startOtelExport(options.otel, { runId: basename(run.runDir), model: run.model.name, endpoint: run.model.description }, io) : null;
+  // A resumed run's spans carry the conversation id of its start line, which is in the trace already, not in this process's lines.
+  const conversationId = options.otel ? sessionIdOfTrace(run.tracePath ?? join(run.runDir, 'trace.jsonl')) : undefined;
+  const otel = options.otel
+    ? startOtelExport(
+        options.otel,
+        { runId: basename(run.runDir), model: run.model.name, endpoint: run.model.description, ...(conversationId ? { conversationId } : {}) },
+        io,
+      )
+    : null;
   // Events go to stdout as written to the trace (redacted), one line each, before the step's state is saved.
   const events = options.headless?.jsonEvents ? (text: string) => io.stdout.write(`${text}\n`) : null;
   const listeners = [otel?.line, events].filter((listener) => typeof listener === 'function');

@@ -28,7 +28,7 @@ export const HEADLESS_FLAGS: FlagSpec = {
 
 export const HEADLESS_USAGE = `  --json-events          stream every trace event on stdout, one JSON line each, as it happens
   --summary FILE         write the outcome as JSON to FILE (atomically; also on SIGTERM, endpoint failure or crash)
-  --atif FILE            write the run's ATIF-v1.4 trajectory to FILE when it ends (also when stopped)`;
+  --atif FILE            write the run's ATIF-v1.7 trajectory to FILE when it ends (also when stopped)`;
 
 export function headlessOptions(parsed: ParsedCommand): HeadlessOptions {
   const summary = stringFlag(parsed, 'summary');

@@ -8,4 +8,5 @@ export { GUARD_CATALOGUE, type GuardSpec } from './guards/catalogue.js';
 export { type GuardRegistry, registerGuards } from './guards/registry.js';
 export { createHarnessMachine, type HarnessMachine, type HarnessOptions } from './harness-machine.js';
 export { guardName, listTransitions, stateLabel } from './introspection.js';
+export { normalizeCalls } from './turn-cycle.js';
 export type { EndStatus, HarnessOutput, ModelReply } from './types.js';

@@ -141,6 +141,9 @@ export interface ModelReply {
   ms?: number;
   /** The provider's finish reason (`stop`, `tool_calls`, `length`, …), when it gave one. */
   finishReason?: string;
+  /** The provider's id of the response and the model that answered, when it gave them (for the trace and the spans). */
+  responseId?: string;
+  responseModel?: string;
   /** Set when the calls were written as text and recovered by the reply intake (the shapes, the number of calls). */
   recovered?: { shapes: string[]; calls: number };
   /** What the model is told about this reply after its results: calls it wrote that were not run, and why. */

@@ -4,6 +4,7 @@ import { contentText, finishReasonOf, outputMessages } from './content.js';
 import { GEN_AI, GENERAL, OPERATION, REIN, TOOL_ERROR, TOOL_TYPE_FUNCTION } from './conventions.js';
 import type { EndpointFacts } from './endpoint-facts.js';
 import { bool, defined, num, record, str } from './line-fields.js';
+import { type McpServers, mcpCallAttributes } from './mcp-attributes.js';
 
 /** What a model or tool span needs to know about the run it belongs to. */
 export interface CallScope {
@@ -11,6 +12,10 @@ export interface CallScope {
   endpoint: EndpointFacts;
   phase: string;
   content: boolean;
+  /** The run's conversation id (its ATIF session id). */
+  conversationId?: string;
+  /** Where the run's MCP servers run, for the MCP attributes of their tool calls. */
+  mcpServers: McpServers;
 }
 
 /** The attributes of a `chat {model}` span, from a `model` trace line. */
@@ -19,6 +24,8 @@ export function chatAttributes(line: TraceLine, scope: CallScope): Attributes {
   const toolCalls = Array.isArray(line.tool_calls) ? line.tool_calls : [];
   return defined({
     ...modelScope(scope),
+    ...responseAttributes(line),
+    [GEN_AI.conversationId]: scope.conversationId,
     [GEN_AI.usageInputTokens]: num(usage.promptTokens),
     [GEN_AI.usageOutputTokens]: num(usage.completionTokens),
     [GEN_AI.usageCacheReadInputTokens]: num(usage.cachedTokens),
@@ -27,6 +34,11 @@ export function chatAttributes(line: TraceLine, scope: CallScope): Attributes {
     [REIN.phase]: scope.phase || undefined,
     [GEN_AI.outputMessages]: scope.content ? outputMessages(line.content, toolCalls, line.finishReason) : undefined,
   });
+}
+
+/** The response's id and the model that answered, when the trace kept them. */
+export function responseAttributes(line: TraceLine): Attributes {
+  return defined({ [GEN_AI.responseId]: str(line.responseId), [GEN_AI.responseModel]: str(line.responseModel) });
 }
 
 /** The attributes every `chat` span starts with, a failed one included. */
@@ -54,6 +66,7 @@ export function toolAttributes(line: TraceLine, scope: CallScope): { attributes:
     [REIN.blockedBy]: str(effect.blockedBy),
     [REIN.mcpServer]: effect.kind === 'mcp' ? str(effect.server) : undefined,
     [REIN.mcpTool]: effect.kind === 'mcp' ? str(effect.tool) : undefined,
+    ...(effect.kind === 'mcp' ? mcpCallAttributes(scope.mcpServers, str(effect.server)) : {}),
     // Paths and commands are the call's arguments: contents, like the arguments themselves.
     [REIN.path]: scope.content ? str(effect.path) : undefined,
     [REIN.command]: scope.content ? str(effect.command) : undefined,

@@ -2,8 +2,15 @@
  * Every OpenTelemetry name rein exports, in one place. The GenAI semantic
  * conventions are still marked Development, so rein pins the release it
  * follows: a newer release may rename things, and this is the one file to
- * change (a test checks each `gen_ai.*` name against the official
- * `@opentelemetry/semantic-conventions` package generated from that release).
+ * change (a test checks each name against the official
+ * `@opentelemetry/semantic-conventions` package generated from those names).
+ *
+ * Why 1.41.0: it is the last release of the core semantic conventions that
+ * holds the GenAI and MCP conventions. From 1.42.0 (2026-06) they are
+ * deprecated there and moved to the OpenTelemetry GenAI semantic-conventions
+ * repository, which has made no release yet (its maintainers say to keep using
+ * the core artifact's names until it does); the names and their meanings are
+ * unchanged. When it releases, its schema URL replaces SCHEMA_URL here.
  */
 
 /** The semantic-conventions release these names follow (the last to hold the GenAI conventions before they moved to their own repository). */
@@ -17,10 +24,14 @@ export const GEN_AI = {
   operationName: 'gen_ai.operation.name',
   providerName: 'gen_ai.provider.name',
   agentName: 'gen_ai.agent.name',
+  agentVersion: 'gen_ai.agent.version',
   conversationId: 'gen_ai.conversation.id',
   requestModel: 'gen_ai.request.model',
   requestMaxTokens: 'gen_ai.request.max_tokens',
   responseFinishReasons: 'gen_ai.response.finish_reasons',
+  responseId: 'gen_ai.response.id',
+  responseModel: 'gen_ai.response.model',
+  tokenType: 'gen_ai.token.type',
   usageInputTokens: 'gen_ai.usage.input_tokens',
   usageOutputTokens: 'gen_ai.usage.output_tokens',
   usageCacheReadInputTokens: 'gen_ai.usage.cache_read.input_tokens',
@@ -43,6 +54,28 @@ export const GENERAL = {
   serviceName: 'service.name',
   serviceVersion: 'service.version',
 } as const;
+
+/** The MCP conventions' attributes, added to the `execute_tool` span of an MCP tool call (the conventions' rule when a GenAI span already traces the call). */
+export const MCP = {
+  methodName: 'mcp.method.name',
+  /** The value for a tool call. */
+  toolsCall: 'tools/call',
+  networkTransport: 'network.transport',
+  networkProtocolName: 'network.protocol.name',
+} as const;
+
+/** `network.transport` values: `pipe` for a stdio server, `tcp` for an HTTP one. */
+export const NETWORK_TRANSPORT = { pipe: 'pipe', tcp: 'tcp' } as const;
+
+/** The GenAI client metrics, with the conventions' advisory bucket boundaries. */
+export const METRIC = {
+  tokenUsage: 'gen_ai.client.token.usage',
+  operationDuration: 'gen_ai.client.operation.duration',
+} as const;
+export const TOKEN_USAGE_BUCKETS = [1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216, 67108864];
+export const DURATION_BUCKETS = [0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48, 40.96, 81.92];
+/** `gen_ai.token.type` values. */
+export const TOKEN_TYPE = { input: 'input', output: 'output' } as const;
 
 /** `gen_ai.operation.name` values; span names are `{operation} {subject}`. */
 export const OPERATION = { invokeAgent: 'invoke_agent', chat: 'chat', executeTool: 'execute_tool' } as const;

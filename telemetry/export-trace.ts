@@ -3,6 +3,7 @@ import { ExportResultCode } from '@opentelemetry/core';
 import { InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace-base';
 import type { TraceRecord as TraceLine } from 'rein/formats';
 import { redactTraceLine } from 'rein/run';
+import { createMetricsExport } from './metrics-export.js';
 import { createOtlpExporter } from './otlp-exporter.js';
 import type { OtlpSettings } from './otlp-settings.js';
 import type { RunFacts } from './run-attributes.js';
@@ -20,6 +21,8 @@ interface TraceExport {
   skipped: number[];
   /** Why the collector did not take the rest, when it did not. */
   error?: string;
+  /** Why the collector did not take the metrics, when it did not. */
+  metricsError?: string;
 }
 
 /**
@@ -37,10 +40,13 @@ export async function exportTraceFile(
   const { lines, skipped } = parseTrace(redactTraceLine(readFileSync(path, 'utf8'), options.secrets));
   const collected = new InMemorySpanExporter();
   const { provider, tracer } = createTracing(settings, [new SimpleSpanProcessor(collected)]);
-  const mapper = createSpanMapper(tracer, { content: settings.content, facts: options.facts });
+  const metricsExport = createMetricsExport(settings);
+  const mapper = createSpanMapper(tracer, { content: settings.content, facts: options.facts, ...(metricsExport ? { metrics: metricsExport.metrics } : {}) });
   for (const line of lines) mapper.line(line);
   mapper.close();
   await provider.forceFlush();
+  // The metrics' points carry the export's time: a histogram has no time of its own for each call.
+  const metricsError = (await metricsExport?.finish())?.error;
   const spans = collected.getFinishedSpans();
   const { exporter, tally } = createOtlpExporter(settings);
   try {
@@ -49,7 +55,14 @@ export async function exportTraceFile(
     await exporter.shutdown().catch(() => undefined);
     await provider.shutdown().catch(() => undefined);
   }
-  return { lines: lines.length, spans: spans.length, exported: tally.exported, skipped, ...(tally.firstError ? { error: tally.firstError } : {}) };
+  return {
+    lines: lines.length,
+    spans: spans.length,
+    exported: tally.exported,
+    skipped,
+    ...(tally.firstError ? { error: tally.firstError } : {}),
+    ...(metricsError ? { metricsError } : {}),
+  };
 }
 
 function send(exporter: SpanExporter, spans: ReadableSpan[]): Promise<boolean> {

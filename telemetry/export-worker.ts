@@ -1,5 +1,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { BatchSpanProcessor, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { createMetricsExport } from './metrics-export.js';
 import { createOtlpExporter } from './otlp-exporter.js';
 import type { OtlpSettings } from './otlp-settings.js';
 import type { RunFacts } from './run-attributes.js';
@@ -13,7 +14,10 @@ export interface WorkerInput {
 }
 
 /** Messages from the worker: its first failure; every line mapped (the spans are then the collector's to take); the tally once flushed. */
-export type WorkerMessage = { type: 'failure'; error: string } | { type: 'mapped' } | { type: 'finished'; ended: number; exported: number; failed: number };
+export type WorkerMessage =
+  | { type: 'failure'; error: string; signal?: 'metrics' }
+  | { type: 'mapped' }
+  | { type: 'finished'; ended: number; exported: number; failed: number };
 
 /** A bounded queue (spans beyond it are dropped, not held) and batches of up to 512 spans a request. */
 const QUEUE = { maxQueueSize: 2048, maxExportBatchSize: 512, scheduledDelayMillis: 1000 };
@@ -34,7 +38,8 @@ const counter: SpanProcessor = {
 };
 const batches = new BatchSpanProcessor(exporter, { ...QUEUE, exportTimeoutMillis: settings.timeoutMs + 1000 });
 const { provider, tracer } = createTracing(settings, [counter, batches]);
-const mapper = createSpanMapper(tracer, { content: settings.content, facts });
+const metricsExport = createMetricsExport(settings, (error) => port.postMessage({ type: 'failure', error, signal: 'metrics' } satisfies WorkerMessage));
+const mapper = createSpanMapper(tracer, { content: settings.content, facts, ...(metricsExport ? { metrics: metricsExport.metrics } : {}) });
 let mappingFailed = false;
 
 function mapLine(text: string): void {
@@ -53,8 +58,7 @@ port.on('message', (message: { type: 'lines'; texts: string[] } | { type: 'finis
   }
   mapper.close();
   port.postMessage({ type: 'mapped' } satisfies WorkerMessage);
-  void provider
-    .forceFlush()
+  void Promise.all([provider.forceFlush().catch(() => undefined), metricsExport?.finish()])
     .catch(() => undefined)
     .then(() => {
       port.postMessage({ type: 'finished', ended, exported: tally.exported, failed: tally.failed } satisfies WorkerMessage);

@@ -42,6 +42,8 @@ export function startLiveExport(settings: OtlpSettings, options: LiveExportOptio
     warned = true;
     options.warn(`rein: OpenTelemetry: ${text}`);
   };
+  // A collector that takes spans but not metrics (Jaeger's OTLP port) is said once, apart from the spans.
+  let metricsWarned = false;
   let alive = true;
   let finished: ((message: Exclude<WorkerMessage, { type: 'failure' }> | 'stopped') => void) | null = null;
   // Messages can arrive together (several in one turn of the event loop): each is kept until awaited.
@@ -53,7 +55,13 @@ export function startLiveExport(settings: OtlpSettings, options: LiveExportOptio
   });
   worker.unref();
   worker.on('message', (message: WorkerMessage) => {
-    if (message.type === 'failure') warnOnce(`could not send spans to ${target} (${message.error}); the run goes on without them`);
+    if (message.type === 'failure' && message.signal === 'metrics') {
+      if (!metricsWarned && settings.metricsUrl)
+        options.warn(
+          `rein: OpenTelemetry: could not send the GenAI metrics to ${displayUrl(settings.metricsUrl)} (${message.error}); OTEL_METRICS_EXPORTER=none sends spans only`,
+        );
+      metricsWarned = true;
+    } else if (message.type === 'failure') warnOnce(`could not send spans to ${target} (${message.error}); the run goes on without them`);
     else {
       received.set(message.type, message);
       finished?.(message);

@@ -6,6 +6,9 @@ export interface OtlpSettings {
   /** The full OTLP/HTTP traces URL (…/v1/traces). */
   url: string;
   headers: Record<string, string>;
+  /** The OTLP/HTTP metrics URL (…/v1/metrics) for the GenAI client metrics, or null when metrics are turned off (OTEL_METRICS_EXPORTER=none). */
+  metricsUrl: string | null;
+  metricsHeaders: Record<string, string>;
   timeoutMs: number;
   /** Export contents (opt-in attributes). */
   content: boolean;
@@ -62,6 +65,8 @@ export async function resolveOtlpSettings(input: SettingsInput): Promise<OtlpSet
     url,
     // Signal-specific headers win over the general ones, as in the OpenTelemetry SDKs.
     headers: { ...parseKeyPairsIntoRecord(env.OTEL_EXPORTER_OTLP_HEADERS), ...parseKeyPairsIntoRecord(env.OTEL_EXPORTER_OTLP_TRACES_HEADERS) },
+    metricsUrl: metricsUrlFor(url, input.url !== undefined, env),
+    metricsHeaders: { ...parseKeyPairsIntoRecord(env.OTEL_EXPORTER_OTLP_HEADERS), ...parseKeyPairsIntoRecord(env.OTEL_EXPORTER_OTLP_METRICS_HEADERS) },
     timeoutMs: positive(env.OTEL_EXPORTER_OTLP_TRACES_TIMEOUT) ?? positive(env.OTEL_EXPORTER_OTLP_TIMEOUT) ?? DEFAULT_TIMEOUT_MS,
     content: input.content === true || contentOptedIn(env),
     resource,
@@ -77,6 +82,26 @@ export function displayUrl(url: string): string {
   } catch {
     return '(unparsable URL)';
   }
+}
+
+/**
+ * Where the metrics go: OTEL_EXPORTER_OTLP_METRICS_ENDPOINT as is (unless a flag named the collector), else beside the
+ * traces (`…/v1/traces` becomes `…/v1/metrics`), as the exporter specification derives each signal's path from one
+ * base; null with OTEL_METRICS_EXPORTER=none.
+ */
+function metricsUrlFor(tracesUrl: string, fromFlag: boolean, env: NodeJS.ProcessEnv): string | null {
+  if (
+    env.OTEL_METRICS_EXPORTER?.split(',')
+      .map((name) => name.trim())
+      .includes('none')
+  )
+    return null;
+  const own = env.OTEL_EXPORTER_OTLP_METRICS_ENDPOINT?.trim();
+  if (own && !fromFlag) return checkedUrl(own, 'OTEL_EXPORTER_OTLP_METRICS_ENDPOINT');
+  const parsed = new URL(tracesUrl);
+  parsed.pathname = parsed.pathname.replace(/\/v1\/traces\/?$/, '/v1/metrics');
+  if (!parsed.pathname.endsWith('/v1/metrics')) parsed.pathname = `${parsed.pathname.replace(/\/+$/, '')}/v1/metrics`;
+  return parsed.toString();
 }
 
 function checkedEnvUrl(env: NodeJS.ProcessEnv, onProblem: SettingsInput['onEnvProblem']): string | undefined {

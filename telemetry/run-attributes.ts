@@ -10,6 +10,10 @@ export interface RunFacts {
   runId?: string;
   model?: string;
   endpoint?: string;
+  /** The run's conversation id, the same as its ATIF session id (session-id.ts); the run id when unknown. */
+  conversationId?: string;
+  /** The rein that ran it. */
+  agentVersion?: string;
 }
 
 /** The attributes an `invoke_agent rein` span starts with. */
@@ -22,7 +26,8 @@ export function runStartAttributes(facts: RunFacts, endpoint: EndpointFacts, sta
     [GEN_AI.operationName]: OPERATION.invokeAgent,
     [GEN_AI.providerName]: endpoint.provider,
     [GEN_AI.agentName]: AGENT_NAME,
-    [GEN_AI.conversationId]: facts.runId,
+    [GEN_AI.agentVersion]: facts.agentVersion,
+    [GEN_AI.conversationId]: facts.conversationId ?? facts.runId,
     [GEN_AI.requestModel]: facts.model,
     [GENERAL.serverAddress]: endpoint.address,
     [GENERAL.serverPort]: endpoint.port,

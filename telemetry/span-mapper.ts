@@ -1,18 +1,23 @@
 import { basename } from 'node:path';
 import { type Attributes, type Context, ROOT_CONTEXT, type Span, SpanKind, SpanStatusCode, type Tracer, trace } from '@opentelemetry/api';
 import type { TraceRecord as TraceLine } from 'rein/formats';
-import { type CallScope, chatAttributes, finishAttributes, modelScope, toolAttributes } from './call-attributes.js';
+import { type CallScope, chatAttributes, finishAttributes, modelScope, responseAttributes, toolAttributes } from './call-attributes.js';
 import { AGENT_NAME, GENERAL, OPERATION, PROVIDER, REIN } from './conventions.js';
 import { type EndpointFacts, endpointFacts } from './endpoint-facts.js';
 import { contextEvent, type LineEvent, phaseEvent, retryEvent, runEvent } from './event-attributes.js';
-import { hrTime, num, phaseOf, str } from './line-fields.js';
+import type { GenAiMetrics } from './genai-metrics.js';
+import { hrTime, num, phaseOf, record, str } from './line-fields.js';
+import { type McpServers, noteMcpServer } from './mcp-attributes.js';
 import { type RunEnding, type RunFacts, runEndAttributes, runStartAttributes, runStopAttributes } from './run-attributes.js';
+import { sessionIdOf } from './session-id.js';
 
 interface SpanMapperOptions {
   /** Export message contents, tool arguments and results (the conventions' opt-in attributes). */
   content: boolean;
   /** Facts for a trace without a start line (a resumed run exported live). */
   facts?: RunFacts;
+  /** Where the GenAI client metrics of each model call go, if anywhere. */
+  metrics?: GenAiMetrics;
 }
 
 interface SpanMapper {
@@ -36,6 +41,8 @@ interface FinishCall {
  * child per model call and an `execute_tool {name}` child per tool call.
  * Model and tool lines carry their duration, so every span gets its original
  * times: the same mapper serves the live export and `rein trace export`.
+ * Lines written before the start line (the MCP servers starting) wait for it
+ * and join its segment, so a run is one root span whatever its setup writes.
  *
  * @example const mapper = createSpanMapper(provider.getTracer('rein'), { content: false }); lines.forEach(mapper.line); mapper.close();
  */
@@ -52,8 +59,18 @@ export function createSpanMapper(tracer: Tracer, options: SpanMapperOptions): Sp
   // The phase a model call was made in: its finish call is judged there, though the gate's line comes after the phase moved on.
   let callPhase = '';
   let pending: Array<LineEvent & { at: number }> = [];
+  // Lines before the first start or resume line: they belong to the segment it opens.
+  let early: TraceLine[] | null = [];
+  const mcpServers: McpServers = new Map();
 
-  const scope = (phase = phaseOf(state)): CallScope => ({ model: facts.model ?? '', endpoint, phase, content: options.content });
+  const scope = (phase = phaseOf(state)): CallScope => ({
+    model: facts.model ?? '',
+    endpoint,
+    phase,
+    content: options.content,
+    conversationId: facts.conversationId ?? facts.runId,
+    mcpServers,
+  });
   // A model call leaves the process, unless the model is the offline scripted one (the conventions' INTERNAL case).
   const chatKind = () => (endpoint.provider === PROVIDER.scripted ? SpanKind.INTERNAL : SpanKind.CLIENT);
   const child = (name: string, kind: SpanKind, start: number, attributes: Attributes) =>
@@ -104,6 +121,13 @@ export function createSpanMapper(tracer: Tracer, options: SpanMapperOptions): Sp
       chatAttributes(line, scope()),
     );
     callPhase = phaseOf(state);
+    const usage = record(line.usage);
+    options.metrics?.record({
+      attributes: { ...modelScope(scope()), ...responseAttributes(line) },
+      inputTokens: num(usage.promptTokens),
+      outputTokens: num(usage.completionTokens),
+      seconds: ms !== undefined ? ms / 1000 : thinkAt !== undefined ? line.t - thinkAt : undefined,
+    });
     finishCalls = (Array.isArray(line.tool_calls) ? line.tool_calls : [])
       .filter((call) => (call as { function?: { name?: unknown } }).function?.name === 'finish')
       .map((call) => ({ id: str((call as { id?: unknown }).id) }));
@@ -115,6 +139,7 @@ export function createSpanMapper(tracer: Tracer, options: SpanMapperOptions): Sp
     const error = cutShort ? `the call was cut short (${cutShort})` : (str(line.error) ?? 'model call failed');
     const type = cutShort ?? /^([A-Za-z_][\w.]*)(?::|\s|$)/.exec(error)?.[1] ?? '_OTHER';
     const span = child(`${OPERATION.chat} ${facts.model ?? ''}`.trim(), chatKind(), thinkAt ?? line.t, { ...modelScope(scope()), [GENERAL.errorType]: type });
+    options.metrics?.record({ attributes: modelScope(scope()), seconds: thinkAt !== undefined ? line.t - thinkAt : undefined, errorType: type });
     endCall(span, line.t, type, error);
   }
 
@@ -147,27 +172,42 @@ export function createSpanMapper(tracer: Tracer, options: SpanMapperOptions): Sp
     endCall(child(`${OPERATION.executeTool} finish`, SpanKind.INTERNAL, lastCallEnd ?? line.t, attributes), line.t, error, str(line.why));
   }
 
-  function onStart(line: TraceLine) {
+  function onStart(line: TraceLine, at: number) {
     const runDir = str(line.runDir);
     if (runDir) facts.runId = basename(runDir);
+    // The same id as the run's ATIF session_id, so spans and trajectory can be matched.
+    facts.conversationId = sessionIdOf([line], '');
+    facts.agentVersion = str(line.reinVersion) ?? facts.agentVersion;
     facts.model = str(line.model) ?? facts.model;
     facts.endpoint = str(line.endpoint) ?? facts.endpoint;
     endpoint = endpointFacts(facts.endpoint);
-    openRun(line.t, line, false);
+    openRun(at, line, false);
   }
 
   function line(entry: TraceLine) {
     if (typeof entry.t !== 'number' || typeof entry.kind !== 'string') return;
     if (entry.kind === 'start' || entry.kind === 'resume') {
       if (run) endRun(lastAt ?? entry.t, runStopAttributes('unfinished', 'the process stopped here without an end line; a later segment resumed it'));
-      if (entry.kind === 'start') onStart(entry);
-      else openRun(entry.t, null, true);
+      const before = early ?? [];
+      early = null;
+      // The segment starts with the first line its process wrote.
+      if (entry.kind === 'start') onStart(entry, before[0]?.t ?? entry.t);
+      else openRun(before[0]?.t ?? entry.t, null, true);
+      for (const waiting of before) mapLine(waiting);
+    } else if (early) {
+      early.push(entry);
+      return;
     } else if (!run) {
-      // A trace cut before its start line still shows its calls; lines after an end have no run to go to.
+      // Lines after an end have no run to go to.
       if (ended) return;
       openRun(entry.t, null, false);
     }
+    mapLine(entry);
+  }
+
+  function mapLine(entry: TraceLine) {
     lastAt = entry.t;
+    if (entry.kind === 'mcp_server') noteMcpServer(mcpServers, entry);
     const event = runEvent(entry, options.content);
     if (event) run!.span.addEvent(event.name, event.attributes, hrTime(entry.t));
     switch (entry.kind) {
@@ -205,6 +245,13 @@ export function createSpanMapper(tracer: Tracer, options: SpanMapperOptions): Sp
   return {
     line,
     close() {
+      // A trace cut before its start line still shows what it holds, in one segment.
+      if (early && early.length > 0) {
+        const before = early;
+        early = null;
+        openRun(before[0]!.t, null, false);
+        for (const waiting of before) mapLine(waiting);
+      }
       if (run)
         endRun(
           lastAt ?? Date.now() / 1000,

@@ -285,6 +285,9 @@ function toReply(response: OpenAI.Chat.ChatCompletion, requestChars: number, ms:
     ms,
     // The provider's own word on why it stopped (`length` says max_tokens cut the answer): kept in the trace and the spans.
     ...(typeof finishReason === 'string' && finishReason ? { finishReason } : {}),
+    // Which response and which model answered (a router or an alias may differ from the model asked for).
+    ...(typeof response.id === 'string' && response.id ? { responseId: response.id.slice(0, 200) } : {}),
+    ...(typeof response.model === 'string' && response.model ? { responseModel: response.model.slice(0, 200) } : {}),
   };
 }
 

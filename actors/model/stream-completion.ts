@@ -22,6 +22,8 @@ export async function collectStream(
 ): Promise<OpenAI.Chat.ChatCompletion> {
   let content = '';
   let finishReason: string | null = null;
+  let id = '';
+  let model = '';
   let usage: OpenAI.CompletionUsage | undefined;
   let chars = 0;
   // By index in a Map, not an array: an index of 2^32 - 2 or "__proto__" from the endpoint is refused, never a hole or a key.
@@ -34,6 +36,9 @@ export async function collectStream(
   try {
     for await (const chunk of stream) {
       if (chunk.usage) usage = chunk.usage;
+      // Every chunk repeats the response's id and model.
+      if (typeof chunk.id === 'string' && chunk.id) id = chunk.id;
+      if (typeof chunk.model === 'string' && chunk.model) model = chunk.model;
       const choice = chunk.choices?.[0];
       if (!choice) continue;
       if (choice.finish_reason) finishReason = choice.finish_reason;
@@ -76,10 +81,10 @@ export async function collectStream(
     ...(calls.size > 0 ? { tool_calls: [...calls.entries()].sort(([a], [b]) => a - b).map(([, call]) => call) } : {}),
   };
   return {
-    id: 'stream',
+    id,
     object: 'chat.completion',
     created: 0,
-    model: '',
+    model,
     choices: [{ index: 0, finish_reason: (finishReason ?? 'stop') as 'stop', logprobs: null, message: message as OpenAI.Chat.ChatCompletionMessage }],
     ...(usage ? { usage } : {}),
   };

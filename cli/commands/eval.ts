@@ -40,7 +40,7 @@ report.html. Re-running with the same --out resumes: finished runs are kept.
                          and --base-url then belong to the workers
   --attempts N           with --queue: times a run may start; a run whose worker died is re-run
                          in a fresh workspace until then (default 2)
-  --atif                 write each run's ATIF-v1.4 trajectory beside its trace (runs/…/trajectory.json)
+  --atif                 write each run's ATIF-v1.7 trajectory beside its trace (runs/…/trajectory.json)
 
 SWE-bench: given a .jsonl/.json file of SWE-bench instances, each is checked out at
 its base_commit from --repos DIR (clones or bare mirrors named owner__name[.git],

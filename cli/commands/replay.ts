@@ -10,7 +10,7 @@ import { type ActionMap, type ActionMapOverrides, actionMapWith, DEFAULT_ACTION_
 import { actionText, compareResults, type RunChange } from '../replay/compare.js';
 import { renderReplayReport } from '../replay/html-report.js';
 import { type LoadedRuns, loadRuns } from '../replay/load-runs.js';
-import { resolvedFrom } from '../replay/resolved.js';
+import { mergeResults, mergeWarnings, readResults } from '../replay/resolved.js';
 import { writeRunTraces } from '../replay/run-traces.js';
 import { summarize, summaryLines } from '../replay/summary.js';
 
@@ -23,14 +23,17 @@ runs stopped (false stops). The agent never sees a nudge: a nudge means "rein
 would have interrupted here", a stop "rein would have ended the run here".
 
   <file|dir>      recorded runs: the realtraj compact JSONL (.jsonl/.gz), rein
-                  trace.jsonl, mini-swe-agent .traj.json, SWE-agent .traj, ATIF
-                  trajectory.json, OpenAI chat messages JSONL; directories are
-                  read recursively, the format is told by each file's shape
+                  trace.jsonl or run folders (.rein/runs), mini-swe-agent
+                  .traj.json (1.x and 2.x), SWE-agent .traj, OpenHands
+                  output.jsonl or event lists, ATIF trajectory.json, OpenAI chat
+                  messages JSONL; directories are read recursively, the format
+                  is told by each file's shape
   --rules F       the rules file to judge (default: rein's default rules)
   --preset P      start from a preset (default, strict, …) before --rules
   --compare F2    a second rules file ("default" for the default rules): show
                   what changes from --rules to F2 on the same runs
-  --results R     which runs resolved: a SWE-bench results file (resolved_ids)
+  --results R     which runs resolved: a SWE-bench results file (resolved_ids);
+                  runs it does not name keep their own record (said on stderr)
   --map M         JSON overrides of the action mapping table (README)
   --test-cmd C    the verification command of runs that do not name one
   --runs          list every run with its nudges (rule@step, * while learning) and stop
@@ -38,7 +41,9 @@ would have interrupted here", a stop "rein would have ended the run here".
                   with a nudge or a stop (open it in the visualizer)
   --json          print the summary (and comparison) as JSON
 
-Malformed files and lines are skipped, named with file and line, and counted.`;
+Malformed files and lines are skipped, named with file and line, and counted;
+files in a directory that hold no run (predictions, results, configs) are
+passed over and counted.`;
 
 const FLAGS: FlagSpec = {
   rules: { type: 'string' },
@@ -64,8 +69,14 @@ export async function replayCommand(argv: string[], io: Io, _env: NodeJS.Process
   const loaded = loadAll(parsed.positionals, map);
   const results = stringFlag(parsed, 'results');
   if (results) {
-    const resolved = resolvedFrom(results);
-    for (const run of loaded.runs) run.resolved = resolved(run);
+    let file: ReturnType<typeof readResults>;
+    try {
+      file = readResults(results);
+    } catch (error) {
+      throw new UsageError(`rein replay: --results ${(error as Error).message}`);
+    }
+    const merge = mergeResults(loaded.runs, file);
+    for (const warning of mergeWarnings(results, merge, loaded.runs.length)) io.stderr.write(`rein replay: ${warning}\n`);
   }
   const testCmd = stringFlag(parsed, 'test-cmd') ?? '';
   const preset = stringFlag(parsed, 'preset');
@@ -97,11 +108,13 @@ export async function replayCommand(argv: string[], io: Io, _env: NodeJS.Process
   }
   if (parsed.values.json) {
     io.stdout.write(
-      `${JSON.stringify({ inputs: parsed.positionals, formats: loaded.formats, skipped: loaded.skipped, ms: Math.round(ms), a: { rules: sideA.label, summary: summaryA, runs: a.map(runJson) }, ...(b && sideB ? { b: { rules: sideB.label, summary: summaryB, runs: b.map(runJson) }, changes } : {}) })}\n`,
+      `${JSON.stringify({ inputs: parsed.positionals, formats: loaded.formats, skipped: loaded.skipped, ignored: loaded.ignored, ms: Math.round(ms), a: { rules: sideA.label, summary: summaryA, runs: a.map(runJson) }, ...(b && sideB ? { b: { rules: sideB.label, summary: summaryB, runs: b.map(runJson) }, changes } : {}) })}\n`,
     );
     return EXIT.done;
   }
   const lines = [`read ${loaded.runs.length} runs (${formatsText(loaded)}); replayed in ${(ms / 1000).toFixed(1)} s`];
+  if (loaded.ignored.length > 0)
+    lines.push(`passed over ${loaded.ignored.length} file${loaded.ignored.length === 1 ? '' : 's'} that hold no runs (--json lists them)`);
   if (loaded.skipped.length > 0)
     lines.push(
       `skipped ${loaded.skipped.length}:`,
@@ -147,7 +160,7 @@ function mapOf(path: string | undefined): ActionMap {
 }
 
 function loadAll(inputs: readonly string[], map: ActionMap): LoadedRuns {
-  const all: LoadedRuns = { runs: [], skipped: [], formats: {} };
+  const all: LoadedRuns = { runs: [], skipped: [], ignored: [], formats: {} };
   for (const input of inputs) {
     let loaded: LoadedRuns;
     try {
@@ -159,6 +172,7 @@ function loadAll(inputs: readonly string[], map: ActionMap): LoadedRuns {
     }
     all.runs.push(...loaded.runs);
     all.skipped.push(...loaded.skipped);
+    all.ignored.push(...loaded.ignored);
     for (const [format, count] of Object.entries(loaded.formats)) all.formats[format] = (all.formats[format] ?? 0) + count;
   }
   return all;

@@ -15,7 +15,8 @@ rein trace export <run-dir | trace.jsonl> --format atif [--out FILE]
 Sends a run's trace (finished, killed or still going) to an OpenTelemetry
 collector as the spans a live export (\`--otel\`) sends: \`invoke_agent rein\`
 per run, \`chat {model}\` per model call, \`execute_tool {name}\` per tool call,
-with the original timestamps. Given a directory that holds runs (an eval's
+with the original timestamps; and the GenAI client metrics (token usage and
+call duration) to the collector's /v1/metrics (OTEL_METRICS_EXPORTER=none: not). Given a directory that holds runs (an eval's
 --out, a repo's .rein/runs), it sends every trace.jsonl found under it.
 
   --endpoint URL   the collector: a base URL (…:4318) or its traces URL; default
@@ -25,7 +26,7 @@ with the original timestamps. Given a directory that holds runs (an eval's
                    redacted as in the trace; or OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true)
   --json           print one JSON line with the counts
 
-  --format atif    instead, write the run as one ATIF-v1.4 trajectory (Harbor's
+  --format atif    instead, write the run as one ATIF-v1.7 trajectory (Harbor's
                    Agent Trajectory Interchange Format) to stdout, or to --out FILE
                    (written atomically); works on finished, killed and resumed runs
   --format otel    the default: send spans as above
@@ -76,6 +77,7 @@ export async function traceCommand(argv: string[], io: Io, env: NodeJS.ProcessEn
   const target = displayUrl(settings.url);
   const total = { traces: 0, lines: 0, spans: 0, exported: 0, skipped: 0 };
   let error: string | undefined;
+  let metricsWarned = false;
   for (const path of paths) {
     const result = await exportTraceFile(path, settings, { secrets: [env.OPENAI_API_KEY], facts: { runId: basename(dirname(path)) } });
     const name = paths.length > 1 ? `${relative(process.cwd(), path) || path}: ` : '';
@@ -88,6 +90,12 @@ export async function traceCommand(argv: string[], io: Io, env: NodeJS.ProcessEn
     total.spans += result.spans;
     total.exported += result.exported;
     total.skipped += result.skipped.length;
+    if (result.metricsError && !metricsWarned) {
+      io.stderr.write(
+        `rein trace export: the GenAI metrics did not reach ${displayUrl(settings.metricsUrl ?? '')} (${result.metricsError}); OTEL_METRICS_EXPORTER=none sends spans only\n`,
+      );
+      metricsWarned = true;
+    }
     // A collector that refused one trace will refuse the next: stop at the first failure.
     if (result.error) {
       error = result.error;

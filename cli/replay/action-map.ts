@@ -94,6 +94,15 @@ const TOOL_NAMES: Readonly<Record<string, RecordedTool | 'shell'>> = {
   todo_write: 'update_todo',
   finish: 'finish',
   submit: 'finish',
+  // Claude Code's tools (as Harbor's ATIF of its runs names them) and Terminus-2's.
+  Read: 'read_file',
+  Write: 'edit_file',
+  Edit: 'edit_file',
+  MultiEdit: 'edit_file',
+  Grep: 'grep',
+  Bash: 'shell',
+  bash_command: 'shell',
+  mark_task_complete: 'finish',
 };
 
 /** Overrides from a `--map` file: `{ "shell": [{ "match": "^bat (\\S+)$", "tool": "read_file", "path": 1 }], "tools": { "my_tool": "grep" } }`. */

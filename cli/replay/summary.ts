@@ -23,6 +23,8 @@ export interface ReplaySummary {
   savedActions: number;
   /** Actions no mapping table entry matched, by the action's name. */
   unmapped: Record<string, number>;
+  /** Recorded actions by the rein tool they map onto (`none`: a reply without a usable action). */
+  tools: Record<string, number>;
 }
 
 /** Totals over replayed runs. */
@@ -41,6 +43,7 @@ export function summarize(results: readonly ReplayResult[]): ReplaySummary {
     limitRunsStopped: 0,
     savedActions: 0,
     unmapped: {},
+    tools: {},
   };
   const add = (table: Record<string, number>, key: string) => {
     table[key] = (table[key] ?? 0) + 1;
@@ -48,7 +51,10 @@ export function summarize(results: readonly ReplayResult[]): ReplaySummary {
   for (const result of results) {
     const { run } = result;
     summary.actions += run.steps.length;
-    for (const step of run.steps) if (step.unmapped) add(summary.unmapped, step.unmapped);
+    for (const step of run.steps) {
+      add(summary.tools, step.tool);
+      if (step.unmapped) add(summary.unmapped, step.unmapped);
+    }
     summary.nudges += result.nudges.length;
     for (const nudge of result.nudges) add(summary.nudgesByRule, nudge.rule);
     if (result.stop) summary.stopped += 1;
@@ -82,6 +88,7 @@ export function summaryLines(label: string, summary: ReplaySummary): string[] {
   const unmapped = Object.values(summary.unmapped).reduce((total, count) => total + count, 0);
   return [
     `${label}: ${summary.runs} runs, ${summary.actions} actions, ${summary.resolved} resolved`,
+    `  actions by tool: ${rules(summary.tools)}`,
     `  resolved runs nudged: ${share(summary.resolvedNudged, summary.resolved)}; while learning: ${share(summary.resolvedNudgedLearning, summary.resolved)}`,
     `  nudges on resolved runs by rule: ${rules(summary.resolvedNudgesByRule)}`,
     `  all nudges by rule: ${rules(summary.nudgesByRule)}`,

@@ -2,12 +2,13 @@
 # rein-harbor-run "<instruction>": runs rein unattended in a Harbor task container.
 # Reads the endpoint from the environment (OPENAI_BASE_URL, OPENAI_API_KEY, REIN_MODEL)
 # and writes what Harbor reads into REIN_LOGS_DIR (default /logs/agent):
-#   trajectory.json      the ATIF-v1.4 trajectory (Harbor's agent trajectory file)
+#   trajectory.json      the ATIF-v1.7 trajectory (Harbor's agent trajectory file)
 #   rein-summary.json    the outcome, written atomically (status, exitCode, usage, …)
 #   rein-events.jsonl    the event stream (--json-events), one JSON line per trace event
 #   rein-run/            the run directory (trace, record, saved state) for `rein resume`
 # REIN_TEST_CMD sets the verification command the gate requires; without it the run uses
 # the no-verification-gate preset (Terminal-Bench's tests are hidden from the agent).
+# REIN_CONFIG is a rules file (the agent class writes one with the task's MCP servers).
 # REIN_WORKDIR is the repository (default: the current directory); REIN_ARGS adds flags.
 # Exit code: rein's (0 done, 1 unfinished, 2 usage, 3 endpoint, 4 crashed, 5 awaiting an approval, 6 failed by a rule, 143 SIGTERM),
 # except that REIN_HARBOR_EXIT_ZERO_UNFINISHED=1 reports 1 and 6 as 0 so Harbor's verifier judges the run.
@@ -24,6 +25,7 @@ mkdir -p "$logs"
 args=(run "$workdir" "$instruction" --json-events --summary "$logs/rein-summary.json" --atif "$logs/trajectory.json" --run-dir "$logs/rein-run" --approval never)
 if [ -n "${REIN_TEST_CMD:-}" ]; then args+=(--test-cmd "$REIN_TEST_CMD"); else args+=(--preset no-verification-gate); fi
 if [ -n "${REIN_MODEL:-}" ]; then args+=(--model "$REIN_MODEL"); fi
+if [ -n "${REIN_CONFIG:-}" ]; then args+=(--config "$REIN_CONFIG"); fi
 if [ -n "${REIN_ARGS:-}" ]; then
   read -r -a extra <<<"$REIN_ARGS"
   args+=("${extra[@]}")

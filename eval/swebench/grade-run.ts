@@ -38,6 +38,7 @@ export async function gradeSweBenchRun(
       patchBytes: Buffer.byteLength(patch),
       failToPass: grade.failToPass,
       passToPass: grade.passToPass,
+      grading: grade.grading,
     },
   };
 }

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { formatZodError, UsageError } from 'rein/lib';
 import { z } from 'zod';
+import { LOG_PARSERS, logParser } from './log-parsers.js';
 
 /**
  * A test list as SWE-bench ships it: a JSON array, or (in the Hugging Face
@@ -23,10 +24,11 @@ const testList = z.preprocess(
  * datasets and harness (`instance_id`, `repo`, `base_commit`,
  * `problem_statement`, `test_patch`, `FAIL_TO_PASS`, `PASS_TO_PASS`,
  * `environment_setup_commit`); other fields (`patch`, `hints_text`,
- * `version`, …) are kept and ignored. `test_cmd` is rein's addition: the
- * command a test name is appended to (SWE-bench keeps that per repository
- * and version in its harness, not in the record); so are `timeout_s` and
- * `check_timeout_s`, as in a task.json.
+ * `version`, …) are kept and ignored. rein's additions: `test_cmd` (the
+ * agent's verification command), `grade_cmd` and `log_parser` (how the
+ * grader runs the tests and reads their log, which SWE-bench keeps per
+ * repository in its harness; grade-command.ts has its defaults), and
+ * `timeout_s` and `check_timeout_s`, as in a task.json.
  */
 const sweBenchInstanceSchema = z.looseObject({
   instance_id: z
@@ -42,7 +44,15 @@ const sweBenchInstanceSchema = z.looseObject({
   FAIL_TO_PASS: testList.refine((tests) => tests.length > 0, 'at least one test'),
   PASS_TO_PASS: testList.default([]),
   test_patch: z.string().optional(),
-  test_cmd: z.string().min(1).optional(),
+  test_cmd: z.string().min(1).optional().describe("rein's addition: the agent's verification command (the gate's)"),
+  grade_cmd: z.string().min(1).optional().describe("rein's addition: the command the grader runs (default: SWE-bench harness's for the repository)"),
+  log_parser: z
+    .string()
+    .refine((name) => logParser(name) !== null, {
+      message: `expected one of SWE-bench's parsers: ${Object.keys(LOG_PARSERS).join(', ')} (or parse_log_<name>)`,
+    })
+    .optional()
+    .describe("rein's addition: which of SWE-bench's log parsers reads the grading log (default: the repository's)"),
   environment_setup_commit: z.string().optional().describe('Kept; SWE-bench builds its environment from it, local grading uses this machine’s'),
   timeout_s: z.number().positive().max(86_400).optional().describe("rein's addition: the agent's time budget"),
   check_timeout_s: z.number().positive().max(86_400).optional().describe("rein's addition: the time each grading command may take"),

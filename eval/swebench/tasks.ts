@@ -1,7 +1,7 @@
 import { dirname, resolve } from 'node:path';
 import { UsageError } from 'rein/lib';
 import { DEFAULT_CHECK_TIMEOUT_S, DEFAULT_TIMEOUT_S, type EvalTask, type TaskSet } from '../task.js';
-import { DEFAULT_SWEBENCH_TEST_CMD } from './grade.js';
+import { gradePlan, verificationCommand } from './grade-command.js';
 import { loadInstances, type SweBenchInstance } from './instance.js';
 import { findRepoSource, hasCommit } from './repo-source.js';
 
@@ -18,9 +18,10 @@ export function isInstanceFile(path: string): boolean {
 
 /**
  * The instances of a SWE-bench file as eval tasks: the agent is given the
- * problem statement and the instance's `test_cmd` as its verification
- * command; the workspace is the repository checked out at `base_commit`
- * from `reposDir` (no network); the grade is FAIL_TO_PASS and PASS_TO_PASS.
+ * problem statement and a verification command (the instance's `test_cmd`,
+ * else its repository's runner); the workspace is the repository checked out
+ * at `base_commit` from `reposDir` (no network); the grade is FAIL_TO_PASS and
+ * PASS_TO_PASS, run by the grading command (grade-command.ts).
  * An instance whose repository or commit is not there is reported and skipped.
  *
  * @example const { tasks } = loadSweBenchTasks('instances.jsonl', '/data/repos');
@@ -42,14 +43,18 @@ export function loadSweBenchTasks(file: string, reposDir: string | undefined): T
       problems.push({ id: instance.instance_id, problem: `${source} does not have base_commit ${instance.base_commit} (fetch it into the mirror)` });
       continue;
     }
-    const testCmd = instance.test_cmd ?? DEFAULT_SWEBENCH_TEST_CMD;
+    const testCmd = verificationCommand(instance);
+    const plan = gradePlan(instance);
     tasks.push({
       id: instance.instance_id,
       dir: dirname(resolve(file)),
       repoDir: source,
       prompt: instance.problem_statement,
       test_cmd: testCmd,
-      check_cmd: `SWE-bench grade: FAIL_TO_PASS and PASS_TO_PASS with ${testCmd}`,
+      check_cmd:
+        plan.mode === 'log'
+          ? `SWE-bench grade: FAIL_TO_PASS and PASS_TO_PASS from \`${plan.command}\`, read with SWE-bench's ${plan.parser} parser`
+          : `SWE-bench grade: FAIL_TO_PASS and PASS_TO_PASS, each test appended to \`${plan.prefix}\``,
       timeout_s: instance.timeout_s ?? DEFAULT_TIMEOUT_S,
       check_timeout_s: instance.check_timeout_s ?? DEFAULT_CHECK_TIMEOUT_S,
       simulated: null,

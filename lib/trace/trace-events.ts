@@ -94,6 +94,9 @@ export interface ModelEvent {
   usage: CallUsage;
   ms: number | null;
   finishReason?: string;
+  /** The provider's response id and the model that answered, when the endpoint gave them. */
+  responseId?: string;
+  responseModel?: string;
   /** Set when the reply's calls were written as text and recovered (`calls_recovered` has the details). */
   recovered?: { shapes: string[]; calls: number };
 }

@@ -1,10 +1,17 @@
+import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { packageRoot } from '../package-root.js';
 
-/** The process that writes a trace: its pid and host, in the start and resume lines. */
+/** The process that writes a trace: its pid and host, and the rein version it runs, in the start and resume lines. */
 interface TraceWriter {
   pid: number;
   host: string;
+  /** Which rein wrote the run (an ATIF export and the spans say so as the agent's version). */
+  reinVersion: string;
 }
+
+let version: string | undefined;
 
 /**
  * This process as a trace's writer, so a reader following the trace can tell
@@ -13,7 +20,8 @@ interface TraceWriter {
  * @example trace.log('start', { ...thisTraceWriter(), task });
  */
 export function thisTraceWriter(): TraceWriter {
-  return { pid: process.pid, host: hostname() };
+  version ??= (JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version: string }).version;
+  return { pid: process.pid, host: hostname(), reinVersion: version };
 }
 
 /**

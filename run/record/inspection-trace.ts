@@ -61,7 +61,7 @@ export function createInspectionTracer(trace: Tracer, start: { label: string; st
       // Notes from actions that took no transition (a time warning) are written at the end of the macrostep.
       flush();
     } else if (event.type === '@xstate.event' && event.event.type === 'xstate.done.actor.model') {
-      const { message, usage, ms, finishReason, recovered } = (event.event as unknown as { output: ModelReply }).output;
+      const { message, usage, ms, finishReason, responseId, responseModel, recovered } = (event.event as unknown as { output: ModelReply }).output;
       trace.log('model', {
         step: step + 1,
         content: message.content,
@@ -69,6 +69,8 @@ export function createInspectionTracer(trace: Tracer, start: { label: string; st
         usage,
         ms: ms ?? null,
         ...(finishReason ? { finishReason } : {}),
+        ...(responseId ? { responseId } : {}),
+        ...(responseModel ? { responseModel } : {}),
         ...(recovered ? { recovered } : {}),
       });
     }

@@ -1,7 +1,7 @@
 import type { TraceRecord } from 'rein/formats';
 import { costOf } from 'rein/machines';
 import { ATIF_SCHEMA_VERSION, type AtifObservationResult, type AtifStep, type AtifToolCall, type AtifTrajectory } from './atif-schema.js';
-import { checkedMessages, fromTrace, type Message, type ModelLine, matchReply } from './conversation.js';
+import { type AssistantMessage, checkedMessages, fromTrace, type Message, type ModelLine, repliesByStep } from './conversation.js';
 import { type AtifPrice, finalMetrics, priceFor, usageSchema } from './metrics.js';
 import { collectStepFacts, runFacts, stepFactsJson } from './run-facts.js';
 
@@ -32,12 +32,12 @@ export function buildTrajectory(source: TrajectorySource): AtifTrajectory {
   const model = typeof start?.model === 'string' ? start.model : undefined;
   const price = priceFor(start, model);
   const models = lines.filter((line): line is ModelLine => line.kind === 'model' && typeof line.step === 'number');
+  const replies = repliesByStep(models);
   const facts = collectStepFacts(lines);
   const notes: string[] = [];
-  const messages = source.record ? checkedMessages(source.record, notes) : fromTrace(start, models, lines, notes);
+  const messages = source.record ? checkedMessages(source.record, notes) : fromTrace(start, replies, lines, notes);
   const steps: AtifStep[] = [];
   const used = new Set<ModelLine>();
-  let cursor = 0;
   let agentTime = typeof start?.t === 'number' ? start.t : undefined;
   for (const message of messages) {
     if (message.role === 'tool') {
@@ -55,22 +55,26 @@ export function buildTrajectory(source: TrajectorySource): AtifTrajectory {
       });
       continue;
     }
-    const found = matchReply(models, cursor, message);
-    if (found >= 0) {
-      cursor = found + 1;
-      used.add(models[found]!);
+    // The reply is bound to its trace line by rein's step count, never by the provider's call ids.
+    const { step } = message;
+    const line = replies.get(step);
+    if (line) {
+      used.add(line);
+      if (!sameCalls(line, message)) notes.push(`Step ${step}: the trace's reply names other tools than the record's; the record's are kept.`);
     }
-    const line = found >= 0 ? models[found] : undefined;
     if (typeof line?.t === 'number') agentTime = line.t;
-    steps.push(agentStep(steps.length + 1, message, line, price, facts));
+    steps.push(agentStep({ stepId: steps.length + 1, step, message, line, price, facts }));
   }
+  // Harbor's model needs at least one step: a run that recorded no message still says what it was.
+  if (steps.length === 0) steps.push(emptyRunStep(start, agentTime));
   const discarded = models.filter((line) => !used.has(line));
   return {
     schema_version: ATIF_SCHEMA_VERSION,
     session_id: source.sessionId,
     agent: {
       name: 'rein',
-      version: source.agentVersion,
+      // The rein that ran it (its start line says, since 0.1.0's traces), else the one exporting.
+      version: typeof start?.reinVersion === 'string' ? start.reinVersion : source.agentVersion,
       ...(model ? { model_name: model } : {}),
       // The harness configuration is what a comparison between trajectories is about: the rules the run was started with.
       ...(start?.rules && typeof start.rules === 'object' ? { extra: { rules: start.rules } } : {}),
@@ -82,22 +86,47 @@ export function buildTrajectory(source: TrajectorySource): AtifTrajectory {
   };
 }
 
-function agentStep(
-  stepId: number,
-  message: Extract<Message, { role: 'assistant' }>,
-  line: ModelLine | undefined,
-  price: AtifPrice | null,
-  facts: ReturnType<typeof collectStepFacts>,
-): AtifStep {
-  const raw: Record<string, string> = {};
+/** The one step of a trajectory whose run recorded no message (killed at once, or a trace cut before its start line). */
+function emptyRunStep(start: TraceRecord | undefined, at: number | undefined): AtifStep {
+  return {
+    step_id: 1,
+    ...(at !== undefined ? { timestamp: isoOf(at) } : {}),
+    source: 'system',
+    message: typeof start?.task === 'string' ? `The run recorded no messages. Its task: ${start.task}` : 'The run recorded no messages.',
+    extra: { rein: { kind: 'empty_run' } },
+  };
+}
+
+/** Whether a trace line's reply calls the same tools, in order, as the recorded message (ids aside: rein renames short ones). */
+function sameCalls(line: ModelLine, message: AssistantMessage): boolean {
+  const traced = Array.isArray(line.tool_calls) ? line.tool_calls.map((call) => (call as { function?: { name?: unknown } }).function?.name) : [];
+  const recorded = (message.tool_calls ?? []).map((call) => call.function.name);
+  return traced.length === recorded.length && traced.every((name, index) => name === recorded[index]);
+}
+
+interface AgentStepInput {
+  stepId: number;
+  /** rein's step: the reply's number in the run. */
+  step: number;
+  message: AssistantMessage;
+  line: ModelLine | undefined;
+  price: AtifPrice | null;
+  facts: ReturnType<typeof collectStepFacts>;
+}
+
+function agentStep({ stepId, step, message, line, price, facts }: AgentStepInput): AtifStep {
   const toolCalls: AtifToolCall[] = (message.tool_calls ?? []).map((call) => {
     const args = parseArguments(call.function.arguments);
-    if (!args) raw[call.id] = call.function.arguments;
-    return { tool_call_id: call.id, function_name: call.function.name, arguments: args ?? {} };
+    return {
+      tool_call_id: call.id,
+      function_name: call.function.name,
+      arguments: args ?? {},
+      // Bad JSON from the model: the arguments are empty, and the text it sent is kept beside the call (ToolCall.extra, v1.7).
+      ...(args ? {} : { extra: { raw_arguments: call.function.arguments } }),
+    };
   });
   const usage = usageSchema.safeParse(line?.usage);
-  const rein = line ? stepFactsJson(line.step, facts.get(line.step)) : { unmatched: true };
-  if (Object.keys(raw).length > 0) rein.raw_arguments = raw;
+  const rein = { ...stepFactsJson(step, facts.get(step)), ...(line ? {} : { no_trace_line: true }) };
   const metricsExtra = {
     ...(typeof line?.ms === 'number' ? { latency_ms: line.ms } : {}),
     ...(typeof line?.finishReason === 'string' ? { finish_reason: line.finishReason } : {}),
@@ -119,6 +148,8 @@ function agentStep(
           },
         }
       : {}),
+    // One model call per step: the RFC's "one LLM per step" convention, said explicitly (v1.7).
+    llm_call_count: 1,
     extra: { rein },
   };
 }

@@ -1,10 +1,11 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { TraceRecord } from 'rein/formats';
 import { formatZodError, packageRoot, UsageError } from 'rein/lib';
 import { RUN_FILES, readJsonLines, readRunMeta, traceFileOf } from 'rein/run';
 import { writeFileAtomic } from 'rein/tools';
-import { type AtifTrajectory, atifTrajectorySchema } from './atif-schema.js';
+import { sessionIdOf } from '../session-id.js';
+import { type AtifTrajectory, reinTrajectorySchema } from './atif-schema.js';
 import { buildTrajectory } from './build-trajectory.js';
 
 /** A run's files as the exporter finds them from a run directory or a trace file. */
@@ -12,7 +13,6 @@ interface RunFilesFound {
   tracePath: string;
   /** The record, or null when there is none (a trace kept alone, or a run killed before it wrote one). */
   recordPath: string | null;
-  sessionId: string;
 }
 
 /**
@@ -26,13 +26,13 @@ function findRunFiles(path: string): RunFilesFound {
     let tracePath = join(path, RUN_FILES.trace);
     if (existsSync(join(path, RUN_FILES.meta))) tracePath = traceFileOf(path, readRunMeta(path));
     if (!existsSync(tracePath)) throw new UsageError(`${path} holds no trace (${RUN_FILES.trace})`);
-    return { tracePath, recordPath: existing(join(path, RUN_FILES.record)), sessionId: basename(path) };
+    return { tracePath, recordPath: existing(join(path, RUN_FILES.record)) };
   }
   const beside = existing(join(dirname(path), RUN_FILES.record));
-  if (beside) return { tracePath: path, recordPath: beside, sessionId: basename(dirname(path)) };
+  if (beside) return { tracePath: path, recordPath: beside };
   const start = readJsonLines<TraceRecord>(path).values.find((line) => line.kind === 'start');
   const runDir = typeof start?.runDir === 'string' ? start.runDir : null;
-  return { tracePath: path, recordPath: runDir ? existing(join(runDir, RUN_FILES.record)) : null, sessionId: runDir ? basename(runDir) : basename(path) };
+  return { tracePath: path, recordPath: runDir ? existing(join(runDir, RUN_FILES.record)) : null };
 }
 
 function existing(path: string): string | null {
@@ -45,7 +45,7 @@ function reinVersion(): string {
 }
 
 /**
- * The ATIF trajectory of a run, checked against the ATIF-v1.4 model before
+ * The ATIF trajectory of a run, checked against the ATIF-v1.7 model before
  * it is returned: an export that would not validate is a rein bug and throws.
  *
  * @example const trajectory = exportRunAsAtif('.rein/runs/20260101T000000Z-ab12');
@@ -55,10 +55,10 @@ export function exportRunAsAtif(path: string): AtifTrajectory {
   const trace = readJsonLines<TraceRecord>(found.tracePath);
   if (!trace.values.some((line) => line.kind === 'start')) throw new UsageError(`${found.tracePath} is not a rein trace (no start line)`);
   const record = found.recordPath ? readJsonLines(found.recordPath).values : null;
-  const trajectory = buildTrajectory({ lines: trace.values, record, sessionId: found.sessionId, agentVersion: reinVersion() });
+  const trajectory = buildTrajectory({ lines: trace.values, record, sessionId: sessionIdOf(trace.values, found.tracePath), agentVersion: reinVersion() });
   const damaged = trace.bad.length > 0 ? [`${trace.bad.length} trace line(s) did not parse (a cut last line or damage) and were skipped.`] : [];
   const withNotes = damaged.length > 0 ? { ...trajectory, notes: [trajectory.notes, ...damaged].filter(Boolean).join(' ') } : trajectory;
-  const checked = atifTrajectorySchema.safeParse(withNotes);
+  const checked = reinTrajectorySchema.safeParse(withNotes);
   if (!checked.success) throw new Error(`rein built an invalid ATIF trajectory: ${formatZodError(checked.error, { input: withNotes }).join('; ')}`);
   return checked.data;
 }

@@ -71,9 +71,10 @@ describe('rein replay', () => {
       skipped: Array<{ why: string }>;
       a: { summary: { unmapped: Record<string, number> } };
     };
-    expect(json.formats).toEqual({ ATIF: 1, 'SWE-agent': 1, 'mini-swe-agent': 1, 'openai-chat': 3 });
+    expect(json.formats).toEqual({ ATIF: 1, 'SWE-agent': 3, 'mini-swe-agent': 6, OpenHands: 4, 'openai-chat': 3 });
     expect(json.skipped).toHaveLength(1);
-    expect(json.a.summary.unmapped).toEqual({ browser_open: 1 });
+    // OpenHands' think tool and a browser tool have no entry in the action map: replayed as run, and counted.
+    expect(json.a.summary.unmapped).toEqual({ browser_open: 1, think: 2 });
   });
 
   it('a path that does not exist is a usage error', async () => {

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { shellQuote } from '../../eval/swebench/grade.js';
+import { shellQuote } from '../../eval/swebench/grade-command.js';
 import { loadInstances } from '../../eval/swebench/instance.js';
 import { findRepoSource } from '../../eval/swebench/repo-source.js';
 import { filesInPatch } from '../../eval/swebench/workspace.js';

@@ -18,10 +18,25 @@ export interface ReceivedSpan {
   scope: { name: string; version?: string; schemaUrl?: string };
 }
 
+/** One histogram data point as the receiver decoded it from an OTLP/HTTP JSON metrics request. */
+export interface ReceivedPoint {
+  metric: string;
+  unit: string;
+  attributes: Record<string, unknown>;
+  count: number;
+  sum: number;
+  bucketCounts: number[];
+  explicitBounds: number[];
+  resource: Record<string, unknown>;
+  scope: { name: string; version?: string; schemaUrl?: string };
+}
+
 export interface OtlpReceiver {
-  /** The base URL (what `--otel` takes); traces go to `${url}/v1/traces`. */
+  /** The base URL (what `--otel` takes); traces go to `${url}/v1/traces`, metrics to `${url}/v1/metrics`. */
   url: string;
   spans: ReceivedSpan[];
+  /** The histogram points of every metrics request, in order (cumulative: a later export repeats the earlier ones). */
+  points: ReceivedPoint[];
   /** Every request body, raw, to search for what must never be sent. */
   bodies: string[];
   requests: Array<{ path: string; headers: IncomingMessage['headers'] }>;
@@ -35,6 +50,7 @@ export interface OtlpReceiver {
  */
 export async function startOtlpReceiver(mode: 'ok' | 'hang' = 'ok'): Promise<OtlpReceiver> {
   const spans: ReceivedSpan[] = [];
+  const points: ReceivedPoint[] = [];
   const bodies: string[] = [];
   const requests: OtlpReceiver['requests'] = [];
   const sockets = new Set<Socket>();
@@ -46,6 +62,11 @@ export async function startOtlpReceiver(mode: 'ok' | 'hang' = 'ok'): Promise<Otl
       const body = Buffer.concat(chunks).toString('utf8');
       bodies.push(body);
       if (mode === 'hang') return;
+      if (request.method === 'POST' && request.url === '/v1/metrics') {
+        points.push(...decodeMetrics(JSON.parse(body)));
+        response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+        return;
+      }
       if (request.method !== 'POST' || request.url !== '/v1/traces') {
         response.writeHead(404).end();
         return;
@@ -63,6 +84,7 @@ export async function startOtlpReceiver(mode: 'ok' | 'hang' = 'ok'): Promise<Otl
   return {
     url: `http://127.0.0.1:${port}`,
     spans,
+    points,
     bodies,
     requests,
     close: () =>
@@ -125,6 +147,59 @@ function decode(body: {
           resource,
           scope,
         });
+      }
+    }
+  }
+  return result;
+}
+
+type MetricsBody = {
+  resourceMetrics?: Array<{
+    resource?: { attributes?: KeyValue[] };
+    scopeMetrics?: Array<{
+      scope?: { name: string; version?: string };
+      schemaUrl?: string;
+      metrics?: Array<{
+        name: string;
+        unit?: string;
+        histogram?: {
+          dataPoints?: Array<{
+            attributes?: KeyValue[];
+            count: string | number;
+            sum?: number;
+            bucketCounts?: Array<string | number>;
+            explicitBounds?: number[];
+          }>;
+        };
+      }>;
+    }>;
+  }>;
+};
+
+function decodeMetrics(body: MetricsBody): ReceivedPoint[] {
+  const result: ReceivedPoint[] = [];
+  for (const resourceMetrics of body.resourceMetrics ?? []) {
+    const resource = attributes(resourceMetrics.resource?.attributes);
+    for (const scopeMetrics of resourceMetrics.scopeMetrics ?? []) {
+      const scope = {
+        name: scopeMetrics.scope?.name ?? '',
+        ...(scopeMetrics.scope?.version ? { version: scopeMetrics.scope.version } : {}),
+        ...(scopeMetrics.schemaUrl ? { schemaUrl: scopeMetrics.schemaUrl } : {}),
+      };
+      for (const metric of scopeMetrics.metrics ?? []) {
+        for (const point of metric.histogram?.dataPoints ?? []) {
+          result.push({
+            metric: metric.name,
+            unit: metric.unit ?? '',
+            attributes: attributes(point.attributes),
+            count: Number(point.count),
+            sum: point.sum ?? 0,
+            bucketCounts: (point.bucketCounts ?? []).map(Number),
+            explicitBounds: point.explicitBounds ?? [],
+            resource,
+            scope,
+          });
+        }
       }
     }
   }

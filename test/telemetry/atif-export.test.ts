@@ -2,23 +2,98 @@ import { copyFileSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { costOf } from '../../machines/budgets.js';
-import { type AtifTrajectory, atifTrajectorySchema } from '../../telemetry/atif/atif-schema.js';
+import { ATIF_SCHEMA_VERSION, type AtifTrajectory, atifTrajectorySchema } from '../../telemetry/atif/atif-schema.js';
 import { exportRunAsAtif } from '../../telemetry/atif/export-run.js';
 import { call, makeTempDir, reply, runScripted } from '../../testing/index.js';
+import { fieldPaths, harborAcceptedPaths } from '../helpers/atif-verdicts.js';
 
 const PRICE = { input: 3, cachedInput: 0.3, output: 15 };
 const passingTest = `import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { add } from './add.js';\ntest('add', () => assert.equal(add(2, 3), 5));\n`;
 
-/** Exports and validates against the ATIF model independently of the exporter's own check. */
+const accepted = harborAcceptedPaths();
+
+/**
+ * Exports and validates against the ATIF model independently of the exporter's own check, and holds the export to
+ * fields Harbor's own validator has accepted in a real trajectory (test/fixtures/atif/harbor-verdicts.jsonl).
+ */
 function exported(runDir: string): AtifTrajectory {
   const trajectory = exportRunAsAtif(runDir);
   expect(atifTrajectorySchema.safeParse(JSON.parse(JSON.stringify(trajectory))).success).toBe(true);
+  expect([...fieldPaths(trajectory)].filter((path) => !accepted.has(path))).toEqual([]);
   return trajectory;
 }
 
-const reinOf = (value: { extra?: Record<string, unknown> }) => value.extra?.rein as Record<string, unknown>;
+const reinOf = (value: { extra?: Record<string, unknown> | null }) => value.extra?.rein as Record<string, unknown>;
 
 describe('ATIF export of a rein run', () => {
+  it('binds each reply to its own step whatever ids the provider gave its calls (short ids are renamed in the record)', async () => {
+    // Ids like Ollama's, LM Studio's or a scripted model's: under 16 characters, so the record holds call_<step>_<index> instead.
+    const ids = ['call_3_0', 'call_0', '1', 'call_3_0'];
+    let n = 0;
+    const run = await runScripted({
+      files: { 'a.txt': 'a\n', 'b.txt': 'b\n' },
+      testCmd: 'true',
+      rules: { budgets: { maxSteps: 4 }, stall: { maxNudges: 100 }, model: { prices: { scripted: PRICE } } },
+      script: () => {
+        const id = ids[n % ids.length]!;
+        n++;
+        return reply(call('read_file', { path: n % 2 ? 'a.txt' : 'b.txt' }, id));
+      },
+    });
+    const trajectory = exported(run.runDir);
+    expect(trajectory.schema_version).toBe(ATIF_SCHEMA_VERSION);
+    const models = run.lines('model');
+    const agents = trajectory.steps.filter((step) => step.source === 'agent');
+    expect(agents).toHaveLength(models.length);
+    agents.forEach((step, index) => {
+      const usage = models[index]!.usage as { promptTokens: number; completionTokens: number };
+      expect(reinOf(step)).toMatchObject({
+        step: index + 1,
+        phase: expect.any(String),
+        tools: [expect.objectContaining({ id: step.tool_calls![0]!.tool_call_id })],
+      });
+      expect(reinOf(step).no_trace_line).toBeUndefined();
+      expect(step.metrics).toMatchObject({ prompt_tokens: usage.promptTokens, completion_tokens: usage.completionTokens });
+      expect(step.llm_call_count).toBe(1);
+      expect(step.timestamp).toBe(new Date(Math.round((models[index]!.t as number) * 1000)).toISOString());
+    });
+    expect(reinOf(trajectory).discarded_replies).toEqual([]);
+    expect(trajectory.notes).toBeUndefined();
+  });
+
+  it('gives every run its own session id, a UUID, even when run directories share a name (as every run under Harbor does)', async () => {
+    const runIn = (parent: string) =>
+      runScripted({
+        files: { 'a.txt': 'a\n' },
+        testCmd: 'true',
+        runDir: join(parent, 'rein-run'),
+        rules: { budgets: { maxSteps: 1 } },
+        script: [reply(call('read_file', { path: 'a.txt' }))],
+      });
+    const first = await runIn(makeTempDir('rein-atif-a-'));
+    const second = await runIn(makeTempDir('rein-atif-b-'));
+    const a = exported(first.runDir);
+    const b = exported(second.runDir);
+    expect(a.session_id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(b.session_id).not.toBe(a.session_id);
+    // The same run exported again keeps its id.
+    expect(exported(first.runDir).session_id).toBe(a.session_id);
+  });
+
+  it('a run that recorded no message still has the one step ATIF needs', () => {
+    const dir = makeTempDir('rein-atif-empty-');
+    // Killed between its start line and the record's first message (a start line from a trace that names no task).
+    const lines = [
+      { i: 0, t: 1_700_000_000, kind: 'start', version: 1, model: 'm', runDir: dir },
+      { i: 1, t: 1_700_000_001, kind: 'crash', error: 'died before starting' },
+    ];
+    writeFileSync(join(dir, 'trace.jsonl'), lines.map((line) => `${JSON.stringify(line)}\n`).join(''));
+    writeFileSync(join(dir, 'record.jsonl'), '');
+    const trajectory = exported(dir);
+    expect(trajectory.steps).toEqual([expect.objectContaining({ step_id: 1, source: 'system', message: 'The run recorded no messages.' })]);
+    expect(reinOf(trajectory).outcome).toEqual({ status: 'crashed', error: 'died before starting' });
+  });
+
   it('has a step per message and model call, calls tied to their results, per-step tokens and cost, totals and gate decisions', async () => {
     const run = await runScripted({
       files: { 'add.js': 'export const add = (a, b) => a - b;\n', 'add.test.js': passingTest },
@@ -149,7 +224,7 @@ describe('ATIF export of a rein run', () => {
     });
     const step = exported(run.runDir).steps.find((entry) => entry.source === 'agent')!;
     expect(step.tool_calls![0]!.arguments).toEqual({});
-    expect(Object.values(reinOf(step).raw_arguments as Record<string, string>)).toEqual(['{"path": "a.txt", :}']);
+    expect(step.tool_calls![0]!.extra).toEqual({ raw_arguments: '{"path": "a.txt", :}' });
   });
 
   it('a trace kept alone (no record beside it) still exports: the task, each reply and its results as the trace cut them, said in notes', async () => {

@@ -1,12 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { basename, dirname } from 'node:path';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEMO_TASK } from '../../cli/demo/demo-model.js';
 import type { TraceRecord as TraceLine } from '../../lib/trace/trace-events.js';
+import { exportRunAsAtif } from '../../telemetry/atif/export-run.js';
 import { FLUSH_TIMEOUT_MS } from '../../telemetry/live-export.js';
-import { type CliResult, cleanEnv, runCli } from '../helpers/cli.js';
+import { type CliResult, cleanEnv, repoRoot, runCli } from '../helpers/cli.js';
 import { type OtlpReceiver, startOtlpReceiver } from '../helpers/otlp-receiver.js';
 
 const CONTENT_KEYS = [
@@ -65,7 +66,9 @@ describe('rein demo --otel: live OpenTelemetry export to a real OTLP/HTTP receiv
     const summary = summaryOf(result);
     const trace = traceOf(summary.trace);
     const spans = collector.spans;
-    expect(collector.requests.every((request) => request.path === '/v1/traces' && request.headers['content-type'] === 'application/json')).toBe(true);
+    expect(
+      collector.requests.every((request) => ['/v1/traces', '/v1/metrics'].includes(request.path) && request.headers['content-type'] === 'application/json'),
+    ).toBe(true);
 
     const roots = spans.filter((span) => span.parentSpanId === '');
     expect(roots.map((span) => span.name)).toEqual(['invoke_agent rein']);
@@ -74,8 +77,9 @@ describe('rein demo --otel: live OpenTelemetry export to a real OTLP/HTTP receiv
     expect(root.attributes).toMatchObject({
       'gen_ai.operation.name': 'invoke_agent',
       'gen_ai.agent.name': 'rein',
-      // The run's id: its folder's name.
-      'gen_ai.conversation.id': basename(dirname(summary.trace)),
+      // The run's ATIF session id, so its spans and its trajectory can be matched; and which rein ran it.
+      'gen_ai.conversation.id': exportRunAsAtif(summary.runDir).session_id,
+      'gen_ai.agent.version': JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')).version,
       'gen_ai.provider.name': 'rein.scripted',
       'gen_ai.request.model': 'demo-scripted',
       'rein.run.status': 'done',
@@ -137,6 +141,28 @@ describe('rein demo --otel: live OpenTelemetry export to a real OTLP/HTTP receiv
     expect(sent).not.toContain('stats.js');
     expect(root.resource).toMatchObject({ 'service.name': 'rein' });
     expect(root.scope).toMatchObject({ name: 'rein', schemaUrl: 'https://opentelemetry.io/schemas/1.41.0' });
+
+    // The GenAI client metrics, through the SDK's own OTLP exporter: one token-usage point per token type and one duration point, with the conventions' buckets.
+    const points = collector.points;
+    const tokenPoints = points.filter((point) => point.metric === 'gen_ai.client.token.usage');
+    expect(tokenPoints.map((point) => point.attributes['gen_ai.token.type']).sort()).toEqual(['input', 'output']);
+    const sumOf = (type: string) => tokenPoints.find((point) => point.attributes['gen_ai.token.type'] === type)!;
+    expect([sumOf('input').sum, sumOf('output').sum]).toEqual([usage.promptTokens, usage.completionTokens]);
+    expect(sumOf('input')).toMatchObject({
+      unit: '{token}',
+      count: models.length,
+      explicitBounds: [1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216, 67108864],
+      attributes: { 'gen_ai.operation.name': 'chat', 'gen_ai.provider.name': 'rein.scripted', 'gen_ai.request.model': 'demo-scripted' },
+      scope: { name: 'rein', schemaUrl: 'https://opentelemetry.io/schemas/1.41.0' },
+    });
+    const duration = points.filter((point) => point.metric === 'gen_ai.client.operation.duration');
+    expect(duration).toHaveLength(1);
+    expect(duration[0]).toMatchObject({
+      unit: 's',
+      count: models.length,
+      explicitBounds: [0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48, 40.96, 81.92],
+    });
+    expect(duration[0]!.attributes['error.type']).toBeUndefined();
   }, 120_000);
 
   it('turns on from OTEL_EXPORTER_OTLP_ENDPOINT alone, with contents when the GenAI variable opts in', async () => {

@@ -21,6 +21,21 @@ describe('where spans go: --otel and the standard OTEL_* variables', () => {
     expect((await resolveOtlpSettings({ url: 'https://otel.example/api/public/otel', env }))?.url).toBe('https://otel.example/api/public/otel/v1/traces');
   });
 
+  it('metrics go beside the traces (…/v1/metrics), or to OTEL_EXPORTER_OTLP_METRICS_ENDPOINT; OTEL_METRICS_EXPORTER=none turns them off', async () => {
+    const metricsUrl = async (input: Parameters<typeof resolveOtlpSettings>[0]) => (await resolveOtlpSettings(input))?.metricsUrl;
+    expect(await metricsUrl({ env: { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' } })).toBe('http://collector:4318/v1/metrics');
+    expect(await metricsUrl({ url: 'https://otel.example/api/public/otel', env: {} })).toBe('https://otel.example/api/public/otel/v1/metrics');
+    expect(await metricsUrl({ url: 'http://localhost:4318/v1/traces', env: {} })).toBe('http://localhost:4318/v1/metrics');
+    expect(await metricsUrl({ env: { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://a:4318', OTEL_EXPORTER_OTLP_METRICS_ENDPOINT: 'https://m/ingest' } })).toBe(
+      'https://m/ingest',
+    );
+    expect(await metricsUrl({ env: { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://a:4318', OTEL_METRICS_EXPORTER: 'none' } })).toBeNull();
+    const headers = (await resolveOtlpSettings({
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://a:4318', OTEL_EXPORTER_OTLP_HEADERS: 'x=1', OTEL_EXPORTER_OTLP_METRICS_HEADERS: 'x=2' },
+    }))!;
+    expect([headers.headers, headers.metricsHeaders]).toEqual([{ x: '1' }, { x: '2' }]);
+  });
+
   it("OTEL_SDK_DISABLED and OTEL_TRACES_EXPORTER=none turn the environment's export off, not an explicit flag", async () => {
     expect(await resolveOtlpSettings({ env: { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', OTEL_SDK_DISABLED: 'true' } })).toBeNull();
     expect(await resolveOtlpSettings({ env: { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', OTEL_TRACES_EXPORTER: 'none' } })).toBeNull();

@@ -1,19 +1,29 @@
-import { basename } from 'node:path';
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import { BasicTracerProvider, InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { call, reply } from '../../actors/model/scripted-model.js';
 import { DEMO_TASK, DEMO_TEST_CMD, demoScript } from '../../cli/demo/demo-model.js';
 import type { TraceRecord as TraceLine } from '../../lib/trace/trace-events.js';
+import { exportRunAsAtif } from '../../telemetry/atif/export-run.js';
+import type { ModelCallMeasure } from '../../telemetry/genai-metrics.js';
+import { sessionIdOf } from '../../telemetry/session-id.js';
 import { createSpanMapper } from '../../telemetry/span-mapper.js';
 import { runScripted, type ScriptedRunResult } from '../../testing/index.js';
 import { demoRepoFiles } from '../helpers/demo-files.js';
 
 /** Maps trace lines with the SDK's in-memory exporter (a unit test: the OTLP path has its own tests against a real receiver). */
-function mapLines(lines: TraceLine[], options: { content?: boolean; facts?: { runId?: string; model?: string; endpoint?: string } } = {}): ReadableSpan[] {
+function mapLines(
+  lines: TraceLine[],
+  options: { content?: boolean; facts?: { runId?: string; model?: string; endpoint?: string }; metrics?: ModelCallMeasure[] } = {},
+): ReadableSpan[] {
   const exporter = new InMemorySpanExporter();
   const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)], spanLimits: { eventCountLimit: 8192 } });
-  const mapper = createSpanMapper(provider.getTracer('test'), { content: options.content ?? false, ...(options.facts ? { facts: options.facts } : {}) });
+  const metrics = options.metrics;
+  const mapper = createSpanMapper(provider.getTracer('test'), {
+    content: options.content ?? false,
+    ...(options.facts ? { facts: options.facts } : {}),
+    ...(metrics ? { metrics: { record: (call: ModelCallMeasure) => metrics.push(call) } } : {}),
+  });
   for (const line of lines) mapper.line(line);
   mapper.close();
   return exporter.getFinishedSpans();
@@ -84,7 +94,9 @@ describe('the span mapper on a real run (the demo script, real tools)', () => {
     expect(root.attributes).toMatchObject({
       'gen_ai.operation.name': 'invoke_agent',
       'gen_ai.agent.name': 'rein',
-      'gen_ai.conversation.id': basename(run.runDir),
+      // The run's ATIF session id, so the spans and the trajectory of one run can be matched.
+      'gen_ai.conversation.id': exportRunAsAtif(run.runDir).session_id,
+      'gen_ai.agent.version': run.lines('start')[0]!.reinVersion,
       'gen_ai.usage.input_tokens': usage.promptTokens,
       'gen_ai.usage.output_tokens': usage.completionTokens,
       'gen_ai.usage.cache_read.input_tokens': usage.cachedTokens,
@@ -211,9 +223,17 @@ describe('the span mapper on lines a run writes when things go wrong', () => {
         trace.push({ i: -1, t: line.t, kind: 'retry', error: 'APIConnectionError: Connection error.', attempt: 1, delayMs: 500 });
       }
     }
-    const spans = mapLines(trace);
+    const measured: ModelCallMeasure[] = [];
+    const spans = mapLines(trace, { metrics: measured });
     const chats = spans.filter((span) => span.name.startsWith('chat '));
     expect(chats).toHaveLength(2);
+    // Each call is measured: the answered one with its tokens, the failed one with its duration and error type (no tokens).
+    expect(measured.map((entry) => [entry.errorType, entry.inputTokens === undefined])).toEqual([
+      [undefined, false],
+      ['Error', true],
+    ]);
+    expect(measured[1]!.seconds).toBeGreaterThanOrEqual(0);
+    expect(measured[1]!.attributes).toMatchObject({ 'gen_ai.operation.name': 'chat', 'gen_ai.provider.name': 'rein.scripted' });
     const failed = chats[1]!;
     expect(failed.status).toMatchObject({ code: SpanStatusCode.ERROR, message: 'Error: upstream said no' });
     expect(failed.attributes['error.type']).toBe('Error');
@@ -269,7 +289,7 @@ describe('the span mapper on lines a run writes when things go wrong', () => {
       attributes: { 'rein.context.action': 'elided', 'rein.context.before.chars': 9000, 'rein.context.after.tokens': 1000 },
     });
     const root = spans.find((span) => span.name === 'invoke_agent rein')!;
-    expect(root.attributes).toMatchObject({ 'gen_ai.conversation.id': 'r1', 'rein.run.status': 'stalled', 'error.type': 'stalled' });
+    expect(root.attributes).toMatchObject({ 'gen_ai.conversation.id': sessionIdOf([lines[0]!], ''), 'rein.run.status': 'stalled', 'error.type': 'stalled' });
     expect(root.events.map((event) => event.name)).toEqual(['rein.stall', 'rein.budget_warning', 'rein.progress', 'rein.trace.some_future_kind']);
     expect(root.events[2]!.attributes).toEqual({
       'rein.step': 4,
@@ -315,7 +335,8 @@ describe('the span mapper on lines a run writes when things go wrong', () => {
     const spans = mapLines(lines);
     const runs = spans.filter((span) => span.name === 'invoke_agent rein');
     expect(runs).toHaveLength(2);
-    expect(runs.map((span) => span.attributes['gen_ai.conversation.id'])).toEqual(['r2', 'r2']);
+    const conversation = sessionIdOf([lines[0]!], '');
+    expect(runs.map((span) => span.attributes['gen_ai.conversation.id'])).toEqual([conversation, conversation]);
     expect(runs[0]!.attributes).toMatchObject({ 'rein.run.status': 'unfinished', 'error.type': 'unfinished' });
     expect(millis(runs[0]!, 'endTime')).toBe((t0 + 2) * 1000);
     expect(runs[1]!.attributes).toMatchObject({ 'rein.run.resumed': true, 'rein.run.status': 'done' });
@@ -350,6 +371,89 @@ describe('the span mapper on lines a run writes when things go wrong', () => {
       'rein.run.status': 'interrupted',
     });
     expect(spans.find((span) => span.name === 'chat qwen')!.attributes).toMatchObject({ 'server.address': '127.0.0.1', 'server.port': 8000 });
+  });
+
+  it('lines written before the start line (MCP servers starting) join the run: one root span, not an extra one in error', () => {
+    const t0 = 1_700_000_000;
+    const start = {
+      i: 2,
+      t: t0 + 1,
+      kind: 'start',
+      model: 'm',
+      endpoint: 'openai-compatible endpoint http://llm.example:8443/v1',
+      runDir: '/w/.rein/runs/r5',
+      pid: 7,
+      host: 'h',
+    };
+    const lines: TraceLine[] = [
+      {
+        i: 0,
+        t: t0,
+        kind: 'mcp_server',
+        server: 'docs',
+        state: 'ready',
+        restarts: 0,
+        problem: null,
+        where: 'Streamable HTTP at https://docs.example:9443/mcp',
+        tools: 3,
+      },
+      { i: 1, t: t0 + 0.5, kind: 'mcp_server', server: 'memory', state: 'ready', restarts: 0, problem: null, where: 'stdio, sandboxed (bubblewrap)', tools: 9 },
+      start,
+      {
+        i: 3,
+        t: t0 + 3,
+        kind: 'model',
+        step: 1,
+        content: null,
+        tool_calls: [],
+        usage: { promptTokens: 90, completionTokens: 4, cachedTokens: 0 },
+        ms: 800,
+        responseId: 'chatcmpl-42',
+        responseModel: 'm-2026-01',
+      },
+      ...(['docs', 'memory'] as const).map((server, index) => ({
+        i: 4 + index,
+        t: t0 + 4 + index,
+        kind: 'tool',
+        step: 1,
+        id: `c${index}`,
+        name: `mcp__${server}__lookup`,
+        args: {},
+        ok: index === 0,
+        ms: 100,
+        effect: { kind: 'mcp', server, tool: 'lookup', outcome: index === 0 ? 'ok' : 'error', readOnly: false },
+        result: 'x',
+      })),
+      { i: 6, t: t0 + 9, kind: 'end', status: 'done', steps: 1, usage: { calls: 1, promptTokens: 90, completionTokens: 4, cachedTokens: 0, costUsd: 0 } },
+    ];
+    const spans = mapLines(lines);
+    const roots = spans.filter((span) => !parentOf(span));
+    expect(roots.map((span) => [span.name, span.status.code])).toEqual([['invoke_agent rein', SpanStatusCode.UNSET]]);
+    expect(millis(roots[0]!, 'startTime')).toBe(t0 * 1000);
+    expect(roots[0]!.events.filter((event) => event.name === 'rein.trace.mcp_server')).toHaveLength(2);
+    const conversation = sessionIdOf([start], '');
+    expect(spans.find((span) => span.name === 'chat m')!.attributes).toMatchObject({
+      'gen_ai.conversation.id': conversation,
+      'gen_ai.response.id': 'chatcmpl-42',
+      'gen_ai.response.model': 'm-2026-01',
+    });
+    // The MCP conventions' attributes on the execute_tool span of each MCP call: an HTTP server over tcp, a stdio one over a pipe.
+    const [docs, memory] = spans.filter((span) => span.name.startsWith('execute_tool mcp__'));
+    expect(docs!.attributes).toMatchObject({
+      'mcp.method.name': 'tools/call',
+      'network.transport': 'tcp',
+      'network.protocol.name': 'http',
+      'server.address': 'docs.example',
+      'server.port': 9443,
+      'gen_ai.operation.name': 'execute_tool',
+    });
+    expect(memory!.attributes).toMatchObject({ 'mcp.method.name': 'tools/call', 'network.transport': 'pipe', 'error.type': 'tool_error' });
+    expect(memory!.attributes['server.address']).toBeUndefined();
+  });
+
+  it('a trace cut before its start line is still one run span holding what it has', () => {
+    const spans = mapLines([{ i: 0, t: 1_700_000_000, kind: 'mcp_server', server: 'docs', state: 'failed', restarts: 3, problem: 'gone' }]);
+    expect(spans.map((span) => span.name)).toEqual(['invoke_agent rein']);
   });
 
   it('a model call cut short by the time budget or Ctrl+C is a chat span too, ended when it was cut, with error.type', () => {

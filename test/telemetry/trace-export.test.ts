@@ -2,8 +2,9 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { basename, join } from 'node:path';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { sessionIdOfTrace } from '../../telemetry/session-id.js';
 import { type OpenAIStub, type StubRequest, startOpenAIStub } from '../../testing/index.js';
 import { makeTempDir } from '../../testing/temp-dir.js';
 import { cleanEnv, reinBin, runCli } from '../helpers/cli.js';
@@ -67,6 +68,13 @@ describe('rein trace export: a finished or killed run, sent afterwards', () => {
       .map((line) => JSON.parse(line) as { kind: string; t: number });
     const root = later.spans.find((span) => span.parentSpanId === '')!;
     expect([root.start, root.end]).toEqual([lines[0]!.t * 1000, lines.at(-1)!.t * 1000]);
+    // The same GenAI metrics as the live export sent (a histogram point's own time is the export's).
+    const points = (receiver: OtlpReceiver) =>
+      receiver.points
+        .map(({ metric, attributes, count, sum, bucketCounts }) => ({ metric, attributes, count, sum, bucketCounts }))
+        .sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
+    expect(points(later)).toHaveLength(3);
+    expect(points(later)).toEqual(points(live));
   }, 120_000);
 
   it("a killed run's trace (cut mid-line) still exports: the cut line is skipped and said, the run span is unfinished", async () => {
@@ -151,11 +159,11 @@ describe('rein trace export: a finished or killed run, sent afterwards', () => {
     const result = await runCli(['trace', 'export', dir, '--endpoint', collector.url, '--json'], { env: cleanEnv() });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).toContain('of 3 traces');
-    expect(collector.spans.map((span) => span.attributes['gen_ai.conversation.id']).sort()).toEqual([
-      'task-a-default-1',
-      'task-b-strict-1',
-      'task-c-default-2',
-    ]);
+    expect(collector.spans.map((span) => span.attributes['rein.run.dir']).sort()).toEqual(
+      ['deeper/runs/task-c-default-2', 'runs/task-a-default-1', 'runs/task-b-strict-1'].map((id) => join(dir, id)),
+    );
+    // Each run is its own conversation.
+    expect(new Set(collector.spans.map((span) => span.attributes['gen_ai.conversation.id'])).size).toBe(3);
     expect(JSON.parse(result.stdout)).toMatchObject({ traces: 3, spans: 3, exported: 3 });
   }, 120_000);
 
@@ -226,7 +234,8 @@ describe('rein resume --otel', () => {
     const roots = collector.spans.filter((span) => span.name === 'invoke_agent rein');
     expect(roots).toHaveLength(1);
     expect(roots[0]!.attributes).toMatchObject({
-      'gen_ai.conversation.id': basename(runDir),
+      // The conversation of the run it resumes: the id its start line gives it (the same as its ATIF session id).
+      'gen_ai.conversation.id': sessionIdOfTrace(join(runDir, 'trace.jsonl')),
       'gen_ai.request.model': 'stub-model',
       'gen_ai.provider.name': 'openai',
       'server.address': '127.0.0.1',

@@ -4,11 +4,18 @@ import { FormatError, type LineSource } from './errors.js';
 import { inferredExit, normalize } from './observation.js';
 
 /**
- * SWE-agent's `.traj`: `{ trajectory: [{ action, observation, … }], info: { exit_status, … } }`.
- * `str_replace_editor view FILE` is a read (`view DIR` lists it: `run ls -R`),
- * its `str_replace`/`create`/`insert`/`undo_edit` are edits, `submit` is the
- * finish, anything else is a shell command mapped by the shell table. SWE-agent
- * records no exit code, so one is inferred from the output.
+ * SWE-agent's `.traj`: `{ trajectory: [{ action, observation, thought, … }], info: { exit_status, submission, … }, environment }`,
+ * read as SWE-agent wrote it (sweagent/agent/agents.py). Each entry is one
+ * model call, with two exceptions SWE-agent itself makes: a format error it
+ * asked again for is an entry with an empty action (a `none` step), and an
+ * autosubmission after an error (`Exited (autosubmitted)`) is an entry no
+ * model call made (left out). `str_replace_editor view FILE` is a read
+ * (`view DIR` lists it: `run ls -R`), its `str_replace`/`create`/`insert`/
+ * `undo_edit` are edits, anything else is a shell command mapped by the shell
+ * table. `submit` is the finish only when it submitted: with the
+ * review_on_submit_m tools the first `submit` only shows a review checklist,
+ * which is a command like any other. SWE-agent records no exit code, so one
+ * is inferred from the output.
  */
 
 export function isSweAgent(value: unknown): boolean {
@@ -16,15 +23,30 @@ export function isSweAgent(value: unknown): boolean {
   return typeof record === 'object' && record !== null && Array.isArray(record.trajectory);
 }
 
+interface Entry {
+  action?: unknown;
+  observation?: unknown;
+}
+
 export function sweAgentRun(value: unknown, where: LineSource, map: ActionMap = DEFAULT_ACTION_MAP): RecordedRun {
   if (!isSweAgent(value)) throw new FormatError(where, 'not a SWE-agent trajectory: needs a "trajectory" array');
-  const record = value as { trajectory: Array<{ action?: unknown; observation?: unknown }>; info?: { exit_status?: unknown }; environment?: unknown };
-  const steps = record.trajectory.map((entry, index) => {
+  const record = value as { trajectory: Entry[]; info?: { exit_status?: unknown; submission?: unknown }; environment?: unknown };
+  record.trajectory.forEach((entry, index) => {
     if (typeof entry?.action !== 'string') throw new FormatError({ ...where, detail: `trajectory[${index}]` }, 'an entry needs an "action" string');
-    return sweStep(entry.action, normalize(typeof entry.observation === 'string' ? entry.observation : ''), map);
   });
   const status = String(record.info?.exit_status ?? '');
-  const instance = where.file.match(/([\w.-]+__[\w.-]+?-\d+)/)?.[1];
+  const entries = record.trajectory.filter((entry) => !isAutosubmission(entry));
+  const submitted = submissionIndex(entries, status, record.info?.submission);
+  const steps = entries.map((entry, index) => {
+    const output = normalize(typeof entry.observation === 'string' ? entry.observation : '');
+    const action = entry.action as string;
+    // A submit that did not submit (a review stage) showed the model a message, as a command would.
+    if (isSubmit(action) && index !== submitted)
+      return { tool: 'run' as const, args: { command: action.trim() }, output, exitCode: 0, raw: action.slice(0, 120) };
+    return sweStep(action, output, map);
+  });
+  const environment = typeof record.environment === 'string' && INSTANCE.test(record.environment) ? record.environment : undefined;
+  const instance = environment ?? where.file.match(/([\w.-]+__[\w.-]+?-\d+)/)?.[1];
   return {
     id: instance ?? where.file,
     system: 'SWE-agent',
@@ -34,6 +56,33 @@ export function sweAgentRun(value: unknown, where: LineSource, map: ActionMap = 
     steps,
     origin: { file: where.file },
   };
+}
+
+/** A SWE-bench instance id, as SWE-agent names its environment after it. */
+const INSTANCE = /^[\w.-]+__[\w.-]+-\d+$/;
+
+const isSubmit = (action: string) => action.trim() === 'submit' || action.startsWith('submit ');
+
+/** The entry SWE-agent appends when it submits for the model after an error: no model call made it. */
+function isAutosubmission(entry: Entry): boolean {
+  return (
+    typeof entry.action === 'string' &&
+    entry.action.trim() === '' &&
+    typeof entry.observation === 'string' &&
+    entry.observation.startsWith('Exited (autosubmitted)')
+  );
+}
+
+/**
+ * Which `submit` submitted: the one whose observation is the submitted patch (SWE-agent puts it there), else the last
+ * one of a run that ended submitted; -1 when none did.
+ */
+function submissionIndex(entries: readonly Entry[], status: string, submission: unknown): number {
+  const submits = entries.flatMap((entry, index) => (isSubmit(String(entry.action)) ? [index] : []));
+  const patch = typeof submission === 'string' ? submission.trim() : '';
+  const byPatch = submits.find((index) => patch !== '' && String(entries[index]!.observation ?? '').trim() === patch);
+  if (byPatch !== undefined) return byPatch;
+  return status.startsWith('submitted') && submits.length > 0 ? submits.at(-1)! : -1;
 }
 
 function exitStatusOf(status: string): string {
@@ -46,7 +95,7 @@ function exitStatusOf(status: string): string {
 function sweStep(action: string, output: string, map: ActionMap): RecordedStep {
   const raw = action.slice(0, 120);
   const editor = action.match(/^str_replace_editor\s+(\w+)\s+(\S+)([\s\S]*)$/);
-  if (action.trim() === 'submit' || action.startsWith('submit ')) return { tool: 'finish', args: { summary: 'submitted' }, output, raw };
+  if (isSubmit(action)) return { tool: 'finish', args: { summary: 'submitted' }, output, raw };
   if (!editor) {
     if (action.trim() === '') return { tool: 'none', args: {}, output, raw };
     return { ...mapShell(action, map), output, exitCode: inferredExit(output), raw };

@@ -12,7 +12,7 @@ export function toolCallStep(name: string, args: Record<string, unknown>, result
   const tool = map.tools[name];
   const raw = `${name} ${JSON.stringify(args)}`.slice(0, 120);
   if (tool === 'shell') {
-    const command = String(args.command ?? args.cmd ?? args.script ?? '');
+    const command = String(args.command ?? args.cmd ?? args.script ?? args.keystrokes ?? '');
     const exit = typeof args.exit_code === 'number' ? args.exit_code : inferredExit(output);
     return { ...mapShell(command, map), output, exitCode: exit, raw };
   }

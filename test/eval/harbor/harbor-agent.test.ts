@@ -9,6 +9,7 @@ import { fixesAdd } from '../../helpers/fixes-add.js';
 import { makeTempDir } from '../../helpers/workspace.js';
 
 const harbor = join(repoRoot, 'eval', 'harbor');
+const MEMORY_SERVER = join(repoRoot, 'node_modules', '@modelcontextprotocol', 'server-memory', 'dist', 'index.js');
 
 function sh(command: string, args: string[], env: NodeJS.ProcessEnv, cwd?: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
@@ -104,7 +105,7 @@ describe('the Harbor installed agent, without Docker', () => {
       .split('\n')
       .map((line) => JSON.parse(line));
     expect(events.at(-1)).toMatchObject({ kind: 'end', status: 'done' });
-    // The Python class Harbor imports reads these very files into its AgentContext.
+    // The Python class Harbor imports reads these very files into its AgentContext, and rein's --version into version().
     const python = spawnSync(
       'python3',
       [
@@ -115,8 +116,9 @@ describe('the Harbor installed agent, without Docker', () => {
           'from rein_agent import ReinAgent',
           'from harbor.models.agent.context import AgentContext',
           'context = AgentContext()',
-          `ReinAgent(logs_dir='${logs}').populate_context_post_run(context)`,
-          'print(json.dumps(context.__dict__))',
+          `agent = ReinAgent(logs_dir='${logs}')`,
+          'agent.populate_context_post_run(context)',
+          `print(json.dumps({**context.__dict__, "version": agent.parse_version(${JSON.stringify(version.stdout)})}))`,
         ].join('\n'),
       ],
       { encoding: 'utf8', env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1' } },
@@ -126,8 +128,56 @@ describe('the Harbor installed agent, without Docker', () => {
       n_input_tokens: summary.usage.promptTokens,
       n_cache_tokens: summary.usage.cachedTokens,
       n_output_tokens: summary.usage.completionTokens,
-      metadata: { rein: { status: 'done', exitCode: 0 } },
+      metadata: { rein: { status: 'done', exitCode: 0, session_id: trajectory.session_id } },
+      version: JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')).version,
     });
+
+    // A task's MCP server (Harbor's MCPServerConfig) becomes the rules file the class stages; rein-harbor-run starts it.
+    const staged2 = join(container, 'staged-mcp');
+    const rulesFile = spawnSync(
+      'python3',
+      [
+        '-c',
+        [
+          'import sys',
+          `sys.path[:0] = ['${join(harbor, 'tests', 'stub')}', '${harbor}']`,
+          'from rein_agent import ReinAgent',
+          'from harbor.models.task.config import MCPServerConfig',
+          `server = MCPServerConfig(name='memory', transport='stdio', command='${process.execPath}', args=['${MEMORY_SERVER}'])`,
+          `print(ReinAgent(logs_dir='${staged2}', mcp_servers=[server]).write_task_rules())`,
+        ].join('\n'),
+      ],
+      { encoding: 'utf8', env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1' } },
+    );
+    expect(rulesFile.status, rulesFile.stderr).toBe(0);
+    const mcpLogs = join(container, 'logs', 'mcp');
+    const app3 = join(container, 'app3');
+    mkdirSync(app3);
+    writeFileSync(join(app3, 'add.js'), readFileSync(join(app, 'add.js'), 'utf8').replace('a + b', 'a - b'));
+    writeFileSync(join(app3, 'add.test.js'), readFileSync(join(app, 'add.test.js'), 'utf8'));
+    const withMcp = await sh(
+      join(container, 'opt', 'rein', 'bin', 'rein-harbor-run'),
+      ['Fix add() so that node --test passes.'],
+      {
+        ...env,
+        PATH: `${join(container, 'opt', 'rein', 'bin')}:${env.PATH}`,
+        REIN_LOGS_DIR: mcpLogs,
+        REIN_TEST_CMD: 'node --test',
+        REIN_MODEL: 'stub-model',
+        REIN_CONFIG: rulesFile.stdout.trim(),
+        OPENAI_BASE_URL: stub.url,
+      },
+      app3,
+    );
+    expect(withMcp.code, readFileSync(join(mcpLogs, 'rein-stderr.txt'), 'utf8')).toBe(0);
+    const mcpEvents = readFileSync(join(mcpLogs, 'rein-events.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    expect(mcpEvents).toContainEqual(expect.objectContaining({ kind: 'mcp_server', server: 'memory', state: 'ready' }));
+    expect(mcpEvents.find((event) => event.kind === 'mcp_tools' && event.change === 'offered')?.tools).toContainEqual(
+      expect.objectContaining({ server: 'memory', tool: 'read_graph' }),
+    );
 
     // A rein that dies without writing its trajectory: the run command exports it from the trace left behind.
     const app2 = join(container, 'app2');
@@ -180,11 +230,15 @@ describe('the Harbor installed agent, without Docker', () => {
     }
   }, 300_000);
 
-  it("the Python agent class's own tests pass (python3 -m pytest eval/harbor/tests)", () => {
-    const result = spawnSync('python3', ['-m', 'pytest', '-q', '-p', 'no:cacheprovider', join(harbor, 'tests')], {
+  it.each([
+    ['tests', "Harbor's installed-agent interface (the real one when Harbor is installed)"],
+    ['tests_legacy', 'the template interface of Harbor before 2026-03-24'],
+  ])("the Python agent class's own tests pass (python3 -m pytest eval/harbor/%s: %s)", (folder) => {
+    const result = spawnSync('python3', ['-m', 'pytest', '-q', '-p', 'no:cacheprovider', join(harbor, folder)], {
       encoding: 'utf8',
       env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1' },
     });
     expect(result.status, result.stdout + result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/\d+ passed/);
   });
 });

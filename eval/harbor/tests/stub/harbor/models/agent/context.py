@@ -12,4 +12,8 @@ class AgentContext:
     n_cache_tokens: int | None = None
     n_output_tokens: int | None = None
     cost_usd: float | None = None
+    rollout_details: list[Any] | None = None
     metadata: dict[str, Any] | None = field(default=None)
+
+    def is_empty(self) -> bool:
+        return all(value is None for value in self.__dict__.values())
