@@ -53,9 +53,19 @@ export function fromTrace(start: TraceRecord | undefined, replies: ReadonlyMap<n
   notes.push('The run has no record.jsonl: steps are rebuilt from the trace; the system prompt is missing and tool results are cut to 2,000 characters.');
   const out: Message[] = [];
   if (typeof start?.task === 'string') out.push({ role: 'user', content: start.task });
+  const used: string[] = [];
   for (const [step, line] of [...replies].sort(([a], [b]) => a - b)) {
     // The trace keeps the provider's ids; the record (and the tool lines) have the ones rein gave the calls of this step.
-    const calls = Array.isArray(line.tool_calls) ? normalizeCalls({ role: 'assistant', content: null, tool_calls: line.tool_calls as never }, step) : [];
+    const calls = Array.isArray(line.tool_calls)
+      ? normalizeCalls({ role: 'assistant', content: null, tool_calls: line.tool_calls as never }, step, { used }).calls
+      : [];
+    // Where rein made an id (none came, or the endpoint would refuse it back), the trace's call_ids line says which.
+    for (const made of lines)
+      if (made.kind === 'call_ids' && made.step === step && Array.isArray(made.calls))
+        for (const change of made.calls as Array<{ index?: unknown; id?: unknown }>)
+          if (typeof change.index === 'number' && typeof change.id === 'string' && calls[change.index])
+            calls[change.index] = { ...calls[change.index]!, id: change.id };
+    used.push(...calls.map((call) => call.id));
     out.push({ role: 'assistant', step, content: typeof line.content === 'string' ? line.content : null, ...(calls.length > 0 ? { tool_calls: calls } : {}) });
     for (const tool of lines)
       if (tool.kind === 'tool' && tool.step === step && typeof tool.id === 'string')
