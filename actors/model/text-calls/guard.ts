@@ -135,20 +135,29 @@ function resultCut(scan: Scan, acting: readonly Candidate[], judging: Judging): 
 }
 
 /**
- * The text a call is compared with what the model was shown: the call with its own delimiters around it
- * (`<tool_call>…</tool_call>`), so JSON that merely equals a file's data is not taken for a copy of it.
+ * The call as the model wrote it, with the delimiter that opens it (`<tool_call>`), so it is compared with what
+ * the model was shown as a whole: JSON that merely equals a file's data is not taken for a copy of it.
  */
-function echoExtent(scan: Scan, live: readonly Candidate[], index: number): string {
+function echoExtent(scan: Scan, live: readonly Candidate[], index: number): { opener: string; body: string } {
   const candidate = live[index]!;
   const from = glueStart(scan, candidate.start, index > 0 ? live[index - 1]!.end : 0);
-  const to = solidGlueEnd(scan, candidate.end, live[index + 1]?.start ?? scan.text.length);
-  return scan.text.slice(from, to);
+  return { opener: collapse(scan.text.slice(from, candidate.start)), body: collapse(scan.text.slice(candidate.start, candidate.end)) };
 }
 
-/** Whether the call's text appears, white space aside, in what the model was shown. */
-function echoed(text: string, echoes: readonly string[]): boolean {
-  const needle = collapse(text);
-  return needle.length > 0 && echoes.some((source) => source.includes(needle));
+/** How far before a copied call its opening delimiter may stand in what the model was shown (a line number, a path, between). */
+const OPENER_REACH = 40;
+
+/**
+ * Whether the call appears, white space aside, in what the model was shown: its text, and when the model opened
+ * it with a delimiter, that delimiter shortly before it there too (a file read back is numbered line by line).
+ */
+function echoed(call: { opener: string; body: string }, echoes: readonly string[]): boolean {
+  if (call.body.length === 0) return false;
+  return echoes.some((source) => {
+    for (let at = source.indexOf(call.body); at >= 0; at = source.indexOf(call.body, at + 1))
+      if (call.opener === '' || source.slice(Math.max(0, at - call.opener.length - OPENER_REACH), at).includes(call.opener)) return true;
+    return false;
+  });
 }
 
 /** White space collapsed to single spaces, as the echo check compares. */

@@ -61,7 +61,7 @@ describe('replayRun: recorded runs open loop through the real machine (testing/r
     const replayer = createReplayer({ rules: oldDefaults, trace: true });
     const result = replayer.replay(exploration);
     const kinds = new Set(result.trace!.map((line) => line.kind));
-    expect([...kinds].sort()).toEqual(['model', 'progress', 'stall', 'tool', 'transition']);
+    expect([...kinds].sort()).toEqual(['call_ids', 'model', 'progress', 'stall', 'tool', 'transition']);
     expect(result.trace!.find((line) => line.kind === 'stall')).toMatchObject({ rule: 'longExploration', count: 8 });
   });
 });
