@@ -57,7 +57,12 @@ describe('rein run against an endpoint that only writes calls as text', () => {
       .trim()
       .split('\n')
       .map((line) => JSON.parse(line));
-    expect(trace.filter((line) => line.kind === 'calls_recovered').map((line) => line.shapes)).toEqual([['<tool_call>+json'], ['<tool_call>+json'], ['<tool_call>+json'], ['<tool_call>+json']]);
+    expect(trace.filter((line) => line.kind === 'calls_recovered').map((line) => line.shapes)).toEqual([
+      ['<tool_call>+json'],
+      ['<tool_call>+json'],
+      ['<tool_call>+json'],
+      ['<tool_call>+json'],
+    ]);
     // Two text replies in a row: auto switches to prompted tool calling, once, and says why.
     expect(trace.filter((line) => line.kind === 'tool_calling')).toEqual([expect.objectContaining({ step: 2, mode: 'prompted' })]);
     expect(stub.requests.map((request) => Boolean(request.tools))).toEqual([true, true, false, false]);
