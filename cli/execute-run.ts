@@ -1,7 +1,7 @@
 import { basename, join, relative } from 'node:path';
 import type { TraceLine } from 'rein/formats';
 import { indentedLines, RunAwaitingApproval, RunInterrupted } from 'rein/lib';
-import type { HarnessOutput } from 'rein/machines';
+import { formatInertRules, type HarnessOutput, inertRules } from 'rein/machines';
 import type { Rules } from 'rein/rules';
 import { type RunHandle, type RunOptions, resumeRun, startRun, tamperWarning } from 'rein/run';
 import type { OtlpSettings } from 'rein-telemetry/otlp-settings.js';
@@ -93,6 +93,8 @@ function watchRun(options: ExecuteOptions) {
     started(handle: RunHandle) {
       if (handle.sandbox.includes('unsandboxed')) status = createStatusLine(io.stderr, run.rules, { unsandboxed: true });
       io.stderr.write(startMessage(run, handle, Boolean(options.resume)));
+      // What the rules say that can never fire, once, where the user reads the start (rein rules check lists the notes too).
+      for (const line of formatInertRules(inertRules(run.rules).filter((entry) => entry.level === 'warning'))) io.stderr.write(`rein: ${line}\n`);
       if (otel) io.stderr.write(otel.startNote);
       for (const line of early ?? []) status.onTrace(line);
       early = null;

@@ -7,6 +7,7 @@ export { costOf } from './budgets.js';
 export { GUARD_CATALOGUE, type GuardSpec } from './guards/catalogue.js';
 export { type GuardRegistry, registerGuards } from './guards/registry.js';
 export { createHarnessMachine, type HarnessMachine, type HarnessOptions } from './harness-machine.js';
+export { formatInertRules, type InertRule, inertRules } from './inert-rules.js';
 export { guardName, listTransitions, stateLabel } from './introspection.js';
 export { normalizeCalls } from './turn-cycle.js';
 export type { EndStatus, HarnessOutput, ModelReply } from './types.js';

@@ -1,10 +1,10 @@
 import { realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { didYouMean, UsageError } from 'rein/lib';
-import { createHarnessMachine } from 'rein/machines';
+import { createHarnessMachine, formatInertRules, inertRules } from 'rein/machines';
 import { approvalOverride, defaultRules, describeApprovals, diffRules, ENDPOINT_PROFILES, hasHooks, PRESETS, presetNames, trustHooks } from 'rein/rules';
 import { type LoadedRules, loadRules } from 'rein/run';
-import { checkCoverage } from 'rein/testing';
+import { type CoverageReport, checkCoverage } from 'rein/testing';
 import { type FlagSpec, type ParsedCommand, parseCommand, stringFlag } from '../args.js';
 import type { Io } from '../execute-run.js';
 import { EXIT } from '../exit-codes.js';
@@ -13,14 +13,17 @@ import { listGuards, printGuards } from './rules-guards.js';
 import { printTools } from './rules-tools.js';
 import { trustRepository } from './trust.js';
 
-const RULES_USAGE = `rein rules <show|guards|graph|coverage|presets|profiles|trust|trust-hooks|tools> [--config FILE] [--preset NAME] [--approval MODE] [--workspace DIR]
+const RULES_USAGE = `rein rules <show|check|guards|graph|coverage|presets|profiles|trust|trust-hooks|tools> [--config FILE] [--preset NAME] [--approval MODE] [--workspace DIR]
 
   show       the effective rules as JSON (--diff: only what differs from the defaults, the default with --preset; --full: everything);
              the approval rules in effect per phase, in the order they are checked, follow on stderr
   guards     every guard a rules file may name: parameters, defaults, what it reads, an example (--format json)
   graph      the statechart these rules build, phase by phase (--all: every state; --diff: only what differs from the defaults); --format mermaid (default) or json;
              --machine mcp-server: an MCP server's lifecycle
+  check      what the rules say that can never fire or changes nothing (an exit the phase's tools cannot make true, one an earlier
+             exit always beats, a phase nothing enters, a limit the budget reaches first), each with the reason and the fix; exit 1 on a warning
   coverage   drive every transition of that statechart with generated paths; exit 1 if one is not covered
+             (--why TEXT: how the search reached each transition whose name contains TEXT, or why it did not)
   presets    the ablation presets and the finding each reproduces
   profiles   the endpoint profiles (model.profile): the model settings each sets for its server; a setting beside it wins
   trust      after reviewing it: let rein load the rules file in --workspace (default: .); the same as \`rein trust\`
@@ -35,6 +38,7 @@ const RULES_FLAGS: FlagSpec = {
   preset: { type: 'string' },
   format: { type: 'string' },
   machine: { type: 'string' },
+  why: { type: 'string' },
   workspace: { type: 'string' },
   approval: { type: 'string' },
   diff: { type: 'boolean' },
@@ -72,7 +76,8 @@ export async function rulesCommand(argv: string[], io: Io): Promise<number> {
       all: Boolean(parsed.values.all),
       ...(parsed.values.diff ? { diffFrom: createHarnessMachine(defaultRules()) } : {}),
     });
-  if (action === 'coverage') return coverage(loaded, io);
+  if (action === 'coverage') return coverage(loaded, io, stringFlag(parsed, 'why'));
+  if (action === 'check') return check(loaded, io);
   if (action === 'tools') return printTools(loaded, resolve(stringFlag(parsed, 'workspace') ?? '.'), stringFlag(parsed, 'format') ?? 'text', io, process.env);
   throw new UsageError(`rein rules: unknown action "${action}"${didYouMean(action, ACTIONS)}\n\n${RULES_USAGE}`);
 }
@@ -86,7 +91,7 @@ function load(parsed: ParsedCommand): Promise<LoadedRules> {
   });
 }
 
-const ACTIONS = ['show', 'guards', 'graph', 'coverage', 'presets', 'profiles', 'trust', 'trust-hooks', 'tools'];
+const ACTIONS = ['show', 'check', 'guards', 'graph', 'coverage', 'presets', 'profiles', 'trust', 'trust-hooks', 'tools'];
 
 function trustRepositoryHooks(loaded: LoadedRules, workspace: string, io: Io): number {
   const { hooks } = loaded.rules;
@@ -106,29 +111,107 @@ function show(loaded: LoadedRules, io: Io, onlyChanges: boolean): number {
     io.stdout.write(JSON.stringify(loaded.rules, null, 2) + '\n');
     io.stderr.write(describeProfile(loaded.rules));
     io.stderr.write(describeApprovals(loaded.rules));
+    io.stderr.write(inertWarnings(loaded));
     return EXIT.done;
   }
   io.stderr.write(`rein: what ${loaded.sources.join(' + ')} changes from the defaults (--full for the whole effective rules)\n`);
   io.stdout.write(JSON.stringify(diffRules(defaultRules(), loaded.rules) ?? {}, null, 2) + '\n');
   io.stderr.write(describeApprovals(loaded.rules));
+  io.stderr.write(inertWarnings(loaded));
   return EXIT.done;
 }
 
-async function coverage(loaded: LoadedRules, io: Io): Promise<number> {
+/** The warnings of `rules check`, for the other commands that show the rules: one line each, nothing when none. */
+function inertWarnings(loaded: LoadedRules): string {
+  const warnings = inertRules(loaded.rules).filter((entry) => entry.level === 'warning');
+  return formatInertRules(warnings)
+    .map((line) => `rein: ${line}\n`)
+    .join('');
+}
+
+function check(loaded: LoadedRules, io: Io): number {
+  const found = inertRules(loaded.rules);
+  const warnings = found.filter((entry) => entry.level === 'warning').length;
+  io.stdout.write(
+    formatInertRules(found)
+      .map((line) => `${line}\n`)
+      .join(''),
+  );
+  io.stdout.write(
+    `rein: ${loaded.sources.join(' + ')}: ${warnings} warning(s), ${found.length - warnings} note(s) on parts that fire elsewhere or are inherited defaults\n`,
+  );
+  return warnings > 0 ? EXIT.unfinished : EXIT.done;
+}
+
+async function coverage(loaded: LoadedRules, io: Io, why?: string): Promise<number> {
   const machine = createHarnessMachine(loaded.rules, { guards: loaded.guards, actions: loaded.actions });
   // Each covered transition's path is run again with scripted actors, as a real run would invoke them.
-  const { report, replayFailures, problems, text } = await checkCoverage(machine, loaded.rules, loaded.sources.join(' + '));
+  const { report, replayFailures, problems, notes, text } = await checkCoverage(machine, loaded.rules, loaded.sources.join(' + '));
+  if (why !== undefined) return explainSearch(report, why, io);
   io.stdout.write(text + '\n');
   io.stdout.write(
     `  every covered transition's path replayed with scripted actors (machine.provide): ${report.witnesses.size}/${report.covered.size + replayFailures.length}\n`,
   );
+  if (notes.length > 0)
+    io.stdout.write(
+      `rein: ${notes.length} transition(s) marked i cannot be taken by construction (an exit another one always beats here, taken in another phase): information, not a failure\n`,
+    );
   if (problems.length > 0) {
     const notReplayed = replayFailures.length > 0 ? ` (${replayFailures.length} of them taken by the search but not on replay)` : '';
     io.stdout.write(
-      `rein: ${report.missing.length} transition(s) not covered${notReplayed}, ${report.unreachableStates.length} state(s) unreachable under these rules\n`,
+      `rein: ${report.missing.length - notes.length} transition(s) not covered${notReplayed}, ${report.unreachableStates.length} state(s) unreachable under these rules (--why TEXT explains one)\n`,
     );
   }
   return problems.length > 0 ? EXIT.unfinished : EXIT.done;
+}
+
+/** `rules coverage --why TEXT`: for each transition whose name contains TEXT, the path the search took to it, or why it found none. */
+function explainSearch(report: CoverageReport, text: string, io: Io): number {
+  const chosen = report.transitions.filter((info) => info.key.includes(text));
+  if (chosen.length === 0) throw new UsageError(`rein rules coverage --why: no transition's name contains "${text}"; \`rein rules coverage\` lists them`);
+  for (const info of chosen) {
+    const witness = report.witnesses.get(info.key);
+    if (witness) {
+      io.stdout.write(`✓ ${info.key}\n  taken ${report.covered.get(info.key)}; the path from the start:\n`);
+      for (const [index, event] of witness.path.entries()) io.stdout.write(`  ${String(index + 1).padStart(4)}. ${describeEvent(event)}\n`);
+      io.stdout.write(`  then ${describeEvent(witness.event)}\n`);
+      continue;
+    }
+    const siblings = report.transitions.filter((other) => other.source === info.source && other.event === info.event);
+    const before = siblings.slice(0, siblings.indexOf(info));
+    io.stdout.write(`${report.info?.has(info.key) ? 'i' : '✗'} ${info.key}\n  ${report.reasons?.get(info.key) ?? 'no generated path takes it'}\n`);
+    const reachedFrom = report.transitions.filter((other) => report.covered.has(other.key) && other.targets.includes(info.source)).length;
+    io.stdout.write(`  its source ${info.source} is entered by ${reachedFrom} covered transition(s)\n`);
+    if (before.length > 0) {
+      io.stdout.write(`  tried before it from ${info.source}, in order:\n`);
+      for (const other of before) io.stdout.write(`    ${report.covered.has(other.key) ? '✓' : '✗'} ${other.key}\n`);
+    }
+  }
+  return EXIT.done;
+}
+
+/** One event of a witness path in words: what the model replied, what the tools returned; others by type. */
+function describeEvent(event: { type: string; [key: string]: unknown }): string {
+  const output = (event.output ?? {}) as {
+    message?: { content?: unknown; tool_calls?: Array<{ function?: { name?: unknown; arguments?: unknown } }> };
+    results?: Array<{ name?: unknown; outcome?: { content?: unknown } }>;
+    finish?: unknown;
+  };
+  const cut = (text: unknown, size: number) => {
+    const flat = String(text ?? '').replace(/\s+/g, ' ');
+    return flat.length > size ? `${flat.slice(0, size - 3)}...` : flat;
+  };
+  if (event.type === 'xstate.done.actor.model') {
+    const calls = (output.message?.tool_calls ?? []).map((call) => `${call.function?.name}(${cut(call.function?.arguments, 60)})`);
+    return `the model replies${calls.length > 0 ? ` with ${calls.join(', ')}` : ` "${cut(output.message?.content, 60)}" and no call`}`;
+  }
+  if (event.type === 'xstate.done.actor.tools') {
+    const results = (output.results ?? []).map((result) => `${result.name} → "${cut(result.outcome?.content, 60)}"`);
+    return `the tools return ${[...results, ...(output.finish ? ['finish'] : [])].join(', ') || 'nothing'}`;
+  }
+  if (event.type === 'xstate.done.actor.contextManager') return 'the context manager builds the request';
+  const { type, ...rest } = event;
+  return Object.keys(rest).length === 0 ? type : `${type} ${cut(JSON.stringify(rest), 160)}`;
 }
 
 /** Which model settings the endpoint profile gave, as they are in effect (a setting beside the profile may have changed one). */

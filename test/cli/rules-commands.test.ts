@@ -1,9 +1,10 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BUILT_IN_GUARDS } from '../../machines/guards/catalogue.js';
 import { END_TARGETS } from '../../rules/schema.js';
 import { cleanEnv, repoRoot, runCli } from '../helpers/cli.js';
+import { makeTempDir } from '../helpers/workspace.js';
 
 describe('changing the harness without code, from the command line', () => {
   it('rein rules guards lists every guard with its parameters, defaults and an example', async () => {
@@ -107,4 +108,50 @@ describe('changing the harness without code, from the command line', () => {
     const plainRecord = readFileSync(join((JSON.parse(plain.stdout) as { runDir: string }).runDir, 'record.jsonl'), 'utf8');
     expect(plainRecord).not.toContain('Refused:');
   }, 90_000);
+
+  it('rein rules check names what can never fire with the reason and the fix, exit 1; rules show says it too; clean rules exit 0', async () => {
+    const dir = makeTempDir('rein-rules-check-');
+    const readOnly = join(dir, 'read-only-plan.json');
+    writeFileSync(
+      readOnly,
+      JSON.stringify({
+        phases: {
+          plan: {
+            tools: ['read_file', 'grep', 'update_todo', 'finish'],
+            exits: [
+              { guard: 'todoWritten', to: 'build' },
+              { guard: 'editMade', to: 'verify' },
+            ],
+          },
+        },
+      }),
+    );
+    const checked = await runCli(['rules', 'check', '--config', readOnly], { env: cleanEnv(), cwd: dir });
+    expect(checked.code).toBe(1);
+    expect(checked.stdout).toContain(
+      'warning: phases.plan.exits: editMade → verify never fires or changes nothing: editMade needs edits, and phase plan offers neither edit_file nor run with verification.commandsCountAsEdits (fix: add edit_file to phases.plan.tools, or remove the exit)',
+    );
+    const shown = await runCli(['rules', 'show', '--config', readOnly], { env: cleanEnv(), cwd: dir });
+    expect(shown.stderr).toContain('rein: warning: phases.plan.exits: editMade → verify never fires');
+    const clean = join(dir, 'deny-only.json');
+    writeFileSync(clean, JSON.stringify({ approvals: { deny: ['run(rm -rf *)'] } }));
+    const fine = await runCli(['rules', 'check', '--config', clean], { env: cleanEnv(), cwd: dir });
+    expect([fine.code, fine.stdout]).toEqual([0, expect.stringContaining('0 warning(s)')]);
+  }, 60_000);
+
+  it('rein rules coverage --why prints the path that took a transition, and for an every-phase exit beaten in one phase why, as information', async () => {
+    const dir = makeTempDir('rein-coverage-why-');
+    const config = join(dir, 'every-phase.json');
+    writeFileSync(config, JSON.stringify({ phases: { '*': { exitsAppend: [{ guard: 'todoWritten', to: 'verify' }] } } }));
+    const why = await runCli(['rules', 'coverage', '--config', config, '--why', '[todoWritten]--> verify.observe'], { env: cleanEnv(), cwd: dir });
+    expect(why.code).toBe(0);
+    expect(why.stdout).toContain(
+      'i plan.route --always [todoWritten]--> verify.observe\n  shadowed by plan.route --always [todoWritten]--> build.observe: the same condition, tried first',
+    );
+    expect(why.stdout).toMatch(
+      /✓ build\.route --always \[todoWritten\]--> verify\.observe\n {2}taken from build\.act .*\n(.*\n)*.*the model replies with update_todo/,
+    );
+    const missing = await runCli(['rules', 'coverage', '--config', config, '--why', 'no such transition'], { env: cleanEnv(), cwd: dir });
+    expect([missing.code, missing.stderr]).toEqual([2, expect.stringContaining('no transition\'s name contains "no such transition"')]);
+  }, 300_000);
 });

@@ -15,6 +15,8 @@ export interface CoverageReport {
   witnesses: Map<string, Witness>;
   /** Key → why a missing transition is not covered, when more is known than "no path takes it" (its witness did not replay). */
   reasons?: Map<string, string>;
+  /** Keys of missing transitions that cannot be taken by construction and are information, not failures. */
+  info?: Set<string>;
 }
 
 /** How a transition was first taken: replayable with scripted actors (see `replay.ts`). */
@@ -35,7 +37,8 @@ export function formatCoverage(report: CoverageReport, title: string): string {
   const lines = [`${title}: ${report.covered.size}/${report.transitions.length} transitions covered (${report.statesExplored} abstract states explored)`];
   for (const info of report.transitions) {
     const reason = report.reasons?.get(info.key);
-    lines.push(`  ${report.covered.has(info.key) ? '✓' : '✗'} ${info.key}${!report.covered.has(info.key) && reason ? `  (${reason})` : ''}`);
+    const mark = report.covered.has(info.key) ? '✓' : report.info?.has(info.key) ? 'i' : '✗';
+    lines.push(`  ${mark} ${info.key}${!report.covered.has(info.key) && reason ? `  (${reason})` : ''}`);
   }
   if (report.unreachableStates.length > 0) lines.push(`  unreachable states: ${report.unreachableStates.join(', ')}`);
   return lines.join('\n');
