@@ -168,7 +168,7 @@ describe('property: the whole machine survives any model output', () => {
     expect(ended('budget')).toBeGreaterThan(0);
     expect(ended('budget')).toBeLessThan(runs.length / 5);
     expect(ended('done')).toBeGreaterThan(0);
-  }, 300_000);
+  }, 600_000);
 
   it('the same with the real file tools on a temp workspace', async () => {
     await fc.assert(
