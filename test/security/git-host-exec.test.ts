@@ -167,7 +167,8 @@ describe('the user’s next git command runs nothing the sandbox wrote (bubblewr
       }),
       { numRuns: 12 },
     );
-  });
+    // Twelve sandboxed attacks and twelve host gits: seconds alone, over the default 30 s on a loaded two-core machine.
+  }, 180_000);
 
   it('commands can still use git: status, diff, add, commit, stash, log, and the real .git is never written', async () => {
     const repo = lab();
