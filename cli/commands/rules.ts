@@ -1,7 +1,7 @@
 import { realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { didYouMean, UsageError } from 'rein/lib';
-import { createHarnessMachine, formatInertRules, inertRules } from 'rein/machines';
+import { createHarnessMachine, formatInertRules, inertRules, listTransitions } from 'rein/machines';
 import { approvalOverride, defaultRules, describeApprovals, diffRules, ENDPOINT_PROFILES, hasHooks, PRESETS, presetNames, trustHooks } from 'rein/rules';
 import { type LoadedRules, loadRules } from 'rein/run';
 import { type CoverageReport, checkCoverage } from 'rein/testing';
@@ -145,6 +145,9 @@ function check(loaded: LoadedRules, io: Io): number {
 
 async function coverage(loaded: LoadedRules, io: Io, why?: string): Promise<number> {
   const machine = createHarnessMachine(loaded.rules, { guards: loaded.guards, actions: loaded.actions });
+  // A --why naming no transition is refused before the search, which takes a while.
+  if (why !== undefined && !listTransitions(machine).some((info) => info.key.includes(why)))
+    throw new UsageError(`rein rules coverage --why: no transition's name contains "${why}"; \`rein rules coverage\` lists them`);
   // Each covered transition's path is run again with scripted actors, as a real run would invoke them.
   const { report, replayFailures, problems, notes, text } = await checkCoverage(machine, loaded.rules, loaded.sources.join(' + '));
   if (why !== undefined) return explainSearch(report, why, io);
@@ -168,7 +171,6 @@ async function coverage(loaded: LoadedRules, io: Io, why?: string): Promise<numb
 /** `rules coverage --why TEXT`: for each transition whose name contains TEXT, the path the search took to it, or why it found none. */
 function explainSearch(report: CoverageReport, text: string, io: Io): number {
   const chosen = report.transitions.filter((info) => info.key.includes(text));
-  if (chosen.length === 0) throw new UsageError(`rein rules coverage --why: no transition's name contains "${text}"; \`rein rules coverage\` lists them`);
   for (const info of chosen) {
     const witness = report.witnesses.get(info.key);
     if (witness) {

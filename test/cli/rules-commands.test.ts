@@ -143,7 +143,12 @@ describe('changing the harness without code, from the command line', () => {
     const dir = makeTempDir('rein-coverage-why-');
     const config = join(dir, 'every-phase.json');
     writeFileSync(config, JSON.stringify({ phases: { '*': { exitsAppend: [{ guard: 'todoWritten', to: 'verify' }] } } }));
-    const why = await runCli(['rules', 'coverage', '--config', config, '--why', '[todoWritten]--> verify.observe'], { env: cleanEnv(), cwd: dir });
+    // A coverage search explores a few thousand states: a minute or more on a loaded two-core machine.
+    const why = await runCli(['rules', 'coverage', '--config', config, '--why', '[todoWritten]--> verify.observe'], {
+      env: cleanEnv(),
+      cwd: dir,
+      timeoutMs: 280_000,
+    });
     expect(why.code).toBe(0);
     expect(why.stdout).toContain(
       'i plan.route --always [todoWritten]--> verify.observe\n  shadowed by plan.route --always [todoWritten]--> build.observe: the same condition, tried first',
@@ -151,7 +156,7 @@ describe('changing the harness without code, from the command line', () => {
     expect(why.stdout).toMatch(
       /✓ build\.route --always \[todoWritten\]--> verify\.observe\n {2}taken from build\.act .*\n(.*\n)*.*the model replies with update_todo/,
     );
-    const missing = await runCli(['rules', 'coverage', '--config', config, '--why', 'no such transition'], { env: cleanEnv(), cwd: dir });
+    const missing = await runCli(['rules', 'coverage', '--config', config, '--why', 'no such transition'], { env: cleanEnv(), cwd: dir, timeoutMs: 280_000 });
     expect([missing.code, missing.stderr]).toEqual([2, expect.stringContaining('no transition\'s name contains "no such transition"')]);
-  }, 300_000);
+  }, 600_000);
 });
