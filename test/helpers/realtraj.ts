@@ -1,13 +1,14 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { repoRoot } from './cli.js';
 
-/** The shared dev split of real runs (../shared/realtraj beside the checkout, or beside its worktree folder; REIN_REALTRAJ overrides). */
-export const REALTRAJ =
-  process.env.REIN_REALTRAJ ??
-  [join(repoRoot, '..', 'shared'), join(repoRoot, '..', '..', 'shared')].map((dir) => join(dir, 'realtraj', 'dev.jsonl.gz')).find(existsSync) ??
-  join(repoRoot, '..', 'shared', 'realtraj', 'dev.jsonl.gz');
+/**
+ * The realtraj runs these tests compare with: the five of the shared dev split (../shared/realtraj/dev.jsonl.gz) that
+ * test/fixtures/replay holds the raw files of, cut to the fields read here, so a clone anywhere has them.
+ * REIN_REALTRAJ names the whole split (or another) instead.
+ */
+export const REALTRAJ = process.env.REIN_REALTRAJ ?? join(repoRoot, 'test', 'fixtures', 'replay', 'realtraj-subset.jsonl');
 
 /** One realtraj line, as far as these tests read it. */
 export interface RealtrajRun {
@@ -22,7 +23,8 @@ let cache: RealtrajRun[] | undefined;
 
 /** The realtraj run of one agent (`mini-gemini3pro`, `sweagent-sonnet4`) on one instance. */
 export function realtrajRun(source: string, instance: string): RealtrajRun {
-  cache ??= gunzipSync(readFileSync(REALTRAJ))
+  const bytes = readFileSync(REALTRAJ);
+  cache ??= (REALTRAJ.endsWith('.gz') ? gunzipSync(bytes) : bytes)
     .toString('utf8')
     .trim()
     .split('\n')
