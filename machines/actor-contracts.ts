@@ -33,6 +33,8 @@ export interface ToolsInput {
 export interface HooksInput {
   moment: 'preToolUse' | 'postToolUse' | 'phaseChange' | 'beforeFinish' | 'runEnd';
   tool?: string;
+  /** After a call: whether it succeeded (Claude Code's PostToolUse) or failed (PostToolUseFailure). */
+  outcome?: 'success' | 'failure';
   step: number;
   event: Record<string, unknown>;
 }
@@ -42,6 +44,8 @@ export interface HooksOutput {
   decision: 'allow' | 'deny' | 'ask' | null;
   message?: string;
   notes: string[];
+  /** Before a call: the arguments a hook wants it run with (Claude Code's updatedInput, in rein's names); the rules judge them. */
+  updatedArgs?: Record<string, unknown>;
 }
 
 /** What the approver actor is invoked with: the saved pending call, and how long an answer may take. */

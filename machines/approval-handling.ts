@@ -106,7 +106,12 @@ export function hookVerdictUpdate(context: HarnessContext, output: HooksOutput):
   const hooked = output.decision
     ? { ...approvals.hooked, [call.id]: { verdict: output.decision, ...(output.message ? { message: output.message } : {}) } }
     : approvals.hooked;
-  return { context: { approvals: { ...approvals, hooked }, notices: [...context.notices, ...output.notes] } };
+  if (!output.updatedArgs) return { context: { approvals: { ...approvals, hooked }, notices: [...context.notices, ...output.notes] } };
+  // A hook's updatedInput: the call runs with these arguments, the rules judge them, and the model is told.
+  const args = JSON.stringify(output.updatedArgs);
+  const calls = context.calls.map((each, index) => (index === context.cursor ? { ...each, function: { ...each.function, arguments: args } } : each));
+  const told = `[hook] a preToolUse hook changed the arguments of your ${call.function.name} call ${call.id} to: ${args}`;
+  return { context: { calls, approvals: { ...approvals, hooked }, notices: [...context.notices, told, ...output.notes] } };
 }
 
 /** An answer arrived for the pending call: it is recorded for that call (and remembered in its scope); the screen then judges on. */
