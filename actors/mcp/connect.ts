@@ -48,7 +48,7 @@ export interface ConnectOptions extends LaunchContext {
  * @example const connection = await connectServer({ name: 'docs', rules, root, policy, env, stderrPath, signal });
  */
 export async function connectServer(options: ConnectOptions): Promise<Connection> {
-  const { transport, where, garbage, pid, ending } = openTransport(options);
+  const { transport, where, garbage, pid, ending, readableHint } = openTransport(options);
   const client = new Client(CLIENT_INFO, { capabilities: {} });
   let closing = false;
   const lost = new Promise<string>((resolve) => {
@@ -73,7 +73,8 @@ export async function connectServer(options: ConnectOptions): Promise<Connection
     // "Connection closed" says little; the process's exit and its last stderr lines say why (read before close() ends it).
     const how = ending();
     await close();
-    throw how ? new Error(`${(error as Error).message} (${how})`) : error;
+    const hint = readableHint ? `; ${readableHint}` : '';
+    throw how || hint ? new Error(`${(error as Error).message}${how ? ` (${how})` : ''}${hint}`) : error;
   }
 }
 
@@ -100,6 +101,7 @@ function openTransport(options: ConnectOptions): {
   garbage: () => number;
   pid: () => number | null;
   ending: () => string | null;
+  readableHint?: string;
 } {
   const { rules } = options;
   if (rules.type === 'http') {
@@ -111,7 +113,14 @@ function openTransport(options: ConnectOptions): {
   const launch = planStdioLaunch(rules, options);
   const stdio = new GroupStdioTransport({ launch, stderrPath: options.stderrPath });
   const transport = new MatchedIdsTransport(stdio, (text) => stdio.report(text));
-  return { transport, where: `stdio, ${launch.sandbox}`, garbage: () => stdio.garbageLines, pid: () => stdio.pid, ending: () => stdio.ending };
+  return {
+    transport,
+    where: `stdio, ${launch.sandbox}`,
+    garbage: () => stdio.garbageLines,
+    pid: () => stdio.pid,
+    ending: () => stdio.ending,
+    ...(launch.readableHint ? { readableHint: launch.readableHint } : {}),
+  };
 }
 
 /** The headers with `${NAME}` filled in and the bearer token added; values that could split a header are refused. */

@@ -50,7 +50,10 @@ describe('an MCP server that breaks the protocol (a real process)', () => {
   });
 
   it('the same in the run’s sandbox (bubblewrap between rein and the server)', async () => {
-    const opened = await hostile(['close-stdout'], { sandbox: true, readable: [path.dirname(HOSTILE)], callTimeoutSeconds: 60, maxRestarts: 0 });
+    // No message log here: the sandbox's /tmp is its own.
+    const opened = await openHub({ bad: stdio([HOSTILE, 'close-stdout'], { callTimeoutSeconds: 60, maxRestarts: 0 }) }, { sandbox: 'bwrap' });
+    open.push(opened.hub);
+    expect(opened.notes).toContainEqual(expect.objectContaining({ state: 'ready', where: expect.stringContaining('bubblewrap') }));
     expect(opened.tools.map((tool) => tool.name)).toContain('mcp__bad__echo');
     const started = Date.now();
     expect((await opened.call('mcp__bad__echo', { text: 'x' })).content).toMatch(/crashed during the call/);
