@@ -27,6 +27,8 @@ export interface ToolsInput {
   denied?: Record<string, string>;
   /** The phase's approval rules, when it has any: a call's real path is judged by them too before it runs. */
   approvals?: ApprovalPolicy;
+  /** Calls a person allowed (terminal, page, rein approve, remembered), by id: the built-in deny list's overridable rules let them run. */
+  approvedByPerson?: string[];
 }
 
 /** What the hooks actor is invoked with: the moment, the call's tool (for the hooks' tool patterns), the event sent on stdin. */

@@ -23,7 +23,7 @@ export function initialApprovals(remembered: ApprovalState['remembered'] = []): 
   return { pending: null, decided: {}, runUntil: 0, remembered, hooked: {} };
 }
 
-export function screenUpdate(context: HarnessContext, params: { policy: ApprovalPolicy; oneAtATime?: boolean }): Update {
+export function screenUpdate(context: HarnessContext, params: { policy: ApprovalPolicy; oneAtATime?: boolean; verification?: readonly string[] }): Update {
   const { calls, cursor, approvals } = context;
   // Decisions only ever concern this turn's calls (ids are unique in a run): older ones are dropped.
   const ids = new Set(calls.map((call) => call.id));
@@ -45,7 +45,8 @@ export function screenUpdate(context: HarnessContext, params: { policy: Approval
     const hash = argsHash(name, call.function.arguments);
     if (decided[call.id]?.argsHash === hash) continue;
     const facts = callFacts(name, call.function.arguments);
-    const judgement = withHook(judgeCall(facts, params.policy, approvals.remembered, hash), hooked[call.id]);
+    const verification = [context.testCmd, ...(params.verification ?? [])];
+    const judgement = withHook(verificationExempt(judgeCall(facts, params.policy, approvals.remembered, hash), facts, verification), hooked[call.id]);
     if (judgement.verdict === 'ask') {
       if (index === cursor) {
         pending = { callId: call.id, tool: name, args: facts.args, argsHash: hash, reason: judgement.reason, phase: context.phase, step: context.step };
@@ -82,6 +83,19 @@ export function screenUpdate(context: HarnessContext, params: { policy: Approval
   if (params.oneAtATime) runUntil = Math.min(runUntil, last);
   return { context: { approvals: { ...approvals, decided, hooked, pending, runUntil } }, notes };
 }
+
+/**
+ * The gate's own verification command (the test command, a check's command), run by the model exactly as written:
+ * the person chose it, so it is never asked about. A deny rule still refuses it, and a remembered decision holds.
+ */
+function verificationExempt(judgement: ApprovalJudgement, facts: ReturnType<typeof callFacts>, commands: readonly string[]): ApprovalJudgement {
+  if (judgement.verdict !== 'ask' || facts.tool !== 'run' || facts.command === undefined) return judgement;
+  const command = squeezed(facts.command);
+  if (!commands.some((each) => each.trim() !== '' && squeezed(each) === command)) return judgement;
+  return { verdict: 'allow', by: 'allow', rule: 'the verification command', reason: 'the verification command is never asked about' };
+}
+
+const squeezed = (text: string) => text.trim().replace(/\s+/g, ' ');
 
 /**
  * A preToolUse hook's answer over the rules' judgement: a deny rule still
@@ -175,6 +189,14 @@ function denialFor(decided: DecidedCall): string {
     decided.by === 'rule' ? 'by an approval rule' : decided.by === 'remembered' ? 'by a remembered decision' : `by ${decided.by}`,
     decided.message,
   );
+}
+
+/** Who counts as a person answering: the terminal, the page, `rein approve`, or a decision a person remembered. */
+const PERSON = new Set(['terminal', 'page', 'command', 'remembered']);
+
+/** This turn's calls a person allowed: the built-in deny list's overridable rules do not refuse them (tools/permissions/deny-list.ts). */
+export function personApprovedCalls(context: HarnessContext): string[] {
+  return Object.entries(context.approvals.decided).flatMap(([id, decided]) => (decided.verdict === 'allow' && PERSON.has(decided.by) ? [id] : []));
 }
 
 /** This turn's denied calls with the text each gets as its result (the tool actor's `denied`). */

@@ -12,6 +12,12 @@ const lifecycle = {
     .enum(['refuse', 'accept'])
     .default('refuse')
     .describe('A tool whose definition changes mid-run (after a restart): refused for the rest of the run, or the new definition used'),
+  proseArguments: z
+    .record(z.string().min(1), z.array(z.string().min(1)))
+    .default({})
+    .describe(
+      'Arguments that are prose, not commands, by tool (the server\'s own tool names; globs like "create_*"): {"create_issue": ["title", "body"]}. The built-in deny list does not scan them ("the deploy step needs sudo" is refused otherwise); permissions.deny still does',
+    ),
   trustAnnotations: z
     .boolean()
     .default(false)

@@ -12,7 +12,14 @@ export function approvalStates(plan: PhasePlan) {
     screen: harnessSetup.createStateConfig({
       description:
         'Judge the next calls by the approval rules (deny, remembered, ask, allow, default): denied ones are answered with the denial, the first that needs an answer waits.',
-      entry: { type: 'screenCalls', params: { policy, oneAtATime: plan.hooks.preToolUse } },
+      entry: {
+        type: 'screenCalls',
+        params: {
+          policy,
+          oneAtATime: plan.hooks.preToolUse,
+          verification: rules.verification.checks.flatMap((check) => (check.command ? [check.command] : [])),
+        },
+      },
       always: [{ guard: 'approvalPending', target: 'awaitingApproval' }, { target: 'act' }],
     }),
     awaitingApproval: harnessSetup.createStateConfig({

@@ -104,6 +104,25 @@ describe('an MCP server that breaks the protocol (a real process)', () => {
   });
 });
 
+describe('prose arguments the user names are not read as commands (proseArguments)', () => {
+  it('the built-in deny list skips the named argument of the named tool; another argument, or the user’s own patterns, still refuse', async () => {
+    const prose = 'the deploy step needs sudo';
+    const plain = await hostile([]);
+    expect(await plain.call('mcp__bad__echo', { text: prose })).toMatchObject({
+      ok: false,
+      content: expect.stringMatching(/Blocked by policy: privilege escalation/),
+    });
+    const named = await hostile([], { proseArguments: { 'ech*': ['text'] } });
+    expect(await named.call('mcp__bad__echo', { text: prose })).toMatchObject({ ok: true, content: `echo: ${prose}` });
+    const other = await hostile([], { proseArguments: { echo: ['title'] } });
+    expect((await other.call('mcp__bad__echo', { text: prose })).ok).toBe(false);
+    const log = path.join(makeTempDir('rein-mcp-hostile-'), 'received.jsonl');
+    const own = await openHub({ bad: stdio([HOSTILE, '', log], { sandbox: false, proseArguments: { echo: ['text'] } }) }, { deny: ['needs sudo'] });
+    open.push(own.hub);
+    expect(await own.call('mcp__bad__echo', { text: prose })).toMatchObject({ ok: false, content: expect.stringMatching(/deny pattern/) });
+  });
+});
+
 function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
