@@ -17,8 +17,7 @@ const EVENT_NAME = { preToolUse: 'PreToolUse', postToolUse: 'PostToolUse', phase
 /**
  * The fields Claude Code gives a hook on stdin, for the same event, so a Claude Code hook script reads what it
  * expects: `session_id`, `transcript_path`, `cwd`, `hook_event_name`, and by event `tool_name`, `tool_input`,
- * `tool_use_id`, `tool_response` (`error` after a failed call), `stop_hook_active` and `last_assistant_message`,
- * `reason`. They sit beside rein's own fields (`moment`, `phase`, `step`, `call`, `result`, …).
+ * `tool_use_id`, `tool_response` (`error` after a failed call), `stop_hook_active` and `last_assistant_message`. They sit beside rein's own fields (`moment`, `phase`, `step`, `call`, `result`, …).
  *
  * @example claudeEventFields(input, event, { session, stopHookActive: false }).tool_name // 'Bash' for a run call
  */
@@ -60,7 +59,8 @@ export function claudeEventFields(
       };
     }
     case 'runEnd':
-      return { ...common, hook_event_name: EVENT_NAME.runEnd, reason: 'other' };
+      // rein's own `reason` (why the run ended) is kept; Claude Code's SessionEnd reason is `other` when there is none.
+      return { ...common, hook_event_name: EVENT_NAME.runEnd, ...(event.reason === undefined ? { reason: 'other' } : {}) };
     default:
       return { ...common, hook_event_name: EVENT_NAME[input.moment] };
   }
