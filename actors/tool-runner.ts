@@ -128,7 +128,7 @@ async function runCall(
   const refusal = input.approvals ? realPathRefusal(deps.toolContext.root, name, call.function.arguments, input.approvals) : null;
   if (refusal) return { outcome: failure(refusal), args: parsed.args };
   try {
-    const context = { ...deps.toolContext, signal };
+    const context = { ...deps.toolContext, signal, ...(input.approvedByPerson?.includes(call.id) ? { approvedByPerson: true } : {}) };
     // A call a killed run had started: if its effect is already there, report it instead of applying it twice.
     const recovered = interrupted && tool.recover ? await tool.recover(parsed.args, context) : null;
     return { outcome: recovered ?? (await tool.execute(parsed.args, context)), args: parsed.args };

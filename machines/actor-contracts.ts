@@ -29,12 +29,16 @@ export interface ToolsInput {
   denied?: Record<string, string>;
   /** The phase's approval rules, when it has any: a call's real path is judged by them too before it runs. */
   approvals?: ApprovalPolicy;
+  /** Calls a person allowed (terminal, page, rein approve, remembered), by id: the built-in deny list's overridable rules let them run. */
+  approvedByPerson?: string[];
 }
 
 /** What the hooks actor is invoked with: the moment, the call's tool (for the hooks' tool patterns), the event sent on stdin. */
 export interface HooksInput {
   moment: 'preToolUse' | 'postToolUse' | 'phaseChange' | 'beforeFinish' | 'runEnd';
   tool?: string;
+  /** After a call: whether it succeeded (Claude Code's PostToolUse) or failed (PostToolUseFailure). */
+  outcome?: 'success' | 'failure';
   step: number;
   event: Record<string, unknown>;
 }
@@ -44,6 +48,8 @@ export interface HooksOutput {
   decision: 'allow' | 'deny' | 'ask' | null;
   message?: string;
   notes: string[];
+  /** Before a call: the arguments a hook wants it run with (Claude Code's updatedInput, in rein's names); the rules judge them. */
+  updatedArgs?: Record<string, unknown>;
 }
 
 /** What the approver actor is invoked with: the saved pending call, and how long an answer may take. */

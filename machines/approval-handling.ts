@@ -25,7 +25,10 @@ export function initialApprovals(remembered: ApprovalState['remembered'] = []): 
   return { pending: null, decided: {}, runUntil: 0, remembered, hooked: {} };
 }
 
-export function screenUpdate(context: HarnessContext, params: { policy: ApprovalPolicy; oneAtATime?: boolean; asks?: boolean }): Update {
+export function screenUpdate(
+  context: HarnessContext,
+  params: { policy: ApprovalPolicy; oneAtATime?: boolean; asks?: boolean; verification?: readonly string[] },
+): Update {
   const { calls, cursor, approvals } = context;
   // Decisions only ever concern this turn's calls (ids are unique in a run): older ones are dropped.
   const ids = new Set(calls.map((call) => call.id));
@@ -47,7 +50,8 @@ export function screenUpdate(context: HarnessContext, params: { policy: Approval
     const hash = argsHash(name, call.function.arguments);
     if (decided[call.id]?.argsHash === hash) continue;
     const facts = callFacts(name, call.function.arguments);
-    const judged = withHook(judgeCall(facts, params.policy, approvals.remembered, hash), hooked[call.id]);
+    const verification = [context.testCmd, ...(params.verification ?? [])];
+    const judged = withHook(verificationExempt(judgeCall(facts, params.policy, approvals.remembered, hash), facts, verification), hooked[call.id]);
     // Where the chart has no waiting state (nothing in the rules can ask here), a call that would wait fails closed.
     const judgement: typeof judged =
       judged.verdict === 'ask' && params.asks === false
@@ -91,6 +95,19 @@ export function screenUpdate(context: HarnessContext, params: { policy: Approval
 }
 
 /**
+ * The gate's own verification command (the test command, a check's command), run by the model exactly as written:
+ * the person chose it, so it is never asked about. A deny rule still refuses it, and a remembered decision holds.
+ */
+function verificationExempt(judgement: ApprovalJudgement, facts: ReturnType<typeof callFacts>, commands: readonly string[]): ApprovalJudgement {
+  if (judgement.verdict !== 'ask' || facts.tool !== 'run' || facts.command === undefined) return judgement;
+  const command = squeezed(facts.command);
+  if (!commands.some((each) => each.trim() !== '' && squeezed(each) === command)) return judgement;
+  return { verdict: 'allow', by: 'allow', rule: 'the verification command', reason: 'the verification command is never asked about' };
+}
+
+const squeezed = (text: string) => text.trim().replace(/\s+/g, ' ');
+
+/**
  * A preToolUse hook's answer over the rules' judgement: a deny rule still
  * refuses (a hook cannot allow what the rules deny); otherwise the hook's
  * deny, ask or allow decides, before remembered decisions and the lists.
@@ -113,7 +130,12 @@ export function hookVerdictUpdate(context: HarnessContext, output: HooksOutput):
   const hooked = output.decision
     ? { ...approvals.hooked, [call.id]: { verdict: output.decision, ...(output.message ? { message: output.message } : {}) } }
     : approvals.hooked;
-  return { context: { approvals: { ...approvals, hooked }, notices: [...context.notices, ...output.notes] } };
+  if (!output.updatedArgs) return { context: { approvals: { ...approvals, hooked }, notices: [...context.notices, ...output.notes] } };
+  // A hook's updatedInput: the call runs with these arguments, the rules judge them, and the model is told.
+  const args = JSON.stringify(output.updatedArgs);
+  const calls = context.calls.map((each, index) => (index === context.cursor ? { ...each, function: { ...each.function, arguments: args } } : each));
+  const told = `[hook] a preToolUse hook changed the arguments of your ${call.function.name} call ${call.id} to: ${args}`;
+  return { context: { calls, approvals: { ...approvals, hooked }, notices: [...context.notices, told, ...output.notes] } };
 }
 
 /** An answer arrived for the pending call: it is recorded for that call (and remembered in its scope); the screen then judges on. */
@@ -177,6 +199,14 @@ function denialFor(decided: DecidedCall): string {
     decided.by === 'rule' ? 'by an approval rule' : decided.by === 'remembered' ? 'by a remembered decision' : `by ${decided.by}`,
     decided.message,
   );
+}
+
+/** Who counts as a person answering: the terminal, the page, `rein approve`, or a decision a person remembered. */
+const PERSON = new Set(['terminal', 'page', 'command', 'remembered']);
+
+/** This turn's calls a person allowed: the built-in deny list's overridable rules do not refuse them (tools/permissions/deny-list.ts). */
+export function personApprovedCalls(context: HarnessContext): string[] {
+  return Object.entries(context.approvals.decided).flatMap(([id, decided]) => (decided.verdict === 'allow' && PERSON.has(decided.by) ? [id] : []));
 }
 
 /** This turn's denied calls with the text each gets as its result (the tool actor's `denied`). */

@@ -181,8 +181,9 @@ export const harnessSetup = setup({
     announceEnd: enqueueActions(({ context, enqueue }) => {
       enqueue.emit({ type: 'harness.note', note: endNote(context) });
     }),
-    screenCalls: enqueueActions(({ context, enqueue }, params: { policy: ApprovalPolicy; oneAtATime?: boolean; asks?: boolean }) =>
-      applyUpdate(enqueue, context, screenUpdate(context, params)),
+    screenCalls: enqueueActions(
+      ({ context, enqueue }, params: { policy: ApprovalPolicy; oneAtATime?: boolean; asks?: boolean; verification?: readonly string[] }) =>
+        applyUpdate(enqueue, context, screenUpdate(context, params)),
     ),
     recordHookVerdict: enqueueActions(({ context, enqueue }, params: { output: HooksOutput }) =>
       applyUpdate(enqueue, context, hookVerdictUpdate(context, params.output)),

@@ -56,6 +56,7 @@ export function postToolInput(context: HarnessContext): HooksInput {
   return {
     moment: 'postToolUse',
     tool,
+    ...(result ? { outcome: callFailed(result.outcome) ? ('failure' as const) : ('success' as const) } : {}),
     step: context.step,
     event: {
       phase: context.phase,
@@ -64,6 +65,12 @@ export function postToolInput(context: HarnessContext): HooksInput {
       result: result ? { ok: result.outcome.ok, content: result.outcome.content, effect: result.outcome.effect, ms: result.ms } : null,
     },
   };
+}
+
+/** A call failed for Claude Code's PostToolUseFailure: the tool failed, or the command it ran did not exit 0. */
+function callFailed(outcome: { ok: boolean; effect?: unknown }): boolean {
+  const effect = outcome.effect as { kind?: string; exitCode?: number | null } | undefined;
+  return !outcome.ok || (effect?.kind === 'command' && effect.exitCode !== 0);
 }
 
 /** The event the phaseChange hooks get on entering a phase. */

@@ -6,7 +6,7 @@
 export { CODE_RUNNING_OPTIONS, COMMAND_RUNNERS } from './approvals/code-running.js';
 export { describeApprovals } from './approvals/describe.js';
 export type { PendingApproval } from './approvals/pending.js';
-export { approvalOverride } from './approvals/presets.js';
+export { approvalModeNotice, approvalOverride, unsandboxedAsks } from './approvals/presets.js';
 export { REMEMBER_SCOPES, type RememberScope } from './approvals/remembered.js';
 export { diffRules } from './diff.js';
 export { ENDPOINT_PROFILES } from './endpoint-profiles.js';

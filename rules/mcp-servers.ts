@@ -12,6 +12,12 @@ const lifecycle = {
     .enum(['refuse', 'accept'])
     .default('refuse')
     .describe('A tool whose definition changes mid-run (after a restart): refused for the rest of the run, or the new definition used'),
+  proseArguments: z
+    .record(z.string().min(1), z.array(z.string().min(1)))
+    .default({})
+    .describe(
+      'Arguments that are prose, not commands, by tool (the server\'s own tool names; globs like "create_*"): {"create_issue": ["title", "body"]}. The built-in deny list does not scan them ("the deploy step needs sudo" is refused otherwise); permissions.deny still does',
+    ),
   trustAnnotations: z
     .boolean()
     .default(false)
@@ -46,8 +52,46 @@ const httpServer = z.strictObject({
   ...lifecycle,
 });
 
+/** The transports rein speaks, for errors about a `type` it does not know. */
+const TRANSPORTS =
+  'rein speaks "stdio" (a command it starts; the default when there is a command) and "http" (Streamable HTTP at a url; "streamable-http" in a .mcp.json)';
+
 /** `type: "http"` with a url, or a command (stdio, the default). */
-export const mcpServerSchema = z.union([httpServer, stdioServer]);
+export const mcpServerSchema = z.union([httpServer, stdioServer], {
+  error: (issue) => {
+    const type = (issue.input as { type?: unknown } | undefined)?.type;
+    if (type === 'sse')
+      return `"type": "sse" (the older HTTP+SSE transport) is not supported: ${TRANSPORTS}. Use the server's Streamable HTTP endpoint, or start it over stdio`;
+    if (type !== undefined && type !== 'stdio' && type !== 'http') return `"type": ${JSON.stringify(type)} is not a transport rein knows: ${TRANSPORTS}`;
+    // A known transport: the first mistake against its own fields (an entry without "type" is a stdio server, as in Claude Code).
+    const branches = (issue as { errors?: { path: PropertyKey[]; message: string }[][] }).errors;
+    const first = branches?.[type === 'http' ? 0 : 1]?.[0];
+    if (!first) return undefined;
+    const field = first.path.map(String).join('.');
+    return `${field ? `${field}: ` : ''}${first.message} (for ${type === 'http' ? 'a Streamable HTTP server' : 'a stdio server, which an entry without "type": "http" is'})`;
+  },
+});
+
+/**
+ * A rules file written in the shape every MCP client documents, `{ "mcpServers": { … } }` at the top, read as
+ * rein's `mcp.servers` (`"type": "streamable-http"` is `http`). A server named in both places is an error: which
+ * one was meant cannot be guessed.
+ *
+ * @example foldMcpServers({ mcpServers: { fs: { command: 'npx', args: ['…'] } } }) // { mcp: { servers: { fs: { command: 'npx', args: ['…'] } } } }
+ */
+export function foldMcpServers(layer: Record<string, unknown>): Record<string, unknown> {
+  const { mcpServers, ...rest } = layer;
+  if (mcpServers === undefined) return layer;
+  if (!mcpServers || typeof mcpServers !== 'object' || Array.isArray(mcpServers)) throw new Error('mcpServers: expected an object of servers by name');
+  const mcp = (rest.mcp ?? {}) as Record<string, unknown>;
+  const servers = { ...((mcp.servers ?? {}) as Record<string, unknown>) };
+  for (const [name, entry] of Object.entries(mcpServers)) {
+    if (name in servers) throw new Error(`mcpServers.${name}: also declared in mcp.servers; keep one of the two`);
+    const typed = entry as { type?: unknown } | null;
+    servers[name] = typed && typeof typed === 'object' && typed.type === 'streamable-http' ? { ...typed, type: 'http' } : entry;
+  }
+  return { ...rest, mcp: { ...mcp, servers } };
+}
 export type McpServerRules = z.output<typeof mcpServerSchema>;
 export type StdioServerRules = z.output<typeof stdioServer>;
 export type HttpServerRules = z.output<typeof httpServer>;

@@ -41,7 +41,7 @@ export const runTool: Tool<typeof parameters> = {
   description: 'Run a shell command in the repo root. Output is truncated. background: true (or a trailing &) starts a background job.',
   parameters,
   async execute({ command, background }, ctx) {
-    const denied = findDenyRule(command, ctx.policy.deny);
+    const denied = findDenyRule(command, ctx.policy.deny, { approvedByPerson: ctx.approvedByPerson === true });
     if (denied !== null) {
       return outcome(`Blocked by policy: ${denied.reason}. Choose a safer action.`, false, {
         kind: 'command',

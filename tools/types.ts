@@ -34,6 +34,8 @@ export interface ToolContext {
    * Without one, `run` starts a fresh sandbox per command and background jobs are refused.
    */
   sandbox?: RunSandbox;
+  /** A person allowed this very call (terminal, page, rein approve, a remembered decision): the deny list's overridable built-ins let it run. */
+  approvedByPerson?: boolean;
 }
 
 /** A tool in the openai-agents `tool()` shape: a zod schema and an execute function. */

@@ -1,13 +1,6 @@
 import { spawn } from 'node:child_process';
-import { z } from 'zod';
 import { type HookFunction, type HookMoment, type HookSpec, hookLabel } from '../../rules/hooks/schema.js';
-
-/** What a hook may print on stdout (one JSON object, or nothing). */
-const hookAnswer = z.looseObject({
-  decision: z.enum(['allow', 'deny', 'ask']).optional(),
-  message: z.string().optional(),
-  note: z.string().optional(),
-});
+import { readHookAnswer } from './hook-answer.js';
 
 /** How one hook command is started (actors/hooks/hook-launch.ts builds it): the full argv, its environment, and where it runs. */
 export interface HookLaunch {
@@ -32,6 +25,8 @@ export interface HookOutcome {
   decision?: 'allow' | 'deny' | 'ask';
   message?: string;
   note?: string;
+  /** Before a call: the arguments the hook wants it run with instead (Claude Code's updatedInput), as the hook wrote them. */
+  updatedInput?: Record<string, unknown>;
   problem?: string;
   stdout: string;
   stderr: string;
@@ -105,27 +100,34 @@ export function runHook(
       // The watchdog waits in the group for the harness to die: the hook is over, so it goes now.
       killGroup();
       const base = { moment, command, ...placed, exitCode: code, ms: Date.now() - started, stdout: stdout.slice(0, 2000), stderr: stderr.slice(0, 2000) };
-      resolve(problem ? { ...base, problem } : judge(base, code));
+      // The answer is read whole (an updatedInput may be long); the trace keeps the head.
+      resolve(problem ? { ...base, problem } : judge(base, code, stdout));
     });
   });
 }
 
-function judge(base: Omit<HookOutcome, 'problem'>, code: number | null): HookOutcome {
-  if (code === 2) return { ...base, decision: 'deny', message: base.stderr.trim() || 'denied by a hook (exit 2)' };
-  if (code !== 0) return { ...base, problem: `exit ${code}${base.stderr.trim() ? `: ${base.stderr.trim().split('\n')[0]}` : ''}` };
-  const text = base.stdout.trim();
-  if (!text) return base;
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch {
-    return { ...base, problem: 'stdout is not JSON (print nothing, or one object like {"decision":"deny","message":"…"})' };
+function judge(base: Omit<HookOutcome, 'problem'>, code: number | null, stdout = base.stdout): HookOutcome {
+  if (code === 2) {
+    // Exit 2 blocks whatever the JSON says; its reason is the JSON's, when it gives one for a denial, else stderr.
+    const read = readJson(stdout);
+    const reason = read && 'answer' in read && read.answer.decision === 'deny' ? read.answer.message : undefined;
+    return { ...base, decision: 'deny', message: reason ?? (base.stderr.trim() || 'denied by a hook (exit 2)') };
   }
-  const parsed = hookAnswer.safeParse(raw);
-  if (!parsed.success)
-    return { ...base, problem: `stdout is not a hook answer (${parsed.error.issues[0]?.path.join('.')}: ${parsed.error.issues[0]?.message})` };
-  const { decision, message, note } = parsed.data;
-  return { ...base, ...(decision ? { decision } : {}), ...(message ? { message } : {}), ...(note ? { note } : {}) };
+  if (code !== 0) return { ...base, problem: `exit ${code}${base.stderr.trim() ? `: ${base.stderr.trim().split('\n')[0]}` : ''}` };
+  const read = readJson(stdout);
+  if (read === null) return base;
+  if ('problem' in read) return { ...base, problem: read.problem };
+  return { ...base, ...read.answer };
+
+  function readJson(output: string): ReturnType<typeof readHookAnswer> | null {
+    const text = output.trim();
+    if (!text) return null;
+    try {
+      return readHookAnswer(base.moment, JSON.parse(text));
+    } catch {
+      return { problem: 'stdout is not JSON (print nothing, or one object like {"decision":"deny","message":"…"})' };
+    }
+  }
 }
 
 /** A hook function of a rules module, held to the same timeout and answer shape as a command; a throw is a problem. */

@@ -1,20 +1,24 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { Tool as ServerTool } from '@modelcontextprotocol/sdk/types.js';
+import { type Tool as ServerTool, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { HttpServerRules, McpServerRules } from '../../rules/mcp-servers.js';
+import { type DroppedTool, listServerTools } from './list-tools.js';
+import { MatchedIdsTransport } from './matched-ids.js';
 import { type LaunchContext, planStdioLaunch } from './stdio-launch.js';
 import { GroupStdioTransport } from './stdio-transport.js';
 import { expandVariables, McpConfigError } from './variables.js';
 
-/** Most tools read from one server (pages included); a server listing more is cut there, with a note. */
-const MAX_SERVER_TOOLS = 1_000;
+/** The longest timer Node.js keeps: `initialize` is given this instead of a timeout, since it may never be cancelled. */
+const NO_TIMEOUT_MS = 2_147_483_647;
 const CLIENT_INFO = { name: 'rein', version: '0.1.0' };
 
 /** A live connection to one server. */
 export interface Connection {
   client: Client;
   tools: ServerTool[];
+  /** Tools the server listed that rein cannot use (an invalid definition), and a listing stopped early, with why. */
+  dropped: DroppedTool[];
   /** Resolves, with why, when the connection ends for any reason but `close()`. */
   lost: Promise<string>;
   /** One line for the trace: where the server runs (never its headers). */
@@ -44,17 +48,8 @@ export interface ConnectOptions extends LaunchContext {
  * @example const connection = await connectServer({ name: 'docs', rules, root, policy, env, stderrPath, signal });
  */
 export async function connectServer(options: ConnectOptions): Promise<Connection> {
-  const { transport, where, garbage, pid, ending } = openTransport(options);
-  const client = new Client(CLIENT_INFO, {
-    capabilities: {},
-    listChanged: {
-      tools: {
-        onChanged: (error, tools) => {
-          if (!error && tools) options.onToolList?.(tools);
-        },
-      },
-    },
-  });
+  const { transport, where, garbage, pid, ending, readableHint } = openTransport(options);
+  const client = new Client(CLIENT_INFO, { capabilities: {} });
   let closing = false;
   const lost = new Promise<string>((resolve) => {
     client.onclose = () => {
@@ -69,29 +64,35 @@ export async function connectServer(options: ConnectOptions): Promise<Connection
   const limitMs = options.rules.startupTimeoutSeconds * 1000;
   const timeout = AbortSignal.any([options.signal, AbortSignal.timeout(limitMs)]);
   try {
-    const tools = await untilAborted(handshake(client, transport, timeout, limitMs), timeout, () =>
+    const { tools, dropped } = await untilAborted(handshake(client, transport, timeout, limitMs), timeout, () =>
       options.signal.aborted ? 'the run is ending' : `the server did not start within ${options.rules.startupTimeoutSeconds} s`,
     );
-    return { client, tools, lost, where, garbageLines: garbage, pid, close };
+    watchToolList(client, options, limitMs);
+    return { client, tools, dropped, lost, where, garbageLines: garbage, pid, close };
   } catch (error) {
     // "Connection closed" says little; the process's exit and its last stderr lines say why (read before close() ends it).
     const how = ending();
     await close();
-    throw how ? new Error(`${(error as Error).message} (${how})`) : error;
+    const hint = readableHint ? `; ${readableHint}` : '';
+    throw how || hint ? new Error(`${(error as Error).message}${how ? ` (${how})` : ''}${hint}`) : error;
   }
 }
 
-async function handshake(client: Client, transport: Transport, signal: AbortSignal, timeout: number): Promise<ServerTool[]> {
-  await client.connect(transport, { signal, timeout });
-  if (!client.getServerCapabilities()?.tools) return [];
-  const tools: ServerTool[] = [];
-  let cursor: string | undefined;
-  do {
-    const page = await client.listTools(cursor ? { cursor } : {}, { signal, timeout });
-    tools.push(...page.tools);
-    cursor = page.nextCursor;
-  } while (cursor && tools.length < MAX_SERVER_TOOLS);
-  return tools.slice(0, MAX_SERVER_TOOLS);
+async function handshake(client: Client, transport: Transport, signal: AbortSignal, timeout: number): Promise<{ tools: ServerTool[]; dropped: DroppedTool[] }> {
+  // `initialize` must never be cancelled (MCP lifecycle): no signal and no SDK timeout; the startup deadline
+  // (untilAborted) closes the transport instead, which fails the request without a word to the server.
+  await client.connect(transport, { timeout: NO_TIMEOUT_MS });
+  if (!client.getServerCapabilities()?.tools) return { tools: [], dropped: [] };
+  return listServerTools(client, { signal, timeout });
+}
+
+/** `notifications/tools/list_changed`: the new list, listed like the first (bad tools dropped, cursors checked). */
+function watchToolList(client: Client, options: ConnectOptions, timeout: number): void {
+  if (!options.onToolList || !client.getServerCapabilities()?.tools?.listChanged) return;
+  client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
+    const listed = await listServerTools(client, { timeout }).catch(() => null);
+    if (listed) options.onToolList?.(listed.tools);
+  });
 }
 
 function openTransport(options: ConnectOptions): {
@@ -100,16 +101,26 @@ function openTransport(options: ConnectOptions): {
   garbage: () => number;
   pid: () => number | null;
   ending: () => string | null;
+  readableHint?: string;
 } {
   const { rules } = options;
   if (rules.type === 'http') {
     const url = new URL(rules.url);
-    const transport = new StreamableHTTPClientTransport(url, { requestInit: { headers: httpHeaders(rules, options.env) }, redirectPolicy: 'same-origin' });
+    const http = new StreamableHTTPClientTransport(url, { requestInit: { headers: httpHeaders(rules, options.env) }, redirectPolicy: 'same-origin' });
+    const transport = new MatchedIdsTransport(http, () => undefined);
     return { transport, where: `Streamable HTTP at ${url.origin}${url.pathname}`, garbage: () => 0, pid: () => null, ending: () => null };
   }
   const launch = planStdioLaunch(rules, options);
-  const transport = new GroupStdioTransport({ launch, stderrPath: options.stderrPath });
-  return { transport, where: `stdio, ${launch.sandbox}`, garbage: () => transport.garbageLines, pid: () => transport.pid, ending: () => transport.ending };
+  const stdio = new GroupStdioTransport({ launch, stderrPath: options.stderrPath });
+  const transport = new MatchedIdsTransport(stdio, (text) => stdio.report(text));
+  return {
+    transport,
+    where: `stdio, ${launch.sandbox}`,
+    garbage: () => stdio.garbageLines,
+    pid: () => stdio.pid,
+    ending: () => stdio.ending,
+    ...(launch.readableHint ? { readableHint: launch.readableHint } : {}),
+  };
 }
 
 /** The headers with `${NAME}` filled in and the bearer token added; values that could split a header are refused. */

@@ -91,7 +91,8 @@ export class McpHub {
    */
   tools(taken: readonly string[], budget: ToolBudget): AnyTool[] {
     const servers = this.handles.map((handle) => ({ handle, rules: this.options.servers[handle.name]!, tools: handle.firstTools }));
-    const { entries, refused } = buildCatalogue(servers, [...taken, FIND_TOOLS], this.changed);
+    const { entries, refused: unsafe } = buildCatalogue(servers, [...taken, FIND_TOOLS], this.changed);
+    const refused = [...this.handles.flatMap((handle) => handle.firstDropped.map((dropped) => ({ server: handle.name, ...dropped }))), ...unsafe];
     this.entries = entries;
     if (refused.length > 0) this.emit({ kind: 'mcp_tools', change: 'refused', tools: refused });
     const catalogueChars = toolSchemasJson(entries.map((entry) => entry.rein)).length;

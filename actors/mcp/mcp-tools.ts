@@ -85,7 +85,8 @@ export function buildCatalogue(
         // The deny list sees what a shell or SQL tool would run: every string argument. A server's own word that a tool
         // only reads (readOnlyHint) skips it only when the user's rules say to believe that server (trustAnnotations).
         const believed = server.rules.trustAnnotations === true && annotations.readOnlyHint === true;
-        const blocked = believed ? null : deniedArgument(args, ctx.policy.deny);
+        const prose = proseArgumentsOf(server.rules.proseArguments, tool.name);
+        const blocked = believed ? null : deniedArgument(args, ctx.policy.deny, { prose, approvedByPerson: ctx.approvedByPerson === true });
         if (blocked) return failure(server.handle.name, tool.name, 'refused', retryable, blocked);
         const timeoutMs = server.rules.callTimeoutSeconds * 1000;
         let end = await server.handle.call(tool.name, args, timeoutMs, ctx.signal);
@@ -128,13 +129,20 @@ function failure(server: string, tool: string, outcome: Exclude<McpEffect['outco
   return { ok: false, content: `Tool error: ${message}`, effect: { kind: 'mcp', server, tool, outcome, readOnly } };
 }
 
-/** The deny list's message for the first string in the arguments it blocks, or null. */
-function deniedArgument(args: unknown, extraPatterns: readonly string[]): string | null {
-  for (const text of stringsIn(args, 0)) {
-    const blocked = checkCommand(text, extraPatterns);
-    if (blocked) return blocked;
-  }
+/** The deny list's message for the first string in the arguments it blocks, or null; a prose argument is read by the user's patterns only. */
+function deniedArgument(args: unknown, extraPatterns: readonly string[], options: { prose: ReadonlySet<string>; approvedByPerson: boolean }): string | null {
+  const entries = args && typeof args === 'object' && !Array.isArray(args) ? Object.entries(args) : [['', args] as const];
+  for (const [key, value] of entries)
+    for (const text of stringsIn(value, 1)) {
+      const blocked = checkCommand(text, extraPatterns, { prose: options.prose.has(key), approvedByPerson: options.approvedByPerson });
+      if (blocked) return blocked;
+    }
   return null;
+}
+
+/** The top-level argument names the server's `proseArguments` names for this tool (its own name, globs allowed). */
+function proseArgumentsOf(table: Readonly<Record<string, readonly string[]>>, tool: string): ReadonlySet<string> {
+  return new Set(Object.entries(table).flatMap(([pattern, names]) => (globMatch(pattern, tool) ? names : [])));
 }
 
 function stringsIn(value: unknown, depth: number): string[] {

@@ -2,6 +2,8 @@ import { ErrorCode, McpError, type Tool as ServerTool } from '@modelcontextproto
 import { type Actor, createActor, fromPromise } from 'xstate';
 import type { McpServerEvent } from '../../lib/trace/trace-events.js';
 import { type Connection, type ConnectOptions, connectServer } from './connect.js';
+import type { DroppedTool } from './list-tools.js';
+import { whilePending } from './request-signal.js';
 import { serverMachine } from './server-machine.js';
 
 /** A lifecycle step, for the trace: `{ server: 'docs', state: 'restarting', problem: 'the connection closed' }` (the mcp_server line without its kind). */
@@ -33,6 +35,8 @@ export class ServerHandle {
   readonly settled: Promise<void>;
   /** The tools listed by the first start ([] if it failed). */
   firstTools: ServerTool[] = [];
+  /** Tools of the first list that were dropped (an invalid definition), with why. */
+  firstDropped: DroppedTool[] = [];
   /** The latest start, so that closing during one waits until its process is ended too. */
   private attempt: Promise<Connection> | null = null;
 
@@ -60,8 +64,10 @@ export class ServerHandle {
       last = state;
       const { connection, restarts, problem } = snapshot.context;
       if (state === 'ready' && connection) {
-        if (this.firstTools.length === 0 && restarts === 0) this.firstTools = connection.tools;
-        else this.onTools(connection.tools);
+        if (this.firstTools.length === 0 && restarts === 0) {
+          this.firstTools = connection.tools;
+          this.firstDropped = connection.dropped;
+        } else this.onTools(connection.tools);
       }
       this.note({
         server: name,
@@ -97,7 +103,10 @@ export class ServerHandle {
     const connection = await this.whenReady(signal);
     if ('message' in connection) return connection;
     try {
-      const result = await connection.client.callTool({ name: tool, arguments: args }, undefined, { signal, timeout: timeoutMs });
+      // The call's own signal follows the run's only while it is pending: an answered call is never cancelled.
+      const result = await whilePending(signal, (own) =>
+        connection.client.callTool({ name: tool, arguments: args }, undefined, { ...(own ? { signal: own } : {}), timeout: timeoutMs }),
+      );
       return { kind: 'result', result: result as ToolResult };
     } catch (error) {
       if (signal.aborted) return { kind: 'aborted', message: 'the call was cancelled (the run is stopping)' };

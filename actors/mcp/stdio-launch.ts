@@ -18,6 +18,8 @@ export interface StdioLaunch {
   cwd: string;
   /** One line for the trace: sandboxed or not, and why. */
   sandbox: string;
+  /** For a failed start: links among the server's files that point where the sandbox shows nothing, and the `readable` that would show them. */
+  readableHint?: string;
 }
 
 export interface LaunchContext {
@@ -57,13 +59,78 @@ export function planStdioLaunch(server: StdioServerRules, context: LaunchContext
     extraReadable: [...installFolders(server, env.PATH ?? '', context.root), ...server.readable.map((dir) => path.resolve(context.root, dir))],
     env: context.env,
   });
+  const shown = [context.root, ...installFolders(server, env.PATH ?? '', context.root), ...server.readable.map((dir) => path.resolve(context.root, dir))];
+  const hint = readableHint(linkedOutside(server, { cwd, pathValue: env.PATH ?? '', shown }));
   return {
     // The plan's root is only where the sandbox starts (--chdir); the workspace mounts are already in it.
     argv: watchedArgv(command, limits, { bwrap: mode.bwrap, plan: { ...plan, root: cwd } }),
     env,
     cwd,
     sandbox: `in the run's bubblewrap sandbox (network ${policy.network ? 'on' : 'off'})`,
+    ...(hint ? { readableHint: hint } : {}),
   };
+}
+
+/** Where the system lives: links into these resolve in the sandbox too (it shows them read-only). */
+const SYSTEM_FOLDERS = ['/usr', '/bin', '/lib', '/lib64', '/etc', '/opt', '/nix'];
+
+/**
+ * Links among a server's files whose target the sandbox does not show: the command or a script that is a link, and
+ * the entries of the folders its imports resolve from (`node_modules/<dep>` linked by npm link, pnpm or a workspace
+ * package). Such a server starts on the host and fails in the sandbox ("Cannot find module"); `readable` fixes it.
+ */
+function linkedOutside(server: StdioServerRules, options: { cwd: string; pathValue: string; shown: readonly string[] }): { link: string; target: string }[] {
+  const visible = (file: string) => [...options.shown, ...SYSTEM_FOLDERS].some((folder) => isWithin(folder, file));
+  const command = server.command.includes('/') ? path.resolve(options.cwd, server.command) : findOnPath(server.command, options.pathValue);
+  const scripts = server.args.filter((arg) => /\.(?:[cm]?js|ts|py)$/.test(arg)).map((arg) => path.resolve(options.cwd, arg));
+  const found: { link: string; target: string }[] = [];
+  const consider = (link: string) => {
+    const target = realPath(link);
+    if (target && target !== link && !visible(target) && !found.some((each) => each.target === target)) found.push({ link, target });
+  };
+  for (const file of [command, ...scripts]) {
+    if (!file || !isFile(file)) continue;
+    consider(file);
+    const folder = folderOf(realPath(file) ?? file);
+    for (const entry of linkedEntries(folder)) consider(entry);
+  }
+  return found.slice(0, 5);
+}
+
+/** The entries of a folder and of its `node_modules` (scoped packages included) that are symbolic links. */
+function linkedEntries(folder: string): string[] {
+  const folders = [folder, path.join(folder, 'node_modules')];
+  const links: string[] = [];
+  for (const each of folders)
+    for (const entry of listFolder(each)) {
+      const full = path.join(each, entry.name);
+      if (entry.isSymbolicLink()) links.push(full);
+      else if (entry.isDirectory() && entry.name.startsWith('@'))
+        for (const scoped of listFolder(full)) if (scoped.isSymbolicLink()) links.push(path.join(full, scoped.name));
+    }
+  return links.slice(0, 2_000);
+}
+
+function listFolder(folder: string): fs.Dirent[] {
+  try {
+    return fs.readdirSync(folder, { withFileTypes: true });
+  } catch {
+    return [];
+  }
+}
+
+function realPath(file: string): string | null {
+  try {
+    return fs.realpathSync(file);
+  } catch {
+    return null;
+  }
+}
+
+function readableHint(links: readonly { link: string; target: string }[]): string | undefined {
+  if (links.length === 0) return undefined;
+  const targets = [...new Set(links.map((each) => folderOf(each.target)))];
+  return `${links.map((each) => `${each.link} links to ${each.target}`).join(', ')}, which the sandbox does not show: add "readable": ${JSON.stringify(targets)} to the server (or "sandbox": false)`;
 }
 
 /**

@@ -12,6 +12,8 @@ const MAX_MESSAGE_BYTES = 32 * 1024 * 1024;
 const MAX_STDERR_BYTES = 4 * 1024 * 1024;
 /** From SIGTERM to SIGKILL when a server is closed. */
 const CLOSE_GRACE_MS = 2_000;
+/** From a server's stdout closing to ending the connection, unless the process exits first (then its exit is the reason). */
+const STDOUT_END_GRACE_MS = 100;
 /** How long a close waits for the server's processes outside its group (a sandbox's) to be gone after SIGKILL. */
 const FAMILY_WAIT_MS = 2_000;
 
@@ -44,6 +46,7 @@ export class GroupStdioTransport implements Transport {
   private closing: Promise<void> | null = null;
   private stderrTail = '';
   private exit: string | null = null;
+  private closeTold = false;
 
   constructor(private readonly options: StdioTransportOptions) {
     this.log = fs.createWriteStream(options.stderrPath, { flags: 'a' });
@@ -78,15 +81,24 @@ export class GroupStdioTransport implements Transport {
       });
       child.once('spawn', () => resolve());
       child.once('close', (code, signal) => {
-        this.exit = `the server exited (${signal ?? `code ${code}`})`;
-        this.note(`[rein] ${this.exit}`);
+        this.exit ??= `the server exited (${signal ?? `code ${code}`})`;
+        this.note(`[rein] the server exited (${signal ?? `code ${code}`})`);
         this.child = null;
-        this.onclose?.();
+        this.tellClosed();
       });
       child.stdin?.on('error', (error) => this.onerror?.(error));
       child.stdout?.on('data', (chunk: Buffer) => this.read(chunk));
+      // A server that closes its stdout can answer nothing more: the connection ends now (pending calls fail at
+      // once instead of at their timeout), and the server is ended with it, as the MCP lifecycle's shutdown says.
+      // A server that exits closes its stdout a moment before its exit is seen: that is told as its exit.
+      child.stdout?.once('end', () => setTimeout(() => this.stdoutClosed(), STDOUT_END_GRACE_MS));
       child.stderr?.on('data', (chunk: Buffer) => this.keepStderr(chunk));
     });
+  }
+
+  /** A line for the server's log from a layer above (a dropped response). */
+  report(text: string): void {
+    this.note(text);
   }
 
   send(message: JSONRPCMessage): Promise<void> {
@@ -120,6 +132,20 @@ export class GroupStdioTransport implements Transport {
       for (let waited = 0; waited < FAMILY_WAIT_MS && !family.every(isGone); waited += 10) await new Promise((resolve) => setTimeout(resolve, 10));
     }
     await new Promise<void>((resolve) => this.log.end(resolve));
+  }
+
+  private stdoutClosed(): void {
+    if (this.closing || this.closeTold) return;
+    this.exit ??= 'the server closed its stdout';
+    this.note('[rein] the server closed its stdout: the connection ends and the server is stopped');
+    this.tellClosed();
+    void this.close();
+  }
+
+  private tellClosed(): void {
+    if (this.closeTold) return;
+    this.closeTold = true;
+    this.onclose?.();
   }
 
   private read(chunk: Buffer): void {

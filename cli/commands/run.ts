@@ -2,8 +2,9 @@ import { existsSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { openAIModelSource, resolveEndpoint } from 'rein/actors';
 import { ModelEndpointError, UsageError } from 'rein/lib';
-import { approvalOverride, type Plain } from 'rein/rules';
+import { approvalModeNotice, approvalOverride, type Plain, unsandboxedAsks } from 'rein/rules';
 import { checkTaskFits, chooseRunDir, loadRules } from 'rein/run';
+import { resolveSandbox } from 'rein/sandbox';
 import type { RunObservers } from 'rein-visualizer/server/live-viz.js';
 import { keepsServing, parsePort } from 'rein-visualizer/server/viz-flags.js';
 import { type FlagSpec, numberFlag, type ParsedCommand, parseCommand, stringFlag } from '../args.js';
@@ -31,8 +32,10 @@ rein run <repo> - --test-cmd "<cmd>" [options]          (the task on standard in
   --max-steps N          step budget            --max-seconds N     time budget
   --max-tokens N         token cap              --max-cost USD      cost cap (needs a price for the model)
   --context-window N     the model's context window, in tokens
-  --approval MODE        never (ask about nothing), on-request (ask before commands, jobs and MCP tools),
-                         untrusted (ask before everything but reads); sets approvals.default/ask/allow
+  --approval MODE        Codex's modes: untrusted (only known-safe reading commands run unasked), on-request
+                         (trust the sandbox: ask only for MCP tools, and for commands when there is no
+                         sandbox), never (ask about nothing); rein's ask-commands (ask before every command,
+                         job and MCP tool); sets approvals.default/ask/allow
   --trace PATH           trace file (default: <run-dir>/trace.jsonl)
   --run-dir DIR          where the trace, record and saved state go (default: <repo>/.rein/runs/<id>)
   --viz                  serve the live visualizer on 127.0.0.1 (the URL is printed)
@@ -80,6 +83,19 @@ function ruleOverrides(command: string, parsed: ParsedCommand): Plain {
     verification: { command: stringFlag(parsed, 'test-cmd') },
     ...approvalOverride(stringFlag(parsed, 'approval')),
   };
+}
+
+/** A mode that trusts the sandbox (on-request) asks before commands and jobs when the run has none: there is nothing to trust then. */
+function trustSandboxOrAsk(rules: Awaited<ReturnType<typeof loadRules>>['rules'], mode: string | undefined, io: Io): void {
+  const deprecated = approvalModeNotice(mode);
+  if (deprecated) io.stderr.write(`rein: ${deprecated}\n`);
+  const sandbox = resolveSandbox({ sandbox: rules.permissions.sandbox, network: rules.permissions.network });
+  const asks = unsandboxedAsks(mode, sandbox.kind === 'bwrap');
+  if (asks.length === 0) return;
+  rules.approvals.ask = [...rules.approvals.ask, ...asks] as typeof rules.approvals.ask;
+  io.stderr.write(
+    `rein: --approval ${mode} trusts the sandbox, and this run has none (${'reason' in sandbox ? sandbox.reason : 'off'}): commands and jobs ask first\n`,
+  );
 }
 
 export async function runCommand(argv: string[], io: Io, env: NodeJS.ProcessEnv): Promise<number> {
@@ -145,6 +161,7 @@ async function startRunCommand(parsed: ParsedCommand, repo: string, task: string
   for (const notice of notices)
     io.stderr.write(`${notice}
 `);
+  trustSandboxOrAsk(rules, stringFlag(parsed, 'approval'), io);
   const testCmd = rules.verification.command;
   if (!testCmd && rules.verification.gate)
     throw new UsageError('rein run: no verification command: pass --test-cmd "<cmd>" (or set verification.command in the rules)');

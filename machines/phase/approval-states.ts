@@ -7,13 +7,22 @@ import type { PhasePlan } from './plan.js';
  * ask, allow, default) and denied ones are answered with the denial.
  */
 export function screenStates(plan: PhasePlan) {
-  const { policy } = plan;
+  const { policy, rules } = plan;
   return {
     screen: harnessSetup.createStateConfig({
       description: plan.asks
         ? 'Judge the next calls by the approval rules (deny, remembered, ask, allow, default): denied ones are answered with the denial, the first that needs an answer waits.'
         : 'Judge the next calls by the approval rules (deny, remembered, allow, default): denied ones are answered with the denial; no rule here asks, so none waits.',
-      entry: { type: 'screenCalls', params: { policy, oneAtATime: plan.hooks.preToolUse, asks: plan.asks } },
+      entry: {
+        type: 'screenCalls',
+        params: {
+          policy,
+          oneAtATime: plan.hooks.preToolUse,
+          asks: plan.asks,
+          // The gate's own checks are never asked about (a deny rule still refuses them).
+          verification: rules.verification.checks.flatMap((check) => (check.command ? [check.command] : [])),
+        },
+      },
       always: [...(plan.asks ? [{ guard: 'approvalPending', target: 'awaitingApproval' } as const] : []), { target: 'act' }],
     }),
   };

@@ -1,5 +1,5 @@
 import type { ContextInput, ContextOutput, ModelInput, ToolsInput } from '../actor-contracts.js';
-import { deniedCalls, toolBatch } from '../approval-handling.js';
+import { deniedCalls, personApprovedCalls, toolBatch } from '../approval-handling.js';
 import { completionAllowance } from '../budgets.js';
 import { harnessSetup } from '../harness-setup.js';
 import type { ToolsOutput } from '../types.js';
@@ -131,7 +131,7 @@ function actState(plan: PhasePlan) {
         phase,
         step: context.step,
         offset: context.cursor,
-        ...(approves ? { denied: deniedCalls(context), approvals: plan.policy } : {}),
+        ...(approves ? { denied: deniedCalls(context), approvals: plan.policy, approvedByPerson: personApprovedCalls(context) } : {}),
       }),
       onDone: [
         ...(plan.hooks.postToolUse

@@ -31,7 +31,10 @@ function candidates(word: string): string[] {
 }
 
 function namesWorkspacePath(text: string, roots: readonly string[]): boolean {
-  const expanded = text.replace(/^(?:~|\$HOME|\$\{HOME\})(?=\/|$)/, homedir());
+  const expanded = text
+    .replace(/^(?:~|\$HOME|\$\{HOME\})(?=\/|$)/, homedir())
+    // The hook's own variables for the workspace (CLAUDE_PROJECT_DIR is Claude Code's name for it): a path below them is inside.
+    .replace(/^(?:\$(?:CLAUDE_PROJECT_DIR|REIN_WORKSPACE)|\$\{(?:CLAUDE_PROJECT_DIR|REIN_WORKSPACE)\})(?=\/|$)/, roots[0]!);
   if (isAbsolute(expanded)) return roots.some((root) => isInside(root, resolve(expanded)));
   // A word with blanks in it is a message or a pattern more often than a path; if it is a file there, it is found below.
   if (!/\s/.test(expanded) && (expanded.includes('/') || expanded.startsWith('.'))) return true;

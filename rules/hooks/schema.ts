@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { claudeHookEvents, claudeHooks, unknownHookKey } from './claude-dialect.js';
 
 /**
  * Lifecycle hooks: commands rein runs at named moments of a run, with the
@@ -22,6 +23,16 @@ const hook = z.strictObject({
     .optional()
     .describe('Or: the name of a function the .ts/.js rules file exports in `hookFunctions`, called with the event (returns the same answer a command prints)'),
   tools: z.string().min(1).default('*').describe('For preToolUse and postToolUse: tool name pattern the hook is for (mcp__* matches MCP tools)'),
+  matcher: z
+    .string()
+    .optional()
+    .describe(
+      'For preToolUse and postToolUse, instead of tools: a Claude Code matcher (Bash|Edit, mcp__github__.*), tested against the tool’s Claude Code name (Bash for run) and its rein name',
+    ),
+  after: z
+    .enum(['success', 'failure'])
+    .optional()
+    .describe('For postToolUse: only after a call that succeeded (Claude Code’s PostToolUse) or failed (PostToolUseFailure)'),
   timeoutSeconds: z.number().positive().default(30).describe('Seconds the hook may take; a hook that times out is reported and fails closed'),
   where: z
     .enum(['sandbox', 'host'])
@@ -45,13 +56,29 @@ const oneHook = hook.refine((value) => (value.command === undefined) !== (value.
 });
 const list = (what: string) => z.array(oneHook).default([]).describe(what);
 
-export const hooksSchema = z.strictObject({
+const momentLists = {
   preToolUse: list('Before a tool call: may answer {"decision":"allow"|"deny"|"ask","message":…}; exit 2 denies; a crash or timeout denies'),
   postToolUse: list('After a tool call: may answer {"note":…}, added to that call’s result for the model; a crash is reported'),
   phaseChange: list('When the run enters another phase; its answer is ignored, a crash is reported'),
   beforeFinish: list('Before the gate judges a finish: {"decision":"deny","message":…} (or exit 2) refuses it with that reason; a crash or timeout refuses it'),
   runEnd: list('When the run ends (any status); a crash is reported'),
-});
+};
+
+/** rein's moments, and Claude Code's events (`PreToolUse: [{ matcher, hooks: [...] }]`) folded into them after rein's own hooks of that moment. */
+const hookKeys = { ...momentLists, ...claudeHookEvents };
+export const hooksSchema = z
+  .looseObject(hookKeys)
+  .superRefine((value, context) => {
+    for (const key of Object.keys(value))
+      if (!(key in hookKeys)) context.addIssue({ code: 'custom', path: [key], message: unknownHookKey(key), input: value[key] });
+  })
+  .transform((value) => {
+    const fromClaude = claudeHooks(value);
+    const moments = Object.fromEntries(
+      HOOK_MOMENTS.map((moment) => [moment, [...value[moment], ...(fromClaude[moment] ?? []).map((spec) => oneHook.parse(spec))]]),
+    );
+    return moments as { [M in HookMoment]: HookSpec[] };
+  });
 export type Hooks = z.output<typeof hooksSchema>;
 
 /** Whether any hook is configured. */

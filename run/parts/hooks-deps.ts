@@ -1,6 +1,8 @@
+import { basename } from 'node:path';
 import { planHookLaunch } from '../../actors/hooks/hook-launch.js';
 import type { HooksDeps } from '../../actors/hooks/hooks-actor.js';
 import type { HookOutcome } from '../../actors/hooks/run-hook.js';
+import { runFile } from '../record/run-dir.js';
 import type { Tracer } from '../record/trace.js';
 import type { RunOptions } from '../start-run.js';
 import { policyOf } from './sandbox.js';
@@ -16,12 +18,14 @@ export function hooksDepsFor(options: RunOptions, workspace: string, trace: Trac
     root: workspace,
     policy: policyOf(options.rules),
     env: process.env,
-    hookEnv: { REIN_WORKSPACE: workspace, REIN_RUN_DIR: options.runDir },
+    // CLAUDE_PROJECT_DIR: Claude Code's name for the project folder, so its hook commands run unchanged.
+    hookEnv: { REIN_WORKSPACE: workspace, REIN_RUN_DIR: options.runDir, CLAUDE_PROJECT_DIR: workspace },
     protectedFiles: options.configPath ? [options.configPath] : [],
   };
   return {
     hooks: options.rules.hooks,
     launch: (command, spec) => planHookLaunch(command, spec.where, context),
+    session: { id: basename(options.runDir), transcriptPath: runFile(options.runDir, 'record'), cwd: workspace },
     secrets: (options.secrets ?? []).filter((secret) => secret.length >= 6),
     ...(options.hookFunctions ? { functions: options.hookFunctions } : {}),
     onOutcome: (outcome: HookOutcome, step: number) => {

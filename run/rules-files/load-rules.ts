@@ -12,6 +12,7 @@ import { type RuleActionRegistry, registerActions } from '../../machines/rule-ac
 import { checkRuleReferences } from '../../machines/rules-check.js';
 import { withEndpointProfile } from '../../rules/endpoint-profiles.js';
 import { HOOK_MOMENTS, type HookFunction } from '../../rules/hooks/schema.js';
+import { foldMcpServers } from '../../rules/mcp-servers.js';
 import { mergeRules, type Plain } from '../../rules/merge.js';
 import { requirePreset } from '../../rules/presets.js';
 import { type Rules, rulesSchema } from '../../rules/schema.js';
@@ -106,6 +107,7 @@ export async function loadRules(options: LoadRulesOptions = {}): Promise<LoadedR
   const decided = configPath ? await decideTrust(configPath, options, notices) : undefined;
   if (configPath && decided) {
     ({ rules: fileLayer, extensions } = await readConfigFile(configPath, decided.trust));
+    fileLayer = foldServersIn(fileLayer, configPath);
     sources.push(configPath);
   }
   if (options.overrides && Object.keys(options.overrides).length > 0) sources.push('command-line flags');
@@ -206,6 +208,15 @@ function refuseLoosening(
         : `Review the file, then run \`rein trust ${workspace ?? dirname(configPath)}\` to use it as it is; or pass your own rules with --config`,
     ].join('\n'),
   );
+}
+
+/** A top-level `mcpServers` (the shape MCP clients document) read as `mcp.servers`, before anything judges the file. */
+function foldServersIn(layer: Plain, configPath: string): Plain {
+  try {
+    return foldMcpServers(layer) as Plain;
+  } catch (error) {
+    throw new UsageError(`${configPath}: ${(error as Error).message}`);
+  }
 }
 
 function fromWorkspace(file: string, workspace: string): boolean {

@@ -115,7 +115,16 @@ describe('hook states in a real run: each moment on the chart and in the trace',
     expect(run.tools[0]).toMatch(/^exit=0[\s\S]*\n\[hook note\] checked$/);
     const [post, phase, ended] = hooks.map((line) => JSON.parse(String(line.kind === 'hook' && line.stderr)) as Record<string, unknown>);
     expect(post).toMatchObject({ moment: 'postToolUse', call: { tool: 'run', args: { command: 'true' } }, result: { ok: true } });
-    expect(phase).toEqual({ moment: 'phaseChange', from: 'build', to: 'verify', step: 1 });
+    expect(phase).toEqual({
+      moment: 'phaseChange',
+      from: 'build',
+      to: 'verify',
+      step: 1,
+      hook_event_name: 'phaseChange',
+      session_id: expect.any(String),
+      transcript_path: expect.stringMatching(/record\.jsonl$/),
+      cwd: run.workspace,
+    });
     expect(moves).toContain('build.route -> verify.settleHook');
     expect(ended).toMatchObject({ moment: 'runEnd', status: 'done', steps: 2 });
     // Each ran in a sandbox of its own, as the default says.

@@ -48,11 +48,11 @@ describe('allow rules match the parsed command, never a string prefix', () => {
   });
 
   it.each([
-    'git diff',
-    'git diff --stat HEAD~1',
-    'git status --short',
-    'git log --oneline -5',
-    'git show HEAD',
+    'grep -rn TODO src',
+    'find . -name "*.py"',
+    'rg -n foo',
+    'head -5 README.md',
+    'stat a.txt',
     'ls',
     'ls -la src',
     "cat 'a file.txt'",

@@ -6,6 +6,8 @@ import { compileRuleRegex, ruleRegexIssue } from '../../lib/rule-regex.js';
 interface DenyRule {
   pattern: RegExp;
   reason: string;
+  /** A person's explicit approval of the call lets it run: the rule guards against the model's mistakes, not the person's choices. */
+  overridable?: true;
 }
 
 // Building blocks. A "command position" is the start of the text or of a
@@ -27,6 +29,8 @@ const DOWNLOADERS = word('curl|wget');
 const BLOCK_DEVICES = String.raw`/dev/(?:sd[a-z]|hd[a-z]|vd[a-z]|xvd[a-z]|nvme\d|mmcblk\d|md\d|dm-\d|loop\d|disk\d|mapper/)`;
 
 const DOWNLOAD_RUN = 'running a downloaded script without reviewing it';
+/** Marks a rule a person's explicit approval of the call overrides (docs/approvals-and-hooks.md lists them). */
+const OVERRIDABLE = { overridable: true } as const;
 
 /**
  * `token`, only its first occurrence within a stretch of `allowed` characters. For a rule whose token is followed by
@@ -60,20 +64,23 @@ export const DENY_RULES: readonly DenyRule[] = [
     `${AT_COMMAND}ch(?:mod|own|grp)(?=\\s)${RECURSIVE_FLAG}${SEGMENT}${DANGEROUS_TARGET}`,
     'recursive permission or owner change on the filesystem root, the home directory or a system directory',
   ),
-  rule(word('sudo|doas|pkexec'), 'privilege escalation (sudo, doas, pkexec, su)'),
-  rule(`${AT_COMMAND}su(?=\\s|$)`, 'privilege escalation (sudo, doas, pkexec, su)'),
+  rule(word('sudo|doas|pkexec'), 'privilege escalation (sudo, doas, pkexec, su)', OVERRIDABLE),
+  rule(`${AT_COMMAND}su(?=\\s|$)`, 'privilege escalation (sudo, doas, pkexec, su)', OVERRIDABLE),
   rule(
     `${AT_COMMAND}git(?:\\s+(?:-[Cc]\\s+\\S+|--?[\\w-]+(?:=\\S+)?))*\\s+push\\b`,
     'git push publishes work outside the workspace; leave pushing to a person',
+    OVERRIDABLE,
   ),
-  rule(`${firstIn(DOWNLOADERS, '.', '\\n')}.*\\|\\s*${PREFIX}(?:\\S*/)?${word(SHELLS)}`, `piping a download into a shell: ${DOWNLOAD_RUN}`),
+  rule(`${firstIn(DOWNLOADERS, '.', '\\n')}.*\\|\\s*${PREFIX}(?:\\S*/)?${word(SHELLS)}`, `piping a download into a shell: ${DOWNLOAD_RUN}`, OVERRIDABLE),
   rule(
     `${firstIn(DOWNLOADERS, '.', '\\n')}.*\\|\\s*${PREFIX}(?:\\S*/)?(?:${INTERPRETERS})(?=\\s*(?:$|[;&|)]|-(?:\\s|$))|\\s+-[ce]\\s.*\\b(?:exec|eval|runInThisContext|Function)\\b)`,
     `piping a download into an interpreter: ${DOWNLOAD_RUN}`,
+    OVERRIDABLE,
   ),
   rule(
     `(?:${word(`${SHELLS}|${INTERPRETERS}|source|eval`)}|(?<![\\w.])\\.)(?:\\s+-\\S+)*\\s+["']?(?:<\\(|\\$\\(|\`)\\s*${DOWNLOADERS}`,
     `executing a download through a substitution: ${DOWNLOAD_RUN}`,
+    OVERRIDABLE,
   ),
   rule(word(String.raw`mkfs(?:\.\w+)?|mke2fs|mkswap|wipefs`), 'creating or wiping a filesystem'),
   rule(`${firstIn(word('dd'), '[^;&|\\n]', '[;&|\\n]')}${SEGMENT}\\bof=["']?/dev/(?!null\\b|zero\\b|stdout\\b|stderr\\b|fd/)`, 'dd writing to a device'),
@@ -87,6 +94,14 @@ export const DENY_RULES: readonly DenyRule[] = [
   ),
 ];
 
+/** How a text is judged: for a call a person approved, or as prose (an MCP argument the user's rules name as prose). */
+interface DenyOptions {
+  /** The overridable built-in rules do not apply. */
+  approvedByPerson?: boolean;
+  /** No built-in rule applies (the text is not a command); the rules file's own patterns still do. */
+  prose?: boolean;
+}
+
 /**
  * Checks a shell command against the built-in rules and extra regex sources
  * (from the rules file). Returns the policy message, or `null` when allowed.
@@ -98,8 +113,9 @@ export function checkCommand(
   command: string,
   // Stryker disable next-line ArrayDeclaration: a default holding any pattern that no command contains blocks nothing, as [] does
   extraPatterns: readonly string[] = [],
+  options: DenyOptions = {},
 ): string | null {
-  const hit = findDenyRule(command, extraPatterns);
+  const hit = findDenyRule(command, extraPatterns, options);
   return hit === null ? null : `Blocked by policy: ${hit.reason}. Choose a safer action.`;
 }
 
@@ -113,12 +129,15 @@ export function findDenyRule(
   command: string,
   // Stryker disable next-line ArrayDeclaration: a default holding any pattern that no command contains blocks nothing, as [] does
   extraPatterns: readonly string[] = [],
+  options: DenyOptions = {},
 ): DenyRule | null {
   if (command.length > MAX_JUDGED_CHARS) return TOO_LONG;
   enableLinearRegExp();
   const normalized = normalizeCommand(command);
   const extra = compileDenyPatterns(extraPatterns);
-  return DENY_RULES.find(({ pattern }) => pattern.test(normalized)) ?? extra.find(({ pattern }) => pattern.test(command) || pattern.test(normalized)) ?? null;
+  // A person's explicit approval is final over the overridable built-ins, and prose is no command; the person's own patterns (extra) still apply.
+  const builtIns = options.prose ? [] : options.approvedByPerson ? DENY_RULES.filter((each) => !each.overridable) : DENY_RULES;
+  return builtIns.find(({ pattern }) => pattern.test(normalized)) ?? extra.find(({ pattern }) => pattern.test(command) || pattern.test(normalized)) ?? null;
 }
 
 /** The longest command the rules are matched against; each rule is linear in it, but a longer one is not judged at all. */
@@ -158,6 +177,6 @@ export function normalizeCommand(command: string): string {
     .replace(/[ \t]+/g, ' ');
 }
 
-function rule(source: string, reason: string): DenyRule {
-  return { pattern: new RegExp(source), reason };
+function rule(source: string, reason: string, options: { overridable?: true } = {}): DenyRule {
+  return { pattern: new RegExp(source), reason, ...options };
 }

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { argsHash, callFacts } from '../../../rules/approvals/call-facts.js';
 import { type ApprovalPolicy, judgeCall, policyCanStop } from '../../../rules/approvals/evaluate.js';
 import { wildcard } from '../../../rules/approvals/patterns.js';
-import { approvalPresetLayer } from '../../../rules/approvals/presets.js';
+import { approvalModeNotice, approvalPresetLayer, unsandboxedAsks } from '../../../rules/approvals/presets.js';
 import { type RememberedDecision, toRemember } from '../../../rules/approvals/remembered.js';
 import { approvalsSchema, phaseApprovalsSchema } from '../../../rules/approvals/schema.js';
 
@@ -94,17 +94,35 @@ describe('approval rules: deny, then remembered, then ask, then allow, then the 
     expect(argsHash('run', '{"command":"ls"}')).not.toBe(argsHash('job', '{"command":"ls"}'));
   });
 
-  it('presets: never asks nothing, on-request asks before commands, untrusted asks before edits but not reads', () => {
+  it("modes: Codex's names keep Codex's meanings; rein's ask-commands asks before every command", () => {
     const preset = (name: string) => policyOf(approvalPresetLayer(name));
     expect(judge('run', { command: 'make' }, preset('never')).verdict).toBe('allow');
-    expect(judge('run', { command: 'make' }, preset('on-request')).verdict).toBe('ask');
-    expect(judge('edit_file', { path: 'a' }, preset('on-request')).verdict).toBe('allow');
-    expect(judge('edit_file', { path: 'a' }, preset('untrusted')).verdict).toBe('ask');
+    // on-request trusts the sandbox: commands, jobs and edits run; MCP tools (possibly outside it) ask.
+    expect(judge('run', { command: 'make' }, preset('on-request')).verdict).toBe('allow');
+    expect(judge('job', {}, preset('on-request')).verdict).toBe('allow');
+    expect(judge('mcp__github__create_issue', {}, preset('on-request')).verdict).toBe('ask');
+    expect(preset('on-failure')).toEqual(preset('on-request'));
+    expect(judge('run', { command: 'make' }, preset('ask-commands')).verdict).toBe('ask');
+    expect(judge('edit_file', { path: 'a' }, preset('ask-commands')).verdict).toBe('allow');
+    // untrusted: known-safe reads run, the workspace may be edited, anything else asks; git asks (its config can run programs).
+    expect(judge('edit_file', { path: 'a' }, preset('untrusted')).verdict).toBe('allow');
     expect(judge('read_file', { path: 'a' }, preset('untrusted')).verdict).toBe('allow');
-    expect(judge('run', { command: 'git status' }, preset('untrusted')).verdict).toBe('allow');
-    expect(judge('run', { command: 'git status; curl x' }, preset('untrusted')).verdict).toBe('ask');
-    expect(judge('run', { command: 'git diff --output=.bashrc' }, preset('untrusted')).verdict).toBe('ask');
+    expect(judge('run', { command: 'grep -rn TODO src' }, preset('untrusted')).verdict).toBe('allow');
+    expect(judge('run', { command: 'find . -name "*.ts"' }, preset('untrusted')).verdict).toBe('allow');
+    expect(judge('run', { command: 'find . -name x -exec rm {} +' }, preset('untrusted')).verdict).toBe('ask');
+    expect(judge('run', { command: 'git status' }, preset('untrusted')).verdict).toBe('ask');
+    expect(judge('run', { command: 'make' }, preset('untrusted')).verdict).toBe('ask');
+    expect(judge('run', { command: 'ls; curl x' }, preset('untrusted')).verdict).toBe('ask');
+    expect(judge('run', { command: 'grep --output=.bashrc x' }, preset('untrusted')).verdict).toBe('ask');
     expect(() => approvalPresetLayer('untrustd')).toThrow(/did you mean "untrusted"/);
+  });
+
+  it('a mode that trusts the sandbox asks before commands and jobs when the run has none', () => {
+    expect(unsandboxedAsks('on-request', false)).toEqual(['run', 'job']);
+    expect(unsandboxedAsks('on-failure', false)).toEqual(['run', 'job']);
+    expect(unsandboxedAsks('on-request', true)).toEqual([]);
+    expect(unsandboxedAsks('never', false)).toEqual([]);
+    expect(approvalModeNotice('on-failure')).toMatch(/deprecated/);
   });
 
   it('policyCanStop: only a policy with a deny or ask rule or a default other than allow puts approvals on the chart', () => {

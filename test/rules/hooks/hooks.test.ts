@@ -70,7 +70,9 @@ describe('combining hook answers and the fail-closed rule (hooks/hooks-actor.ts)
     const failed = [outcome({ decision: 'allow' }), outcome({ problem: 'timed out after 1 s', command: './slow.sh' })];
     expect(combineOutcomes('preToolUse', failed)).toMatchObject({ decision: 'deny', message: expect.stringContaining('./slow.sh') });
     expect(combineOutcomes('beforeFinish', failed).decision).toBe('deny');
-    expect(combineOutcomes('postToolUse', failed).decision).toBe('allow');
+    // After a call nothing is decided: the problem is traced, and a block is feedback for the model.
+    expect(combineOutcomes('postToolUse', failed).decision).toBeNull();
+    expect(combineOutcomes('postToolUse', [outcome({ decision: 'deny', message: 'lint failed' })])).toEqual({ decision: null, notes: ['lint failed'] });
     expect(combineOutcomes('runEnd', [outcome({ problem: 'exit 1' })]).decision).toBeNull();
   });
 });

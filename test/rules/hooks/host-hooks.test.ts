@@ -41,6 +41,9 @@ describe('a host hook may not run what the agent can rewrite (rules/hooks/host-h
     expect(found(`notify-send "rein: step 3/4 done"`)).toEqual([]);
     expect(found('~/.config/rein/hooks/notify.sh')).toEqual([]);
     expect(found('/usr/local/bin/notify')).toEqual([]);
+    // Claude Code's name for the project folder (and rein's own) is the workspace: a script below it is inside.
+    expect(found('"$CLAUDE_PROJECT_DIR"/.claude/hooks/check.sh')).toEqual(['$CLAUDE_PROJECT_DIR/.claude/hooks/check.sh']);
+    expect(found('${REIN_WORKSPACE}/x.sh')).toEqual(['${REIN_WORKSPACE}/x.sh']);
   });
 
   it('refuses where: host with a workspace script before a run starts, naming the hook, the path and the fix', async () => {
