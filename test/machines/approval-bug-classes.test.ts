@@ -18,11 +18,12 @@ const run = (command: string) => ({ name: 'run', args: { command } });
 describe('approval bug classes, each with a case that would expose it', () => {
   it('"asked again after don\'t ask again": a remembered command is not asked in the next turn', () => {
     const harness = start({ approvals: { ask: ['run'] } });
-    harness.reply({ calls: [run('npm test')] });
+    // Not the verification command: the gate's own check is never asked about.
+    harness.reply({ calls: [run('make lint')] });
     harness.answer({ verdict: 'allow', remember: 'command' });
-    harness.tools([ran('npm test', 1)]);
+    harness.tools([ran('make lint', 1)]);
     harness.contextReady();
-    expect(harness.reply({ calls: [run('npm test')] }).state).toMatch(/\.act$/);
+    expect(harness.reply({ calls: [run('make lint')] }).state).toMatch(/\.act$/);
   });
 
   it('"allow rules ignored": an allow rule beats a default of ask', () => {
