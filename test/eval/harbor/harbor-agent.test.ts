@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { atifTrajectorySchema } from '../../../telemetry/atif/atif-schema.js';
@@ -228,7 +228,9 @@ describe('the Harbor installed agent, without Docker', () => {
     } finally {
       await hanging.close();
     }
-  }, 300_000);
+    // The unpacked bundle is many thousand files: removed here, within this test's time, not in the 60 s cleanup hook.
+    rmSync(container, { recursive: true, force: true });
+  }, 600_000);
 
   it.each([
     ['tests', "Harbor's installed-agent interface (the real one when Harbor is installed)"],
