@@ -2,6 +2,7 @@ import { enqueueActions } from 'xstate';
 import type { EndStatus } from '../lib/trace/trace-events.js';
 import { enabledPhases, type Rules } from '../rules/schema.js';
 import { warningRulesOf } from './budgets.js';
+import { usageByAgent } from './delegation/charge.js';
 import { type RefusalParams, refusalUpdate } from './gate.js';
 import { builtInLookup, type GuardLookup } from './guards/explain.js';
 import { guardView } from './guards/guard-view.js';
@@ -79,6 +80,8 @@ function rootConfig(rules: Rules, naming: Naming) {
         actions: { type: 'warnTime', params: { warning: warningRulesOf(rules).time, message: rules.messages.budgetWarning } },
       },
       'clock.expired': { target: '.timeout' },
+      // A delegated child's spending, charged at once wherever the run is (machines/delegation/charge.ts).
+      'delegation.charge': { actions: 'chargeChild' },
     },
     states: {
       ...phases,
@@ -97,6 +100,7 @@ function rootConfig(rules: Rules, naming: Naming) {
       summary: context.summary,
       usage: context.usage,
       reason: context.reason,
+      ...(context.delegated ? { agents: usageByAgent(context) } : {}),
     }),
   });
 }
