@@ -70,7 +70,7 @@ function shortfall(child: BudgetAmounts, minimum: Pick<Delegation, 'minSteps' | 
 }
 
 /** The amounts in words: `12 steps, 300 s, 20,000 tokens, $0.50`. */
-export function describeAmounts(amounts: BudgetAmounts): string {
+function describeAmounts(amounts: BudgetAmounts): string {
   return [
     `${amounts.steps} steps`,
     `${amounts.seconds} s`,
