@@ -55,10 +55,7 @@ describe('delegation: budgets no child can overspend', () => {
     const run = await runScripted({
       files,
       rules: { agents: { explorer: { ...explorer, budget: { share: 1, maxSteps: 3 } } }, verification: { gate: false } },
-      script: [
-        reply(call('delegate', { tasks: [{ agent: 'explorer', task: 'Look around.' }] })),
-        reply(call('finish', { summary: 'done' })),
-      ],
+      script: [reply(call('delegate', { tasks: [{ agent: 'explorer', task: 'Look around.' }] })), reply(call('finish', { summary: 'done' }))],
       agentScripts: { explorer: [{ content: 'Found mean in src/mean.py', calls: [{ name: 'grep', args: { pattern: 'x' } }] }, ...exploring(2)] },
     });
     const result = run.lines('tool').find((line) => line.name === 'delegate')?.result;
