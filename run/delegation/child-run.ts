@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import type { AnswerSource } from '../../actors/approvals/approver.js';
 import { RunInterrupted } from '../../lib/errors.js';
 import { type EndEvent, isEvent, type TraceRecord } from '../../lib/trace/trace-events.js';
 import type { Usage } from '../../lib/usage.js';
@@ -115,7 +116,7 @@ function childOptions(plan: ChildPlan, rules: Rules): RunOptions {
     ...pass('tools'),
     ...pass('replaceTools'),
     ...pass('secrets'),
-    ...pass('answerSources'),
+    ...(options.answerSources ? { answerSources: options.answerSources.map((source) => namedSource(source, plan.link)) } : {}),
     ...pass('approvalPollMs'),
     ...pass('hookFunctions'),
     ...pass('env'),
@@ -164,4 +165,13 @@ function saidIn(runDir: string): string[] {
   return readRecord(join(runDir, 'record.jsonl')).flatMap((message) =>
     message.role === 'assistant' && typeof message.content === 'string' ? [message.content] : [],
   );
+}
+
+/** The parent's answer sources (the terminal, the page), asking about the child's calls with the child named. */
+function namedSource(source: AnswerSource, link: AgentLink): AnswerSource {
+  return {
+    by: source.by,
+    ask: (pending, signal) =>
+      source.ask({ ...pending, reason: `${pending.reason}; asked by agent "${link.agent}" (a child at depth ${link.depth}, ${link.child})` }, signal),
+  };
 }

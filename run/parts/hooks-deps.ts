@@ -16,7 +16,7 @@ export function hooksDepsFor(options: RunOptions, workspace: string, trace: Trac
     root: workspace,
     policy: policyOf(options.rules),
     env: process.env,
-    hookEnv: { REIN_WORKSPACE: workspace, REIN_RUN_DIR: options.runDir },
+    hookEnv: { REIN_WORKSPACE: workspace, REIN_RUN_DIR: options.runDir, ...agentEnv(options) },
     protectedFiles: options.configPath ? [options.configPath] : [],
   };
   return {
@@ -48,4 +48,11 @@ function hookLine(outcome: HookOutcome, step: number) {
     ...(stdout ? { stdout } : {}),
     ...(stderr ? { stderr } : {}),
   };
+}
+
+/** A delegated child's hooks are the parent's: they are told which agent asks, how deep, and for which parent run. */
+function agentEnv(options: RunOptions): Record<string, string> {
+  const link = options.agentLink;
+  if (!link) return {};
+  return { REIN_AGENT: link.agent, REIN_AGENT_DEPTH: String(link.depth), REIN_PARENT_RUN_DIR: link.parentRunDir };
 }
