@@ -48,6 +48,8 @@ interface RunSummary {
   summary?: string;
   reason?: string;
   usage?: Usage;
+  /** With delegated children: the usage split by agent. */
+  agents?: Array<{ agent: string; runs: number; steps: number; usage: Usage }>;
   trace?: string;
   runDir?: string;
   atif?: string;
