@@ -80,8 +80,9 @@ function rootConfig(rules: Rules, naming: Naming) {
         actions: { type: 'warnTime', params: { warning: warningRulesOf(rules).time, message: rules.messages.budgetWarning } },
       },
       'clock.expired': { target: '.timeout' },
-      // A delegated child's spending, charged at once wherever the run is (machines/delegation/charge.ts).
-      'delegation.charge': { actions: 'chargeChild' },
+      // A delegated child's spending, charged at once wherever the run is (machines/delegation/charge.ts); only
+      // where the rules let the run start children.
+      ...(delegates(rules) ? { 'delegation.charge': { actions: 'chargeChild' } as const } : {}),
     },
     states: {
       ...phases,
@@ -103,6 +104,11 @@ function rootConfig(rules: Rules, naming: Naming) {
       ...(context.delegated ? { agents: usageByAgent(context) } : {}),
     }),
   });
+}
+
+/** Whether the run can start children: its rules declare agents and allow a level of them. */
+function delegates(rules: Rules): boolean {
+  return Object.keys(rules.agents).length > 0 && rules.delegation.maxDepth > 0;
 }
 
 function finalState(status: EndStatus, description: string) {

@@ -4,15 +4,23 @@ import { budgetCapsOf, completionAllowance, promptTokensForCaps } from '../../ma
 import { type BudgetAmounts, type BudgetUse, carveBudget, heldBy, NO_BUDGET_USE } from '../../rules/agents/carve.js';
 import { childRules } from '../../rules/agents/child-rules.js';
 import { agentSchema } from '../../rules/agents/schema.js';
-import { createHarnessMachine, probeHarness, reply, rulesSchema, searched } from '../../testing/index.js';
+import { checkCoverage, createHarnessMachine, probeHarness, rulesSchema, searched } from '../../testing/index.js';
 
 /** The delegate call's result, as the tool runner hands it back. */
 const report = { name: 'delegate', outcome: { content: 'Agent "explorer" finished', ok: true, effect: { kind: 'none' as const } } };
 const usage = (tokens: number, costUsd = 0) => ({ calls: 1, promptTokens: tokens, completionTokens: 0, cachedTokens: 0, costUsd });
 
 describe('a parent’s guards see its whole tree: children are charged as they spend', () => {
-  const rules = rulesSchema.parse({ budgets: { maxSteps: 10 } });
+  const rules = rulesSchema.parse({ budgets: { maxSteps: 10 }, agents: { explorer: { description: 'looks' } } });
   const machine = createHarnessMachine(rules);
+
+  it('has the charge transition only where the rules declare agents, and every transition of that chart has a witness', async () => {
+    expect(JSON.stringify(createHarnessMachine(rulesSchema.parse({})).toJSON())).not.toContain('delegation.charge');
+    const delegating = rulesSchema.parse({ agents: { explorer: { description: 'looks' } } });
+    const chart = createHarnessMachine(delegating);
+    expect(JSON.stringify(chart.toJSON())).toContain('delegation.charge');
+    expect((await checkCoverage(chart, delegating)).problems).toEqual([]);
+  }, 180_000);
 
   it('ends the run at its step cap when its children took the rest', () => {
     const probe = probeHarness(machine, rules, { at: 'build.think' });

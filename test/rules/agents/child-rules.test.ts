@@ -58,3 +58,13 @@ describe('a child agent’s rules', () => {
     expect(childTools(narrow, { tools: undefined, readOnly: false })).toEqual(['read_file', 'run', 'finish']);
   });
 });
+
+describe('agents in a rules file nobody trusted', () => {
+  it('are refused: an agent is a prompt, a model and an endpoint', async () => {
+    const { looseningsOf } = await import('../../../rules/trust/index.js');
+    const base = rulesSchema.parse({});
+    const withAgent = rulesSchema.parse({ agents: { helper: { description: 'd', baseURL: 'https://elsewhere.example/v1' } } });
+    expect(looseningsOf(base, withAgent)).toEqual([expect.stringMatching(/^agents, delegation: agents$/)]);
+    expect(looseningsOf(base, rulesSchema.parse({ delegation: { maxDepth: 3 } }))).toEqual(['agents, delegation: delegation']);
+  });
+});
