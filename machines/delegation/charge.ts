@@ -7,6 +7,16 @@ interface ChildCharge {
   /** Steps of the child and of its own children. */
   steps: number;
   usage: Usage;
+  /** How it ended, once it has: with `seq`, the parent's tool results folded by then (an edit after it is newer). */
+  ended?: ChildEnding & { seq: number };
+}
+
+/** A child's end as its parent's guards read it: its verdict is the first word of its report (approve or reject). */
+export interface ChildEnding {
+  status: string;
+  verdict: 'approve' | 'reject' | null;
+  /** Its report, cut short: the reasons a refusal quotes. */
+  report: string;
 }
 
 /** What the run's children have spent, charged to the run as they spent it (machines/delegation/charge.ts). */
@@ -24,6 +34,7 @@ export interface ChargeEvent {
   agent: string;
   steps: number;
   usage: Usage;
+  ended?: ChildEnding;
 }
 
 /**
@@ -31,7 +42,7 @@ export interface ChargeEvent {
  * since the last charge is added to the parent's usage and delegated steps, so the parent's budget guards see the
  * whole tree. Totals that went down (a child resumed from a checkpoint before its last charge) add nothing.
  */
-export function chargeUpdate(context: { usage: Usage; delegated?: Delegated }, event: ChargeEvent): Update {
+export function chargeUpdate(context: { usage: Usage; delegated?: Delegated; facts: { seq: number } }, event: ChargeEvent): Update {
   const delegated = context.delegated ?? { steps: 0, children: {} };
   const before = delegated.children[event.child];
   const grown = (now: number, then: number | undefined) => Math.max(0, now - (then ?? 0));
@@ -47,6 +58,7 @@ export function chargeUpdate(context: { usage: Usage; delegated?: Delegated }, e
     agent: event.agent,
     steps: (before?.steps ?? 0) + steps,
     usage: addUsages(before?.usage, delta),
+    ...(event.ended ? { ended: { ...event.ended, seq: context.facts.seq } } : before?.ended ? { ended: before.ended } : {}),
   };
   return {
     context: {
@@ -102,4 +114,26 @@ export function usageByAgent(context: { step: number; usage: Usage; delegated?: 
       }
     : context.usage;
   return [{ agent: 'main', runs: 1, steps: context.step, usage: own }, ...children];
+}
+
+/** Words a report may begin with to give a verdict (any case): the reviewer recipe asks for one of them. */
+const APPROVE = /^\W*(approve[ds]?|lgtm|accept(ed)?)\b/i;
+const REJECT = /^\W*(reject(ed)?|request(ed)? changes|changes requested)\b/i;
+
+/** A report's verdict: approve, reject, or none when its first word is neither. */
+export function verdictOf(report: string): ChildEnding['verdict'] {
+  if (APPROVE.test(report)) return 'approve';
+  if (REJECT.test(report)) return 'reject';
+  return null;
+}
+
+/** The latest ended child of each agent, as the guards read it: its verdict, its report, and whether it came after the last edit. */
+export function latestReviews(context: { delegated?: Delegated; facts: { lastEditSeq: number } }) {
+  const reviews: Record<string, { verdict: ChildEnding['verdict']; report: string; status: string; sinceEdit: boolean }> = {};
+  for (const child of Object.values(context.delegated?.children ?? {})) {
+    if (!child.ended) continue;
+    const { verdict, report, status, seq } = child.ended;
+    reviews[child.agent] = { verdict, report, status, sinceEdit: seq >= context.facts.lastEditSeq };
+  }
+  return reviews;
 }

@@ -4,6 +4,7 @@ import type { AnswerSource } from '../../actors/approvals/approver.js';
 import { RunInterrupted } from '../../lib/errors.js';
 import { type EndEvent, isEvent, type TraceRecord } from '../../lib/trace/trace-events.js';
 import type { Usage } from '../../lib/usage.js';
+import { type ChildEnding, verdictOf } from '../../machines/delegation/charge.js';
 import type { HarnessContext, HarnessOutput } from '../../machines/types.js';
 import type { BudgetAmounts, BudgetUse, Carved } from '../../rules/agents/carve.js';
 import type { Agent } from '../../rules/agents/schema.js';
@@ -33,7 +34,7 @@ interface ChildPlan {
   rulesFor(caps: BudgetAmounts): Rules;
   modelFor(): RunOptions['model'];
   /** Sends the child's running totals to the parent's machine. */
-  charge(totals: { steps: number; usage: Usage }): void;
+  charge(totals: { steps: number; usage: Usage; ended?: ChildEnding }): void;
   /** What the parent has been charged for this child so far. */
   charged(): BudgetUse;
 }
@@ -83,8 +84,8 @@ export async function runChild(plan: ChildPlan): Promise<ChildResult> {
   plan.signal.addEventListener('abort', stop, { once: true });
   try {
     const output = await handle.done;
-    report();
     const context = handle.actor.getSnapshot().context as HarnessContext;
+    plan.charge({ ...totalsOf(context), ended: endingOf(output) });
     plan.trace.log('agent', { ...line, event: 'end', status: output.status, steps: output.steps, usage: output.usage, reason: output.reason });
     const changed = context.facts.editedPaths ?? [];
     return { text: childReport({ agent: link.agent, caps, output, said: saidIn(plan.runDir), changed }), changed };
@@ -140,14 +141,22 @@ function earlierRun(runDir: string): { rules: Rules; ended: EndEvent | null } | 
 /** A child that had ended before its parent was killed: its report from its trace, charged once more (charges never double). */
 function endedEarlier(plan: ChildPlan, end: EndEvent, rules: Rules): ChildResult {
   const steps = end.agents ? end.agents.reduce((sum, agent) => sum + agent.steps, 0) : end.steps;
-  plan.charge({ steps, usage: end.usage });
   const output: HarnessOutput = { status: end.status, steps: end.steps, summary: end.summary, usage: end.usage, reason: end.reason };
+  plan.charge({ steps, usage: end.usage, ended: endingOf(output) });
   return { text: childReport({ agent: plan.link.agent, caps: capsOf(rules), output, said: saidIn(plan.runDir), changed: [] }), changed: [] };
 }
 
 /** The child's totals as its parent is charged them: its steps and its own children's, its usage (theirs included). */
 function totalsOf(context: HarnessContext): { steps: number; usage: Usage } {
   return { steps: context.step + (context.delegated?.steps ?? 0), usage: context.usage };
+}
+
+/** Characters of a child's report its parent's guards keep (a refusal quotes them). */
+const REPORT_CHARS = 1500;
+
+/** How a child ended, for its parent's guards: its status, its verdict, its report. */
+function endingOf(output: HarnessOutput): ChildEnding {
+  return { status: output.status, verdict: verdictOf(output.summary), report: output.summary.slice(0, REPORT_CHARS) };
 }
 
 function capsOf(rules: Rules): BudgetAmounts {

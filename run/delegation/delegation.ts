@@ -3,6 +3,7 @@ import type { Actor, AnyActorLogic } from 'xstate';
 import { openAIModelSource } from '../../actors/model/model-source.js';
 import { UsageError } from '../../lib/errors.js';
 import type { Usage } from '../../lib/usage.js';
+import type { ChildEnding } from '../../machines/delegation/charge.js';
 import type { HarnessContext } from '../../machines/types.js';
 import { addUse, type BudgetAmounts, type BudgetUse, carveBudget, heldBy, NO_BUDGET_USE } from '../../rules/agents/carve.js';
 import { childRules } from '../../rules/agents/child-rules.js';
@@ -59,7 +60,7 @@ export function openDelegation(parts: { options: RunOptions; trace: Tracer; laun
     if (!parent) throw new Error('delegation: the parent actor is not attached yet');
     return parent.getSnapshot().context as HarnessContext;
   };
-  const charge = (child: string, agent: string, totals: { steps: number; usage: Usage }) => {
+  const charge = (child: string, agent: string, totals: { steps: number; usage: Usage; ended?: ChildEnding }) => {
     if (parent?.getSnapshot().status !== 'active') return;
     parent.send({ type: 'delegation.charge', child, agent, ...totals });
   };
