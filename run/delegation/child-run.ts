@@ -77,7 +77,14 @@ export async function runChild(plan: ChildPlan): Promise<ChildResult> {
     plan.trace.log('agent', { ...line, event: 'end', status: 'crashed', reason });
     return { text: `Agent "${link.agent}" could not start: ${reason}`, changed: [] };
   }
-  const report = () => plan.charge(totalsOf(handle.actor.getSnapshot().context as HarnessContext));
+  // Sent when the totals grew (a step, its usage), not on every snapshot: each charge is a transition of the parent.
+  let sent = -1;
+  const report = () => {
+    const totals = totalsOf(handle.actor.getSnapshot().context as HarnessContext);
+    if (totals.steps === sent) return;
+    sent = totals.steps;
+    plan.charge(totals);
+  };
   report();
   const subscription = handle.actor.subscribe({ next: report, error: () => undefined });
   const stop = () => handle.interrupt();
