@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AnswerSource } from '../../actors/approvals/approver.js';
-import { RunInterrupted } from '../../lib/errors.js';
+import { RunAwaitingApproval, RunInterrupted } from '../../lib/errors.js';
 import { type EndEvent, isEvent, type TraceRecord } from '../../lib/trace/trace-events.js';
 import type { Usage } from '../../lib/usage.js';
 import { type ChildEnding, verdictOf } from '../../machines/delegation/charge.js';
@@ -97,10 +97,12 @@ export async function runChild(plan: ChildPlan): Promise<ChildResult> {
     const changed = context.facts.editedPaths ?? [];
     return { text: childReport({ agent: link.agent, caps, output, said: saidIn(plan.runDir), changed }), changed };
   } catch (error) {
-    const interrupted = error instanceof RunInterrupted;
+    // A child parked on an approval (a headless run) is stopped like an interrupted one: its state is saved to resume.
+    const interrupted = error instanceof RunInterrupted || error instanceof RunAwaitingApproval;
     const reason = error instanceof Error ? error.message : String(error);
     plan.trace.log('agent', { ...line, event: 'end', status: interrupted ? 'interrupted' : 'crashed', reason });
-    return { text: `Agent "${link.agent}" ${interrupted ? 'was interrupted' : 'crashed'}: ${reason}`, changed: [] };
+    const what = error instanceof RunAwaitingApproval ? 'is waiting for an approval' : interrupted ? 'was interrupted' : 'crashed';
+    return { text: `Agent "${link.agent}" ${what}: ${reason}`, changed: [] };
   } finally {
     subscription.unsubscribe();
     plan.signal.removeEventListener('abort', stop);
