@@ -70,7 +70,7 @@ export function createToolRunner(deps: ToolRunnerDeps) {
         const ran =
           deps.maxCallsPerReply !== undefined && position >= deps.maxCallsPerReply
             ? { outcome: failure(overCapText(deps.maxCallsPerReply, position)), args: argsAsSent(call) }
-            : await runCall(deps, call, input, signal, interrupted);
+            : await runCall(deps, call, input, signal, { interrupted, key });
         // Stopped mid-call (Ctrl+C, a kill, the time budget): the cut-short outcome is not the call's
         // result. It stays unjournaled, so a resumed run asks the tool to recover it.
         if (signal.aborted) break;
@@ -98,7 +98,7 @@ async function runCall(
   call: ToolCall,
   input: ToolsInput,
   signal: AbortSignal,
-  interrupted: boolean,
+  { interrupted, key }: { interrupted: boolean; key: string },
 ): Promise<{ outcome: ToolOutcome; args: unknown }> {
   const name = call.function.name;
   // Denied before it ran (an approval rule or an answer): the denial is its result.
@@ -128,7 +128,12 @@ async function runCall(
   const refusal = input.approvals ? realPathRefusal(deps.toolContext.root, name, call.function.arguments, input.approvals) : null;
   if (refusal) return { outcome: failure(refusal), args: parsed.args };
   try {
-    const context = { ...deps.toolContext, signal, ...(input.approvedByPerson?.includes(call.id) ? { approvedByPerson: true } : {}) };
+    const context = {
+      ...deps.toolContext,
+      signal,
+      call: { id: call.id, key },
+      ...(input.approvedByPerson?.includes(call.id) ? { approvedByPerson: true } : {}),
+    };
     // A call a killed run had started: if its effect is already there, report it instead of applying it twice.
     const recovered = interrupted && tool.recover ? await tool.recover(parsed.args, context) : null;
     return { outcome: recovered ?? (await tool.execute(parsed.args, context)), args: parsed.args };

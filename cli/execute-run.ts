@@ -184,6 +184,8 @@ function reportEnd(options: ExecuteOptions, handle: RunHandle, output: HarnessOu
         steps: output.steps,
         summary: output.summary,
         usage: output.usage,
+        // With delegated children: the usage split by agent (main first), adding up to usage.
+        ...(output.agents ? { agents: output.agents } : {}),
         reason: output.reason,
         ...(output.endedBy ? { endedBy: output.endedBy } : {}),
         exitCode: exitCodeFor(output),
@@ -196,7 +198,7 @@ function reportEnd(options: ExecuteOptions, handle: RunHandle, output: HarnessOu
   }
   const exitCode = exitCodeFor(output);
   const atif = writeAtif(headless, handle.runDir, (text) => io.stderr.write(text));
-  const { status, steps, summary, reason, usage, endedBy } = output;
+  const { status, steps, summary, reason, usage, endedBy, agents } = output;
   writeSummary(headless, {
     status,
     exitCode,
@@ -205,6 +207,7 @@ function reportEnd(options: ExecuteOptions, handle: RunHandle, output: HarnessOu
     summary,
     reason,
     usage,
+    ...(agents ? { agents } : {}),
     trace: handle.tracePath,
     runDir: handle.runDir,
     ...(atif ? { atif } : {}),
@@ -248,11 +251,20 @@ function endMessage(output: HarnessOutput, handle: RunHandle, rules: Rules): str
   const lines = [
     `rein: ${output.status}${output.endedBy === 'rule' ? ' (an exit rule ended the run)' : ''} after ${output.steps}/${rules.budgets.maxSteps} steps; ${usage.promptTokens} prompt tokens (${usage.cachedTokens} cached), ${usage.completionTokens} completion tokens${cost}`,
   ];
+  for (const agent of output.agents ?? []) lines.push(`rein: ${agentLine(agent)}`);
   if (output.summary) lines.push(`rein: summary: ${indentedLines(output.summary)}`);
   if (output.status !== 'done' && output.reason) lines.push(`rein: reason: ${indentedLines(output.reason)}`);
   lines.push(`rein: trace: ${shortPath(handle.tracePath)}   (view it: npx rein viz ${shortPath(handle.tracePath)})`);
   if (output.status !== 'done') lines.push(`rein: run directory: ${shortPath(handle.runDir)}`);
   return lines.join('\n') + '\n';
+}
+
+/** One agent's share of the run: `explorer ×2: 7 steps, 12345 prompt + 678 completion tokens, $0.0123`. */
+function agentLine(entry: NonNullable<HarnessOutput['agents']>[number]): string {
+  const { usage } = entry;
+  const runs = entry.agent === 'main' ? '' : ` ×${entry.runs}`;
+  const cost = usage.costUsd > 0 ? `, $${usage.costUsd.toFixed(4)}` : '';
+  return `  ${entry.agent}${runs}: ${entry.steps} steps, ${usage.promptTokens} prompt + ${usage.completionTokens} completion tokens${cost}`;
 }
 
 function shortPath(path: string): string {

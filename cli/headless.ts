@@ -50,6 +50,8 @@ interface RunSummary {
   /** Who ended the run, when an exit rule, the endpoint or the harness did (`failed` by a rule exits 6, not 3). */
   endedBy?: EndCause;
   usage?: Usage;
+  /** With delegated children: the usage split by agent. */
+  agents?: Array<{ agent: string; runs: number; steps: number; usage: Usage }>;
   trace?: string;
   runDir?: string;
   atif?: string;

@@ -51,8 +51,8 @@ export function warningRulesOf(rules: Rules): { perTurn: WarningRule[]; time: Wa
 }
 
 /** How much of a budget is used: steps taken, seconds, tokens, dollars. */
-export function budgetUsed(context: Pick<HarnessContext, 'step' | 'elapsedMs' | 'usage'>, budget: BudgetName): number {
-  if (budget === 'steps') return context.step;
+export function budgetUsed(context: Pick<HarnessContext, 'step' | 'elapsedMs' | 'usage' | 'delegated'>, budget: BudgetName): number {
+  if (budget === 'steps') return context.step + (context.delegated?.steps ?? 0);
   if (budget === 'time') return Math.round(context.elapsedMs / 1000);
   if (budget === 'tokens') return context.usage.promptTokens + context.usage.completionTokens;
   return context.usage.costUsd;

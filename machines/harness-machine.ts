@@ -2,6 +2,7 @@ import { enqueueActions } from 'xstate';
 import type { EndStatus } from '../lib/trace/trace-events.js';
 import { enabledPhases, type Rules } from '../rules/schema.js';
 import { warningRulesOf } from './budgets.js';
+import { usageByAgent } from './delegation/charge.js';
 import { type RefusalParams, refusalUpdate } from './gate.js';
 import { builtInLookup, type GuardLookup } from './guards/explain.js';
 import { guardView } from './guards/guard-view.js';
@@ -79,6 +80,9 @@ function rootConfig(rules: Rules, naming: Naming) {
         actions: { type: 'warnTime', params: { warning: warningRulesOf(rules).time, message: rules.messages.budgetWarning } },
       },
       'clock.expired': { target: '.timeout' },
+      // A delegated child's spending, charged at once wherever the run is (machines/delegation/charge.ts); only
+      // where the rules let the run start children.
+      ...(delegates(rules) ? { 'delegation.charge': { actions: 'chargeChild' } as const } : {}),
     },
     states: {
       ...phases,
@@ -98,8 +102,14 @@ function rootConfig(rules: Rules, naming: Naming) {
       usage: context.usage,
       reason: context.reason,
       ...(context.endedBy ? { endedBy: context.endedBy } : {}),
+      ...(context.delegated ? { agents: usageByAgent(context) } : {}),
     }),
   });
+}
+
+/** Whether the run can start children: its rules declare agents and allow a level of them. */
+function delegates(rules: Rules): boolean {
+  return Object.keys(rules.agents).length > 0 && rules.delegation.maxDepth > 0;
 }
 
 function finalState(status: EndStatus, description: string) {

@@ -9,6 +9,7 @@ import { actorPlaceholders, type ContextOutput, type HooksOutput, type SummaryOu
 import { approverFailureUpdate, decisionUpdate, hookVerdictUpdate, screenUpdate } from './approval-handling.js';
 import { type BudgetCaps, budgetSpent, dueWarnings, type WarningRule, warningUpdate } from './budgets.js';
 import { isPromptTooLong, rejectionUpdate, storeViewUpdate, summaryFailureUpdate, summaryUpdate } from './context-handling.js';
+import { type ChargeEvent, chargeUpdate, usageByAgent } from './delegation/charge.js';
 import type { FoldRules } from './facts.js';
 import { acceptanceUpdate, type RefusalParams, refusalUpdate } from './gate.js';
 import { BUILT_IN_GUARDS, type BuiltInGuardName } from './guards/catalogue.js';
@@ -69,13 +70,15 @@ function endNote(context: HarnessContext): MachineNote {
   const status = context.status ?? 'failed';
   const rule = status === 'stalled' && context.stall.fired ? { rule: context.stall.fired } : {};
   const by = context.endedBy ? { by: context.endedBy } : {};
-  return { kind: 'end', status, reason: context.reason, steps: context.step, summary: context.summary, usage: context.usage, ...rule, ...by };
+  const agents = context.delegated ? { agents: usageByAgent(context) } : {};
+  return { kind: 'end', status, reason: context.reason, steps: context.step, summary: context.summary, usage: context.usage, ...rule, ...by, ...agents };
 }
 
 /** The machine's guards: the catalogue's (rules name them) and its own (the turn cycle, budgets, context, stall). */
 const harnessGuards = {
   ...catalogueGuards,
-  stepLimitReached: ({ context }: GuardArgs, params: { max: number }) => context.step >= params.max,
+  // The run's own steps and every step its children took: the step budget is the whole tree's.
+  stepLimitReached: ({ context }: GuardArgs, params: { max: number }) => context.step + (context.delegated?.steps ?? 0) >= params.max,
   budgetWarningDue: ({ context }: GuardArgs, params: { warnings: WarningRule[] }) => dueWarnings(context, params.warnings).length > 0,
   timeWarningDue: ({ context }: GuardArgs) => !context.warned.time,
   budgetSpent: ({ context }: GuardArgs, params: { caps: BudgetCaps }) => budgetSpent(context, params.caps),
@@ -171,6 +174,7 @@ export const harnessSetup = setup({
         endedBy: params.actor === 'model' ? 'endpoint' : 'harness',
       });
     }),
+    chargeChild: enqueueActions(({ context, enqueue, event }) => applyUpdate(enqueue, context, chargeUpdate(context, event as ChargeEvent))),
     explainEnd: enqueueActions(({ enqueue }, params: { reason: string }) => enqueue.assign({ reason: params.reason, endedBy: 'rule' })),
     endRun: enqueueActions(({ context, enqueue }, params: { status: EndStatus; reason: string; announce?: boolean }) => {
       const reason = context.reason || params.reason;

@@ -8,6 +8,7 @@ import type { PendingApproval } from '../rules/approvals/pending.js';
 import type { RememberedDecision } from '../rules/approvals/remembered.js';
 import type { Phase, Price } from '../rules/schema.js';
 import type { ProgressKind } from '../rules/stall-rules.js';
+import type { AgentUsage, ChargeEvent, Delegated } from './delegation/charge.js';
 import type { ProgressMemory } from './stall/progress.js';
 
 export type { EndStatus };
@@ -191,6 +192,8 @@ export interface HarnessContext {
   notices: string[];
   approvals: ApprovalState;
   usage: Usage;
+  /** What delegated children spent (already in `usage`), by child; absent until one is charged. */
+  delegated?: Delegated;
   /** Budgets already warned about (each warns once). */
   warned: Partial<Record<BudgetName, boolean>>;
   /** The time budget, and when its warning is due, in milliseconds of run time (the clock's delays read them). */
@@ -214,10 +217,12 @@ export interface HarnessOutput {
   reason: string;
   /** Who ended it: an exit rule (`failed` then means a rule's verdict, not an endpoint failure), the endpoint, the harness. */
   endedBy?: EndCause;
+  /** With children: the usage split by agent (`main` first); the parts add up to `usage`. */
+  agents?: AgentUsage[];
 }
 
 /** Emitted for the session: messages to append to the record, and trace notes. */
 export type HarnessEmitted = { type: 'record.append'; messages: ChatMessage[] } | { type: 'harness.note'; note: MachineNote };
 
 /** Events sent to the harness from outside: the clock the machine arms itself, and a resumed run's re-arm. */
-export type HarnessEvent = { type: 'clock.restart' } | { type: 'clock.warning' } | { type: 'clock.expired' };
+export type HarnessEvent = { type: 'clock.restart' } | { type: 'clock.warning' } | { type: 'clock.expired' } | ChargeEvent;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ruleRegexMessage } from '../lib/rule-regex.js';
+import { agentsSchema, delegationSchema } from './agents/schema.js';
 import { approvalsSchema } from './approvals/schema.js';
 import { CALL_ID_FORMATS } from './call-ids.js';
 import { condition } from './conditions.js';
@@ -182,6 +183,8 @@ export const rulesSchema = z.strictObject({
       'Commands run at named moments (preToolUse, postToolUse, phaseChange, beforeFinish, runEnd) with the event as JSON on stdin; hooks from a rules file inside the repository run only once trusted',
     ),
   mcp: mcpRulesSchema,
+  agents: agentsSchema,
+  delegation: delegationSchema,
   tools: z
     .strictObject({
       enabled: z

@@ -13,6 +13,7 @@ import type { RulesFingerprint } from '../rules/trust/index.js';
 import { toolRegistry } from '../tools/index.js';
 import { enableRegistered } from '../tools/select-tools.js';
 import type { AnyTool } from '../tools/types.js';
+import { type AgentLink, openDelegation } from './delegation/delegation.js';
 import { admitRun } from './parts/admission.js';
 import { watchHostFiles } from './parts/host-files-watch.js';
 import { provideActors, ToolCallingMode } from './parts/machine.js';
@@ -85,6 +86,10 @@ export interface RunOptions {
   env?: NodeJS.ProcessEnv;
   /** What a person should read as the run starts and ends: which servers start from `.mcp.json`, which failed, rules files the run changed. */
   onNotice?: (text: string) => void;
+  /** For a delegated child: its agent, its depth and its parent (run/delegation/); absent for the run a person started. */
+  agentLink?: AgentLink;
+  /** Model sources for agents by name, instead of the agent's endpoint or the parent's model (tests script each agent). */
+  agentModels?: Readonly<Record<string, ModelSource>>;
 }
 
 export interface RunHandle {
@@ -179,11 +184,18 @@ async function assembleRun(options: RunOptions, saved: SavedState | null): Promi
     // Registered after the trace: the servers' closing lines reach the file before it closes.
     if (mcp) held.own('the MCP servers', mcp, (hub) => hub.close());
     step('actors');
-    const toolbox = assembleToolbox({ options: withSecrets, workspace, sandbox, mcp }, held);
+    const delegation = openDelegation({
+      options: withSecrets,
+      trace: files.trace,
+      launch: { start: startRun, resume: resumeRun },
+      elapsedMs: saved?.elapsedMs ?? 0,
+    });
+    const toolbox = assembleToolbox({ options: withSecrets, workspace, sandbox, mcp, delegation: delegation?.port ?? null }, held);
     // Auto tool calling's switch to prompted is part of the run's state: a resumed run goes on in the mode it had.
     const mode = new ToolCallingMode(saved?.toolCalling === 'prompted');
     const machine = provideActors({ options: withSecrets, workspace, files, toolbox, mode });
     const run = createRunActor({ options: withSecrets, saved, workspace, machine, files, toolbox, mode, lostJobs: sandbox.takeLostJobs() });
+    delegation?.attach(run.actor);
     step('start');
     writeStartLines({ options: withSecrets, saved, workspace, sandbox, files, toolbox });
     const { done, interrupt } = runToEnd({ options: withSecrets, saved, run, trace: files.trace, stoppedIn: files.stoppedIn }, held);

@@ -38,6 +38,8 @@ export interface ScriptedRunOptions {
   mcp?: RunOptions['mcp'];
   /** The run directory (default: a new temp dir); a hub's stderr logs go where it was opened. */
   runDir?: string;
+  /** A script for each agent the rules declare, by name: every child of that agent takes its next replies from it. */
+  agentScripts?: Record<string, Script>;
 }
 
 export interface ScriptedRunResult {
@@ -48,6 +50,8 @@ export interface ScriptedRunResult {
   /** Trace lines of one kind. */
   lines(kind: string): TraceRecord[];
   model: ScriptedModel;
+  /** Each agent's scripted model, by name (`agentScripts`). */
+  agentModels: Record<string, ScriptedModel>;
   /** The tool definitions the model was given, as it holds them (find_tools appends to the same array). */
   toolSchemas: unknown[];
   workspace: string;
@@ -75,6 +79,7 @@ export async function runScripted(options: ScriptedRunOptions): Promise<Scripted
   // The intake needs the run's tool schemas, known when the run builds the model actor.
   let intake: ReturnType<typeof scriptedIntake> | null = null;
   const model = createScriptedModel(options.script, { intake: (reply, step, messages) => (intake ? intake(reply, step, messages) : reply) });
+  const agentModels = Object.fromEntries(Object.entries(options.agentScripts ?? {}).map(([name, script]) => [name, scriptedSource(name, script)]));
   const handle = await startRun({
     workspace,
     task: options.task ?? 'Make the tests pass.',
@@ -98,6 +103,7 @@ export async function runScripted(options: ScriptedRunOptions): Promise<Scripted
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.mcp ? { mcp: options.mcp } : {}),
     fsync: options.fsync ?? false,
+    agentModels: Object.fromEntries(Object.entries(agentModels).map(([name, entry]) => [name, entry.source])),
   });
   const output = await handle.done;
   const trace = readJsonLines<TraceRecord>(handle.tracePath).values;
@@ -105,10 +111,29 @@ export async function runScripted(options: ScriptedRunOptions): Promise<Scripted
     output,
     trace,
     model,
+    agentModels: Object.fromEntries(Object.entries(agentModels).map(([name, entry]) => [name, entry.model])),
     toolSchemas,
     workspace,
     runDir,
     record: readRecord(join(runDir, 'record.jsonl')),
     lines: (kind) => trace.filter((line) => line.kind === kind),
+  };
+}
+
+/** A scripted model for an agent: its children share the script, each taking the next replies. */
+function scriptedSource(name: string, script: Script): { source: RunOptions['model']; model: ScriptedModel } {
+  let intake: ReturnType<typeof scriptedIntake> | null = null;
+  const model = createScriptedModel(script, { intake: (reply, step, messages) => (intake ? intake(reply, step, messages) : reply) });
+  return {
+    model,
+    source: {
+      name: `scripted-${name}`,
+      description: `scripted test model of agent ${name}`,
+      createActor: (schemas, hooks) => {
+        intake = scriptedIntake(schemas, hooks);
+        return model.actor;
+      },
+      summarize: extractiveSummary,
+    },
   };
 }

@@ -36,6 +36,23 @@ export interface ToolContext {
   sandbox?: RunSandbox;
   /** A person allowed this very call (terminal, page, rein approve, a remembered decision): the deny list's overridable built-ins let it run. */
   approvedByPerson?: boolean;
+  /** The call being run: its id, and its place in the run (`step:index`), the same after a resume. */
+  call?: { id: string; key: string };
+  /** The run's children, when its rules declare agents and its depth allows more (tools/delegate.ts). */
+  delegation?: DelegationPort;
+}
+
+/** One task handed to a named agent. */
+export interface DelegatedTask {
+  agent: string;
+  task: string;
+}
+
+/** What the `delegate` tool asks of the run: start children (or, after a resume, continue them) and report. */
+export interface DelegationPort {
+  agents: ReadonlyArray<{ name: string; description: string; readOnly: boolean }>;
+  maxParallel: number;
+  run(tasks: readonly DelegatedTask[], call: { id: string; key: string }, signal: AbortSignal, mode: { resume: boolean }): Promise<ToolOutcome>;
 }
 
 /** A tool in the openai-agents `tool()` shape: a zod schema and an execute function. */

@@ -3,6 +3,7 @@ import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { inCheckout } from './checkout.js';
 import { type BenchSection, renderSection } from './section.js';
+import { delegationSection } from './sections/delegation.js';
 import { evalQueueSection } from './sections/eval-queue.js';
 import { harnessOverheadSection } from './sections/harness-overhead.js';
 import { mcpToolsSection } from './sections/mcp-tools.js';
@@ -35,6 +36,7 @@ const SECTIONS: readonly BenchSection[] = [
   startupSection,
   mcpToolsSection,
   replayRealRunsSection,
+  delegationSection,
 ];
 
 const USAGE = `node --expose-gc dev/dist/bench/main.js [--only ID,…] [--skip ID,…] [--write]

@@ -260,6 +260,8 @@ export interface EndEvent {
   rule?: string;
   /** Who ended it, when an exit rule, the endpoint or the harness did (absent in traces from before it was recorded). */
   by?: EndCause;
+  /** With delegated children: the usage split by agent (`main` first), adding up to `usage`. */
+  agents?: Array<{ agent: string; runs: number; steps: number; usage: Usage }>;
 }
 
 /** A background job started, ended, or was found lost on resume. */
@@ -369,7 +371,8 @@ export type TraceEvent =
   | ArgumentsRepairedEvent
   | ToolCallingEvent
   | RepositoryInstructionsEvent
-  | HostFilesEvent;
+  | HostFilesEvent
+  | AgentEvent;
 
 /**
  * At the end of a run: repositories it created or redirected in the workspace, moved aside so no git on the host uses
@@ -409,6 +412,26 @@ export interface McpToolsEvent {
   catalogueChars?: number;
 }
 
+/** A delegated child: started (with its caps), refused, resumed or ended (with its usage), by the parent's `delegate` call. */
+export interface AgentEvent {
+  kind: 'agent';
+  event: 'start' | 'refused' | 'resume' | 'end';
+  agent: string;
+  /** The child's id in its parent: `<step>:<call>:<task>`. */
+  child: string;
+  /** The parent's `delegate` call that started it. */
+  callId: string;
+  /** 1 for a child of the run, 2 for its child, … */
+  depth: number;
+  /** The child's own run directory (its trace, record and saved state). */
+  runDir: string;
+  caps?: { steps: number; seconds: number; tokens?: number; costUsd?: number };
+  status?: EndStatus | 'interrupted' | 'crashed';
+  steps?: number;
+  usage?: Usage;
+  reason?: string;
+}
+
 export type TraceKind = TraceEvent['kind'];
 /** Every kind of trace line this version writes, once each: a kind added to `TraceEvent` fails to compile until it is listed here. */
 const TRACE_KIND_TABLE = {
@@ -440,6 +463,7 @@ const TRACE_KIND_TABLE = {
   tool_calling: true,
   repository_instructions: true,
   host_files: true,
+  agent: true,
 } satisfies Record<TraceKind, true>;
 
 /** The kinds of trace line this version writes; readers show others raw. */

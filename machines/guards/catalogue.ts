@@ -208,7 +208,28 @@ const GATE_GUARDS = {
     test: (view, params) => view.facts.commandsPassedSinceEdit.includes(params.command.trim()),
     why: (_view, params) => `\`${params.command.trim()}\` has not passed since the last edit`,
   }),
+  agentApproved: spec({
+    summary: 'The latest child of `agent` (delegate) finished after the last edit with a report that begins with approve.',
+    params: z.strictObject({ agent: z.string().min(1).describe('The agent whose verdict counts, e.g. reviewer') }),
+    reads: ['reviews'],
+    example: { guard: 'agentApproved', agent: 'reviewer', to: 'verify' },
+    test: (view, params) => {
+      const review = view.reviews[params.agent];
+      return review !== undefined && review.sinceEdit && review.status === 'done' && review.verdict === 'approve';
+    },
+    why: (view, params) => reviewGap(view, params.agent),
+  }),
 } as const;
+
+/** Why an agent's approval does not count yet, with its reasons when it gave some. */
+function reviewGap(view: GuardView, agent: string): string {
+  const review = view.reviews[agent];
+  if (!review) return `no ${agent} has reviewed the change yet (delegate it to ${agent})`;
+  if (!review.sinceEdit) return `the change was edited after ${agent}'s review; ask ${agent} again`;
+  if (review.status !== 'done') return `${agent} stopped before finishing (${review.status})`;
+  if (review.verdict === 'reject') return `${agent} rejected the change: ${review.report}`;
+  return `${agent}'s report does not begin with approve or reject`;
+}
 
 /** What keeps `todoComplete` from holding: named items missing or open, then other open items. */
 function openTodo(view: GuardView, items: readonly string[]): string[] {

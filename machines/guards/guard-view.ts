@@ -1,6 +1,7 @@
 import type { TodoItem } from '../../lib/tool-effect.js';
 import type { Usage } from '../../lib/usage.js';
 import type { Phase } from '../../rules/schema.js';
+import { latestReviews } from '../delegation/charge.js';
 import type { HarnessContext } from '../types.js';
 
 /**
@@ -57,6 +58,8 @@ export interface GuardView {
   /** Stall counters by rule: the count this turn reached and the nudges in the current stall. */
   stall: Readonly<Record<string, { count: number; nudges: number }>>;
   usage: Usage;
+  /** Each agent's latest ended child (delegate): how it ended, its verdict (approve, reject or none), whether it came after the last edit. */
+  reviews: Readonly<Record<string, { verdict: 'approve' | 'reject' | null; report: string; status: string; sinceEdit: boolean }>>;
 }
 
 const views = new WeakMap<HarnessContext, GuardView>();
@@ -102,6 +105,7 @@ export function guardView(context: HarnessContext): GuardView {
     },
     stall: Object.fromEntries(Object.entries(context.stall.counters).map(([rule, counter]) => [rule, { count: counter.peak, nudges: counter.firings }])),
     usage: context.usage,
+    reviews: latestReviews(context),
   };
   views.set(context, view);
   return view;

@@ -221,6 +221,16 @@ export const LOOSENING_RULES: readonly LooseningRule[] = [
       return joined(found);
     },
   },
+  {
+    field: 'agents, delegation',
+    loosens: "any change: an agent is a prompt in rein's words, a model and an endpoint that code and money go to, and more runs on your budget",
+    check: (base, rules) => {
+      const found: string[] = [];
+      if (!same(base.agents, rules.agents)) found.push('agents');
+      if (!same(base.delegation, rules.delegation)) found.push('delegation');
+      return joined(found);
+    },
+  },
 ];
 
 /** Top-level sections a rules file may change freely, and why (a test checks that every section is judged somewhere). */

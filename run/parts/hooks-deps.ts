@@ -19,7 +19,7 @@ export function hooksDepsFor(options: RunOptions, workspace: string, trace: Trac
     policy: policyOf(options.rules),
     env: process.env,
     // CLAUDE_PROJECT_DIR: Claude Code's name for the project folder, so its hook commands run unchanged.
-    hookEnv: { REIN_WORKSPACE: workspace, REIN_RUN_DIR: options.runDir, CLAUDE_PROJECT_DIR: workspace },
+    hookEnv: { REIN_WORKSPACE: workspace, REIN_RUN_DIR: options.runDir, CLAUDE_PROJECT_DIR: workspace, ...agentEnv(options) },
     protectedFiles: options.configPath ? [options.configPath] : [],
   };
   return {
@@ -52,4 +52,11 @@ function hookLine(outcome: HookOutcome, step: number) {
     ...(stdout ? { stdout } : {}),
     ...(stderr ? { stderr } : {}),
   };
+}
+
+/** A delegated child's hooks are the parent's: they are told which agent asks, how deep, and for which parent run. */
+function agentEnv(options: RunOptions): Record<string, string> {
+  const link = options.agentLink;
+  if (!link) return {};
+  return { REIN_AGENT: link.agent, REIN_AGENT_DEPTH: String(link.depth), REIN_PARENT_RUN_DIR: link.parentRunDir };
 }

@@ -58,6 +58,8 @@ export function writeStartLines(run: {
     visibility: run.sandbox.visibility,
     tools: run.toolbox.tools.map((tool) => tool.name),
     rules: options.rules,
+    // A delegated child's trace names its parent: the run, the delegate call, the agent and the depth.
+    ...(options.agentLink ? { parent: options.agentLink } : {}),
     ...(options.rulesSources ? { rulesFrom: options.rulesSources } : {}),
     ...thisTraceWriter(),
   });

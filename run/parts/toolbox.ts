@@ -1,11 +1,12 @@
 import type { McpHub } from '../../actors/mcp/hub.js';
 import type { Rules } from '../../rules/schema.js';
+import { createDelegateTool } from '../../tools/delegate.js';
 import { createSyntaxChecker } from '../../tools/edits/syntax-check.js';
 import { type FunctionToolSchema, toolSchemas } from '../../tools/index.js';
 import { gitConfigPaths } from '../../tools/sandbox/plan/git-config-paths.js';
 import type { RunSandbox } from '../../tools/sandbox/run-sandbox.js';
 import { selectTools } from '../../tools/select-tools.js';
-import type { AnyTool, ToolContext } from '../../tools/types.js';
+import type { AnyTool, DelegationPort, ToolContext } from '../../tools/types.js';
 import type { ResourceStack } from '../resource-stack.js';
 import type { RunOptions } from '../start-run.js';
 import { policyOf } from './sandbox.js';
@@ -25,9 +26,14 @@ export interface Toolbox {
  *
  * @example const toolbox = assembleToolbox({ options, workspace, sandbox, mcp }, held);
  */
-export function assembleToolbox(run: { options: RunOptions; workspace: string; sandbox: RunSandbox; mcp: McpHub | null }, held: ResourceStack): Toolbox {
+export function assembleToolbox(
+  run: { options: RunOptions; workspace: string; sandbox: RunSandbox; mcp: McpHub | null; delegation?: DelegationPort | null },
+  held: ResourceStack,
+): Toolbox {
   const { rules } = run.options;
   const tools = selectTools(run.options.tools, rules.tools.enabled);
+  // delegate comes after rein's own tools, when the rules declare agents and the depth allows a child (run/delegation/).
+  if (run.delegation) tools.push(createDelegateTool(run.delegation));
   if (run.mcp)
     tools.push(
       ...run.mcp.tools(
@@ -53,6 +59,7 @@ export function assembleToolbox(run: { options: RunOptions; workspace: string; s
     ],
     syntax: held.own('the syntax checker', createSyntaxChecker(), (checker) => checker.close()),
     sandbox: run.sandbox,
+    ...(run.delegation ? { delegation: run.delegation } : {}),
   };
   return { tools, schemas, context };
 }

@@ -136,6 +136,8 @@ describe('the guard catalogue describes each guard truly (machines/guards/catalo
       todoComplete: everywhere,
       filesChanged: ['edit', 'gateOff'],
       commandPassed: ['run', 'shellEdits', 'gateOff'],
+      // A review comes from a delegate call, which the rules' agents offer in any phase.
+      agentApproved: everywhere,
       repeatedAction: everywhere,
       repeatedFailure: everywhere,
       alternation: everywhere,

@@ -15,7 +15,7 @@ function problemsOf(rules: Rules, registered?: Registered): string[] {
 }
 const problems = (input: unknown, registered?: Registered) => problemsOf(rulesSchema.parse(input), registered);
 const allGuards =
-  'guards: alternation, always, commandPassed, editMade, editThrash, editedSinceTest, failedRunsInRow, filesChanged, finishRefused, gateRefusals, ' +
+  'guards: agentApproved, alternation, always, commandPassed, editMade, editThrash, editedSinceTest, failedRunsInRow, filesChanged, finishRefused, gateRefusals, ' +
   'longExploration, noToolCalls, nothingNew, phaseSteps, phaseTestRuns, readLoop, repeatedAction, repeatedFailure, testFailed, testPassed, testRun, ' +
   'testedAfterEdit, testsPassedSinceLastEdit, todoComplete, todoProgress, todoWritten (rein rules guards describes them)';
 

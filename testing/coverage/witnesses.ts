@@ -249,13 +249,30 @@ export function witnessEvents(
       : compactEvents(context, rules).slice(0, 1);
   if (sub === 'summarize') return [...summaryEvents(), ...clock];
   if (sub === 'think') return [...thinkEvents(context, focus, rules), ...clock];
-  if (sub === 'act') return [actEvent(context, rules), ...(runtime ? [{ type: 'xstate.error.actor.tools', error: new Error('harness bug') }] : []), ...clock];
+  if (sub === 'act')
+    return [
+      actEvent(context, rules),
+      ...(runtime ? [{ type: 'xstate.error.actor.tools', error: new Error('harness bug') }, ...childCharge(rules)] : []),
+      ...clock,
+    ];
   // Answers and hook results lead back into the turn in every focus: all of them are offered wherever these states are reached.
   if (sub === 'awaitingApproval') return [...approverEvents(context, true), ...clock];
   // An ask from a hook is offered for a turn's first call only: that takes every transition it leads to, without
   // multiplying the search by every call of every turn kind.
   if (isHookState(sub)) return [...hookEvents(hookId(sub), true, focus === 'phases' && context.cursor === 0), ...clock];
   return clock;
+}
+
+/**
+ * A delegated child's spending, charged while the run waits in its delegate call (only where the rules declare agents).
+ * Tokens only: the explorer's state key leaves the charges out, so a charge of steps would make paths it joins disagree.
+ */
+function childCharge(rules: Rules) {
+  const [agent] = Object.keys(rules.agents);
+  if (agent === undefined || rules.delegation.maxDepth === 0) return [];
+  return [
+    { type: 'delegation.charge', child: '1:0:0', agent, steps: 1, usage: { calls: 1, promptTokens: 100, completionTokens: 10, cachedTokens: 0, costUsd: 0 } },
+  ];
 }
 
 /** Answers to a waiting call: an approval bound to it; in the runtime focus also a stale answer and a failed approver. */
