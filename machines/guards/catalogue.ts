@@ -214,8 +214,9 @@ const GATE_GUARDS = {
     reads: ['reviews'],
     example: { guard: 'agentApproved', agent: 'reviewer', to: 'verify' },
     test: (view, params) => {
-      const review = view.reviews[params.agent];
-      return review !== undefined && review.sinceEdit && review.status === 'done' && review.verdict === 'approve';
+      // Own keys only: an agent named like an object property (constructor) never reads the prototype.
+      const review = Object.hasOwn(view.reviews, params.agent) ? view.reviews[params.agent] : undefined;
+      return review?.sinceEdit === true && review.status === 'done' && review.verdict === 'approve';
     },
     why: (view, params) => reviewGap(view, params.agent),
   }),
@@ -223,7 +224,7 @@ const GATE_GUARDS = {
 
 /** Why an agent's approval does not count yet, with its reasons when it gave some. */
 function reviewGap(view: GuardView, agent: string): string {
-  const review = view.reviews[agent];
+  const review = Object.hasOwn(view.reviews, agent) ? view.reviews[agent] : undefined;
   if (!review) return `no ${agent} has reviewed the change yet (delegate it to ${agent})`;
   if (!review.sinceEdit) return `the change was edited after ${agent}'s review; ask ${agent} again`;
   if (review.status !== 'done') return `${agent} stopped before finishing (${review.status})`;
