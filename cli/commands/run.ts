@@ -34,6 +34,8 @@ const RUN_USAGE = `rein run <repo> "<task>" --test-cmd "<cmd>" [options]
   --viz-port N           its port (default: any free port)
   --viz-exit             stop it when the run ends (default: serve until Ctrl+C; also when CI is set)
   --json                 print one JSON summary line at the end
+  --fsync                fsync the record, journal and state every step: resumable after a power loss too
+                         (without it, after kill -9 or a crash of rein)
 ${HEADLESS_USAGE}
 ${OTEL_USAGE}`;
 
@@ -56,6 +58,7 @@ const RUN_FLAGS: FlagSpec = {
   'viz-port': { type: 'string' },
   'viz-exit': { type: 'boolean' },
   json: { type: 'boolean' },
+  fsync: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
   ...OTEL_FLAGS,
   ...HEADLESS_FLAGS,
@@ -172,6 +175,7 @@ async function startRunCommand(parsed: ParsedCommand, repo: string, task: string
         runDir: chooseRunDir(workspace, stringFlag(parsed, 'run-dir')),
         ...(stringFlag(parsed, 'trace') ? { tracePath: resolve(stringFlag(parsed, 'trace')!) } : {}),
         secrets,
+        ...(parsed.values.fsync ? { fsync: true } : {}),
         guards,
         actions,
         hookFunctions,
