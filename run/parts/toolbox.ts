@@ -1,5 +1,6 @@
 import type { McpHub } from '../../actors/mcp/hub.js';
 import type { Rules } from '../../rules/schema.js';
+import { looksLikePython } from '../../tools/edits/python-check.js';
 import { createSyntaxChecker } from '../../tools/edits/syntax-check.js';
 import { type FunctionToolSchema, toolSchemas } from '../../tools/index.js';
 import { gitConfigPaths } from '../../tools/sandbox/plan/git-config-paths.js';
@@ -51,7 +52,8 @@ export function assembleToolbox(run: { options: RunOptions; workspace: string; s
       ...(run.options.configPath ? [run.options.configPath] : []),
       ...gitConfigPaths(run.workspace, run.options.env ?? process.env).map((entry) => entry.path),
     ],
-    syntax: held.own('the syntax checker', createSyntaxChecker(), (checker) => checker.close()),
+    // Warm from the start in a Python workspace: the interpreter starts while the model thinks, not on the first edit.
+    syntax: held.own('the syntax checker', createSyntaxChecker({ startPython: looksLikePython(run.workspace) }), (checker) => checker.close()),
     sandbox: run.sandbox,
   };
   return { tools, schemas, context };
