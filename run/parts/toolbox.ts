@@ -1,6 +1,7 @@
 import type { McpHub } from '../../actors/mcp/hub.js';
 import type { Rules } from '../../rules/schema.js';
 import { looksLikePython } from '../../tools/edits/python-check.js';
+import { resolvePython } from '../../tools/edits/python-interpreter.js';
 import { createSyntaxChecker } from '../../tools/edits/syntax-check.js';
 import { type FunctionToolSchema, toolSchemas } from '../../tools/index.js';
 import { gitConfigPaths } from '../../tools/sandbox/plan/git-config-paths.js';
@@ -52,8 +53,13 @@ export function assembleToolbox(run: { options: RunOptions; workspace: string; s
       ...(run.options.configPath ? [run.options.configPath] : []),
       ...gitConfigPaths(run.workspace, run.options.env ?? process.env).map((entry) => entry.path),
     ],
-    // Warm from the start in a Python workspace: the interpreter starts while the model thinks, not on the first edit.
-    syntax: held.own('the syntax checker', createSyntaxChecker({ startPython: looksLikePython(run.workspace) }), (checker) => checker.close()),
+    // Warm from the start in a Python workspace: the interpreter starts while the model thinks, not on the first edit;
+    // and past a pyenv shim, whose bash scripts cost more than the interpreter's own start.
+    syntax: held.own(
+      'the syntax checker',
+      createSyntaxChecker({ startPython: looksLikePython(run.workspace), python: resolvePython('python3', process.env, process.cwd()) }),
+      (checker) => checker.close(),
+    ),
     sandbox: run.sandbox,
   };
   return { tools, schemas, context };
