@@ -1,5 +1,5 @@
 import { type BenchSection, times } from '../section.js';
-import { LOOPS, type LoopName, measureWholeRuns, type RoundFigures } from '../whole-run/whole-run.js';
+import { BARE, loopsAt, measureWholeRuns, REIN, type RoundFigures } from '../whole-run/whole-run.js';
 
 const ROUNDS = 5;
 const LENGTHS = [10, 50, 150] as const;
@@ -33,7 +33,7 @@ type Figure = keyof typeof FIGURES;
 
 interface Row {
   steps: number;
-  loop: LoopName;
+  loop: string;
   value: Record<Figure, number>;
   /** Median over rounds of this loop's figure / the bare loop's in the same round. */
   vsBare: Record<Figure, number>;
@@ -41,9 +41,9 @@ interface Row {
 
 function summarize(runs: RoundFigures[]): Row[] {
   return LENGTHS.flatMap((steps) =>
-    LOOPS.map((loop) => {
+    loopsAt(steps, LENGTHS).map(({ name: loop }) => {
       const mine = runs.filter((run) => run.steps === steps && run.loop === loop);
-      const bare = runs.filter((run) => run.steps === steps && run.loop === 'bare');
+      const bare = runs.filter((run) => run.steps === steps && run.loop === BARE.name);
       const of = (figure: Figure) => median(mine.map(FIGURES[figure]));
       const ratio = (figure: Figure) => median(mine.map((run, round) => FIGURES[figure](run) / FIGURES[figure](bare[round]!)));
       const figures = Object.keys(FIGURES) as Figure[];
@@ -59,7 +59,7 @@ function summarize(runs: RoundFigures[]): Row[] {
 
 /** Each target of issue 44 against this run's figure: what it is, the limit it is measured against, and whether it holds. */
 function targetRows(rows: Row[]): Array<Array<string | number>> {
-  const rein = (steps: number) => rows.find((row) => row.steps === steps && row.loop === 'rein, sandbox on')!;
+  const rein = (steps: number) => rows.find((row) => row.steps === steps && row.loop === REIN.name)!;
   const verdict = (value: number, limit: number) =>
     value <= limit ? `met (${times(value / limit)} of the target)` : `not met (${times(value / limit)} of the target)`;
   const result: Array<Array<string | number>> = [
@@ -82,7 +82,7 @@ function targetRows(rows: Row[]): Array<Array<string | number>> {
     ]);
   }
   const startup = median(LENGTHS.map((steps) => rein(steps).value.startup));
-  const bareStartup = median(LENGTHS.map((steps) => rows.find((row) => row.steps === steps && row.loop === 'bare')!.value.startup));
+  const bareStartup = median(LENGTHS.map((steps) => rows.find((row) => row.steps === steps && row.loop === BARE.name)!.value.startup));
   result.push([
     'start-up to the first request',
     `at most 0.65x of ${BEFORE.startupMs} ms (before) = ${(0.65 * BEFORE.startupMs).toFixed(0)} ms`,
@@ -105,6 +105,27 @@ function targetRows(rows: Row[]): Array<Array<string | number>> {
     verdict(rein(10).vsBare.rss, 1.3),
   ]);
   return result;
+}
+
+/** Sentences on the extra loops of the longest length: what --fsync costs, what a smaller young generation saves. */
+function extraNotes(rows: Row[]): string[] {
+  const longest = Math.max(...LENGTHS);
+  const at = (prefix: string) => rows.find((row) => row.steps === longest && row.loop.startsWith(prefix));
+  const rein = at(REIN.name)!;
+  const fsync = at(`${REIN.name}, --fsync`);
+  const semi = at(`${REIN.name}, node --max-semi-space-size`);
+  const notes: string[] = [];
+  if (fsync)
+    notes.push(
+      `At ${longest} steps, --fsync (three fsyncs a step, so that a run resumes after a power cut, not only after kill -9) costs ` +
+        `${(fsync.value.overhead - rein.value.overhead).toFixed(1)} ms of wall overhead a step (${times(fsync.value.overhead / rein.value.overhead)} rein's default).`,
+    );
+  if (semi)
+    notes.push(
+      `A young generation of 2 MB semi-spaces (node --max-semi-space-size=2) holds the ${longest}-step peak RSS at ${semi.value.rss.toFixed(1)} MB ` +
+        `instead of ${rein.value.rss.toFixed(1)} MB, at ${times(semi.value.cpu / rein.value.cpu)} the own CPU.`,
+    );
+  return notes;
 }
 
 /** `rein run` as a user runs it against the bare Node loop, the same trajectory and commands, interleaved. */
@@ -147,6 +168,7 @@ export const wholeRunSection: BenchSection = {
         { headers: ['target (issue 44), rein with the sandbox on', 'limit', 'this run', 'beside', 'verdict'], rows: targetRows(rows) },
       ],
       notes: [
+        ...extraNotes(rows),
         'Wall overhead per step is the process’s wall time from spawn to exit, less the time the stub spent answering and the time the same commands take in the bare loop’s `sh -c` (spawn to exit, same round), over the steps: start-up is in it, which is why short runs cost more a step.',
         'Own CPU is the Node process’s user and system time (not its children’s: the sandbox, the shell, the commands); peak RSS is its maxRSS.',
       ],

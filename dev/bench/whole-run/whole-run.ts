@@ -6,13 +6,31 @@ import { measureProcess, type ProcessFigures, USAGE_REPORTER } from './measure-r
 import { TEST_COMMAND, trajectory, writeWorkspace } from './trajectory.js';
 import { startTrajectoryStub } from './trajectory-stub.js';
 
-/** A loop the section runs: the bare Node loop, or `rein run` with the sandbox on or off. */
-export type LoopName = 'bare' | 'rein, sandbox on' | 'rein, sandbox off';
-export const LOOPS: readonly LoopName[] = ['bare', 'rein, sandbox on', 'rein, sandbox off'];
+/** A loop the section runs: the bare Node loop, or `rein run` with the sandbox on or off, and with what else. */
+export interface Loop {
+  name: string;
+  sandbox?: 'auto' | 'none';
+  /** Flags for node, before rein's launcher. */
+  nodeArgs?: string[];
+  /** Flags for `rein run`. */
+  reinArgs?: string[];
+}
+
+export const BARE: Loop = { name: 'bare' };
+export const REIN: Loop = { name: 'rein, sandbox on', sandbox: 'auto' };
+const MAIN_LOOPS: readonly Loop[] = [BARE, REIN, { name: 'rein, sandbox off', sandbox: 'none' }];
+/** At the longest length only: what a guarantee costs (--fsync), and what young-generation sizing holds of the peak RSS. */
+const EXTRA_LOOPS: readonly Loop[] = [
+  { name: 'rein, sandbox on, --fsync (power-loss durability)', sandbox: 'auto', reinArgs: ['--fsync'] },
+  { name: 'rein, sandbox on, node --max-semi-space-size=2', sandbox: 'auto', nodeArgs: ['--max-semi-space-size=2'] },
+];
+/** The loops run at a length, the bare one first. */
+export const loopsAt = (steps: number, lengths: readonly number[]): readonly Loop[] =>
+  steps === Math.max(...lengths) ? [...MAIN_LOOPS, ...EXTRA_LOOPS] : MAIN_LOOPS;
 
 /** One loop's run of one length, with the time its commands take on the platform (the bare loop's, same round). */
 export interface RoundFigures extends ProcessFigures {
-  loop: LoopName;
+  loop: string;
   steps: number;
   commandsMs: number;
 }
@@ -34,7 +52,6 @@ export async function measureWholeRuns(lengths: readonly number[], rounds: numbe
       writeFileSync(path, JSON.stringify({ permissions: { sandbox } }));
       return path;
     };
-    const rules = { 'rein, sandbox on': rulesFile('auto'), 'rein, sandbox off': rulesFile('none') };
     const figures: RoundFigures[] = [];
     for (const steps of lengths) {
       const template = join(dir, `template-${steps}`);
@@ -42,14 +59,15 @@ export async function measureWholeRuns(lengths: readonly number[], rounds: numbe
       const played = trajectory(steps);
       for (let round = 0; round < rounds; round++) {
         let commandsMs = Number.NaN;
-        for (const loop of LOOPS) {
-          const workspace = join(dir, `ws-${steps}-${round}-${loop.replace(/\W+/g, '-')}`);
+        for (const loop of loopsAt(steps, lengths)) {
+          const workspace = join(dir, `ws-${steps}-${round}`);
           cpSync(template, workspace, { recursive: true });
           const timesFile = join(dir, 'command-times.json');
           const args =
-            loop === 'bare'
+            loop === BARE
               ? [built('dev/bench/whole-run/bare-loop.js'), workspace, timesFile]
               : [
+                  ...(loop.nodeArgs ?? []),
                   reinBin(),
                   'run',
                   workspace,
@@ -61,20 +79,21 @@ export async function measureWholeRuns(lengths: readonly number[], rounds: numbe
                   '--base-url',
                   stub.url,
                   '--config',
-                  rules[loop],
+                  rulesFile(loop.sandbox ?? 'auto'),
                   '--context-window',
                   '200000',
                   '--max-steps',
                   String(steps + 20),
+                  ...(loop.reinArgs ?? []),
                 ];
           const log = stub.play(played);
           // A state dir of the section's own: what earlier runs left in the user's would make the rows depend on history.
           const env = { ...process.env, XDG_STATE_HOME: join(dir, 'state'), OPENAI_API_KEY: 'bench', OPENAI_BASE_URL: stub.url, NO_COLOR: '1', CI: '1' };
           const run = await measureProcess({ args, env, cwd: workspace, reporter, usageFile: join(dir, 'usage.json'), stub: log });
-          if (loop === 'bare') commandsMs = (JSON.parse(readFileSync(timesFile, 'utf8')) as number[]).reduce((a, b) => a + b, 0);
+          if (loop === BARE) commandsMs = (JSON.parse(readFileSync(timesFile, 'utf8')) as number[]).reduce((a, b) => a + b, 0);
           if (run.exitCode !== 0 || run.stub.requests !== steps)
-            throw new Error(`${loop}, ${steps} steps: exit ${run.exitCode} after ${run.stub.requests} requests (the trajectory has ${steps})`);
-          figures.push({ ...run, loop, steps, commandsMs });
+            throw new Error(`${loop.name}, ${steps} steps: exit ${run.exitCode} after ${run.stub.requests} requests (the trajectory has ${steps})`);
+          figures.push({ ...run, loop: loop.name, steps, commandsMs });
           rmSync(workspace, { recursive: true, force: true });
         }
       }
