@@ -7,7 +7,7 @@ import { TEST_COMMAND, trajectory, writeWorkspace } from './trajectory.js';
 import { startTrajectoryStub } from './trajectory-stub.js';
 
 /** A loop the section runs: the bare Node loop, or `rein run` with the sandbox on or off, and with what else. */
-export interface Loop {
+interface Loop {
   name: string;
   sandbox?: 'auto' | 'none';
   /** Flags for node, before rein's launcher. */
