@@ -1,4 +1,5 @@
 import { type BenchSection, times } from '../section.js';
+import { outputSizes } from '../whole-run/trajectory.js';
 import { BARE, loopsAt, measureWholeRuns, REIN, type RoundFigures } from '../whole-run/whole-run.js';
 
 const ROUNDS = 5;
@@ -107,6 +108,14 @@ function targetRows(rows: Row[]): Array<Array<string | number>> {
   return result;
 }
 
+/** The trajectory's output sizes, as the issue describes real runs': median, p90, p99, largest. */
+function sizesNote(): string {
+  const longest = Math.max(...LENGTHS);
+  const sizes = outputSizes(longest).sort((a, b) => a - b);
+  const at = (share: number) => sizes[Math.min(sizes.length - 1, Math.floor(sizes.length * share))]!;
+  return `The ${longest}-step trajectory's command outputs: median ${at(0.5)} characters, p90 ${at(0.9)}, p99 ${at(0.99)}, largest ${sizes.at(-1)}.`;
+}
+
 /** Sentences on the extra loops of the longest length: what --fsync costs, what a smaller young generation saves. */
 function extraNotes(rows: Row[]): string[] {
   const longest = Math.max(...LENGTHS);
@@ -168,6 +177,7 @@ export const wholeRunSection: BenchSection = {
         { headers: ['target (issue 44), rein with the sandbox on', 'limit', 'this run', 'beside', 'verdict'], rows: targetRows(rows) },
       ],
       notes: [
+        sizesNote(),
         ...extraNotes(rows),
         'Wall overhead per step is the process’s wall time from spawn to exit, less the time the stub spent answering and the time the same commands take in the bare loop’s `sh -c` (spawn to exit, same round), over the steps: start-up is in it, which is why short runs cost more a step.',
         'Own CPU is the Node process’s user and system time (not its children’s: the sandbox, the shell, the commands); peak RSS is its maxRSS.',

@@ -80,10 +80,15 @@ function outputText(step: number, size: number): string {
   return text.slice(0, size);
 }
 
+/** The sizes of the outputs the trajectory's commands print, in characters, one a data file. */
+export function outputSizes(steps: number): number[] {
+  return Array.from({ length: steps - 1 }, (_, index) => outputSizeAt(quantileOf(index + 1)));
+}
+
 /** A git workspace the trajectory's commands and edits work on: the data files, calc.py and its test. */
 export function writeWorkspace(dir: string, steps: number): void {
   mkdirSync(join(dir, 'data'), { recursive: true });
-  for (let step = 1; step < steps; step++) writeFileSync(join(dir, dataFile(step)), outputText(step, outputSizeAt(quantileOf(step))));
+  for (const [index, size] of outputSizes(steps).entries()) writeFileSync(join(dir, dataFile(index + 1)), outputText(index + 1, size));
   const constants = Array.from({ length: steps }, (_, step) => constantLine(step, 0));
   writeFileSync(
     join(dir, 'calc.py'),
