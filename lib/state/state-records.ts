@@ -13,7 +13,6 @@ interface StoredRecord<T> {
 
 /** How often a folder is swept for records whose path is gone: the sweep reads every record, and they accumulate with every run. */
 const PRUNE_EVERY_MS = 24 * 60 * 60 * 1000;
-const PRUNED_MARK = '.last-pruned';
 
 /** A folder of records in the user's state dir, one small private JSON file per key. */
 export interface StateRecords<T> {
@@ -74,9 +73,9 @@ export function stateRecords<T>(folder: string): StateRecords<T> {
   };
 }
 
-/** Whether the folder was last swept a day ago or more (or never); marks it swept now if so. */
+/** Whether the folder was last swept a day ago or more (or never); marks it swept now if so, in a file beside it (not among its records). */
 function dueForPruning(folder: string): boolean {
-  const mark = join(folder, PRUNED_MARK);
+  const mark = `${folder}.last-pruned`;
   const now = new Date();
   try {
     if (now.getTime() - statSync(mark).mtimeMs < PRUNE_EVERY_MS) return false;

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, utimesSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -30,9 +30,11 @@ describe('state records: records whose path is gone are swept, at most once a da
     // Swept by the first put, moments ago: the second does not read every record again.
     expect(records.get('gone')).toBe('a');
     const dayAgo = new Date(Date.now() - 25 * 60 * 60 * 1000);
-    utimesSync(join(records.dir, '.last-pruned'), dayAgo, dayAgo);
+    utimesSync(`${records.dir}.last-pruned`, dayAgo, dayAgo);
     records.put('live', live, 'c');
     expect(records.get('gone')).toBeUndefined();
     expect(records.list()).toEqual([{ key: 'live', value: 'c' }]);
+    // The mark is beside the folder: the folder holds the records and nothing else.
+    expect(readdirSync(records.dir)).toHaveLength(1);
   });
 });
