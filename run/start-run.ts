@@ -64,7 +64,11 @@ export interface RunOptions {
   onTraceLine?: (text: string) => void;
   /** Every XState inspection event (visualizer). */
   inspect?: (event: InspectionEvent) => void;
-  /** fsync the saved state after every step (default true; about 10 ms a step on a busy disk). */
+  /**
+   * Survive a power loss or a crash of the operating system too: fsync the record, the call journal and the saved state
+   * at every checkpoint (three fsyncs a step). Default false: every step's lines and state reach the kernel before the
+   * next action either way, which is all a killed process (kill -9 included) needs to lose nothing.
+   */
   fsync?: boolean;
   /** Save the state for `rein resume` after every step (default true; benchmarks measure with and without). */
   saveState?: boolean;

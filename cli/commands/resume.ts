@@ -23,6 +23,7 @@ its timeout. A state saved by an older rein (format 2 on) is migrated.
   --viz          watch it in the live visualizer, the steps before the kill included
   --viz-port N   the visualizer's port (default: any free port)
   --viz-exit     stop the visualizer when the run ends (default: serve until Ctrl+C)
+  --fsync        fsync the record, journal and state every step (resumable after a power loss too)
 ${HEADLESS_USAGE}
 ${OTEL_USAGE}`;
 
@@ -30,6 +31,7 @@ const RESUME_FLAGS: FlagSpec = {
   model: { type: 'string' },
   'base-url': { type: 'string' },
   json: { type: 'boolean' },
+  fsync: { type: 'boolean' },
   viz: { type: 'boolean' },
   'viz-port': { type: 'string' },
   'viz-exit': { type: 'boolean' },
@@ -93,6 +95,7 @@ export async function resumeCommand(argv: string[], io: Io, env: NodeJS.ProcessE
         ...(meta.configPath ? { configPath: meta.configPath } : {}),
         ...(meta.configFingerprint ? { configFingerprint: meta.configFingerprint } : {}),
         secrets,
+        ...(parsed.values.fsync ? { fsync: true } : {}),
         onTrace: observers.onTrace,
         inspect: observers.inspect,
         ...(observers.answerSources ? { answerSources: observers.answerSources } : {}),

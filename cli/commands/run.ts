@@ -42,6 +42,8 @@ rein run <repo> - --test-cmd "<cmd>" [options]          (the task on standard in
   --viz-port N           its port (default: any free port)
   --viz-exit             stop it when the run ends (default: serve until Ctrl+C; also when CI is set)
   --json                 print one JSON summary line at the end
+  --fsync                fsync the record, journal and state every step: resumable after a power loss too
+                         (without it, after kill -9 or a crash of rein)
 ${HEADLESS_USAGE}
 ${OTEL_USAGE}`;
 
@@ -65,6 +67,7 @@ const RUN_FLAGS: FlagSpec = {
   'viz-port': { type: 'string' },
   'viz-exit': { type: 'boolean' },
   json: { type: 'boolean' },
+  fsync: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
   ...OTEL_FLAGS,
   ...HEADLESS_FLAGS,
@@ -206,6 +209,7 @@ async function startRunCommand(parsed: ParsedCommand, repo: string, task: string
         runDir: chooseRunDir(workspace, stringFlag(parsed, 'run-dir')),
         ...(stringFlag(parsed, 'trace') ? { tracePath: resolve(stringFlag(parsed, 'trace')!) } : {}),
         secrets,
+        ...(parsed.values.fsync ? { fsync: true } : {}),
         guards,
         actions,
         hookFunctions,

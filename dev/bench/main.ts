@@ -18,6 +18,7 @@ import { startupSection } from './sections/startup.js';
 import { suiteTokensSection } from './sections/suite-tokens.js';
 import { syntaxChecksSection } from './sections/syntax-checks.js';
 import { viewConstructionSection } from './sections/view-construction.js';
+import { wholeRunSection } from './sections/whole-run.js';
 import { writeSections } from './write-figures.js';
 
 /** The sections of `npm run bench`, in the order they run and are numbered. A new section is a file and a line here. */
@@ -37,6 +38,7 @@ const SECTIONS: readonly BenchSection[] = [
   mcpToolsSection,
   replayRealRunsSection,
   delegationSection,
+  wholeRunSection,
 ];
 
 const USAGE = `node --expose-gc dev/dist/bench/main.js [--only ID,…] [--skip ID,…] [--write]

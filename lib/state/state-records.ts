@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { sha256 } from '../sha256.js';
 import { userStateDir } from './user-state-dir.js';
@@ -11,12 +11,15 @@ interface StoredRecord<T> {
   value: T;
 }
 
+/** How often a folder is swept for records whose path is gone: the sweep reads every record, and they accumulate with every run. */
+const PRUNE_EVERY_MS = 24 * 60 * 60 * 1000;
+
 /** A folder of records in the user's state dir, one small private JSON file per key. */
 export interface StateRecords<T> {
   /** The folder, for messages that tell a person where to look. */
   readonly dir: string;
   get(key: string): T | undefined;
-  /** Files `value` under `key`; `path` is what the record is about: records whose path is gone are dropped here. */
+  /** Files `value` under `key`; `path` is what the record is about: records whose path is gone are dropped here, at most once a day. */
   put(key: string, path: string, value: T): void;
   remove(key: string): void;
   /** Every record, with its key. */
@@ -57,7 +60,7 @@ export function stateRecords<T>(folder: string): StateRecords<T> {
       return record?.key === key ? record.value : undefined;
     },
     put(key, path, value) {
-      for (const { file, record } of readAll()) if (!existsSync(record.path)) rmSync(file, { force: true });
+      if (dueForPruning(dir())) for (const { file, record } of readAll()) if (!existsSync(record.path)) rmSync(file, { force: true });
       writePrivateJson(fileOf(key), { key, path, value } satisfies StoredRecord<T>);
     },
     remove(key) {
@@ -68,6 +71,19 @@ export function stateRecords<T>(folder: string): StateRecords<T> {
       return readAll().map(({ record }) => ({ key: record.key, value: record.value }));
     },
   };
+}
+
+/** Whether the folder was last swept a day ago or more (or never); marks it swept now if so, in a file beside it (not among its records). */
+function dueForPruning(folder: string): boolean {
+  const mark = `${folder}.last-pruned`;
+  const now = new Date();
+  try {
+    if (now.getTime() - statSync(mark).mtimeMs < PRUNE_EVERY_MS) return false;
+    utimesSync(mark, now, now);
+  } catch {
+    writeFileSync(mark, '', { mode: 0o600 });
+  }
+  return true;
 }
 
 function readRecord<T>(file: string): StoredRecord<T> | undefined {

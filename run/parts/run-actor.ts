@@ -86,11 +86,14 @@ function harnessInput({ options, workspace, files, toolbox }: RunActorParts): Ha
   };
 }
 
-/** Saves the actor's state; with fsync on, the record and the journal reach the disk before a state that points past their ends could. */
+/**
+ * Saves the actor's state (write, rename: atomic, and in the kernel before the next action, so kill -9 loses nothing);
+ * with `fsync`, the record and the journal reach the disk before a state that points past their ends could.
+ */
 function checkpointSaver({ options, saved, files, mode }: RunActorParts, actor: HarnessActor): () => void {
   const startedAt = Date.now();
   return () => {
-    const fsync = options.fsync !== false;
+    const fsync = options.fsync === true;
     if (fsync) {
       files.transcript.sync();
       files.journal.sync();

@@ -1,6 +1,8 @@
 import type { McpHub } from '../../actors/mcp/hub.js';
 import type { Rules } from '../../rules/schema.js';
 import { createDelegateTool } from '../../tools/delegate.js';
+import { looksLikePython } from '../../tools/edits/python-check.js';
+import { resolvePython } from '../../tools/edits/python-interpreter.js';
 import { createSyntaxChecker } from '../../tools/edits/syntax-check.js';
 import { type FunctionToolSchema, toolSchemas } from '../../tools/index.js';
 import { gitConfigPaths } from '../../tools/sandbox/plan/git-config-paths.js';
@@ -57,7 +59,13 @@ export function assembleToolbox(
       ...(run.options.configPath ? [run.options.configPath] : []),
       ...gitConfigPaths(run.workspace, run.options.env ?? process.env).map((entry) => entry.path),
     ],
-    syntax: held.own('the syntax checker', createSyntaxChecker(), (checker) => checker.close()),
+    // Warm from the start in a Python workspace: the interpreter starts while the model thinks, not on the first edit;
+    // and past a pyenv shim, whose bash scripts cost more than the interpreter's own start.
+    syntax: held.own(
+      'the syntax checker',
+      createSyntaxChecker({ startPython: looksLikePython(run.workspace), python: resolvePython('python3', process.env, process.cwd()) }),
+      (checker) => checker.close(),
+    ),
     sandbox: run.sandbox,
     ...(run.delegation ? { delegation: run.delegation } : {}),
   };

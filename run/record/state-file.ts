@@ -22,8 +22,8 @@ export interface SavedState {
 /**
  * Writes `state.json` atomically: a temp file is written and fsynced, then
  * renamed over the old one, so a kill at any moment leaves either the old or
- * the new state, never half of one. Without fsync (tests, benchmarks) the
- * same holds for a killed process, but not for a power cut.
+ * the new state, never half of one. Without fsync (a run's default, unless
+ * `--fsync`) the same holds for a killed process, but not for a power cut.
  */
 export function saveState(path: string, state: SavedState, options: { fsync?: boolean } = {}): void {
   const temp = `${path}.tmp`;

@@ -1,6 +1,5 @@
 import { existsSync } from 'node:fs';
 import { dirname, extname, isAbsolute, relative, resolve } from 'node:path';
-import { parseDocument } from 'yaml';
 import { didYouMean } from '../../lib/did-you-mean.js';
 import { UsageError } from '../../lib/errors.js';
 import { readRegularFile } from '../../lib/regular-file.js';
@@ -282,6 +281,8 @@ async function readConfigFile(path: string, trust: RulesTrust): Promise<{ rules:
     }
   } else if (extension === '.yaml' || extension === '.yml') {
     const text = readRulesText(path);
+    // Loaded only for a YAML file: a run with JSON rules or none never needs the parser.
+    const { parseDocument } = await import('yaml');
     const document = parseDocument(text);
     const error = document.errors[0];
     if (error) throw new UsageError(`${path}: not valid YAML: ${yamlSyntaxError(text, error)}`);

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { compilePythonSpawned } from '../../dev/bench/spawn-python-check.js';
-import { openPythonChecker, type PythonChecker } from '../../tools/edits/python-check.js';
+import { looksLikePython, openPythonChecker, type PythonChecker } from '../../tools/edits/python-check.js';
 import { createSyntaxChecker } from '../../tools/edits/syntax-check.js';
 import { waitUntil } from '../helpers/wait.js';
 import { makeTempDir } from '../helpers/workspace.js';
@@ -125,6 +125,34 @@ describe('warm Python syntax checker', () => {
     const code = await new Promise((resolve) => child.on('exit', resolve));
     expect(code).toBe(0);
     expect(JSON.parse(out)).toMatchObject({ kind: 'invalid', line: 1 });
+  });
+
+  it('warm() starts python3 before the first check, which it then answers, and the started checker does not keep Node running', async () => {
+    const python = open();
+    expect(python.pid).toBeNull();
+    python.warm();
+    const pid = python.pid!;
+    expect(alive(pid)).toBe(true);
+    expect(await python.check('x = (', 'a.py')).toMatchObject({ kind: 'invalid', line: 1 });
+    expect(python.pid).toBe(pid);
+    const script = `import { openPythonChecker } from ${JSON.stringify(path.join(repoRoot, 'dist/tools/edits/python-check.js'))};
+      openPythonChecker().warm(); console.log('warmed');`;
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const code = await new Promise((resolve) => child.on('exit', resolve));
+    expect(code).toBe(0);
+  });
+
+  it('looksLikePython: a .py file or a packaging file at the root says Python; other workspaces start no interpreter', () => {
+    const dir = makeTempDir();
+    expect(looksLikePython(dir)).toBe(false);
+    fs.writeFileSync(path.join(dir, 'index.js'), '');
+    expect(looksLikePython(dir)).toBe(false);
+    fs.writeFileSync(path.join(dir, 'pyproject.toml'), '');
+    expect(looksLikePython(dir)).toBe(true);
+    const other = makeTempDir();
+    fs.writeFileSync(path.join(other, 'stats.py'), '');
+    expect(looksLikePython(other)).toBe(true);
+    expect(looksLikePython(path.join(other, 'missing'))).toBe(false);
   });
 
   it('never outlives the harness: python3 exits when the harness is killed with SIGKILL, even with other children still running', async () => {

@@ -1,4 +1,5 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { readdirSync } from 'node:fs';
 import { buildCommandEnv } from '../sandbox/plan/environment.js';
 
 /** A compile of one file takes milliseconds; this only guards against a hung interpreter. */
@@ -40,6 +41,8 @@ export type PythonCheck = { kind: 'valid' } | { kind: 'invalid'; line: number; c
 /** A python3 process that compiles source on request, started on the first check. */
 export interface PythonChecker {
   check(source: string, displayName: string): Promise<PythonCheck>;
+  /** Starts the interpreter now, without holding the event loop open, so the first check finds it running. */
+  warm(): void;
   /** Ends the process; a later check starts a new one. */
   close(): void;
   /** The running interpreter's pid, or null (tests). */
@@ -99,6 +102,12 @@ class WarmPython implements PythonChecker {
       child.stdin.write(`${JSON.stringify({ name: displayName, bytes: bytes.length })}\n`);
       child.stdin.write(bytes);
     });
+  }
+
+  warm(): void {
+    if (this.child) return;
+    this.start();
+    this.idle(true);
   }
 
   close(): void {
@@ -176,6 +185,23 @@ function toVerdict(line: string): PythonCheck {
   if (answer.error !== undefined) return { kind: 'skipped', reason: `python3 could not check the file: ${answer.error.slice(0, 300)}` };
   // Python gives offset -1 where it has no column (an unknown coding cookie): 0, "not said", as for a missing one.
   return { kind: 'invalid', line: Math.max(0, answer.line ?? 0), column: Math.max(0, answer.column ?? 0), message: (answer.message ?? '').trim() };
+}
+
+/** Files at a workspace's root that say it holds Python code. */
+const PYTHON_MARKERS = new Set(['pyproject.toml', 'setup.py', 'setup.cfg', 'requirements.txt', 'tox.ini', 'Pipfile']);
+
+/**
+ * Whether a workspace holds Python (a `.py` file or a packaging file at its root): a run there starts its checker
+ * at once, so the first Python edit does not wait for the interpreter (behind a pyenv shim, 100 ms and more).
+ *
+ * @example looksLikePython('/work/repo') // true when /work/repo/pyproject.toml exists
+ */
+export function looksLikePython(root: string): boolean {
+  try {
+    return readdirSync(root).some((name) => name.endsWith('.py') || PYTHON_MARKERS.has(name));
+  } catch {
+    return false;
+  }
 }
 
 /**

@@ -50,13 +50,15 @@ export interface SyntaxChecker {
 /**
  * A syntax checker that stays warm for a run: the first Python check starts
  * one python3 process and every later one reuses it (no start-up per edit);
- * the other languages are checked in process as by `checkSyntax`. Close it
+ * the other languages are checked in process as by `checkSyntax`. With
+ * `startPython` the process starts at once, before the first check. Close it
  * when the run ends; the process also exits on its own if the harness dies.
  *
  * @example const syntax = createSyntaxChecker(); await syntax.check('a.py', 'x = 1\n'); syntax.close();
  */
-export function createSyntaxChecker(options: PythonCheckerOptions = {}): SyntaxChecker {
+export function createSyntaxChecker(options: PythonCheckerOptions & { startPython?: boolean } = {}): SyntaxChecker {
   const python = openPythonChecker(options);
+  if (options.startPython) python.warm();
   return {
     check: (name, source) => checkSyntax(name, source, (code, displayName) => python.check(code, displayName)),
     close: () => python.close(),

@@ -1,0 +1,106 @@
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { built, reinBin } from '../checkout.js';
+import { measureProcess, type ProcessFigures, USAGE_REPORTER } from './measure-run.js';
+import { TEST_COMMAND, trajectory, writeWorkspace } from './trajectory.js';
+import { startTrajectoryStub } from './trajectory-stub.js';
+
+/** A loop the section runs: the bare Node loop, or `rein run` with the sandbox on or off, and with what else. */
+interface Loop {
+  name: string;
+  sandbox?: 'auto' | 'none';
+  /** Flags for node, before rein's launcher. */
+  nodeArgs?: string[];
+  /** Flags for `rein run`. */
+  reinArgs?: string[];
+}
+
+export const BARE: Loop = { name: 'bare' };
+export const REIN: Loop = { name: 'rein, sandbox on', sandbox: 'auto' };
+const MAIN_LOOPS: readonly Loop[] = [BARE, REIN, { name: 'rein, sandbox off', sandbox: 'none' }];
+/** At the longest length only: what a guarantee costs (--fsync), and what young-generation sizing holds of the peak RSS. */
+const EXTRA_LOOPS: readonly Loop[] = [
+  { name: 'rein, sandbox on, --fsync (power-loss durability)', sandbox: 'auto', reinArgs: ['--fsync'] },
+  { name: 'rein, sandbox on, node --max-semi-space-size=2', sandbox: 'auto', nodeArgs: ['--max-semi-space-size=2'] },
+];
+/** The loops run at a length, the bare one first. */
+export const loopsAt = (steps: number, lengths: readonly number[]): readonly Loop[] =>
+  steps === Math.max(...lengths) ? [...MAIN_LOOPS, ...EXTRA_LOOPS] : MAIN_LOOPS;
+
+/** One loop's run of one length, with the time its commands take on the platform (the bare loop's, same round). */
+export interface RoundFigures extends ProcessFigures {
+  loop: string;
+  steps: number;
+  commandsMs: number;
+}
+
+const TASK = 'Make the constants in calc.py right; python3 test_calc.py checks them.';
+
+/**
+ * Every length, `rounds` times, each round the three loops in turn on a fresh copy of the same workspace
+ * against the same stub, so a slow moment of the machine falls on every loop alike.
+ */
+export async function measureWholeRuns(lengths: readonly number[], rounds: number): Promise<RoundFigures[]> {
+  const dir = mkdtempSync(join(tmpdir(), 'rein-bench-whole-run-'));
+  const stub = await startTrajectoryStub();
+  try {
+    const reporter = join(dir, 'report-usage.mjs');
+    writeFileSync(reporter, USAGE_REPORTER);
+    const rulesFile = (sandbox: string) => {
+      const path = join(dir, `rules-${sandbox}.json`);
+      writeFileSync(path, JSON.stringify({ permissions: { sandbox } }));
+      return path;
+    };
+    const figures: RoundFigures[] = [];
+    for (const steps of lengths) {
+      const template = join(dir, `template-${steps}`);
+      writeWorkspace(template, steps);
+      const played = trajectory(steps);
+      for (let round = 0; round < rounds; round++) {
+        let commandsMs = Number.NaN;
+        for (const loop of loopsAt(steps, lengths)) {
+          const workspace = join(dir, `ws-${steps}-${round}`);
+          cpSync(template, workspace, { recursive: true });
+          const timesFile = join(dir, 'command-times.json');
+          const args =
+            loop === BARE
+              ? [built('dev/bench/whole-run/bare-loop.js'), workspace, timesFile]
+              : [
+                  ...(loop.nodeArgs ?? []),
+                  reinBin(),
+                  'run',
+                  workspace,
+                  TASK,
+                  '--test-cmd',
+                  TEST_COMMAND,
+                  '--model',
+                  'stub-model',
+                  '--base-url',
+                  stub.url,
+                  '--config',
+                  rulesFile(loop.sandbox ?? 'auto'),
+                  '--context-window',
+                  '200000',
+                  '--max-steps',
+                  String(steps + 20),
+                  ...(loop.reinArgs ?? []),
+                ];
+          const log = stub.play(played);
+          // A state dir of the section's own: what earlier runs left in the user's would make the rows depend on history.
+          const env = { ...process.env, XDG_STATE_HOME: join(dir, 'state'), OPENAI_API_KEY: 'bench', OPENAI_BASE_URL: stub.url, NO_COLOR: '1', CI: '1' };
+          const run = await measureProcess({ args, env, cwd: workspace, reporter, usageFile: join(dir, 'usage.json'), stub: log });
+          if (loop === BARE) commandsMs = (JSON.parse(readFileSync(timesFile, 'utf8')) as number[]).reduce((a, b) => a + b, 0);
+          if (run.exitCode !== 0 || run.stub.requests !== steps)
+            throw new Error(`${loop.name}, ${steps} steps: exit ${run.exitCode} after ${run.stub.requests} requests (the trajectory has ${steps})`);
+          figures.push({ ...run, loop: loop.name, steps, commandsMs });
+          rmSync(workspace, { recursive: true, force: true });
+        }
+      }
+    }
+    return figures;
+  } finally {
+    await stub.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
