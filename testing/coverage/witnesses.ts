@@ -252,7 +252,7 @@ export function witnessEvents(
   if (sub === 'act')
     return [
       actEvent(context, rules),
-      ...(runtime ? [{ type: 'xstate.error.actor.tools', error: new Error('harness bug') }, ...childCharge(rules)] : []),
+      ...(runtime ? [{ type: 'xstate.error.actor.tools', error: new Error('harness bug') }, ...childCharge(rules)] : reviewEndings(rules)),
       ...clock,
     ];
   // Answers and hook results lead back into the turn in every focus: all of them are offered wherever these states are reached.
@@ -273,6 +273,31 @@ function childCharge(rules: Rules) {
   return [
     { type: 'delegation.charge', child: '1:0:0', agent, steps: 1, usage: { calls: 1, promptTokens: 100, completionTokens: 10, cachedTokens: 0, costUsd: 0 } },
   ];
+}
+
+/**
+ * A reviewer child that ends approving, for each agent an `agentApproved` guard of the gate names: a charge of
+ * nothing spent that carries the verdict, so the gate's way to done under a reviewer recipe is taken.
+ */
+function reviewEndings(rules: Rules) {
+  const agents = new Set<string>();
+  const visit = (condition: Condition | undefined) => {
+    if (!condition) return;
+    condition.all?.forEach(visit);
+    condition.any?.forEach(visit);
+    visit(condition.not);
+    if (condition.guard === 'agentApproved' && typeof condition.agent === 'string' && Object.hasOwn(rules.agents, condition.agent)) agents.add(condition.agent);
+  };
+  visit(rules.verification.when);
+  const nothing = { calls: 0, promptTokens: 0, completionTokens: 0, cachedTokens: 0, costUsd: 0 };
+  return [...agents].map((agent) => ({
+    type: 'delegation.charge',
+    child: `review:${agent}`,
+    agent,
+    steps: 0,
+    usage: nothing,
+    ended: { status: 'done', verdict: 'approve', report: 'approve' },
+  }));
 }
 
 /** Answers to a waiting call: an approval bound to it; in the runtime focus also a stale answer and a failed approver. */
