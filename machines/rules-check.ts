@@ -59,6 +59,13 @@ export function checkRuleReferences(rules: Rules, registered: Registered = { gua
     }
     const parsed = spec.params.safeParse(params);
     if (!parsed.success) problems.push(...formatZodError(parsed.error, { input: params }).map((line) => `${path}.${line}`));
+    // A verdict can only come from an agent the rules declare.
+    else if (name === 'agentApproved' && !Object.hasOwn(rules.agents, String(params.agent))) {
+      const declared = Object.keys(rules.agents);
+      problems.push(
+        `${path}.agent: no agent "${String(params.agent)}"${didYouMean(String(params.agent), declared)}; agents declares ${declared.length > 0 ? declared.join(', ') : 'none'}`,
+      );
+    }
   };
   const checkCondition = (condition: Condition, path: string, own: readonly string[]): void => {
     if (condition.all)

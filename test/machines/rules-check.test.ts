@@ -34,6 +34,16 @@ describe('what the rules schema cannot check: names, parameters and targets (mac
     ]);
   });
 
+  it('agentApproved names an agent the rules declare; a near miss is named', () => {
+    const agents = { reviewer: { description: 'Reviews the diff.', readOnly: true } };
+    const gate = (agent: string) => ({ agents, verification: { when: { all: [{ guard: 'testsPassedSinceLastEdit' }, { guard: 'agentApproved', agent }] } } });
+    expect(problems(gate('reviewer'))).toEqual([]);
+    expect(problems(gate('reviwer'))).toEqual(['verification.when.all[1].agent: no agent "reviwer" (did you mean "reviewer"?); agents declares reviewer']);
+    expect(problems({ phases: { verify: { exitsPrepend: [{ guard: 'agentApproved', agent: 'constructor', to: 'fix' }] } } })).toEqual([
+      'phases.verify.exits[0].agent: no agent "constructor"; agents declares none',
+    ]);
+  });
+
   it("the machine's own guards are not for rules, in an exit or a stall rule", () => {
     expect(problems({ phases: { build: { exits: [{ guard: 'budgetSpent', to: 'verify' }] } } })).toEqual([
       'phases.build.exits[0].guard: "budgetSpent" is one of the machine\'s own guards; rules name the guards listed by `rein rules guards`',
