@@ -157,7 +157,9 @@ describe('the guard catalogue describes each guard truly (machines/guards/catalo
     for (const name of names) {
       const example = BUILT_IN_GUARDS[name].example;
       expect(example.guard, name).toBe(name);
-      const rules = rulesSchema.parse({ phases: { build: { exits: [example, { guard: 'testRun', to: 'verify', settle: true }] } } });
+      // The agent an agentApproved example names is one the rules declare.
+      const agents = typeof example.agent === 'string' ? { agents: { [example.agent]: { description: 'Reviews the change.', readOnly: true } } } : {};
+      const rules = rulesSchema.parse({ ...agents, phases: { build: { exits: [example, { guard: 'testRun', to: 'verify', settle: true }] } } });
       expect(() => checkRuleReferences(rules), name).not.toThrow();
       const same = defaultExits.find((exit) => exit.guard === name && exit.to === example.to);
       if (same) expect(example, name).toEqual(same);
