@@ -6,6 +6,7 @@ import { PROFILE_NAMES } from './endpoint-profiles.js';
 import { hooksSchema } from './hooks/schema.js';
 import { mcpRulesSchema } from './mcp-servers.js';
 import { phasesSchema } from './phases.js';
+import { snapshotsSchema } from './snapshots.js';
 import { defaultStallMessages, defaultStallRuleList } from './stall-rules.js';
 import { BUDGET_WARNING, GATE_REFUSAL, NO_TOOL_CALL_REMINDER, SUMMARY_PROMPT, SYSTEM_PROMPT } from './texts.js';
 import { TOOL_NAMES } from './tool-names.js';
@@ -181,6 +182,7 @@ export const rulesSchema = z.strictObject({
       'Commands run at named moments (preToolUse, postToolUse, phaseChange, beforeFinish, runEnd) with the event as JSON on stdin; hooks from a rules file inside the repository run only once trusted',
     ),
   mcp: mcpRulesSchema,
+  snapshots: snapshotsSchema,
   tools: z
     .strictObject({
       enabled: z

@@ -64,6 +64,8 @@ export interface RunOptions {
   inspect?: (event: InspectionEvent) => void;
   /** fsync the saved state after every step (default true; about 10 ms a step on a busy disk). */
   fsync?: boolean;
+  /** Where workspace snapshots are stored (default: `snapshots/` in the user state dir, outside every workspace). */
+  snapshotStore?: string;
   /** Save the state for `rein resume` after every step (default true; benchmarks measure with and without). */
   saveState?: boolean;
   /**

@@ -15,6 +15,7 @@ import type { RunOptions } from '../start-run.js';
 import type { ToolCallingMode } from './machine.js';
 import type { RunFiles } from './run-files.js';
 import type { Toolbox } from './toolbox.js';
+import { workspaceSnapshots } from './workspace-snapshots.js';
 
 export type HarnessActor = Actor<HarnessMachine>;
 
@@ -61,13 +62,16 @@ export function createRunActor(parts: RunActorParts): RunActor {
     ...(options.clock ? { clock: options.clock } : {}),
   });
   actor.on('record.append', (event) => files.transcript.append(event.messages));
-  const save = checkpointSaver(parts, actor);
+  const stateNow = currentState(parts, actor);
+  const snapshotStep = workspaceSnapshots({ options, workspace: parts.workspace, savedState: stateNow });
   actor.subscribe({
     // The end of each machine step: write what it logged, and save the state at checkpoints.
     next: (snapshot) => {
       files.trace.flush();
       files.transcript.flush();
-      if (options.saveState !== false && (isCheckpoint(snapshot) || snapshot.status === 'done')) save();
+      if (options.saveState !== false && (isCheckpoint(snapshot) || snapshot.status === 'done'))
+        saveState(runFile(options.runDir, 'state'), stateNow(), { fsync: options.fsync !== false });
+      snapshotStep(snapshot);
     },
     error: () => undefined,
   });
@@ -86,30 +90,25 @@ function harnessInput({ options, workspace, files, toolbox }: RunActorParts): Ha
   };
 }
 
-/** Saves the actor's state; with fsync on, the record and the journal reach the disk before a state that points past their ends could. */
-function checkpointSaver({ options, saved, files, mode }: RunActorParts, actor: HarnessActor): () => void {
+/** The actor's state as `state.json` holds it; with fsync on, the record and the journal reach the disk before a state that points past their ends could. */
+function currentState({ options, saved, files, mode }: RunActorParts, actor: HarnessActor): () => SavedState {
   const startedAt = Date.now();
   return () => {
-    const fsync = options.fsync !== false;
-    if (fsync) {
+    if (options.fsync !== false) {
       files.transcript.sync();
       files.journal.sync();
     }
     // getPersistedSnapshot() is typed as a generic Snapshot; the harness context is in it.
     const persisted = actor.getPersistedSnapshot() as unknown as { context: HarnessContext };
-    saveState(
-      runFile(options.runDir, 'state'),
-      {
-        version: STATE_VERSION,
-        savedAt: new Date().toISOString(),
-        elapsedMs: (saved?.elapsedMs ?? 0) + (Date.now() - startedAt),
-        recordLength: persisted.context.recordLength,
-        traceIndex: files.nextIndex(),
-        snapshot: persisted,
-        ...(mode.prompted ? { toolCalling: 'prompted' as const } : {}),
-      },
-      { fsync },
-    );
+    return {
+      version: STATE_VERSION,
+      savedAt: new Date().toISOString(),
+      elapsedMs: (saved?.elapsedMs ?? 0) + (Date.now() - startedAt),
+      recordLength: persisted.context.recordLength,
+      traceIndex: files.nextIndex(),
+      snapshot: persisted,
+      ...(mode.prompted ? { toolCalling: 'prompted' as const } : {}),
+    };
   };
 }
 

@@ -83,6 +83,7 @@ function resumeLine(saved: SavedState, fromState: string) {
     recordLength: saved.recordLength,
     elapsedMs: saved.elapsedMs,
     ...(saved.toolCalling ? { toolCalling: saved.toolCalling } : {}),
+    ...(saved.forkOf ? { forkOf: saved.forkOf } : {}),
     ...thisTraceWriter(),
   };
 }
