@@ -17,6 +17,7 @@ import { startupSection } from './sections/startup.js';
 import { suiteTokensSection } from './sections/suite-tokens.js';
 import { syntaxChecksSection } from './sections/syntax-checks.js';
 import { viewConstructionSection } from './sections/view-construction.js';
+import { workspaceSnapshotsSection } from './sections/workspace-snapshots.js';
 import { writeSections } from './write-figures.js';
 
 /** The sections of `npm run bench`, in the order they run and are numbered. A new section is a file and a line here. */
@@ -35,6 +36,7 @@ const SECTIONS: readonly BenchSection[] = [
   startupSection,
   mcpToolsSection,
   replayRealRunsSection,
+  workspaceSnapshotsSection,
 ];
 
 const USAGE = `node --expose-gc dev/dist/bench/main.js [--only ID,…] [--skip ID,…] [--write]

@@ -1,5 +1,4 @@
 import { lstatSync, readdirSync, readFileSync, readlinkSync, type Stats } from 'node:fs';
-import { join } from 'node:path';
 import type { ObjectStore } from './object-store.js';
 import { encodeTree, type TreeEntry } from './tree-format.js';
 
@@ -34,10 +33,13 @@ const RACY_MS = 50;
 export function createTreeScanner(options: { workspace: string; store: ObjectStore; excluded: (path: string, isDir: boolean) => boolean }) {
   const { workspace, store, excluded } = options;
   let seen = new Map<string, Seen>();
+  // Each folder's entries and tree id from the last scan: an unchanged folder is not encoded and hashed again.
+  let folders = new Map<string, { entries: TreeEntry[]; id: string }>();
 
   const scan = (): ScanResult => {
     const started = Date.now();
     const next = new Map<string, Seen>();
+    const nextFolders = new Map<string, { entries: TreeEntry[]; id: string }>();
     const result = { skipped: [] as string[], files: 0, hashed: 0 };
     const fileId = (abs: string, rel: string, stat: Stats): string => {
       const old = seen.get(rel);
@@ -53,7 +55,7 @@ export function createTreeScanner(options: { workspace: string; store: ObjectSto
     const walk = (abs: string, rel: string): string => {
       const entries: TreeEntry[] = [];
       for (const name of readdirSync(abs).sort()) {
-        const childAbs = join(abs, name);
+        const childAbs = `${abs}/${name}`;
         const childRel = rel ? `${rel}/${name}` : name;
         let stat: Stats;
         try {
@@ -73,11 +75,27 @@ export function createTreeScanner(options: { workspace: string; store: ObjectSto
           result.skipped.push(childRel);
         }
       }
-      return store.put(encodeTree(entries));
+      const old = folders.get(rel);
+      const id = old && sameEntries(old.entries, entries) && store.has(old.id) ? old.id : store.put(encodeTree(entries));
+      nextFolders.set(rel, { entries, id });
+      return id;
     };
     const tree = walk(workspace, '');
     seen = next;
+    folders = nextFolders;
     return { tree, ...result };
   };
   return { scan };
+}
+
+function sameEntries(a: readonly TreeEntry[], b: readonly TreeEntry[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let index = 0; index < a.length; index++) {
+    const x = a[index]!;
+    const y = b[index]!;
+    if (x.name !== y.name || x.type !== y.type) return false;
+    if (x.type === 'link' ? x.target !== (y as typeof x).target : x.id !== (y as typeof x).id || x.mode !== (y as typeof x).mode) return false;
+    if (x.type === 'file' && x.size !== (y as typeof x).size) return false;
+  }
+  return true;
 }
