@@ -3,7 +3,7 @@
  * An entry point of rein's public surface (package.json "exports", docs/architecture.md), used by rein's own packages.
  */
 
-export { describeDiff } from '../lib/snapshots/tree-diff.js';
+export { describeDiff, describeDiffCounts } from '../lib/snapshots/tree-diff.js';
 export { planServers, startServers } from './parts/mcp-servers.js';
 export { tamperWarning } from './parts/rules-watch.js';
 export { readJsonLines } from './record/jsonl.js';
@@ -15,5 +15,5 @@ export { type LoadedRules, loadRules, type ReceivedRules } from './rules-files/l
 export { readProjectServers } from './rules-files/mcp-json.js';
 export { writeForkRunDir } from './snapshots/fork-run-dir.js';
 export { applyRewind, hasOutsideChanges, materialiseStep, planRewind, type RewindPlan, restoreWorkspace } from './snapshots/rewind.js';
-export { chartOf, openSnapshotRun, stepSnapshot } from './snapshots/step-snapshots.js';
+export { chartOf, diffStepTrees, openSnapshotRun, stepSnapshot } from './snapshots/step-snapshots.js';
 export { type ModelSource, type RunHandle, type RunOptions, resumeRun, startRun } from './start-run.js';

@@ -44,3 +44,8 @@ export function describeDiff(diff: TreeDiff, limit = 20): string[] {
   list('-', diff.deleted);
   return lines;
 }
+
+/** The diff as counts: `+2 ~1 -0`. */
+export function describeDiffCounts(diff: TreeDiff): string {
+  return `+${diff.added.length} ~${diff.modified.length} -${diff.deleted.length}`;
+}

@@ -2,6 +2,7 @@ import { realpathSync } from 'node:fs';
 import { UsageError } from '../../lib/errors.js';
 import { snapshotExclusion } from '../../lib/snapshots/exclusion.js';
 import { type ObjectStore, openObjectStore } from '../../lib/snapshots/object-store.js';
+import { diffTrees, type TreeDiff } from '../../lib/snapshots/tree-diff.js';
 import { type FlatEntry, flattenTree } from '../../lib/snapshots/tree-format.js';
 import { createTreeScanner, type ScanResult } from '../../lib/snapshots/tree-scan.js';
 import { rulesSchema } from '../../rules/schema.js';
@@ -61,4 +62,9 @@ export function chartOf(run: SnapshotRun, snapshot: StepSnapshot): SavedState {
 export function scanWorkspace(run: SnapshotRun, workspace: string): ScanResult & { entries: Map<string, FlatEntry> } {
   const scan = createTreeScanner({ workspace: realpathSync(workspace), store: run.store, excluded: run.excluded }).scan();
   return { ...scan, entries: flattenTree(run.store, scan.tree) };
+}
+
+/** What changed in the workspace from the snapshot of step `from` to a later snapshot of the same run. */
+export function diffStepTrees(run: SnapshotRun, from: number, to: StepSnapshot): TreeDiff {
+  return diffTrees(flattenTree(run.store, stepSnapshot(run, from).tree), flattenTree(run.store, to.tree));
 }

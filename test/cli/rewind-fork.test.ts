@@ -116,6 +116,17 @@ describe('rein rewind and rein fork on a real run', () => {
     expect(originSteps).toBe(4);
     // The fork's steps are counted on from the origin's step 1: its three steps end it at step 4.
     expect(trace.find((line) => line.kind === 'end')).toMatchObject({ status: 'done', steps: 4 });
+
+    const compared = await runCli(['compare', runDir, forkDir, '--json'], { env });
+    expect(compared.code, compared.stderr).toBe(0);
+    const rows = JSON.parse(compared.stdout) as Array<Record<string, unknown>>;
+    expect(rows.map((row) => [row.role, row.model, row.status, row.steps, (row.own as { steps: number }).steps, row.changed])).toEqual([
+      ['origin (from step 1)', 'origin', 'done', 4, 3, '+3 ~1 -0'],
+      ['fork at step 1', 'other', 'done', 4, 3, '+0 ~1 -0'],
+    ]);
+    const unrelated = await runCli(['compare', forkDir, runDir], { env });
+    expect(unrelated.code).toBe(2);
+    expect(unrelated.stderr).toContain('is not a fork of');
     void forked.code;
   }, 180_000);
 });
