@@ -1,9 +1,12 @@
+import { spawn } from 'node:child_process';
 import { existsSync, lstatSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { readSnapshotIndex } from '../../run/record/snapshot-index.js';
 import { type OpenAIStub, type StubAnswer, type StubRequest, startOpenAIStub } from '../../testing/index.js';
 import { makeTempDir } from '../../testing/temp-dir.js';
-import { cleanEnv, runCli } from '../helpers/cli.js';
+import { cleanEnv, reinBin, runCli } from '../helpers/cli.js';
+import { waitUntil } from '../helpers/wait.js';
 
 const STEPS = [
   { name: 'run', arguments: { command: 'printf one > f && rm a && chmod 600 keep' } },
@@ -128,5 +131,34 @@ describe('rein rewind and rein fork on a real run', () => {
     expect(unrelated.code).toBe(2);
     expect(unrelated.stderr).toContain('is not a fork of');
     void forked.code;
+  }, 180_000);
+
+  it('after kill -9 in the middle of a step, rewind names the changes of the cut step, and with --force restores an earlier step', async () => {
+    stub = await startOpenAIStub((request): StubAnswer => {
+      const done = request.messages.filter((message) => message.role === 'tool').length;
+      if (done === 0) return { toolCalls: [{ id: 'c0', name: 'run', arguments: { command: 'printf one > f' } }] };
+      return { toolCalls: [{ id: `c${done}`, name: 'run', arguments: { command: 'printf cut > f && rm keep && sleep 60' } }] };
+    });
+    const repo = makeTempDir('rein-e2e-rewind-kill-', { until: 'exit' });
+    writeFileSync(join(repo, 'keep'), 'keep\n');
+    const runDir = join(repo, '.rein', 'runs', 'killed');
+    const env = cleanEnv({ OPENAI_BASE_URL: stub.url, XDG_STATE_HOME: makeTempDir('rein-e2e-state-', { until: 'exit' }) });
+    const cli = spawn(process.execPath, [reinBin, 'run', repo, 'task', '--test-cmd', 'true', '--model', 'origin', '--run-dir', runDir], {
+      env,
+      stdio: 'ignore',
+    });
+    await waitUntil(() => existsSync(join(repo, 'f')) && readFileSync(join(repo, 'f'), 'utf8') === 'cut', 'the second step to run', 60_000);
+    cli.kill('SIGKILL');
+    await new Promise((resolve) => cli.once('exit', resolve));
+    expect(readSnapshotIndex(runDir).map((line) => line.step)).toEqual([0, 1]);
+    const refused = await runCli(['rewind', runDir, '--to', '1'], { env });
+    expect(refused.code).toBe(2);
+    expect(refused.stdout).toMatch(/~ f\n/);
+    expect(refused.stdout).toMatch(/- keep\n/);
+    expect(refused.stdout).toContain('not undone: printf cut > f && rm keep && sleep 60');
+    const forced = await runCli(['rewind', runDir, '--to', '1', '--force'], { env });
+    expect(forced.code, forced.stderr).toBe(0);
+    expect(readFileSync(join(repo, 'f'), 'utf8')).toBe('one');
+    expect(readFileSync(join(repo, 'keep'), 'utf8')).toBe('keep\n');
   }, 180_000);
 });
