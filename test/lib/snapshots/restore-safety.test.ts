@@ -64,7 +64,7 @@ describe('snapshots read and restore only inside the workspace', () => {
   });
 
   it('a file rewritten with the same size and its old mtime is still seen as changed (ctime)', async () => {
-    const { workspace, store, scanner } = setup();
+    const { workspace, scanner } = setup();
     const file = join(workspace, 'same-size');
     writeFileSync(file, 'aaaa');
     const old = new Date(Date.now() - 60_000);
