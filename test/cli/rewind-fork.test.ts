@@ -3,6 +3,7 @@ import { existsSync, lstatSync, readFileSync, readlinkSync, writeFileSync } from
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readSnapshotIndex } from '../../run/record/snapshot-index.js';
+import { exportRunAsAtif } from '../../telemetry/atif/export-run.js';
 import { type OpenAIStub, type StubAnswer, type StubRequest, startOpenAIStub } from '../../testing/index.js';
 import { makeTempDir } from '../../testing/temp-dir.js';
 import { cleanEnv, reinBin, runCli } from '../helpers/cli.js';
@@ -119,6 +120,8 @@ describe('rein rewind and rein fork on a real run', () => {
     expect(originSteps).toBe(4);
     // The fork's steps are counted on from the origin's step 1: its three steps end it at step 4.
     expect(trace.find((line) => line.kind === 'end')).toMatchObject({ status: 'done', steps: 4 });
+
+    expect(exportRunAsAtif(forkDir).extra?.rein).toMatchObject({ fork_of: { run_dir: runDir, step: 1 } });
 
     const compared = await runCli(['compare', runDir, forkDir, '--json'], { env });
     expect(compared.code, compared.stderr).toBe(0);
