@@ -63,14 +63,15 @@ export function createRunActor(parts: RunActorParts): RunActor {
   });
   actor.on('record.append', (event) => files.transcript.append(event.messages));
   const stateNow = currentState(parts, actor);
-  const snapshotStep = workspaceSnapshots({ options, workspace: parts.workspace, savedState: stateNow });
+  // A snapshot's copy of the state needs no fsync of its own: the checkpoint's save makes the record durable.
+  const snapshotStep = workspaceSnapshots({ options, workspace: parts.workspace, savedState: () => stateNow({ sync: false }) });
   actor.subscribe({
     // The end of each machine step: write what it logged, and save the state at checkpoints.
     next: (snapshot) => {
       files.trace.flush();
       files.transcript.flush();
       if (options.saveState !== false && (isCheckpoint(snapshot) || snapshot.status === 'done'))
-        saveState(runFile(options.runDir, 'state'), stateNow(), { fsync: options.fsync !== false });
+        saveState(runFile(options.runDir, 'state'), stateNow({ sync: true }), { fsync: options.fsync !== false });
       snapshotStep(snapshot);
     },
     error: () => undefined,
@@ -91,10 +92,10 @@ function harnessInput({ options, workspace, files, toolbox }: RunActorParts): Ha
 }
 
 /** The actor's state as `state.json` holds it; with fsync on, the record and the journal reach the disk before a state that points past their ends could. */
-function currentState({ options, saved, files, mode }: RunActorParts, actor: HarnessActor): () => SavedState {
+function currentState({ options, saved, files, mode }: RunActorParts, actor: HarnessActor): (how: { sync: boolean }) => SavedState {
   const startedAt = Date.now();
-  return () => {
-    if (options.fsync !== false) {
+  return ({ sync }) => {
+    if (sync && options.fsync !== false) {
       files.transcript.sync();
       files.journal.sync();
     }
