@@ -7,7 +7,7 @@ import { type FlatEntry, flattenTree } from '../../lib/snapshots/tree-format.js'
 import { runFile } from '../record/run-dir.js';
 import { appendSnapshotIndex, type StepSnapshot } from '../record/snapshot-index.js';
 import { type SavedState, saveState } from '../record/state-file.js';
-import { chartOf, openSnapshotRun, type SnapshotRun, scanWorkspace, stepSnapshot } from './step-snapshots.js';
+import { chartOf, openSnapshotRun, refuseLiveRun, type SnapshotRun, scanWorkspace, stepSnapshot } from './step-snapshots.js';
 
 /** What a rewind to a step will do, worked out before anything is written. */
 export interface RewindPlan {
@@ -33,6 +33,7 @@ export interface RewindPlan {
  */
 export function planRewind(runDir: string, step: number, workspace?: string): RewindPlan {
   const run = openSnapshotRun(runDir);
+  refuseLiveRun(run);
   const target = stepSnapshot(run, step);
   const chart = chartOf(run, target);
   const where = workspace ?? run.meta.workspace;

@@ -5,8 +5,10 @@ import { type ObjectStore, openObjectStore } from '../../lib/snapshots/object-st
 import { diffTrees, type TreeDiff } from '../../lib/snapshots/tree-diff.js';
 import { type FlatEntry, flattenTree } from '../../lib/snapshots/tree-format.js';
 import { createTreeScanner, type ScanResult } from '../../lib/snapshots/tree-scan.js';
+import { writerGone } from '../../lib/trace/trace-writer.js';
 import { rulesSchema } from '../../rules/schema.js';
-import { type RunMeta, readOwnRunMeta } from '../record/run-dir.js';
+import { readJsonLines } from '../record/jsonl.js';
+import { type RunMeta, readOwnRunMeta, traceFileOf } from '../record/run-dir.js';
 import { findStepSnapshot, readSnapshotIndex, type StepSnapshot } from '../record/snapshot-index.js';
 import type { SavedState } from '../record/state-file.js';
 import { migrateSavedState } from '../record/state-migration.js';
@@ -67,4 +69,17 @@ export function scanWorkspace(run: SnapshotRun, workspace: string): ScanResult &
 /** What changed in the workspace from the snapshot of step `from` to a later snapshot of the same run. */
 export function diffStepTrees(run: SnapshotRun, from: number, to: StepSnapshot): TreeDiff {
   return diffTrees(flattenTree(run.store, stepSnapshot(run, from).tree), flattenTree(run.store, to.tree));
+}
+
+/**
+ * Refuses to go back while the run is still going: its trace has no end line after its last start or resume, and the
+ * process that wrote that line is alive on this host (a live run would go on changing the workspace under the restore).
+ */
+export function refuseLiveRun(run: SnapshotRun): void {
+  const lines = readJsonLines<Record<string, unknown>>(traceFileOf(run.runDir, run.meta)).values;
+  let opened = lines.length - 1;
+  while (opened >= 0 && lines[opened]!.kind !== 'start' && lines[opened]!.kind !== 'resume') opened--;
+  if (opened < 0 || lines.slice(opened).some((line) => line.kind === 'end' || line.kind === 'interrupted' || line.kind === 'crash')) return;
+  if (writerGone(lines[opened]) === false)
+    throw new UsageError(`${run.runDir}: the run is still going (process ${String(lines[opened]!.pid)}); stop it first (Ctrl+C), then rewind or fork`);
 }

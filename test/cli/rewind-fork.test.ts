@@ -136,7 +136,7 @@ describe('rein rewind and rein fork on a real run', () => {
     void forked.code;
   }, 180_000);
 
-  it('after kill -9 in the middle of a step, rewind names the changes of the cut step, and with --force restores an earlier step', async () => {
+  it('a live run is not rewound; after kill -9 in the middle of a step, rewind names the changes of the cut step, and with --force restores an earlier step', async () => {
     stub = await startOpenAIStub((request): StubAnswer => {
       const done = request.messages.filter((message) => message.role === 'tool').length;
       if (done === 0) return { toolCalls: [{ id: 'c0', name: 'run', arguments: { command: 'printf one > f' } }] };
@@ -151,6 +151,9 @@ describe('rein rewind and rein fork on a real run', () => {
       stdio: 'ignore',
     });
     await waitUntil(() => existsSync(join(repo, 'f')) && readFileSync(join(repo, 'f'), 'utf8') === 'cut', 'the second step to run', 60_000);
+    const live = await runCli(['rewind', runDir, '--to', '1', '--force'], { env });
+    expect(live.code).toBe(2);
+    expect(live.stderr).toContain('the run is still going');
     cli.kill('SIGKILL');
     await new Promise((resolve) => cli.once('exit', resolve));
     expect(readSnapshotIndex(runDir).map((line) => line.step)).toEqual([0, 1]);
