@@ -98,6 +98,8 @@ export async function runScripted(options: ScriptedRunOptions): Promise<Scripted
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.mcp ? { mcp: options.mcp } : {}),
     fsync: options.fsync ?? false,
+    // Each test run keeps its workspace snapshots in a store of its own, not in the user state dir.
+    snapshotStore: makeTempDir('rein-test-store-', { until: 'exit' }),
   });
   const output = await handle.done;
   const trace = readJsonLines<TraceRecord>(handle.tracePath).values;
