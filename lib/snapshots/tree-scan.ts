@@ -1,4 +1,4 @@
-import { lstatSync, readdirSync, readFileSync, readlinkSync, type Stats } from 'node:fs';
+import { chmodSync, lstatSync, readdirSync, readFileSync, readlinkSync, type Stats } from 'node:fs';
 import type { ObjectStore } from './object-store.js';
 import { encodeTree, type TreeEntry } from './tree-format.js';
 
@@ -48,7 +48,7 @@ export function createTreeScanner(options: { workspace: string; store: ObjectSto
         return old.id;
       }
       result.hashed++;
-      const id = store.put(readFileSync(abs));
+      const id = store.put(withOwnerAccess(abs, stat, 0o400, () => readFileSync(abs)));
       if (stat.ctimeMs < started - RACY_MS) next.set(rel, { size: stat.size, mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs, ino: stat.ino, id });
       return id;
     };
@@ -69,7 +69,8 @@ export function createTreeScanner(options: { workspace: string; store: ObjectSto
             entries.push({ name, type: 'file', mode: stat.mode & 0o7777, id: fileId(childAbs, childRel, stat), size: stat.size });
             result.files++;
           } else if (stat.isSymbolicLink()) entries.push({ name, type: 'link', target: readlinkSync(childAbs) });
-          else if (stat.isDirectory()) entries.push({ name, type: 'dir', mode: stat.mode & 0o7777, id: walk(childAbs, childRel) });
+          else if (stat.isDirectory())
+            entries.push({ name, type: 'dir', mode: stat.mode & 0o7777, id: withOwnerAccess(childAbs, stat, 0o500, () => walk(childAbs, childRel)) });
           else result.skipped.push(childRel);
         } catch {
           result.skipped.push(childRel);
@@ -98,4 +99,19 @@ function sameEntries(a: readonly TreeEntry[], b: readonly TreeEntry[]): boolean 
     if (x.type === 'file' && x.size !== (y as typeof x).size) return false;
   }
   return true;
+}
+
+/**
+ * Runs `read` with the owner's `bits` (read, search) granted when the agent took them from its own file or folder
+ * (`chmod 000`, a folder without x), then puts the mode back: the snapshot holds what the mode hid, and the mode.
+ */
+function withOwnerAccess<T>(abs: string, stat: Stats, bits: number, read: () => T): T {
+  const mode = stat.mode & 0o7777;
+  if ((mode & bits) === bits || stat.uid !== process.getuid?.()) return read();
+  chmodSync(abs, mode | bits);
+  try {
+    return read();
+  } finally {
+    chmodSync(abs, mode);
+  }
 }

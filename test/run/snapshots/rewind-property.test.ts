@@ -22,7 +22,8 @@ const operation = fc.oneof(
     .map(([p, bytes]) => `${parentOf(p)}rm -rf ${quote(p)}; printf '${[...bytes].map((b) => `\\${b.toString(8).padStart(3, '0')}`).join('')}' > ${quote(p)}`),
   path.map((p) => `rm -rf ${quote(p)}`),
   fc.tuple(path, path).map(([from, to]) => `${parentOf(to)}mv -f ${quote(from)} ${quote(to)} 2>/dev/null`),
-  fc.tuple(path, fc.constantFrom('600', '644', '700', '755')).map(([p, mode]) => `chmod ${mode} ${quote(p)} 2>/dev/null`),
+  // Modes that keep the owner's read and search: the hash printed inside the sandbox (no capabilities) must see what a host user sees.
+  fc.tuple(path, fc.constantFrom('go-rwx', 'go+rx', 'u-w', 'u+w', 'g+w', 'o-r')).map(([p, mode]) => `chmod ${mode} ${quote(p)} 2>/dev/null`),
   fc
     .tuple(path, fc.constantFrom('a', '../a', '/etc/passwd', '../../outside', 'missing'))
     .map(([p, target]) => `${parentOf(p)}rm -rf ${quote(p)}; ln -s ${target} ${quote(p)}`),
