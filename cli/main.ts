@@ -9,6 +9,8 @@ const USAGE = `rein: an agent harness built as an explicit statechart
   rein demo                         offline demo: every phase on a small buggy repo, no API key
   rein run <repo> "<task>" --test-cmd "<cmd>" [--model M]   run against an OpenAI-compatible endpoint
   rein resume <run-dir>             continue a killed run from its last saved step
+  rein rewind <run-dir> --to N      put the workspace and the chart back as they were after step N (--out DIR: elsewhere)
+  rein fork <run-dir> --at N        branch a new run from step N (--model M, --config F, --base-url U)
   rein approve <run-dir> [--deny]   answer the tool call a run is waiting on (--message M, --remember SCOPE)
   rein rules show|graph|coverage    the effective rules, the statechart they build, its transition coverage
   rein trust [<repo>]               after reviewing it: let rein load a repository's own rules file (--list, --revoke)
@@ -29,6 +31,8 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   run: async () => (await import('./commands/run.js')).runCommand,
   demo: async () => (await import('./commands/demo.js')).demoCommand,
   resume: async () => (await import('./commands/resume.js')).resumeCommand,
+  rewind: async () => (await import('./commands/rewind.js')).rewindCommand,
+  fork: async () => (await import('./commands/fork.js')).forkCommand,
   viz: async () => (await import('./commands/viz.js')).vizCommand,
   trace: async () => (await import('./commands/trace.js')).traceCommand,
   eval: async () => (await import('./commands/eval.js')).evalCommand,

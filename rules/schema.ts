@@ -8,6 +8,7 @@ import { PROFILE_NAMES } from './endpoint-profiles.js';
 import { hooksSchema } from './hooks/schema.js';
 import { mcpRulesSchema } from './mcp-servers.js';
 import { phasesSchema } from './phases.js';
+import { snapshotsSchema } from './snapshots.js';
 import { defaultStallMessages, defaultStallRuleList } from './stall-rules.js';
 import { BUDGET_WARNING, GATE_REFUSAL, NO_TOOL_CALL_REMINDER, SUMMARY_PROMPT, SYSTEM_PROMPT } from './texts.js';
 import { TOOL_NAMES } from './tool-names.js';
@@ -185,6 +186,7 @@ export const rulesSchema = z.strictObject({
   mcp: mcpRulesSchema,
   agents: agentsSchema,
   delegation: delegationSchema,
+  snapshots: snapshotsSchema,
   tools: z
     .strictObject({
       enabled: z

@@ -70,6 +70,8 @@ export interface RunOptions {
    * next action either way, which is all a killed process (kill -9 included) needs to lose nothing.
    */
   fsync?: boolean;
+  /** Where workspace snapshots are stored (default: `snapshots/` in the user state dir, outside every workspace). */
+  snapshotStore?: string;
   /** Save the state for `rein resume` after every step (default true; benchmarks measure with and without). */
   saveState?: boolean;
   /**

@@ -104,6 +104,8 @@ export async function runScripted(options: ScriptedRunOptions): Promise<Scripted
     ...(options.mcp ? { mcp: options.mcp } : {}),
     fsync: options.fsync ?? false,
     agentModels: Object.fromEntries(Object.entries(agentModels).map(([name, entry]) => [name, entry.source])),
+    // Each test run keeps its workspace snapshots in a store of its own, not in the user state dir.
+    snapshotStore: makeTempDir('rein-test-store-', { until: 'exit' }),
   });
   const output = await handle.done;
   const trace = readJsonLines<TraceRecord>(handle.tracePath).values;

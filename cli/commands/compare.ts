@@ -8,9 +8,11 @@ import { formatComparison } from 'rein-eval/terminal.js';
 import { type FlagSpec, parseCommand } from '../args.js';
 import type { Io } from '../execute-run.js';
 import { EXIT } from '../exit-codes.js';
+import { areRunDirs, compareRuns } from './compare-runs.js';
 
 const COMPARE_USAGE = `rein compare <A> <B> [--json]
 rein compare <DIR> [--json]
+rein compare <run-dir> <fork-dir>… [--json]
 
 Pairs two sets of eval results by task and prints the tasks in both, only_a
 (A solved, B failed), only_b, the exact two-sided McNemar p-value, and the
@@ -20,6 +22,10 @@ mean cost, steps and tokens with their deltas (B − A).
            configuration when it holds several (e.g. out#default out#no-plan)
   DIR      an eval output directory with exactly two configurations
   --json   print the comparison as JSON
+
+Given a run directory and its forks (rein fork), sets them side by side from
+each fork point: model, rules, how each ended, its own steps, tokens and cost,
+and what it changed in the workspace from there.
 
 With repeats, each task counts as solved when a strict majority of its runs
 solved it (ties count as unsolved).`;
@@ -38,6 +44,8 @@ export async function compareCommand(argv: string[], io: Io, _env: NodeJS.Proces
     io.stdout.write(COMPARE_USAGE + '\n');
     return EXIT.done;
   }
+  // A run and its forks (run directories), rather than eval results.
+  if (areRunDirs(parsed.positionals)) return compareRuns(parsed.positionals, io, Boolean(parsed.values.json));
   const warn = (text: string) => {
     io.stderr.write(`${text}\n`);
   };

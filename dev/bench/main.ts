@@ -19,6 +19,7 @@ import { suiteTokensSection } from './sections/suite-tokens.js';
 import { syntaxChecksSection } from './sections/syntax-checks.js';
 import { viewConstructionSection } from './sections/view-construction.js';
 import { wholeRunSection } from './sections/whole-run.js';
+import { workspaceSnapshotsSection } from './sections/workspace-snapshots.js';
 import { writeSections } from './write-figures.js';
 
 /** The sections of `npm run bench`, in the order they run and are numbered. A new section is a file and a line here. */
@@ -39,6 +40,7 @@ const SECTIONS: readonly BenchSection[] = [
   replayRealRunsSection,
   delegationSection,
   wholeRunSection,
+  workspaceSnapshotsSection,
 ];
 
 const USAGE = `node --expose-gc dev/dist/bench/main.js [--only ID,…] [--skip ID,…] [--write]

@@ -55,6 +55,8 @@ export interface ResumeEvent {
   note?: string;
   /** `prompted`: the run had switched to prompted tool calling before it stopped, and goes on in it. */
   toolCalling?: 'prompted';
+  /** This run is a fork (`rein fork`): the run it branched from and the step, whose state it starts from. */
+  forkOf?: { runDir: string; step: number };
   /** The process that writes the trace from here on (a follower stops when it is gone). */
   pid?: number;
   host?: string;

@@ -168,6 +168,14 @@ export const LOOSENING_RULES: readonly LooseningRule[] = [
     check: (base, rules) => joined(Object.keys(rules.mcp.servers).filter((name) => !same(base.mcp.servers[name], rules.mcp.servers[name]))),
   },
   {
+    field: 'snapshots',
+    loosens: 'snapshots off, or a path excluded that was kept (what `rein rewind` could no longer undo)',
+    check: (base, rules) => {
+      if (base.snapshots.enabled && !rules.snapshots.enabled) return 'enabled: false';
+      return joined(rules.snapshots.exclude.filter((pattern) => !base.snapshots.exclude.includes(pattern)));
+    },
+  },
+  {
     field: 'mcp.projectConfig',
     loosens: "true (starts the servers the repository's .mcp.json names)",
     check: (base, rules) => (rules.mcp.projectConfig && !base.mcp.projectConfig ? 'true' : null),

@@ -15,6 +15,7 @@ import type { RunOptions } from '../start-run.js';
 import type { ToolCallingMode } from './machine.js';
 import type { RunFiles } from './run-files.js';
 import type { Toolbox } from './toolbox.js';
+import { workspaceSnapshots } from './workspace-snapshots.js';
 
 export type HarnessActor = Actor<HarnessMachine>;
 
@@ -61,13 +62,17 @@ export function createRunActor(parts: RunActorParts): RunActor {
     ...(options.clock ? { clock: options.clock } : {}),
   });
   actor.on('record.append', (event) => files.transcript.append(event.messages));
-  const save = checkpointSaver(parts, actor);
+  const stateNow = currentState(parts, actor);
+  // A snapshot's copy of the state needs no fsync of its own: the checkpoint's save makes the record durable.
+  const snapshotStep = workspaceSnapshots({ options, workspace: parts.workspace, savedState: () => stateNow({ sync: false }) });
   actor.subscribe({
     // The end of each machine step: write what it logged, and save the state at checkpoints.
     next: (snapshot) => {
       files.trace.flush();
       files.transcript.flush();
-      if (options.saveState !== false && (isCheckpoint(snapshot) || snapshot.status === 'done')) save();
+      if (options.saveState !== false && (isCheckpoint(snapshot) || snapshot.status === 'done'))
+        saveState(runFile(options.runDir, 'state'), stateNow({ sync: true }), { fsync: options.fsync === true });
+      snapshotStep(snapshot);
     },
     error: () => undefined,
   });
@@ -87,32 +92,27 @@ function harnessInput({ options, workspace, files, toolbox }: RunActorParts): Ha
 }
 
 /**
- * Saves the actor's state (write, rename: atomic, and in the kernel before the next action, so kill -9 loses nothing);
- * with `fsync`, the record and the journal reach the disk before a state that points past their ends could.
+ * The actor's state as `state.json` holds it (written, renamed: atomic, and in the kernel before the next action, so
+ * kill -9 loses nothing); with `fsync`, the record and the journal reach the disk before a state that points past their ends could.
  */
-function checkpointSaver({ options, saved, files, mode }: RunActorParts, actor: HarnessActor): () => void {
+function currentState({ options, saved, files, mode }: RunActorParts, actor: HarnessActor): (how: { sync: boolean }) => SavedState {
   const startedAt = Date.now();
-  return () => {
-    const fsync = options.fsync === true;
-    if (fsync) {
+  return ({ sync }) => {
+    if (sync && options.fsync === true) {
       files.transcript.sync();
       files.journal.sync();
     }
     // getPersistedSnapshot() is typed as a generic Snapshot; the harness context is in it.
     const persisted = actor.getPersistedSnapshot() as unknown as { context: HarnessContext };
-    saveState(
-      runFile(options.runDir, 'state'),
-      {
-        version: STATE_VERSION,
-        savedAt: new Date().toISOString(),
-        elapsedMs: (saved?.elapsedMs ?? 0) + (Date.now() - startedAt),
-        recordLength: persisted.context.recordLength,
-        traceIndex: files.nextIndex(),
-        snapshot: persisted,
-        ...(mode.prompted ? { toolCalling: 'prompted' as const } : {}),
-      },
-      { fsync },
-    );
+    return {
+      version: STATE_VERSION,
+      savedAt: new Date().toISOString(),
+      elapsedMs: (saved?.elapsedMs ?? 0) + (Date.now() - startedAt),
+      recordLength: persisted.context.recordLength,
+      traceIndex: files.nextIndex(),
+      snapshot: persisted,
+      ...(mode.prompted ? { toolCalling: 'prompted' as const } : {}),
+    };
   };
 }
 

@@ -88,6 +88,7 @@ function resumeLine(saved: SavedState, fromState: string, stoppedIn: string | nu
     recordLength: saved.recordLength,
     elapsedMs: saved.elapsedMs,
     ...(saved.toolCalling ? { toolCalling: saved.toolCalling } : {}),
+    ...(saved.forkOf ? { forkOf: saved.forkOf } : {}),
     ...thisTraceWriter(),
   };
 }

@@ -17,6 +17,8 @@ export interface SavedState {
   snapshot: unknown;
   /** `prompted` once the model actor switched to prompted tool calling (auto mode): a resumed run goes on in it. */
   toolCalling?: 'prompted';
+  /** A fork's first state (`rein fork`): the run and the step it branched from; its resume line says so. */
+  forkOf?: { runDir: string; step: number };
 }
 
 /**

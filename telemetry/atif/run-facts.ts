@@ -104,7 +104,10 @@ export function runFacts(lines: readonly TraceRecord[], start: TraceRecord | und
   const crash = lastOf(lines, 'crash');
   const interrupted = lastOf(lines, 'interrupted');
   const outcome = end ? factOf(end) : crash ? { status: 'crashed', error: crash.error } : { status: interrupted ? 'interrupted' : 'unfinished' };
+  // A fork (rein fork): the steps up to `step` are the origin's, copied; its resume line names the origin.
+  const forkOf = lines.find((line) => line.kind === 'resume' && line.forkOf)?.forkOf as { runDir: string; step: number } | undefined;
   return {
+    ...(forkOf ? { fork_of: { run_dir: forkOf.runDir, step: forkOf.step } } : {}),
     ...(start
       ? {
           task: start.task,

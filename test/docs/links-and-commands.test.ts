@@ -62,7 +62,7 @@ function commandsOf(markdown: string): string[] {
 /** The `rein` commands written inline in a page's prose (`npx rein rules show --diff`), outside code blocks. */
 function inlineCommandsOf(markdown: string): string[] {
   const prose = markdown.replace(/```[\s\S]*?```/g, '');
-  return [...prose.matchAll(/`((?:npx )?rein (?:run|demo|resume|approve|rules|trust|viz|trace|eval|compare|replay|worker)\b[^`]*)`/g)].map(
+  return [...prose.matchAll(/`((?:npx )?rein (?:run|demo|resume|rewind|fork|approve|rules|trust|viz|trace|eval|compare|replay|worker)\b[^`]*)`/g)].map(
     (match) => match[1]!,
   );
 }

@@ -16,6 +16,7 @@ import { Scrubber } from './scrubber.js';
 import { type ChartPick, type PhaseStats, StatechartView } from './statechart-view.js';
 import { Timeline } from './timeline.js';
 import { WhyCard } from './why-card.js';
+import { WorkspacePanel } from './workspace-panel.js';
 
 const PLAY_EVENTS_PER_SECOND = 10;
 
@@ -39,6 +40,7 @@ class App {
   private readonly why = new WhyCard();
   private readonly approval: ApprovalPanel | null;
   private readonly detail: DetailView;
+  private readonly workspace: WorkspacePanel | null;
   private readonly view: StatechartView;
   private readonly list: EventList;
   private readonly scrubber: Scrubber;
@@ -66,6 +68,7 @@ class App {
     this.header = new RunHeader(data);
     this.gauges = new Gauges(data.limits);
     this.detail = new DetailView(this.chart);
+    this.workspace = data.workspace ? new WorkspacePanel(data.workspace) : null;
     this.view = new StatechartView(
       this.chart,
       this.why.element,
@@ -91,7 +94,7 @@ class App {
       // The waiting call sits with the notes, in the grid's notes row.
       this.approval ? h('div', { class: 'notes-area' }, this.header.banner, this.approval.element) : this.header.banner,
       this.gauges.element,
-      h('main', { class: 'main' }, this.view.element, h('aside', { class: 'side' }, this.list.element, this.detail.element)),
+      h('main', { class: 'main' }, this.view.element, h('aside', { class: 'side' }, this.list.element, this.detail.element, this.workspace?.element)),
       this.scrubber.element,
     );
     this.root.classList.add('ready');
@@ -185,6 +188,7 @@ class App {
       following: this.data.mode === 'follow',
       followEnded: this.followEnded,
     });
+    this.workspace?.show(moment.step);
     this.scrubber.update(this.index, positionLabel(moment.index, timeline.length, moment.step, moment.elapsed, this.data.limits.maxSeconds), {
       following: this.following,
       playing: this.playing,

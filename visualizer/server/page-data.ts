@@ -37,6 +37,25 @@ export interface PageData {
   eventsUrl: string | null;
   /** Live runs: where the page answers a waiting call (with the tab's session: page-access.ts). */
   approval?: { url: string };
+  /** A replayed run's workspace snapshots (rein rewind, rein fork): each step's diff and the commands for it. */
+  workspace?: WorkspaceSteps;
+}
+
+/** Paths a diff added, modified and deleted (the first of each, `more` saying how many were left out). */
+export interface DiffView {
+  added: string[];
+  modified: string[];
+  deleted: string[];
+  more: number;
+}
+
+/** The workspace of each kept step, for the page's step panel. */
+export interface WorkspaceSteps {
+  runDir: string;
+  model: string;
+  /** A fork's origin: its run directory, the step it branched at, and the command that opens its page. */
+  forkOf?: { runDir: string; step: number; command: string };
+  steps: Record<number, { state: string; sincePrevious: DiffView; sinceStart: DiffView }>;
 }
 
 /** A small, serializable view of one XState inspection event (never the context). */

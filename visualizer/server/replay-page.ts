@@ -1,3 +1,4 @@
+import { dirname } from 'node:path';
 import { readFirstLine } from './first-line.js';
 import type { StatechartGraph } from './graph-types.js';
 import type { PageData } from './page-data.js';
@@ -5,6 +6,7 @@ import { loadPageAssets, renderPageHtml } from './page-html.js';
 import { buildStatechartGraph } from './statechart-graph.js';
 import { extensionsForTrace } from './trace-extensions.js';
 import { gaugeLimits, type LoadedTrace, loadTrace } from './trace-file.js';
+import { workspaceStepsOf } from './workspace-steps.js';
 
 /**
  * The replay page for a trace file: one self-contained HTML document with
@@ -27,6 +29,12 @@ export async function renderReplayPage(
   const trace = { ...loaded, notes: [...notes, ...loaded.notes] };
   options.check?.(trace);
   const following = options.follow === true && !trace.ended;
+  const workspace = workspaceStepsOf(dirname(path));
+  if (workspace?.forkOf)
+    trace.notes.unshift({
+      level: 'info',
+      text: `A fork of ${workspace.forkOf.runDir} at step ${workspace.forkOf.step}; its page: ${workspace.forkOf.command}`,
+    });
   const data: PageData = {
     mode: following ? 'follow' : 'replay',
     source: path,
@@ -35,6 +43,7 @@ export async function renderReplayPage(
     lines: trace.lines,
     notes: trace.notes,
     eventsUrl: following ? '/events' : null,
+    ...(workspace ? { workspace } : {}),
   };
   return { html: renderPageHtml(data, assets), trace, following };
 }

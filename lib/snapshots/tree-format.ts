@@ -1,0 +1,76 @@
+import type { ObjectStore } from './object-store.js';
+import { SnapshotObjectError } from './object-store.js';
+
+/** One entry of a directory in a snapshot: a file (its blob), a symlink (its target, never followed) or a directory (its tree). */
+export type TreeEntry =
+  | { name: string; type: 'file'; mode: number; id: string; size: number }
+  | { name: string; type: 'link'; target: string }
+  | { name: string; type: 'dir'; mode: number; id: string };
+
+/** An entry of a whole flattened tree, by its path relative to the workspace (`/`-separated). */
+export type FlatEntry = TreeEntry extends infer Entry ? (Entry extends TreeEntry ? Omit<Entry, 'name'> & { path: string } : never) : never;
+
+type Row = [string, 'f', number, string, number] | [string, 'l', string] | [string, 'd', number, string];
+
+/** A directory's entries as the bytes of its tree object: sorted by name, so equal directories share one object. */
+export function encodeTree(entries: readonly TreeEntry[]): string {
+  const rows: Row[] = entries.map((entry) =>
+    entry.type === 'file'
+      ? [entry.name, 'f', entry.mode, entry.id, entry.size]
+      : entry.type === 'link'
+        ? [entry.name, 'l', entry.target]
+        : [entry.name, 'd', entry.mode, entry.id],
+  );
+  return JSON.stringify({ tree: 1, rows });
+}
+
+const HASH = /^[0-9a-f]{64}$/;
+
+/** A name a restore may create: one path component, never `.`, `..`, empty, with a slash or NUL, or `.git` (the store is read as hostile). */
+function isSafeName(name: unknown): name is string {
+  return typeof name === 'string' && name !== '' && name !== '.' && name !== '..' && !/[/\0]/.test(name) && name.toLowerCase() !== '.git';
+}
+
+/** A tree object read back, every row checked: a bad name, type, mode or id is an error, never a path to write. */
+function decodeTree(bytes: Buffer, id: string): TreeEntry[] {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(bytes.toString('utf8'));
+  } catch {
+    throw new SnapshotObjectError(`object ${id} is not a tree`);
+  }
+  const rows = (parsed as { rows?: unknown }).rows;
+  if (!Array.isArray(rows)) throw new SnapshotObjectError(`object ${id} is not a tree`);
+  return rows.map((row: unknown) => decodeRow(row, id));
+}
+
+function decodeRow(row: unknown, id: string): TreeEntry {
+  const bad = () => new SnapshotObjectError(`tree ${id} has a bad entry: ${JSON.stringify(row).slice(0, 120)}`);
+  if (!Array.isArray(row) || !isSafeName(row[0])) throw bad();
+  const [name, type, a, b, c] = row as unknown[];
+  const mode = (value: unknown) => typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= 0o7777;
+  if (type === 'f' && mode(a) && typeof b === 'string' && HASH.test(b) && typeof c === 'number')
+    return { name: name as string, type: 'file', mode: a as number, id: b, size: c };
+  if (type === 'l' && typeof a === 'string' && a !== '' && !a.includes('\0')) return { name: name as string, type: 'link', target: a };
+  if (type === 'd' && mode(a) && typeof b === 'string' && HASH.test(b)) return { name: name as string, type: 'dir', mode: a as number, id: b };
+  throw bad();
+}
+
+/**
+ * Every entry of the tree `root` by path, parents before children.
+ *
+ * @example for (const [path, entry] of flattenTree(store, tree)) console.log(path, entry.type);
+ */
+export function flattenTree(store: ObjectStore, root: string): Map<string, FlatEntry> {
+  const out = new Map<string, FlatEntry>();
+  const walk = (id: string, prefix: string) => {
+    for (const entry of decodeTree(store.get(id), id)) {
+      const path = prefix ? `${prefix}/${entry.name}` : entry.name;
+      const { name: _name, ...rest } = entry;
+      out.set(path, { ...rest, path });
+      if (entry.type === 'dir') walk(entry.id, path);
+    }
+  };
+  walk(root, '');
+  return out;
+}
