@@ -8,7 +8,7 @@ import { repoRoot } from './cli.js';
  * test/fixtures/replay holds the raw files of, cut to the fields read here, so a clone anywhere has them.
  * REIN_REALTRAJ names the whole split (or another) instead.
  */
-export const REALTRAJ = process.env.REIN_REALTRAJ ?? join(repoRoot, 'test', 'fixtures', 'replay', 'realtraj-subset.jsonl');
+export const REALTRAJ = process.env.REIN_REALTRAJ ?? join(repoRoot, 'test', 'fixtures', 'realtraj', 'dev-subset.jsonl');
 
 /** One realtraj line, as far as these tests read it. */
 export interface RealtrajRun {
