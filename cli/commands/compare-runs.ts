@@ -65,20 +65,24 @@ function rowOf(runDir: string, role: string, fromStep: number, originConfig: str
   const context = (at.snapshot as { context: { step: number; usage: Usage } }).context;
   const usage = end?.usage ?? context.usage;
   const last = run.index.filter((line) => line.kind === 'step').at(-1)!;
+  // The workspace as the run left it at its end: a later rewind of the run (which indexes an earlier step again) does
+  // not change what the run itself did after the fork point.
+  const endStep = end?.steps ?? last.step;
+  const final = run.index.some((line) => line.kind === 'step' && line.step === endStep) ? stepSnapshot(run, endStep) : last;
   return {
     runDir,
     role,
     model: meta.model,
     rules: meta.configPath === originConfig ? 'as the origin' : (meta.configPath ?? 'preset default'),
     status: end?.status ?? 'not ended',
-    steps: end?.steps ?? last.step,
+    steps: endStep,
     own: {
-      steps: (end?.steps ?? last.step) - context.step,
+      steps: endStep - context.step,
       promptTokens: usage.promptTokens - context.usage.promptTokens,
       completionTokens: usage.completionTokens - context.usage.completionTokens,
       costUsd: usage.costUsd - context.usage.costUsd,
     },
-    changed: describeDiffCounts(diffStepTrees(run, fromStep, last)),
+    changed: describeDiffCounts(diffStepTrees(run, fromStep, final)),
   };
 }
 

@@ -130,6 +130,14 @@ describe('rein rewind and rein fork on a real run', () => {
       ['origin (from step 1)', 'origin', 'done', 4, 3, '+3 ~1 -0'],
       ['fork at step 1', 'other', 'done', 4, 3, '+0 ~1 -0'],
     ]);
+    // Rewinding the origin afterwards changes what its workspace is now, not what the run did after the fork point.
+    const rewound = await runCli(['rewind', runDir, '--to', '1'], { env });
+    expect(rewound.code, rewound.stderr).toBe(0);
+    const again = JSON.parse((await runCli(['compare', runDir, forkDir, '--json'], { env })).stdout) as Array<Record<string, unknown>>;
+    expect(again.map((row) => [row.steps, row.changed])).toEqual([
+      [4, '+3 ~1 -0'],
+      [4, '+0 ~1 -0'],
+    ]);
     const unrelated = await runCli(['compare', forkDir, runDir], { env });
     expect(unrelated.code).toBe(2);
     expect(unrelated.stderr).toContain('is not a fork of');
