@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { TraceRecord } from '../../lib/trace/trace-events.js';
 import { readJsonLines } from '../../run/record/jsonl.js';
+import { exportRunAsAtif } from '../../telemetry/atif/export-run.js';
 import { call, removeTempDirs, reply, runScripted } from '../../testing/index.js';
 
 afterEach(() => removeTempDirs());
@@ -44,6 +45,13 @@ describe('delegation: a child agent is a run of its own, linked to its parent', 
     expect(agents[1]!.usage.calls).toBe(2);
     expect(run.output.usage.calls).toBe(4);
     expect(readFileSync(join(run.workspace, 'src/mean.py'), 'utf8')).toContain('def mean');
+    // ATIF v1.7: the child's trajectory embedded, and the delegate call's result pointing at it by its id.
+    const trajectory = exportRunAsAtif(run.runDir);
+    const [child] = trajectory.subagent_trajectories ?? [];
+    expect(child?.trajectory_id).toEqual(expect.any(String));
+    expect(child?.steps.filter((step) => step.source === 'agent').map((step) => step.tool_calls?.[0]?.function_name)).toEqual(['grep', 'finish']);
+    const delegateResult = trajectory.steps.flatMap((step) => step.observation?.results ?? []).find((entry) => entry.source_call_id === started?.callId);
+    expect(delegateResult?.subagent_trajectory_ref).toEqual([{ trajectory_id: child?.trajectory_id }]);
   });
 });
 
