@@ -2,6 +2,7 @@ import { type Condition, defaultRules, enabledPhases, isEndTarget, type Phase, t
 import { STALL_RULES, type StallRuleName } from '../rules/stall-rules.js';
 import { BUILT_IN_GUARDS, isBuiltInGuard } from './guards/catalogue.js';
 import { conditionLabel } from './guards/explain.js';
+import { type GuardCall, shadowingOf } from './guards/shadowing.js';
 import { firstPhase } from './initial-context.js';
 import { canHold, enteredFromElsewhere, phaseExits, phaseTools } from './phase-exits.js';
 
@@ -103,16 +104,16 @@ function whyCannotHold(condition: Condition, phase: Phase, rules: Rules): { why:
   };
 }
 
-/** Whether `earlier` holds whenever `later` does: no condition, the same condition, or the same count with a threshold no higher. */
+/** Whether `earlier` holds whenever `later` does (machines/guards/shadowing.ts). */
 function alwaysBeats(earlier: PhaseExitRule, later: PhaseExitRule): boolean {
-  if (earlier.guard === 'always') return true;
-  if (conditionOf(earlier) === conditionOf(later)) return true;
-  const name = later.guard;
-  if (name === undefined || earlier.guard !== name || !isBuiltInGuard(name)) return false;
-  const param = BUILT_IN_GUARDS[name].counts?.param;
-  if (!param) return false;
-  const rest = (exit: PhaseExitRule) => JSON.stringify({ ...JSON.parse(conditionOf(exit)), [param]: undefined });
-  return rest(earlier) === rest(later) && Number(earlier[param] ?? 1) <= Number(later[param] ?? 1);
+  return shadowingOf(guardCallOf(earlier), guardCallOf(later)) !== null;
+}
+
+/** An exit's condition as the shadowing rule compares it: a guard with its parameters, or a compound by its whole text. */
+function guardCallOf(exit: PhaseExitRule): GuardCall {
+  if (exit.guard === undefined) return { type: conditionOf(exit) };
+  const { guard, all: _all, any: _any, not: _not, to: _to, actions: _actions, settle: _settle, reason: _reason, ...params } = exit;
+  return { type: guard, params };
 }
 
 /** Phases nothing enters, step limits the run's budget reaches first, stall limits that change nothing. */
