@@ -90,7 +90,8 @@ describe('a job writing its log as fast as it can (bubblewrap)', () => {
     // The cut note and the byte after it count within the cap.
     expect(largest).toBeLessThanOrEqual(cap);
     const text = fs.readFileSync(log(1), 'utf8');
-    expect(`${text.slice(0, 70)}…${text.slice(-12)}`).toMatch(/^\[rein: this log passed 1 MiB and was cut; older output is gone\]\nx+…x+\nthe-end\n$/);
+    // A cut empties the log: if the last one falls between the final x and the echo, no x is left, only the end.
+    expect(text).toMatch(/^\[rein: this log passed 1 MiB and was cut; older output is gone\]\nx*\nthe-end\n$/);
     expect(sandbox.job(job.id)?.exitCode).toBe(0);
   }, 60_000);
 });
