@@ -171,6 +171,8 @@ describe('the chart at the level of phases', () => {
     await waitForText(page, '.scope-label', 'took verify → fix');
     const taken = demoTimeline.entries.filter((entry) => entry.kind === 'transition' && demoTimeline.matchOf(entry).transition?.edge === 'verify->fix');
     await waitForText(page, '.events .count', `${taken.length} / ${demoTimeline.length}`);
+    // The count is drawn before the rows: wait for the list to be redrawn too.
+    await page.waitForFunction((count) => document.querySelectorAll('.rows .row').length === count, taken.length);
     expect(await page.$$eval('.rows .row', (elements) => elements.map((row) => row.textContent ?? ''))).toEqual([
       expect.stringContaining('verify → fix  ✓ testFailed'),
     ]);
