@@ -2,6 +2,7 @@ import { accessSync, constants, existsSync, statSync, writeFileSync } from 'node
 import { dirname, join, resolve } from 'node:path';
 import { UsageError } from 'rein/lib';
 import { readRunMeta, runFile } from 'rein/run';
+import { createAgentPages } from 'rein-visualizer/server/agent-pages.js';
 import { followRun } from 'rein-visualizer/server/follow-run.js';
 import { createLiveFeed } from 'rein-visualizer/server/live-feed.js';
 import { exitSignal } from 'rein-visualizer/server/live-viz.js';
@@ -42,6 +43,8 @@ export async function vizCommand(argv: string[], io: Io, _env: NodeJS.ProcessEnv
   if (out !== undefined) checkWritable(out);
   const { html, trace, following } = await renderReplayPage(path, {
     follow: !out && parsed.values['no-follow'] !== true,
+    // Served pages link to the run's delegated children (a --out file is one page: it has no server to ask).
+    agentPages: out === undefined,
     check: (loaded) => {
       if (loaded.lines.length === 0)
         throw new UsageError(
@@ -57,7 +60,8 @@ export async function vizCommand(argv: string[], io: Io, _env: NodeJS.ProcessEnv
   }
   const feed = following ? createLiveFeed() : undefined;
   const stopFollowing = feed ? followRun(path, { lines: trace.lines, from: trace.completeBytes, feed, say: (text) => io.stderr.write(text) }) : undefined;
-  const server = await startVizServer({ port, page: () => html, ...(feed ? { feed } : {}) });
+  const agents = createAgentPages(runDirOf(trace.lines, path));
+  const server = await startVizServer({ port, page: () => html, agents, ...(feed ? { feed } : {}) });
   io.stderr.write(`rein viz: ${trace.lines.length} events from ${file}\n`);
   if (following)
     io.stderr.write(
@@ -85,6 +89,12 @@ function traceIn(path: string, given: string): string {
   const beside = runFile(path, 'trace');
   if (existsSync(beside)) return beside;
   throw new UsageError(`rein viz: ${given} is a directory without a trace (expected a trace.jsonl file or a run directory)`);
+}
+
+/** The run directory the trace's start line names (its children are under its `agents/`), else the trace's folder. */
+function runDirOf(lines: unknown[], tracePath: string): string {
+  const start = lines.find((line) => (line as { kind?: unknown } | null)?.kind === 'start') as { runDir?: unknown } | undefined;
+  return typeof start?.runDir === 'string' && existsSync(start.runDir) ? start.runDir : dirname(tracePath);
 }
 
 /** `--out` must name a file in a directory that exists and can be written: checked before the page is built. */

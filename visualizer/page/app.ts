@@ -1,4 +1,5 @@
 import type { PageData } from '../server/page-data.js';
+import { childSummaries } from './agent-links.js';
 import { ApprovalPanel } from './approval-panel.js';
 import { ChartIndex } from './chart-index.js';
 import { phasesOf } from './chart-level.js';
@@ -67,7 +68,7 @@ class App {
     this.approval = data.approval ? new ApprovalPanel(data.approval.url) : null;
     this.header = new RunHeader(data);
     this.gauges = new Gauges(data.limits);
-    this.detail = new DetailView(this.chart);
+    this.detail = new DetailView(this.chart, data.agentPages ? (callId) => childSummaries(this.timeline.entries, callId) : null);
     this.workspace = data.workspace ? new WorkspacePanel(data.workspace) : null;
     this.view = new StatechartView(
       this.chart,

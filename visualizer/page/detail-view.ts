@@ -1,6 +1,7 @@
 import { shortEvent } from '../server/event-label.js';
 import type { GraphEdge, GraphNode, GraphTransition } from '../server/graph-types.js';
 import { knowsGuard, phraseGuard } from '../server/guard-phrases.js';
+import { budgetUse, type ChildSummary } from './agent-links.js';
 import type { ChartIndex, TransitionMatch } from './chart-index.js';
 import { h } from './dom.js';
 import { guardPart } from './edge-text.js';
@@ -23,7 +24,11 @@ export class DetailView {
   readonly element = h('section', { class: 'detail', 'aria-live': 'polite' });
   private shown = '';
 
-  constructor(private readonly chart: ChartIndex) {}
+  /** `children`: the run's delegated children (of one `delegate` call), when the server serves their pages. */
+  constructor(
+    private readonly chart: ChartIndex,
+    private readonly children: ((callId: string) => ChildSummary[]) | null = null,
+  ) {}
 
   showEntry(entry: Entry | null, match: TransitionMatch | null): void {
     const key = entry ? `entry:${entry.index}` : 'none';
@@ -41,7 +46,7 @@ export class DetailView {
       h('span', { class: 'title' }, `#${entry.index} · ${entry.kind}`),
       h('span', { class: 'meta' }, row.meta),
     );
-    this.element.replaceChildren(head, ...this.body(entry, match), rawBlock(entry.data));
+    this.element.replaceChildren(head, ...this.childLinks(entry), ...this.body(entry, match), rawBlock(entry.data));
   }
 
   showNode(node: GraphNode, entered: number): void {
@@ -118,6 +123,36 @@ export class DetailView {
       ),
     );
     this.element.replaceChildren(head, h('p', { class: 'desc' }, 'The transitions this arrow draws; the list shows the times the run took one.'), list);
+  }
+
+  /** The step that spawned children (its `delegate` call, or an `agent` line) links to each child's chart, with its budget use. */
+  private childLinks(entry: Entry): Node[] {
+    if (!this.children) return [];
+    const callId =
+      entry.kind === 'agent' ? text(entry.data, 'callId') : entry.kind === 'tool' && text(entry.data, 'name') === 'delegate' ? text(entry.data, 'id') : '';
+    const child = entry.kind === 'agent' ? text(entry.data, 'child') : null;
+    const shown = callId ? this.children(callId).filter((summary) => child === null || summary.child === child) : [];
+    if (shown.length === 0) return [];
+    return [
+      h(
+        'ul',
+        { class: 'agent-links' },
+        ...shown.map((summary) =>
+          h(
+            'li',
+            {},
+            summary.href && summary.status !== 'refused'
+              ? h(
+                  'a',
+                  { href: summary.href, class: 'agent-link', title: `Open the chart of agent ${summary.agent} (${summary.child})` },
+                  `${summary.agent}'s chart →`,
+                )
+              : '',
+            h('span', { class: 'agent-use' }, ` ${budgetUse(summary)}`),
+          ),
+        ),
+      ),
+    ];
   }
 
   private body(entry: Entry, match: TransitionMatch | null): Node[] {

@@ -1,4 +1,5 @@
 import { type EffectDataReaders, readEffectData } from 'rein/formats';
+import { agentText } from './agent-links.js';
 import type { TransitionMatch } from './chart-index.js';
 import { type Entry, num, obj, text } from './entries.js';
 import { brief, clip, count, millis } from './format.js';
@@ -72,6 +73,11 @@ export function describeEntry(entry: Entry, match: TransitionMatch | null, hints
       return { badge: 'host files', tone: 'warning', text: hostFilesText(data), meta: '' };
     case 'tool':
       return describeTool(data);
+    case 'agent': {
+      const ended = text(data, 'event') === 'end';
+      const tone = !ended ? (text(data, 'event') === 'refused' ? 'refusal' : 'start') : text(data, 'status') === 'done' ? 'accept' : 'warning';
+      return { badge: 'agent', tone, text: agentText(data), meta: text(data, 'child') };
+    }
     case 'stall':
       return { badge: 'stall', tone: 'stall', text: stallText(data), meta: step, title: `${stallText(data)}\nnudge sent: ${text(data, 'message')}` };
     case 'progress':

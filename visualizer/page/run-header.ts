@@ -1,4 +1,5 @@
 import type { PageData, PageNote } from '../server/page-data.js';
+import { parentLink } from './agent-links.js';
 import { h, setText } from './dom.js';
 import { type Entry, text } from './entries.js';
 import { clip } from './format.js';
@@ -32,9 +33,12 @@ export class RunHeader {
   private readonly notes: HTMLElement;
   private readonly source: HTMLElement;
   private readonly liveRun: boolean;
+  private readonly agentPages: boolean;
+  private readonly parent = h('a', { class: 'chip-info parent-link', hidden: '' });
 
   constructor(data: PageData) {
     this.liveRun = data.mode === 'live';
+    this.agentPages = data.agentPages === true;
     const source = h(
       'span',
       { class: 'chip-info source', title: data.source },
@@ -45,7 +49,7 @@ export class RunHeader {
       'header',
       { class: 'top' },
       h('div', { class: 'brand' }, h('span', { class: 'mark', 'aria-hidden': 'true' }), 'rein'),
-      h('div', { class: 'run' }, this.task, h('div', { class: 'sub' }, this.model, source)),
+      h('div', { class: 'run' }, this.task, h('div', { class: 'sub' }, this.model, source, this.parent)),
       this.pill,
     );
     this.notes = h('div', { class: 'notes', role: 'status' });
@@ -63,6 +67,12 @@ export class RunHeader {
       const task = text(start.data, 'task');
       setText(this.task, clip(task, 180) || '(no task)');
       this.task.title = task;
+      const parent = this.agentPages ? parentLink(start) : null;
+      if (parent) {
+        this.parent.hidden = false;
+        this.parent.setAttribute('href', parent.href);
+        setText(this.parent, parent.text);
+      }
       setText(this.model, [text(start.data, 'model'), text(start.data, 'testCmd') ? `tests: ${text(start.data, 'testCmd')}` : ''].filter(Boolean).join(' · '));
     }
     // The page of a run served live says so only while the run goes on.

@@ -3,6 +3,7 @@ import type { TraceLine } from 'rein/formats';
 import type { Rules } from 'rein/rules';
 import type { RunHandle } from 'rein/run';
 import type { InspectionEvent } from 'xstate';
+import { createAgentPages } from './agent-pages.js';
 import type { StatechartGraph } from './graph-types.js';
 import { createLiveFeed } from './live-feed.js';
 import { createPageApprovals } from './page-approvals.js';
@@ -63,20 +64,26 @@ export async function withLiveViz(options: LiveVizOptions | null, execute: (obse
         notes: options.history?.notes ?? [],
         eventsUrl: '/events',
         approval: { url: '/approval' },
+        agentPages: true,
       },
       assets,
     ),
   );
   // A failed layout is reported to the page's request; it must not end the run as an unhandled rejection.
   html.catch(() => undefined);
-  const server = await startVizServer({ port: options.port, page: () => html, feed, approvals });
+  let runDir: string | null = null;
+  const agents = createAgentPages(() => runDir);
+  const server = await startVizServer({ port: options.port, page: () => html, feed, approvals, agents });
   options.log(`rein: visualizer: ${server.url}\n`);
   let code: number;
   try {
     code = await execute({
       onTrace: ({ i: _index, t: _time, kind, ...data }) => feed.onTrace(kind, data),
       inspect: feed.inspect,
-      onStart: (handle) => resolveGraph(buildStatechartGraph(handle.machine)),
+      onStart: (handle) => {
+        runDir = handle.runDir;
+        resolveGraph(buildStatechartGraph(handle.machine));
+      },
       answerSources: [approvals.source],
     });
   } catch (error) {

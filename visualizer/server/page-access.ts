@@ -61,7 +61,8 @@ export function loaderHtml(): string {
     }
   }
   if (!session) return say('Open the address rein printed in the terminal. It opens the page once, in one tab; reloading that tab keeps working.');
-  const page = await fetch('/page', { headers: { ${JSON.stringify(SESSION_HEADER)}: session } });
+  // A delegated child's page lives at /agents/<dir>/ (its loader is this one): its page is beside it.
+  const page = await fetch(location.pathname.startsWith('/agents/') ? location.pathname + 'page' : '/page', { headers: { ${JSON.stringify(SESSION_HEADER)}: session } });
   if (!page.ok) return say('This tab is not the one rein\\'s address was opened in. Open the address rein printed.');
   const html = await page.text();
   document.open();

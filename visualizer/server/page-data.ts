@@ -37,6 +37,8 @@ export interface PageData {
   eventsUrl: string | null;
   /** Live runs: where the page answers a waiting call (with the tab's session: page-access.ts). */
   approval?: { url: string };
+  /** The server also serves the pages of the run's delegated children (`agents/<dir>/`): the page links to them and back. */
+  agentPages?: boolean;
   /** A replayed run's workspace snapshots (rein rewind, rein fork): each step's diff and the commands for it. */
   workspace?: WorkspaceSteps;
 }

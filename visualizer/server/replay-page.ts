@@ -20,7 +20,15 @@ import { workspaceStepsOf } from './workspace-steps.js';
  */
 export async function renderReplayPage(
   path: string,
-  options: { follow?: boolean; chart?: (trace: LoadedTrace) => Promise<StatechartGraph>; check?: (trace: LoadedTrace) => void } = {},
+  options: {
+    follow?: boolean;
+    chart?: (trace: LoadedTrace) => Promise<StatechartGraph>;
+    check?: (trace: LoadedTrace) => void;
+    /** Where a followed page takes its new lines (default `/events`; a delegated child's page: `/agents/<dir>/events`). */
+    eventsUrl?: string;
+    /** Served by a visualizer server that also serves the run's children's pages (not a `--out` file). */
+    agentPages?: boolean;
+  } = {},
 ): Promise<{ html: string; trace: LoadedTrace; following: boolean }> {
   const assets = loadPageAssets();
   // A run with guards or actions from its rules module is drawn with them; the start line says where the run lived.
@@ -42,7 +50,8 @@ export async function renderReplayPage(
     limits: gaugeLimits(trace.rules),
     lines: trace.lines,
     notes: trace.notes,
-    eventsUrl: following ? '/events' : null,
+    eventsUrl: following ? (options.eventsUrl ?? '/events') : null,
+    ...(options.agentPages ? { agentPages: true } : {}),
     ...(workspace ? { workspace } : {}),
   };
   return { html: renderPageHtml(data, assets), trace, following };

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { UsageError } from 'rein/lib';
+import type { AgentPages } from './agent-pages.js';
 import type { FeedMessage, LiveFeed } from './live-feed.js';
 import { createPageAccess, loaderHtml } from './page-access.js';
 
@@ -13,6 +14,8 @@ interface VizServerOptions {
   feed?: LiveFeed;
   /** Live runs: the page's answers to a waiting call, POSTed to `/approval` (visualizer/server/page-approvals.ts). */
   approvals?: { handle(request: IncomingMessage, response: ServerResponse): Promise<void> };
+  /** The pages of the run's delegated children, at `/agents/<dir>/` (agent-pages.ts). */
+  agents?: AgentPages;
 }
 
 export interface VizServer {
@@ -55,6 +58,8 @@ export async function startVizServer(options: VizServerOptions): Promise<VizServ
       return void response.end(JSON.stringify({ session }));
     }
     if (request.method === 'GET' && (path === '/' || path === '/index.html')) return html(response, loaderHtml());
+    const agent = path.startsWith('/agents/') ? (options.agents?.find(path) ?? null) : null;
+    if (agent?.what === 'loader' && request.method === 'GET') return html(response, loaderHtml());
     if (path === '/favicon.ico') return void response.writeHead(204).end();
     // Everything else shows the run or acts on it: only for the tab that opened the printed address.
     if (!access.allows(request)) return plain(response, 403, 'rein visualizer: open the address rein printed in the terminal\n');
@@ -62,6 +67,9 @@ export async function startVizServer(options: VizServerOptions): Promise<VizServ
     if (request.method !== 'GET' && request.method !== 'HEAD') return plain(response, 405, 'GET only\n');
     if (path === '/page') return html(response, await options.page());
     if (path === '/events' && options.feed) return stream(request, response, options.feed, streams);
+    if (agent?.what === 'page' && options.agents) return html(response, await options.agents.page(agent.run));
+    const agentFeed = agent?.what === 'events' ? options.agents?.feed(agent.run) : null;
+    if (agentFeed) return stream(request, response, agentFeed, streams);
     return plain(response, 404, 'not found\n');
   };
   await new Promise<void>((resolve, reject) => {
@@ -76,6 +84,7 @@ export async function startVizServer(options: VizServerOptions): Promise<VizServ
     port,
     async close() {
       options.feed?.close();
+      options.agents?.close();
       for (const response of streams) response.end();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
