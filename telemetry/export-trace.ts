@@ -3,6 +3,7 @@ import { ExportResultCode } from '@opentelemetry/core';
 import { InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace-base';
 import type { TraceRecord as TraceLine } from 'rein/formats';
 import { redactTraceLine } from 'rein/run';
+import { readChildTrace } from './child-traces.js';
 import { createMetricsExport } from './metrics-export.js';
 import { createOtlpExporter } from './otlp-exporter.js';
 import type { OtlpSettings } from './otlp-settings.js';
@@ -41,7 +42,13 @@ export async function exportTraceFile(
   const collected = new InMemorySpanExporter();
   const { provider, tracer } = createTracing(settings, [new SimpleSpanProcessor(collected)]);
   const metricsExport = createMetricsExport(settings);
-  const mapper = createSpanMapper(tracer, { content: settings.content, facts: options.facts, ...(metricsExport ? { metrics: metricsExport.metrics } : {}) });
+  const mapper = createSpanMapper(tracer, {
+    content: settings.content,
+    facts: options.facts,
+    // A delegated child's trace passes through the same redaction as its parent's.
+    childLines: (runDir, link) => readChildTrace(runDir, link, (text) => redactTraceLine(text, options.secrets)),
+    ...(metricsExport ? { metrics: metricsExport.metrics } : {}),
+  });
   for (const line of lines) mapper.line(line);
   mapper.close();
   await provider.forceFlush();

@@ -2,11 +2,12 @@ import { basename } from 'node:path';
 import { type Attributes, type Context, ROOT_CONTEXT, type Span, SpanKind, SpanStatusCode, type Tracer, trace } from '@opentelemetry/api';
 import type { TraceRecord as TraceLine } from 'rein/formats';
 import { type CallScope, chatAttributes, finishAttributes, modelScope, responseAttributes, toolAttributes } from './call-attributes.js';
-import { AGENT_NAME, GENERAL, OPERATION, PROVIDER, REIN } from './conventions.js';
+import { type ChildLink, childLinkOf, readChildTrace } from './child-traces.js';
+import { AGENT_NAME, GEN_AI, GENERAL, OPERATION, PROVIDER, REIN } from './conventions.js';
 import { type EndpointFacts, endpointFacts } from './endpoint-facts.js';
 import { contextEvent, type LineEvent, phaseEvent, retryEvent, runEvent } from './event-attributes.js';
 import type { GenAiMetrics } from './genai-metrics.js';
-import { hrTime, num, phaseOf, record, str } from './line-fields.js';
+import { defined, hrTime, num, phaseOf, record, str } from './line-fields.js';
 import { type McpServers, noteMcpServer } from './mcp-attributes.js';
 import { type RunEnding, type RunFacts, runEndAttributes, runStartAttributes, runStopAttributes } from './run-attributes.js';
 import { sessionIdOf } from './session-id.js';
@@ -18,6 +19,10 @@ interface SpanMapperOptions {
   facts?: RunFacts;
   /** Where the GenAI client metrics of each model call go, if anywhere. */
   metrics?: GenAiMetrics;
+  /** Reads a delegated child's trace lines (default: its trace file, as written). */
+  childLines?: (parentRunDir: string | undefined, link: ChildLink) => TraceLine[] | null;
+  /** A delegated child's trace: its spans nest under this context (its parent's span) and carry its parent's ids. */
+  parent?: { context: Context; link: ChildLink; conversationId?: string; runId?: string };
 }
 
 interface SpanMapper {
@@ -62,6 +67,11 @@ export function createSpanMapper(tracer: Tracer, options: SpanMapperOptions): Sp
   // Lines before the first start or resume line: they belong to the segment it opens.
   let early: TraceLine[] | null = [];
   const mcpServers: McpServers = new Map();
+  let runDir: string | undefined;
+  // Children started or resumed by a delegate call not yet mapped: their spans go under that call's span when its
+  // line comes (the child has ended by then), or under the run's span if the trace stops first.
+  const children = new Map<string, ChildLink>();
+  let lastRunContext: Context | null = null;
 
   const scope = (phase = phaseOf(state)): CallScope => ({
     model: facts.model ?? '',
@@ -77,22 +87,56 @@ export function createSpanMapper(tracer: Tracer, options: SpanMapperOptions): Sp
     tracer.startSpan(name, { kind, startTime: hrTime(start), attributes }, run!.context);
 
   function openRun(at: number, start: TraceLine | null, resumed: boolean) {
-    const attributes = runStartAttributes(facts, endpoint, start, options.content);
+    const attributes = { ...runStartAttributes(facts, endpoint, start, options.content), ...childAttributes() };
+    const parent = options.parent?.context ?? ROOT_CONTEXT;
     const span = tracer.startSpan(
-      `${OPERATION.invokeAgent} ${AGENT_NAME}`,
+      `${OPERATION.invokeAgent} ${options.parent?.link.agent ?? AGENT_NAME}`,
       {
         kind: SpanKind.INTERNAL,
         startTime: hrTime(at),
         attributes: resumed ? { ...attributes, [REIN.runResumed]: true } : attributes,
       },
-      ROOT_CONTEXT,
+      parent,
     );
-    run = { span, context: trace.setSpan(ROOT_CONTEXT, span) };
+    run = { span, context: trace.setSpan(parent, span) };
+    lastRunContext = run.context;
     state = '';
     thinkAt = undefined;
     lastCallEnd = undefined;
     finishCalls = [];
     pending = [];
+  }
+
+  /** A child's agent span: its agent's name and id, and its parent's ids. */
+  function childAttributes(): Attributes {
+    const parent = options.parent;
+    if (!parent) return {};
+    return defined({
+      [GEN_AI.agentName]: parent.link.agent,
+      [GEN_AI.agentId]: basename(parent.link.runDir),
+      [REIN.agentDepth]: parent.link.depth,
+      [REIN.parentCallId]: parent.link.callId,
+      [REIN.parentConversationId]: parent.conversationId,
+      [REIN.parentRunId]: parent.runId,
+    });
+  }
+
+  /** Maps the children of one delegate call (or all left) under `context`: each child's trace, with its own children. */
+  function mapChildren(context: Context, callId?: string) {
+    for (const [id, link] of children) {
+      if (callId !== undefined && link.callId !== callId) continue;
+      children.delete(id);
+      const lines = (options.childLines ?? readChildTrace)(runDir, link);
+      if (!lines) continue;
+      const mapper = createSpanMapper(tracer, {
+        content: options.content,
+        ...(options.metrics ? { metrics: options.metrics } : {}),
+        ...(options.childLines ? { childLines: options.childLines } : {}),
+        parent: { context, link, ...defined({ conversationId: facts.conversationId ?? facts.runId, runId: facts.runId }) },
+      });
+      for (const line of lines) mapper.line(line);
+      mapper.close();
+    }
   }
 
   function endRun(at: number, ending: RunEnding) {
@@ -163,7 +207,10 @@ export function createSpanMapper(tracer: Tracer, options: SpanMapperOptions): Sp
   function onTool(line: TraceLine) {
     const ms = num(line.ms) ?? 0;
     const { attributes, error } = toolAttributes(line, scope());
-    endCall(child(`${OPERATION.executeTool} ${str(line.name) ?? 'unknown'}`, SpanKind.INTERNAL, line.t - ms / 1000, attributes), line.t, error);
+    const span = child(`${OPERATION.executeTool} ${str(line.name) ?? 'unknown'}`, SpanKind.INTERNAL, line.t - ms / 1000, attributes);
+    endCall(span, line.t, error);
+    const callId = str(line.id);
+    if (line.name === 'delegate' && callId) mapChildren(trace.setSpan(run!.context, span), callId);
   }
 
   function onFinish(line: TraceLine) {
@@ -173,7 +220,7 @@ export function createSpanMapper(tracer: Tracer, options: SpanMapperOptions): Sp
   }
 
   function onStart(line: TraceLine, at: number) {
-    const runDir = str(line.runDir);
+    runDir = str(line.runDir);
     if (runDir) facts.runId = basename(runDir);
     // The same id as the run's ATIF session_id, so spans and trajectory can be matched.
     facts.conversationId = sessionIdOf([line], '');
@@ -208,6 +255,8 @@ export function createSpanMapper(tracer: Tracer, options: SpanMapperOptions): Sp
   function mapLine(entry: TraceLine) {
     lastAt = entry.t;
     if (entry.kind === 'mcp_server') noteMcpServer(mcpServers, entry);
+    const link = childLinkOf(entry);
+    if (link) children.set(link.child, link);
     const event = runEvent(entry, options.content);
     if (event) run!.span.addEvent(event.name, event.attributes, hrTime(entry.t));
     switch (entry.kind) {
@@ -252,6 +301,8 @@ export function createSpanMapper(tracer: Tracer, options: SpanMapperOptions): Sp
         openRun(before[0]!.t, null, false);
         for (const waiting of before) mapLine(waiting);
       }
+      // Children whose delegate call has no line (the parent was killed while they ran): under the run's span.
+      if (children.size > 0 && lastRunContext) mapChildren(lastRunContext);
       if (run)
         endRun(
           lastAt ?? Date.now() / 1000,

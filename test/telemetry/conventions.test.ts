@@ -8,6 +8,7 @@ const official: Record<keyof typeof GEN_AI, string> = {
   providerName: incubating.ATTR_GEN_AI_PROVIDER_NAME,
   agentName: incubating.ATTR_GEN_AI_AGENT_NAME,
   agentVersion: incubating.ATTR_GEN_AI_AGENT_VERSION,
+  agentId: incubating.ATTR_GEN_AI_AGENT_ID,
   conversationId: incubating.ATTR_GEN_AI_CONVERSATION_ID,
   requestModel: incubating.ATTR_GEN_AI_REQUEST_MODEL,
   requestMaxTokens: incubating.ATTR_GEN_AI_REQUEST_MAX_TOKENS,
