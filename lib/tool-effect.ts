@@ -44,7 +44,15 @@ export type ToolEffect =
   | { kind: 'read'; path: string }
   | { kind: 'search'; pattern: string }
   /** `before`/`after`: short hashes of the file's content around an applied edit (new version or an old one again). */
-  | { kind: 'edit'; path: string; applied: boolean; before?: string; after?: string }
+  | {
+      kind: 'edit';
+      path: string;
+      applied: boolean;
+      before?: string;
+      after?: string;
+      /** More paths the same call changed (a `delegate` call: its children's edits and the files their commands changed). */
+      also?: string[];
+    }
   | {
       kind: 'command';
       command: string;

@@ -76,7 +76,7 @@ function foldFacts(facts: Facts, turn: TurnFacts, result: ToolCallResult, rules:
   const unchanged = () => counted(fold);
   // What each kind of effect does to the facts (a new kind fails tsc here until it says).
   return readEffect<Folded>(result.outcome.effect, {
-    edit: (edit) => (edit.applied ? foldEdit(fold, edit.path) : unchanged()),
+    edit: (edit) => (edit.applied ? foldEdit(fold, [edit.path, ...(edit.also ?? [])]) : unchanged()),
     command: (run) => foldCommand(fold, run),
     todo: (todo) => (result.outcome.ok ? foldTodo(fold, todo.items) : unchanged()),
     read: unchanged,
@@ -93,9 +93,9 @@ function counted({ facts, turn, seq }: Fold): Folded {
   return { facts: { ...facts, seq }, turn, classified: {} };
 }
 
-function foldEdit({ facts, turn, seq }: Fold, path: string): Folded {
+function foldEdit({ facts, turn, seq }: Fold, paths: readonly string[]): Folded {
   const known = facts.editedPaths ?? [];
-  const editedPaths = known.includes(path) ? known : [...known, path];
+  const editedPaths = [...known, ...paths.filter((path, at) => !known.includes(path) && paths.indexOf(path) === at)];
   return {
     facts: { ...facts, seq, lastEditSeq: seq, edits: facts.edits + 1, checks: afterEdit(facts.checks), editedPaths },
     turn: { ...turn, edited: true },

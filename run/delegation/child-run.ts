@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AnswerSource } from '../../actors/approvals/approver.js';
 import { RunAwaitingApproval, RunInterrupted } from '../../lib/errors.js';
@@ -17,6 +17,7 @@ import { readRecord } from '../record/transcript.js';
 import type { RunHandle, RunOptions } from '../start-run.js';
 import { childReport, refusalReport } from './child-report.js';
 import type { AgentLink, Launch } from './delegation.js';
+import { watchChildChanges } from './workspace-changes.js';
 
 /** One child to run: what the port decided for it, and how it reaches its parent. */
 interface ChildPlan {
@@ -69,6 +70,9 @@ export async function runChild(plan: ChildPlan): Promise<ChildResult> {
   const caps = capsOf(rules);
   plan.trace.log('agent', { ...line, event: earlier ? 'resume' : 'start', caps });
   const options = childOptions(plan, rules);
+  // Before the child's first command: what its commands change is compared with this (kept for a resumed child).
+  mkdirSync(plan.runDir, { recursive: true });
+  const changes = watchChildChanges({ workspace: options.workspace, runDir: plan.runDir, exclude: rules.snapshots.exclude });
   let handle: RunHandle;
   try {
     handle = await (earlier ? plan.launch.resume(options) : plan.launch.start(options));
@@ -94,7 +98,8 @@ export async function runChild(plan: ChildPlan): Promise<ChildResult> {
     const context = handle.actor.getSnapshot().context as HarnessContext;
     plan.charge({ ...totalsOf(context), ended: endingOf(output) });
     plan.trace.log('agent', { ...line, event: 'end', status: output.status, steps: output.steps, usage: output.usage, reason: output.reason });
-    const changed = context.facts.editedPaths ?? [];
+    // Its edits, and what its commands changed: the parent's gate sees both as edits.
+    const changed = [...new Set([...(context.facts.editedPaths ?? []), ...changes.changed()])];
     return { text: childReport({ agent: link.agent, caps, output, said: saidIn(plan.runDir), changed }), changed };
   } catch (error) {
     // A child parked on an approval (a headless run) is stopped like an interrupted one: its state is saved to resume.
@@ -152,7 +157,9 @@ function endedEarlier(plan: ChildPlan, end: EndEvent, rules: Rules): ChildResult
   const steps = end.agents ? end.agents.reduce((sum, agent) => sum + agent.steps, 0) : end.steps;
   const output: HarnessOutput = { status: end.status, steps: end.steps, summary: end.summary, usage: end.usage, reason: end.reason };
   plan.charge({ steps, usage: end.usage, ended: endingOf(output) });
-  return { text: childReport({ agent: plan.link.agent, caps: capsOf(rules), output, said: saidIn(plan.runDir), changed: [] }), changed: [] };
+  // What it changed, against the workspace it started from (kept in its run directory).
+  const changed = watchChildChanges({ workspace: plan.options.workspace, runDir: plan.runDir, exclude: rules.snapshots.exclude }).changed();
+  return { text: childReport({ agent: plan.link.agent, caps: capsOf(rules), output, said: saidIn(plan.runDir), changed }), changed };
 }
 
 /** The child's totals as its parent is charged them: its steps and its own children's, its usage (theirs included). */

@@ -106,7 +106,12 @@ export function openDelegation(parts: { options: RunOptions; trace: Tracer; laun
       const changed = [...new Set(reports.flatMap((report) => report.changed))];
       const content = reports.map((report) => report.text).join('\n\n');
       // A child that changed files makes every earlier verification stale: the parent's gate sees it as an edit.
-      return { content, ok: true, effect: changed[0] !== undefined ? { kind: 'edit', path: changed[0], applied: true } : { kind: 'none' } };
+      const [first, ...also] = changed;
+      return {
+        content,
+        ok: true,
+        effect: first !== undefined ? { kind: 'edit', path: first, applied: true, ...(also.length > 0 ? { also } : {}) } : { kind: 'none' },
+      };
     },
   };
   return {
