@@ -204,7 +204,8 @@ async function assembleRun(options: RunOptions, saved: SavedState | null): Promi
     delegation?.attach(run.actor);
     step('start');
     writeStartLines({ options: withSecrets, saved, workspace, sandbox, files, toolbox });
-    const { done, interrupt } = runToEnd({ options: withSecrets, saved, run, trace: files.trace, stoppedIn: files.stoppedIn }, held);
+    const { done, interrupt, park } = runToEnd({ options: withSecrets, saved, run, trace: files.trace, stoppedIn: files.stoppedIn }, held);
+    delegation?.parkWith(park);
     return {
       workspace,
       runDir: options.runDir,

@@ -1,5 +1,5 @@
-import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { existsSync, readdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { writeApprovalAnswer } from 'rein/actors';
 import { didYouMean, UsageError } from 'rein/lib';
 import { type PendingApproval, REMEMBER_SCOPES, type RememberScope } from 'rein/rules';
@@ -42,8 +42,8 @@ export async function approveCommand(argv: string[], io: Io): Promise<number> {
   const [dir, ...extra] = parsed.positionals;
   if (!dir) throw new UsageError(`rein approve: expected <run-dir>\n\n${APPROVE_USAGE}`);
   if (extra.length > 0) throw new UsageError(`rein approve: unexpected argument "${extra[0]}"`);
-  const runDir = resolve(dir);
-  const pending = waitingCall(runDir);
+  const { pending, runDir, agent } = waitingCall(resolve(dir));
+  if (agent) io.stdout.write(`asked by agent "${agent}", a delegated child (${runDir}):\n`);
   io.stdout.write(describe(pending));
   if (parsed.values.show) return EXIT.done;
   const callId = stringFlag(parsed, 'call');
@@ -66,14 +66,31 @@ export async function approveCommand(argv: string[], io: Io): Promise<number> {
   return EXIT.done;
 }
 
-/** The call the run's saved state waits on: the state is written before anyone is asked, so it is the authority. */
-function waitingCall(runDir: string): PendingApproval {
+/**
+ * The call the run's saved state waits on: the state is written before anyone is asked, so it is the authority. A run
+ * parked because a delegated child waits is answered in that child's directory (`agents/…`, at any depth).
+ */
+function waitingCall(runDir: string): { pending: PendingApproval; runDir: string; agent?: string } {
   if (!existsSync(runFile(runDir, 'state'))) throw new UsageError(`rein approve: ${runDir} has no saved state: is it a rein run directory?`);
+  const found = pendingIn(runDir);
+  if (!found) throw new UsageError(`rein approve: no call is waiting for an approval in ${runDir}`);
+  return found;
+}
+
+function pendingIn(runDir: string, agent?: string): { pending: PendingApproval; runDir: string; agent?: string } | null {
+  if (!existsSync(runFile(runDir, 'state'))) return null;
   const saved = loadState(runFile(runDir, 'state'));
   const snapshot = saved.snapshot as { status?: string; context?: { approvals?: { pending?: PendingApproval | null } } };
   const pending = snapshot.context?.approvals?.pending;
-  if (snapshot.status !== 'active' || !pending) throw new UsageError(`rein approve: no call is waiting for an approval in ${runDir}`);
-  return pending;
+  if (snapshot.status === 'active' && pending) return { pending, runDir, ...(agent ? { agent } : {}) };
+  const agents = join(runDir, 'agents');
+  if (!existsSync(agents)) return null;
+  for (const name of readdirSync(agents).sort()) {
+    // The child's directory is `<step>-<call>-<task>-<agent>`: the agent's name is its last part.
+    const found = pendingIn(join(agents, name), name.split('-').slice(3).join('-') || name);
+    if (found) return found;
+  }
+  return null;
 }
 
 function describe(pending: PendingApproval): string {

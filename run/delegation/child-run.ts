@@ -10,6 +10,7 @@ import type { BudgetAmounts, BudgetUse, Carved } from '../../rules/agents/carve.
 import type { Agent } from '../../rules/agents/schema.js';
 import { type Rules, rulesSchema } from '../../rules/schema.js';
 import type { DelegatedTask } from '../../tools/types.js';
+import { parkedWhat } from '../parts/run-to-end.js';
 import { readJsonLines } from '../record/jsonl.js';
 import { readOwnRunMeta, runFile } from '../record/run-dir.js';
 import type { Tracer } from '../record/trace.js';
@@ -38,6 +39,8 @@ interface ChildPlan {
   charge(totals: { steps: number; usage: Usage; ended?: ChildEnding }): void;
   /** What the parent has been charged for this child so far. */
   charged(): BudgetUse;
+  /** Parks the whole run: the child waits for an approval nobody in this process can give (`approvals.headless: exit`). */
+  park(what: string): void;
 }
 
 /** The report the parent's model reads, and the files the child changed. */
@@ -102,11 +105,18 @@ export async function runChild(plan: ChildPlan): Promise<ChildResult> {
     const changed = [...new Set([...(context.facts.editedPaths ?? []), ...changes.changed()])];
     return { text: childReport({ agent: link.agent, caps, output, said: saidIn(plan.runDir), changed }), changed };
   } catch (error) {
-    // A child parked on an approval (a headless run) is stopped like an interrupted one: its state is saved to resume.
-    const interrupted = error instanceof RunInterrupted || error instanceof RunAwaitingApproval;
+    if (error instanceof RunAwaitingApproval) {
+      // A headless child parked on an approval parks its parent: the delegate call never ends here, so a resumed
+      // parent continues the child (its state saved with the waiting call) once the call is answered.
+      plan.trace.log('agent', { ...line, event: 'end', status: 'interrupted', reason: error.message });
+      plan.park(`agent "${link.agent}" (${link.child}, in ${plan.runDir}): ${parkedWhat(error)}`);
+      return new Promise<ChildResult>(() => undefined);
+    }
+    // A child stopped with its parent is saved to resume like an interrupted run.
+    const interrupted = error instanceof RunInterrupted;
     const reason = error instanceof Error ? error.message : String(error);
     plan.trace.log('agent', { ...line, event: 'end', status: interrupted ? 'interrupted' : 'crashed', reason });
-    const what = error instanceof RunAwaitingApproval ? 'is waiting for an approval' : interrupted ? 'was interrupted' : 'crashed';
+    const what = interrupted ? 'was interrupted' : 'crashed';
     return { text: `Agent "${link.agent}" ${what}: ${reason}`, changed: [] };
   } finally {
     subscription.unsubscribe();

@@ -34,6 +34,8 @@ export interface Launch {
 interface Delegation {
   port: DelegationPort;
   attach(actor: Actor<AnyActorLogic>): void;
+  /** How a child parked on an approval parks the whole run (run-to-end.ts). */
+  parkWith(park: (what: string) => void): void;
 }
 
 /**
@@ -52,6 +54,7 @@ export function openDelegation(parts: { options: RunOptions; trace: Tracer; laun
   if (names.length === 0 || depth >= depthLimit(options)) return null;
   checkAgents(rules);
   let parent: Actor<AnyActorLogic> | null = null;
+  let parkRun: (what: string) => void = () => undefined;
   const startedAt = Date.now() - parts.elapsedMs;
   const running = new Map<string, BudgetAmounts>();
   const queue = limiter(rules.delegation.maxParallel);
@@ -99,6 +102,7 @@ export function openDelegation(parts: { options: RunOptions; trace: Tracer; laun
               modelFor: () => modelOf(options, task.agent, agent),
               charge: (totals) => charge(child, task.agent, totals),
               charged: () => (parent ? chargedTo(parentContext(), child) : NO_BUDGET_USE),
+              park: (what) => parkRun(what),
             }).finally(() => running.delete(child));
           }),
         ),
@@ -118,6 +122,9 @@ export function openDelegation(parts: { options: RunOptions; trace: Tracer; laun
     port,
     attach: (actor) => {
       parent = actor;
+    },
+    parkWith: (park) => {
+      parkRun = park;
     },
   };
 }

@@ -15,7 +15,9 @@ import type { HarnessActor, RunActor } from './run-actor.js';
  * `approvals.headless: "exit"` parks when a call waits for an answer: its state, the pending call in it, is saved
  * at the `awaitingApproval` checkpoint, and the run stops with `RunAwaitingApproval` for `rein approve` and `rein resume`.
  *
- * @example const { done, interrupt } = runToEnd({ options, saved, run, trace }, held);
+ * A run whose delegated child parked parks too (`park`), named for that child, and is answered and resumed the same way.
+ *
+ * @example const { done, interrupt, park } = runToEnd({ options, saved, run, trace }, held);
  */
 export function runToEnd(
   parts: { options: RunOptions; saved: SavedState | null; run: RunActor; trace: Tracer; stoppedIn?: string | null },
@@ -24,6 +26,8 @@ export function runToEnd(
   const { options, saved, trace } = parts;
   const { actor, tracer } = parts.run;
   let parked = false;
+  // A delegated child parked on an approval: the whole run parks, saying which child waits for what.
+  let parkedFor: string | null = null;
   let interrupted = false;
   if (parksForApprovals(options)) {
     actor.subscribe({
@@ -49,6 +53,7 @@ export function runToEnd(
       actor.start();
       if (saved) actor.send({ type: 'clock.restart' });
       const output = await toPromise(actor);
+      if (parkedFor !== null) throw new RunAwaitingApproval(`${parkedFor}; ${answerWith(options.runDir)}`);
       if (parked) throw awaitingApproval(actor, options.runDir);
       if (interrupted) throw new RunInterrupted(`interrupted in ${tracer.label()}; continue with: npx rein resume ${options.runDir}`);
       return output;
@@ -64,7 +69,12 @@ export function runToEnd(
     interrupted = true;
     actor.stop();
   };
-  return { done, interrupt };
+  const park = (what: string) => {
+    if (parkedFor !== null || actor.getSnapshot().status !== 'active') return;
+    parkedFor = what;
+    actor.stop();
+  };
+  return { done, interrupt, park };
 }
 
 /** Whether a call that waits for an answer parks the run: nobody in this process can answer, and the rules say exit. */
@@ -75,9 +85,18 @@ function parksForApprovals(options: RunOptions): boolean {
 function awaitingApproval(actor: HarnessActor, runDir: string): RunAwaitingApproval {
   const pending = actor.getSnapshot().context.approvals.pending;
   const what = pending ? `${pending.tool} ${JSON.stringify(pending.args).slice(0, 200)}` : 'a call';
-  return new RunAwaitingApproval(
-    `waiting for an approval of ${what} (${pending?.reason ?? 'approval rules'}); answer with: npx rein approve ${runDir} [--deny] [--message M], then continue with: npx rein resume ${runDir}`,
-  );
+  return new RunAwaitingApproval(`waiting for an approval of ${what} (${pending?.reason ?? 'approval rules'}); ${answerWith(runDir)}`);
+}
+
+/** How a parked run is answered and continued (a parked child's call too: `rein approve` finds it under the run). */
+function answerWith(runDir: string): string {
+  return `answer with: npx rein approve ${runDir} [--deny] [--message M], then continue with: npx rein resume ${runDir}`;
+}
+
+/** What a parked run waits for, without how to answer it: a parent names its parked child with it. */
+export function parkedWhat(error: RunAwaitingApproval): string {
+  const at = error.message.indexOf('; answer with: ');
+  return at < 0 ? error.message : error.message.slice(0, at);
 }
 
 function resumeLine(saved: SavedState, fromState: string, stoppedIn: string | null) {
