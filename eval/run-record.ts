@@ -27,6 +27,19 @@ export const runRecordSchema = z.looseObject({
   configHash: z.string().default(''),
   tracePath: z.string().default(''),
   startedAt: z.string().default(''),
+  /** A run that delegated: its usage per agent (`main`, the run itself, first), adding up to the run's. */
+  agents: z
+    .array(
+      z.object({
+        agent: z.string(),
+        runs: z.number(),
+        steps: z.number(),
+        promptTokens: z.number(),
+        completionTokens: z.number(),
+        costUsd: z.number(),
+      }),
+    )
+    .optional(),
 });
 
 export type RunRecord = z.infer<typeof runRecordSchema>;

@@ -9,7 +9,7 @@ import { exportRunAsAtif, writeTrajectory } from 'rein-telemetry/atif/export-run
 import type { EvalJob } from './job.js';
 import type { RunRecord } from './run-record.js';
 import { runShell, type ShellResult } from './shell.js';
-import { simulatedModelSource } from './simulated/model-source.js';
+import { simulatedAgentModels, simulatedModelSource } from './simulated/model-source.js';
 import { gradeSweBenchRun } from './swebench/grade-run.js';
 import { checkoutInstance } from './swebench/workspace.js';
 import { metricsFromTraceFile } from './trace-metrics.js';
@@ -178,6 +178,8 @@ async function runHarness(
       hookFunctions: loaded.hookFunctions,
       tools: loaded.tools,
       secrets: [process.env.OPENAI_API_KEY].filter((value): value is string => Boolean(value)),
+      // A simulated task's agents (the reviewer recipe's reviewer) are simulated too; an endpoint run's use the endpoint.
+      ...(job.model.kind === 'simulated' && job.task.simulated ? { agentModels: simulatedAgentModels(job.task.simulated, loaded.rules) } : {}),
       // An eval run is never resumed mid-way (its workspace is a temp copy; a run that did not finish is run
       // again from the start), so syncing its state to disk every step would buy nothing and stall the step.
       fsync: false,

@@ -1,3 +1,4 @@
+import { AGENT_USAGE_HEADERS, agentUsageRows } from './agent-usage.js';
 import type { Comparison } from './comparison.js';
 import { COMPARISON_HEADERS, comparisonRows, configStatsRows } from './config-stats.js';
 import type { EvalView } from './eval-view.js';
@@ -22,6 +23,8 @@ export function renderSummary(view: EvalView): string {
       ...view.comparisons.map(flipLines),
     );
   }
+  const agentRows = agentUsageRows(view.records, view.configs);
+  if (agentRows.length > 0) parts.push('## Usage per agent (runs that delegated)', markdownTable(AGENT_USAGE_HEADERS, agentRows));
   parts.push('## Tasks', gridTable(view));
   if (view.problems.length > 0) parts.push('## Skipped tasks', view.problems.map((entry) => `- \`${entry.id}\`: ${entry.problem}`).join('\n'));
   if (view.brokenRuns.length > 0) {

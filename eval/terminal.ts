@@ -1,3 +1,4 @@
+import { AGENT_USAGE_HEADERS, agentUsageRows } from './agent-usage.js';
 import type { Comparison } from './comparison.js';
 import type { EvalView } from './eval-view.js';
 import { columns, fixed, percent, pText, signed, signedUsd, signedWhole, usd, whole } from './format.js';
@@ -19,6 +20,8 @@ export function formatEvalTable(view: EvalView): string {
     ]);
   }
   const lines = [columns(rows)];
+  const agentRows = agentUsageRows(view.records, view.configs);
+  if (agentRows.length > 0) lines.push('', 'usage per agent (runs that delegated):', columns([AGENT_USAGE_HEADERS, ...agentRows]));
   for (const comparison of view.comparisons) lines.push('', formatComparison(comparison));
   return lines.join('\n');
 }

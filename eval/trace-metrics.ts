@@ -19,6 +19,18 @@ interface TraceMetrics {
   approvalDenials: number;
   /** The `end` line's status and reason, when the run got that far. */
   end: { status: string; reason: string } | null;
+  /** A run that delegated: its usage split by agent (`main` first), from the `end` line. */
+  agents?: AgentMetrics[];
+}
+
+/** One agent's share of a run: its runs (children started), steps, tokens and cost. */
+interface AgentMetrics {
+  agent: string;
+  runs: number;
+  steps: number;
+  promptTokens: number;
+  completionTokens: number;
+  costUsd: number;
 }
 
 /**
@@ -84,4 +96,25 @@ function applyEnd(
     if (typeof usage.costUsd === 'number') metrics.costUsd = usage.costUsd;
   }
   metrics.end = { status: String(line.status), reason: String(line.reason ?? '') };
+  const agents = agentsOf((line as { agents?: unknown }).agents);
+  if (agents.length > 0) metrics.agents = agents;
+}
+
+/** The `end` line's per-agent split, each entry checked (a trace is read as written by any rein version). */
+function agentsOf(value: unknown): AgentMetrics[] {
+  if (!Array.isArray(value)) return [];
+  return value.flatMap((entry: { agent?: unknown; runs?: unknown; steps?: unknown; usage?: Partial<Record<string, unknown>> }) => {
+    if (typeof entry?.agent !== 'string') return [];
+    const number = (field: unknown) => (typeof field === 'number' && Number.isFinite(field) ? field : 0);
+    return [
+      {
+        agent: entry.agent,
+        runs: number(entry.runs),
+        steps: number(entry.steps),
+        promptTokens: number(entry.usage?.promptTokens),
+        completionTokens: number(entry.usage?.completionTokens),
+        costUsd: number(entry.usage?.costUsd),
+      },
+    ];
+  });
 }

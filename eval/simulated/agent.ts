@@ -3,6 +3,7 @@ import type { ChatMessage } from 'rein/context';
 import { type Feedback, type HarnessTexts, readFeedback } from './feedback.js';
 import { type Intent, type Surface, toReply } from './intents.js';
 import type { Traits } from './registry.js';
+import { firstLine } from './reviewer.js';
 import { itemDone, type Simulation, todoItemOf } from './simulation-schema.js';
 import { readVisibleTodo } from './todo-readback.js';
 
@@ -101,9 +102,29 @@ function observe(state: AgentState, spec: SimulatedAgentSpec, feedback: Feedback
   if (last.kind === 'edit') afterEdit(state, last, feedback);
   else if (last.kind === 'test') afterTest(state, spec, feedback);
   else if (last.kind === 'todo') afterTodo(state, feedback);
-  else if (last.kind === 'finish' && feedback.gateRefused) state.queue.unshift({ kind: 'test', retry: false });
+  else if (last.kind === 'finish' && feedback.gateRefused) afterRefusal(state, feedback);
+  else if (last.kind === 'delegate') discoverFromReview(state, spec, feedback);
   else if (last.kind === 'command' && feedback.blocked && last.instead) state.queue.unshift({ kind: 'command', command: last.instead, purpose: 'instead' });
   if (!state.retrying) discover(state, spec, feedback);
+}
+
+/** The gate refused the finish: run the tests; and when it wants an agent's review (the reviewer recipe), ask for one. */
+function afterRefusal(state: AgentState, feedback: Feedback): void {
+  const review = /no (\S+) has reviewed the change yet|ask (\S+) again|(\S+) rejected the change/.exec(feedback.text);
+  const agent = review ? (review[1] ?? review[2] ?? review[3]) : undefined;
+  // A rejection's reasons were read when the review came back; the edit they asked for is queued already.
+  const wantsReview = agent !== undefined && !/rejected the change/.test(review![0]);
+  state.queue.unshift({ kind: 'test', retry: false }, ...(wantsReview ? [{ kind: 'delegate', agent } as const] : []));
+}
+
+/** A reviewer's rejection quotes the line still to change: the fixes it points at are now known. */
+function discoverFromReview(state: AgentState, spec: SimulatedAgentSpec, feedback: Feedback): void {
+  if (!feedback.text.includes('REJECT')) return;
+  spec.simulation.fixes.forEach((fix, index) => {
+    if (state.known.has(index) || !feedback.text.includes(firstLine(fix.old))) return;
+    state.known.add(index);
+    state.queue.push(editIntent(spec, index));
+  });
 }
 
 /** A phase refused the tool (a plan phase that wants a todo list first): write one, then try again. */

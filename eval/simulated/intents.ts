@@ -9,7 +9,9 @@ export type Intent =
   | { kind: 'todo'; applied: readonly number[] }
   | { kind: 'edit'; fix: number; variant: 'correct' | 'broken' | 'repair' }
   | { kind: 'test'; retry: boolean }
-  | { kind: 'finish'; giveUp: boolean };
+  | { kind: 'finish'; giveUp: boolean }
+  /** Asks an agent the rules declare (the reviewer recipe's reviewer) to review the change. */
+  | { kind: 'delegate'; agent: string };
 
 /** How the model can act: the tool surface it was given and whether edits go through the shell. */
 export interface Surface {
@@ -42,6 +44,11 @@ export function toReply(intent: Intent, simulation: Simulation, testCmd: string,
       return {
         content: intent.retry ? 'That failure looks flaky; running the tests again.' : 'Running the tests.',
         calls: [call('run', { command: testCmd })],
+      };
+    case 'delegate':
+      return {
+        content: `Asking ${intent.agent} to review the change.`,
+        calls: [call('delegate', { tasks: [{ agent: intent.agent, task: `Review the change. The task: ${simulation.summary}` }] })],
       };
     case 'finish':
       return {

@@ -8,6 +8,7 @@ import { createSimulatedAgent } from './agent.js';
 import { harnessTexts } from './feedback.js';
 import { traitsOf } from './registry.js';
 import { type ReplyShape, replyShapeOf, reshapeScript } from './reply-shapes.js';
+import { createSimulatedReviewer } from './reviewer.js';
 import type { Simulation } from './simulation-schema.js';
 
 /** Which simulated model a task runs: registered behaviours with the task's simulation block, or a module in the task folder. */
@@ -46,6 +47,28 @@ export async function simulatedModelSource(choice: SimulatedModelChoice, rules: 
       createScriptedModel(reshapeScript(factory(toolNames(schemas)), shapesOf(choice)), { intake: scriptedIntake(schemas, hooks) }).actor,
     summarize: extractiveSummary,
   };
+}
+
+/**
+ * The model of every agent a run's rules declare, for a simulated task: a simulated reviewer (reviewer.ts) that knows
+ * the task's fixes. It bears the parent's model name, so the same price is charged for its tokens.
+ *
+ * @example const agentModels = simulatedAgentModels(choice, rules);
+ */
+export function simulatedAgentModels(choice: SimulatedModelChoice, rules: Rules): Record<string, ModelSource> {
+  if (choice.kind !== 'registry') return {};
+  const { simulation } = choice;
+  return Object.fromEntries(
+    Object.keys(rules.agents).map((agent): [string, ModelSource] => [
+      agent,
+      {
+        name: simulatedModelName(choice),
+        description: 'simulated reviewer (offline; it tests the harness, it is not a model benchmark)',
+        createActor: (schemas, hooks) => createScriptedModel(createSimulatedReviewer(simulation), { intake: scriptedIntake(schemas, hooks) }).actor,
+        summarize: extractiveSummary,
+      },
+    ]),
+  );
 }
 
 function shapesOf(choice: SimulatedModelChoice): ReplyShape[] {
