@@ -5,8 +5,7 @@ import type { RunRecord } from './run-record.js';
 export const AGENT_USAGE_HEADERS = ['configuration', 'agent', 'children per run', 'mean steps', 'mean tokens', 'mean cost', 'share of cost'];
 
 /**
- * Each configuration's usage split by agent, averaged over all its runs (a run that did not delegate counts as
- * zero for its agents): `main`, the run itself, then each agent the rules declare. Only configurations whose runs
+ * Each configuration's usage split by agent, averaged over all its runs (a run that did not delegate is all `main`): `main`, the run itself, then each agent the rules declare. Only configurations whose runs
  * delegated have rows. The shares of a configuration add up to 100% of its mean cost.
  *
  * @example agentUsageRows(records, ['default', 'reviewer-agent'])[0] // ['reviewer-agent', 'main', '-', '10.0', '9,120', '$0.0110', '68%']
@@ -18,7 +17,7 @@ export function agentUsageRows(records: readonly RunRecord[], configs: readonly 
     const names = [...new Set(runs.flatMap((record) => (record.agents ?? []).map((entry) => entry.agent)))];
     const totalCost = runs.reduce((sum, record) => sum + record.costUsd, 0);
     return names.map((agent) => {
-      const entries = runs.flatMap((record) => (record.agents ?? []).filter((entry) => entry.agent === agent));
+      const entries = runs.flatMap((record) => (record.agents ?? mainOnly(record)).filter((entry) => entry.agent === agent));
       const mean = (pick: (entry: (typeof entries)[number]) => number) => entries.reduce((sum, entry) => sum + pick(entry), 0) / runs.length;
       const cost = entries.reduce((sum, entry) => sum + entry.costUsd, 0);
       return [
@@ -32,4 +31,11 @@ export function agentUsageRows(records: readonly RunRecord[], configs: readonly 
       ];
     });
   });
+}
+
+/** A run without a split (it delegated nothing): all its usage is the run's own. */
+function mainOnly(record: RunRecord): NonNullable<RunRecord['agents']> {
+  return [
+    { agent: 'main', runs: 1, steps: record.steps, promptTokens: record.promptTokens, completionTokens: record.completionTokens, costUsd: record.costUsd },
+  ];
 }
