@@ -110,10 +110,13 @@ function observe(state: AgentState, spec: SimulatedAgentSpec, feedback: Feedback
 
 /** The gate refused the finish: run the tests; and when it wants an agent's review (the reviewer recipe), ask for one. */
 function afterRefusal(state: AgentState, feedback: Feedback): void {
-  const review = /no (\S+) has reviewed the change yet|ask (\S+) again|(\S+) rejected the change/.exec(feedback.text);
-  const agent = review ? (review[1] ?? review[2] ?? review[3]) : undefined;
+  // The `agentApproved` guard's reasons (machines/guards/catalogue.ts): no review yet, or one older than the last edit.
+  const review = state.surface.tools.includes('delegate')
+    ? /no (\S+) has reviewed the change yet \(delegate it to \1\)|the change was edited after (\S+)'s review; ask \2 again/.exec(feedback.text)
+    : null;
   // A rejection's reasons were read when the review came back; the edit they asked for is queued already.
-  const wantsReview = agent !== undefined && !/rejected the change/.test(review![0]);
+  const agent = review ? (review[1] ?? review[2]) : undefined;
+  const wantsReview = agent !== undefined;
   state.queue.unshift({ kind: 'test', retry: false }, ...(wantsReview ? [{ kind: 'delegate', agent } as const] : []));
 }
 
