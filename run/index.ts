@@ -14,7 +14,7 @@ export { loadState } from './record/state-file.js';
 export { nextTraceIndex, redactTraceLine, TRACE_VERSION } from './record/trace.js';
 export { type LoadedRules, loadRules, type ReceivedRules } from './rules-files/load-rules.js';
 export { readProjectServers } from './rules-files/mcp-json.js';
-export { writeForkRunDir } from './snapshots/fork-run-dir.js';
+export { forksOf, writeForkRunDir } from './snapshots/fork-run-dir.js';
 export { applyRewind, hasOutsideChanges, materialiseStep, planRewind, type RewindPlan, restoreWorkspace } from './snapshots/rewind.js';
 export { chartOf, diffStepTrees, openSnapshotRun, stepSnapshot } from './snapshots/step-snapshots.js';
 export { type ModelSource, type RunHandle, type RunOptions, resumeRun, startRun } from './start-run.js';

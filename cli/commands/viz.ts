@@ -5,9 +5,11 @@ import { readRunMeta, runFile } from 'rein/run';
 import { followRun } from 'rein-visualizer/server/follow-run.js';
 import { createLiveFeed } from 'rein-visualizer/server/live-feed.js';
 import { exitSignal } from 'rein-visualizer/server/live-viz.js';
+import { relatedRunPage } from 'rein-visualizer/server/related-runs.js';
 import { renderReplayPage } from 'rein-visualizer/server/replay-page.js';
 import { parsePort } from 'rein-visualizer/server/viz-flags.js';
 import { startVizServer } from 'rein-visualizer/server/viz-server.js';
+import { workspaceStepsOf } from 'rein-visualizer/server/workspace-steps.js';
 import { type FlagSpec, parseCommand, stringFlag } from '../args.js';
 import type { Io } from '../execute-run.js';
 import { EXIT } from '../exit-codes.js';
@@ -57,7 +59,13 @@ export async function vizCommand(argv: string[], io: Io, _env: NodeJS.ProcessEnv
   }
   const feed = following ? createLiveFeed() : undefined;
   const stopFollowing = feed ? followRun(path, { lines: trace.lines, from: trace.completeBytes, feed, say: (text) => io.stderr.write(text) }) : undefined;
-  const server = await startVizServer({ port, page: () => html, ...(feed ? { feed } : {}) });
+  const server = await startVizServer({
+    port,
+    page: () => html,
+    ...(feed ? { feed } : {}),
+    workspace: () => workspaceStepsOf(dirname(path)),
+    relatedPage: relatedRunPage(() => dirname(path)),
+  });
   io.stderr.write(`rein viz: ${trace.lines.length} events from ${file}\n`);
   if (following)
     io.stderr.write(

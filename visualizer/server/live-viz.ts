@@ -8,9 +8,11 @@ import { createLiveFeed } from './live-feed.js';
 import { createPageApprovals } from './page-approvals.js';
 import type { PageNote } from './page-data.js';
 import { loadPageAssets, renderPageHtml } from './page-html.js';
+import { relatedRunPage } from './related-runs.js';
 import { buildStatechartGraph } from './statechart-graph.js';
 import { gaugeLimits } from './trace-file.js';
 import { startVizServer } from './viz-server.js';
+import { workspaceStepsOf } from './workspace-steps.js';
 
 interface LiveVizOptions {
   port: number;
@@ -63,20 +65,33 @@ export async function withLiveViz(options: LiveVizOptions | null, execute: (obse
         notes: options.history?.notes ?? [],
         eventsUrl: '/events',
         approval: { url: '/approval' },
+        workspaceUrl: '/workspace',
       },
       assets,
     ),
   );
   // A failed layout is reported to the page's request; it must not end the run as an unhandled rejection.
   html.catch(() => undefined);
-  const server = await startVizServer({ port: options.port, page: () => html, feed, approvals });
+  // The run's directory, once it has started: the step panel reads its snapshots, fork links open its relatives.
+  let runDir: string | null = null;
+  const server = await startVizServer({
+    port: options.port,
+    page: () => html,
+    feed,
+    approvals,
+    workspace: () => (runDir ? workspaceStepsOf(runDir) : null),
+    relatedPage: relatedRunPage(() => runDir),
+  });
   options.log(`rein: visualizer: ${server.url}\n`);
   let code: number;
   try {
     code = await execute({
       onTrace: ({ i: _index, t: _time, kind, ...data }) => feed.onTrace(kind, data),
       inspect: feed.inspect,
-      onStart: (handle) => resolveGraph(buildStatechartGraph(handle.machine)),
+      onStart: (handle) => {
+        runDir = handle.runDir;
+        resolveGraph(buildStatechartGraph(handle.machine));
+      },
       answerSources: [approvals.source],
     });
   } catch (error) {

@@ -14,13 +14,13 @@ import { workspaceStepsOf } from './workspace-steps.js';
  * `follow`, a trace whose run has not ended yet gets a page that also takes
  * new lines from the server's `/events` (see `followTraceFile`). `chart`
  * lays the chart out (a caller writing many pages shares one per machine);
- * `check` may refuse the trace (by throwing) before that work is done.
+ * `check` may refuse the trace (by throwing) before that work is done; `startStep` opens the page at that step.
  *
  * @example const { html, trace } = await renderReplayPage('trace.jsonl'); writeFileSync('run.html', html);
  */
 export async function renderReplayPage(
   path: string,
-  options: { follow?: boolean; chart?: (trace: LoadedTrace) => Promise<StatechartGraph>; check?: (trace: LoadedTrace) => void } = {},
+  options: { follow?: boolean; chart?: (trace: LoadedTrace) => Promise<StatechartGraph>; check?: (trace: LoadedTrace) => void; startStep?: number } = {},
 ): Promise<{ html: string; trace: LoadedTrace; following: boolean }> {
   const assets = loadPageAssets();
   // A run with guards or actions from its rules module is drawn with them; the start line says where the run lived.
@@ -44,6 +44,9 @@ export async function renderReplayPage(
     notes: trace.notes,
     eventsUrl: following ? '/events' : null,
     ...(workspace ? { workspace } : {}),
+    // A followed run keeps steps as it goes: the page fetches them again from the server that follows it.
+    ...(following ? { workspaceUrl: '/workspace' } : {}),
+    ...(options.startStep !== undefined ? { startStep: options.startStep } : {}),
   };
   return { html: renderPageHtml(data, assets), trace, following };
 }
