@@ -16,5 +16,7 @@ export { type LoadedRules, loadRules, type ReceivedRules } from './rules-files/l
 export { readProjectServers } from './rules-files/mcp-json.js';
 export { forksOf, writeForkRunDir } from './snapshots/fork-run-dir.js';
 export { applyRewind, hasOutsideChanges, materialiseStep, planRewind, type RewindPlan, restoreWorkspace } from './snapshots/rewind.js';
+export { defaultSnapshotStore } from './snapshots/snapshot-runs.js';
 export { chartOf, diffStepTrees, openSnapshotRun, stepSnapshot } from './snapshots/step-snapshots.js';
+export { collectSnapshotGarbage, GC_GRACE_MS } from './snapshots/store-gc.js';
 export { type ModelSource, type RunHandle, type RunOptions, resumeRun, startRun } from './start-run.js';

@@ -74,3 +74,30 @@ export function flattenTree(store: ObjectStore, root: string): Map<string, FlatE
   walk(root, '');
   return out;
 }
+
+/**
+ * Every object a tree names, itself included: its folder trees and its files' blobs, each tree read once (`seen` is
+ * shared across calls, so many snapshots of one workspace cost each folder once). A missing or damaged tree is
+ * counted in `broken`, never thrown: what it names cannot be known.
+ *
+ * @example const seen = new Set<string>(); const broken = { count: 0 }; treeObjects(store, tree, seen, broken);
+ */
+export function treeObjects(store: ObjectStore, root: string, seen: Set<string>, broken: { count: number }): void {
+  const stack = [root];
+  while (stack.length > 0) {
+    const id = stack.pop()!;
+    if (seen.has(id)) continue;
+    seen.add(id);
+    let entries: TreeEntry[];
+    try {
+      entries = decodeTree(store.get(id), id);
+    } catch {
+      broken.count++;
+      continue;
+    }
+    for (const entry of entries) {
+      if (entry.type === 'file') seen.add(entry.id);
+      else if (entry.type === 'dir') stack.push(entry.id);
+    }
+  }
+}

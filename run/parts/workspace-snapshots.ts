@@ -1,13 +1,12 @@
-import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { snapshotExclusion } from '../../lib/snapshots/exclusion.js';
 import { openObjectStore } from '../../lib/snapshots/object-store.js';
 import { createTreeScanner } from '../../lib/snapshots/tree-scan.js';
-import { userStateDir } from '../../lib/state/user-state-dir.js';
 import { stateLabel } from '../../machines/introspection.js';
 import type { HarnessContext } from '../../machines/types.js';
 import { appendSnapshotIndex, readSnapshotIndex } from '../record/snapshot-index.js';
 import type { SavedState } from '../record/state-file.js';
+import { defaultSnapshotStore, registerSnapshotRun } from '../snapshots/snapshot-runs.js';
 import type { RunOptions } from '../start-run.js';
 
 interface ChartView {
@@ -24,11 +23,6 @@ export interface WorkspaceSnapshots {
   settled(): Promise<void>;
   /** Waits for the snapshots under way. */
   close(): Promise<void>;
-}
-
-/** Where snapshot objects are kept unless the run names another store: the user state dir, which no sandbox shows. */
-function defaultSnapshotStore(env: NodeJS.ProcessEnv = process.env): string {
-  return join(userStateDir(env), 'snapshots');
 }
 
 const DISABLED: WorkspaceSnapshots = { onStep: () => undefined, settled: () => Promise.resolve(), close: () => Promise.resolve() };
@@ -49,6 +43,8 @@ export function workspaceSnapshots(parts: { options: RunOptions; workspace: stri
   if (!rules.enabled) return DISABLED;
   const storeRoot = options.snapshotStore ?? defaultSnapshotStore();
   const store = openObjectStore(storeRoot);
+  // The store is shared by every run of this user: its list of runs is what \`rein snapshots gc\` keeps objects for.
+  registerSnapshotRun(options.runDir, storeRoot);
   const scanner = createTreeScanner({ workspace, store, excluded: snapshotExclusion(rules.exclude) });
   // A resumed (or rewound) run goes on after the step its last snapshot holds; the steps before stay as they were taken.
   let lastStep = readSnapshotIndex(options.runDir)
@@ -57,6 +53,8 @@ export function workspaceSnapshots(parts: { options: RunOptions; workspace: stri
   let pending: Promise<void> = Promise.resolve();
   const take = (step: number, state: string, chartText: string) => {
     const asked = performance.now();
+    // Listed again if a collection dropped it meanwhile (its run directory moved away and back, say).
+    registerSnapshotRun(options.runDir, storeRoot);
     const chartBytes = store.bytesWritten();
     const chart = store.put(chartText);
     const chartStored = store.bytesWritten() - chartBytes;

@@ -84,7 +84,11 @@ describe("a fork's ATIF trajectory", () => {
 
     const base = makeTempDir('rein-atif-fork-');
     const first = join(base, 'fork');
-    await fork(origin.runDir, 2, first, [reply(call('read_file', { path: 'c.txt' })), reply(call('read_file', { path: 'a.txt' })), reply(call('finish', { summary: 'x' }))]);
+    await fork(origin.runDir, 2, first, [
+      reply(call('read_file', { path: 'c.txt' })),
+      reply(call('read_file', { path: 'a.txt' })),
+      reply(call('finish', { summary: 'x' })),
+    ]);
     const trajectory = exported(first);
     const shown = marks(trajectory);
     // Everything up to the origin's step 2 (the prompt, the task, its two replies) is copied; from step 3 on it is the fork's.
