@@ -63,7 +63,7 @@ async function fork(runDir: string, step: number, forkDir: string, script: Scrip
 /** Each step's copied mark and what it is: `agent 2`, `user`, `system`. */
 const marks = (trajectory: AtifTrajectory) =>
   trajectory.steps.map((step) => ({
-    what: step.source === 'agent' ? `agent ${String((step.extra?.rein as { step: number }).step)}` : step.source,
+    what: step.source === 'agent' ? `agent ${String((step.extra?.rein as { step?: number } | undefined)?.step)}` : step.source,
     copied: step.is_copied_context === true,
   }));
 
