@@ -43,6 +43,15 @@ export function createTreeScanner(options: { workspace: string; store: ObjectSto
     const next = new Map<string, Seen>();
     const nextFolders = new Map<string, { entries: TreeEntry[]; id: string }>();
     const result = { skipped: [] as string[], files: 0, hashed: 0 };
+    // Hard links: the first path of each file with more than one name, by device and inode, in scan order.
+    const firstNames = new Map<string, string>();
+    const linkOf = (rel: string, stat: Stats): string | undefined => {
+      if (stat.nlink < 2) return undefined;
+      const key = `${stat.dev}:${stat.ino}`;
+      const first = firstNames.get(key);
+      if (first === undefined) firstNames.set(key, rel);
+      return first;
+    };
     const fileId = (abs: string, rel: string, stat: Stats): string => {
       const old = seen.get(rel);
       if (old && old.size === stat.size && old.mtimeMs === stat.mtimeMs && old.ctimeMs === stat.ctimeMs && old.ino === stat.ino) {
@@ -68,7 +77,9 @@ export function createTreeScanner(options: { workspace: string; store: ObjectSto
         if (excluded(childRel, stat.isDirectory())) continue;
         try {
           if (stat.isFile()) {
-            entries.push({ name, type: 'file', mode: stat.mode & 0o7777, id: fileId(childAbs, childRel, stat), size: stat.size });
+            const link = linkOf(childRel, stat);
+            const id = fileId(childAbs, childRel, stat);
+            entries.push({ name, type: 'file', mode: stat.mode & 0o7777, id, size: stat.size, ...(link === undefined ? {} : { link }) });
             result.files++;
           } else if (stat.isSymbolicLink()) entries.push({ name, type: 'link', target: readlinkSync(childAbs) });
           else if (stat.isDirectory()) {
@@ -133,7 +144,7 @@ function sameEntries(a: readonly TreeEntry[], b: readonly TreeEntry[]): boolean 
     const y = b[index]!;
     if (x.name !== y.name || x.type !== y.type) return false;
     if (x.type === 'link' ? x.target !== (y as typeof x).target : x.id !== (y as typeof x).id || x.mode !== (y as typeof x).mode) return false;
-    if (x.type === 'file' && x.size !== (y as typeof x).size) return false;
+    if (x.type === 'file' && (x.size !== (y as typeof x).size || x.link !== (y as typeof x).link)) return false;
   }
   return true;
 }
