@@ -72,13 +72,28 @@ describe('the step panel on a served page', () => {
     const watched = watchPage(page);
     await page.goto(served.url);
     await page.waitForSelector('#app.ready');
-    // While the run goes on, the panel follows the steps it keeps (fetched from the server, not in the page's data).
-    await page.waitForSelector('.workspace[data-step="2"]', { timeout: 45_000 });
-    expect(await page.getAttribute('#app', 'data-status')).toBe('');
-    await page.waitForSelector('#app[data-status="done"]', { timeout: 45_000 });
+    // Every step the panel shows, as the page shows it.
+    await page.evaluate(() => {
+      const seen: string[] = [];
+      (window as unknown as { seen: string[] }).seen = seen;
+      const panel = document.querySelector('.workspace')!;
+      new MutationObserver(() => {
+        const step = (panel as HTMLElement).dataset.step;
+        if (step !== undefined && seen.at(-1) !== step) seen.push(step);
+      }).observe(panel, { attributes: true, attributeFilter: ['data-step'] });
+    });
+    await page.waitForSelector('#app[data-status="done"]', { timeout: 60_000 });
     const kept = readSnapshotIndex(runDir).map((line) => line.step);
     const last = kept.at(-1)!;
-    await page.waitForSelector(`.workspace[data-step="${last}"]`);
+    await page.waitForSelector(`.workspace[data-step="${last}"]`, { timeout: 30_000 });
+    // The live page's data holds no steps: it fetched them from the server, again as the run kept more.
+    const seen = await page.evaluate(() => (window as unknown as { seen: string[] }).seen);
+    expect(seen.length).toBeGreaterThan(1);
+    expect(seen.map(Number)).toEqual([...seen.map(Number)].sort((a, b) => a - b));
+    // Folded on a live page; a click opens it.
+    expect(await page.$eval('.workspace details', (fold) => (fold as HTMLDetailsElement).open)).toBe(false);
+    await page.click('.workspace summary.head');
+    await page.waitForSelector('.workspace .command', { state: 'visible' });
     const text = await page.$eval('.workspace', (element) => element.textContent ?? '');
     expect(text).toContain(`npx rein rewind ${runDir} --to ${last}`);
     expect(text).toContain(`npx rein fork ${runDir} --at ${last} --model`);

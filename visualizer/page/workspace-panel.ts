@@ -14,6 +14,9 @@ const REFETCH_MS = 1500;
  */
 export class WorkspacePanel {
   readonly element = h('section', { class: 'workspace', 'aria-label': 'workspace at this step' });
+  private readonly title = h('span', { class: 'title' }, 'Workspace');
+  private readonly meta = h('span', { class: 'meta' }, 'no step kept yet');
+  private readonly body = h('div', { class: 'body' });
   private shown = '';
   private kept: number[] = [];
   private wanted = 0;
@@ -25,7 +28,9 @@ export class WorkspacePanel {
     private readonly url: string | null,
   ) {
     this.keep(workspace);
-    if (!workspace) this.element.append(h('header', {}, h('span', { class: 'title' }, 'Workspace'), h('span', { class: 'meta' }, 'no step kept yet')));
+    // Folded on a live page, where the run's events want the room; open on a replay. A click opens or folds it.
+    const fold = h('details', { open: url === null }, h('summary', { class: 'head' }, this.title, this.meta), this.body);
+    this.element.append(fold);
   }
 
   /** Shows the latest kept step at or before `step` (the step in progress has no snapshot yet). */
@@ -44,8 +49,9 @@ export class WorkspacePanel {
     this.shown = key;
     const view = workspace.steps[at]!;
     const { runDir, model } = workspace;
-    this.element.replaceChildren(
-      h('header', {}, h('span', { class: 'title' }, `Workspace after step ${at}`), h('span', { class: 'meta' }, view.state)),
+    this.title.textContent = `Workspace after step ${at}`;
+    this.meta.textContent = `${view.state} · ${counts(view.sinceStart)} since the start`;
+    this.body.replaceChildren(
       diffBlock(`since step ${this.kept[Math.max(0, this.kept.indexOf(at) - 1)]}`, view.sincePrevious),
       diffBlock('since the start', view.sinceStart),
       commandRow(`npx rein rewind ${runDir} --to ${at}`),
@@ -121,6 +127,8 @@ function runLink(runDir: string, step: number, kind: 'origin' | 'fork'): HTMLEle
   return h('a', { class: `run-link ${kind}`, href: `/?${query}` }, runDir);
 }
 
+const counts = (diff: DiffView) => `+${diff.added.length} ~${diff.modified.length} -${diff.deleted.length}`;
+
 function diffBlock(title: string, diff: DiffView): HTMLElement {
   const count = diff.added.length + diff.modified.length + diff.deleted.length + diff.more;
   const lines = [
@@ -129,12 +137,7 @@ function diffBlock(title: string, diff: DiffView): HTMLElement {
     ...diff.deleted.map((path) => h('li', { class: 'deleted' }, `- ${path}`)),
   ];
   if (diff.more > 0) lines.push(h('li', {}, `… and ${diff.more} more`));
-  return h(
-    'details',
-    { class: 'diff', open: count > 0 && count <= 12 },
-    h('summary', {}, `${title}: +${diff.added.length} ~${diff.modified.length} -${diff.deleted.length}`),
-    h('ul', {}, ...lines),
-  );
+  return h('details', { class: 'diff', open: count > 0 && count <= 12 }, h('summary', {}, `${title}: ${counts(diff)}`), h('ul', {}, ...lines));
 }
 
 function commandRow(command: string): HTMLElement {
