@@ -1,5 +1,7 @@
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { realKey, stateRecords } from '../../lib/state/state-records.js';
+import { realKey, writePrivateJson } from '../../lib/state/state-records.js';
 import { userStateDir } from '../../lib/state/user-state-dir.js';
 
 /** Where snapshot objects are kept unless a run names another store: the user state dir, which no sandbox shows. */
@@ -7,14 +9,18 @@ export function defaultSnapshotStore(env: NodeJS.ProcessEnv = process.env): stri
   return join(userStateDir(env), 'snapshots');
 }
 
-/** A run that keeps snapshots in a store: what `rein snapshots gc` keeps objects for. */
-interface SnapshotRunRecord {
-  runDir: string;
-  store: string;
-}
+/** The store's list of the runs that keep snapshots in it: one small file per run, beside the objects. */
+const runsDir = (store: string) => join(resolve(store), 'runs');
+const fileOf = (store: string, runDir: string) => join(runsDir(store), `${createHash('sha256').update(runDir).digest('hex').slice(0, 32)}.json`);
 
-/** The user's list of runs with snapshots, one small file per run in the state dir (records whose run is gone go daily). */
-const runs = () => stateRecords<SnapshotRunRecord>('snapshot-runs');
+function readRunDir(file: string): string | null {
+  try {
+    const value = JSON.parse(readFileSync(file, 'utf8')) as { runDir?: unknown };
+    return typeof value.runDir === 'string' ? value.runDir : null;
+  } catch {
+    return null;
+  }
+}
 
 /**
  * Notes that `runDir` keeps snapshots in `store`: the store holds objects of many runs, in many workspaces, and only
@@ -24,21 +30,24 @@ const runs = () => stateRecords<SnapshotRunRecord>('snapshot-runs');
  */
 export function registerSnapshotRun(runDir: string, store: string): void {
   const key = realKey(runDir);
-  const records = runs();
-  const known = records.get(key);
-  if (known?.store === resolve(store)) return;
-  records.put(key, runDir, { runDir: key, store: resolve(store) });
+  const file = fileOf(store, key);
+  if (existsSync(file) && readRunDir(file) === key) return;
+  mkdirSync(runsDir(store), { recursive: true, mode: 0o700 });
+  writePrivateJson(file, { runDir: key });
 }
 
-/** The runs listed for `store`. */
-export function snapshotRunsOf(store: string): SnapshotRunRecord[] {
-  return runs()
-    .list()
-    .map((record) => record.value)
-    .filter((value) => value && typeof value.runDir === 'string' && value.store === resolve(store));
+/** The runs listed in `store`. */
+export function snapshotRunsOf(store: string): Array<{ runDir: string }> {
+  const dir = runsDir(store);
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir)
+    .filter((name) => name.endsWith('.json'))
+    .map((name) => readRunDir(join(dir, name)))
+    .filter((runDir): runDir is string => runDir !== null)
+    .map((runDir) => ({ runDir }));
 }
 
-/** Takes a run off the list (its run directory is gone, or it is past the retention). */
-export function forgetSnapshotRun(runDir: string): void {
-  runs().remove(runDir);
+/** Takes a run off the store's list (its run directory is gone, or it is past the retention). */
+export function forgetSnapshotRun(store: string, runDir: string): void {
+  rmSync(fileOf(store, runDir), { force: true });
 }

@@ -58,7 +58,7 @@ export function collectSnapshotGarbage(options: GcOptions): GcReport {
     const why = !existsSync(runDir) ? 'gone' : index.length > 0 && expired(runDir, index, now - options.keepDays * 86_400_000) ? 'expired' : null;
     if (why) {
       report.dropped.push({ runDir, why });
-      if (!options.dryRun) forgetSnapshotRun(runDir);
+      if (!options.dryRun) forgetSnapshotRun(root, runDir);
       continue;
     }
     report.kept.push(runDir);

@@ -148,9 +148,10 @@ for (let step = 0; ; step++) {
     try {
       await waitUntil(() => readSnapshotIndex(runDir).length > 3, 'the writer to index steps', 30_000);
       let removed = 0;
-      for (let round = 0; round < 12; round++) {
-        removed += collectSnapshotGarbage({ store, keepDays: 30, graceMs: 150 }).removed;
-        await sleep(60);
+      // A grace of a second (an hour by default): longer than any one scan of the writer takes, even on a loaded machine.
+      for (let round = 0; round < 15; round++) {
+        removed += collectSnapshotGarbage({ store, keepDays: 30, graceMs: 1000 }).removed;
+        await sleep(200);
       }
       expect(removed).toBeGreaterThan(0);
       expect(stored(store, 'garbage to collect')).toBe(false);
