@@ -37,6 +37,8 @@ interface ToolRunnerDeps {
    * of the step budget does at most this much (500 commands in one reply would otherwise be one step).
    */
   maxCallsPerReply?: number;
+  /** Awaited before the first call of a turn runs (the run's workspace snapshot of the step before, scanned while the model answered). */
+  ready?: () => Promise<void>;
 }
 
 const failure = (content: string): ToolOutcome => ({ content, ok: false, effect: { kind: 'none' } });
@@ -54,6 +56,7 @@ export function createToolRunner(deps: ToolRunnerDeps) {
   const now = deps.now ?? Date.now;
   const secrets = (deps.secrets ?? []).filter((secret) => secret.length >= 6);
   return fromPromise<ToolsOutput, ToolsInput>(async ({ input, signal }) => {
+    await deps.ready?.();
     const results: ToolCallResult[] = [];
     const finishTool = findTool(deps.tools, 'finish');
     // A finish the phase does not allow is refused like any other tool it does not allow: the gate never sees it.

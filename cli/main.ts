@@ -11,6 +11,7 @@ const USAGE = `rein: an agent harness built as an explicit statechart
   rein resume <run-dir>             continue a killed run from its last saved step
   rein rewind <run-dir> --to N      put the workspace and the chart back as they were after step N (--out DIR: elsewhere)
   rein fork <run-dir> --at N        branch a new run from step N (--model M, --config F, --base-url U)
+  rein snapshots gc                 free the space of workspace snapshots no kept run needs (--keep-days N)
   rein approve <run-dir> [--deny]   answer the tool call a run is waiting on (--message M, --remember SCOPE)
   rein rules show|graph|coverage    the effective rules, the statechart they build, its transition coverage
   rein trust [<repo>]               after reviewing it: let rein load a repository's own rules file (--list, --revoke)
@@ -33,6 +34,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   resume: async () => (await import('./commands/resume.js')).resumeCommand,
   rewind: async () => (await import('./commands/rewind.js')).rewindCommand,
   fork: async () => (await import('./commands/fork.js')).forkCommand,
+  snapshots: async () => (await import('./commands/snapshots.js')).snapshotsCommand,
   viz: async () => (await import('./commands/viz.js')).vizCommand,
   trace: async () => (await import('./commands/trace.js')).traceCommand,
   eval: async () => (await import('./commands/eval.js')).evalCommand,

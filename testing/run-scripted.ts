@@ -21,6 +21,8 @@ export interface ScriptedRunOptions {
   files?: Record<string, string>;
   /** Or an existing workspace directory. */
   workspace?: string;
+  /** The workspace snapshots' store; by default one of the run's own (never the user state dir's). */
+  snapshotStore?: string;
   task?: string;
   testCmd?: string;
   rules?: RulesInput | Rules;
@@ -105,7 +107,7 @@ export async function runScripted(options: ScriptedRunOptions): Promise<Scripted
     fsync: options.fsync ?? false,
     agentModels: Object.fromEntries(Object.entries(agentModels).map(([name, entry]) => [name, entry.source])),
     // Each test run keeps its workspace snapshots in a store of its own, not in the user state dir.
-    snapshotStore: makeTempDir('rein-test-store-', { until: 'exit' }),
+    snapshotStore: options.snapshotStore ?? makeTempDir('rein-test-store-', { until: 'exit' }),
   });
   const output = await handle.done;
   const trace = readJsonLines<TraceRecord>(handle.tracePath).values;

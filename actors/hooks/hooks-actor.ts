@@ -20,6 +20,8 @@ export interface HooksDeps {
   onOutcome?: (outcome: HookOutcome, step: number) => void;
   /** The run as Claude Code's hook fields name it: session_id, transcript_path, cwd. */
   session?: HookSession;
+  /** Awaited before a hook command runs (the run's workspace snapshot of the step before, scanned while the model answered). */
+  ready?: () => Promise<void>;
 }
 
 /** Moments whose hooks decide something: a hook that fails there fails closed (the call is denied, the finish refused). */
@@ -71,6 +73,7 @@ async function runMomentHooks(deps: HooksDeps, input: HooksInput, memory: HookMe
   // A finish is judged by the gate and the beforeFinish hooks, not as a tool call.
   if (input.moment === 'preToolUse' && input.tool === 'finish') return { decision: null, notes: [] };
   const specs = deps.hooks[input.moment].filter((spec) => hookApplies(spec, input));
+  if (specs.length > 0) await deps.ready?.();
   const outcomes: HookOutcome[] = [];
   let event: Record<string, unknown> = { moment: input.moment, ...input.event };
   const session = deps.session ?? { id: '', transcriptPath: '', cwd: process.cwd() };

@@ -6,9 +6,11 @@ import { createAgentPages } from 'rein-visualizer/server/agent-pages.js';
 import { followRun } from 'rein-visualizer/server/follow-run.js';
 import { createLiveFeed } from 'rein-visualizer/server/live-feed.js';
 import { exitSignal } from 'rein-visualizer/server/live-viz.js';
+import { relatedRunPage } from 'rein-visualizer/server/related-runs.js';
 import { renderReplayPage } from 'rein-visualizer/server/replay-page.js';
 import { parsePort } from 'rein-visualizer/server/viz-flags.js';
 import { startVizServer } from 'rein-visualizer/server/viz-server.js';
+import { workspaceStepsOf } from 'rein-visualizer/server/workspace-steps.js';
 import { type FlagSpec, parseCommand, stringFlag } from '../args.js';
 import type { Io } from '../execute-run.js';
 import { EXIT } from '../exit-codes.js';
@@ -61,7 +63,14 @@ export async function vizCommand(argv: string[], io: Io, _env: NodeJS.ProcessEnv
   const feed = following ? createLiveFeed() : undefined;
   const stopFollowing = feed ? followRun(path, { lines: trace.lines, from: trace.completeBytes, feed, say: (text) => io.stderr.write(text) }) : undefined;
   const agents = createAgentPages(runDirOf(trace.lines, path));
-  const server = await startVizServer({ port, page: () => html, agents, ...(feed ? { feed } : {}) });
+  const server = await startVizServer({
+    port,
+    page: () => html,
+    agents,
+    ...(feed ? { feed } : {}),
+    workspace: () => workspaceStepsOf(dirname(path)),
+    relatedPage: relatedRunPage(() => dirname(path)),
+  });
   io.stderr.write(`rein viz: ${trace.lines.length} events from ${file}\n`);
   if (following)
     io.stderr.write(

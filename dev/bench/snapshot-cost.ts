@@ -9,8 +9,15 @@ import { rulesSchema } from 'rein/rules';
 interface SnapshotCostRow {
   changed: number;
   steps: number;
+  /** What the step's end costs the run's thread: starting the scan (its slices run later). */
+  askMs: number;
+  /** The longest the thread was held by one slice of the scan (the most a request or a reply chunk waits). */
+  pauseMs: number;
+  /** From the step's end to the scan's result: what the next command waits when the model's reply comes at once. */
   medianMs: number;
   p90Ms: number;
+  /** The same scan run blocking, through (as a run took it before the scan ran in slices). */
+  blockingMs: number;
   medianBytes: number;
 }
 
@@ -51,12 +58,12 @@ const p90 = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(v
 
 /**
  * The per-step cost of the run's workspace snapshot (the same scanner and store a run uses, default exclusions): a
- * first full snapshot, then steps in which 1, 10 and 100 files were rewritten with new bytes, each timed and its new
- * stored bytes counted.
+ * first full snapshot, then steps in which 0, 1, 10 and 100 files were rewritten with new bytes, each scanned in slices
+ * as a run does (timed at the step's end, its longest slice, to its result) and, for comparison, blocking.
  *
- * @example const { rows } = measureSnapshotCost({ files: 5000, stepsPerCase: 15 });
+ * @example const { rows } = await measureSnapshotCost({ files: 5000, stepsPerCase: 15 });
  */
-export function measureSnapshotCost(options: { files: number; stepsPerCase: number }) {
+export async function measureSnapshotCost(options: { files: number; stepsPerCase: number }) {
   const base = join(tmpdir(), `rein-bench-snapshots-${process.pid}`);
   rmSync(base, { recursive: true, force: true });
   const workspace = join(base, 'ws');
@@ -72,21 +79,41 @@ export function measureSnapshotCost(options: { files: number; stepsPerCase: numb
     scanner.scan();
     const rows: SnapshotCostRow[] = [];
     let seed = 1_000_000;
+    const change = (changed: number, step: number) => {
+      for (let index = 0; index < changed; index++) {
+        const pick = (step * 7919 + index * 104729) % tree.paths.length;
+        writeFileSync(tree.paths[pick]!, bytesFor(seed++, tree.sizes[pick]!));
+      }
+    };
     for (const changed of [0, 1, 10, 100]) {
-      const ms: number[] = [];
-      const bytes: number[] = [];
+      const steps = { ask: [] as number[], pause: [] as number[], done: [] as number[], blocking: [] as number[], bytes: [] as number[] };
       for (let step = 0; step < options.stepsPerCase; step++) {
-        for (let index = 0; index < changed; index++) {
-          const pick = (step * 7919 + index * 104729) % tree.paths.length;
-          writeFileSync(tree.paths[pick]!, bytesFor(seed++, tree.sizes[pick]!));
-        }
+        change(changed, step);
         const before = store.bytesWritten();
+        const watch = watchPauses();
+        started = performance.now();
+        const scanned = scanner.scanInSlices();
+        steps.ask.push(performance.now() - started);
+        await scanned;
+        steps.done.push(performance.now() - started);
+        steps.pause.push(watch.stop());
+        steps.bytes.push(store.bytesWritten() - before);
+        // The same change scanned blocking, for the comparison (its own files, so it reads as much).
+        change(changed, step + options.stepsPerCase);
         started = performance.now();
         scanner.scan();
-        ms.push(performance.now() - started);
-        bytes.push(store.bytesWritten() - before);
+        steps.blocking.push(performance.now() - started);
       }
-      rows.push({ changed, steps: options.stepsPerCase, medianMs: median(ms), p90Ms: p90(ms), medianBytes: median(bytes) });
+      rows.push({
+        changed,
+        steps: options.stepsPerCase,
+        askMs: median(steps.ask),
+        pauseMs: median(steps.pause),
+        medianMs: median(steps.done),
+        p90Ms: p90(steps.done),
+        blockingMs: median(steps.blocking),
+        medianBytes: median(steps.bytes),
+      });
     }
     // The floor of any scan that trusts timestamps: a readdir and an lstat per entry, nothing stored.
     const floor: number[] = [];
@@ -106,4 +133,24 @@ function walkAndStat(dir: string): void {
     const path = `${dir}/${name}`;
     if (lstatSync(path).isDirectory()) walkAndStat(path);
   }
+}
+
+/** Measures the longest gap between turns of the event loop until stopped: the longest the thread was held. */
+function watchPauses(): { stop: () => number } {
+  let last = performance.now();
+  let longest = 0;
+  let on = true;
+  const tick = () => {
+    const now = performance.now();
+    longest = Math.max(longest, now - last);
+    last = now;
+    if (on) setImmediate(tick);
+  };
+  setImmediate(tick);
+  return {
+    stop: () => {
+      on = false;
+      return longest;
+    },
+  };
 }

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, utimesSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** Raised when an object is missing or its bytes no longer hash to its name (a damaged or tampered store). */
@@ -29,9 +29,17 @@ export function openObjectStore(root: string) {
   let tempCounter = 0;
   const pathOf = (id: string) => join(objects, id.slice(0, 2), id.slice(2));
 
+  // An object found on disk is touched the first time this process uses it: \`rein snapshots gc\` never removes an
+  // object younger than its grace period, so one a scan under way reuses (not yet named by an index line) stays.
   const has = (id: string): boolean => {
     if (known.has(id)) return true;
-    if (!existsSync(pathOf(id))) return false;
+    const now = new Date();
+    try {
+      utimesSync(pathOf(id), now, now);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+      // A store this user may read but not change (EPERM, EROFS): the object is there.
+    }
     known.add(id);
     return true;
   };

@@ -1,4 +1,4 @@
-import { chmodSync, closeSync, lstatSync, mkdirSync, openSync, renameSync, rmdirSync, rmSync, symlinkSync, unlinkSync, writeSync } from 'node:fs';
+import { chmodSync, closeSync, linkSync, lstatSync, mkdirSync, openSync, renameSync, rmdirSync, rmSync, symlinkSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ObjectStore } from './object-store.js';
 import { sameEntry } from './tree-diff.js';
@@ -16,7 +16,8 @@ export interface RestoreReport {
  * and never touched), given what it holds now (`current`, from a fresh scan). Nothing is followed: an entry in the
  * way is removed (a symlink as a link), every parent is checked to be a real directory before anything is written
  * below it, and files and links are written beside their place and renamed over it, so a symlink planted at a path
- * is replaced, never written through. Directory modes are set last, deepest first.
+ * is replaced, never written through. Files that were hard links to each other are made so again (a link to the
+ * first name, once that name is restored). Directory modes are set last, deepest first.
  *
  * @example const report = restoreTree({ root, store, target, current });
  */
@@ -49,10 +50,18 @@ export function restoreTree(options: {
     });
   }
   const realDirs = new Set<string>(['']);
+  // Files that are as the target has them (hard links are made to these only), and those written anew (new inodes).
+  const settled = new Set<string>();
+  const rewritten = new Set<string>();
   let counter = 0;
   for (const entry of target.values()) {
     const now = current.get(entry.path);
-    if (now && now.type === entry.type && sameEntry(now, entry) && entry.type !== 'dir') continue;
+    // A hard link whose first name was written anew points at the old file: it is made again.
+    const relink = entry.type === 'file' && entry.link !== undefined && rewritten.has(entry.link);
+    if (now && now.type === entry.type && sameEntry(now, entry) && entry.type !== 'dir' && !relink) {
+      settled.add(entry.path);
+      continue;
+    }
     attempt(entry.path, () => {
       ensureRealParents(root, entry.path, realDirs);
       const abs = join(root, entry.path);
@@ -63,14 +72,34 @@ export function restoreTree(options: {
       }
       const temp = join(root, parentOf(entry.path), `.rein-restore-${process.pid}-${counter++}`);
       if (entry.type === 'link') symlinkSync(entry.target, temp);
+      else if (entry.link !== undefined && linkable(entry, { root, target, settled })) linkSync(join(root, entry.link), temp);
       else writeFileNoFollow(temp, store.get(entry.id), entry.mode);
       renameSync(temp, abs);
+      // Renaming a name of a file over another name of the same file does nothing: the temp name is left.
+      if (lstatSync(temp, { throwIfNoEntry: false })) unlinkSync(temp);
+      if (entry.type === 'file') {
+        settled.add(entry.path);
+        rewritten.add(entry.path);
+      }
       report.written++;
     });
   }
   const dirs = [...target.values()].filter((entry) => entry.type === 'dir').sort((a, b) => depth(b.path) - depth(a.path));
   for (const dir of dirs) attempt(dir.path, () => chmodSync(join(root, dir.path), dir.mode));
   return report;
+}
+
+/**
+ * Whether a file can be made a hard link to its first name: that name is a file of the target with the same bytes
+ * and mode, already as the target has it in this restore, and a regular file on disk (never a link followed).
+ */
+function linkable(
+  entry: Extract<FlatEntry, { type: 'file' }>,
+  context: { root: string; target: ReadonlyMap<string, FlatEntry>; settled: Set<string> },
+): boolean {
+  const first = context.target.get(entry.link!);
+  if (first?.type !== 'file' || first.id !== entry.id || first.mode !== entry.mode || !context.settled.has(entry.link!)) return false;
+  return lstatSync(join(context.root, entry.link!), { throwIfNoEntry: false })?.isFile() === true;
 }
 
 const depth = (path: string) => path.split('/').length;

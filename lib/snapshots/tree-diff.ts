@@ -29,7 +29,7 @@ export function sameEntry(a: FlatEntry, b: FlatEntry): boolean {
   if (a.type !== b.type) return false;
   if (a.type === 'link' || b.type === 'link') return a.type === 'link' && b.type === 'link' && a.target === b.target;
   if (a.type === 'dir' || b.type === 'dir') return a.mode === b.mode;
-  return a.id === b.id && a.mode === b.mode;
+  return a.id === b.id && a.mode === b.mode && a.link === b.link;
 }
 
 /** The diff in a few lines: counts, then up to `limit` paths of each kind. */

@@ -52,6 +52,8 @@ export function provideActors(run: { options: RunOptions; workspace: string; fil
         toolContext: toolbox.context,
         journal: files.journal,
         maxCallsPerReply: rules.tools.maxCallsPerReply,
+        // The last step's workspace snapshot is indexed before a command can change the workspace again.
+        ready: files.snapshots.settled,
         secrets: options.secrets ?? [],
         onResult: (result, step) => {
           traceTool(trace, result, step);
@@ -59,7 +61,7 @@ export function provideActors(run: { options: RunOptions; workspace: string; fil
         },
         onSecretsMasked: (findings, call, step) => trace.log('secrets_masked', { step, id: call.id, name: call.name, findings }),
       }),
-      hooks: createHooksActor(hooksDepsFor(options, run.workspace, trace)),
+      hooks: createHooksActor({ ...hooksDepsFor(options, run.workspace, trace), ready: files.snapshots.settled }),
       contextManager: createContextManagerActor({ record, builder, rules: rules.context }),
       summarizer: createSummarizer({
         record,

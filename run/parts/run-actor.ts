@@ -15,7 +15,6 @@ import type { RunOptions } from '../start-run.js';
 import type { ToolCallingMode } from './machine.js';
 import type { RunFiles } from './run-files.js';
 import type { Toolbox } from './toolbox.js';
-import { workspaceSnapshots } from './workspace-snapshots.js';
 
 export type HarnessActor = Actor<HarnessMachine>;
 
@@ -64,7 +63,7 @@ export function createRunActor(parts: RunActorParts): RunActor {
   actor.on('record.append', (event) => files.transcript.append(event.messages));
   const stateNow = currentState(parts, actor);
   // A snapshot's copy of the state needs no fsync of its own: the checkpoint's save makes the record durable.
-  const snapshotStep = workspaceSnapshots({ options, workspace: parts.workspace, savedState: () => stateNow({ sync: false }) });
+  const snapshotState = () => stateNow({ sync: false });
   actor.subscribe({
     // The end of each machine step: write what it logged, and save the state at checkpoints.
     next: (snapshot) => {
@@ -72,7 +71,7 @@ export function createRunActor(parts: RunActorParts): RunActor {
       files.transcript.flush();
       if (options.saveState !== false && (isCheckpoint(snapshot) || snapshot.status === 'done'))
         saveState(runFile(options.runDir, 'state'), stateNow({ sync: true }), { fsync: options.fsync === true });
-      snapshotStep(snapshot);
+      files.snapshots.onStep(snapshot, snapshotState);
     },
     error: () => undefined,
   });

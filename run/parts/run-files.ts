@@ -8,6 +8,7 @@ import { Transcript } from '../record/transcript.js';
 import { readRepositoryInstructions } from '../repository-instructions.js';
 import type { ResourceStack } from '../resource-stack.js';
 import type { RunOptions } from '../start-run.js';
+import { type WorkspaceSnapshots, workspaceSnapshots } from './workspace-snapshots.js';
 
 /** The run directory's files, each released (closed) with the run. */
 export interface RunFiles {
@@ -23,6 +24,8 @@ export interface RunFiles {
   journal: ReturnType<typeof openCallJournal>;
   /** The repository's instructions (AGENTS.md), read once for a new run: a resumed run's record already holds them. */
   instructions: ReturnType<typeof readRepositoryInstructions>;
+  /** The step snapshots (`snapshots.jsonl` and the store), scanned while the run waits for the model; closed before the trace. */
+  snapshots: WorkspaceSnapshots;
 }
 
 /**
@@ -52,5 +55,6 @@ export function openRunFiles(
   const journal = held.own('the call journal', openCallJournal(runFile(options.runDir, 'journal')), (calls) => calls.close());
   const { repositoryInstructions: wanted } = options.rules;
   const instructions = !saved && wanted.enabled ? readRepositoryInstructions(run.workspace, wanted) : null;
-  return { trace, tracePath, firstIndex, stoppedIn, nextIndex: () => next, transcript, journal, instructions };
+  const snapshots = held.own('the workspace snapshots', workspaceSnapshots({ options, workspace: run.workspace }), (taken) => taken.close());
+  return { trace, tracePath, firstIndex, stoppedIn, nextIndex: () => next, transcript, journal, instructions, snapshots };
 }

@@ -21,7 +21,10 @@ const lineSchema = z.looseObject({
   /** The chart's state when it was taken (`build.compact`, `done`). */
   state: z.string().default(''),
   at: z.string(),
+  /** The scan's wall time, from its first slice to its last (the run went on between slices). */
   ms: z.number().nonnegative().default(0),
+  /** From the step's end to this line: the scan and any wait for an earlier one (absent in older runs). */
+  doneMs: z.number().nonnegative().optional(),
   /** Bytes of new objects this snapshot stored. */
   bytes: z.number().nonnegative().default(0),
   files: z.number().int().nonnegative().default(0),

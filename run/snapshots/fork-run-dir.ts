@@ -1,7 +1,9 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { UsageError } from '../../lib/errors.js';
 import type { Rules } from '../../rules/schema.js';
 import type { RulesFingerprint } from '../../rules/trust/index.js';
+import { readJsonLines } from '../record/jsonl.js';
 import { type RunMeta, runFile, traceFileOf, writeRunMeta } from '../record/run-dir.js';
 import { appendSnapshotIndex, type StepSnapshot } from '../record/snapshot-index.js';
 import { type SavedState, saveState } from '../record/state-file.js';
@@ -47,6 +49,27 @@ export function writeForkRunDir(fork: { run: SnapshotRun; target: StepSnapshot; 
   saveState(runFile(forkDir, 'state'), { ...chart, forkOf: { runDir: run.runDir, step: target.step } });
   const position = run.index.lastIndexOf(target);
   for (const line of run.index.slice(0, position + 1)) if (line.kind === 'step' && line.step <= target.step) appendSnapshotIndex(forkDir, line);
+  // The origin lists its forks (its page links to them); one short line, appended last, so a half-made fork is not listed.
+  appendFileSync(join(run.runDir, FORKS_FILE), `${JSON.stringify({ runDir: forkDir, step: target.step, at: new Date().toISOString() })}\n`);
+}
+
+/** The origin's list of its forks, one JSON line each (`rein fork` appends). */
+const FORKS_FILE = 'forks.jsonl';
+
+/**
+ * The forks `rein fork` made of a run, oldest first: each one's run directory and the step it branched at. A fork
+ * whose run directory is gone is left out, and so is a line that is not one (the file is read as hostile).
+ *
+ * @example for (const fork of forksOf(runDir)) console.log(fork.runDir, fork.step);
+ */
+export function forksOf(runDir: string): Array<{ runDir: string; step: number }> {
+  const out: Array<{ runDir: string; step: number }> = [];
+  for (const value of readJsonLines<Record<string, unknown>>(join(runDir, FORKS_FILE)).values) {
+    const { runDir: dir, step } = value ?? {};
+    if (typeof dir !== 'string' || !Number.isInteger(step) || (step as number) < 0 || !existsSync(runFile(dir, 'meta'))) continue;
+    if (!out.some((fork) => fork.runDir === dir)) out.push({ runDir: dir, step: step as number });
+  }
+  return out;
 }
 
 function firstLines(path: string, count: number): string {

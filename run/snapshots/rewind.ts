@@ -1,6 +1,5 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, writeFileSync } from 'node:fs';
 import { UsageError } from '../../lib/errors.js';
-import { openObjectStore } from '../../lib/snapshots/object-store.js';
 import { type RestoreReport, restoreTree } from '../../lib/snapshots/restore-tree.js';
 import { diffTrees, type TreeDiff } from '../../lib/snapshots/tree-diff.js';
 import { type FlatEntry, flattenTree } from '../../lib/snapshots/tree-format.js';
@@ -98,8 +97,7 @@ export function materialiseStep(runDir: string, step: number, out: string): { re
   const target = stepSnapshot(run, step);
   if (existsSync(out) && readdirSync(out).length > 0) throw new UsageError(`--out ${out} is not empty; name a new or empty folder`);
   mkdirSync(out, { recursive: true });
-  const store = openObjectStore(run.store.root);
-  const report = restoreTree({ root: realpathSync(out), store, target: flattenTree(store, target.tree), current: new Map() });
+  const report = restoreTree({ root: realpathSync(out), store: run.store, target: flattenTree(run.store, target.tree), current: new Map() });
   return { report, target, run };
 }
 

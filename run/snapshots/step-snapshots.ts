@@ -35,7 +35,19 @@ export function openSnapshotRun(runDir: string): SnapshotRun {
   const first = index[0];
   if (!first) throw new UsageError(`${runDir}: this run kept no workspace snapshots (snapshots.enabled was false, or it ended before its first step)`);
   const exclude = rulesSchema.parse(meta.rules).snapshots.exclude;
-  return { runDir, meta, index, store: openObjectStore(first.store), excluded: snapshotExclusion(exclude), exclude };
+  return { runDir, meta, index, store: runStores(index), excluded: snapshotExclusion(exclude), exclude };
+}
+
+/**
+ * The stores a run's snapshot lines name, as one: an object is read from whichever holds it (a fork's first lines are
+ * its origin's, and the fork may have run under another state dir), and new objects go to the newest line's store.
+ */
+function runStores(index: readonly StepSnapshot[]): ObjectStore {
+  const newest = openObjectStore(index.at(-1)!.store);
+  const all = [newest, ...[...new Set(index.map((line) => line.store))].filter((root) => root !== newest.root).map(openObjectStore)];
+  if (all.length === 1) return newest;
+  const holder = (id: string) => all.find((store) => store.has(id)) ?? newest;
+  return { ...newest, get: (id) => holder(id).get(id), has: (id) => all.some((store) => store.has(id)) };
 }
 
 /** The snapshot of `step`, or a usage error listing the steps there are. */

@@ -3,7 +3,7 @@ import { costOf } from 'rein/machines';
 import { ATIF_SCHEMA_VERSION, type AtifObservationResult, type AtifStep, type AtifToolCall, type AtifTrajectory } from './atif-schema.js';
 import { type AssistantMessage, checkedMessages, fromTrace, type Message, type ModelLine, repliesByStep } from './conversation.js';
 import { type AtifPrice, finalMetrics, priceFor, usageSchema } from './metrics.js';
-import { collectStepFacts, runFacts, stepFactsJson } from './run-facts.js';
+import { collectStepFacts, forkPoint, runFacts, stepFactsJson } from './run-facts.js';
 
 /** What a trajectory is built from: the run's trace lines and its record of messages (either may be cut short by a kill). */
 interface TrajectorySource {
@@ -19,7 +19,8 @@ interface TrajectorySource {
  * prompt and the task, an agent step per model reply (its tool calls, their
  * results from the record, token counts and cost), a user step per harness
  * notice, and rein's facts (phase, gate decisions, stall nudges, context
- * compactions, resumes) under `extra.rein`. Replies the trace holds but the
+ * compactions, resumes) under `extra.rein`. A fork's steps copied from its origin (`rein fork`) are marked
+ * `is_copied_context`, as ATIF marks context carried over from an earlier trajectory. Replies the trace holds but the
  * record lost (a kill before the step was saved; the resumed run asked
  * again) are listed under the root's `extra.rein.discarded_replies`, not as
  * steps, so the steps read as the conversation the model finally had.
@@ -39,6 +40,11 @@ export function buildTrajectory(source: TrajectorySource): AtifTrajectory {
   const steps: AtifStep[] = [];
   const used = new Set<ModelLine>();
   let agentTime = typeof start?.t === 'number' ? start.t : undefined;
+  // A fork's first record messages are its origin's, up to the fork step: ATIF's copied context (v1.5+).
+  const copied = copiedBefore(lines);
+  const mark = (message: Message) => {
+    if (message.line !== undefined && message.line < copied) steps.at(-1)!.is_copied_context = true;
+  };
   for (const message of messages) {
     if (message.role === 'tool') {
       attachResult(steps.at(-1), message, notes);
@@ -53,6 +59,7 @@ export function buildTrajectory(source: TrajectorySource): AtifTrajectory {
         message: message.content,
         ...(harness ? { extra: { rein: { kind: 'harness_notice' } } } : {}),
       });
+      mark(message);
       continue;
     }
     // The reply is bound to its trace line by rein's step count, never by the provider's call ids.
@@ -64,6 +71,7 @@ export function buildTrajectory(source: TrajectorySource): AtifTrajectory {
     }
     if (typeof line?.t === 'number') agentTime = line.t;
     steps.push(agentStep({ stepId: steps.length + 1, step, message, line, price, facts }));
+    mark(message);
   }
   // Harbor's model needs at least one step: a run that recorded no message still says what it was.
   if (steps.length === 0) steps.push(emptyRunStep(start, agentTime));
@@ -84,6 +92,14 @@ export function buildTrajectory(source: TrajectorySource): AtifTrajectory {
     final_metrics: finalMetrics(lines, models, price, steps.length),
     extra: { rein: runFacts(lines, start, discarded) },
   };
+}
+
+/**
+ * How many record messages a fork copied from its origin (0 for a run that is not a fork). Without its record (the
+ * trace alone), a fork's copied messages cannot be told apart, and none is marked.
+ */
+function copiedBefore(lines: readonly TraceRecord[]): number {
+  return forkPoint(lines)?.recordLength ?? 0;
 }
 
 /** The one step of a trajectory whose run recorded no message (killed at once, or a trace cut before its start line). */

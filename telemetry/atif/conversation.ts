@@ -12,7 +12,8 @@ const messageSchema = z.discriminatedUnion('role', [
 /** A chat message of the run; an assistant message carries the step (rein's count of model replies) it was the reply of. */
 type Parsed = z.infer<typeof messageSchema>;
 export type AssistantMessage = Extract<Parsed, { role: 'assistant' }> & { step: number };
-export type Message = Exclude<Parsed, { role: 'assistant' }> | AssistantMessage;
+/** `line`: the message's position in the record (0-based), where it came from one; a fork's first lines are its origin's. */
+export type Message = (Exclude<Parsed, { role: 'assistant' }> | AssistantMessage) & { line?: number };
 /** A trace `model` line, its fields unchecked (traces come from other versions too). */
 export type ModelLine = TraceRecord & { step: number; content?: unknown; tool_calls?: unknown; usage?: unknown; ms?: unknown; finishReason?: unknown };
 
@@ -27,11 +28,11 @@ export function checkedMessages(record: readonly unknown[], notes: string[]): Me
   const out: Message[] = [];
   let bad = 0;
   let step = 0;
-  for (const value of record) {
+  for (const [line, value] of record.entries()) {
     const parsed = messageSchema.safeParse(value);
     if (!parsed.success) bad++;
-    else if (parsed.data.role === 'assistant') out.push({ ...parsed.data, step: ++step });
-    else out.push(parsed.data);
+    else if (parsed.data.role === 'assistant') out.push({ ...parsed.data, step: ++step, line });
+    else out.push({ ...parsed.data, line });
   }
   if (bad > 0) notes.push(`${bad} line(s) of the record were not chat messages and were left out.`);
   return out;

@@ -105,7 +105,7 @@ export function runFacts(lines: readonly TraceRecord[], start: TraceRecord | und
   const interrupted = lastOf(lines, 'interrupted');
   const outcome = end ? factOf(end) : crash ? { status: 'crashed', error: crash.error } : { status: interrupted ? 'interrupted' : 'unfinished' };
   // A fork (rein fork): the steps up to `step` are the origin's, copied; its resume line names the origin.
-  const forkOf = lines.find((line) => line.kind === 'resume' && line.forkOf)?.forkOf as { runDir: string; step: number } | undefined;
+  const forkOf = forkPoint(lines);
   return {
     ...(forkOf ? { fork_of: { run_dir: forkOf.runDir, step: forkOf.step } } : {}),
     ...(start
@@ -135,4 +135,26 @@ export function runFacts(lines: readonly TraceRecord[], start: TraceRecord | und
 export function lastOf(lines: readonly TraceRecord[], kind: string): TraceRecord | undefined {
   for (let index = lines.length - 1; index >= 0; index--) if (lines[index]!.kind === kind) return lines[index];
   return undefined;
+}
+
+/**
+ * Where a fork (rein fork) branched: its origin, the step, and how many record messages it copied from the origin
+ * (the first resume line of its own that names the origin: a fork of a fork also carries its origin's lines, whose
+ * resume names the origin's origin). Null for a run that is not a fork.
+ */
+export function forkPoint(lines: readonly TraceRecord[]): { runDir: string; step: number; recordLength: number | null } | null {
+  const named = lines.filter((line) => line.kind === 'resume' && isForkOf(line.forkOf));
+  const last = named.at(-1)?.forkOf as { runDir: string; step: number } | undefined;
+  if (!last) return null;
+  const first = named.find((line) => {
+    const fork = line.forkOf as { runDir: string; step: number };
+    return fork.runDir === last.runDir && fork.step === last.step;
+  })!;
+  const length = first.recordLength;
+  return { runDir: last.runDir, step: last.step, recordLength: typeof length === 'number' && Number.isInteger(length) && length >= 0 ? length : null };
+}
+
+function isForkOf(value: unknown): value is { runDir: string; step: number } {
+  const fork = value as { runDir?: unknown; step?: unknown } | null;
+  return typeof fork === 'object' && fork !== null && typeof fork.runDir === 'string' && typeof fork.step === 'number';
 }

@@ -63,13 +63,13 @@ class App {
     data.lines.forEach((line) => {
       this.timeline.append(line);
     });
-    this.index = this.timeline.length - 1;
+    this.index = data.startStep === undefined ? this.timeline.length - 1 : this.endOfStep(data.startStep);
     this.live = data.eventsUrl ? new LiveState() : null;
     this.approval = data.approval ? new ApprovalPanel(data.approval.url) : null;
     this.header = new RunHeader(data);
     this.gauges = new Gauges(data.limits);
     this.detail = new DetailView(this.chart, data.agentPages ? (callId) => childSummaries(this.timeline.entries, callId) : null);
-    this.workspace = data.workspace ? new WorkspacePanel(data.workspace) : null;
+    this.workspace = data.workspace || data.workspaceUrl ? new WorkspacePanel(data.workspace ?? null, data.workspaceUrl ?? null) : null;
     this.view = new StatechartView(
       this.chart,
       this.why.element,
@@ -87,6 +87,13 @@ class App {
       togglePlay: () => this.setPlaying(!this.playing),
       toLatest: () => this.moveTo(this.timeline.length - 1, true),
     });
+  }
+
+  /** The last event of `step` (a link to a fork's origin opens the page there). */
+  private endOfStep(step: number): number {
+    let index = 0;
+    while (index + 1 < this.timeline.length && this.timeline.moment(index + 1).step <= step) index++;
+    return index;
   }
 
   start(): void {

@@ -9,9 +9,11 @@ import { createLiveFeed } from './live-feed.js';
 import { createPageApprovals } from './page-approvals.js';
 import type { PageNote } from './page-data.js';
 import { loadPageAssets, renderPageHtml } from './page-html.js';
+import { relatedRunPage } from './related-runs.js';
 import { buildStatechartGraph } from './statechart-graph.js';
 import { gaugeLimits } from './trace-file.js';
 import { startVizServer } from './viz-server.js';
+import { workspaceStepsOf } from './workspace-steps.js';
 
 interface LiveVizOptions {
   port: number;
@@ -65,15 +67,26 @@ export async function withLiveViz(options: LiveVizOptions | null, execute: (obse
         eventsUrl: '/events',
         approval: { url: '/approval' },
         agentPages: true,
+        workspaceUrl: '/workspace',
       },
       assets,
     ),
   );
   // A failed layout is reported to the page's request; it must not end the run as an unhandled rejection.
   html.catch(() => undefined);
+  // The run's directory, once it has started: the step panel reads its snapshots, fork links open its relatives,
+  // the delegated children's pages are found under it.
   let runDir: string | null = null;
   const agents = createAgentPages(() => runDir);
-  const server = await startVizServer({ port: options.port, page: () => html, feed, approvals, agents });
+  const server = await startVizServer({
+    port: options.port,
+    page: () => html,
+    feed,
+    approvals,
+    agents,
+    workspace: () => (runDir ? workspaceStepsOf(runDir) : null),
+    relatedPage: relatedRunPage(() => runDir),
+  });
   options.log(`rein: visualizer: ${server.url}\n`);
   let code: number;
   try {

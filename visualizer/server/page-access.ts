@@ -51,7 +51,7 @@ export function loaderHtml(): string {
   const script = `(async () => {
   const say = (text) => { document.getElementById('boot').textContent = text; };
   const key = new URLSearchParams(location.hash.slice(1)).get('key');
-  if (key) history.replaceState(null, '', location.pathname);
+  if (key) history.replaceState(null, '', location.pathname + location.search);
   let session = sessionStorage.getItem(${JSON.stringify(SESSION_STORAGE_KEY)});
   if (key) {
     const redeemed = await fetch('/session', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ key }) });
@@ -62,7 +62,10 @@ export function loaderHtml(): string {
   }
   if (!session) return say('Open the address rein printed in the terminal. It opens the page once, in one tab; reloading that tab keeps working.');
   // A delegated child's page lives at /agents/<dir>/ (its loader is this one): its page is beside it.
-  const page = await fetch(location.pathname.startsWith('/agents/') ? location.pathname + 'page' : '/page', { headers: { ${JSON.stringify(SESSION_HEADER)}: session } });
+  // ?run=DIR&step=N: a run linked by a fork (the page's origin and fork links), opened in this tab with its session.
+  const pagePath = location.pathname.startsWith('/agents/') ? location.pathname + 'page' : '/page';
+  const page = await fetch(pagePath + location.search, { headers: { ${JSON.stringify(SESSION_HEADER)}: session } });
+  if (page.status === 404) return say(await page.text());
   if (!page.ok) return say('This tab is not the one rein\\'s address was opened in. Open the address rein printed.');
   const html = await page.text();
   document.open();

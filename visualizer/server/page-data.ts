@@ -41,6 +41,10 @@ export interface PageData {
   agentPages?: boolean;
   /** A replayed run's workspace snapshots (rein rewind, rein fork): each step's diff and the commands for it. */
   workspace?: WorkspaceSteps;
+  /** A running run's: where the page fetches them again as steps are kept (a `WorkspaceSteps`, or null before the first). */
+  workspaceUrl?: string;
+  /** The step to open the page at (a link to a fork's origin opens it at the fork point). */
+  startStep?: number;
 }
 
 /** Paths a diff added, modified and deleted (the first of each, `more` saying how many were left out). */
@@ -57,6 +61,8 @@ export interface WorkspaceSteps {
   model: string;
   /** A fork's origin: its run directory, the step it branched at, and the command that opens its page. */
   forkOf?: { runDir: string; step: number; command: string };
+  /** The forks `rein fork` made of this run: each one's run directory and the step it branched at. */
+  forks?: Array<{ runDir: string; step: number }>;
   steps: Record<number, { state: string; sincePrevious: DiffView; sinceStart: DiffView }>;
 }
 

@@ -14,7 +14,7 @@ import { workspaceStepsOf } from './workspace-steps.js';
  * `follow`, a trace whose run has not ended yet gets a page that also takes
  * new lines from the server's `/events` (see `followTraceFile`). `chart`
  * lays the chart out (a caller writing many pages shares one per machine);
- * `check` may refuse the trace (by throwing) before that work is done.
+ * `check` may refuse the trace (by throwing) before that work is done; `startStep` opens the page at that step.
  *
  * @example const { html, trace } = await renderReplayPage('trace.jsonl'); writeFileSync('run.html', html);
  */
@@ -28,6 +28,8 @@ export async function renderReplayPage(
     eventsUrl?: string;
     /** Served by a visualizer server that also serves the run's children's pages (not a `--out` file). */
     agentPages?: boolean;
+    /** The step the page opens at (a fork's origin link). */
+    startStep?: number;
   } = {},
 ): Promise<{ html: string; trace: LoadedTrace; following: boolean }> {
   const assets = loadPageAssets();
@@ -53,6 +55,9 @@ export async function renderReplayPage(
     eventsUrl: following ? (options.eventsUrl ?? '/events') : null,
     ...(options.agentPages ? { agentPages: true } : {}),
     ...(workspace ? { workspace } : {}),
+    // A followed run keeps steps as it goes: the page fetches them again from the server that follows it.
+    ...(following && !options.eventsUrl ? { workspaceUrl: '/workspace' } : {}),
+    ...(options.startStep !== undefined ? { startStep: options.startStep } : {}),
   };
   return { html: renderPageHtml(data, assets), trace, following };
 }

@@ -16,6 +16,10 @@ interface VizServerOptions {
   approvals?: { handle(request: IncomingMessage, response: ServerResponse): Promise<void> };
   /** The pages of the run's delegated children, at `/agents/<dir>/` (agent-pages.ts). */
   agents?: AgentPages;
+  /** The served run's workspace steps as they are now, as JSON on `/workspace` (the step panel of a running run). */
+  workspace?: () => unknown;
+  /** `/page?run=DIR&step=N`: the page of a run linked to the served one by forks (null: not one of those). */
+  relatedPage?: (query: URLSearchParams) => Promise<string | null>;
 }
 
 export interface VizServer {
@@ -32,7 +36,8 @@ const HEARTBEAT_MS = 15_000;
  * Serves the visualizer on 127.0.0.1 only, to the tab that opened the printed
  * address (see page-access.ts): a loader at `/`, the page at `/page` and, for
  * a live run, its messages at `/events` (SSE; a page that connects late, or
- * reconnects with `Last-Event-ID`, first gets what it missed). Requests for
+ * reconnects with `Last-Event-ID`, first gets what it missed), its workspace steps at `/workspace`, and the pages
+ * of the runs linked to it by forks at `/page?run=DIR&step=N`. Requests for
  * other host names are refused, so a web page cannot reach it through DNS
  * rebinding.
  *
@@ -50,7 +55,8 @@ export async function startVizServer(options: VizServerOptions): Promise<VizServ
   const access = createPageAccess();
   const handle = async (request: IncomingMessage, response: ServerResponse) => {
     if (!allowedHost(request.headers.host, port)) return plain(response, 403, 'rein visualizer: unexpected host name\n');
-    const path = new URL(request.url ?? '/', 'http://localhost').pathname;
+    const url = new URL(request.url ?? '/', 'http://localhost');
+    const { pathname: path } = url;
     if (path === '/session' && request.method === 'POST') {
       const session = access.redeem(((await readJson(request)) as { key?: unknown } | null)?.key);
       if (!session) return plain(response, 403, 'rein visualizer: that address was used already, or is not one rein printed\n');
@@ -65,7 +71,12 @@ export async function startVizServer(options: VizServerOptions): Promise<VizServ
     if (!access.allows(request)) return plain(response, 403, 'rein visualizer: open the address rein printed in the terminal\n');
     if (path === '/approval' && options.approvals && request.method === 'POST') return options.approvals.handle(request, response);
     if (request.method !== 'GET' && request.method !== 'HEAD') return plain(response, 405, 'GET only\n');
+    if (path === '/page' && url.searchParams.has('run')) {
+      const related = options.relatedPage ? await options.relatedPage(url.searchParams) : null;
+      return related === null ? plain(response, 404, 'rein visualizer: not a run linked to this one by a fork\n') : html(response, related);
+    }
     if (path === '/page') return html(response, await options.page());
+    if (path === '/workspace' && options.workspace) return json(response, options.workspace() ?? null);
     if (path === '/events' && options.feed) return stream(request, response, options.feed, streams);
     if (agent?.what === 'page' && options.agents) return html(response, await options.agents.page(agent.run));
     const agentFeed = agent?.what === 'events' ? options.agents?.feed(agent.run) : null;
@@ -131,6 +142,11 @@ async function readJson(request: IncomingMessage): Promise<unknown> {
   } catch {
     return null;
   }
+}
+
+function json(response: ServerResponse, value: unknown): void {
+  response.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });
+  response.end(JSON.stringify(value));
 }
 
 function plain(response: ServerResponse, status: number, text: string): void {

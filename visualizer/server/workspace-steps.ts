@@ -1,5 +1,6 @@
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
-import { diffStepTrees, openSnapshotRun, readRunMeta, stepSnapshot } from 'rein/run';
+import { diffStepTrees, forksOf, openSnapshotRun, readRunMeta, stepSnapshot } from 'rein/run';
 import type { DiffView, WorkspaceSteps } from './page-data.js';
 
 /** Paths of each kind the page lists for a step; the rest are counted. */
@@ -12,6 +13,27 @@ const LISTED = 40;
  * @example const workspace = workspaceStepsOf('/repo/.rein/runs/abc');
  */
 export function workspaceStepsOf(runDir: string): WorkspaceSteps | null {
+  // A live page asks again every second or two: the answer is made again only when the run kept a step or a fork.
+  const key = `${sizeOf(join(runDir, 'snapshots.jsonl'))}:${sizeOf(join(runDir, 'forks.jsonl'))}:${sizeOf(join(runDir, 'run.json'))}`;
+  const cached = answers.get(runDir);
+  if (cached?.key === key) return cached.steps;
+  const steps = readWorkspaceSteps(runDir);
+  // A process that writes many runs' pages (an eval) keeps the last few answers and diffs, not all of them.
+  if (answers.size >= 16) answers.clear();
+  if (diffs.size >= 4096) diffs.clear();
+  answers.set(runDir, { key, steps });
+  return steps;
+}
+
+const answers = new Map<string, { key: string; steps: WorkspaceSteps | null }>();
+/** Diffs by the pair of trees they compare: a kept step's diffs are worked out once per process. */
+const diffs = new Map<string, DiffView>();
+
+function sizeOf(path: string): number {
+  return statSync(path, { throwIfNoEntry: false })?.size ?? -1;
+}
+
+function readWorkspaceSteps(runDir: string): WorkspaceSteps | null {
   let run: ReturnType<typeof openSnapshotRun>;
   try {
     run = openSnapshotRun(runDir);
@@ -24,16 +46,20 @@ export function workspaceStepsOf(runDir: string): WorkspaceSteps | null {
   const steps: WorkspaceSteps['steps'] = {};
   kept.forEach((step, position) => {
     const snapshot = stepSnapshot(run, step);
-    steps[step] = {
-      state: snapshot.state,
-      sincePrevious: view(diffStepTrees(run, kept[Math.max(0, position - 1)]!, snapshot)),
-      sinceStart: view(diffStepTrees(run, first, snapshot)),
+    const diffFrom = (from: number): DiffView => {
+      const pair = `${stepSnapshot(run, from).tree}>${snapshot.tree}`;
+      const known = diffs.get(pair) ?? view(diffStepTrees(run, from, snapshot));
+      diffs.set(pair, known);
+      return known;
     };
+    steps[step] = { state: snapshot.state, sincePrevious: diffFrom(kept[Math.max(0, position - 1)]!), sinceStart: diffFrom(first) };
   });
+  const forks = forksOf(runDir);
   return {
     runDir,
     model: meta.model,
     ...(meta.forkOf ? { forkOf: { ...meta.forkOf, command: `npx rein viz ${join(meta.forkOf.runDir, 'trace.jsonl')}` } } : {}),
+    ...(forks.length > 0 ? { forks } : {}),
     steps,
   };
 }

@@ -56,6 +56,28 @@ describe('snapshots read and restore only inside the workspace', () => {
     }
   });
 
+  it('a hard link in a tree object goes to a path inside the tree, to a file with its bytes, or is written as a copy', () => {
+    const { base, workspace, store } = setup();
+    for (const link of ['../outside', '/etc/passwd', 'a/../../x', '.git/config', '']) {
+      const tree = store.put(JSON.stringify({ tree: 1, rows: [['a', 'f', 0o644, store.put('x'), 1, link]] }));
+      expect(() => flattenTree(store, tree), link).toThrow(SnapshotObjectError);
+    }
+    // A link naming a file of other bytes (or a path the tree does not hold as a file) gets the entry's own bytes.
+    writeFileSync(join(base, 'outside'), 'outside\n');
+    const rows = [
+      ['a', 'f', 0o644, store.put('a bytes'), 7],
+      ['b', 'f', 0o644, store.put('b bytes'), 7, 'a'],
+      ['c', 'f', 0o644, store.put('c bytes'), 7, 'missing'],
+      ['l', 'l', join(base, 'outside')],
+      ['m', 'f', 0o644, store.put('m bytes'), 7, 'l'],
+    ];
+    const target = flattenTree(store, store.put(JSON.stringify({ tree: 1, rows })));
+    expect(restoreTree({ root: workspace, store, target, current: new Map() }).failed).toEqual([]);
+    for (const name of ['a', 'b', 'c', 'm']) expect(readFileSync(join(workspace, name), 'utf8')).toBe(`${name} bytes`);
+    expect(statSync(join(workspace, 'b')).ino).not.toBe(statSync(join(workspace, 'a')).ino);
+    expect(readFileSync(join(base, 'outside'), 'utf8')).toBe('outside\n');
+  });
+
   it('an object whose bytes were changed in the store is refused', () => {
     const { base, store } = setup();
     const id = store.put('original');

@@ -29,6 +29,8 @@ const operation = fc.oneof(
     .map(([p, target]) => `${parentOf(p)}rm -rf ${quote(p)}; ln -s ${target} ${quote(p)}`),
   path.map((p) => `${parentOf(p)}rm -rf ${quote(p)}; mkdir -p ${quote(p)}; printf inner > ${quote(`${p}/inner`)}`),
   fc.constantFrom('chmod 700 d 2>/dev/null', 'chmod 755 d 2>/dev/null'),
+  // Hard links: two names of one file (a rewind makes them one file again).
+  fc.tuple(path, path).map(([from, to]) => `${parentOf(to)}ln -f ${quote(from)} ${quote(to)} 2>/dev/null`),
 );
 
 let previousState: string | undefined;
