@@ -10,8 +10,8 @@ import { startTrajectoryStub } from './trajectory-stub.js';
 interface Loop {
   name: string;
   sandbox?: 'auto' | 'none';
-  /** Flags for node, before rein's launcher. */
-  nodeArgs?: string[];
+  /** Started as `node rein.js` rather than through the launcher's sh line: V8's default young generation. */
+  plainNode?: boolean;
   /** Flags for `rein run`. */
   reinArgs?: string[];
 }
@@ -19,10 +19,10 @@ interface Loop {
 export const BARE: Loop = { name: 'bare' };
 export const REIN: Loop = { name: 'rein, sandbox on', sandbox: 'auto' };
 const MAIN_LOOPS: readonly Loop[] = [BARE, REIN, { name: 'rein, sandbox off', sandbox: 'none' }];
-/** At the longest length only: what a guarantee costs (--fsync), and what young-generation sizing holds of the peak RSS. */
+/** At the longest length only: what a guarantee costs (--fsync), and what the launcher's young-generation size holds of the peak RSS. */
 const EXTRA_LOOPS: readonly Loop[] = [
   { name: 'rein, sandbox on, --fsync (power-loss durability)', sandbox: 'auto', reinArgs: ['--fsync'] },
-  { name: 'rein, sandbox on, node --max-semi-space-size=2', sandbox: 'auto', nodeArgs: ['--max-semi-space-size=2'] },
+  { name: 'rein, sandbox on, node rein.js (V8 default young generation)', sandbox: 'auto', plainNode: true },
 ];
 /** The loops run at a length, the bare one first. */
 export const loopsAt = (steps: number, lengths: readonly number[]): readonly Loop[] =>
@@ -63,33 +63,43 @@ export async function measureWholeRuns(lengths: readonly number[], rounds: numbe
           const workspace = join(dir, `ws-${steps}-${round}`);
           cpSync(template, workspace, { recursive: true });
           const timesFile = join(dir, 'command-times.json');
-          const args =
+          const reinArgs = [
+            'run',
+            workspace,
+            TASK,
+            '--test-cmd',
+            TEST_COMMAND,
+            '--model',
+            'stub-model',
+            '--base-url',
+            stub.url,
+            '--config',
+            rulesFile(loop.sandbox ?? 'auto'),
+            '--context-window',
+            '200000',
+            '--max-steps',
+            String(steps + 20),
+            ...(loop.reinArgs ?? []),
+          ];
+          // rein as a user starts it: the launcher itself (its sh line starts node); the bare loop and `node rein.js` rows by node.
+          const launch =
             loop === BARE
-              ? [built('dev/bench/whole-run/bare-loop.js'), workspace, timesFile]
-              : [
-                  ...(loop.nodeArgs ?? []),
-                  reinBin(),
-                  'run',
-                  workspace,
-                  TASK,
-                  '--test-cmd',
-                  TEST_COMMAND,
-                  '--model',
-                  'stub-model',
-                  '--base-url',
-                  stub.url,
-                  '--config',
-                  rulesFile(loop.sandbox ?? 'auto'),
-                  '--context-window',
-                  '200000',
-                  '--max-steps',
-                  String(steps + 20),
-                  ...(loop.reinArgs ?? []),
-                ];
+              ? { args: [built('dev/bench/whole-run/bare-loop.js'), workspace, timesFile] }
+              : loop.plainNode
+                ? { args: [reinBin(), ...reinArgs] }
+                : { command: reinBin(), args: reinArgs };
           const log = stub.play(played);
           // A state dir of the section's own: what earlier runs left in the user's would make the rows depend on history.
-          const env = { ...process.env, XDG_STATE_HOME: join(dir, 'state'), OPENAI_API_KEY: 'bench', OPENAI_BASE_URL: stub.url, NO_COLOR: '1', CI: '1' };
-          const run = await measureProcess({ args, env, cwd: workspace, reporter, usageFile: join(dir, 'usage.json'), stub: log });
+          const env = {
+            ...process.env,
+            NODE_OPTIONS: undefined,
+            XDG_STATE_HOME: join(dir, 'state'),
+            OPENAI_API_KEY: 'bench',
+            OPENAI_BASE_URL: stub.url,
+            NO_COLOR: '1',
+            CI: '1',
+          };
+          const run = await measureProcess({ ...launch, env, cwd: workspace, reporter, usageFile: join(dir, 'usage.json'), stub: log });
           if (loop === BARE) commandsMs = (JSON.parse(readFileSync(timesFile, 'utf8')) as number[]).reduce((a, b) => a + b, 0);
           if (run.exitCode !== 0 || run.stub.requests !== steps)
             throw new Error(`${loop.name}, ${steps} steps: exit ${run.exitCode} after ${run.stub.requests} requests (the trajectory has ${steps})`);
