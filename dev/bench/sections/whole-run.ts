@@ -27,6 +27,9 @@ const FIGURES = {
   overhead: (run: RoundFigures) => (run.wallMs - run.stub.insideMs - run.commandsMs) / run.steps,
   cpu: (run: RoundFigures) => run.cpuMs / run.steps,
   startup: (run: RoundFigures) => run.startupMs,
+  /** Own CPU before the first request, and per step after it: how much of the CPU column is start-up. */
+  startupCpu: (run: RoundFigures) => run.startupCpuMs,
+  cpuAfterStartup: (run: RoundFigures) => (run.cpuMs - run.startupCpuMs) / run.steps,
   rss: (run: RoundFigures) => run.peakRssMb,
   prompt: (run: RoundFigures) => run.stub.promptChars,
 };
@@ -123,7 +126,17 @@ function extraNotes(rows: Row[]): string[] {
   const rein = at(REIN.name)!;
   const fsync = at(`${REIN.name}, --fsync`);
   const plain = at(`${REIN.name}, node rein.js`);
-  const notes: string[] = [];
+  const noSnapshots = at(`${REIN.name}, snapshots off`);
+  const bare = at(BARE.name)!;
+  const notes: string[] = [
+    `At ${longest} steps rein's own CPU before the first request is ${rein.value.startupCpu.toFixed(0)} ms against the bare loop's ${bare.value.startupCpu.toFixed(0)} ms; ` +
+      `after it, ${rein.value.cpuAfterStartup.toFixed(1)} ms a step against ${bare.value.cpuAfterStartup.toFixed(1)} ms (${times(rein.vsBare.cpuAfterStartup)}).`,
+  ];
+  if (noSnapshots)
+    notes.push(
+      `The workspace snapshot of every step (what \`rein rewind\` and \`rein fork\` go back to) costs ${(rein.value.overhead - noSnapshots.value.overhead).toFixed(1)} ms of wall overhead ` +
+        `and ${(rein.value.cpu - noSnapshots.value.cpu).toFixed(1)} ms of own CPU a step: with snapshots off, own CPU is ${times(noSnapshots.vsBare.cpu)} the bare loop's.`,
+    );
   if (fsync)
     notes.push(
       `At ${longest} steps, --fsync (three fsyncs a step, so that a run resumes after a power cut, not only after kill -9) costs ` +

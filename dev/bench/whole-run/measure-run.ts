@@ -13,6 +13,8 @@ export interface ProcessFigures {
   peakRssMb: number;
   /** From spawn to the first chat request reaching the stub. */
   startupMs: number;
+  /** The process's own CPU (all its threads) when the first chat request reached the stub; NaN off Linux. */
+  startupCpuMs: number;
   stub: StubLog;
   exitCode: number | null;
 }
@@ -59,6 +61,10 @@ export function measureProcess(options: {
         REIN_BENCH_USAGE_FILE: options.usageFile,
       },
     });
+    let startupCpuMs = Number.NaN;
+    options.stub.onFirstRequest = () => {
+      startupCpuMs = processCpuMs(child.pid);
+    };
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => {
       stderr = (stderr + chunk.toString()).slice(-4000);
@@ -76,9 +82,21 @@ export function measureProcess(options: {
         cpuMs: usage.cpuMs,
         peakRssMb: usage.maxRssKb / 1024,
         startupMs: (options.stub.firstRequestAt ?? Number.NaN) - started,
+        startupCpuMs,
         stub: { ...options.stub },
         exitCode: code,
       });
     });
   });
+}
+
+/** A live process's user + system CPU so far from /proc (clock ticks of 10 ms), NaN where there is no /proc. */
+function processCpuMs(pid: number | undefined): number {
+  try {
+    // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return Number.NaN;
+  }
 }

@@ -14,15 +14,21 @@ interface Loop {
   plainNode?: boolean;
   /** Flags for `rein run`. */
   reinArgs?: string[];
+  /** Rules besides the sandbox's, in the run's rules file. */
+  rules?: Record<string, unknown>;
 }
 
 export const BARE: Loop = { name: 'bare' };
 export const REIN: Loop = { name: 'rein, sandbox on', sandbox: 'auto' };
 const MAIN_LOOPS: readonly Loop[] = [BARE, REIN, { name: 'rein, sandbox off', sandbox: 'none' }];
-/** At the longest length only: what a guarantee costs (--fsync), and what the launcher's young-generation size holds of the peak RSS. */
+/**
+ * At the longest length only: what a guarantee costs (--fsync), what the per-step workspace snapshots cost (the
+ * rewind a user sees), and what the launcher's young-generation size holds of the peak RSS.
+ */
 const EXTRA_LOOPS: readonly Loop[] = [
   { name: 'rein, sandbox on, --fsync (power-loss durability)', sandbox: 'auto', reinArgs: ['--fsync'] },
   { name: 'rein, sandbox on, node rein.js (V8 default young generation)', sandbox: 'auto', plainNode: true },
+  { name: 'rein, sandbox on, snapshots off (no rewind or fork)', sandbox: 'auto', rules: { snapshots: { enabled: false } } },
 ];
 /** The loops run at a length, the bare one first. */
 export const loopsAt = (steps: number, lengths: readonly number[]): readonly Loop[] =>
@@ -47,9 +53,9 @@ export async function measureWholeRuns(lengths: readonly number[], rounds: numbe
   try {
     const reporter = join(dir, 'report-usage.mjs');
     writeFileSync(reporter, USAGE_REPORTER);
-    const rulesFile = (sandbox: string) => {
-      const path = join(dir, `rules-${sandbox}.json`);
-      writeFileSync(path, JSON.stringify({ permissions: { sandbox } }));
+    const rulesFile = (loop: Loop, index: number) => {
+      const path = join(dir, `rules-${index}.json`);
+      writeFileSync(path, JSON.stringify({ permissions: { sandbox: loop.sandbox ?? 'auto' }, ...loop.rules }));
       return path;
     };
     const figures: RoundFigures[] = [];
@@ -59,7 +65,7 @@ export async function measureWholeRuns(lengths: readonly number[], rounds: numbe
       const played = trajectory(steps);
       for (let round = 0; round < rounds; round++) {
         let commandsMs = Number.NaN;
-        for (const loop of loopsAt(steps, lengths)) {
+        for (const [index, loop] of loopsAt(steps, lengths).entries()) {
           const workspace = join(dir, `ws-${steps}-${round}`);
           cpSync(template, workspace, { recursive: true });
           const timesFile = join(dir, 'command-times.json');
@@ -74,7 +80,7 @@ export async function measureWholeRuns(lengths: readonly number[], rounds: numbe
             '--base-url',
             stub.url,
             '--config',
-            rulesFile(loop.sandbox ?? 'auto'),
+            rulesFile(loop, index),
             '--context-window',
             '200000',
             '--max-steps',
