@@ -45,6 +45,15 @@ export function startupCases(): StartupCase[] {
     { name: 'a 10-step run in the process (instant model, no commands)', args: ['--expose-gc', dist('dev/bench/memory-child.js'), '10', 'now'] },
     { name: 'rein demo (a whole run: sandbox, 9 steps, two test runs)', command: reinBin(), args: ['demo'] },
     {
+      name: 'rein demo from the compiled modules of cli/dist, not the bundle',
+      args: [
+        '--max-semi-space-size=2',
+        '--input-type=module',
+        '-e',
+        `const { main } = await import(${JSON.stringify(pathToFileURL(dist('cli/main.js')).href)}); process.exitCode = await main(['demo']);`,
+      ],
+    },
+    {
       name: 'every CLI command, the queue client, the exporter and the visualizer server imported at once (what loading on demand avoids)',
       args: ['--input-type=module', '-e', `await Promise.all(${JSON.stringify(everything)}.map((url) => import(url)));`],
     },

@@ -127,6 +127,7 @@ function extraNotes(rows: Row[]): string[] {
   const fsync = at(`${REIN.name}, --fsync`);
   const plain = at(`${REIN.name}, node rein.js`);
   const noSnapshots = at(`${REIN.name}, snapshots off`);
+  const unbundled = at(`${REIN.name}, modules of cli/dist`);
   const bare = at(BARE.name)!;
   const notes: string[] = [
     `At ${longest} steps rein's own CPU before the first request is ${rein.value.startupCpu.toFixed(0)} ms against the bare loop's ${bare.value.startupCpu.toFixed(0)} ms; ` +
@@ -141,6 +142,12 @@ function extraNotes(rows: Row[]): string[] {
     notes.push(
       `At ${longest} steps, --fsync (three fsyncs a step, so that a run resumes after a power cut, not only after kill -9) costs ` +
         `${(fsync.value.overhead - rein.value.overhead).toFixed(1)} ms of wall overhead a step (${times(fsync.value.overhead / rein.value.overhead)} rein's default).`,
+    );
+  if (unbundled)
+    notes.push(
+      `The CLI's bundle (cli/dist/bundle, loaded by the launcher) starts a run in ${rein.value.startup.toFixed(0)} ms with ${rein.value.startupCpu.toFixed(0)} ms of own CPU, ` +
+        `against ${unbundled.value.startup.toFixed(0)} ms and ${unbundled.value.startupCpu.toFixed(0)} ms from the compiled modules of cli/dist, at a peak RSS of ` +
+        `${rein.value.rss.toFixed(1)} MB against ${unbundled.value.rss.toFixed(1)} MB.`,
     );
   if (plain)
     notes.push(

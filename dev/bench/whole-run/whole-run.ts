@@ -1,6 +1,7 @@
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { built, reinBin } from '../checkout.js';
 import { measureProcess, type ProcessFigures, USAGE_REPORTER } from './measure-run.js';
 import { TEST_COMMAND, trajectory, writeWorkspace } from './trajectory.js';
@@ -12,11 +13,16 @@ interface Loop {
   sandbox?: 'auto' | 'none';
   /** Started as `node rein.js` rather than through the launcher's sh line: V8's default young generation. */
   plainNode?: boolean;
+  /** The CLI's compiled modules (cli/dist/main.js) instead of its bundle, with the launcher's flag: what the bundle saves. */
+  unbundled?: boolean;
   /** Flags for `rein run`. */
   reinArgs?: string[];
   /** Rules besides the sandbox's, in the run's rules file. */
   rules?: Record<string, unknown>;
 }
+
+/** The launcher's semi-space size (cli/bin/rein.js), for the row that starts the CLI without it. */
+const LAUNCHER_SEMI_SPACE_MB = 2;
 
 export const BARE: Loop = { name: 'bare' };
 export const REIN: Loop = { name: 'rein, sandbox on', sandbox: 'auto' };
@@ -29,6 +35,7 @@ const EXTRA_LOOPS: readonly Loop[] = [
   { name: 'rein, sandbox on, --fsync (power-loss durability)', sandbox: 'auto', reinArgs: ['--fsync'] },
   { name: 'rein, sandbox on, node rein.js (V8 default young generation)', sandbox: 'auto', plainNode: true },
   { name: 'rein, sandbox on, snapshots off (no rewind or fork)', sandbox: 'auto', rules: { snapshots: { enabled: false } } },
+  { name: 'rein, sandbox on, modules of cli/dist (no bundle)', sandbox: 'auto', unbundled: true },
 ];
 /** The loops run at a length, the bare one first. */
 export const loopsAt = (steps: number, lengths: readonly number[]): readonly Loop[] =>
@@ -53,6 +60,11 @@ export async function measureWholeRuns(lengths: readonly number[], rounds: numbe
   try {
     const reporter = join(dir, 'report-usage.mjs');
     writeFileSync(reporter, USAGE_REPORTER);
+    const unbundledCli = join(dir, 'unbundled-cli.mjs');
+    writeFileSync(
+      unbundledCli,
+      `const { main } = await import(${JSON.stringify(pathToFileURL(built('cli/main.js')).href)});\nprocess.exitCode = await main(process.argv.slice(2));\n`,
+    );
     const rulesFile = (loop: Loop, index: number) => {
       const path = join(dir, `rules-${index}.json`);
       writeFileSync(path, JSON.stringify({ permissions: { sandbox: loop.sandbox ?? 'auto' }, ...loop.rules }));
@@ -93,7 +105,9 @@ export async function measureWholeRuns(lengths: readonly number[], rounds: numbe
               ? { args: [built('dev/bench/whole-run/bare-loop.js'), workspace, timesFile] }
               : loop.plainNode
                 ? { args: [reinBin(), ...reinArgs] }
-                : { command: reinBin(), args: reinArgs };
+                : loop.unbundled
+                  ? { args: [`--max-semi-space-size=${LAUNCHER_SEMI_SPACE_MB}`, unbundledCli, ...reinArgs] }
+                  : { command: reinBin(), args: reinArgs };
           const log = stub.play(played);
           // A state dir of the section's own: what earlier runs left in the user's would make the rows depend on history.
           const env = {
