@@ -44,7 +44,10 @@ function loadedModules(args: string[]): string[] {
     env: { ...process.env, NODE_OPTIONS: `--import=${pathToFileURL(preload).href}`, PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ''}` },
   });
   expect(result.status, result.stderr).toBe(0);
-  return readFileSync(list, 'utf8').trim().split('\n').map((url) => fileURLToPath(url));
+  return readFileSync(list, 'utf8')
+    .trim()
+    .split('\n')
+    .map((url) => fileURLToPath(url));
 }
 
 describe('the rein launcher', () => {
