@@ -9,7 +9,6 @@ import { sessionIdOfTrace } from 'rein-telemetry/session-id.js';
 import { terminalSource } from './approval-prompt.js';
 import { EXIT, exitCodeFor } from './exit-codes.js';
 import { errorSummary, type HeadlessOptions, writeAtif, writeSummary } from './headless.js';
-import { startOtelExport } from './otel-export.js';
 import { createStatusLine } from './status-line.js';
 
 export interface Io {
@@ -38,7 +37,7 @@ interface ExecuteOptions {
  * exit code. `--json` prints one JSON line on stdout at the end.
  */
 export async function executeRun(options: ExecuteOptions): Promise<number> {
-  const watch = watchRun(options);
+  const watch = await watchRun(options);
   let handle: RunHandle;
   try {
     handle = await startHandle(options, watch);
@@ -52,12 +51,12 @@ export async function executeRun(options: ExecuteOptions): Promise<number> {
   const ended = await untilEnded(handle);
   watch.status().finish();
   await watch.otel?.finish();
-  if ('output' in ended) return reportEnd(options, handle, ended.output);
-  return reportStop(options, handle, ended);
+  if ('output' in ended) return await reportEnd(options, handle, ended.output);
+  return await reportStop(options, handle, ended);
 }
 
 /** What follows the run's trace: the status line (lines traced while the run is set up wait for the start message), the OpenTelemetry export, the event stream. */
-function watchRun(options: ExecuteOptions) {
+async function watchRun(options: ExecuteOptions) {
   const { io, run } = options;
   let status = createStatusLine(io.stderr, run.rules);
   let early: TraceLine[] | null = [];
@@ -69,8 +68,9 @@ function watchRun(options: ExecuteOptions) {
   // The exporter only ever sees trace lines; its failures are a warning, never the run's.
   // A resumed run's spans carry the conversation id of its start line, which is in the trace already, not in this process's lines.
   const conversationId = options.otel ? sessionIdOfTrace(run.tracePath ?? join(run.runDir, 'trace.jsonl')) : undefined;
+  // The exporter (and its worker) is loaded only for a run that exports: most runs never need it.
   const otel = options.otel
-    ? startOtelExport(
+    ? (await import('./otel-export.js')).startOtelExport(
         options.otel,
         { runId: basename(run.runDir), model: run.model.name, endpoint: run.model.description, ...(conversationId ? { conversationId } : {}) },
         io,
@@ -102,7 +102,7 @@ function watchRun(options: ExecuteOptions) {
   };
 }
 
-function startHandle(options: ExecuteOptions, watch: ReturnType<typeof watchRun>): Promise<RunHandle> {
+function startHandle(options: ExecuteOptions, watch: Awaited<ReturnType<typeof watchRun>>): Promise<RunHandle> {
   const { io, run } = options;
   // On a terminal a person answers approvals at the prompt; elsewhere the run is headless (approvals.headless).
   const answerSources = [...(run.answerSources ?? []), ...(io.stderr.isTTY && process.stdin.isTTY ? [terminalSource(process.stdin, process.stderr)] : [])];
@@ -139,7 +139,7 @@ async function untilEnded(handle: RunHandle): Promise<{ output: HarnessOutput } 
 }
 
 /** A run that stopped before its end: parked for an approval, interrupted by a signal, or crashed (rethrown). */
-function reportStop(options: ExecuteOptions, handle: RunHandle, { error, stoppedBy }: { error: unknown; stoppedBy: NodeJS.Signals }): number {
+async function reportStop(options: ExecuteOptions, handle: RunHandle, { error, stoppedBy }: { error: unknown; stoppedBy: NodeJS.Signals }): Promise<number> {
   const { io, headless } = options;
   const files = { trace: handle.tracePath, runDir: handle.runDir };
   const warn = (text: string) => io.stderr.write(text);
@@ -151,7 +151,7 @@ function reportStop(options: ExecuteOptions, handle: RunHandle, { error, stopped
     return EXIT.awaitingApproval;
   }
   if (!(error instanceof RunInterrupted)) {
-    const atif = writeAtif(headless, handle.runDir, warn);
+    const atif = await writeAtif(headless, handle.runDir, warn);
     writeSummary(headless, { ...errorSummary(error), ...files, ...(atif ? { atif } : {}) });
     throw error;
   }
@@ -159,7 +159,7 @@ function reportStop(options: ExecuteOptions, handle: RunHandle, { error, stopped
   warnTampered(io, handle);
   // As a shell reports a process ended by the signal: 128 + 2 for Ctrl+C, 128 + 15 for SIGTERM.
   const exitCode = stoppedBy === 'SIGTERM' ? EXIT.terminated : EXIT.interrupted;
-  const atif = writeAtif(headless, handle.runDir, warn);
+  const atif = await writeAtif(headless, handle.runDir, warn);
   writeSummary(headless, {
     status: stoppedBy === 'SIGTERM' ? 'terminated' : 'interrupted',
     exitCode,
@@ -173,7 +173,7 @@ function reportStop(options: ExecuteOptions, handle: RunHandle, { error, stopped
 }
 
 /** A run that reached an end state: the end message, the `--json` line, the summary and the ATIF file. */
-function reportEnd(options: ExecuteOptions, handle: RunHandle, output: HarnessOutput): number {
+async function reportEnd(options: ExecuteOptions, handle: RunHandle, output: HarnessOutput): Promise<number> {
   const { io, headless, run } = options;
   io.stderr.write(endMessage(output, handle, run.rules));
   warnTampered(io, handle);
@@ -197,7 +197,7 @@ function reportEnd(options: ExecuteOptions, handle: RunHandle, output: HarnessOu
     );
   }
   const exitCode = exitCodeFor(output);
-  const atif = writeAtif(headless, handle.runDir, (text) => io.stderr.write(text));
+  const atif = await writeAtif(headless, handle.runDir, (text) => io.stderr.write(text));
   const { status, steps, summary, reason, usage, endedBy, agents } = output;
   writeSummary(headless, {
     status,

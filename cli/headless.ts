@@ -3,7 +3,6 @@ import { dirname, resolve } from 'node:path';
 import type { EndCause, Usage } from 'rein/formats';
 import { ModelEndpointError, ReinError, UsageError } from 'rein/lib';
 import { writeFileAtomic } from 'rein/tools';
-import { exportRunAsAtif, writeTrajectory } from 'rein-telemetry/atif/export-run.js';
 import { type FlagSpec, type ParsedCommand, stringFlag } from './args.js';
 import { EXIT } from './exit-codes.js';
 
@@ -65,10 +64,14 @@ export function writeSummary(options: HeadlessOptions | undefined, summary: RunS
   writeFileAtomic(options.summaryPath, `${JSON.stringify(summary, null, 2)}\n`);
 }
 
-/** Writes the ATIF trajectory, if asked for; a failure is a warning and the summary says no file was written. */
-export function writeAtif(options: HeadlessOptions | undefined, runDir: string, warn: (text: string) => void): string | undefined {
+/**
+ * Writes the ATIF trajectory, if asked for; a failure is a warning and the summary says no file was written. The
+ * exporter is loaded only then: a run without `--atif` never loads it.
+ */
+export async function writeAtif(options: HeadlessOptions | undefined, runDir: string, warn: (text: string) => void): Promise<string | undefined> {
   if (!options?.atifPath) return undefined;
   try {
+    const { exportRunAsAtif, writeTrajectory } = await import('rein-telemetry/atif/export-run.js');
     mkdirSync(dirname(options.atifPath), { recursive: true });
     writeTrajectory(options.atifPath, exportRunAsAtif(runDir));
     return options.atifPath;

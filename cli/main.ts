@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { didYouMean, indentedLines, ModelEndpointError, ReinError, UsageError } from 'rein/lib';
 import type { Io } from './execute-run.js';
 import { EXIT, EXIT_CODES_HELP } from './exit-codes.js';
@@ -94,6 +95,7 @@ function crashHint(error: unknown, env: NodeJS.ProcessEnv): string {
 }
 
 function version(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+  // By the package's own name, not a path: this module runs from dist/ and, bundled, from dist/bundle/.
+  const pkg = JSON.parse(readFileSync(createRequire(import.meta.url).resolve('rein-cli/package.json'), 'utf8')) as { version: string };
   return pkg.version;
 }

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
 import { inLanes, ReinError } from 'rein/lib';
 import type { EvalJob } from './job.js';
 import type { RunRecord } from './run-record.js';
@@ -35,10 +35,9 @@ export async function runPool(jobs: readonly EvalJob[], options: PoolOptions): P
   });
 }
 
-/** `dist/eval/worker.js`, found from this file whether it runs compiled or from source (tests). */
+/** The compiled `worker.js` of rein-eval, by the package's name: this module runs compiled, from source (tests) and bundled into the rein command. */
 function defaultWorkerPath(): string {
-  const here = fileURLToPath(import.meta.url);
-  return here.includes('/dist/') ? fileURLToPath(new URL('./worker.js', import.meta.url)) : fileURLToPath(new URL('../dist/eval/worker.js', import.meta.url));
+  return createRequire(import.meta.url).resolve('rein-eval/worker.js');
 }
 
 async function runWithRetries(job: EvalJob, workerPath: string, env: NodeJS.ProcessEnv): Promise<RunRecord> {

@@ -2,10 +2,29 @@
  * Exceptions are for harness bugs and bad usage; model and tool failures are
  * observations the chart routes. Each subclass names one kind of failure.
  */
+/** The mark of a rein error class: a registered symbol, the same in every copy of this module. */
+const REIN_ERROR = Symbol.for('rein.error-class');
+
 export class ReinError extends Error {
+  /** Marks rein's error classes, in every copy of rein a process loads. */
+  static readonly [REIN_ERROR] = true;
+
   constructor(message: string, options?: ErrorOptions) {
     super(message, options);
     this.name = new.target.name;
+  }
+
+  /**
+   * One process can hold two copies of rein (the rein command's bundle, and `rein` as a package it loads imports
+   * it): an error of either copy's UsageError is a UsageError to both, by the name of its class or an ancestor's.
+   */
+  static override [Symbol.hasInstance]<T>(this: abstract new (...args: never[]) => T, value: unknown): value is T {
+    for (let proto = typeof value === 'object' && value !== null ? Object.getPrototypeOf(value) : null; proto; proto = Object.getPrototypeOf(proto)) {
+      const maker = (proto as { constructor?: { name?: string; [REIN_ERROR]?: boolean } }).constructor;
+      // biome-ignore lint/complexity/noThisInStatic: `this` is the class on the right of instanceof (a subclass), not ReinError.
+      if (maker === this || (maker?.[REIN_ERROR] === true && maker.name === this.name)) return true;
+    }
+    return false;
   }
 }
 

@@ -1,4 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -6,7 +7,9 @@ let root: string | null = null;
 
 /**
  * rein's own folder (where its package.json is), found from this file,
- * whether it runs compiled from dist/ or as source under a test runner.
+ * whether it runs compiled from dist/ or as source under a test runner; from a
+ * copy bundled into another package (the rein command's), by Node's resolution
+ * of `rein` from there.
  *
  * @example join(packageRoot(), 'docs', 'cookbook')
  */
@@ -19,5 +22,10 @@ export function packageRoot(): string {
       return dir;
     }
   }
-  throw new Error('rein: cannot find its own package.json');
+  try {
+    root = dirname(createRequire(import.meta.url).resolve('rein/package.json'));
+    return root;
+  } catch {
+    throw new Error('rein: cannot find its own package.json');
+  }
 }

@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type { WorkerInput, WorkerMessage } from './export-worker.js';
 import { displayUrl, type OtlpSettings } from './otlp-settings.js';
@@ -49,7 +50,8 @@ export function startLiveExport(settings: OtlpSettings, options: LiveExportOptio
   // Messages can arrive together (several in one turn of the event loop): each is kept until awaited.
   const received = new Map<string, WorkerMessage>();
   // No inherited Node flags: the worker runs compiled JavaScript, whatever the process was started with (--input-type, --inspect…).
-  const worker = new Worker(new URL('./export-worker.js', import.meta.url), {
+  // The compiled worker by the package's name: this module also runs from source (tests) and bundled into the rein command.
+  const worker = new Worker(createRequire(import.meta.url).resolve('rein-telemetry/export-worker.js'), {
     workerData: { settings, facts: options.facts } satisfies WorkerInput,
     execArgv: [],
   });

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { type ExportResult, ExportResultCode } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { type Resource, resourceFromAttributes } from '@opentelemetry/resources';
@@ -10,7 +11,8 @@ let version: string | undefined;
 
 /** rein's version, for `service.version` and the instrumentation scope. */
 export function reinVersion(): string {
-  version ??= (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+  // By the package's name, not a path: this module also runs bundled into the rein command (cli/scripts/bundle-cli.mjs).
+  version ??= (JSON.parse(readFileSync(createRequire(import.meta.url).resolve('rein-telemetry/package.json'), 'utf8')) as { version: string }).version;
   return version;
 }
 

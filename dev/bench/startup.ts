@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { built, reinBin } from './checkout.js';
@@ -9,8 +9,10 @@ import { built, reinBin } from './checkout.js';
 /** One way of starting a Node process: what the row measures. */
 interface StartupCase {
   name: string;
-  /** Node arguments after the reporter preload. */
+  /** Node's arguments, or the command's when it has one. */
   args: string[];
+  /** An executable that starts node itself (rein's launcher); node when absent. */
+  command?: string;
 }
 
 /** Wall time from spawn to exit, and the child's own peak resident set, medians over the rounds. */
@@ -39,9 +41,18 @@ export function startupCases(): StartupCase[] {
       name: "import 'rein' (the library entry)",
       args: ['--input-type=module', '-e', `await import(${JSON.stringify(pathToFileURL(dist('index.js')).href)});`],
     },
-    { name: 'rein --help', args: [reinBin(), '--help'] },
+    { name: 'rein --help', command: reinBin(), args: ['--help'] },
     { name: 'a 10-step run in the process (instant model, no commands)', args: ['--expose-gc', dist('dev/bench/memory-child.js'), '10', 'now'] },
-    { name: 'rein demo (a whole run: sandbox, 9 steps, two test runs)', args: [reinBin(), 'demo'] },
+    { name: 'rein demo (a whole run: sandbox, 9 steps, two test runs)', command: reinBin(), args: ['demo'] },
+    {
+      name: 'rein demo from the compiled modules of cli/dist, not the bundle',
+      args: [
+        '--max-semi-space-size=2',
+        '--input-type=module',
+        '-e',
+        `const { main } = await import(${JSON.stringify(pathToFileURL(dist('cli/main.js')).href)}); process.exitCode = await main(['demo']);`,
+      ],
+    },
     {
       name: 'every CLI command, the queue client, the exporter and the visualizer server imported at once (what loading on demand avoids)',
       args: ['--input-type=module', '-e', `await Promise.all(${JSON.stringify(everything)}.map((url) => import(url)));`],
@@ -55,12 +66,22 @@ const median = (values: number[]) => {
   return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 };
 
-function once(args: string[], reporter: string, rssFile: string): Promise<{ wallMs: number; peakRssMb: number }> {
+function once(startupCase: StartupCase, reporter: string, rssFile: string): Promise<{ wallMs: number; peakRssMb: number }> {
+  const { command, args } = startupCase;
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn(process.execPath, ['--import', reporter, ...args], {
+    // The reporter comes in through NODE_OPTIONS, so the launcher's own start of node gets it too; the launcher
+    // execs the `node` on PATH, this one's.
+    const child = spawn(command ?? process.execPath, args, {
       stdio: ['ignore', 'ignore', 'pipe'],
-      env: { ...process.env, REIN_BENCH_RSS_FILE: rssFile, OPENAI_API_KEY: '', NO_COLOR: '1' },
+      env: {
+        ...process.env,
+        NODE_OPTIONS: `--import=${pathToFileURL(reporter).href}`,
+        PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ''}`,
+        REIN_BENCH_RSS_FILE: rssFile,
+        OPENAI_API_KEY: '',
+        NO_COLOR: '1',
+      },
     });
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => {
@@ -86,12 +107,13 @@ export async function measureStartup(cases: StartupCase[], rounds: number): Prom
     const reporter = join(dir, 'report-rss.mjs');
     writeFileSync(
       reporter,
-      "import { writeFileSync } from 'node:fs';\nprocess.on('exit', () => writeFileSync(process.env.REIN_BENCH_RSS_FILE, String(process.resourceUsage().maxRSS)));\n",
+      // Out of the environment at once, so the Node processes a run starts (demo's test runs) neither load it nor report.
+      "import { writeFileSync } from 'node:fs';\nconst file = process.env.REIN_BENCH_RSS_FILE;\ndelete process.env.REIN_BENCH_RSS_FILE;\ndelete process.env.NODE_OPTIONS;\nprocess.on('exit', () => writeFileSync(file, String(process.resourceUsage().maxRSS)));\n",
     );
     const samples = cases.map(() => ({ wall: [] as number[], rss: [] as number[] }));
     for (let round = 0; round < rounds; round++) {
       for (const [index, startupCase] of cases.entries()) {
-        const figures = await once(startupCase.args, reporter, join(dir, `rss-${index}`));
+        const figures = await once(startupCase, reporter, join(dir, `rss-${index}`));
         samples[index]!.wall.push(figures.wallMs);
         samples[index]!.rss.push(figures.peakRssMb);
       }

@@ -1,8 +1,7 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, isAbsolute, join, sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { isAbsolute, sep } from 'node:path';
 import type { BuildOptions, OnResolveArgs, PluginBuild } from 'esbuild';
 import { UsageError } from '../../lib/errors.js';
+import { packageRoot } from '../../lib/package-root.js';
 
 /**
  * How a rules module's imports are found, the same way wherever the module lives and for every command: as Node
@@ -49,24 +48,8 @@ export const isNestedResolve = (args: OnResolveArgs): boolean => args.pluginData
  */
 export const NODE_RESOLUTION: Pick<BuildOptions, 'platform' | 'conditions' | 'mainFields'> = { platform: 'node', conditions: [], mainFields: ['main'] };
 
-let reinRoot: string | undefined;
-
-/** The folder of rein's own package.json (the repository or the installed package), found from this file. */
-function reinPackageRoot(): string {
-  if (reinRoot) return reinRoot;
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    const manifest = join(dir, 'package.json');
-    if (existsSync(manifest) && (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string }).name === 'rein') {
-      reinRoot = dir;
-      return dir;
-    }
-    const parent = dirname(dir);
-    // Stryker disable next-line ConditionalExpression: rein's own files are always inside its package
-    if (parent === dir) throw new Error(`rein's package.json was not found above ${fileURLToPath(import.meta.url)}`);
-    dir = parent;
-  }
-}
+/** The folder of rein's own package.json (the repository or the installed package). */
+const reinPackageRoot = packageRoot;
 
 /** esbuild is an optional peer of the core (rein-cli brings it): without it a rules module is refused, never loaded unchecked. */
 export async function loadEsbuild(file: string): Promise<typeof import('esbuild')> {

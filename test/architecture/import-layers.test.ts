@@ -4,7 +4,7 @@ import { builtinModules } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { cleanEnv, reinBin, repoRoot } from '../helpers/cli.js';
+import { cleanEnv, repoRoot } from '../helpers/cli.js';
 import { makeTempDir } from '../helpers/workspace.js';
 
 /**
@@ -334,7 +334,14 @@ const NOT_FOR_A_SCRIPTED_RUN = [
 describe('a run', () => {
   // A resolve hook in the child records every package and every rein module it loads.
   it('loads only the core: no queue client, exporter, layout engine, bundler, endpoint SDK or periphery module', () => {
-    const urls = modulesLoadedBy([reinBin, 'demo']);
+    // The CLI's compiled modules, not its bundle (cli/scripts/bundle-cli.mjs): the bundle is cut from this same graph, and
+    // here each module is a file of its own (test/cli/launcher.test.ts checks the bundle loads its commands on demand).
+    const cli = join(makeTempDir('rein-loaded-cli-'), 'cli.mjs');
+    writeFileSync(
+      cli,
+      `const { main } = await import(${JSON.stringify(pathToFileURL(join(repoRoot, 'cli', 'dist', 'main.js')).href)});\nprocess.exitCode = await main(process.argv.slice(2));\n`,
+    );
+    const urls = modulesLoadedBy([cli, 'demo']);
     const packages = packagesIn(urls);
     // A built module is <root>/dist/<folder>/… (the core) or <root>/<package folder>/dist/….
     const root = pathToFileURL(repoRoot).href;

@@ -1,5 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { ReinError } from 'rein/lib';
 import type { PageData } from './page-data.js';
 
@@ -18,9 +20,11 @@ const ASSET_DIRS = ['../', '../dist/'];
  * @example const html = renderPageHtml(data, loadPageAssets());
  */
 export function loadPageAssets(): PageAssets {
-  for (const dir of ASSET_DIRS) {
-    const js = fileURLToPath(new URL(`${dir}page.js`, import.meta.url));
-    const css = fileURLToPath(new URL(`${dir}page.css`, import.meta.url));
+  // Bundled into the rein command (cli/scripts/bundle-cli.mjs), this module finds its package by name.
+  const packageDist = pathToFileURL(join(dirname(createRequire(import.meta.url).resolve('rein-visualizer/package.json')), 'dist/')).href;
+  for (const dir of [...ASSET_DIRS.map((relative) => new URL(relative, import.meta.url).href), packageDist]) {
+    const js = fileURLToPath(new URL('page.js', dir));
+    const css = fileURLToPath(new URL('page.css', dir));
     if (existsSync(js) && existsSync(css)) return { js: readFileSync(js, 'utf8'), css: readFileSync(css, 'utf8') };
   }
   throw new ReinError('the visualizer page is not built: run `npm run build` in the rein checkout');

@@ -12,6 +12,8 @@ export const startupSection: BenchSection = {
     const bare = rows[0]!;
     const library = rows[1]!;
     const everything = rows.at(-1)!;
+    const demo = rows.find((row) => row.name.startsWith('rein demo ('))!;
+    const unbundledDemo = rows.find((row) => row.name.startsWith('rein demo from'))!;
     return {
       tables: [
         {
@@ -28,6 +30,8 @@ export const startupSection: BenchSection = {
       notes: [
         `Loading the library adds ${(library.wallMs - bare.wallMs).toFixed(0)} ms and ${(library.peakRssMb - bare.peakRssMb).toFixed(1)} MB to a bare Node;`,
         `importing everything rein ships at once would add ${(everything.wallMs - bare.wallMs).toFixed(0)} ms and ${(everything.peakRssMb - bare.peakRssMb).toFixed(1)} MB.`,
+        `The launcher runs the CLI's bundle (cli/dist/bundle): rein demo takes ${demo.wallMs.toFixed(0)} ms and ${demo.peakRssMb.toFixed(1)} MB with it,`,
+        `${unbundledDemo.wallMs.toFixed(0)} ms and ${unbundledDemo.peakRssMb.toFixed(1)} MB from the compiled modules of cli/dist.`,
       ],
     };
   },

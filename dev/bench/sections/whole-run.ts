@@ -27,6 +27,9 @@ const FIGURES = {
   overhead: (run: RoundFigures) => (run.wallMs - run.stub.insideMs - run.commandsMs) / run.steps,
   cpu: (run: RoundFigures) => run.cpuMs / run.steps,
   startup: (run: RoundFigures) => run.startupMs,
+  /** Own CPU before the first request, and per step after it: how much of the CPU column is start-up. */
+  startupCpu: (run: RoundFigures) => run.startupCpuMs,
+  cpuAfterStartup: (run: RoundFigures) => (run.cpuMs - run.startupCpuMs) / run.steps,
   rss: (run: RoundFigures) => run.peakRssMb,
   prompt: (run: RoundFigures) => run.stub.promptChars,
 };
@@ -122,17 +125,34 @@ function extraNotes(rows: Row[]): string[] {
   const at = (prefix: string) => rows.find((row) => row.steps === longest && row.loop.startsWith(prefix));
   const rein = at(REIN.name)!;
   const fsync = at(`${REIN.name}, --fsync`);
-  const semi = at(`${REIN.name}, node --max-semi-space-size`);
-  const notes: string[] = [];
+  const plain = at(`${REIN.name}, node rein.js`);
+  const noSnapshots = at(`${REIN.name}, snapshots off`);
+  const unbundled = at(`${REIN.name}, modules of cli/dist`);
+  const bare = at(BARE.name)!;
+  const notes: string[] = [
+    `At ${longest} steps rein's own CPU before the first request is ${rein.value.startupCpu.toFixed(0)} ms against the bare loop's ${bare.value.startupCpu.toFixed(0)} ms; ` +
+      `after it, ${rein.value.cpuAfterStartup.toFixed(1)} ms a step against ${bare.value.cpuAfterStartup.toFixed(1)} ms (${times(rein.vsBare.cpuAfterStartup)}).`,
+  ];
+  if (noSnapshots)
+    notes.push(
+      `The workspace snapshot of every step (what \`rein rewind\` and \`rein fork\` go back to) costs ${(rein.value.overhead - noSnapshots.value.overhead).toFixed(1)} ms of wall overhead ` +
+        `and ${(rein.value.cpu - noSnapshots.value.cpu).toFixed(1)} ms of own CPU a step: with snapshots off, own CPU is ${times(noSnapshots.vsBare.cpu)} the bare loop's.`,
+    );
   if (fsync)
     notes.push(
       `At ${longest} steps, --fsync (three fsyncs a step, so that a run resumes after a power cut, not only after kill -9) costs ` +
         `${(fsync.value.overhead - rein.value.overhead).toFixed(1)} ms of wall overhead a step (${times(fsync.value.overhead / rein.value.overhead)} rein's default).`,
     );
-  if (semi)
+  if (unbundled)
     notes.push(
-      `A young generation of 2 MB semi-spaces (node --max-semi-space-size=2) holds the ${longest}-step peak RSS at ${semi.value.rss.toFixed(1)} MB ` +
-        `instead of ${rein.value.rss.toFixed(1)} MB, at ${times(semi.value.cpu / rein.value.cpu)} the own CPU.`,
+      `The CLI's bundle (cli/dist/bundle, loaded by the launcher) starts a run in ${rein.value.startup.toFixed(0)} ms with ${rein.value.startupCpu.toFixed(0)} ms of own CPU, ` +
+        `against ${unbundled.value.startup.toFixed(0)} ms and ${unbundled.value.startupCpu.toFixed(0)} ms from the compiled modules of cli/dist, at a peak RSS of ` +
+        `${rein.value.rss.toFixed(1)} MB against ${unbundled.value.rss.toFixed(1)} MB.`,
+    );
+  if (plain)
+    notes.push(
+      `The launcher's young generation of 2 MB semi-spaces (--max-semi-space-size=2) holds the ${longest}-step peak RSS at ${rein.value.rss.toFixed(1)} MB, ` +
+        `against ${plain.value.rss.toFixed(1)} MB with V8's default (node rein.js), at ${times(rein.value.cpu / plain.value.cpu)} the own CPU.`,
     );
   return notes;
 }

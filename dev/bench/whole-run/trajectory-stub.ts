@@ -12,6 +12,8 @@ export interface StubLog {
   insideMs: number;
   /** Characters of the requests' bodies, summed (what the loop sent the model). */
   promptChars: number;
+  /** Called as the first chat request arrives, before it is answered. */
+  onFirstRequest?: () => void;
 }
 
 /**
@@ -36,7 +38,10 @@ export async function startTrajectoryStub(): Promise<{ url: string; play(steps: 
       }
       const body = Buffer.concat(chunks).toString('utf8');
       const index = log.requests++;
-      log.firstRequestAt ??= arrived;
+      if (log.firstRequestAt === null) {
+        log.firstRequestAt = arrived;
+        log.onFirstRequest?.();
+      }
       log.promptChars += body.length;
       const step = steps[index] ?? { content: 'Out of steps.', calls: [{ name: 'finish', arguments: { summary: 'out of steps' } }] };
       const toolCalls = step.calls.map((call, position) => ({

@@ -1,6 +1,7 @@
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { built, reinBin } from '../checkout.js';
 import { measureProcess, type ProcessFigures, USAGE_REPORTER } from './measure-run.js';
 import { TEST_COMMAND, trajectory, writeWorkspace } from './trajectory.js';
@@ -10,19 +11,31 @@ import { startTrajectoryStub } from './trajectory-stub.js';
 interface Loop {
   name: string;
   sandbox?: 'auto' | 'none';
-  /** Flags for node, before rein's launcher. */
-  nodeArgs?: string[];
+  /** Started as `node rein.js` rather than through the launcher's sh line: V8's default young generation. */
+  plainNode?: boolean;
+  /** The CLI's compiled modules (cli/dist/main.js) instead of its bundle, with the launcher's flag: what the bundle saves. */
+  unbundled?: boolean;
   /** Flags for `rein run`. */
   reinArgs?: string[];
+  /** Rules besides the sandbox's, in the run's rules file. */
+  rules?: Record<string, unknown>;
 }
+
+/** The launcher's semi-space size (cli/bin/rein.js), for the row that starts the CLI without it. */
+const LAUNCHER_SEMI_SPACE_MB = 2;
 
 export const BARE: Loop = { name: 'bare' };
 export const REIN: Loop = { name: 'rein, sandbox on', sandbox: 'auto' };
 const MAIN_LOOPS: readonly Loop[] = [BARE, REIN, { name: 'rein, sandbox off', sandbox: 'none' }];
-/** At the longest length only: what a guarantee costs (--fsync), and what young-generation sizing holds of the peak RSS. */
+/**
+ * At the longest length only: what a guarantee costs (--fsync), what the per-step workspace snapshots cost (the
+ * rewind a user sees), and what the launcher's young-generation size holds of the peak RSS.
+ */
 const EXTRA_LOOPS: readonly Loop[] = [
   { name: 'rein, sandbox on, --fsync (power-loss durability)', sandbox: 'auto', reinArgs: ['--fsync'] },
-  { name: 'rein, sandbox on, node --max-semi-space-size=2', sandbox: 'auto', nodeArgs: ['--max-semi-space-size=2'] },
+  { name: 'rein, sandbox on, node rein.js (V8 default young generation)', sandbox: 'auto', plainNode: true },
+  { name: 'rein, sandbox on, snapshots off (no rewind or fork)', sandbox: 'auto', rules: { snapshots: { enabled: false } } },
+  { name: 'rein, sandbox on, modules of cli/dist (no bundle)', sandbox: 'auto', unbundled: true },
 ];
 /** The loops run at a length, the bare one first. */
 export const loopsAt = (steps: number, lengths: readonly number[]): readonly Loop[] =>
@@ -47,9 +60,14 @@ export async function measureWholeRuns(lengths: readonly number[], rounds: numbe
   try {
     const reporter = join(dir, 'report-usage.mjs');
     writeFileSync(reporter, USAGE_REPORTER);
-    const rulesFile = (sandbox: string) => {
-      const path = join(dir, `rules-${sandbox}.json`);
-      writeFileSync(path, JSON.stringify({ permissions: { sandbox } }));
+    const unbundledCli = join(dir, 'unbundled-cli.mjs');
+    writeFileSync(
+      unbundledCli,
+      `const { main } = await import(${JSON.stringify(pathToFileURL(built('cli/main.js')).href)});\nprocess.exitCode = await main(process.argv.slice(2));\n`,
+    );
+    const rulesFile = (loop: Loop, index: number) => {
+      const path = join(dir, `rules-${index}.json`);
+      writeFileSync(path, JSON.stringify({ permissions: { sandbox: loop.sandbox ?? 'auto' }, ...loop.rules }));
       return path;
     };
     const figures: RoundFigures[] = [];
@@ -59,37 +77,49 @@ export async function measureWholeRuns(lengths: readonly number[], rounds: numbe
       const played = trajectory(steps);
       for (let round = 0; round < rounds; round++) {
         let commandsMs = Number.NaN;
-        for (const loop of loopsAt(steps, lengths)) {
+        for (const [index, loop] of loopsAt(steps, lengths).entries()) {
           const workspace = join(dir, `ws-${steps}-${round}`);
           cpSync(template, workspace, { recursive: true });
           const timesFile = join(dir, 'command-times.json');
-          const args =
+          const reinArgs = [
+            'run',
+            workspace,
+            TASK,
+            '--test-cmd',
+            TEST_COMMAND,
+            '--model',
+            'stub-model',
+            '--base-url',
+            stub.url,
+            '--config',
+            rulesFile(loop, index),
+            '--context-window',
+            '200000',
+            '--max-steps',
+            String(steps + 20),
+            ...(loop.reinArgs ?? []),
+          ];
+          // rein as a user starts it: the launcher itself (its sh line starts node); the bare loop and `node rein.js` rows by node.
+          const launch =
             loop === BARE
-              ? [built('dev/bench/whole-run/bare-loop.js'), workspace, timesFile]
-              : [
-                  ...(loop.nodeArgs ?? []),
-                  reinBin(),
-                  'run',
-                  workspace,
-                  TASK,
-                  '--test-cmd',
-                  TEST_COMMAND,
-                  '--model',
-                  'stub-model',
-                  '--base-url',
-                  stub.url,
-                  '--config',
-                  rulesFile(loop.sandbox ?? 'auto'),
-                  '--context-window',
-                  '200000',
-                  '--max-steps',
-                  String(steps + 20),
-                  ...(loop.reinArgs ?? []),
-                ];
+              ? { args: [built('dev/bench/whole-run/bare-loop.js'), workspace, timesFile] }
+              : loop.plainNode
+                ? { args: [reinBin(), ...reinArgs] }
+                : loop.unbundled
+                  ? { args: [`--max-semi-space-size=${LAUNCHER_SEMI_SPACE_MB}`, unbundledCli, ...reinArgs] }
+                  : { command: reinBin(), args: reinArgs };
           const log = stub.play(played);
           // A state dir of the section's own: what earlier runs left in the user's would make the rows depend on history.
-          const env = { ...process.env, XDG_STATE_HOME: join(dir, 'state'), OPENAI_API_KEY: 'bench', OPENAI_BASE_URL: stub.url, NO_COLOR: '1', CI: '1' };
-          const run = await measureProcess({ args, env, cwd: workspace, reporter, usageFile: join(dir, 'usage.json'), stub: log });
+          const env = {
+            ...process.env,
+            NODE_OPTIONS: undefined,
+            XDG_STATE_HOME: join(dir, 'state'),
+            OPENAI_API_KEY: 'bench',
+            OPENAI_BASE_URL: stub.url,
+            NO_COLOR: '1',
+            CI: '1',
+          };
+          const run = await measureProcess({ ...launch, env, cwd: workspace, reporter, usageFile: join(dir, 'usage.json'), stub: log });
           if (loop === BARE) commandsMs = (JSON.parse(readFileSync(timesFile, 'utf8')) as number[]).reduce((a, b) => a + b, 0);
           if (run.exitCode !== 0 || run.stub.requests !== steps)
             throw new Error(`${loop.name}, ${steps} steps: exit ${run.exitCode} after ${run.stub.requests} requests (the trajectory has ${steps})`);
