@@ -248,8 +248,11 @@ function verificationLines(rules: Rules, testCmd: string): string[] {
 function endMessage(output: HarnessOutput, handle: RunHandle, rules: Rules): string {
   const usage = output.usage;
   const cost = usage.costUsd > 0 ? `, est. $${usage.costUsd.toFixed(4)}` : '';
+  // The step budget counts the agents' steps with the run's own: say so, or `5/40` hides that 7 of 40 are spent.
+  const treeSteps = (output.agents ?? []).reduce((sum, agent) => sum + agent.steps, 0);
+  const withAgents = treeSteps > output.steps ? ` (${treeSteps}/${rules.budgets.maxSteps} with its agents')` : '';
   const lines = [
-    `rein: ${output.status}${output.endedBy === 'rule' ? ' (an exit rule ended the run)' : ''} after ${output.steps}/${rules.budgets.maxSteps} steps; ${usage.promptTokens} prompt tokens (${usage.cachedTokens} cached), ${usage.completionTokens} completion tokens${cost}`,
+    `rein: ${output.status}${output.endedBy === 'rule' ? ' (an exit rule ended the run)' : ''} after ${output.steps}/${rules.budgets.maxSteps} steps${withAgents}; ${usage.promptTokens} prompt tokens (${usage.cachedTokens} cached), ${usage.completionTokens} completion tokens${cost}`,
   ];
   for (const agent of output.agents ?? []) lines.push(`rein: ${agentLine(agent)}`);
   if (output.summary) lines.push(`rein: summary: ${indentedLines(output.summary)}`);

@@ -8,6 +8,7 @@ export default defineConfig({
   resolve: { alias: sourceAliases },
   test: {
     include: ['test/**/*.test.ts'],
+    globalSetup: ['test/state-home.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',

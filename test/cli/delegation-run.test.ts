@@ -55,6 +55,8 @@ describe('rein run with an agent declared in the rules file', () => {
     expect(total).toBeCloseTo(summary.usage.costUsd, 12);
     expect(summary.agents[1].usage.costUsd).toBeGreaterThan(0);
     expect(stub.requests.filter((request) => request.model === 'explorer-model')).toHaveLength(2);
+    // The step budget counts the explorer's 2 steps with the run's 2: the end line says so.
+    expect(result.stderr).toMatch(/rein: done after 2\/\d+ steps \(4\/\d+ with its agents'\);/);
     expect(result.stderr).toMatch(/rein: {3}explorer ×1: 2 steps, \d+ prompt \+ \d+ completion tokens, \$0\.\d{4}/);
   });
 });
