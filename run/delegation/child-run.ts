@@ -150,6 +150,8 @@ function childOptions(plan: ChildPlan, rules: Rules): RunOptions {
     ...pass('agentModels'),
     ...pass('onNotice'),
     ...pass('configPath'),
+    // With its fingerprint: a child's page (or resume) loads the rules file as the run started with it, not as changed.
+    ...pass('configFingerprint'),
   } as RunOptions;
 }
 

@@ -1,7 +1,9 @@
-import { writeFileSync } from 'node:fs';
+import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { readRunMeta } from '../../run/index.js';
 import { type OpenAIStub, type StubRequest, startOpenAIStub } from '../../testing/index.js';
+import { extensionsForTrace } from '../../visualizer/server/trace-extensions.js';
 import { cleanEnv, runCli } from '../helpers/cli.js';
 import { makeTempDir } from '../helpers/workspace.js';
 
@@ -57,6 +59,11 @@ describe('rein run with an agent declared in the rules file', () => {
     expect(stub.requests.filter((request) => request.model === 'explorer-model')).toHaveLength(2);
     // The step budget counts the explorer's 2 steps with the run's 2: the end line says so.
     expect(result.stderr).toMatch(/rein: done after 2\/\d+ steps \(4\/\d+ with its agents'\);/);
+    // The child's page loads the rules file as the run started with it: no "changed since" warning.
+    const [childName] = readdirSync(join(runDir, 'agents'));
+    const childDir = join(runDir, 'agents', childName!);
+    expect(readRunMeta(childDir).configFingerprint).toEqual(readRunMeta(runDir).configFingerprint);
+    expect((await extensionsForTrace(join(childDir, 'trace.jsonl'), undefined)).notes).toEqual([]);
     expect(result.stderr).toMatch(/rein: {3}explorer ×1: 2 steps, \d+ prompt \+ \d+ completion tokens, \$0\.\d{4}/);
   });
 });
