@@ -35,7 +35,15 @@ export class UsageError extends ReinError {}
 export class RunInterrupted extends ReinError {}
 
 /** A headless run reached a call that needs an approval and nobody can answer: its state is saved; `rein approve` answers, `rein resume` continues. */
-export class RunAwaitingApproval extends ReinError {}
+export class RunAwaitingApproval extends ReinError {
+  /** What the run waits for, without how to answer it: a parent names its parked child with it. */
+  readonly waitingFor: string;
+
+  constructor(waitingFor: string, answer: string) {
+    super(`${waitingFor}; ${answer}`);
+    this.waitingFor = waitingFor;
+  }
+}
 
 /** The model endpoint could not be used after retries: exit code 3. */
 export class ModelEndpointError extends ReinError {}

@@ -3,6 +3,7 @@ import { basename, dirname, resolve, sep } from 'node:path';
 import type { TraceRecord as TraceLine } from 'rein/formats';
 import { runFile } from 'rein/run';
 import { str } from './line-fields.js';
+import { parseTrace } from './trace-text.js';
 
 /** A delegated child as its parent's `agent` line names it: what its spans carry of it and of its parent. */
 export interface ChildLink {
@@ -35,15 +36,6 @@ export function readChildTrace(parentRunDir: string | undefined, link: ChildLink
   const inside = parentRunDir ? dir.startsWith(`${resolve(parentRunDir, 'agents')}${sep}`) : basename(dirname(dir)) === 'agents';
   const path = runFile(dir, 'trace');
   if (!inside || !existsSync(path)) return null;
-  const lines: TraceLine[] = [];
-  for (const raw of redact(readFileSync(path, 'utf8')).split('\n')) {
-    if (raw.trim() === '') continue;
-    try {
-      const value = JSON.parse(raw) as unknown;
-      if (typeof value === 'object' && value !== null && !Array.isArray(value)) lines.push(value as TraceLine);
-    } catch {
-      // a cut last line of a killed child: the lines before it still map
-    }
-  }
-  return lines;
+  // A cut last line of a killed child is skipped: the lines before it still map.
+  return parseTrace(redact(readFileSync(path, 'utf8'))).lines;
 }

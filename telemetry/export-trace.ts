@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { ExportResultCode } from '@opentelemetry/core';
 import { InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace-base';
-import type { TraceRecord as TraceLine } from 'rein/formats';
 import { redactTraceLine } from 'rein/run';
 import { readChildTrace } from './child-traces.js';
 import { createMetricsExport } from './metrics-export.js';
@@ -9,6 +8,7 @@ import { createOtlpExporter } from './otlp-exporter.js';
 import type { OtlpSettings } from './otlp-settings.js';
 import type { RunFacts } from './run-attributes.js';
 import { createSpanMapper } from './span-mapper.js';
+import { parseTrace } from './trace-text.js';
 import { createTracing } from './tracing.js';
 
 const BATCH = 512;
@@ -74,20 +74,4 @@ export async function exportTraceFile(
 
 function send(exporter: SpanExporter, spans: ReadableSpan[]): Promise<boolean> {
   return new Promise((resolve) => exporter.export(spans, (result) => resolve(result.code === ExportResultCode.SUCCESS)));
-}
-
-function parseTrace(text: string): { lines: TraceLine[]; skipped: number[] } {
-  const lines: TraceLine[] = [];
-  const skipped: number[] = [];
-  text.split('\n').forEach((raw, index) => {
-    if (raw.trim() === '') return;
-    try {
-      const value = JSON.parse(raw) as unknown;
-      if (typeof value === 'object' && value !== null && !Array.isArray(value)) lines.push(value as TraceLine);
-      else skipped.push(index + 1);
-    } catch {
-      skipped.push(index + 1);
-    }
-  });
-  return { lines, skipped };
 }

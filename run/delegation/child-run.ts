@@ -10,7 +10,6 @@ import type { BudgetAmounts, BudgetUse, Carved } from '../../rules/agents/carve.
 import type { Agent } from '../../rules/agents/schema.js';
 import { type Rules, rulesSchema } from '../../rules/schema.js';
 import type { DelegatedTask } from '../../tools/types.js';
-import { parkedWhat } from '../parts/run-to-end.js';
 import { readJsonLines } from '../record/jsonl.js';
 import { readOwnRunMeta, runFile } from '../record/run-dir.js';
 import type { Tracer } from '../record/trace.js';
@@ -109,7 +108,7 @@ export async function runChild(plan: ChildPlan): Promise<ChildResult> {
       // A headless child parked on an approval parks its parent: the delegate call never ends here, so a resumed
       // parent continues the child (its state saved with the waiting call) once the call is answered.
       plan.trace.log('agent', { ...line, event: 'end', status: 'interrupted', reason: error.message });
-      plan.park(`agent "${link.agent}" (${link.child}, in ${plan.runDir}): ${parkedWhat(error)}`);
+      plan.park(`agent "${link.agent}" (${link.child}, in ${plan.runDir}): ${error.waitingFor}`);
       return new Promise<ChildResult>(() => undefined);
     }
     // A child stopped with its parent is saved to resume like an interrupted run.

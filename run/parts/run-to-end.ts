@@ -53,7 +53,7 @@ export function runToEnd(
       actor.start();
       if (saved) actor.send({ type: 'clock.restart' });
       const output = await toPromise(actor);
-      if (parkedFor !== null) throw new RunAwaitingApproval(`${parkedFor}; ${answerWith(options.runDir)}`);
+      if (parkedFor !== null) throw new RunAwaitingApproval(parkedFor, answerWith(options.runDir));
       if (parked) throw awaitingApproval(actor, options.runDir);
       if (interrupted) throw new RunInterrupted(`interrupted in ${tracer.label()}; continue with: npx rein resume ${options.runDir}`);
       return output;
@@ -85,18 +85,12 @@ function parksForApprovals(options: RunOptions): boolean {
 function awaitingApproval(actor: HarnessActor, runDir: string): RunAwaitingApproval {
   const pending = actor.getSnapshot().context.approvals.pending;
   const what = pending ? `${pending.tool} ${JSON.stringify(pending.args).slice(0, 200)}` : 'a call';
-  return new RunAwaitingApproval(`waiting for an approval of ${what} (${pending?.reason ?? 'approval rules'}); ${answerWith(runDir)}`);
+  return new RunAwaitingApproval(`waiting for an approval of ${what} (${pending?.reason ?? 'approval rules'})`, answerWith(runDir));
 }
 
 /** How a parked run is answered and continued (a parked child's call too: `rein approve` finds it under the run). */
 function answerWith(runDir: string): string {
   return `answer with: npx rein approve ${runDir} [--deny] [--message M], then continue with: npx rein resume ${runDir}`;
-}
-
-/** What a parked run waits for, without how to answer it: a parent names its parked child with it. */
-export function parkedWhat(error: RunAwaitingApproval): string {
-  const at = error.message.indexOf('; answer with: ');
-  return at < 0 ? error.message : error.message.slice(0, at);
 }
 
 function resumeLine(saved: SavedState, fromState: string, stoppedIn: string | null) {
