@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { forksOf, readRunMeta, runFile } from 'rein/run';
+import { forksOf, readOwnRunMeta, runFile } from 'rein/run';
 import { renderReplayPage } from './replay-page.js';
 
 /** At most this many runs are looked at when following fork links from the served run (a hostile chain stops here). */
@@ -9,6 +9,8 @@ const MOST_LINKED = 200;
 /**
  * The run directories linked to `runDir` by forks: its origin, the origin's origin, their forks, and so on. Only
  * these can be opened from the served page, so a link can never make the server read a run it was not asked about.
+ * A link counts only as a `run.json` rein wrote states it (`forkOf`): `forks.jsonl` and a run directory inside a
+ * workspace are writable by the agent's commands, so a planted line or a changed `forkOf` links nothing.
  *
  * @example linkedRuns('/repo/.rein/runs/a') // Set { '/repo/.rein/runs/a', '/repo/.rein/runs/b' }
  */
@@ -17,7 +19,10 @@ function linkedRuns(runDir: string): Set<string> {
   const queue = [resolve(runDir)];
   while (queue.length > 0 && seen.size < MOST_LINKED) {
     const dir = queue.shift()!;
-    const next = [originOf(dir), ...forksOf(dir).map((fork) => fork.runDir)];
+    const forks = forksOf(dir)
+      .map((fork) => fork.runDir)
+      .filter((fork) => originOf(fork) === dir);
+    const next = [originOf(dir), ...forks];
     for (const found of next) {
       if (!found || seen.has(resolve(found))) continue;
       seen.add(resolve(found));
@@ -27,10 +32,11 @@ function linkedRuns(runDir: string): Set<string> {
   return seen;
 }
 
+/** The origin a run's own `run.json` names (resolved), or null: none, or a `run.json` rein did not write as it is. */
 function originOf(runDir: string): string | null {
   try {
-    const meta = readRunMeta(runDir) as { forkOf?: { runDir?: unknown } };
-    return typeof meta.forkOf?.runDir === 'string' ? meta.forkOf.runDir : null;
+    const meta = readOwnRunMeta(runDir) as { forkOf?: { runDir?: unknown } };
+    return typeof meta.forkOf?.runDir === 'string' ? resolve(meta.forkOf.runDir) : null;
   } catch {
     return null;
   }
