@@ -116,6 +116,18 @@ export const groups = [
     tests: machineTests,
   },
   {
+    id: 'delegation-edits',
+    name: "delegation: a child's command edits",
+    files: ['run/delegation/workspace-changes.ts'],
+    tests: ['test/run/delegation-edits.test.ts', 'test/run/workspace-changes.test.ts'],
+  },
+  {
+    id: 'snapshots',
+    name: 'workspace snapshots: scan and store',
+    files: ['lib/snapshots/tree-scan.ts', 'lib/snapshots/object-store.ts'],
+    tests: ['test/run/snapshots/snapshot-gate.test.ts', 'test/run/snapshots/hard-links.test.ts', 'test/run/snapshots/store-gc.test.ts'],
+  },
+  {
     id: 'context',
     name: 'context',
     folder: 'context',
