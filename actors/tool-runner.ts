@@ -37,8 +37,11 @@ interface ToolRunnerDeps {
    * of the step budget does at most this much (500 commands in one reply would otherwise be one step).
    */
   maxCallsPerReply?: number;
-  /** Awaited before the first call of a turn runs (the run's workspace snapshot of the step before, scanned while the model answered). */
-  ready?: () => Promise<void>;
+  /**
+   * Awaited before the first call of a turn runs (the run's workspace snapshot of the step before, scanned while the
+   * model answered), told the turn's calls as sent (whether they can write decides whether the next snapshot scans).
+   */
+  ready?: (calls: readonly { name: string; arguments: string }[]) => Promise<void>;
 }
 
 const failure = (content: string): ToolOutcome => ({ content, ok: false, effect: { kind: 'none' } });
@@ -56,7 +59,7 @@ export function createToolRunner(deps: ToolRunnerDeps) {
   const now = deps.now ?? Date.now;
   const secrets = (deps.secrets ?? []).filter((secret) => secret.length >= 6);
   return fromPromise<ToolsOutput, ToolsInput>(async ({ input, signal }) => {
-    await deps.ready?.();
+    await deps.ready?.(input.calls.map((call) => call.function));
     const results: ToolCallResult[] = [];
     const finishTool = findTool(deps.tools, 'finish');
     // A finish the phase does not allow is refused like any other tool it does not allow: the gate never sees it.

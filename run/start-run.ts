@@ -11,6 +11,7 @@ import type { HarnessOutput } from '../machines/types.js';
 import type { Rules } from '../rules/schema.js';
 import type { RulesFingerprint } from '../rules/trust/index.js';
 import { toolRegistry } from '../tools/index.js';
+import { buildCommandEnv } from '../tools/sandbox/plan/environment.js';
 import { enableRegistered } from '../tools/select-tools.js';
 import type { AnyTool } from '../tools/types.js';
 import { type AgentLink, openDelegation } from './delegation/delegation.js';
@@ -22,13 +23,14 @@ import { tamperWarning, watchRulesFiles } from './parts/rules-watch.js';
 import { createRunActor } from './parts/run-actor.js';
 import { openRunFiles } from './parts/run-files.js';
 import { runToEnd } from './parts/run-to-end.js';
-import { openSandbox, planSandbox } from './parts/sandbox.js';
+import { openSandbox, planSandbox, policyOf } from './parts/sandbox.js';
 import { writeStartLines } from './parts/start-lines.js';
 import { checkTaskFits } from './parts/task-fit.js';
 import { assembleToolbox } from './parts/toolbox.js';
 import { runFile } from './record/run-dir.js';
 import { loadState, type SavedState } from './record/state-file.js';
 import { ResourceStack } from './resource-stack.js';
+import { readOnlyCalls } from './snapshots/read-only-calls.js';
 
 export type { ModelSource };
 
@@ -189,6 +191,12 @@ async function assembleRun(options: RunOptions, saved: SavedState | null): Promi
     if (options.mcp) options.mcp.attach(({ kind, ...note }) => files.trace.log(kind, note as never));
     // Registered after the trace: the servers' closing lines reach the file before it closes.
     if (mcp) held.own('the MCP servers', mcp, (hub) => hub.close());
+    // A step that only read keeps the last snapshot's tree; an MCP server runs beside the run and may write at any time.
+    if (!mcp)
+      files.snapshots.reuseScansWhen({
+        calls: readOnlyCalls({ workspace, env: buildCommandEnv(env, policyOf(options.rules).envAllow) }),
+        jobsRunning: () => sandbox.jobs().some((job) => job.state === 'running'),
+      });
     step('actors');
     const delegation = openDelegation({
       options: withSecrets,

@@ -57,7 +57,7 @@ export async function readCapped(body: ReadableStream<Uint8Array> | null, maxByt
  */
 export function limitBody(response: Response, maxBytes: number): Response {
   const declared = Number(response.headers.get('content-length'));
-  const what = `the endpoint's reply (HTTP ${response.status}, ${response.headers.get('content-type') ?? 'no content-type'})`;
+  const what = replyNamed(response);
   if (Number.isFinite(declared) && declared > maxBytes) {
     void response.body?.cancel().catch(() => undefined);
     // Failed as the body is read, not as fetch: the SDK takes a fetch that throws for a connection error, and retries it.
@@ -78,15 +78,60 @@ export function limitBody(response: Response, maxBytes: number): Response {
       seen += chunk.length;
       if (head.length < QUOTED_CHARS) head += decoder.decode(chunk.subarray(0, QUOTED_CHARS), { stream: true });
       if (seen > maxBytes) {
-        controller.error(
-          new ResponseTooLargeError(
-            `${what} passed model.maxResponseBytes (${maxBytes} bytes) and was cut there, unread beyond it; it began: ${JSON.stringify(head.slice(0, QUOTED_CHARS))}`,
-          ),
-        );
+        controller.error(tooLarge(what, maxBytes, head));
         return;
       }
       controller.enqueue(chunk);
     },
   });
   return new Response(response.body.pipeThrough(counter), { status: response.status, statusText: response.statusText, headers: response.headers });
+}
+
+const replyNamed = (response: Response) => `the endpoint's reply (HTTP ${response.status}, ${response.headers.get('content-type') ?? 'no content-type'})`;
+
+const tooLarge = (what: string, maxBytes: number, head: string) =>
+  new ResponseTooLargeError(
+    `${what} passed model.maxResponseBytes (${maxBytes} bytes) and was cut there, unread beyond it; it began: ${JSON.stringify(head.slice(0, QUOTED_CHARS))}`,
+  );
+
+/**
+ * The body's bytes read whole, at most `maxBytes` of them: for a reply the SDK reads whole anyway (not a stream of
+ * events), this spares the limiting stream's stage per chunk. A body past the limit is cancelled there, unread beyond
+ * it, and what comes back instead is a response that fails as it is read, with the error `limitBody` gives (not as
+ * the fetch: the SDK would retry that); so is one whose declared length is over the limit.
+ */
+export async function readWhole(response: Response, maxBytes: number): Promise<Uint8Array<ArrayBuffer> | Response> {
+  const declared = Number(response.headers.get('content-length'));
+  if (Number.isFinite(declared) && declared > maxBytes) return limitBody(response, maxBytes);
+  if (!response.body) return new Uint8Array(0);
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let seen = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    seen += value.length;
+    chunks.push(value);
+    if (seen > maxBytes) {
+      await reader.cancel().catch(() => undefined);
+      const head = new TextDecoder().decode(chunks[0]!.subarray(0, QUOTED_CHARS * 4));
+      const failure = tooLarge(replyNamed(response), maxBytes, head);
+      const failing = new ReadableStream<Uint8Array>({ start: (controller) => controller.error(failure) });
+      const headers = new Headers(response.headers);
+      headers.delete('content-length');
+      return new Response(failing, { status: response.status, statusText: response.statusText, headers });
+    }
+  }
+  return joined(chunks, seen);
+}
+
+function joined(chunks: readonly Uint8Array[], length: number): Uint8Array<ArrayBuffer> {
+  if (chunks.length === 1 && chunks[0]!.buffer instanceof ArrayBuffer) return chunks[0] as Uint8Array<ArrayBuffer>;
+  const all = new Uint8Array(length);
+  let at = 0;
+  for (const chunk of chunks) {
+    all.set(chunk, at);
+    at += chunk.length;
+  }
+  return all;
 }

@@ -1,4 +1,4 @@
-import { boundedErrorText, limitBody, MAX_ERROR_BODY_BYTES, MAX_ERROR_TEXT_CHARS, readCapped } from './body-limits.js';
+import { boundedErrorText, limitBody, MAX_ERROR_BODY_BYTES, MAX_ERROR_TEXT_CHARS, readCapped, readWhole } from './body-limits.js';
 import { checkReplyBody, foreignBodyMessage, speaksApi } from './content-type.js';
 
 /**
@@ -20,7 +20,7 @@ import { checkReplyBody, foreignBodyMessage, speaksApi } from './content-type.js
 export function normalizingErrorFetch(inner: typeof fetch, maxBodyBytes: number): typeof fetch {
   return async (input, init) => {
     const response = await inner(input, init);
-    if (response.ok) return checkReplyBody(limitBody(response, maxBodyBytes));
+    if (response.ok) return (await wholeJsonReply(response, maxBodyBytes)) ?? checkReplyBody(limitBody(response, maxBodyBytes));
     const { text, bytes, cut } = await readCapped(response.body, MAX_ERROR_BODY_BYTES);
     const headers = new Headers(response.headers);
     // The body changes size, and it is no longer compressed.
@@ -38,6 +38,20 @@ export function normalizingErrorFetch(inner: typeof fetch, maxBodyBytes: number)
         : errorBody(text);
     return new Response(body, { status: response.status, statusText: response.statusText, headers });
   };
+}
+
+/**
+ * A reply the SDK reads whole (JSON by its type, not a stream of events), read whole here too within the limit
+ * (`readWhole`); null for any other, which goes through the limiting stream. A body that does not start like JSON is
+ * handed to `checkReplyBody` to be said as foreign.
+ */
+async function wholeJsonReply(response: Response, maxBodyBytes: number): Promise<Response | null> {
+  const type = response.headers.get('content-type');
+  if (!type || !/json/i.test(type) || /event-stream/i.test(type)) return null;
+  const bytes = await readWhole(response, maxBodyBytes);
+  if (bytes instanceof Response) return bytes;
+  const whole = new Response(bytes, { status: response.status, statusText: response.statusText, headers: response.headers });
+  return speaksApi(type, new TextDecoder().decode(bytes.subarray(0, 64))) ? whole : checkReplyBody(whole);
 }
 
 /** The body as the SDK expects it; a body that already has `error` with a message of readable length is kept byte for byte. */

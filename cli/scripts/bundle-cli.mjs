@@ -8,12 +8,31 @@
 // imports with import() (@babel/parser, yaml): bundled, such an import would see only their default export. Run by `npm run build` after
 // tsc; cli/bin/rein.js loads the bundle.
 import { rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const outdir = 'dist/bundle';
 rmSync(new URL(`../${outdir}`, import.meta.url), { recursive: true, force: true });
+
+// zod names its 40-odd message locales in one index that its namespace re-exports, so a bundle holds them all: a
+// third of the code a run loads and compiles at start-up. rein's messages are English (zod's default, set by its
+// own import of `en`): the index is bundled with `en` alone, and `z.locales` offers only that one.
+const englishOnlyZod = {
+  name: 'english-only-zod',
+  setup(build) {
+    build.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
+      /[\\/]zod[\\/]v4[\\/](classic|core)$/.test(args.resolveDir)
+        ? { path: join(args.resolveDir, '..', 'locales', 'index.js'), namespace: 'english-only-zod' }
+        : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: 'english-only-zod' }, (args) => ({
+      contents: 'export { default as en } from "./en.js";',
+      resolveDir: dirname(args.path),
+    }));
+  },
+};
 
 await build({
   absWorkingDir: root,
@@ -28,5 +47,6 @@ await build({
   // A CommonJS dependency's require() of a Node built-in needs a require in an ES module.
   banner: { js: "import { createRequire as __reinCreateRequire } from 'node:module'; const require = __reinCreateRequire(import.meta.url);" },
   legalComments: 'none',
+  plugins: [englishOnlyZod],
   logLevel: 'warning',
 });

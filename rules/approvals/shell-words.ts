@@ -12,6 +12,8 @@ interface ParsedCommandLine {
   expansions: boolean;
   /** The line ended inside a quote: what it means is the shell's guess, and no allow rule should make one. */
   unterminated: boolean;
+  /** A `*`, `?`, `[` or `{` outside quotes: the shell may expand the word into other words (file names). */
+  globs: boolean;
 }
 
 const BLANKS = new Set([' ', '\t']);
@@ -24,7 +26,15 @@ const BLANKS = new Set([' ', '\t']);
  * @example parseCommandLine(`git diff && g"it" difftool -x 'sh -c id'`).commands // [['git', 'diff'], ['git', 'difftool', '-x', 'sh -c id']]
  */
 export function parseCommandLine(text: string): ParsedCommandLine {
-  const parsed: ParsedCommandLine = { commands: [], operators: [], substitutions: false, redirections: false, expansions: false, unterminated: false };
+  const parsed: ParsedCommandLine = {
+    commands: [],
+    operators: [],
+    substitutions: false,
+    redirections: false,
+    expansions: false,
+    unterminated: false,
+    globs: false,
+  };
   let words: string[] = [];
   let word: string | null = null;
   let quote: "'" | '"' | null = null;
@@ -64,6 +74,7 @@ export function parseCommandLine(text: string): ParsedCommandLine {
       else word += char;
       continue;
     }
+    if ('*?[{'.includes(char)) parsed.globs = true;
     if (char === "'" || char === '"') {
       quote = char;
       word ??= '';

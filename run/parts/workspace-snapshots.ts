@@ -6,6 +6,7 @@ import { stateLabel } from '../../machines/introspection.js';
 import type { HarnessContext } from '../../machines/types.js';
 import { appendSnapshotIndex, readSnapshotIndex } from '../record/snapshot-index.js';
 import type { SavedState } from '../record/state-file.js';
+import type { CallJudge, SentCall } from '../snapshots/read-only-calls.js';
 import { defaultSnapshotStore, registerSnapshotRun } from '../snapshots/snapshot-runs.js';
 import type { RunOptions } from '../start-run.js';
 
@@ -19,13 +20,28 @@ interface ChartView {
 export interface WorkspaceSnapshots {
   /** Called at the end of every machine step with the chart and the state as `saveState` would write it now. */
   onStep(snapshot: ChartView, savedState: () => SavedState): void;
-  /** Resolves once every snapshot asked for so far is indexed (or failed): a command or hook waits for it before it runs. */
-  settled(): Promise<void>;
+  /**
+   * Resolves once every snapshot asked for so far is indexed (or failed): a command or hook waits for it before it runs.
+   * `calls` are the tool calls about to run; a caller that does not name them (a hook) may write anything, and so may
+   * calls that `readOnly` does not judge read-only: the step's snapshot then scans the workspace.
+   */
+  settled(calls?: readonly SentCall[]): Promise<void>;
+  /**
+   * Lets a step whose calls cannot have written the workspace keep the last scan's tree: `readOnly` judges a step's
+   * calls (`readOnlyCalls`), `jobsRunning` says whether a background job runs now (one may write at any moment). Until
+   * this is called, every step is scanned.
+   */
+  reuseScansWhen(judges: { calls: CallJudge; jobsRunning: () => boolean }): void;
   /** Waits for the snapshots under way. */
   close(): Promise<void>;
 }
 
-const DISABLED: WorkspaceSnapshots = { onStep: () => undefined, settled: () => Promise.resolve(), close: () => Promise.resolve() };
+const DISABLED: WorkspaceSnapshots = {
+  onStep: () => undefined,
+  settled: () => Promise.resolve(),
+  reuseScansWhen: () => undefined,
+  close: () => Promise.resolve(),
+};
 
 /**
  * Takes the run's snapshot of each step: once the step's tool results are folded in and before the next request (the
@@ -51,6 +67,13 @@ export function workspaceSnapshots(parts: { options: RunOptions; workspace: stri
     .filter((line) => line.kind === 'step')
     .reduce((_, line) => line.step, -1);
   let pending: Promise<void> = Promise.resolve();
+  // Whether the workspace may have changed since the last snapshot: a step whose calls all read (`cat`, `grep`, …),
+  // with no hook and no background job running, keeps the last scan's tree instead of scanning again.
+  let mayHaveChanged = true;
+  let judge: CallJudge = { readOnly: () => false, forget: () => undefined };
+  let jobsRunning = () => true;
+  let jobsAtLastSnapshot = true;
+  let last: { tree: string; files: number; skipped: string[] } | null = null;
   const take = (step: number, state: string, chartText: string) => {
     const asked = performance.now();
     // Listed again if a collection dropped it meanwhile (its run directory moved away and back, say).
@@ -58,11 +81,18 @@ export function workspaceSnapshots(parts: { options: RunOptions; workspace: stri
     const chartBytes = store.bytesWritten();
     const chart = store.put(chartText);
     const chartStored = store.bytesWritten() - chartBytes;
+    const jobsNow = jobsRunning();
+    const rescan = mayHaveChanged || jobsAtLastSnapshot || jobsNow;
+    mayHaveChanged = false;
+    jobsAtLastSnapshot = jobsNow;
+    // What ran since may have put a program of a read-only name on PATH.
+    if (rescan) judge.forget();
     // One scan at a time: a step whose reply ran nothing (no command waited) may end before the last scan did.
     const scanned = pending.then(async () => {
       const started = performance.now();
       const before = store.bytesWritten();
-      const scan = await scanner.scanInSlices();
+      const scan = !rescan && last ? last : await scanner.scanInSlices();
+      last = scan;
       appendSnapshotIndex(options.runDir, {
         step,
         store: storeRoot,
@@ -78,7 +108,10 @@ export function workspaceSnapshots(parts: { options: RunOptions; workspace: stri
       });
     });
     // A scan that failed leaves its step without a snapshot (a rewind names the steps kept); the run goes on.
-    pending = scanned.catch(() => undefined);
+    pending = scanned.catch(() => {
+      // The next snapshot cannot lean on this one.
+      last = null;
+    });
   };
   return {
     onStep: (snapshot, savedState) => {
@@ -90,7 +123,14 @@ export function workspaceSnapshots(parts: { options: RunOptions; workspace: stri
       lastStep = step;
       take(step, ended ? snapshot.status : label, JSON.stringify(savedState()));
     },
-    settled: () => pending,
+    settled: (calls) => {
+      if (!calls || !judge.readOnly(calls)) mayHaveChanged = true;
+      return pending;
+    },
+    reuseScansWhen: (judges) => {
+      judge = judges.calls;
+      jobsRunning = judges.jobsRunning;
+    },
     close: () => pending,
   };
 }

@@ -31,6 +31,47 @@ describe('reading at most so many bytes of a body', () => {
   });
 });
 
+describe('a JSON reply read whole', () => {
+  const reply = JSON.stringify({
+    id: 'x',
+    object: 'chat.completion',
+    created: 0,
+    model: 'm',
+    choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: 'hello' } }],
+  });
+  let asked = 0;
+  const answering = async (chunks: string[]) => {
+    server = createServer((request, response) => {
+      asked++;
+      request.resume();
+      // No content-length: sent chunked, in pieces, as a server that streams its JSON out does.
+      response.writeHead(200, { 'content-type': 'application/json' });
+      for (const chunk of chunks) response.write(chunk);
+      response.end();
+    });
+    await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+    return (maxResponseBytes: number) =>
+      openEndpoint({
+        baseURL: `http://127.0.0.1:${(server!.address() as AddressInfo).port}/v1`,
+        model: 'm',
+        requestTimeoutMs: 10_000,
+        maxResponseBytes,
+        retry: { retries: 2, baseDelayMs: 1, maxDelayMs: 1 },
+      }).complete({ messages: [{ role: 'user', content: 'hi' }], maxTokens: 5 }, new AbortController().signal);
+  };
+
+  it('in pieces without a declared length, it is joined whole; one byte past the limit fails, quoting its start, not retried', async () => {
+    const pieces = [reply.slice(0, 10), reply.slice(10, 40), reply.slice(40)];
+    const complete = await answering(pieces);
+    expect((await complete(reply.length)).message.content).toBe('hello');
+    const error = await complete(reply.length - 1).catch((caught: unknown) => caught as Error);
+    expect(error).toBeInstanceOf(ModelEndpointError);
+    expect(error.message).toContain(`passed model.maxResponseBytes (${reply.length - 1} bytes) and was cut there, unread beyond it; it began: `);
+    expect(error.message).toContain('{\\"id\\":\\"x\\"');
+    expect(asked).toBe(2);
+  });
+});
+
 describe('a declared length over the limit', () => {
   it('is refused before a byte of the body is read, and the error says how big it was', async () => {
     let sent = 0;

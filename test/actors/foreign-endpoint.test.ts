@@ -80,6 +80,16 @@ describe('an endpoint that answers a web page', () => {
     expect(await checkReachable(url)).toContain('the server answered text/plain: It works!');
   });
 
+  it('a page labelled application/json (read whole, not streamed) is still said as the page it is, once', async () => {
+    const { url, requests } = await serve((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(NGINX);
+    });
+    const error = await ask(url).catch((caught: unknown) => caught as Error);
+    expect(error.message).toBe('model endpoint failed: the server answered application/json: <title>Welcome to nginx!</title>; is the base URL the model API?');
+    expect(requests).toEqual(['POST /v1/chat/completions']);
+  });
+
   it('JSON a gateway labels text/plain, and a /models that is missing (a JSON 404), still pass', async () => {
     const { url } = await serve((request, response) => {
       if (request.url?.endsWith('/models')) {
