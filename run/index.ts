@@ -10,7 +10,7 @@ export { checkTaskFits } from './parts/task-fit.js';
 export { readJsonLines } from './record/jsonl.js';
 export { chooseRunDir, newRunId, RUN_FILES, readOwnRunMeta, readRunMeta, runFile, traceFileOf } from './record/run-dir.js';
 export { readSnapshotIndex, type StepSnapshot } from './record/snapshot-index.js';
-export { loadState } from './record/state-file.js';
+export { hasSavedState, loadState } from './record/state-file.js';
 export { nextTraceIndex, redactTraceLine, TRACE_VERSION } from './record/trace.js';
 export { type LoadedRules, loadRules, type ReceivedRules } from './rules-files/load-rules.js';
 export { readProjectServers } from './rules-files/mcp-json.js';

@@ -1,4 +1,4 @@
-import { existsSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import type { createActor, InspectionEvent } from 'xstate';
 import type { AnswerSource } from '../actors/approvals/approver.js';
 import type { HooksDeps } from '../actors/hooks/hooks-actor.js';
@@ -28,7 +28,7 @@ import { writeStartLines } from './parts/start-lines.js';
 import { checkTaskFits } from './parts/task-fit.js';
 import { assembleToolbox } from './parts/toolbox.js';
 import { runFile } from './record/run-dir.js';
-import { loadState, type SavedState } from './record/state-file.js';
+import { hasSavedState, loadState, type SavedState } from './record/state-file.js';
 import { ResourceStack } from './resource-stack.js';
 import { readOnlyCalls } from './snapshots/read-only-calls.js';
 
@@ -141,7 +141,7 @@ export async function startRun(options: RunOptions): Promise<RunHandle> {
  */
 export async function resumeRun(options: RunOptions): Promise<RunHandle> {
   const statePath = runFile(options.runDir, 'state');
-  if (!existsSync(statePath)) {
+  if (!hasSavedState(statePath)) {
     rmSync(runFile(options.runDir, 'record'), { force: true });
     return assembleRun(withRegisteredTools(options), null);
   }

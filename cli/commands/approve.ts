@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 import { writeApprovalAnswer } from 'rein/actors';
 import { didYouMean, UsageError } from 'rein/lib';
 import { type PendingApproval, REMEMBER_SCOPES, type RememberScope } from 'rein/rules';
-import { loadState, runFile } from 'rein/run';
+import { hasSavedState, loadState, runFile } from 'rein/run';
 import { type FlagSpec, parseCommand, stringFlag } from '../args.js';
 import type { Io } from '../execute-run.js';
 import { EXIT } from '../exit-codes.js';
@@ -71,14 +71,14 @@ export async function approveCommand(argv: string[], io: Io): Promise<number> {
  * parked because a delegated child waits is answered in that child's directory (`agents/…`, at any depth).
  */
 function waitingCall(runDir: string): { pending: PendingApproval; runDir: string; agent?: string } {
-  if (!existsSync(runFile(runDir, 'state'))) throw new UsageError(`rein approve: ${runDir} has no saved state: is it a rein run directory?`);
+  if (!hasSavedState(runFile(runDir, 'state'))) throw new UsageError(`rein approve: ${runDir} has no saved state: is it a rein run directory?`);
   const found = pendingIn(runDir);
   if (!found) throw new UsageError(`rein approve: no call is waiting for an approval in ${runDir}`);
   return found;
 }
 
 function pendingIn(runDir: string, agent?: string): { pending: PendingApproval; runDir: string; agent?: string } | null {
-  if (!existsSync(runFile(runDir, 'state'))) return null;
+  if (!hasSavedState(runFile(runDir, 'state'))) return null;
   const saved = loadState(runFile(runDir, 'state'));
   const snapshot = saved.snapshot as { status?: string; context?: { approvals?: { pending?: PendingApproval | null } } };
   const pending = snapshot.context?.approvals?.pending;

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, utimesSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, statSync, utimesSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** Raised when an object is missing or its bytes no longer hash to its name (a damaged or tampered store). */
@@ -33,6 +33,8 @@ export function openObjectStore(root: string) {
   // object younger than its grace period, so one a scan under way reuses (not yet named by an index line) stays.
   const has = (id: string): boolean => {
     if (known.has(id)) return true;
+    // Most objects asked about are new (a step's chart state, a changed file): a stat that does not throw says so.
+    if (statSync(pathOf(id), { throwIfNoEntry: false }) === undefined) return false;
     const now = new Date();
     try {
       utimesSync(pathOf(id), now, now);

@@ -61,6 +61,7 @@ export function workspaceSnapshots(parts: { options: RunOptions; workspace: stri
   const store = openObjectStore(storeRoot);
   // The store is shared by every run of this user: its list of runs is what \`rein snapshots gc\` keeps objects for.
   registerSnapshotRun(options.runDir, storeRoot);
+  let listedAt = performance.now();
   const scanner = createTreeScanner({ workspace, store, excluded: snapshotExclusion(rules.exclude) });
   // A resumed (or rewound) run goes on after the step its last snapshot holds; the steps before stay as they were taken.
   let lastStep = readSnapshotIndex(options.runDir)
@@ -76,8 +77,12 @@ export function workspaceSnapshots(parts: { options: RunOptions; workspace: stri
   let last: { tree: string; files: number; skipped: string[] } | null = null;
   const take = (step: number, state: string, chartText: string) => {
     const asked = performance.now();
-    // Listed again if a collection dropped it meanwhile (its run directory moved away and back, say).
-    registerSnapshotRun(options.runDir, storeRoot);
+    // Listed again if a collection dropped it meanwhile (its run directory moved away and back, say): once a minute is
+    // enough, as a collection never removes an object younger than an hour.
+    if (performance.now() - listedAt > RELIST_MS) {
+      registerSnapshotRun(options.runDir, storeRoot);
+      listedAt = performance.now();
+    }
     const chartBytes = store.bytesWritten();
     const chart = store.put(chartText);
     const chartStored = store.bytesWritten() - chartBytes;
@@ -134,5 +139,8 @@ export function workspaceSnapshots(parts: { options: RunOptions; workspace: stri
     close: () => pending,
   };
 }
+
+/** How often a run's entry in the store's list of runs is checked while it runs. */
+const RELIST_MS = 60_000;
 
 const round = (ms: number) => Math.round(ms * 100) / 100;

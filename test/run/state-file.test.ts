@@ -1,0 +1,66 @@
+import { cpSync, existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { extractiveSummary } from '../../actors/summarizer.js';
+import { hasSavedState, loadState, type SavedState, saveState } from '../../run/record/state-file.js';
+import { resumeRun } from '../../run/start-run.js';
+import { call, createScriptedModel, reply, rulesSchema } from '../../testing/index.js';
+import { repoRoot } from '../helpers/cli.js';
+import { makeTempDir } from '../helpers/workspace.js';
+
+// A run's state is saved every step without renaming over the old file (ext4 writes a file renamed over another out at
+// once): the old one is removed first. These are the moments a kill -9 can leave, each read back whole.
+
+const state = (step: number) => ({ version: 4, savedAt: '', elapsedMs: step, recordLength: step, snapshot: { step } }) as unknown as SavedState;
+
+describe('the state file across a kill at any moment of a save', () => {
+  it('saved twice without fsync: the newest is read, and no temp file is left', () => {
+    const path = join(makeTempDir('rein-state-'), 'state.json');
+    saveState(path, state(1), { fsync: false });
+    saveState(path, state(2), { fsync: false });
+    expect(loadState(path).elapsedMs).toBe(2);
+    expect(existsSync(`${path}.tmp`)).toBe(false);
+  });
+
+  it('killed while the temp file was written: the old state is read, the half-written one never', () => {
+    const path = join(makeTempDir('rein-state-'), 'state.json');
+    saveState(path, state(1), { fsync: false });
+    writeFileSync(`${path}.tmp`, JSON.stringify(state(2)).slice(0, 20));
+    expect(loadState(path).elapsedMs).toBe(1);
+    saveState(path, state(3), { fsync: false });
+    expect(loadState(path).elapsedMs).toBe(3);
+  });
+
+  it('killed between removing the old state and the rename: the new one is read from the temp file, and the next save keeps it until it is replaced', () => {
+    const path = join(makeTempDir('rein-state-'), 'state.json');
+    saveState(path, state(1), { fsync: false });
+    renameSync(path, `${path}.tmp`);
+    expect(hasSavedState(path)).toBe(true);
+    expect(loadState(path).elapsedMs).toBe(1);
+    saveState(path, state(2), { fsync: false });
+    expect(loadState(path).elapsedMs).toBe(2);
+    expect(existsSync(`${path}.tmp`)).toBe(false);
+    expect(hasSavedState(join(makeTempDir('rein-state-'), 'state.json'))).toBe(false);
+  });
+
+  it('a run killed in that moment resumes from the temp file and finishes', async () => {
+    const runDir = makeTempDir('rein-window-run-');
+    const workspace = makeTempDir('rein-window-ws-');
+    cpSync(join(repoRoot, 'test/fixtures/state-v2/run'), runDir, { recursive: true });
+    cpSync(join(repoRoot, 'test/fixtures/state-v2/workspace'), workspace, { recursive: true });
+    renameSync(join(runDir, 'state.json'), join(runDir, 'state.json.tmp'));
+    const model = createScriptedModel([reply(call('run', { command: 'true' })), reply(call('finish', { summary: 'both files written' }))]);
+    const run = await resumeRun({
+      runDir,
+      workspace,
+      task: 'Write one.txt and two.txt, then finish.',
+      testCmd: 'true',
+      rules: rulesSchema.parse({ phases: { plan: { enabled: false } } }),
+      model: { name: 'scripted', description: 'scripted', createActor: () => model.actor, summarize: extractiveSummary },
+      fsync: false,
+    });
+    expect(await run.done).toMatchObject({ status: 'done', steps: 4 });
+    expect(readFileSync(join(workspace, 'two.txt'), 'utf8')).toBe('two\n');
+    expect(existsSync(join(runDir, 'state.json.tmp'))).toBe(false);
+  });
+});
