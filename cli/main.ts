@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { didYouMean, indentedLines, ModelEndpointError, ReinError, UsageError } from 'rein/lib';
+import { didYouMean, indentedLines, ModelEndpointError, parseSchemasWithoutCompiling, ReinError, UsageError } from 'rein/lib';
 import type { Io } from './execute-run.js';
 import { EXIT, EXIT_CODES_HELP } from './exit-codes.js';
 import { terminalSafeIo } from './safe-io.js';
@@ -53,6 +53,7 @@ export async function main(
   given: Io = { stdout: process.stdout, stderr: process.stderr },
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<number> {
+  parseSchemasWithoutCompiling();
   // Every line any command prints passes through one filter: no escape sequence from outside reaches the terminal.
   const io = terminalSafeIo(given);
   const [name, ...rest] = argv;

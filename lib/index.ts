@@ -23,4 +23,5 @@ export { escapeControl, indentedLines, showWhole, stripControl } from './termina
 export { isToolAllowed } from './tool-patterns.js';
 export { writerGone } from './trace/trace-writer.js';
 export type { CallUsage, Usage } from './usage.js';
+export { parseSchemasWithoutCompiling } from './zod-config.js';
 export { formatZodError } from './zod-error.js';

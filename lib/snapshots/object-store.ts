@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, statSync, utimesSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, statSync, utimesSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** Raised when an object is missing or its bytes no longer hash to its name (a damaged or tampered store). */
@@ -24,7 +24,8 @@ export function openObjectStore(root: string) {
   mkdirSync(temp, { recursive: true, mode: 0o700 });
   // Objects known to be on disk: a step looks each changed one up once, the unchanged ones never.
   const known = new Set<string>();
-  const madeDirs = new Set<string>();
+  // The fan-out folders there already, read once: making one that exists costs a failing system call per object.
+  const madeDirs = new Set<string>(readdirSync(objects).map((name) => join(objects, name)));
   let written = 0;
   let tempCounter = 0;
   const pathOf = (id: string) => join(objects, id.slice(0, 2), id.slice(2));

@@ -9,23 +9,35 @@ import { makeTempDir } from '../helpers/workspace.js';
 // The launcher's sh line starts node with a small young generation (V8 reads the flag only at start-up). A preload
 // in NODE_OPTIONS reports the node process's own flags, so each test sees what V8 was started with.
 function launch(command: string, args: string[], nodeOptions = ''): string[] {
+  return launched(command, args, nodeOptions).execArgv;
+}
+
+/** Node's flags, and MALLOC_ARENA_MAX as node started with it and as the programs rein starts would inherit it. */
+function launched(command: string, args: string[], nodeOptions = '', env: NodeJS.ProcessEnv = {}) {
   const dir = makeTempDir('rein-launcher-');
   const report = join(dir, 'exec-argv.json');
   const preload = join(dir, 'report.mjs');
-  writeFileSync(preload, `import { writeFileSync } from 'node:fs';\nwriteFileSync(${JSON.stringify(report)}, JSON.stringify(process.execArgv));\n`);
+  writeFileSync(
+    preload,
+    `import { writeFileSync } from 'node:fs';\nconst arena = process.env.MALLOC_ARENA_MAX ?? null;\nprocess.on('exit', () => writeFileSync(${JSON.stringify(report)}, JSON.stringify({ execArgv: process.execArgv, arena, passedOn: process.env.MALLOC_ARENA_MAX ?? null })));\n`,
+  );
   const result = spawnSync(command, [...args, '--help'], {
     cwd: repoRoot,
     encoding: 'utf8',
     env: {
       ...process.env,
+      MALLOC_ARENA_MAX: undefined,
+      ...env,
       NODE_OPTIONS: `${nodeOptions} --import=${pathToFileURL(preload).href}`.trim(),
       PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ''}`,
     },
   });
   expect(result.status, result.stderr).toBe(0);
   expect(result.stdout).toContain('rein');
-  return JSON.parse(readFileSync(report, 'utf8')) as string[];
+  return JSON.parse(readFileSync(report, 'utf8')) as { execArgv: string[]; arena: string | null; passedOn: string | null };
 }
+
+const LAUNCHER_FLAGS = ['--v8-pool-size=1', '--max-semi-space-size=2'];
 
 /** The files of every module `rein <args>` loads, from a load hook registered by a preload. */
 function loadedModules(args: string[]): string[] {
@@ -51,16 +63,22 @@ function loadedModules(args: string[]): string[] {
 }
 
 describe('the rein launcher', () => {
-  it('starts node with 2 MB semi-spaces when run as a command', () => {
-    expect(launch(reinBin, [])).toEqual(['--max-semi-space-size=2']);
+  it('starts node with 2 MB semi-spaces and one V8 worker thread when run as a command', () => {
+    expect(launch(reinBin, [])).toEqual(LAUNCHER_FLAGS);
   });
 
   it('does the same through the bin link npm makes', () => {
-    expect(launch(join(repoRoot, 'node_modules', '.bin', 'rein'), [])).toEqual(['--max-semi-space-size=2']);
+    expect(launch(join(repoRoot, 'node_modules', '.bin', 'rein'), [])).toEqual(LAUNCHER_FLAGS);
   });
 
-  it('leaves the semi-spaces to a NODE_OPTIONS that sizes them', () => {
-    expect(launch(reinBin, [], '--max-semi-space-size=8')).toEqual([]);
+  it('leaves the semi-spaces and the pool to a NODE_OPTIONS that sizes them', () => {
+    expect(launch(reinBin, [], '--max-semi-space-size=8')).toEqual(['--v8-pool-size=1']);
+    expect(launch(reinBin, [], '--v8-pool-size=4')).toEqual(['--max-semi-space-size=2']);
+  });
+
+  it('starts node with two malloc arenas, which the programs it starts do not inherit; a limit of the user’s stays', () => {
+    expect(launched(reinBin, [])).toMatchObject({ arena: '2', passedOn: null });
+    expect(launched(reinBin, [], '', { MALLOC_ARENA_MAX: '4' })).toMatchObject({ arena: '4', passedOn: '4' });
   });
 
   it('runs the command from its bundle: one copy of rein and of xstate, commands loaded on demand', () => {

@@ -21,8 +21,9 @@ interface Loop {
   rules?: Record<string, unknown>;
 }
 
-/** The launcher's semi-space size (cli/bin/rein.js), for the row that starts the CLI without it. */
-const LAUNCHER_SEMI_SPACE_MB = 2;
+/** The launcher's flags and environment (cli/bin/rein.js's sh line), for the row that starts the CLI's modules without it. */
+const LAUNCHER_FLAGS = ['--v8-pool-size=1', '--max-semi-space-size=2'];
+const LAUNCHER_ENV = { MALLOC_ARENA_MAX: '2' };
 
 export const BARE: Loop = { name: 'bare' };
 export const REIN: Loop = { name: 'rein, sandbox on', sandbox: 'auto' };
@@ -33,7 +34,7 @@ const MAIN_LOOPS: readonly Loop[] = [BARE, REIN, { name: 'rein, sandbox off', sa
  */
 const EXTRA_LOOPS: readonly Loop[] = [
   { name: 'rein, sandbox on, --fsync (power-loss durability)', sandbox: 'auto', reinArgs: ['--fsync'] },
-  { name: 'rein, sandbox on, node rein.js (V8 default young generation)', sandbox: 'auto', plainNode: true },
+  { name: "rein, sandbox on, node rein.js (no launcher flags: V8's and glibc's defaults)", sandbox: 'auto', plainNode: true },
   { name: 'rein, sandbox on, snapshots off (no rewind or fork)', sandbox: 'auto', rules: { snapshots: { enabled: false } } },
   { name: 'rein, sandbox on, modules of cli/dist (no bundle)', sandbox: 'auto', unbundled: true },
 ];
@@ -106,13 +107,15 @@ export async function measureWholeRuns(lengths: readonly number[], rounds: numbe
               : loop.plainNode
                 ? { args: [reinBin(), ...reinArgs] }
                 : loop.unbundled
-                  ? { args: [`--max-semi-space-size=${LAUNCHER_SEMI_SPACE_MB}`, unbundledCli, ...reinArgs] }
+                  ? { args: [...LAUNCHER_FLAGS, unbundledCli, ...reinArgs] }
                   : { command: reinBin(), args: reinArgs };
           const log = stub.play(played);
           // A state dir of the section's own: what earlier runs left in the user's would make the rows depend on history.
           const env = {
             ...process.env,
             NODE_OPTIONS: undefined,
+            MALLOC_ARENA_MAX: undefined,
+            ...(loop.unbundled ? LAUNCHER_ENV : {}),
             XDG_STATE_HOME: join(dir, 'state'),
             OPENAI_API_KEY: 'bench',
             OPENAI_BASE_URL: stub.url,
