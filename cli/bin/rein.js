@@ -6,11 +6,15 @@
 // cost a run more CPU than they save); and with at most two malloc arenas (glibc's default grows with the threads, and
 // each arena's freed memory stays in the RSS). docs/benchmarks.md, section 16, measures each. A semi-space size or
 // pool size in NODE_OPTIONS, or a MALLOC_ARENA_MAX of the user's, wins; the arena limit set here is not passed on.
-// For node the line is a string and a comment; `node cli/bin/rein.js` runs with V8's defaults.
+// For node the line is a string and a comment; `node cli/bin/rein.js` runs with V8's defaults but for v8-tuning.js's.
 // Thin launcher: the CLI is TypeScript compiled to dist/ by `npm ci` (prepare) or `npm run build`, and bundled with
 // the core into dist/bundle/ (cli/scripts/bundle-cli.mjs), which starts in a fraction of the time of dist/'s modules.
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import v8 from 'node:v8';
+import { tuningToApply } from './v8-tuning.js';
+
+for (const flag of tuningToApply(process.execArgv, process.env.NODE_OPTIONS)) v8.setFlagsFromString(flag);
 
 const bundled = new URL('../dist/bundle/main.js', import.meta.url);
 const entry = existsSync(fileURLToPath(bundled)) ? bundled : new URL('../dist/main.js', import.meta.url);

@@ -128,11 +128,17 @@ function extraNotes(rows: Row[]): string[] {
   const plain = at(`${REIN.name}, node rein.js`);
   const noSnapshots = at(`${REIN.name}, snapshots off`);
   const unbundled = at(`${REIN.name}, modules of cli/dist`);
-  const bare = at(BARE.name)!;
+  const bare = rows.find((row) => row.steps === longest && row.loop === BARE.name)!;
+  const tunedBare = at('bare, with');
   const notes: string[] = [
     `At ${longest} steps rein's own CPU before the first request is ${rein.value.startupCpu.toFixed(0)} ms against the bare loop's ${bare.value.startupCpu.toFixed(0)} ms; ` +
       `after it, ${rein.value.cpuAfterStartup.toFixed(1)} ms a step against ${bare.value.cpuAfterStartup.toFixed(1)} ms (${times(rein.vsBare.cpuAfterStartup)}).`,
   ];
+  if (tunedBare)
+    notes.push(
+      `The launcher's flags and V8 tuning are not rein's alone: started with them, the bare loop's own CPU is ${tunedBare.value.cpu.toFixed(1)} ms a step ` +
+        `(${times(tunedBare.vsBare.cpu)} its own with Node's defaults), and rein's is ${times(rein.value.cpu / tunedBare.value.cpu)} that.`,
+    );
   if (noSnapshots)
     notes.push(
       `The workspace snapshot of every step (what \`rein rewind\` and \`rein fork\` go back to) costs ${(rein.value.overhead - noSnapshots.value.overhead).toFixed(1)} ms of wall overhead ` +
@@ -151,8 +157,8 @@ function extraNotes(rows: Row[]): string[] {
     );
   if (plain)
     notes.push(
-      `The launcher's flags (a young generation of 2 MB semi-spaces, one V8 worker thread, two malloc arenas) hold the ${longest}-step peak RSS at ${rein.value.rss.toFixed(1)} MB, ` +
-        `against ${plain.value.rss.toFixed(1)} MB with V8's and glibc's defaults (node rein.js), at ${times(rein.value.cpu / plain.value.cpu)} the own CPU.`,
+      `The launcher's sh line (a young generation of 2 MB semi-spaces, one V8 worker thread, two malloc arenas) holds the ${longest}-step peak RSS at ${rein.value.rss.toFixed(1)} MB, ` +
+        `against ${plain.value.rss.toFixed(1)} MB without it (node rein.js), at ${times(rein.value.cpu / plain.value.cpu)} the own CPU.`,
     );
   return notes;
 }

@@ -2,7 +2,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { built, reinBin } from '../checkout.js';
+import { built, inCheckout, reinBin } from '../checkout.js';
 import { measureProcess, type ProcessFigures, USAGE_REPORTER } from './measure-run.js';
 import { TEST_COMMAND, trajectory, writeWorkspace } from './trajectory.js';
 import { startTrajectoryStub } from './trajectory-stub.js';
@@ -15,6 +15,8 @@ interface Loop {
   plainNode?: boolean;
   /** The CLI's compiled modules (cli/dist/main.js) instead of its bundle, with the launcher's flag: what the bundle saves. */
   unbundled?: boolean;
+  /** The bare loop started with the launcher's flags and V8 tuning: what they would give any Node loop. */
+  tunedBare?: boolean;
   /** Flags for `rein run`. */
   reinArgs?: string[];
   /** Rules besides the sandbox's, in the run's rules file. */
@@ -23,6 +25,8 @@ interface Loop {
 
 /** The launcher's flags and environment (cli/bin/rein.js's sh line), for the row that starts the CLI's modules without it. */
 const LAUNCHER_FLAGS = ['--v8-pool-size=1', '--max-semi-space-size=2'];
+/** What the launcher's JavaScript does before it loads the CLI: V8's tuning (cli/bin/v8-tuning.js). */
+const LAUNCHER_PRELUDE = `import v8 from 'node:v8';\nimport { tuningToApply } from ${JSON.stringify(pathToFileURL(inCheckout('cli', 'bin', 'v8-tuning.js')).href)};\nfor (const flag of tuningToApply(process.execArgv, process.env.NODE_OPTIONS)) v8.setFlagsFromString(flag);\n`;
 const LAUNCHER_ENV = { MALLOC_ARENA_MAX: '2' };
 
 export const BARE: Loop = { name: 'bare' };
@@ -33,8 +37,9 @@ const MAIN_LOOPS: readonly Loop[] = [BARE, REIN, { name: 'rein, sandbox off', sa
  * rewind a user sees), and what the launcher's young-generation size holds of the peak RSS.
  */
 const EXTRA_LOOPS: readonly Loop[] = [
+  { name: "bare, with rein's launcher flags and V8 tuning", tunedBare: true },
   { name: 'rein, sandbox on, --fsync (power-loss durability)', sandbox: 'auto', reinArgs: ['--fsync'] },
-  { name: "rein, sandbox on, node rein.js (no launcher flags: V8's and glibc's defaults)", sandbox: 'auto', plainNode: true },
+  { name: "rein, sandbox on, node rein.js (without the launcher's sh line)", sandbox: 'auto', plainNode: true },
   { name: 'rein, sandbox on, snapshots off (no rewind or fork)', sandbox: 'auto', rules: { snapshots: { enabled: false } } },
   { name: 'rein, sandbox on, modules of cli/dist (no bundle)', sandbox: 'auto', unbundled: true },
 ];
@@ -48,6 +53,22 @@ export interface RoundFigures extends ProcessFigures {
   steps: number;
   commandsMs: number;
 }
+
+/**
+ * How a loop is started: rein as a user starts it, by the launcher itself (its sh line starts node); the bare loop and
+ * the `node rein.js` and unbundled rows by node.
+ */
+async function launchOf(loop: Loop, args: { bareArgs: string[]; reinArgs: string[]; unbundledCli: string }): Promise<{ command?: string; args: string[] }> {
+  if (loop === BARE) return { args: args.bareArgs };
+  if (loop.tunedBare) return { args: [...LAUNCHER_FLAGS, ...(await v8Tuning()), ...args.bareArgs] };
+  if (loop.plainNode) return { args: [reinBin(), ...args.reinArgs] };
+  if (loop.unbundled) return { args: [...LAUNCHER_FLAGS, args.unbundledCli, ...args.reinArgs] };
+  return { command: reinBin(), args: args.reinArgs };
+}
+
+/** The launcher's V8 tuning flags (cli/bin/v8-tuning.js), as command-line flags. */
+const v8Tuning = async (): Promise<string[]> =>
+  ((await import(pathToFileURL(inCheckout('cli', 'bin', 'v8-tuning.js')).href)) as { V8_TUNING: string[] }).V8_TUNING;
 
 const TASK = 'Make the constants in calc.py right; python3 test_calc.py checks them.';
 
@@ -64,7 +85,7 @@ export async function measureWholeRuns(lengths: readonly number[], rounds: numbe
     const unbundledCli = join(dir, 'unbundled-cli.mjs');
     writeFileSync(
       unbundledCli,
-      `const { main } = await import(${JSON.stringify(pathToFileURL(built('cli/main.js')).href)});\nprocess.exitCode = await main(process.argv.slice(2));\n`,
+      `${LAUNCHER_PRELUDE}const { main } = await import(${JSON.stringify(pathToFileURL(built('cli/main.js')).href)});\nprocess.exitCode = await main(process.argv.slice(2));\n`,
     );
     const rulesFile = (loop: Loop, index: number) => {
       const path = join(dir, `rules-${index}.json`);
@@ -100,22 +121,15 @@ export async function measureWholeRuns(lengths: readonly number[], rounds: numbe
             String(steps + 20),
             ...(loop.reinArgs ?? []),
           ];
-          // rein as a user starts it: the launcher itself (its sh line starts node); the bare loop and `node rein.js` rows by node.
-          const launch =
-            loop === BARE
-              ? { args: [built('dev/bench/whole-run/bare-loop.js'), workspace, timesFile] }
-              : loop.plainNode
-                ? { args: [reinBin(), ...reinArgs] }
-                : loop.unbundled
-                  ? { args: [...LAUNCHER_FLAGS, unbundledCli, ...reinArgs] }
-                  : { command: reinBin(), args: reinArgs };
+          const bareArgs = [built('dev/bench/whole-run/bare-loop.js'), workspace, timesFile];
+          const launch = await launchOf(loop, { bareArgs, reinArgs, unbundledCli });
           const log = stub.play(played);
           // A state dir of the section's own: what earlier runs left in the user's would make the rows depend on history.
           const env = {
             ...process.env,
             NODE_OPTIONS: undefined,
             MALLOC_ARENA_MAX: undefined,
-            ...(loop.unbundled ? LAUNCHER_ENV : {}),
+            ...(loop.unbundled || loop.tunedBare ? LAUNCHER_ENV : {}),
             XDG_STATE_HOME: join(dir, 'state'),
             OPENAI_API_KEY: 'bench',
             OPENAI_BASE_URL: stub.url,
