@@ -49,8 +49,8 @@ export const harnessOverheadSection: BenchSection = {
         {
           headers: ['with state saved for resume', 'ms/step', 'vs no saving (1000 steps)'],
           rows: [
-            ['write + rename every step', saving.msPerStep.toFixed(3), times(saving.msPerStep / plain)],
-            ['write + fsync + rename every step', durable.msPerStep.toFixed(3), times(durable.msPerStep / plain)],
+            ['write, remove the old, rename every step', saving.msPerStep.toFixed(3), times(saving.msPerStep / plain)],
+            ['write + fsync + rename over the old every step', durable.msPerStep.toFixed(3), times(durable.msPerStep / plain)],
           ],
         },
       ],

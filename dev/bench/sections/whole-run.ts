@@ -30,6 +30,8 @@ const FIGURES = {
   /** Own CPU before the first request, and per step after it: how much of the CPU column is start-up. */
   startupCpu: (run: RoundFigures) => run.startupCpuMs,
   cpuAfterStartup: (run: RoundFigures) => (run.cpuMs - run.startupCpuMs) / run.steps,
+  /** Own CPU per step of the threads other than the main one (V8's workers, libuv's pool). */
+  otherThreads: (run: RoundFigures) => run.otherThreadsCpuMs / run.steps,
   rss: (run: RoundFigures) => run.peakRssMb,
   prompt: (run: RoundFigures) => run.stub.promptChars,
 };
@@ -132,7 +134,10 @@ function extraNotes(rows: Row[]): string[] {
   const tunedBare = at('bare, with');
   const notes: string[] = [
     `At ${longest} steps rein's own CPU before the first request is ${rein.value.startupCpu.toFixed(0)} ms against the bare loop's ${bare.value.startupCpu.toFixed(0)} ms; ` +
-      `after it, ${rein.value.cpuAfterStartup.toFixed(1)} ms a step against ${bare.value.cpuAfterStartup.toFixed(1)} ms (${times(rein.vsBare.cpuAfterStartup)}).`,
+      `after it, ${rein.value.cpuAfterStartup.toFixed(1)} ms a step against ${bare.value.cpuAfterStartup.toFixed(1)} ms (${times(rein.vsBare.cpuAfterStartup)}). ` +
+      `Of the own CPU a step, threads other than the main one (V8's workers: optimizing compiles, concurrent marking; libuv's pool) spent ` +
+      `${rein.value.otherThreads.toFixed(1)} ms in rein and ${bare.value.otherThreads.toFixed(1)} ms in the bare loop` +
+      (plain ? `, and ${plain.value.otherThreads.toFixed(1)} ms in rein without the launcher's sh line (V8's four workers).` : '.'),
   ];
   if (tunedBare)
     notes.push(

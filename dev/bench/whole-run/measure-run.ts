@@ -15,6 +15,8 @@ export interface ProcessFigures {
   startupMs: number;
   /** The process's own CPU (all its threads) when the first chat request reached the stub; NaN off Linux. */
   startupCpuMs: number;
+  /** Of `cpuMs`, what threads other than the main one spent (V8's workers, libuv's pool) by the exit; NaN off Linux. */
+  otherThreadsCpuMs: number;
   stub: StubLog;
   exitCode: number | null;
 }
@@ -23,13 +25,27 @@ export interface ProcessFigures {
  * A preload (NODE_OPTIONS=--import=…) that writes the process's own CPU time and peak RSS to REIN_BENCH_USAGE_FILE
  * as it exits. It takes both out of the environment first, so a Node process the run starts does not report too.
  */
-export const USAGE_REPORTER = `import { writeFileSync } from 'node:fs';
+export const USAGE_REPORTER = `import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 const file = process.env.REIN_BENCH_USAGE_FILE;
 delete process.env.REIN_BENCH_USAGE_FILE;
 delete process.env.NODE_OPTIONS;
+// Threads other than the main one, from /proc (clock ticks of 10 ms); threads that already ended are not listed there.
+const otherThreadsCpuMs = () => {
+  try {
+    let ticks = 0;
+    for (const tid of readdirSync('/proc/self/task')) {
+      if (Number(tid) === process.pid) continue;
+      const fields = readFileSync('/proc/self/task/' + tid + '/stat', 'utf8').split(') ')[1].split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]);
+    }
+    return ticks * 10;
+  } catch {
+    return null;
+  }
+};
 process.on('exit', () => {
   const usage = process.resourceUsage();
-  writeFileSync(file, JSON.stringify({ cpuMs: (usage.userCPUTime + usage.systemCPUTime) / 1000, maxRssKb: usage.maxRSS }));
+  writeFileSync(file, JSON.stringify({ cpuMs: (usage.userCPUTime + usage.systemCPUTime) / 1000, maxRssKb: usage.maxRSS, otherThreadsCpuMs: otherThreadsCpuMs() }));
 });
 `;
 
@@ -76,13 +92,14 @@ export function measureProcess(options: {
         reject(new Error(`${options.args.join(' ')} left no usage (exit ${code}): ${stderr}`));
         return;
       }
-      const usage = JSON.parse(readFileSync(options.usageFile, 'utf8')) as { cpuMs: number; maxRssKb: number };
+      const usage = JSON.parse(readFileSync(options.usageFile, 'utf8')) as { cpuMs: number; maxRssKb: number; otherThreadsCpuMs: number | null };
       resolve({
         wallMs,
         cpuMs: usage.cpuMs,
         peakRssMb: usage.maxRssKb / 1024,
         startupMs: (options.stub.firstRequestAt ?? Number.NaN) - started,
         startupCpuMs,
+        otherThreadsCpuMs: usage.otherThreadsCpuMs ?? Number.NaN,
         stub: { ...options.stub },
         exitCode: code,
       });

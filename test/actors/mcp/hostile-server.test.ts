@@ -46,7 +46,8 @@ describe('an MCP server that breaks the protocol (a real process)', () => {
     expect(outcome.content).toMatch(/^Tool error: bad crashed during the call/);
     // The process kept running after closing its stdout; rein ended it.
     await waitUntil(() => !alive(pid), 'the server to be stopped', 5_000);
-    expect(stderrLog(opened.runDir, 'bad')).toContain('the server closed its stdout');
+    // rein notes why in the server's stderr log as it sees the exit, which may come a moment after the process is gone.
+    await waitUntil(() => stderrLog(opened.runDir, 'bad').includes('the server closed its stdout'), 'the note in the stderr log', 5_000);
   });
 
   it('the same in the run’s sandbox (bubblewrap between rein and the server)', async () => {
