@@ -73,7 +73,10 @@ export function normalizeCalls(
   options: { format?: CallIdFormat; used?: readonly string[] } = {},
 ): { calls: ToolCall[]; changes: IdChange[] } {
   const format = options.format ?? 'any';
-  const seen = new Set(options.used ?? []);
+  // The run's ids are looked through, not copied into a set: a reply has a call or two, the run thousands of ids.
+  const used = options.used ?? [];
+  const fresh: string[] = [];
+  const seen = { has: (id: string) => fresh.includes(id) || used.includes(id), add: (id: string) => fresh.push(id) };
   const changes: IdChange[] = [];
   const calls = (message.tool_calls ?? []).map((call, index): ToolCall => {
     const given = typeof call.id === 'string' && call.id !== '' ? call.id : null;

@@ -1,4 +1,5 @@
 import { type Actor, createActor } from 'xstate';
+import type { ChatMessage } from '../../context/messages.js';
 import type { HarnessMachine } from '../../machines/harness-machine.js';
 import { isCheckpoint, stateLabel } from '../../machines/introspection.js';
 import type { HarnessContext, HarnessInput } from '../../machines/types.js';
@@ -47,7 +48,9 @@ export function createRunActor(parts: RunActorParts): RunActor {
   const { options, saved, machine, files } = parts;
   const input = harnessInput(parts);
   if (saved) checkRestorable(machine, (saved.snapshot as { value?: unknown }).value, runFile(options.runDir, 'state'));
-  const restored = saved ? restoreSnapshot(saved, describeLostJobs(parts.lostJobs), input.rememberedApprovals ?? []) : undefined;
+  const restored = saved
+    ? restoreSnapshot(saved, describeLostJobs(parts.lostJobs), input.rememberedApprovals ?? [], () => callIdsOf(files.transcript.slice(0, saved.recordLength)))
+    : undefined;
   const tracer = createInspectionTracer(files.trace, {
     label: restored ? stateLabel(restored.value as never) : '',
     step: restored?.context.step ?? 0,
@@ -102,7 +105,11 @@ function currentState({ options, saved, files, mode }: RunActorParts, actor: Har
       files.journal.sync();
     }
     // getPersistedSnapshot() is typed as a generic Snapshot; the harness context is in it.
-    const persisted = actor.getPersistedSnapshot() as unknown as { context: HarnessContext };
+    const whole = actor.getPersistedSnapshot() as unknown as { context: HarnessContext };
+    // Every call id of the run is in the record up to recordLength, where a restore reads them again: kept in the
+    // state too, they made each step's save (and snapshot) grow with the run's length.
+    const { callIds: _inTheRecord, ...context } = whole.context;
+    const persisted = { ...whole, context };
     return {
       version: STATE_VERSION,
       savedAt: new Date().toISOString(),
@@ -119,12 +126,24 @@ function currentState({ options, saved, files, mode }: RunActorParts, actor: Har
  * The saved snapshot with the elapsed time written into the context, so the clock re-arms with what is left; `notices`
  * are queued for the model; the repository's remembered approvals are read afresh (a person may have edited the trust store).
  */
-function restoreSnapshot(saved: SavedState, notices: string[], repository: HarnessContext['approvals']['remembered']) {
+function restoreSnapshot(saved: SavedState, notices: string[], repository: HarnessContext['approvals']['remembered'], recordedCallIds: () => string[]) {
   const snapshot = saved.snapshot as { value: unknown; context: HarnessContext };
   const { approvals } = snapshot.context;
   const remembered = [...repository, ...approvals.remembered.filter((entry) => entry.scope !== 'repository')];
   return {
     ...snapshot,
-    context: { ...snapshot.context, elapsedMs: saved.elapsedMs, notices: [...snapshot.context.notices, ...notices], approvals: { ...approvals, remembered } },
+    context: {
+      ...snapshot.context,
+      // States saved before the ids were left to the record still carry them.
+      callIds: snapshot.context.callIds ?? recordedCallIds(),
+      elapsedMs: saved.elapsedMs,
+      notices: [...snapshot.context.notices, ...notices],
+      approvals: { ...approvals, remembered },
+    },
   };
+}
+
+/** The ids of the tool calls in these messages, in order. */
+function callIdsOf(messages: readonly ChatMessage[]): string[] {
+  return messages.flatMap((message) => (message.role === 'assistant' ? (message.tool_calls ?? []).map((call) => call.id) : []));
 }

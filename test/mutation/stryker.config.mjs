@@ -128,6 +128,12 @@ export const groups = [
     tests: ['test/run/snapshots/snapshot-gate.test.ts', 'test/run/snapshots/hard-links.test.ts', 'test/run/snapshots/store-gc.test.ts'],
   },
   {
+    id: 'read-only-steps',
+    name: 'snapshots: steps that only read',
+    files: ['run/snapshots/read-only-calls.ts', 'run/parts/workspace-snapshots.ts'],
+    tests: ['test/run/snapshots/read-only-calls.test.ts', 'test/run/snapshots/read-only-steps.test.ts', 'test/run/snapshots/snapshot-gate.test.ts'],
+  },
+  {
     id: 'context',
     name: 'context',
     folder: 'context',

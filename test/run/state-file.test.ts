@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { extractiveSummary } from '../../actors/summarizer.js';
 import { hasSavedState, loadState, type SavedState, saveState } from '../../run/record/state-file.js';
+import { readRecord } from '../../run/record/transcript.js';
 import { resumeRun } from '../../run/start-run.js';
 import { call, createScriptedModel, reply, rulesSchema } from '../../testing/index.js';
 import { repoRoot } from '../helpers/cli.js';
@@ -62,5 +63,31 @@ describe('the state file across a kill at any moment of a save', () => {
     expect(await run.done).toMatchObject({ status: 'done', steps: 4 });
     expect(readFileSync(join(workspace, 'two.txt'), 'utf8')).toBe('two\n');
     expect(existsSync(join(runDir, 'state.json.tmp'))).toBe(false);
+  });
+
+  it("the run's call ids are read back from the record, not kept in the state: an id from before the kill is not given again", async () => {
+    const runDir = makeTempDir('rein-ids-run-');
+    const workspace = makeTempDir('rein-ids-ws-');
+    cpSync(join(repoRoot, 'test/fixtures/state-v2/run'), runDir, { recursive: true });
+    cpSync(join(repoRoot, 'test/fixtures/state-v2/workspace'), workspace, { recursive: true });
+    // The killed run's record holds call_1_0 and call_2_0; a provider that numbers its calls afresh sends call_1_0 again.
+    const model = createScriptedModel([reply(call('run', { command: 'true' }, 'call_1_0')), reply(call('finish', { summary: 'done' }, 'call_2_0'))]);
+    const run = await resumeRun({
+      runDir,
+      workspace,
+      task: 'Write one.txt and two.txt, then finish.',
+      testCmd: 'true',
+      rules: rulesSchema.parse({ phases: { plan: { enabled: false } } }),
+      model: { name: 'scripted', description: 'scripted', createActor: () => model.actor, summarize: extractiveSummary },
+      fsync: false,
+    });
+    expect(await run.done).toMatchObject({ status: 'done' });
+    const ids = readRecord(join(runDir, 'record.jsonl')).flatMap((message) =>
+      message.role === 'assistant' ? (message.tool_calls ?? []).map((toolCall) => toolCall.id) : [],
+    );
+    expect(ids.slice(0, 2)).toEqual(['call_1_0', 'call_2_0']);
+    expect(new Set(ids).size).toBe(ids.length);
+    const saved = loadState(join(runDir, 'state.json')).snapshot as { context: Record<string, unknown> };
+    expect('callIds' in saved.context).toBe(false);
   });
 });
