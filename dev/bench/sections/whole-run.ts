@@ -2,7 +2,7 @@ import { type BenchSection, times } from '../section.js';
 import { outputSizes } from '../whole-run/trajectory.js';
 import { BARE, loopsAt, measureWholeRuns, REIN, type RoundFigures } from '../whole-run/whole-run.js';
 
-const ROUNDS = 5;
+const ROUNDS = 7;
 const LENGTHS = [10, 50, 150] as const;
 
 /**
