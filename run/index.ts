@@ -9,6 +9,7 @@ export { tamperWarning } from './parts/rules-watch.js';
 export { checkTaskFits } from './parts/task-fit.js';
 export { readJsonLines } from './record/jsonl.js';
 export { chooseRunDir, newRunId, RUN_FILES, readOwnRunMeta, readRunMeta, runFile, traceFileOf } from './record/run-dir.js';
+export { liveRunWriter } from './record/run-liveness.js';
 export { readSnapshotIndex, type StepSnapshot } from './record/snapshot-index.js';
 export { hasSavedState, loadState } from './record/state-file.js';
 export { nextTraceIndex, redactTraceLine, TRACE_VERSION } from './record/trace.js';

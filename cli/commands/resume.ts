@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { openAIModelSource, resolveEndpoint, scriptedModelSource } from 'rein/actors';
 import { UsageError } from 'rein/lib';
 import { rulesSchema } from 'rein/rules';
-import { loadRules, readOwnRunMeta, traceFileOf } from 'rein/run';
+import { liveRunWriter, loadRules, readOwnRunMeta, traceFileOf } from 'rein/run';
 import type { RunObservers } from 'rein-visualizer/server/live-viz.js';
 import { keepsServing, parsePort } from 'rein-visualizer/server/viz-flags.js';
 import { type FlagSpec, parseCommand, stringFlag } from '../args.js';
@@ -50,6 +50,12 @@ export async function resumeCommand(argv: string[], io: Io, env: NodeJS.ProcessE
   if (!dir) throw new UsageError(`rein resume: expected <run-dir>\n\n${RESUME_USAGE}`);
   const runDir = resolve(dir);
   const meta = readOwnRunMeta(runDir);
+  // Two processes on one run directory would run its calls twice and interleave its record and trace.
+  const live = liveRunWriter(runDir);
+  if (live)
+    throw new UsageError(
+      `rein resume: ${runDir} is still running (pid ${live.pid}); stop it first (Ctrl+C where it runs, or kill ${live.pid}), then resume it`,
+    );
   const rules = rulesSchema.parse(meta.rules);
   // Guards and tools registered in code come back from the rules file the run started with.
   // The file must be as it was when the run started (imports included): the agent may have rewritten a module since.

@@ -2,9 +2,7 @@ import { existsSync, lstatSync, readdirSync, renameSync, rmSync } from 'node:fs'
 import { join, resolve } from 'node:path';
 import { openObjectStore } from '../../lib/snapshots/object-store.js';
 import { treeObjects } from '../../lib/snapshots/tree-format.js';
-import { writerGone } from '../../lib/trace/trace-writer.js';
-import { readJsonLines } from '../record/jsonl.js';
-import { readRunMeta, traceFileOf } from '../record/run-dir.js';
+import { liveRunWriter } from '../record/run-liveness.js';
 import { readSnapshotIndex } from '../record/snapshot-index.js';
 import { forgetSnapshotRun, snapshotRunsOf } from './snapshot-runs.js';
 
@@ -97,16 +95,7 @@ function expired(runDir: string, index: ReturnType<typeof readSnapshotIndex>, be
 
 /** Whether the run's trace says it is still going: no end after its last start or resume, and that process alive here. */
 function running(runDir: string): boolean {
-  let lines: Array<Record<string, unknown>>;
-  try {
-    lines = readJsonLines<Record<string, unknown>>(traceFileOf(runDir, readRunMeta(runDir))).values;
-  } catch {
-    return false;
-  }
-  let opened = lines.length - 1;
-  while (opened >= 0 && lines[opened]!.kind !== 'start' && lines[opened]!.kind !== 'resume') opened--;
-  if (opened < 0 || lines.slice(opened).some((line) => line.kind === 'end' || line.kind === 'interrupted' || line.kind === 'crash')) return false;
-  return writerGone(lines[opened]) === false;
+  return liveRunWriter(runDir) !== null;
 }
 
 /**

@@ -37,7 +37,7 @@ describe('what rein says when a run starts and when it resumes', () => {
     expect(result.stderr).toContain('rein: verification check lint: npm run lint (passes with exit 0 and output matching /^0 problems/)\n');
   }, 60_000);
 
-  it('a run killed while the model answers its first turn of build resumes saying build, not the plan step it goes on from', async () => {
+  it('a run killed while the model answers its first turn of build resumes saying build, not the plan step it goes on from; not while it still runs', async () => {
     let hang = true;
     stub = await startOpenAIStub(async (_request, index) => {
       if (index === 0) return { toolCalls: [{ name: 'edit_file', arguments: { path: 'a.js', old: '= 1', new: '= 2' } }] };
@@ -67,6 +67,12 @@ describe('what rein says when a run starts and when it resumes', () => {
       'the run to wait for the model in build',
       30_000,
     );
+    // While its process lives, the run is not resumed beside it: two processes would run its calls twice.
+    const traceBefore = readFileSync(tracePath(), 'utf8');
+    const early = await runCli(['resume', join(runs, readdirSync(runs)[0]!)], { env });
+    expect(early.code).toBe(2);
+    expect(early.stderr).toContain(`is still running (pid ${child.pid}); stop it first (Ctrl+C where it runs, or kill ${child.pid}), then resume it`);
+    expect(readFileSync(tracePath(), 'utf8')).toBe(traceBefore);
     child.kill('SIGKILL');
     await closed;
     hang = false;
