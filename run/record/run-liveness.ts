@@ -24,19 +24,20 @@ export function liveRunWriter(runDir: string): { pid: number } | null {
   const opener = lines[opened]!;
   if (writerGone(opener) !== false) return null;
   const pid = opener.pid as number;
-  const started = processStartSeconds(pid);
-  // A process started after the line was written has only reused the pid.
-  if (started !== null && typeof opener.t === 'number' && started > opener.t + 1) return null;
+  const proc = processOf(pid);
+  // Killed and not yet reaped (a zombie) is gone; a process started after the line was written only reused the pid.
+  if (proc && (proc.state === 'Z' || proc.state === 'X' || (typeof opener.t === 'number' && proc.startedAt > opener.t + 1))) return null;
   return { pid };
 }
 
-/** When a process started, in seconds since the epoch, from /proc; null where that cannot be read. */
-function processStartSeconds(pid: number): number | null {
+/** A process's state letter and when it started (seconds since the epoch), from /proc; null where that cannot be read. */
+function processOf(pid: number): { state: string; startedAt: number } | null {
   try {
     const boot = Number(/^btime (\d+)$/m.exec(readFileSync('/proc/stat', 'utf8'))?.[1]);
-    // Fields after the command's closing parenthesis: starttime (clock ticks since boot) is the 20th.
-    const ticks = Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[19]);
-    return Number.isFinite(boot) && Number.isFinite(ticks) ? boot + ticks / 100 : null;
+    // Fields after the command's closing parenthesis: the state is the 1st, starttime (clock ticks since boot) the 20th.
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    const ticks = Number(fields[19]);
+    return Number.isFinite(boot) && Number.isFinite(ticks) ? { state: fields[0]!, startedAt: boot + ticks / 100 } : null;
   } catch {
     return null;
   }
