@@ -38,6 +38,13 @@ const PLAIN_READERS = new Set([
   'dirname',
 ]);
 
+const SORT_WRITING = ['output', 'compress-program', 'temporary-directory'];
+/** Whether `--word` (with or without `=value`) names `option`, whole or by a start of it. */
+const isStartOf = (word: string, option: string) => {
+  const name = word.slice(2).split('=')[0]!;
+  return name !== '' && option.startsWith(name);
+};
+
 /**
  * Programs that read, unless given an option that writes or runs something: the words that make them unsafe. A glob or
  * brace outside quotes could expand into such a word (a file named `-delete`), so with one of them the call is unsafe too.
@@ -45,8 +52,9 @@ const PLAIN_READERS = new Set([
 const GUARDED_READERS: Record<string, (word: string) => boolean> = {
   find: (word) => /^-(exec|execdir|ok|okdir|delete|fprint|fprint0|fprintf|fls)$/.test(word),
   rg: (word) => /^--(pre|hostname-bin)(=|$)/.test(word),
-  // -o FILE writes the output; -T and --compress-program write (and run) temporaries.
-  sort: (word) => /^--(output|compress-program|temporary-directory)(=|$)/.test(word) || /^-[^-]*[oT]/.test(word),
+  // -o FILE writes the output; -T and --compress-program write (and run) temporaries. GNU takes any unambiguous start
+  // of a long option for it (`--out=x` is `--output=x`).
+  sort: (word) => (word.startsWith('--') ? SORT_WRITING.some((option) => isStartOf(word, option)) : /^-[^-]*[oT]/.test(word)),
 };
 
 /** Judges calls: whether they can have changed the workspace. */

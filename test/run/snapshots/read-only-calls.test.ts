@@ -24,6 +24,13 @@ describe('a command line that only reads', () => {
     'tail -n 20 log.txt 2>&1',
     'sort -u names.txt',
     'echo done',
+    // Words that only look like the dangerous options: a name, a pattern, another option.
+    'find . -name keep-delete',
+    'find . -iname "-delete-me.txt"',
+    'rg -n x--pre src',
+    'rg --pretty foo',
+    'sort -k2 data-To.txt',
+    'sort --numeric-sort --outputs-are-fine.txt',
   ])('%s', (command) => {
     expect(readOnly(command)).toBe(true);
   });
@@ -54,12 +61,15 @@ describe('a command line that may write, or whose words are not what runs', () =
     ['sort -o writes', 'sort -o out.txt in.txt'],
     ['sort with -o in a cluster', 'sort -uo out.txt in.txt'],
     ['sort --output', 'sort --output=out.txt in.txt'],
+    ['sort --output by a start of its name, as GNU takes it', 'sort --out=out.txt in.txt'],
+    ['sort --compress-program by a start of its name', 'sort --comp gzip in.txt'],
     ['a program by path', './cat a'],
     ['a program of the workspace by path', 'bin/cat a'],
     ['an interpreter', 'python3 -c "print(1)"'],
     ['git, which runs configured programs', 'git diff'],
     ['an unterminated quote', 'cat "a'],
     ['an empty line', '   '],
+    ['a subshell of reads (not judged inside)', '(cat a)'],
   ])('%s: %s', (_what, command) => {
     expect(readOnly(command)).toBe(false);
   });
@@ -77,12 +87,17 @@ describe('judging a step’s calls', () => {
     expect(judge.readOnly([{ name: 'mcp__fs__read', arguments: '{}' }])).toBe(false);
     expect(judge.readOnly([{ name: 'run', arguments: '{"command": "cat a"' }])).toBe(false);
     expect(judge.readOnly([{ name: 'run', arguments: '{"command": ["cat"]}' }])).toBe(false);
+    expect(judge.readOnly([{ name: 'finish', arguments: '{}' }, run('cat a', { background: false })])).toBe(true);
+    for (const odd of ['null', '"cat a"', '[]', '7']) expect(judge.readOnly([{ name: 'run', arguments: odd }])).toBe(false);
   });
 
   it('a shell that reads a start-up file (BASH_ENV) may run anything before the command', () => {
     const workspace = makeTempDir('rein-ro-');
     expect(readOnlyCalls({ workspace, env: { PATH: '/usr/bin:/bin' } }).readOnly([run('cat a')])).toBe(true);
     expect(readOnlyCalls({ workspace, env: { PATH: '/usr/bin:/bin', BASH_ENV: join(workspace, 'x') } }).readOnly([run('cat a')])).toBe(false);
+    expect(readOnlyCalls({ workspace, env: { PATH: '/usr/bin:/bin', ENV: join(workspace, 'x') } }).readOnly([run('cat a')])).toBe(false);
+    // Tools other than run do not start a shell.
+    expect(readOnlyCalls({ workspace, env: { PATH: '/usr/bin:/bin', ENV: 'x' } }).readOnly([{ name: 'read_file', arguments: '{}' }])).toBe(true);
   });
 
   it('a program found in the workspace, or after a relative or workspace folder on PATH, is not trusted', () => {
@@ -94,6 +109,7 @@ describe('judging a step’s calls', () => {
     // The workspace's own folder first on PATH: even a name it does not hold yet could be put there by a command.
     expect(readOnlyCalls({ workspace, env: { PATH: `${bin}:/usr/bin:/bin` } }).readOnly([run('head a')])).toBe(false);
     expect(readOnlyCalls({ workspace, env: { PATH: `node_modules/.bin:/usr/bin:/bin` } }).readOnly([run('head a')])).toBe(false);
+    expect(readOnlyCalls({ workspace, env: { PATH: `${workspace}:/usr/bin:/bin` } }).readOnly([run('head a')])).toBe(false);
     // After the system folders it is never reached for a program they hold.
     expect(readOnlyCalls({ workspace, env: { PATH: `/usr/bin:/bin:${bin}` } }).readOnly([run('cat a')])).toBe(true);
     // A builtin is never looked up on PATH.
