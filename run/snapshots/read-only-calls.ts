@@ -128,7 +128,8 @@ export function readOnlyCommandLine(command: string, trusted: (program: string) 
     if (BUILTINS.has(program)) return true;
     if (!trusted(program)) return false;
     if (PLAIN_READERS.has(program)) return true;
-    const unsafe = GUARDED_READERS[program];
+    // An own entry only: a program named after an Object method (`constructor`) is not a guarded reader.
+    const unsafe = Object.hasOwn(GUARDED_READERS, program) ? GUARDED_READERS[program] : undefined;
     return unsafe !== undefined && !parsed.globs && !rest.some(unsafe);
   });
 }

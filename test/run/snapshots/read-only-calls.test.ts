@@ -70,6 +70,7 @@ describe('a command line that may write, or whose words are not what runs', () =
     ['an unterminated quote', 'cat "a'],
     ['an empty line', '   '],
     ['a subshell of reads (not judged inside)', '(cat a)'],
+    ['a program named after an Object method', 'hasOwnProperty a'],
   ])('%s: %s', (_what, command) => {
     expect(readOnly(command)).toBe(false);
   });
