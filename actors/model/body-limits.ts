@@ -122,12 +122,13 @@ export async function readWhole(response: Response, maxBytes: number): Promise<U
       return new Response(failing, { status: response.status, statusText: response.statusText, headers });
     }
   }
-  return joined(chunks, seen);
+  return joinChunks(chunks);
 }
 
-function joined(chunks: readonly Uint8Array[], length: number): Uint8Array<ArrayBuffer> {
+/** The chunks as one array of bytes (the one chunk itself when there is only one). */
+export function joinChunks(chunks: readonly Uint8Array[]): Uint8Array<ArrayBuffer> {
   if (chunks.length === 1 && chunks[0]!.buffer instanceof ArrayBuffer) return chunks[0] as Uint8Array<ArrayBuffer>;
-  const all = new Uint8Array(length);
+  const all = new Uint8Array(chunks.reduce((sum, chunk) => sum + chunk.length, 0));
   let at = 0;
   for (const chunk of chunks) {
     all.set(chunk, at);

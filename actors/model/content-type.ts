@@ -1,5 +1,6 @@
 import { ReinError } from '../../lib/errors.js';
 import { stripControl } from '../../lib/terminal-text.js';
+import { joinChunks } from './body-limits.js';
 
 /** Bytes of a reply looked at to tell the model API's (JSON, server-sent events) from anything else; and read of a foreign one, to quote it. */
 const SNIFF_BYTES = 64;
@@ -102,15 +103,5 @@ export async function checkReplyBody(response: Response): Promise<Response> {
 }
 
 function decode(chunks: readonly Uint8Array[]): string {
-  return new TextDecoder().decode(concat(chunks).subarray(0, QUOTE_BYTES));
-}
-
-function concat(chunks: readonly Uint8Array[]): Uint8Array {
-  const all = new Uint8Array(chunks.reduce((sum, chunk) => sum + chunk.length, 0));
-  let at = 0;
-  for (const chunk of chunks) {
-    all.set(chunk, at);
-    at += chunk.length;
-  }
-  return all;
+  return new TextDecoder().decode(joinChunks(chunks).subarray(0, QUOTE_BYTES));
 }

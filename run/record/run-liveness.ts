@@ -35,7 +35,9 @@ function processOf(pid: number): { state: string; startedAt: number } | null {
   try {
     const boot = Number(/^btime (\d+)$/m.exec(readFileSync('/proc/stat', 'utf8'))?.[1]);
     // Fields after the command's closing parenthesis: the state is the 1st, starttime (clock ticks since boot) the 20th.
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command name may hold `) ` itself: the fields start after its last parenthesis.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     const ticks = Number(fields[19]);
     return Number.isFinite(boot) && Number.isFinite(ticks) ? { state: fields[0]!, startedAt: boot + ticks / 100 } : null;
   } catch {

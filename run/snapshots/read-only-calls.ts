@@ -1,6 +1,8 @@
-import { realpathSync, statSync } from 'node:fs';
-import { delimiter, isAbsolute, join, sep } from 'node:path';
+import { statSync } from 'node:fs';
+import { delimiter, isAbsolute, join } from 'node:path';
+import { realKey } from '../../lib/state/state-records.js';
 import { parseCommandLine } from '../../rules/approvals/shell-words.js';
+import { isInside } from '../../tools/permissions/path-guard.js';
 
 /** A tool call as the model sent it: its tool's name and its raw arguments. */
 export interface SentCall {
@@ -75,14 +77,13 @@ export interface CallJudge {
  * @example const judge = readOnlyCalls({ workspace, env }); judge.readOnly([{ name: 'run', arguments: '{"command":"cat a | head"}' }]) // true
  */
 export function readOnlyCalls(options: { workspace: string; env: NodeJS.ProcessEnv }): CallJudge {
-  const workspace = realOrSelf(options.workspace);
+  const workspace = realKey(options.workspace);
   // A shell that starts by reading a file of the workspace (`BASH_ENV`, `ENV`) runs it before any command.
   const shellReadsFiles = options.env.BASH_ENV !== undefined || options.env.ENV !== undefined;
   // PATH's folders as they really are, up to the first one a command could write (relative, or in the workspace).
   const safeDirs: string[] = [];
   for (const dir of (options.env.PATH ?? '').split(delimiter)) {
-    const real = isAbsolute(dir) ? realOrSelf(dir) : null;
-    if (real === null || real === workspace || real.startsWith(workspace + sep)) break;
+    if (!isAbsolute(dir) || isInside(workspace, realKey(dir))) break;
     safeDirs.push(dir);
   }
   const found = new Map<string, boolean>();
@@ -145,12 +146,4 @@ function onSafePath(program: string, dirs: readonly string[]): boolean {
     }
   }
   return false;
-}
-
-function realOrSelf(path: string): string {
-  try {
-    return realpathSync(path);
-  } catch {
-    return path;
-  }
 }

@@ -90,12 +90,8 @@ export function collectSnapshotGarbage(options: GcOptions): GcReport {
 function expired(runDir: string, index: ReturnType<typeof readSnapshotIndex>, before: number): boolean {
   const newest = Math.max(...index.map((line) => Date.parse(line.at)).filter(Number.isFinite));
   if (!(newest < before)) return false;
-  return !running(runDir);
-}
-
-/** Whether the run's trace says it is still going: no end after its last start or resume, and that process alive here. */
-function running(runDir: string): boolean {
-  return liveRunWriter(runDir) !== null;
+  // A run still going (its trace's writer alive here) is kept.
+  return liveRunWriter(runDir) === null;
 }
 
 /**

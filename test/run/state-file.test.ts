@@ -5,7 +5,7 @@ import { extractiveSummary } from '../../actors/summarizer.js';
 import { hasSavedState, loadState, type SavedState, saveState } from '../../run/record/state-file.js';
 import { readRecord } from '../../run/record/transcript.js';
 import { resumeRun } from '../../run/start-run.js';
-import { call, createScriptedModel, reply, rulesSchema } from '../../testing/index.js';
+import { call, createScriptedModel, reply, rulesSchema, type ScriptedReply } from '../../testing/index.js';
 import { repoRoot } from '../helpers/cli.js';
 import { makeTempDir } from '../helpers/workspace.js';
 
@@ -13,6 +13,29 @@ import { makeTempDir } from '../helpers/workspace.js';
 // once): the old one is removed first. These are the moments a kill -9 can leave, each read back whole.
 
 const state = (step: number) => ({ version: 4, savedAt: '', elapsedMs: step, recordLength: step, snapshot: { step } }) as unknown as SavedState;
+
+/** The run directory and workspace a format-2 run killed mid-step left (test/fixtures/state-v2), copied. */
+function killedRun(): { runDir: string; workspace: string } {
+  const runDir = makeTempDir('rein-killed-run-');
+  const workspace = makeTempDir('rein-killed-ws-');
+  cpSync(join(repoRoot, 'test/fixtures/state-v2/run'), runDir, { recursive: true });
+  cpSync(join(repoRoot, 'test/fixtures/state-v2/workspace'), workspace, { recursive: true });
+  return { runDir, workspace };
+}
+
+/** That run resumed with a scripted model, to its end. */
+async function resumeKilled(dirs: { runDir: string; workspace: string }, script: ScriptedReply[]) {
+  const model = createScriptedModel(script);
+  const run = await resumeRun({
+    ...dirs,
+    task: 'Write one.txt and two.txt, then finish.',
+    testCmd: 'true',
+    rules: rulesSchema.parse({ phases: { plan: { enabled: false } } }),
+    model: { name: 'scripted', description: 'scripted', createActor: () => model.actor, summarize: extractiveSummary },
+    fsync: false,
+  });
+  return run.done;
+}
 
 describe('the state file across a kill at any moment of a save', () => {
   it('saved twice without fsync: the newest is read, and no temp file is left', () => {
@@ -45,43 +68,25 @@ describe('the state file across a kill at any moment of a save', () => {
   });
 
   it('a run killed in that moment resumes from the temp file and finishes', async () => {
-    const runDir = makeTempDir('rein-window-run-');
-    const workspace = makeTempDir('rein-window-ws-');
-    cpSync(join(repoRoot, 'test/fixtures/state-v2/run'), runDir, { recursive: true });
-    cpSync(join(repoRoot, 'test/fixtures/state-v2/workspace'), workspace, { recursive: true });
+    const { runDir, workspace } = killedRun();
     renameSync(join(runDir, 'state.json'), join(runDir, 'state.json.tmp'));
-    const model = createScriptedModel([reply(call('run', { command: 'true' })), reply(call('finish', { summary: 'both files written' }))]);
-    const run = await resumeRun({
-      runDir,
-      workspace,
-      task: 'Write one.txt and two.txt, then finish.',
-      testCmd: 'true',
-      rules: rulesSchema.parse({ phases: { plan: { enabled: false } } }),
-      model: { name: 'scripted', description: 'scripted', createActor: () => model.actor, summarize: extractiveSummary },
-      fsync: false,
-    });
-    expect(await run.done).toMatchObject({ status: 'done', steps: 4 });
+    const output = await resumeKilled({ runDir, workspace }, [
+      reply(call('run', { command: 'true' })),
+      reply(call('finish', { summary: 'both files written' })),
+    ]);
+    expect(output).toMatchObject({ status: 'done', steps: 4 });
     expect(readFileSync(join(workspace, 'two.txt'), 'utf8')).toBe('two\n');
     expect(existsSync(join(runDir, 'state.json.tmp'))).toBe(false);
   });
 
   it("the run's call ids are read back from the record, not kept in the state: an id from before the kill is not given again", async () => {
-    const runDir = makeTempDir('rein-ids-run-');
-    const workspace = makeTempDir('rein-ids-ws-');
-    cpSync(join(repoRoot, 'test/fixtures/state-v2/run'), runDir, { recursive: true });
-    cpSync(join(repoRoot, 'test/fixtures/state-v2/workspace'), workspace, { recursive: true });
+    const { runDir, workspace } = killedRun();
     // The killed run's record holds call_1_0 and call_2_0; a provider that numbers its calls afresh sends call_1_0 again.
-    const model = createScriptedModel([reply(call('run', { command: 'true' }, 'call_1_0')), reply(call('finish', { summary: 'done' }, 'call_2_0'))]);
-    const run = await resumeRun({
-      runDir,
-      workspace,
-      task: 'Write one.txt and two.txt, then finish.',
-      testCmd: 'true',
-      rules: rulesSchema.parse({ phases: { plan: { enabled: false } } }),
-      model: { name: 'scripted', description: 'scripted', createActor: () => model.actor, summarize: extractiveSummary },
-      fsync: false,
-    });
-    expect(await run.done).toMatchObject({ status: 'done' });
+    const output = await resumeKilled({ runDir, workspace }, [
+      reply(call('run', { command: 'true' }, 'call_1_0')),
+      reply(call('finish', { summary: 'done' }, 'call_2_0')),
+    ]);
+    expect(output).toMatchObject({ status: 'done' });
     const ids = readRecord(join(runDir, 'record.jsonl')).flatMap((message) =>
       message.role === 'assistant' ? (message.tool_calls ?? []).map((toolCall) => toolCall.id) : [],
     );

@@ -1,27 +1,15 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { extractiveSummary } from '../../../actors/summarizer.js';
+import { describe, expect, it } from 'vitest';
 import { openObjectStore } from '../../../lib/snapshots/object-store.js';
 import { flattenTree } from '../../../lib/snapshots/tree-format.js';
 import { readSnapshotIndex } from '../../../run/record/snapshot-index.js';
-import { startRun } from '../../../run/start-run.js';
-import { call, createScriptedModel, reply, rulesSchema, type ScriptedReply } from '../../../testing/index.js';
+import { call, reply, runScripted, type ScriptedReply } from '../../../testing/index.js';
 import { makeTempDir } from '../../helpers/workspace.js';
 
 // A step whose calls only read keeps the last snapshot's tree instead of scanning the workspace. These runs show it
 // does (a write rein cannot know of is not in a read-only step's snapshot, and is in the next scanned one), and that
 // every way the workspace changes without a writing call still gets scanned: a background job, a hook.
-
-let previousState: string | undefined;
-beforeAll(() => {
-  previousState = process.env.XDG_STATE_HOME;
-  process.env.XDG_STATE_HOME = makeTempDir('rein-test-state-');
-});
-afterAll(() => {
-  if (previousState === undefined) delete process.env.XDG_STATE_HOME;
-  else process.env.XDG_STATE_HOME = previousState;
-});
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -31,25 +19,21 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  */
 async function runSteps(replies: { before?: (workspace: string) => Promise<void> | void; answer: ScriptedReply }[], settings: Record<string, unknown> = {}) {
   const workspace = makeTempDir('rein-ro-steps-ws-');
-  writeFileSync(join(workspace, 'a.txt'), 'zero\n');
   const runDir = makeTempDir('rein-ro-steps-run-');
   let asked = 0;
-  const model = createScriptedModel(async () => {
-    const next = replies[asked++]!;
-    while (readSnapshotIndex(runDir).length < asked) await sleep(5);
-    await next.before?.(workspace);
-    return next.answer;
-  });
-  const handle = await startRun({
+  await runScripted({
     workspace,
     runDir,
-    task: 't',
+    files: { 'a.txt': 'zero\n' },
     testCmd: 'true',
-    rules: rulesSchema.parse({ verification: { gate: false }, phases: { plan: { enabled: false } }, ...settings }),
-    model: { name: 'scripted', description: 'scripted', createActor: () => model.actor, summarize: extractiveSummary },
-    fsync: false,
+    rules: { verification: { gate: false }, phases: { plan: { enabled: false } }, ...settings },
+    script: async () => {
+      const next = replies[asked++]!;
+      while (readSnapshotIndex(runDir).length < asked) await sleep(5);
+      await next.before?.(workspace);
+      return next.answer;
+    },
   });
-  await handle.done;
   const index = readSnapshotIndex(runDir);
   const store = openObjectStore(index[0]!.store);
   /** The names in each snapshot, in step order. */
