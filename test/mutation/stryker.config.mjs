@@ -134,6 +134,12 @@ export const groups = [
     tests: ['test/run/snapshots/read-only-calls.test.ts', 'test/run/snapshots/read-only-steps.test.ts', 'test/run/snapshots/snapshot-gate.test.ts'],
   },
   {
+    id: 'state-and-replies',
+    name: 'saved state, run liveness, reply bodies',
+    files: ['run/record/state-file.ts', 'run/record/run-liveness.ts', 'actors/model/body-limits.ts'],
+    tests: ['test/run/state-file.test.ts', 'test/run/run-liveness.test.ts', 'test/actors/body-limits.test.ts', 'test/actors/foreign-endpoint.test.ts'],
+  },
+  {
     id: 'context',
     name: 'context',
     folder: 'context',

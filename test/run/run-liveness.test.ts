@@ -21,6 +21,14 @@ async function runStartedBy(writer: { pid: number; t: number; host?: string }): 
 
 const now = () => Date.now() / 1000;
 
+/** The same run with its trace made of these lines after its start line. */
+function withLines(runDir: string, lines: Record<string, unknown>[]): string {
+  const tracePath = join(runDir, 'trace.jsonl');
+  const start = readFileSync(tracePath, 'utf8').split('\n')[0]!;
+  writeFileSync(tracePath, [start, ...lines.map((line) => JSON.stringify(line))].join('\n') + '\n');
+  return runDir;
+}
+
 describe('whether a run is still running', () => {
   it('its writer alive on this host, started before its start line: running', async () => {
     expect(liveRunWriter(await runStartedBy({ pid: process.pid, t: now() }))).toEqual({ pid: process.pid });
@@ -34,6 +42,15 @@ describe('whether a run is still running', () => {
     expect(liveRunWriter(await runStartedBy({ pid: process.pid, t: now(), host: 'elsewhere' }))).toBeNull();
     const ended = await runScripted({ script: [reply(call('finish', { summary: 'done' }))], testCmd: 'true', rules: { verification: { gate: false } } });
     expect(liveRunWriter(ended.runDir)).toBeNull();
+  });
+
+  it('the last start or resume line counts: a live resume after an end is running; an interruption or a crash after it is not', async () => {
+    const gone = Number(execFileSync('sh', ['-c', 'echo $$'], { encoding: 'utf8' }));
+    const live = { pid: process.pid, host: hostname(), t: now() };
+    const resumed = withLines(await runStartedBy({ pid: gone, t: now() }), [{ kind: 'end' }, { kind: 'resume', ...live }, { kind: 'model' }]);
+    expect(liveRunWriter(resumed)).toEqual({ pid: process.pid });
+    for (const stop of ['interrupted', 'crash', 'end'])
+      expect(liveRunWriter(withLines(await runStartedBy(live), [{ kind: 'resume', ...live }, { kind: stop }]))).toBeNull();
   });
 
   it('a killed writer not yet reaped (a zombie) is gone', async () => {

@@ -67,6 +67,16 @@ describe('the state file across a kill at any moment of a save', () => {
     expect(hasSavedState(join(makeTempDir('rein-state-'), 'state.json'))).toBe(false);
   });
 
+  it('killed in that moment and then again while the next save writes: the state from before is still read', () => {
+    const path = join(makeTempDir('rein-state-'), 'state.json');
+    saveState(path, state(1), { fsync: false });
+    renameSync(path, `${path}.tmp`);
+    // A state that cannot be written stops the save after the temp file was opened, as a kill there would.
+    const unwritable = { ...state(2), snapshot: { step: 2n } } as unknown as SavedState;
+    expect(() => saveState(path, unwritable, { fsync: false })).toThrow();
+    expect(loadState(path).elapsedMs).toBe(1);
+  });
+
   it('a run killed in that moment resumes from the temp file and finishes', async () => {
     const { runDir, workspace } = killedRun();
     renameSync(join(runDir, 'state.json'), join(runDir, 'state.json.tmp'));
